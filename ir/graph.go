@@ -1,0 +1,438 @@
+package ir
+
+// This file implements models, graphs, nodes and values, and the
+// primitive edits that keep their links current.
+
+import (
+	"io"
+	"sort"
+)
+
+// StringPair is one metadata_props entry.
+type StringPair struct{ Key, Value string }
+
+// OpsetID is one opset_import entry. Domain "" is ai.onnx.
+type OpsetID struct {
+	Domain  string
+	Version int64
+}
+
+// Model is an imported model: the main graph, model-local functions and the
+// ModelProto metadata. Close releases the file mappings that its tensors
+// view; after Close no tensor data may be read.
+type Model struct {
+	Path            string // file the model was read from ("" if built in memory)
+	IRVersion       int64
+	Opsets          []OpsetID
+	ProducerName    string
+	ProducerVersion string
+	Domain          string
+	ModelVersion    int64
+	Doc             string
+	Metadata        []StringPair
+	Graph           *Graph
+	Functions       []*Function
+
+	// Closer releases the memory mappings (set by the importer).
+	Closer io.Closer
+}
+
+// Close releases the model's file mappings.
+func (m *Model) Close() error {
+	if m == nil || m.Closer == nil {
+		return nil
+	}
+	c := m.Closer
+	m.Closer = nil
+	return c.Close()
+}
+
+// Opset returns the model's opset version for domain ("" and "ai.onnx" are
+// the same domain), or 0 if the model does not import it.
+func (m *Model) Opset(domain string) int64 {
+	if domain == "ai.onnx" {
+		domain = ""
+	}
+	for _, o := range m.Opsets {
+		d := o.Domain
+		if d == "ai.onnx" {
+			d = ""
+		}
+		if d == domain {
+			return o.Version
+		}
+	}
+	return 0
+}
+
+// Function returns the model-local function (domain, name), or nil.
+func (m *Model) Function(domain, name string) *Function {
+	for _, f := range m.Functions {
+		if f.Domain == domain && f.Name == name {
+			return f
+		}
+	}
+	return nil
+}
+
+// Function is a model-local function (onnx.FunctionProto). Its body is a
+// Graph whose Inputs and Outputs are the formal parameters.
+type Function struct {
+	Name      string
+	Domain    string
+	Overload  string
+	Doc       string
+	AttrNames []string // attributes without defaults
+	AttrDefs  []*Attr  // attributes with defaults (attribute_proto)
+	Opsets    []OpsetID
+	Body      *Graph
+	Metadata  []StringPair
+}
+
+// Use is one use of a value: input Index of Node.
+type Use struct {
+	Node  *Node
+	Index int
+}
+
+// Value is a named tensor (or sequence, map, optional) in a graph: a graph
+// input, an initializer, or a node output.
+type Value struct {
+	ID   int // dense, unique within the owning graph
+	Name string
+	Type Type
+	Doc  string
+
+	Graph       *Graph // scope the value is defined in
+	Producer    *Node  // nil for graph inputs and initializers
+	ProducerOut int    // output index on Producer
+	Uses        []Use  // consumers, including nodes in nested subgraphs
+
+	// Const holds the data of an initializer (or of a value proven
+	// constant). Graph inputs with a Const are initializers that a caller
+	// may override (IR < 4 style).
+	Const *Tensor
+
+	// Known holds the element values of a small integer tensor when shape
+	// inference could compute them (data propagation through Shape, Gather,
+	// Concat ...). Elements may be symbolic. Nil when unknown.
+	Known []Dim
+
+	// Declared is the type the file declared for this value (graph input,
+	// output or value_info), nil if none. Inference never copies it except
+	// through opaque nodes; it compares and warns on conflict.
+	Declared *Type
+	// Metadata is ValueInfoProto.metadata_props, kept for export.
+	Metadata []StringPair
+}
+
+// IsConst reports whether v carries constant data.
+func (v *Value) IsConst() bool { return v != nil && v.Const != nil }
+
+// Node is one operator application.
+type Node struct {
+	ID       int // dense, unique within the owning graph
+	Name     string
+	Op       string
+	Domain   string // "" for ai.onnx
+	Overload string
+	Inputs   []*Value // nil entries stand for omitted optional inputs ("")
+	Outputs  []*Value // nil entries stand for omitted optional outputs
+	Attrs    []*Attr
+	Doc      string
+	Graph    *Graph // the graph the node belongs to
+	Metadata []StringPair
+}
+
+// QualifiedOp returns "Op" for ai.onnx and "domain:Op" otherwise.
+func (n *Node) QualifiedOp() string {
+	if n.Domain == "" || n.Domain == "ai.onnx" {
+		return n.Op
+	}
+	return n.Domain + ":" + n.Op
+}
+
+// Input returns input i, or nil when absent or omitted.
+func (n *Node) Input(i int) *Value {
+	if i < 0 || i >= len(n.Inputs) {
+		return nil
+	}
+	return n.Inputs[i]
+}
+
+// Output returns output i, or nil when absent or omitted.
+func (n *Node) Output(i int) *Value {
+	if i < 0 || i >= len(n.Outputs) {
+		return nil
+	}
+	return n.Outputs[i]
+}
+
+// Graph is a dataflow graph: the main graph of a model, a subgraph held by
+// an If/Loop/Scan attribute, or a function body.
+type Graph struct {
+	Name string
+	Doc  string
+
+	Inputs       []*Value
+	Outputs      []*Value
+	Initializers []*Value // values with Const, in file order
+	Sparse       []*SparseInitializer
+	Nodes        []*Node // in file order; see Topo for a schedule
+
+	// Parent is the enclosing graph of a subgraph (nil for the main graph),
+	// and ParentNode the node whose attribute holds it.
+	Parent     *Graph
+	ParentNode *Node
+	Metadata   []StringPair
+
+	nextValue int
+	nextNode  int
+}
+
+// SparseInitializer is a sparse_initializer entry; Value is the dense value
+// it defines.
+type SparseInitializer struct {
+	Value  *Value
+	Sparse *SparseTensor
+}
+
+// NewGraph returns an empty graph.
+func NewGraph(name string) *Graph { return &Graph{Name: name} }
+
+// NewValue creates a value owned by g (not yet an input, output or node
+// output).
+func (g *Graph) NewValue(name string, t Type) *Value {
+	v := &Value{ID: g.nextValue, Name: name, Type: t, Graph: g}
+	g.nextValue++
+	return v
+}
+
+// NumValueIDs is one more than the largest value ID handed out, for dense
+// per-value tables.
+func (g *Graph) NumValueIDs() int { return g.nextValue }
+
+// NumNodeIDs is one more than the largest node ID handed out.
+func (g *Graph) NumNodeIDs() int { return g.nextNode }
+
+// AddInput appends a graph input.
+func (g *Graph) AddInput(name string, t Type) *Value {
+	v := g.NewValue(name, t)
+	g.Inputs = append(g.Inputs, v)
+	return v
+}
+
+// AddInitializer appends an initializer holding t.
+func (g *Graph) AddInitializer(t *Tensor) *Value {
+	v := g.NewValue(t.Name, t.Type())
+	v.Const = t
+	g.Initializers = append(g.Initializers, v)
+	return v
+}
+
+// AddNode appends a node reading inputs (nil for an omitted input) and
+// creates its outputs (an empty name gives an omitted output). The new
+// outputs have unknown types until inference runs.
+func (g *Graph) AddNode(op, domain, name string, inputs []*Value, outputs []string, attrs ...*Attr) *Node {
+	n := &Node{ID: g.nextNode, Name: name, Op: op, Domain: domain, Graph: g, Attrs: attrs}
+	g.nextNode++
+	n.Inputs = make([]*Value, len(inputs))
+	for i, in := range inputs {
+		n.Inputs[i] = in
+		if in != nil {
+			in.Uses = append(in.Uses, Use{n, i})
+		}
+	}
+	n.Outputs = make([]*Value, len(outputs))
+	for i, o := range outputs {
+		if o == "" {
+			continue
+		}
+		v := g.NewValue(o, Type{})
+		v.Producer, v.ProducerOut = n, i
+		n.Outputs[i] = v
+	}
+	g.Nodes = append(g.Nodes, n)
+	return n
+}
+
+// AttachNode appends an already built node (from another graph's builder or
+// a pass) to g, assigning it a fresh ID and recording its uses.
+func (g *Graph) AttachNode(n *Node) {
+	n.ID = g.nextNode
+	g.nextNode++
+	n.Graph = g
+	for i, in := range n.Inputs {
+		if in != nil {
+			in.Uses = append(in.Uses, Use{n, i})
+		}
+	}
+	for i, o := range n.Outputs {
+		if o != nil {
+			o.Producer, o.ProducerOut = n, i
+			if o.Graph == nil {
+				o.Graph = g
+				o.ID = g.nextValue
+				g.nextValue++
+			}
+		}
+	}
+	g.Nodes = append(g.Nodes, n)
+}
+
+// SetInput replaces input i of n with v, keeping use lists current.
+func (n *Node) SetInput(i int, v *Value) {
+	if old := n.Inputs[i]; old != nil {
+		old.removeUse(n, i)
+	}
+	n.Inputs[i] = v
+	if v != nil {
+		v.Uses = append(v.Uses, Use{n, i})
+	}
+}
+
+func (v *Value) removeUse(n *Node, i int) {
+	for k, u := range v.Uses {
+		if u.Node == n && u.Index == i {
+			v.Uses = append(v.Uses[:k], v.Uses[k+1:]...)
+			return
+		}
+	}
+}
+
+// ReplaceAllUses makes every consumer of v read w instead, and every graph
+// output that is v become w.
+func (v *Value) ReplaceAllUses(w *Value) {
+	if v == w {
+		return
+	}
+	uses := v.Uses
+	v.Uses = nil
+	for _, u := range uses {
+		u.Node.Inputs[u.Index] = w
+		w.Uses = append(w.Uses, u)
+	}
+	for g := v.Graph; g != nil; g = nil {
+		for i, o := range g.Outputs {
+			if o == v {
+				g.Outputs[i] = w
+			}
+		}
+	}
+}
+
+// RemoveNode deletes n from g, dropping its uses of its inputs. Its outputs
+// keep their own uses; callers rewire them first.
+func (g *Graph) RemoveNode(n *Node) {
+	for i, in := range n.Inputs {
+		if in != nil {
+			in.removeUse(n, i)
+		}
+	}
+	for i, m := range g.Nodes {
+		if m == n {
+			g.Nodes = append(g.Nodes[:i], g.Nodes[i+1:]...)
+			break
+		}
+	}
+	n.Graph = nil
+}
+
+// RemoveNodes deletes a set of nodes in one sweep (linear time).
+func (g *Graph) RemoveNodes(dead map[*Node]bool) {
+	if len(dead) == 0 {
+		return
+	}
+	for n := range dead {
+		for i, in := range n.Inputs {
+			if in != nil {
+				in.removeUse(n, i)
+			}
+		}
+	}
+	kept := g.Nodes[:0]
+	for _, n := range g.Nodes {
+		if dead[n] {
+			n.Graph = nil
+			continue
+		}
+		kept = append(kept, n)
+	}
+	for i := len(kept); i < len(g.Nodes); i++ {
+		g.Nodes[i] = nil
+	}
+	g.Nodes = kept
+}
+
+// IsOutput reports whether v is one of g's outputs.
+func (g *Graph) IsOutput(v *Value) bool {
+	for _, o := range g.Outputs {
+		if o == v {
+			return true
+		}
+	}
+	return false
+}
+
+// Walk calls fn for g and, depth first, every subgraph nested in its nodes.
+// Returning false from fn stops the descent into that graph's subgraphs.
+func (g *Graph) Walk(fn func(*Graph) bool) {
+	if !fn(g) {
+		return
+	}
+	for _, n := range g.Nodes {
+		for _, sg := range n.Subgraphs() {
+			sg.Walk(fn)
+		}
+	}
+}
+
+// CapturedValues returns the values from enclosing scopes that n's
+// subgraphs (at any depth) read: the implicit inputs of an If/Loop/Scan.
+// The order is first use, so it is deterministic.
+func (n *Node) CapturedValues() []*Value {
+	var out []*Value
+	seen := map[*Value]bool{}
+	var visit func(sg *Graph)
+	visit = func(sg *Graph) {
+		for _, m := range sg.Nodes {
+			for _, in := range m.Inputs {
+				if in != nil && !seen[in] && !definedWithin(in.Graph, n) {
+					seen[in] = true
+					out = append(out, in)
+				}
+			}
+			for _, s := range m.Subgraphs() {
+				visit(s)
+			}
+		}
+		for _, o := range sg.Outputs {
+			if o != nil && !seen[o] && !definedWithin(o.Graph, n) {
+				seen[o] = true
+				out = append(out, o)
+			}
+		}
+	}
+	for _, sg := range n.Subgraphs() {
+		visit(sg)
+	}
+	return out
+}
+
+// definedWithin reports whether graph g is one of n's subgraphs or nested
+// in one.
+func definedWithin(g *Graph, n *Node) bool {
+	for ; g != nil; g = g.Parent {
+		if g.ParentNode == n {
+			return true
+		}
+	}
+	return false
+}
+
+// SortedOpsets returns the model's opset imports sorted by domain.
+func (m *Model) SortedOpsets() []OpsetID {
+	out := append([]OpsetID(nil), m.Opsets...)
+	sort.Slice(out, func(i, j int) bool { return out[i].Domain < out[j].Domain })
+	return out
+}

@@ -1,0 +1,589 @@
+package ir
+
+// This file implements the shape and type inference engine: the op
+// registry, the per-node context handed to each op's inference function,
+// and the driver that walks a graph in topological order.
+//
+// Per-op functions live in infer_*.go files grouped by op family. Each is
+// registered by (domain, op) with Register and reads the model's opset for
+// its domain from the context (ONNX moved several attributes to inputs:
+// Split, Squeeze, Unsqueeze, ReduceSum ...). Inference works from graph
+// inputs and initializers alone: declared output and value_info shapes are
+// only compared against, never copied (except through opaque nodes, whose
+// outputs have nothing else to go on).
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// InferFunc infers the output types of one node. It reads inputs and
+// attributes through c and sets outputs with c.SetOutput. Returning an error
+// marks the node's unset outputs unknown and records a diagnostic; it never
+// stops inference of the rest of the graph.
+type InferFunc func(c *InferContext) error
+
+// OpDef describes one operator for the verifier and the inference engine.
+type OpDef struct {
+	Domain     string // "" for ai.onnx
+	Name       string
+	MinInputs  int
+	MaxInputs  int // -1: variadic
+	MinOutputs int
+	MaxOutputs int // -1: variadic
+	Infer      InferFunc
+}
+
+var opTable = map[string]*OpDef{}
+
+func opKey(domain, name string) string {
+	if domain == "ai.onnx" {
+		domain = ""
+	}
+	return domain + "\x00" + name
+}
+
+// Register adds op definitions to the registry. It panics on a duplicate,
+// which is a programming error caught by any test.
+func Register(defs ...OpDef) {
+	for i := range defs {
+		d := defs[i]
+		k := opKey(d.Domain, d.Name)
+		if _, dup := opTable[k]; dup {
+			panic("ir: op registered twice: " + d.Domain + ":" + d.Name)
+		}
+		opTable[k] = &d
+	}
+}
+
+// LookupOp returns the registered definition of (domain, name), or nil.
+func LookupOp(domain, name string) *OpDef { return opTable[opKey(domain, name)] }
+
+// RegisteredOps lists the registered ops as "domain:name" ("name" for
+// ai.onnx), sorted.
+func RegisteredOps() []string {
+	out := make([]string, 0, len(opTable))
+	for _, d := range opTable {
+		if d.Domain == "" {
+			out = append(out, d.Name)
+		} else {
+			out = append(out, d.Domain+":"+d.Name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Severity grades a diagnostic.
+type Severity uint8
+
+const (
+	Warning Severity = iota
+	Error
+)
+
+// Diagnostic is one message from inference or verification, tied to a node
+// where there is one.
+type Diagnostic struct {
+	Severity Severity
+	Code     string // short stable code: "opaque", "conflict", "infer", ...
+	Node     *Node  // nil for graph-level messages
+	Msg      string
+}
+
+func (d Diagnostic) String() string {
+	var b strings.Builder
+	if d.Severity == Error {
+		b.WriteString("error: ")
+	} else {
+		b.WriteString("warning: ")
+	}
+	if d.Node != nil {
+		fmt.Fprintf(&b, "node %s (%s): ", NodeLabel(d.Node), d.Node.QualifiedOp())
+	}
+	b.WriteString(d.Msg)
+	return b.String()
+}
+
+// NodeLabel names a node for messages: its name, or "#id" when unnamed.
+func NodeLabel(n *Node) string {
+	if n.Name != "" {
+		return n.Name
+	}
+	return fmt.Sprintf("#%d", n.ID)
+}
+
+// InferOptions steer inference.
+type InferOptions struct {
+	// Dims gives values to symbolic dims of graph inputs (--dim N=1).
+	Dims map[string]int64
+	// Inputs overrides the shapes of main-graph inputs (--input x=1x3x224x224).
+	Inputs map[string]Shape
+	// MaxKnown caps the element count of integer tensors whose values are
+	// propagated (Shape -> Gather -> Concat -> Reshape). Default 1024.
+	MaxKnown int64
+}
+
+// InferResult collects what inference found.
+type InferResult struct {
+	Diagnostics []Diagnostic
+	// Opaque counts nodes with no registered definition, by qualified op.
+	Opaque map[string]int
+}
+
+// Warnings returns the diagnostics' strings.
+func (r *InferResult) Warnings() []string {
+	out := make([]string, len(r.Diagnostics))
+	for i, d := range r.Diagnostics {
+		out[i] = d.String()
+	}
+	return out
+}
+
+// inferState is shared by the contexts of one InferModel call.
+type inferState struct {
+	model  *Model
+	opt    InferOptions
+	res    *InferResult
+	depth  int
+	fnBusy map[*Function]bool
+}
+
+// InferModel infers the type of every value in m's main graph and, through
+// the op functions, its subgraphs. It resets all inferred types first, so it
+// can be run again after the graph changed.
+func InferModel(m *Model, opt InferOptions) *InferResult {
+	if opt.MaxKnown <= 0 {
+		opt.MaxKnown = 1024
+	}
+	st := &inferState{model: m, opt: opt, res: &InferResult{Opaque: map[string]int{}}, fnBusy: map[*Function]bool{}}
+	g := m.Graph
+	for _, in := range g.Inputs {
+		if s, ok := opt.Inputs[in.Name]; ok && in.Type.Kind != KindSequence && in.Type.Kind != KindMap {
+			in.Type.Kind = KindTensor
+			in.Type.Shape = s.Clone()
+		}
+		in.Type = substituteDims(in.Type, opt.Dims)
+	}
+	for name := range opt.Inputs {
+		found := false
+		for _, in := range g.Inputs {
+			found = found || in.Name == name
+		}
+		if !found {
+			st.res.Diagnostics = append(st.res.Diagnostics, Diagnostic{Severity: Warning, Code: "input", Msg: fmt.Sprintf("--input %s: the graph has no input of that name", name)})
+		}
+	}
+	st.inferGraph(g, nil)
+	return st.res
+}
+
+func substituteDims(t Type, dims map[string]int64) Type {
+	if len(dims) == 0 {
+		return t
+	}
+	t = t.Clone()
+	for i, d := range t.Shape.Dims {
+		if v, ok := dims[d.Sym]; ok && d.Sym != "" {
+			t.Shape.Dims[i] = D(v)
+		}
+	}
+	if t.Elem != nil {
+		e := substituteDims(*t.Elem, dims)
+		t.Elem = &e
+	}
+	return t
+}
+
+// maxSubgraphDepth bounds recursion through nested subgraphs and functions.
+const maxSubgraphDepth = 64
+
+// inferGraph infers every node of g in topological order. Input types
+// given in inTypes (non-zero entries) replace the graph inputs' types.
+func (st *inferState) inferGraph(g *Graph, inTypes []Type) {
+	st.depth++
+	defer func() { st.depth-- }()
+	if st.depth > maxSubgraphDepth {
+		st.res.Diagnostics = append(st.res.Diagnostics, Diagnostic{Severity: Error, Code: "depth", Msg: fmt.Sprintf("graph %q: subgraphs nested deeper than %d", g.Name, maxSubgraphDepth)})
+		return
+	}
+	for i, t := range inTypes {
+		if i < len(g.Inputs) && t.Kind != KindUnknown {
+			g.Inputs[i].Type = mergeInputType(g.Inputs[i].Type, t)
+		}
+	}
+	for _, v := range g.Initializers {
+		if v.Const != nil {
+			v.Type = v.Const.Type()
+			v.Known = knownFromConst(v.Const, st.opt.MaxKnown)
+		}
+	}
+	order, err := Topo(g)
+	if err != nil {
+		st.res.Diagnostics = append(st.res.Diagnostics, Diagnostic{Severity: Error, Code: "cycle", Msg: err.Error()})
+		order = g.Nodes
+	}
+	for _, n := range order {
+		st.inferNode(n)
+	}
+	for _, o := range g.Outputs {
+		st.checkDeclared(o, nil)
+	}
+}
+
+// mergeInputType keeps a declared subgraph-input type's details where the
+// outer scope knows less.
+func mergeInputType(decl, outer Type) Type {
+	if outer.Kind == KindTensor && decl.Kind == KindTensor {
+		t := outer.Clone()
+		if t.DType == Undefined {
+			t.DType = decl.DType
+		}
+		if !t.Shape.Known {
+			t.Shape = decl.Shape.Clone()
+		}
+		return t
+	}
+	return outer
+}
+
+func (st *inferState) inferNode(n *Node) {
+	for _, o := range n.Outputs {
+		if o != nil {
+			o.Type, o.Known = Type{}, nil
+			if o.Producer == n && n.Op != "Constant" {
+				o.Const = nil
+			}
+		}
+	}
+	c := &InferContext{Node: n, st: st}
+	def := LookupOp(n.Domain, n.Op)
+	var err error
+	switch {
+	case def != nil && def.Infer != nil:
+		c.Opset = st.model.opsetFor(n)
+		err = c.safeInfer(def.Infer)
+	case st.model.Function(n.Domain, n.Op) != nil:
+		err = c.safeInfer(func(c *InferContext) error { return c.inferFunctionCall(st.model.Function(n.Domain, n.Op)) })
+	default:
+		st.res.Opaque[n.QualifiedOp()]++
+		st.res.Diagnostics = append(st.res.Diagnostics, Diagnostic{Severity: Warning, Code: "opaque", Node: n,
+			Msg: "unknown operator: treated as opaque; outputs take their declared types"})
+		for _, o := range n.Outputs {
+			if o != nil && o.Declared != nil {
+				o.Type = o.Declared.Clone()
+			}
+		}
+	}
+	if err != nil {
+		st.res.Diagnostics = append(st.res.Diagnostics, Diagnostic{Severity: Warning, Code: "infer", Node: n, Msg: err.Error()})
+	}
+	for _, o := range n.Outputs {
+		if o != nil {
+			st.checkDeclared(o, n)
+		}
+	}
+}
+
+// checkDeclared warns when an inferred type contradicts the declared one.
+func (st *inferState) checkDeclared(v *Value, n *Node) {
+	if v == nil || v.Declared == nil || v.Type.Kind != KindTensor || v.Declared.Kind != KindTensor {
+		return
+	}
+	d, t := v.Declared, v.Type
+	var why string
+	switch {
+	case d.DType != Undefined && t.DType != Undefined && d.DType != t.DType:
+		why = fmt.Sprintf("dtype %s, declared %s", t.DType, d.DType)
+	case d.Shape.Known && t.Shape.Known && len(d.Shape.Dims) != len(t.Shape.Dims):
+		why = fmt.Sprintf("rank %d, declared %d", len(t.Shape.Dims), len(d.Shape.Dims))
+	case d.Shape.Known && t.Shape.Known:
+		for i := range d.Shape.Dims {
+			a, b := t.Shape.Dims[i], d.Shape.Dims[i]
+			if a.IsConcrete() && b.IsConcrete() && a.Val != b.Val {
+				why = fmt.Sprintf("shape %s, declared %s", t.Shape, d.Shape)
+				break
+			}
+		}
+	}
+	if why != "" {
+		st.res.Diagnostics = append(st.res.Diagnostics, Diagnostic{Severity: Warning, Code: "conflict", Node: n,
+			Msg: fmt.Sprintf("value %q: inferred %s", v.Name, why)})
+	}
+}
+
+// opsetFor returns the opset version in force for n's domain.
+func (m *Model) opsetFor(n *Node) int64 {
+	v := m.Opset(n.Domain)
+	if v == 0 && (n.Domain == "" || n.Domain == "ai.onnx") {
+		v = 1
+	}
+	return v
+}
+
+func knownFromConst(t *Tensor, max int64) []Dim {
+	if t == nil || !(t.DType.IsInt() || t.DType == Bool) {
+		return nil
+	}
+	vals, err := t.Int64Values(max)
+	if err != nil {
+		return nil
+	}
+	out := make([]Dim, len(vals))
+	for i, x := range vals {
+		out[i] = Dim{Val: x}
+	}
+	return out
+}
+
+// InferContext is what an op's InferFunc sees of its node.
+type InferContext struct {
+	Node  *Node
+	Opset int64 // the model's opset for the node's domain
+	st    *inferState
+}
+
+func (c *InferContext) safeInfer(f InferFunc) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("inference failed: %v", r)
+		}
+	}()
+	return f(c)
+}
+
+// Errorf returns an error for the current node.
+func (c *InferContext) Errorf(format string, args ...any) error {
+	return fmt.Errorf(format, args...)
+}
+
+// Warnf records a warning on the current node and carries on.
+func (c *InferContext) Warnf(format string, args ...any) {
+	c.st.res.Diagnostics = append(c.st.res.Diagnostics, Diagnostic{Severity: Warning, Code: "infer", Node: c.Node, Msg: fmt.Sprintf(format, args...)})
+}
+
+// Model returns the model being inferred.
+func (c *InferContext) Model() *Model { return c.st.model }
+
+// MaxKnown is the element cap for propagated integer values.
+func (c *InferContext) MaxKnown() int64 { return c.st.opt.MaxKnown }
+
+// NumInputs is the number of input slots (including omitted ones).
+func (c *InferContext) NumInputs() int { return len(c.Node.Inputs) }
+
+// NumOutputs is the number of output slots (including omitted ones).
+func (c *InferContext) NumOutputs() int { return len(c.Node.Outputs) }
+
+// HasInput reports whether input i is present (not omitted).
+func (c *InferContext) HasInput(i int) bool { return c.Node.Input(i) != nil }
+
+// HasOutput reports whether output i is present (not omitted).
+func (c *InferContext) HasOutput(i int) bool { return c.Node.Output(i) != nil }
+
+// Input returns input value i, or nil.
+func (c *InferContext) Input(i int) *Value { return c.Node.Input(i) }
+
+// InType returns the type of input i (the zero Type if absent).
+func (c *InferContext) InType(i int) Type {
+	if v := c.Node.Input(i); v != nil {
+		return v.Type
+	}
+	return Type{}
+}
+
+// InShape returns the shape of input i (unknown rank if absent).
+func (c *InferContext) InShape(i int) Shape { return c.InType(i).Shape }
+
+// InDType returns the element type of input i.
+func (c *InferContext) InDType(i int) DType { return c.InType(i).DType }
+
+// Const returns the constant data of input i, or nil.
+func (c *InferContext) Const(i int) *Tensor {
+	if v := c.Node.Input(i); v != nil {
+		return v.Const
+	}
+	return nil
+}
+
+// Known returns the propagated element values of integer input i.
+func (c *InferContext) Known(i int) ([]Dim, bool) {
+	v := c.Node.Input(i)
+	if v == nil || v.Known == nil {
+		return nil, false
+	}
+	return v.Known, true
+}
+
+// KnownInts returns input i's element values when all are concrete.
+func (c *InferContext) KnownInts(i int) ([]int64, bool) {
+	k, ok := c.Known(i)
+	if !ok {
+		return nil, false
+	}
+	out := make([]int64, len(k))
+	for j, d := range k {
+		if !d.IsConcrete() && !(d.Sym == "" && d.Val < 0) {
+			return nil, false
+		}
+		if d.Sym != "" {
+			return nil, false
+		}
+		out[j] = d.Val
+	}
+	return out, true
+}
+
+// ConstFloats returns a constant input's values as float64 (at most
+// MaxKnown elements).
+func (c *InferContext) ConstFloats(i int) ([]float64, bool) {
+	t := c.Const(i)
+	if t == nil {
+		return nil, false
+	}
+	v, err := t.Float64Values(c.st.opt.MaxKnown)
+	return v, err == nil
+}
+
+// Attribute accessors, forwarding to the node.
+func (c *InferContext) Attr(name string) *Attr { return c.Node.Attr(name) }
+func (c *InferContext) AttrInt(name string, def int64) int64 {
+	return c.Node.AttrInt(name, def)
+}
+func (c *InferContext) AttrFloat(name string, def float32) float32 {
+	return c.Node.AttrFloat(name, def)
+}
+func (c *InferContext) AttrString(name, def string) string { return c.Node.AttrString(name, def) }
+func (c *InferContext) AttrInts(name string) ([]int64, bool) {
+	return c.Node.AttrInts(name)
+}
+
+// SetOutput sets the type of output i (ignored when the output is omitted).
+func (c *InferContext) SetOutput(i int, t Type) {
+	if o := c.Node.Output(i); o != nil {
+		o.Type = t
+	}
+}
+
+// SetTensor sets output i to a tensor of dt and shape s.
+func (c *InferContext) SetTensor(i int, dt DType, s Shape) { c.SetOutput(i, TensorType(dt, s)) }
+
+// SetKnown records the element values of integer output i (data
+// propagation). Values longer than MaxKnown are dropped.
+func (c *InferContext) SetKnown(i int, vals []Dim) {
+	if o := c.Node.Output(i); o != nil && int64(len(vals)) <= c.st.opt.MaxKnown {
+		o.Known = vals
+	}
+}
+
+// SetConst marks output i as the constant t (Constant and folded values);
+// its type and, for small integer tensors, its Known values follow.
+func (c *InferContext) SetConst(i int, t *Tensor) {
+	if o := c.Node.Output(i); o != nil {
+		o.Const = t
+		o.Type = t.Type()
+		o.Known = knownFromConst(t, c.st.opt.MaxKnown)
+	}
+}
+
+// OutType returns the type already set for output i.
+func (c *InferContext) OutType(i int) Type {
+	if o := c.Node.Output(i); o != nil {
+		return o.Type
+	}
+	return Type{}
+}
+
+// InferSubgraph infers g (a subgraph of this node) with the given input
+// types (zero entries keep the declared ones) and returns its output types.
+// Values captured from outer scopes are already inferred.
+func (c *InferContext) InferSubgraph(g *Graph, inTypes []Type) []Type {
+	c.st.inferGraph(g, inTypes)
+	out := make([]Type, len(g.Outputs))
+	for i, o := range g.Outputs {
+		if o != nil {
+			out[i] = o.Type
+		}
+	}
+	return out
+}
+
+// inferFunctionCall infers a call to a model-local function by inferring
+// its body with the call's input types. The body is shared between calls,
+// so its types reflect the most recent call; outputs are copied out.
+func (c *InferContext) inferFunctionCall(f *Function) error {
+	if c.st.fnBusy[f] {
+		return c.Errorf("function %s calls itself", f.Name)
+	}
+	if f.Body == nil {
+		return c.Errorf("function %s has no body", f.Name)
+	}
+	c.st.fnBusy[f] = true
+	defer delete(c.st.fnBusy, f)
+	in := make([]Type, len(f.Body.Inputs))
+	for i := range in {
+		in[i] = c.InType(i)
+	}
+	saved := c.st.model.Opsets
+	if len(f.Opsets) > 0 {
+		c.st.model.Opsets = mergeOpsets(saved, f.Opsets)
+	}
+	c.st.inferGraphWithAttrs(f.Body, in, c.Node)
+	c.st.model.Opsets = saved
+	for i, o := range f.Body.Outputs {
+		if o != nil && i < len(c.Node.Outputs) && c.Node.Outputs[i] != nil {
+			c.Node.Outputs[i].Type = o.Type.Clone()
+			c.Node.Outputs[i].Known = o.Known
+		}
+	}
+	return nil
+}
+
+// inferGraphWithAttrs infers a function body whose nodes may refer to the
+// calling node's attributes (ref_attr_name): they are bound for the
+// duration of the call.
+func (st *inferState) inferGraphWithAttrs(g *Graph, in []Type, call *Node) {
+	type saved struct {
+		n     *Node
+		attrs []*Attr
+	}
+	var restore []saved
+	for _, n := range g.Nodes {
+		bound := false
+		attrs := make([]*Attr, 0, len(n.Attrs))
+		for _, a := range n.Attrs {
+			if a.RefAttrName == "" {
+				attrs = append(attrs, a)
+				continue
+			}
+			bound = true
+			if ca := call.Attr(a.RefAttrName); ca != nil {
+				b := *ca
+				b.Name = a.Name
+				attrs = append(attrs, &b)
+			}
+		}
+		if bound {
+			restore = append(restore, saved{n, n.Attrs})
+			n.Attrs = attrs
+		}
+	}
+	st.inferGraph(g, in)
+	for _, s := range restore {
+		s.n.Attrs = s.attrs
+	}
+}
+
+func mergeOpsets(model, fn []OpsetID) []OpsetID {
+	out := append([]OpsetID(nil), fn...)
+	for _, o := range model {
+		found := false
+		for _, f := range fn {
+			found = found || f.Domain == o.Domain
+		}
+		if !found {
+			out = append(out, o)
+		}
+	}
+	return out
+}

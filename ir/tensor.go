@@ -1,0 +1,361 @@
+package ir
+
+// This file implements constant tensors (initializers, Constant values and
+// tensor attributes).
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+)
+
+// Location says where a tensor's bytes live in the files wolong read. Raw
+// is a view into a memory mapping of File at Offset, never a copy.
+type Location struct {
+	File     string // the model file, or the external-data file
+	Offset   int64  // byte offset of the data within File
+	Length   int64  // byte length of the data
+	External bool   // data_location == EXTERNAL
+	// Location as written in the model (external data only), kept for export.
+	ExternalPath string
+	// Checksum is the external_data "checksum" entry, if present.
+	Checksum string
+}
+
+// Tensor is a constant tensor. Its data is in exactly one of the fields
+// below, mirroring onnx.TensorProto: Raw holds packed little-endian bytes
+// (raw_data or external data, as a view into the mapped file), and the
+// typed slices hold the repeated *_data fields of small tensors.
+type Tensor struct {
+	Name  string
+	DType DType
+	Dims  []int64
+	Doc   string
+
+	Raw      []byte    // raw_data or external data (a view, not a copy)
+	Floats   []float32 // float_data: float32, complex64 (pairs)
+	Int32s   []int32   // int32_data: int32, int16, int8, uint16, uint8, bool, float16, bfloat16, float8, int4/uint4 (packed)
+	Int64s   []int64   // int64_data
+	Float64s []float64 // double_data: float64, complex128 (pairs)
+	Uint64s  []uint64  // uint64_data: uint32, uint64
+	Strings  [][]byte  // string_data
+
+	Loc     Location // where Raw came from (File empty when Raw is owned)
+	Segment *[2]int64
+	// Metadata is TensorProto.metadata_props, kept for export.
+	Metadata []StringPair
+}
+
+// NumElements returns the element count from Dims (1 for a scalar) and
+// false on negative dims or overflow.
+func (t *Tensor) NumElements() (int64, bool) {
+	n := int64(1)
+	for _, d := range t.Dims {
+		if d < 0 {
+			return 0, false
+		}
+		if d != 0 && n > maxDimValue/d {
+			return 0, false
+		}
+		n *= d
+	}
+	return n, true
+}
+
+// Shape returns the tensor's (static) shape.
+func (t *Tensor) Shape() Shape { return ShapeOf(t.Dims...) }
+
+// Type returns the tensor type of t.
+func (t *Tensor) Type() Type { return TensorType(t.DType, t.Shape()) }
+
+// ByteSize is the packed size of the data in bytes (strings: the sum of
+// their lengths).
+func (t *Tensor) ByteSize() int64 {
+	if t.DType == String {
+		var s int64
+		for _, b := range t.Strings {
+			s += int64(len(b))
+		}
+		return s
+	}
+	n, ok := t.NumElements()
+	if !ok {
+		return 0
+	}
+	return t.DType.StorageBytes(n)
+}
+
+// CheckData reports an error when the data present does not match the
+// declared dims and type (too little data; a raw size that is not exact).
+func (t *Tensor) CheckData() error {
+	n, ok := t.NumElements()
+	if !ok {
+		return fmt.Errorf("tensor %q: invalid dims %v", t.Name, t.Dims)
+	}
+	if !t.DType.Valid() {
+		return fmt.Errorf("tensor %q: invalid data type %d", t.Name, int32(t.DType))
+	}
+	have := t.dataCount()
+	if t.Raw != nil || t.Loc.External {
+		want := t.DType.StorageBytes(n)
+		if t.DType == String {
+			return fmt.Errorf("tensor %q: string tensor with raw data", t.Name)
+		}
+		if int64(len(t.Raw)) != want {
+			return fmt.Errorf("tensor %q: %s%v needs %d bytes, raw data has %d", t.Name, t.DType, t.Dims, want, len(t.Raw))
+		}
+		return nil
+	}
+	if have < 0 {
+		return nil
+	}
+	want := n
+	switch t.DType {
+	case Complex64, Complex128:
+		want = 2 * n
+	case Int4, Uint4, Float4E2M1:
+		want = (n + 1) / 2
+	case Int2, Uint2:
+		want = (n + 3) / 4
+	}
+	if have != want && !(have == 0 && n == 0) {
+		if have == 0 {
+			return fmt.Errorf("tensor %q: %s%v has no data", t.Name, t.DType, t.Dims)
+		}
+		return fmt.Errorf("tensor %q: %s%v needs %d elements, has %d", t.Name, t.DType, t.Dims, want, have)
+	}
+	return nil
+}
+
+// dataCount returns the number of entries in the typed field that holds
+// the data, or -1 if none holds any.
+func (t *Tensor) dataCount() int64 {
+	switch {
+	case len(t.Floats) > 0:
+		return int64(len(t.Floats))
+	case len(t.Int32s) > 0:
+		return int64(len(t.Int32s))
+	case len(t.Int64s) > 0:
+		return int64(len(t.Int64s))
+	case len(t.Float64s) > 0:
+		return int64(len(t.Float64s))
+	case len(t.Uint64s) > 0:
+		return int64(len(t.Uint64s))
+	case len(t.Strings) > 0:
+		return int64(len(t.Strings))
+	}
+	return 0
+}
+
+// Int64Values decodes an integer (or bool) tensor's elements. It refuses
+// tensors of more than max elements so callers never allocate without bound.
+func (t *Tensor) Int64Values(max int64) ([]int64, error) {
+	n, ok := t.NumElements()
+	if !ok || n > max {
+		return nil, fmt.Errorf("tensor %q: %v elements exceed the limit %d", t.Name, t.Dims, max)
+	}
+	if err := t.CheckData(); err != nil {
+		return nil, err
+	}
+	out := make([]int64, n)
+	switch {
+	case t.Raw != nil:
+		for i := int64(0); i < n; i++ {
+			v, ok := rawInt(t.DType, t.Raw, i)
+			if !ok {
+				return nil, fmt.Errorf("tensor %q: %s is not an integer type", t.Name, t.DType)
+			}
+			out[i] = v
+		}
+	case t.Int64s != nil:
+		copy(out, t.Int64s)
+	case t.Int32s != nil && (t.DType.IsInt() || t.DType == Bool) && t.DType.Bits() >= 8:
+		for i := range out {
+			out[i] = int64(t.Int32s[i])
+		}
+	case t.Uint64s != nil:
+		for i := range out {
+			out[i] = int64(t.Uint64s[i])
+		}
+	default:
+		if n == 0 {
+			return out, nil
+		}
+		return nil, fmt.Errorf("tensor %q: cannot read %s as integers", t.Name, t.DType)
+	}
+	return out, nil
+}
+
+// Float64Values decodes a float or integer tensor's elements as float64
+// (half and 8-bit floats are widened). It refuses more than max elements.
+func (t *Tensor) Float64Values(max int64) ([]float64, error) {
+	n, ok := t.NumElements()
+	if !ok || n > max {
+		return nil, fmt.Errorf("tensor %q: %v elements exceed the limit %d", t.Name, t.Dims, max)
+	}
+	if err := t.CheckData(); err != nil {
+		return nil, err
+	}
+	out := make([]float64, n)
+	if n == 0 {
+		return out, nil
+	}
+	switch {
+	case t.Raw != nil:
+		for i := int64(0); i < n; i++ {
+			v, ok := rawFloat(t.DType, t.Raw, i)
+			if !ok {
+				return nil, fmt.Errorf("tensor %q: cannot read %s as numbers", t.Name, t.DType)
+			}
+			out[i] = v
+		}
+	case t.Floats != nil:
+		for i := range out {
+			out[i] = float64(t.Floats[i])
+		}
+	case t.Float64s != nil:
+		copy(out, t.Float64s)
+	case t.Int64s != nil:
+		for i := range out {
+			out[i] = float64(t.Int64s[i])
+		}
+	case t.Uint64s != nil:
+		for i := range out {
+			out[i] = float64(t.Uint64s[i])
+		}
+	case t.Int32s != nil:
+		for i := range out {
+			v := t.Int32s[i]
+			switch t.DType {
+			case Float16:
+				out[i] = float64(HalfToFloat32(uint16(v)))
+			case BFloat16:
+				out[i] = float64(BFloat16ToFloat32(uint16(v)))
+			default:
+				if t.DType.IsFloat() || t.DType.Bits() < 8 {
+					return nil, fmt.Errorf("tensor %q: cannot read %s as numbers", t.Name, t.DType)
+				}
+				out[i] = float64(v)
+			}
+		}
+	default:
+		return nil, fmt.Errorf("tensor %q: no data", t.Name)
+	}
+	return out, nil
+}
+
+func rawInt(dt DType, b []byte, i int64) (int64, bool) {
+	switch dt {
+	case Int64:
+		return int64(binary.LittleEndian.Uint64(b[8*i:])), true
+	case Uint64:
+		return int64(binary.LittleEndian.Uint64(b[8*i:])), true
+	case Int32:
+		return int64(int32(binary.LittleEndian.Uint32(b[4*i:]))), true
+	case Uint32:
+		return int64(binary.LittleEndian.Uint32(b[4*i:])), true
+	case Int16:
+		return int64(int16(binary.LittleEndian.Uint16(b[2*i:]))), true
+	case Uint16:
+		return int64(binary.LittleEndian.Uint16(b[2*i:])), true
+	case Int8:
+		return int64(int8(b[i])), true
+	case Uint8, Bool:
+		return int64(b[i]), true
+	case Int4:
+		v := b[i/2] >> (4 * (i % 2)) & 0xF
+		return int64(int8(v<<4) >> 4), true
+	case Uint4:
+		return int64(b[i/2] >> (4 * (i % 2)) & 0xF), true
+	}
+	return 0, false
+}
+
+func rawFloat(dt DType, b []byte, i int64) (float64, bool) {
+	switch dt {
+	case Float32:
+		return float64(math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))), true
+	case Float64:
+		return math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:])), true
+	case Float16:
+		return float64(HalfToFloat32(binary.LittleEndian.Uint16(b[2*i:]))), true
+	case BFloat16:
+		return float64(BFloat16ToFloat32(binary.LittleEndian.Uint16(b[2*i:]))), true
+	case Uint64:
+		return float64(binary.LittleEndian.Uint64(b[8*i:])), true
+	}
+	if v, ok := rawInt(dt, b, i); ok {
+		return float64(v), true
+	}
+	return 0, false
+}
+
+// HalfToFloat32 converts IEEE 754 binary16 bits to float32.
+func HalfToFloat32(h uint16) float32 {
+	sign := uint32(h>>15) << 31
+	exp := uint32(h>>10) & 0x1f
+	mant := uint32(h) & 0x3ff
+	switch {
+	case exp == 0 && mant == 0:
+		return math.Float32frombits(sign)
+	case exp == 0: // subnormal
+		e := uint32(127 - 15 + 1)
+		for mant&0x400 == 0 {
+			mant <<= 1
+			e--
+		}
+		mant &= 0x3ff
+		return math.Float32frombits(sign | e<<23 | mant<<13)
+	case exp == 0x1f:
+		return math.Float32frombits(sign | 0xff<<23 | mant<<13)
+	}
+	return math.Float32frombits(sign | (exp+127-15)<<23 | mant<<13)
+}
+
+// Float32ToHalf converts float32 to IEEE 754 binary16 bits, rounding to
+// nearest even.
+func Float32ToHalf(f float32) uint16 {
+	b := math.Float32bits(f)
+	sign := uint16(b>>16) & 0x8000
+	exp := int32(b>>23&0xff) - 127 + 15
+	mant := b & 0x7fffff
+	switch {
+	case b&0x7fffffff > 0x7f800000: // NaN
+		return sign | 0x7e00
+	case exp >= 0x1f:
+		return sign | 0x7c00
+	case exp <= 0:
+		if exp < -10 {
+			return sign
+		}
+		mant |= 0x800000
+		shift := uint32(14 - exp)
+		half := uint32(1) << (shift - 1)
+		r := mant >> shift
+		rem := mant & (1<<shift - 1)
+		if rem > half || (rem == half && r&1 == 1) {
+			r++
+		}
+		return sign | uint16(r)
+	}
+	r := uint32(exp)<<10 | mant>>13
+	rem := mant & 0x1fff
+	if rem > 0x1000 || (rem == 0x1000 && r&1 == 1) {
+		r++
+	}
+	return sign | uint16(r)
+}
+
+// BFloat16ToFloat32 converts bfloat16 bits to float32.
+func BFloat16ToFloat32(h uint16) float32 { return math.Float32frombits(uint32(h) << 16) }
+
+// Float32ToBFloat16 converts float32 to bfloat16 bits, rounding to nearest
+// even.
+func Float32ToBFloat16(f float32) uint16 {
+	b := math.Float32bits(f)
+	if b&0x7fffffff > 0x7f800000 {
+		return uint16(b>>16) | 0x40
+	}
+	b += 0x7fff + (b>>16)&1
+	return uint16(b >> 16)
+}
