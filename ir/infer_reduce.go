@@ -1,0 +1,192 @@
+package ir
+
+// This file implements inference for reductions (Reduce*, ArgMax/ArgMin),
+// the softmax family, scans along an axis (CumSum, CumProd), losses and
+// Det.
+
+import "fmt"
+
+// cxReduceAxesFromInput reports whether op takes its axes as input 1 at
+// opset v (ReduceSum from 13, the other Reduce* from 18).
+func cxReduceAxesFromInput(op string, v int64) bool {
+	if op == "ReduceSum" {
+		return v >= 13
+	}
+	return v >= 18
+}
+
+// cxReduceShape reduces shape s over axes (all when axes is empty and
+// noop is false). It returns s unchanged for an empty axes list with noop.
+func cxReduceShape(s Shape, axes []int64, keep, noop bool) (Shape, error) {
+	if !s.Known {
+		return UnknownShape(), nil
+	}
+	r := len(s.Dims)
+	if len(axes) == 0 {
+		if noop {
+			return s.Clone(), nil
+		}
+		if !keep {
+			return Shape{Known: true}, nil
+		}
+		out := make([]Dim, r)
+		for i := range out {
+			out[i] = D(1)
+		}
+		return DimsShape(out...), nil
+	}
+	red := make([]bool, r)
+	for _, a := range axes {
+		ax, err := cxNormAxis(a, r)
+		if err != nil {
+			return UnknownShape(), err
+		}
+		red[ax] = true
+	}
+	out := []Dim{}
+	for i, d := range s.Dims {
+		switch {
+		case !red[i]:
+			out = append(out, d)
+		case keep:
+			out = append(out, D(1))
+		}
+	}
+	return Shape{Known: true, Dims: out}, nil
+}
+
+// Reduce*(data[, axes]) keepdims=1 [noop_with_empty_axes=0].
+func inferReduce(c *InferContext) error {
+	keep := c.AttrInt("keepdims", 1) != 0
+	in := c.InShape(0)
+	dt := c.InDType(0)
+	var axes []int64
+	noop := false
+	if cxReduceAxesFromInput(c.Node.Op, c.Opset) {
+		noop = c.AttrInt("noop_with_empty_axes", 0) != 0
+		if c.HasInput(1) {
+			vals, ok := c.KnownInts(1)
+			if !ok {
+				// Axes unknown: with keepdims the rank stays; without, a
+				// static axes count fixes the rank (axes are distinct).
+				switch {
+				case !in.Known:
+					c.SetTensor(0, dt, UnknownShape())
+				case keep:
+					c.SetTensor(0, dt, RankShape(len(in.Dims)))
+				default:
+					as := c.InShape(1)
+					if as.IsStatic() && len(as.Dims) == 1 && as.Dims[0].Val > 0 && int(as.Dims[0].Val) <= len(in.Dims) {
+						c.SetTensor(0, dt, RankShape(len(in.Dims)-int(as.Dims[0].Val)))
+					} else {
+						c.SetTensor(0, dt, UnknownShape())
+					}
+				}
+				return nil
+			}
+			axes = vals
+		}
+	} else {
+		axes, _ = c.AttrInts("axes")
+	}
+	s, err := cxReduceShape(in, axes, keep, noop)
+	if err != nil {
+		return err
+	}
+	c.SetTensor(0, dt, s)
+	return nil
+}
+
+// ArgMax/ArgMin(data) axis=0 keepdims=1: int64 indices.
+func inferArgReduce(c *InferContext) error {
+	in := c.InShape(0)
+	if !in.Known {
+		c.SetTensor(0, Int64, UnknownShape())
+		return nil
+	}
+	s, err := cxReduceShape(in, []int64{c.AttrInt("axis", 0)}, c.AttrInt("keepdims", 1) != 0, false)
+	if err != nil {
+		return err
+	}
+	c.SetTensor(0, Int64, s)
+	return nil
+}
+
+// Softmax family, CumSum, CumProd: output is input's type and shape; the
+// axis is checked when the rank is known.
+func inferAxisPreserving(c *InferContext) error {
+	cxSameAs(c, 0, 0)
+	if r := c.InShape(0).Rank(); r >= 0 && c.Node.Op != "CumSum" && c.Node.Op != "CumProd" {
+		def := int64(1)
+		if c.Opset >= 13 {
+			def = -1
+		}
+		if r > 0 {
+			if _, err := cxNormAxis(c.AttrInt("axis", def), r); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// NegativeLogLikelihoodLoss(input[N,C,d...], target[N,d...], weight)
+// reduction=mean: scalar unless reduction is "none" (then target's shape).
+func inferNLLLoss(c *InferContext) error {
+	dt := c.InDType(0)
+	if c.AttrString("reduction", "mean") == "none" {
+		t := c.InShape(1)
+		if !t.Known {
+			if in := c.InShape(0); in.Known && len(in.Dims) >= 2 {
+				d := append([]Dim{in.Dims[0]}, in.Dims[2:]...)
+				t = DimsShape(d...)
+			}
+		}
+		c.SetTensor(0, dt, t.Clone())
+		return nil
+	}
+	c.SetTensor(0, dt, Shape{Known: true})
+	return nil
+}
+
+// SoftmaxCrossEntropyLoss(scores, labels, weights) -> output[, log_prob].
+func inferSCELoss(c *InferContext) error {
+	if err := inferNLLLoss(c); err != nil {
+		return err
+	}
+	cxSameAs(c, 1, 0)
+	return nil
+}
+
+// Det(X[..., M, M]) -> [...].
+func inferDet(c *InferContext) error {
+	in := c.InShape(0)
+	if !in.Known {
+		c.SetTensor(0, c.InDType(0), UnknownShape())
+		return nil
+	}
+	if len(in.Dims) < 2 {
+		return fmt.Errorf("Det: input rank %d, want >= 2", len(in.Dims))
+	}
+	c.SetTensor(0, c.InDType(0), DimsShape(in.Dims[:len(in.Dims)-2]...))
+	return nil
+}
+
+func init() {
+	for _, name := range []string{"ReduceMax", "ReduceMin", "ReduceMean", "ReduceSum", "ReduceProd",
+		"ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare"} {
+		Register(OpDef{Name: name, MinInputs: 1, MaxInputs: 2, MinOutputs: 1, MaxOutputs: 1, Infer: inferReduce})
+	}
+	Register(
+		OpDef{Name: "ArgMax", MinInputs: 1, MaxInputs: 1, MinOutputs: 1, MaxOutputs: 1, Infer: inferArgReduce},
+		OpDef{Name: "ArgMin", MinInputs: 1, MaxInputs: 1, MinOutputs: 1, MaxOutputs: 1, Infer: inferArgReduce},
+		OpDef{Name: "Softmax", MinInputs: 1, MaxInputs: 1, MinOutputs: 1, MaxOutputs: 1, Infer: inferAxisPreserving},
+		OpDef{Name: "LogSoftmax", MinInputs: 1, MaxInputs: 1, MinOutputs: 1, MaxOutputs: 1, Infer: inferAxisPreserving},
+		OpDef{Name: "Hardmax", MinInputs: 1, MaxInputs: 1, MinOutputs: 1, MaxOutputs: 1, Infer: inferAxisPreserving},
+		OpDef{Name: "CumSum", MinInputs: 2, MaxInputs: 2, MinOutputs: 1, MaxOutputs: 1, Infer: inferAxisPreserving},
+		OpDef{Name: "CumProd", MinInputs: 2, MaxInputs: 2, MinOutputs: 1, MaxOutputs: 1, Infer: inferAxisPreserving},
+		OpDef{Name: "NegativeLogLikelihoodLoss", MinInputs: 2, MaxInputs: 3, MinOutputs: 1, MaxOutputs: 1, Infer: inferNLLLoss},
+		OpDef{Name: "SoftmaxCrossEntropyLoss", MinInputs: 2, MaxInputs: 3, MinOutputs: 1, MaxOutputs: 2, Infer: inferSCELoss},
+		OpDef{Name: "Det", MinInputs: 1, MaxInputs: 1, MinOutputs: 1, MaxOutputs: 1, Infer: inferDet},
+	)
+}
