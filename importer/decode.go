@@ -1,0 +1,598 @@
+package importer
+
+// This file implements decoding of ModelProto, GraphProto, NodeProto,
+// AttributeProto and FunctionProto into the IR, with name resolution
+// across nested scopes.
+
+import (
+	"fmt"
+
+	"github.com/wolong-dev/wolong/ir"
+)
+
+// decoder holds the state of one import.
+type decoder struct {
+	file  []byte // the whole model file (for offsets)
+	path  string
+	dir   string // folder external data is confined to ("" when decoding memory)
+	maps  *mappings
+	ext   map[string]*mapping
+	opt   Options
+	depth int
+}
+
+func (d *decoder) warn(format string, args ...any) {
+	if d.opt.Warn != nil {
+		d.opt.Warn(fmt.Sprintf(format, args...))
+	}
+}
+
+func (d *decoder) model(b []byte) (*ir.Model, error) {
+	m := &ir.Model{}
+	var graphBytes []byte
+	var fnBytes [][]byte
+	haveGraph := false
+	err := eachField(b, func(f field) error {
+		var err error
+		switch f.num {
+		case modelIRVersion:
+			m.IRVersion, err = f.int64()
+		case modelProducerName:
+			m.ProducerName = f.doc()
+		case modelProducerVersion:
+			m.ProducerVersion = f.doc()
+		case modelDomain:
+			m.Domain = f.doc()
+		case modelModelVersion:
+			m.ModelVersion, err = f.int64()
+		case modelDocString:
+			m.Doc = f.doc()
+		case modelGraph:
+			graphBytes, haveGraph = f.b, true
+		case modelOpsetImport:
+			var o ir.OpsetID
+			o, err = d.opset(f.b)
+			m.Opsets = append(m.Opsets, o)
+		case modelMetadataProps:
+			var kv ir.StringPair
+			kv, err = d.entry(f.b)
+			m.Metadata = append(m.Metadata, kv)
+		case modelTrainingInfo:
+			d.warn("training_info is not imported")
+		case modelFunctions:
+			fnBytes = append(fnBytes, f.b)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !haveGraph {
+		return nil, fmt.Errorf("not an ONNX model: no graph")
+	}
+	if m.IRVersion <= 0 {
+		return nil, fmt.Errorf("not an ONNX model: ir_version %d", m.IRVersion)
+	}
+	seen := map[string]bool{}
+	for _, o := range m.Opsets {
+		dom := o.Domain
+		if dom == "ai.onnx" {
+			dom = ""
+		}
+		if seen[dom] {
+			return nil, fmt.Errorf("opset_import lists domain %q twice", o.Domain)
+		}
+		seen[dom] = true
+		if o.Version < 1 || o.Version > maxOpsetVersion {
+			return nil, fmt.Errorf("opset_import %q version %d is out of range (1..%d)", o.Domain, o.Version, maxOpsetVersion)
+		}
+	}
+	if len(m.Opsets) == 0 {
+		// IR version 1-2 models may omit it; the default domain at opset 1 is implied.
+		m.Opsets = []ir.OpsetID{{Domain: "", Version: 1}}
+		d.warn("no opset_import: assuming ai.onnx opset 1")
+	}
+	for _, fb := range fnBytes {
+		fn, err := d.function(fb)
+		if err != nil {
+			return nil, err
+		}
+		m.Functions = append(m.Functions, fn)
+	}
+	g, err := d.graph(graphBytes, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	m.Graph = g
+	return m, nil
+}
+
+// maxOpsetVersion is the largest opset version accepted for any domain: a
+// generous bound above every released opset, so that "opsets from the
+// future" within reason import (their unknown ops go opaque), while absurd
+// versions are refused.
+const maxOpsetVersion = 1000
+
+func (d *decoder) opset(b []byte) (ir.OpsetID, error) {
+	var o ir.OpsetID
+	err := eachField(b, func(f field) error {
+		var err error
+		switch f.num {
+		case opsetDomain:
+			o.Domain, err = f.str("opset domain")
+		case opsetVersion:
+			o.Version, err = f.int64()
+		}
+		return err
+	})
+	return o, err
+}
+
+// rawGraph is a GraphProto decoded but not yet linked.
+type rawGraph struct {
+	name, doc  string
+	nodes      []rawNode
+	inits      []*ir.Tensor
+	sparse     []*ir.SparseTensor
+	inputs     []valueInfo
+	outputs    []valueInfo
+	valueInfos []valueInfo
+	metadata   []ir.StringPair
+}
+
+type rawNode struct {
+	inputs, outputs            []string
+	name, op, domain, overload string
+	doc                        string
+	attrs                      [][]byte
+	metadata                   []ir.StringPair
+}
+
+func (d *decoder) rawGraph(b []byte) (*rawGraph, error) {
+	rg := &rawGraph{}
+	err := eachField(b, func(f field) error {
+		var err error
+		switch f.num {
+		case graphNode:
+			var n rawNode
+			n, err = d.rawNode(f.b)
+			rg.nodes = append(rg.nodes, n)
+		case graphName:
+			rg.name, err = f.str("graph name")
+		case graphInitializer:
+			var t *ir.Tensor
+			t, err = d.tensor(f.b)
+			rg.inits = append(rg.inits, t)
+		case graphSparseInitializer:
+			var st *ir.SparseTensor
+			st, err = d.sparseTensor(f.b)
+			rg.sparse = append(rg.sparse, st)
+		case graphDocString:
+			rg.doc = f.doc()
+		case graphInput, graphOutput, graphValueInfo:
+			var vi valueInfo
+			vi, err = d.valueInfo(f.b)
+			switch f.num {
+			case graphInput:
+				rg.inputs = append(rg.inputs, vi)
+			case graphOutput:
+				rg.outputs = append(rg.outputs, vi)
+			default:
+				rg.valueInfos = append(rg.valueInfos, vi)
+			}
+		case graphMetadataProps:
+			var kv ir.StringPair
+			kv, err = d.entry(f.b)
+			rg.metadata = append(rg.metadata, kv)
+		case graphQuantizationAnnotation:
+			// Quantization annotations describe tensors for other tools; not kept.
+		}
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("graph %q: %w", rg.name, err)
+	}
+	return rg, nil
+}
+
+func (d *decoder) rawNode(b []byte) (rawNode, error) {
+	var n rawNode
+	err := eachField(b, func(f field) error {
+		var err error
+		var s string
+		switch f.num {
+		case nodeInput:
+			s, err = f.str("node input")
+			n.inputs = append(n.inputs, s)
+		case nodeOutput:
+			s, err = f.str("node output")
+			n.outputs = append(n.outputs, s)
+		case nodeName:
+			n.name, err = f.str("node name")
+		case nodeOpType:
+			n.op, err = f.str("op_type")
+		case nodeDomain:
+			n.domain, err = f.str("node domain")
+		case nodeOverload:
+			n.overload, err = f.str("node overload")
+		case nodeAttribute:
+			n.attrs = append(n.attrs, f.b)
+		case nodeDocString:
+			n.doc = f.doc()
+		case nodeMetadataProps:
+			var kv ir.StringPair
+			kv, err = d.entry(f.b)
+			n.metadata = append(n.metadata, kv)
+		}
+		return err
+	})
+	if err != nil {
+		return n, &Error{File: d.path, Node: n.name, Err: err}
+	}
+	if n.op == "" {
+		return n, &Error{File: d.path, Node: n.name, Err: fmt.Errorf("node has no op_type")}
+	}
+	return n, nil
+}
+
+// scope maps names to values for one graph, chained to the enclosing one.
+type scope struct {
+	names  map[string]*ir.Value
+	parent *scope
+}
+
+func (s *scope) lookup(name string) *ir.Value {
+	for ; s != nil; s = s.parent {
+		if v, ok := s.names[name]; ok {
+			return v
+		}
+	}
+	return nil
+}
+
+// graph decodes and links a GraphProto. parent is the enclosing scope and
+// owner the node holding it (nil for the main graph).
+func (d *decoder) graph(b []byte, parent *scope, owner *ir.Node) (*ir.Graph, error) {
+	d.depth++
+	defer func() { d.depth-- }()
+	if d.depth > d.opt.MaxDepth {
+		return nil, fmt.Errorf("subgraphs nested deeper than %d", d.opt.MaxDepth)
+	}
+	rg, err := d.rawGraph(b)
+	if err != nil {
+		return nil, err
+	}
+	return d.link(rg, parent, owner)
+}
+
+func (d *decoder) link(rg *rawGraph, parent *scope, owner *ir.Node) (*ir.Graph, error) {
+	g := ir.NewGraph(rg.name)
+	g.Doc, g.Metadata, g.ParentNode = rg.doc, rg.metadata, owner
+	if owner != nil {
+		g.Parent = owner.Graph
+	}
+	gname := rg.name
+	if owner == nil {
+		gname = ""
+	} else if gname == "" {
+		gname = "(subgraph of " + ir.NodeLabel(owner) + ")"
+	}
+	fail := func(node string, err error) error { return &Error{File: d.path, Graph: gname, Node: node, Err: err} }
+	sc := &scope{names: make(map[string]*ir.Value, len(rg.nodes)+len(rg.inputs)+len(rg.inits)), parent: parent}
+	define := func(v *ir.Value, what string) error {
+		if v.Name == "" {
+			return nil
+		}
+		if prev, ok := sc.names[v.Name]; ok {
+			by := "an input or initializer"
+			if prev.Producer != nil {
+				by = "node " + ir.NodeLabel(prev.Producer)
+			}
+			return fmt.Errorf("value %q is defined twice (by %s and %s)", v.Name, by, what)
+		}
+		sc.names[v.Name] = v
+		return nil
+	}
+	for _, vi := range rg.inputs {
+		var t ir.Type
+		if vi.typ != nil {
+			t = vi.typ.Clone()
+		}
+		v := g.AddInput(vi.name, t)
+		if vi.typ != nil {
+			dt := vi.typ.Clone()
+			v.Declared = &dt
+		}
+		v.Doc, v.Metadata = vi.doc, vi.metadata
+		if err := define(v, "a graph input"); err != nil {
+			return nil, fail("", err)
+		}
+	}
+	for _, t := range rg.inits {
+		if v, ok := sc.names[t.Name]; ok && v.Producer == nil && v.Const == nil && t.Name != "" {
+			// IR < 4: an initializer that is also a graph input is its default value.
+			v.Const = t
+			g.Initializers = append(g.Initializers, v)
+			continue
+		}
+		v := g.AddInitializer(t)
+		if err := define(v, "an initializer"); err != nil {
+			return nil, fail("", err)
+		}
+	}
+	for _, st := range rg.sparse {
+		v := g.NewValue(st.Values.Name, ir.Type{Kind: ir.KindTensor, DType: st.Values.DType, Shape: ir.ShapeOf(st.Dims...)})
+		g.Sparse = append(g.Sparse, &ir.SparseInitializer{Value: v, Sparse: st})
+		if err := define(v, "a sparse initializer"); err != nil {
+			return nil, fail("", err)
+		}
+	}
+	// Create every node and its outputs first, so that inputs may name
+	// values produced later in the list (unsorted graphs; cycles are the
+	// verifier's to report) and subgraphs see every name of this scope.
+	nodes := make([]*ir.Node, len(rg.nodes))
+	for i, rn := range rg.nodes {
+		n := g.AddNode(rn.op, rn.domain, rn.name, nil, rn.outputs)
+		n.Overload, n.Doc, n.Metadata = rn.overload, rn.doc, rn.metadata
+		nodes[i] = n
+		for _, o := range n.Outputs {
+			if o == nil {
+				continue
+			}
+			if err := define(o, "node "+ir.NodeLabel(n)); err != nil {
+				return nil, fail(ir.NodeLabel(n), err)
+			}
+		}
+	}
+	for i, rn := range rg.nodes {
+		n := nodes[i]
+		for _, ab := range rn.attrs {
+			a, err := d.attr(ab, sc, n)
+			if err != nil {
+				var ie *Error
+				if asErr(err, &ie) {
+					return nil, err
+				}
+				return nil, fail(ir.NodeLabel(n), err)
+			}
+			if n.Attr(a.Name) != nil {
+				return nil, fail(ir.NodeLabel(n), fmt.Errorf("attribute %q given twice", a.Name))
+			}
+			n.Attrs = append(n.Attrs, a)
+		}
+		ins := make([]*ir.Value, len(rn.inputs))
+		for j, name := range rn.inputs {
+			if name == "" {
+				continue
+			}
+			v := sc.lookup(name)
+			if v == nil {
+				return nil, fail(ir.NodeLabel(n), fmt.Errorf("input %d reads %q, which nothing produces", j, name))
+			}
+			ins[j] = v
+		}
+		n.Inputs = make([]*ir.Value, len(ins))
+		for j, v := range ins {
+			n.Inputs[j] = nil
+			if v != nil {
+				n.SetInput(j, v)
+			}
+		}
+	}
+	for _, vi := range rg.outputs {
+		v := sc.lookup(vi.name)
+		if v == nil {
+			return nil, fail("", fmt.Errorf("output %q is not produced by any node, input or initializer", vi.name))
+		}
+		if vi.typ != nil {
+			dt := vi.typ.Clone()
+			if v.Producer != nil || v.Declared == nil {
+				v.Declared = &dt
+			}
+		}
+		if v.Doc == "" {
+			v.Doc = vi.doc
+		}
+		g.Outputs = append(g.Outputs, v)
+	}
+	for _, vi := range rg.valueInfos {
+		v, ok := sc.names[vi.name]
+		if !ok || vi.typ == nil {
+			continue // value_info for a name this graph does not define: harmless
+		}
+		if v.Producer != nil && v.Declared == nil {
+			dt := vi.typ.Clone()
+			v.Declared = &dt
+		}
+	}
+	return g, nil
+}
+
+// attr decodes an AttributeProto. Subgraphs are linked in scope sc, owned
+// by node n.
+func (d *decoder) attr(b []byte, sc *scope, n *ir.Node) (*ir.Attr, error) {
+	a := &ir.Attr{}
+	var graphs [][]byte
+	var graph []byte
+	hasGraph := false
+	err := eachField(b, func(f field) error {
+		var err error
+		switch f.num {
+		case attrName:
+			a.Name, err = f.str("attribute name")
+		case attrRefAttrName:
+			a.RefAttrName, err = f.str("ref_attr_name")
+		case attrDocString:
+			a.Doc = f.doc()
+		case attrType:
+			a.Type = ir.AttrType(int32(f.u))
+		case attrF:
+			var fs []float32
+			fs, err = appendFloats(nil, f)
+			if len(fs) == 1 {
+				a.F = fs[0]
+			}
+		case attrI:
+			a.I, err = f.int64()
+		case attrS:
+			a.S = f.b
+		case attrT:
+			a.T, err = d.tensor(f.b)
+		case attrG:
+			graph, hasGraph = f.b, true
+		case attrSparseTensor:
+			a.ST, err = d.sparseTensor(f.b)
+		case attrTP:
+			var t ir.Type
+			t, err = d.typeProto(f.b, 0)
+			a.TP = &t
+		case attrFloats:
+			a.Floats, err = appendFloats(a.Floats, f)
+		case attrInts:
+			a.Ints, err = appendInt64s(a.Ints, f)
+		case attrStrings:
+			a.Strings = append(a.Strings, f.b)
+		case attrTensors:
+			var t *ir.Tensor
+			t, err = d.tensor(f.b)
+			a.Tensors = append(a.Tensors, t)
+		case attrGraphs:
+			graphs = append(graphs, f.b)
+		case attrSparseTensors:
+			var st *ir.SparseTensor
+			st, err = d.sparseTensor(f.b)
+			a.SparseTensors = append(a.SparseTensors, st)
+		case attrTypeProtos:
+			var t ir.Type
+			t, err = d.typeProto(f.b, 0)
+			a.TypeProtos = append(a.TypeProtos, &t)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("attribute %q: %w", a.Name, err)
+	}
+	if a.Name == "" {
+		return nil, fmt.Errorf("attribute without a name")
+	}
+	if a.Type == ir.AttrUndefined {
+		a.Type = guessAttrType(a, hasGraph, len(graphs) > 0)
+	}
+	if a.Type < 0 || a.Type > ir.AttrTypeProtos {
+		return nil, fmt.Errorf("attribute %q: unknown type %d", a.Name, int32(a.Type))
+	}
+	if hasGraph {
+		a.G, err = d.graph(graph, sc, n)
+		if err != nil {
+			return nil, err
+		}
+	}
+	for _, gb := range graphs {
+		g, err := d.graph(gb, sc, n)
+		if err != nil {
+			return nil, err
+		}
+		a.Graphs = append(a.Graphs, g)
+	}
+	return a, nil
+}
+
+// guessAttrType infers the type of an attribute written without one (IR
+// version 1 models), from the field that is set.
+func guessAttrType(a *ir.Attr, hasGraph, hasGraphs bool) ir.AttrType {
+	switch {
+	case a.RefAttrName != "":
+		return ir.AttrUndefined
+	case hasGraph:
+		return ir.AttrGraph
+	case hasGraphs:
+		return ir.AttrGraphs
+	case a.T != nil:
+		return ir.AttrTensor
+	case a.ST != nil:
+		return ir.AttrSparseTensor
+	case a.TP != nil:
+		return ir.AttrTypeProto
+	case a.Floats != nil:
+		return ir.AttrFloats
+	case a.Ints != nil:
+		return ir.AttrInts
+	case a.Strings != nil:
+		return ir.AttrStrings
+	case a.Tensors != nil:
+		return ir.AttrTensors
+	case a.SparseTensors != nil:
+		return ir.AttrSparseTensors
+	case a.TypeProtos != nil:
+		return ir.AttrTypeProtos
+	case a.S != nil:
+		return ir.AttrString
+	case a.F != 0:
+		return ir.AttrFloat
+	}
+	return ir.AttrInt
+}
+
+// function decodes a FunctionProto. Its body is linked as a graph whose
+// inputs are the formal parameters (with unknown types).
+func (d *decoder) function(b []byte) (*ir.Function, error) {
+	fn := &ir.Function{}
+	rg := &rawGraph{}
+	err := eachField(b, func(f field) error {
+		var err error
+		var s string
+		switch f.num {
+		case fnName:
+			fn.Name, err = f.str("function name")
+		case fnDomain:
+			fn.Domain, err = f.str("function domain")
+		case fnOverload:
+			fn.Overload, err = f.str("function overload")
+		case fnDocString:
+			fn.Doc = f.doc()
+		case fnInput:
+			s, err = f.str("function input")
+			rg.inputs = append(rg.inputs, valueInfo{name: s})
+		case fnOutput:
+			s, err = f.str("function output")
+			rg.outputs = append(rg.outputs, valueInfo{name: s})
+		case fnAttribute:
+			s, err = f.str("function attribute")
+			fn.AttrNames = append(fn.AttrNames, s)
+		case fnAttributeProto:
+			// Attribute defaults never hold subgraphs that see the body.
+			var a *ir.Attr
+			a, err = d.attr(f.b, nil, nil)
+			fn.AttrDefs = append(fn.AttrDefs, a)
+		case fnNode:
+			var n rawNode
+			n, err = d.rawNode(f.b)
+			rg.nodes = append(rg.nodes, n)
+		case fnOpsetImport:
+			var o ir.OpsetID
+			o, err = d.opset(f.b)
+			fn.Opsets = append(fn.Opsets, o)
+		case fnValueInfo:
+			var vi valueInfo
+			vi, err = d.valueInfo(f.b)
+			rg.valueInfos = append(rg.valueInfos, vi)
+		case fnMetadataProps:
+			var kv ir.StringPair
+			kv, err = d.entry(f.b)
+			fn.Metadata = append(fn.Metadata, kv)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("function %q: %w", fn.Name, err)
+	}
+	rg.name = fn.Name
+	d.depth++
+	defer func() { d.depth-- }()
+	body, err := d.link(rg, nil, nil)
+	if err != nil {
+		return nil, fmt.Errorf("function %q: %w", fn.Name, err)
+	}
+	fn.Body = body
+	return fn, nil
+}

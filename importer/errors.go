@@ -1,0 +1,5 @@
+package importer
+
+import "errors"
+
+func asErr(err error, target **Error) bool { return errors.As(err, target) }

@@ -1,0 +1,172 @@
+package importer
+
+// This file implements the low-level walk over protobuf fields.
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"unicode/utf8"
+
+	"google.golang.org/protobuf/encoding/protowire"
+)
+
+// field is one decoded field: for varint and fixed wire types u holds the
+// value; for length-delimited fields b is a view of the payload.
+type field struct {
+	num num
+	typ protowire.Type
+	u   uint64
+	b   []byte
+}
+
+var errTruncated = errors.New("truncated or malformed protobuf")
+
+// eachField calls fn for every field of the message in b, in order.
+// Groups (a deprecated wire type ONNX never uses) are skipped.
+func eachField(b []byte, fn func(f field) error) error {
+	for len(b) > 0 {
+		n, t, l := protowire.ConsumeTag(b)
+		if l < 0 {
+			return errTruncated
+		}
+		b = b[l:]
+		f := field{num: n, typ: t}
+		switch t {
+		case protowire.VarintType:
+			f.u, l = protowire.ConsumeVarint(b)
+		case protowire.Fixed32Type:
+			var v uint32
+			v, l = protowire.ConsumeFixed32(b)
+			f.u = uint64(v)
+		case protowire.Fixed64Type:
+			f.u, l = protowire.ConsumeFixed64(b)
+		case protowire.BytesType:
+			f.b, l = protowire.ConsumeBytes(b)
+		default:
+			l = protowire.ConsumeFieldValue(n, t, b)
+			if l < 0 {
+				return errTruncated
+			}
+			b = b[l:]
+			continue
+		}
+		if l < 0 {
+			return errTruncated
+		}
+		b = b[l:]
+		if err := fn(f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// str returns a length-delimited field as a string, refusing invalid UTF-8.
+func (f field) str(what string) (string, error) {
+	if f.typ != protowire.BytesType {
+		return "", fmt.Errorf("%s: wrong wire type", what)
+	}
+	if !utf8.Valid(f.b) {
+		return "", fmt.Errorf("%s %q is not valid UTF-8", what, truncate(string(f.b)))
+	}
+	return string(f.b), nil
+}
+
+// doc returns a doc string, replacing invalid UTF-8 rather than failing.
+func (f field) doc() string {
+	if utf8.Valid(f.b) {
+		return string(f.b)
+	}
+	return string([]rune(string(f.b)))
+}
+
+func (f field) int64() (int64, error) {
+	if f.typ != protowire.VarintType {
+		return 0, errors.New("wrong wire type for an integer")
+	}
+	return int64(f.u), nil
+}
+
+// appendInt64s decodes a repeated int64 field in packed or unpacked form.
+func appendInt64s(dst []int64, f field) ([]int64, error) {
+	switch f.typ {
+	case protowire.VarintType:
+		return append(dst, int64(f.u)), nil
+	case protowire.BytesType:
+		b := f.b
+		for len(b) > 0 {
+			v, l := protowire.ConsumeVarint(b)
+			if l < 0 {
+				return dst, errTruncated
+			}
+			dst = append(dst, int64(v))
+			b = b[l:]
+		}
+		return dst, nil
+	}
+	return dst, errors.New("wrong wire type for repeated int64")
+}
+
+// appendInt32s decodes a repeated int32 field (varint encoded).
+func appendInt32s(dst []int32, f field) ([]int32, error) {
+	var tmp []int64
+	tmp, err := appendInt64s(tmp, f)
+	for _, v := range tmp {
+		dst = append(dst, int32(v))
+	}
+	return dst, err
+}
+
+// appendUint64s decodes a repeated uint64 field (varint encoded).
+func appendUint64s(dst []uint64, f field) ([]uint64, error) {
+	var tmp []int64
+	tmp, err := appendInt64s(tmp, f)
+	for _, v := range tmp {
+		dst = append(dst, uint64(v))
+	}
+	return dst, err
+}
+
+// appendFloats decodes a repeated float field (fixed32, packed or not).
+func appendFloats(dst []float32, f field) ([]float32, error) {
+	switch f.typ {
+	case protowire.Fixed32Type:
+		return append(dst, math.Float32frombits(uint32(f.u))), nil
+	case protowire.BytesType:
+		if len(f.b)%4 != 0 {
+			return dst, errTruncated
+		}
+		for i := 0; i < len(f.b); i += 4 {
+			v, _ := protowire.ConsumeFixed32(f.b[i:])
+			dst = append(dst, math.Float32frombits(v))
+		}
+		return dst, nil
+	}
+	return dst, errors.New("wrong wire type for repeated float")
+}
+
+// appendDoubles decodes a repeated double field (fixed64, packed or not).
+func appendDoubles(dst []float64, f field) ([]float64, error) {
+	switch f.typ {
+	case protowire.Fixed64Type:
+		return append(dst, math.Float64frombits(f.u)), nil
+	case protowire.BytesType:
+		if len(f.b)%8 != 0 {
+			return dst, errTruncated
+		}
+		for i := 0; i < len(f.b); i += 8 {
+			v, _ := protowire.ConsumeFixed64(f.b[i:])
+			dst = append(dst, math.Float64frombits(v))
+		}
+		return dst, nil
+	}
+	return dst, errors.New("wrong wire type for repeated double")
+}
+
+func truncate(s string) string {
+	if len(s) > 60 {
+		return s[:60] + "..."
+	}
+	return s
+}
