@@ -1,0 +1,357 @@
+package hw
+
+// This file implements the hardware schema, preset lookup and loading of
+// user hardware files.
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/wolong-dev/wolong/ir"
+)
+
+// Peak holds dense peak throughput in TFLOP/s (TOP/s for int8) per math
+// mode. A zero entry means the device has no such mode; the cost model then
+// falls back (bf16 -> fp16 -> fp32, tf32 -> fp32) and says so.
+type Peak struct {
+	FP64 float64 `json:"fp64"`
+	FP32 float64 `json:"fp32"` // CUDA cores / SIMD units, not tensor cores
+	TF32 float64 `json:"tf32"` // tensor cores, dense
+	FP16 float64 `json:"fp16"` // tensor cores, dense
+	BF16 float64 `json:"bf16"` // tensor cores, dense
+	FP8  float64 `json:"fp8"`  // tensor cores, dense
+	INT8 float64 `json:"int8"` // TOP/s, dense
+}
+
+// ClassEfficiency is the achievable fraction of peak for one op class, on
+// a kernel large enough to fill the device (small kernels are further
+// derated by the wave model).
+type ClassEfficiency struct {
+	Compute    float64 `json:"compute"`     // fraction of the dtype's peak FLOP/s
+	Memory     float64 `json:"memory"`      // fraction of peak memory bandwidth
+	OverheadUs float64 `json:"overhead_us"` // extra fixed device time per kernel, µs
+}
+
+// Efficiency holds the named efficiency parameters, one entry per op
+// class, plus the parameters of the small-kernel (waves) model. These are
+// the fields a calibration fits.
+type Efficiency struct {
+	MatMul        ClassEfficiency `json:"matmul"`
+	Conv          ClassEfficiency `json:"conv"`
+	Attention     ClassEfficiency `json:"attention"`
+	RNN           ClassEfficiency `json:"rnn"`
+	Elementwise   ClassEfficiency `json:"elementwise"`
+	Reduction     ClassEfficiency `json:"reduction"`
+	Normalization ClassEfficiency `json:"normalization"`
+	DataMovement  ClassEfficiency `json:"data_movement"`
+	Other         ClassEfficiency `json:"other"`
+
+	// TileM x TileN is the output tile one thread block computes in a
+	// GEMM-like kernel; BlocksPerSM of them run at once on one SM. A GEMM
+	// with T tiles runs in ceil(T / (SMs*BlocksPerSM)) waves and reaches
+	// T / (waves * SMs*BlocksPerSM) of the class efficiency.
+	TileM       int `json:"tile_m"`
+	TileN       int `json:"tile_n"`
+	BlocksPerSM int `json:"blocks_per_sm"`
+	// A kernel moving B bytes uses ceil(B/MemBytesPerBlock) blocks and
+	// reaches min(1, blocks / (SMs*MemBlocksPerSM)) of its bandwidth
+	// (too few bytes in flight cannot hide memory latency).
+	MemBytesPerBlock int `json:"mem_bytes_per_block"`
+	MemBlocksPerSM   int `json:"mem_blocks_per_sm"`
+}
+
+// Hardware describes one device. The JSON form is the --hw file schema.
+type Hardware struct {
+	Name        string   `json:"name"`
+	Kind        string   `json:"kind"` // "gpu" or "cpu"
+	Description string   `json:"description"`
+	Sources     []string `json:"sources"`     // datasheets and measurements the numbers come from
+	Assumptions []string `json:"assumptions"` // what was assumed where no source gives a number
+
+	PeakTFLOPS Peak `json:"peak_tflops"`
+
+	MemoryGB           float64 `json:"memory_gb"`            // device memory, GB (1e9 bytes)
+	MemoryBandwidthGBs float64 `json:"memory_bandwidth_gbs"` // peak, GB/s
+	L2MB               float64 `json:"l2_mb"`                // last-level cache, MB
+	SMs                int     `json:"sms"`                  // streaming multiprocessors (GPU) or cores (CPU)
+	ClockGHz           float64 `json:"clock_ghz"`
+
+	// Per kernel: host-side launch cost (API call), per-op framework
+	// dispatch cost on the host, and fixed device-side time (ramp-up,
+	// tail) of even an empty kernel. All µs.
+	LaunchUs         float64 `json:"launch_us"`
+	DispatchUs       float64 `json:"dispatch_us"`
+	KernelOverheadUs float64 `json:"kernel_overhead_us"`
+
+	// Interconnects, GB/s per direction unless noted in Sources.
+	NVLinkGBs float64 `json:"nvlink_gbs"`
+	PCIeGBs   float64 `json:"pcie_gbs"`
+
+	Efficiency Efficiency `json:"efficiency"`
+}
+
+//go:embed presets.json
+var presetsJSON []byte
+
+var presets []*Hardware
+
+func init() {
+	var list []*Hardware
+	if err := decodeStrict(bytes.NewReader(presetsJSON), &list); err != nil {
+		panic("hw: embedded presets: " + err.Error())
+	}
+	for _, h := range list {
+		if err := h.Validate(); err != nil {
+			panic("hw: embedded preset " + h.Name + ": " + err.Error())
+		}
+	}
+	presets = list
+}
+
+func decodeStrict(r io.Reader, v any) error {
+	d := json.NewDecoder(r)
+	d.DisallowUnknownFields()
+	if err := d.Decode(v); err != nil {
+		return err
+	}
+	if d.More() {
+		return errors.New("trailing data after the JSON value")
+	}
+	return nil
+}
+
+// Names lists the preset names in catalogue order.
+func Names() []string {
+	out := make([]string, len(presets))
+	for i, h := range presets {
+		out[i] = h.Name
+	}
+	return out
+}
+
+// Presets returns copies of all presets in catalogue order.
+func Presets() []*Hardware {
+	out := make([]*Hardware, len(presets))
+	for i, h := range presets {
+		out[i] = h.Clone()
+	}
+	return out
+}
+
+// Preset returns a copy of the preset called name (case-insensitive).
+func Preset(name string) (*Hardware, error) {
+	for _, h := range presets {
+		if strings.EqualFold(h.Name, name) {
+			return h.Clone(), nil
+		}
+	}
+	return nil, fmt.Errorf("hw: no preset %q (have %s)", name, strings.Join(Names(), ", "))
+}
+
+// maxFileSize bounds a hardware file read from disk.
+const maxFileSize = 1 << 20
+
+// Load reads a hardware file (the preset schema, one object).
+func Load(path string) (*Hardware, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("hw: %v", err)
+	}
+	defer f.Close()
+	var h Hardware
+	if err := decodeStrict(io.LimitReader(f, maxFileSize), &h); err != nil {
+		return nil, fmt.Errorf("hw: %s: %v", path, err)
+	}
+	if err := h.Validate(); err != nil {
+		return nil, fmt.Errorf("hw: %s: %v", path, err)
+	}
+	return &h, nil
+}
+
+// Resolve returns the preset called arg, or, when arg names a file (it
+// contains a path separator or ends in .json), the hardware file.
+func Resolve(arg string) (*Hardware, error) {
+	if strings.HasSuffix(arg, ".json") || strings.ContainsRune(arg, os.PathSeparator) {
+		return Load(arg)
+	}
+	return Preset(arg)
+}
+
+// Clone returns a deep copy of h.
+func (h *Hardware) Clone() *Hardware {
+	c := *h
+	c.Sources = append([]string(nil), h.Sources...)
+	c.Assumptions = append([]string(nil), h.Assumptions...)
+	return &c
+}
+
+// Validate checks that the numbers a prediction needs are present and
+// sane.
+func (h *Hardware) Validate() error {
+	var bad []string
+	pos := func(name string, v float64) {
+		if !(v > 0) {
+			bad = append(bad, name+" must be > 0")
+		}
+	}
+	nonneg := func(name string, v float64) {
+		if v < 0 || v != v {
+			bad = append(bad, name+" must be >= 0")
+		}
+	}
+	frac := func(name string, v float64) {
+		if !(v > 0 && v <= 1) {
+			bad = append(bad, name+" must be in (0, 1]")
+		}
+	}
+	if h.Name == "" {
+		bad = append(bad, "name is empty")
+	}
+	if h.Kind != "gpu" && h.Kind != "cpu" {
+		bad = append(bad, fmt.Sprintf("kind %q must be \"gpu\" or \"cpu\"", h.Kind))
+	}
+	pos("peak_tflops.fp32", h.PeakTFLOPS.FP32)
+	for _, p := range []struct {
+		n string
+		v float64
+	}{{"fp64", h.PeakTFLOPS.FP64}, {"tf32", h.PeakTFLOPS.TF32}, {"fp16", h.PeakTFLOPS.FP16}, {"bf16", h.PeakTFLOPS.BF16}, {"fp8", h.PeakTFLOPS.FP8}, {"int8", h.PeakTFLOPS.INT8}} {
+		nonneg("peak_tflops."+p.n, p.v)
+	}
+	pos("memory_gb", h.MemoryGB)
+	pos("memory_bandwidth_gbs", h.MemoryBandwidthGBs)
+	nonneg("l2_mb", h.L2MB)
+	if h.SMs <= 0 || h.SMs > 1<<20 {
+		bad = append(bad, "sms must be in 1..1048576")
+	}
+	nonneg("clock_ghz", h.ClockGHz)
+	nonneg("launch_us", h.LaunchUs)
+	nonneg("dispatch_us", h.DispatchUs)
+	nonneg("kernel_overhead_us", h.KernelOverheadUs)
+	nonneg("nvlink_gbs", h.NVLinkGBs)
+	nonneg("pcie_gbs", h.PCIeGBs)
+	for _, c := range h.Efficiency.Classes() {
+		frac("efficiency."+c.Name+".compute", c.Eff.Compute)
+		frac("efficiency."+c.Name+".memory", c.Eff.Memory)
+		nonneg("efficiency."+c.Name+".overhead_us", c.Eff.OverheadUs)
+	}
+	e := h.Efficiency
+	for _, p := range []struct {
+		n string
+		v int
+	}{{"tile_m", e.TileM}, {"tile_n", e.TileN}, {"blocks_per_sm", e.BlocksPerSM}, {"mem_bytes_per_block", e.MemBytesPerBlock}, {"mem_blocks_per_sm", e.MemBlocksPerSM}} {
+		if p.v <= 0 || p.v > 1<<20 {
+			bad = append(bad, "efficiency."+p.n+" must be in 1..1048576")
+		}
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("invalid hardware %q: %s", h.Name, strings.Join(bad, "; "))
+	}
+	return nil
+}
+
+// NamedClass is one op class's efficiency with its JSON name.
+type NamedClass struct {
+	Name string
+	Eff  ClassEfficiency
+}
+
+// Classes lists the per-class efficiencies in schema order.
+func (e Efficiency) Classes() []NamedClass {
+	return []NamedClass{
+		{"matmul", e.MatMul}, {"conv", e.Conv}, {"attention", e.Attention}, {"rnn", e.RNN},
+		{"elementwise", e.Elementwise}, {"reduction", e.Reduction}, {"normalization", e.Normalization},
+		{"data_movement", e.DataMovement}, {"other", e.Other},
+	}
+}
+
+// Class returns the efficiency of the class called name ("other" for an
+// unknown name).
+func (e Efficiency) Class(name string) ClassEfficiency {
+	for _, c := range e.Classes() {
+		if c.Name == name {
+			return c.Eff
+		}
+	}
+	return e.Other
+}
+
+// MathMode is the kind of arithmetic unit an op runs on.
+type MathMode uint8
+
+// Math modes: tensor cores (matrix ops) or SIMD / CUDA cores (vector ops).
+const (
+	Vector MathMode = iota
+	Tensor
+)
+
+// PeakFLOPS returns the peak FLOP/s for dt in mode, the name of the math
+// mode it used, and a note when it had to fall back (empty otherwise).
+// tf32 selects TF32 tensor cores for float32 matrix ops.
+func (h *Hardware) PeakFLOPS(dt ir.DType, mode MathMode, tf32 bool) (flops float64, used string, note string) {
+	p := h.PeakTFLOPS
+	if mode == Vector {
+		if dt == ir.Float64 && p.FP64 > 0 {
+			return p.FP64 * 1e12, "fp64", ""
+		}
+		return p.FP32 * 1e12, "fp32", ""
+	}
+	type cand struct {
+		name string
+		v    float64
+	}
+	var chain []cand
+	switch dt {
+	case ir.Float64:
+		chain = []cand{{"fp64", p.FP64}, {"fp32", p.FP32}}
+	case ir.Float16:
+		chain = []cand{{"fp16", p.FP16}, {"fp32", p.FP32}}
+	case ir.BFloat16:
+		chain = []cand{{"bf16", p.BF16}, {"fp16", p.FP16}, {"fp32", p.FP32}}
+	case ir.Float8E4M3FN, ir.Float8E4M3FNUZ, ir.Float8E5M2, ir.Float8E5M2FNUZ:
+		chain = []cand{{"fp8", p.FP8}, {"fp16", p.FP16}, {"fp32", p.FP32}}
+	case ir.Int8, ir.Uint8, ir.Int4, ir.Uint4, ir.Int2, ir.Uint2:
+		chain = []cand{{"int8", p.INT8}, {"fp16", p.FP16}, {"fp32", p.FP32}}
+	case ir.Float32:
+		if tf32 {
+			chain = []cand{{"tf32", p.TF32}, {"fp32", p.FP32}}
+		} else {
+			chain = []cand{{"fp32", p.FP32}}
+		}
+	default:
+		chain = []cand{{"fp32", p.FP32}}
+	}
+	for i, c := range chain {
+		if c.v > 0 {
+			if i > 0 {
+				note = fmt.Sprintf("%s has no %s peak: %s matrix ops costed at %s peak", h.Name, chain[0].name, dt, c.name)
+			}
+			return c.v * 1e12, c.name, note
+		}
+	}
+	return p.FP32 * 1e12, "fp32", ""
+}
+
+// WriteJSON writes h as indented JSON (the --hw file schema).
+func (h *Hardware) WriteJSON(w io.Writer) error {
+	b, err := json.MarshalIndent(h, "", "  ")
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	_, err = w.Write(b)
+	return err
+}
+
+// SortedNames returns the preset names sorted alphabetically.
+func SortedNames() []string {
+	n := Names()
+	sort.Strings(n)
+	return n
+}
