@@ -1,0 +1,167 @@
+package cmd
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+)
+
+// Version is wolong's version, set at link time with
+// -ldflags "-X github.com/wolong-dev/wolong/cmd.Version=v1.2.3".
+var Version = ""
+
+func version() string {
+	if Version != "" {
+		return Version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "0.1.0-dev"
+}
+
+// Env is what every command gets: where to write, and whether stderr is a
+// terminal (progress is shown only then).
+type Env struct {
+	Out           io.Writer
+	Err           io.Writer
+	ErrIsTerminal bool
+}
+
+// commands lists the subcommands in the order help shows them.
+var commands = []func(*Env) *cobra.Command{
+	newInspectCmd,
+	newOptimizeCmd,
+	newProfileCmd,
+	newExplainCmd,
+}
+
+// NewRootCmd builds the command tree.
+func NewRootCmd(env *Env) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "wolong",
+		Short: "Graph compiler and profiler for deep-learning models",
+		Long: `wolong imports an ONNX model into its own IR, runs optimization passes
+(operator batching, kernel fusion, RDMA-aware placement), simulates the result
+on a cost model of GPU and RDMA hardware, and reports the predicted speedup.`,
+		Version:       version(),
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(env.Out)
+	root.SetErr(env.Err)
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageErr{err} })
+	for _, mk := range commands {
+		root.AddCommand(mk(env))
+	}
+	return root
+}
+
+// usageErr marks a command-line mistake: exit status 2.
+type usageErr struct{ error }
+
+func (e usageErr) Unwrap() error { return e.error }
+
+// usageArgs wraps a cobra argument check so its failures are usage errors.
+func usageArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
+	return func(c *cobra.Command, args []string) error {
+		if err := check(c, args); err != nil {
+			return usageErr{err}
+		}
+		return nil
+	}
+}
+
+// Usagef returns a usage error (exit status 2) for a bad flag value.
+func Usagef(format string, args ...any) error { return usageErr{fmt.Errorf(format, args...)} }
+
+// Main runs wolong with args and returns the process exit status: 0 on
+// success, 1 on failure, 2 on a usage error. Errors are printed as one
+// line on stderr. A panic is caught and reported as an internal error.
+func Main(args []string, stdout, stderr io.Writer) (status int) {
+	env := &Env{Out: stdout, Err: stderr}
+	if f, ok := stderr.(*os.File); ok {
+		env.ErrIsTerminal = term.IsTerminal(int(f.Fd()))
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(stderr, "wolong: internal error: %s\n", oneLine(fmt.Sprint(r)))
+			status = 3
+		}
+	}()
+	root := NewRootCmd(env)
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return 0
+	}
+	fmt.Fprintf(stderr, "wolong: %s\n", oneLine(err.Error()))
+	var ue usageErr
+	if errors.As(err, &ue) || isCobraUsage(err) {
+		return 2
+	}
+	var ee exitErr
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	return 1
+}
+
+// exitErr carries a specific exit status with an already-printed cause
+// (e.g. verify's mismatch: status 1 with the table on stdout).
+type exitErr struct {
+	code int
+	msg  string
+}
+
+func (e exitErr) Error() string { return e.msg }
+
+func isCobraUsage(err error) bool {
+	s := err.Error()
+	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand flag", "accepts ", "requires at least", "invalid argument"} {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// oneLine folds a message onto one line.
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	s = strings.ReplaceAll(s, "\r", " ")
+	return strings.ReplaceAll(s, "\n", "; ")
+}
+
+// completeONNX completes positional arguments with .onnx files.
+func completeONNX(c *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+	return []string{"onnx"}, cobra.ShellCompDirectiveFilterFileExt
+}
+
+// notBuilt returns a command that exists in the tree but says plainly that
+// its issue has not landed yet.
+func notBuilt(use, short, issue string) *cobra.Command {
+	return &cobra.Command{
+		Use:               use,
+		Short:             short + " (not built yet)",
+		Args:              usageArgs(cobra.ArbitraryArgs),
+		ValidArgsFunction: completeONNX,
+		RunE: func(c *cobra.Command, args []string) error {
+			return fmt.Errorf("%s is not built yet: it lands with %s", c.Name(), issue)
+		},
+	}
+}
+
+func newOptimizeCmd(env *Env) *cobra.Command {
+	return notBuilt("optimize MODEL", "Run the optimization passes and predict the speedup", "the passes issue (fusion, batching, optimize and explain)")
+}
+
+func newExplainCmd(env *Env) *cobra.Command {
+	return notBuilt("explain MODEL", "Show what each pass changed and what it bought", "the passes issue (fusion, batching, optimize and explain)")
+}

@@ -1,0 +1,98 @@
+package report
+
+// This file implements the shared rendering helpers: tables, JSON and
+// human-readable numbers.
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/tw"
+)
+
+// Format is an output format chosen with --format.
+type Format string
+
+// Output formats.
+const (
+	Table Format = "table"
+	JSON  Format = "json"
+)
+
+// ParseFormat validates a --format value.
+func ParseFormat(s string) (Format, error) {
+	switch Format(s) {
+	case Table, JSON:
+		return Format(s), nil
+	}
+	return "", fmt.Errorf("unknown format %q (want table or json)", s)
+}
+
+// WriteJSON writes v as indented JSON followed by a newline.
+func WriteJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// WriteTable renders rows under a header as a bordered text table. Header
+// names are printed as given (no upper-casing).
+func WriteTable(w io.Writer, header []string, rows [][]string) error {
+	t := tablewriter.NewTable(w,
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithHeaderAlignment(tw.AlignLeft),
+	)
+	t.Header(toAny(header)...)
+	for _, r := range rows {
+		if err := t.Append(toAny(r)...); err != nil {
+			return err
+		}
+	}
+	return t.Render()
+}
+
+func toAny(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}
+
+// SI formats n with an SI prefix: 1234567 -> "1.23 M".
+func SI(n float64) string {
+	abs := math.Abs(n)
+	switch {
+	case abs >= 1e15:
+		return fmt.Sprintf("%.2f P", n/1e15)
+	case abs >= 1e12:
+		return fmt.Sprintf("%.2f T", n/1e12)
+	case abs >= 1e9:
+		return fmt.Sprintf("%.2f G", n/1e9)
+	case abs >= 1e6:
+		return fmt.Sprintf("%.2f M", n/1e6)
+	case abs >= 1e3:
+		return fmt.Sprintf("%.2f k", n/1e3)
+	}
+	return fmt.Sprintf("%.0f ", n)
+}
+
+// Bytes formats a byte count with binary prefixes: "1.50 MiB".
+func Bytes(n int64) string {
+	f := float64(n)
+	switch {
+	case n >= 1<<40:
+		return fmt.Sprintf("%.2f TiB", f/(1<<40))
+	case n >= 1<<30:
+		return fmt.Sprintf("%.2f GiB", f/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.2f MiB", f/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.2f KiB", f/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
