@@ -470,6 +470,211 @@ func inferLayerNorm(c *InferContext) error {
 	return nil
 }
 
+// Crop(input) border=[left, top, right, bottom] scale=[h, w] (ai.onnx
+// experimental, opset 1): NCHW cropped by the border, or to the scale.
+func inferCrop(c *InferContext) error {
+	x := c.InShape(0)
+	dt := c.InDType(0)
+	if !x.Known {
+		c.SetTensor(0, dt, UnknownShape())
+		return nil
+	}
+	if len(x.Dims) != 4 {
+		return fmt.Errorf("Crop: input rank %d, want 4", len(x.Dims))
+	}
+	out := x.Clone()
+	if sc, ok := c.AttrInts("scale"); ok && len(sc) == 2 {
+		out.Dims[2], out.Dims[3] = D(sc[0]), D(sc[1])
+	} else {
+		b, ok := c.AttrInts("border")
+		if !ok || len(b) != 4 {
+			return fmt.Errorf("Crop: border must have 4 values")
+		}
+		out.Dims[2] = cxAddConst(x.Dims[2], -(b[1] + b[3]))
+		out.Dims[3] = cxAddConst(x.Dims[3], -(b[0] + b[2]))
+	}
+	c.SetTensor(0, dt, out)
+	return nil
+}
+
+// CausalConvWithState(input [B, C, L], weight [C, 1, K][, bias,
+// past_state]) (opset 27) -> output [B, C, L], present_state [B, C, K-1].
+func inferCausalConvWithState(c *InferContext) error {
+	x, w := c.InShape(0), c.InShape(1)
+	dt := c.InDType(0)
+	if !x.Known {
+		c.SetTensor(0, dt, UnknownShape())
+	} else {
+		out := x.Clone()
+		if w.Known && len(w.Dims) >= 1 && len(out.Dims) >= 2 {
+			out.Dims[1] = w.Dims[0]
+		}
+		c.SetTensor(0, dt, out)
+	}
+	if !x.Known || !w.Known || len(x.Dims) < 2 || len(w.Dims) < 3 {
+		c.SetTensor(1, dt, UnknownShape())
+		return nil
+	}
+	st := append([]Dim{}, x.Dims[:len(x.Dims)-1]...)
+	for _, k := range w.Dims[2:] {
+		st = append(st, cxAddConst(k, -1))
+	}
+	c.SetTensor(1, dt, DimsShape(st...))
+	return nil
+}
+
+// cxScalarInput returns the known value of a scalar (or 1-element)
+// integer input.
+func cxScalarInput(c *InferContext, i int) (Dim, bool) {
+	k, ok := c.Known(i)
+	if !ok || len(k) != 1 {
+		return Dim{}, false
+	}
+	if k[0].Sym == "" && k[0].Val < 0 {
+		return Dim{}, false
+	}
+	return k[0], true
+}
+
+// cxOutputDType reads output_datatype (default float32).
+func cxOutputDType(c *InferContext) DType {
+	dt := DType(c.AttrInt("output_datatype", int64(Float32)))
+	if !dt.Valid() {
+		return Undefined
+	}
+	return dt
+}
+
+// HannWindow / HammingWindow / BlackmanWindow(size) output_datatype=1 ->
+// [size].
+func inferWindow(c *InferContext) error {
+	n, ok := cxScalarInput(c, 0)
+	if !ok {
+		n = Unknown()
+	}
+	c.SetTensor(0, cxOutputDType(c), DimsShape(n))
+	return nil
+}
+
+// MelWeightMatrix(num_mel_bins, dft_length, sample_rate, lower_edge_hertz,
+// upper_edge_hertz) -> [floor(dft_length/2)+1, num_mel_bins].
+func inferMelWeightMatrix(c *InferContext) error {
+	bins, ok := cxScalarInput(c, 0)
+	if !ok {
+		bins = Unknown()
+	}
+	rows := Unknown()
+	if n, ok := cxScalarInput(c, 1); ok {
+		rows = DimAdd(DimDiv(n, D(2)), D(1))
+	}
+	c.SetTensor(0, cxOutputDType(c), DimsShape(rows, bins))
+	return nil
+}
+
+// DFT(input[, dft_length, axis]) inverse onesided (axis is an attribute
+// before opset 20): input [..., 1 or 2] -> [..., 2], or [..., 1] for the
+// inverse one-sided transform.
+func inferDFT(c *InferContext) error {
+	x := c.InShape(0)
+	dt := c.InDType(0)
+	if !x.Known {
+		c.SetTensor(0, dt, UnknownShape())
+		return nil
+	}
+	r := len(x.Dims)
+	if r < 2 {
+		return fmt.Errorf("DFT: input rank %d, want >= 2", r)
+	}
+	inverse, onesided := c.AttrInt("inverse", 0) != 0, c.AttrInt("onesided", 0) != 0
+	out := x.Clone()
+	out.Dims[r-1] = D(2)
+	if inverse && onesided {
+		out.Dims[r-1] = D(1)
+	}
+	var axis int64 = 1
+	axisKnown := true
+	if c.Opset >= 20 {
+		axis = -2
+		if c.HasInput(2) {
+			k, ok := c.KnownInts(2)
+			axisKnown = ok && len(k) == 1
+			if axisKnown {
+				axis = k[0]
+			}
+		}
+	} else {
+		axis = c.AttrInt("axis", 1)
+	}
+	n, hasLen := Dim{}, false
+	if c.HasInput(1) {
+		n, hasLen = cxScalarInput(c, 1)
+		if !hasLen {
+			n = Unknown()
+			hasLen = true
+		}
+	}
+	if !axisKnown {
+		if hasLen || onesided {
+			for i := 0; i < r-1; i++ {
+				out.Dims[i] = Unknown()
+			}
+		}
+		c.SetTensor(0, dt, out)
+		return nil
+	}
+	if axis < 0 {
+		axis += int64(r)
+	}
+	if axis < 0 || axis >= int64(r-1) {
+		return fmt.Errorf("DFT: axis %d out of range for rank %d", axis, r)
+	}
+	if !hasLen {
+		n = x.Dims[axis]
+	}
+	switch {
+	case onesided && !inverse:
+		out.Dims[axis] = DimAdd(DimDiv(n, D(2)), D(1))
+	case onesided && inverse && !c.HasInput(1):
+		out.Dims[axis] = DimMul(cxAddConst(n, -1), D(2))
+	default:
+		out.Dims[axis] = n
+	}
+	c.SetTensor(0, dt, out)
+	return nil
+}
+
+// STFT(signal [B, L, 1|2], frame_step[, window, frame_length]) onesided=1
+// -> [B, frames, bins, 2] with frames = (L - frame_length)/frame_step + 1
+// and bins = frame_length/2 + 1 (one-sided) or frame_length.
+// com.microsoft.experimental's STFT takes (signal [B, L], window,
+// frame_length, frame_step).
+func inferSTFT(c *InferContext) error {
+	sig := c.InShape(0)
+	dt := c.InDType(0)
+	stepIdx, winIdx, lenIdx := 1, 2, 3
+	if c.Node.Domain == "com.microsoft.experimental" {
+		stepIdx, winIdx, lenIdx = 3, 1, 2
+	}
+	batch, length := cxDim(sig, 0), cxDim(sig, 1)
+	fl, ok := cxScalarInput(c, lenIdx)
+	if !ok {
+		fl = Unknown()
+		if w := c.InShape(winIdx); c.HasInput(winIdx) && cxRankIs(w, 1) {
+			fl = w.Dims[0]
+		}
+	}
+	frames := Unknown()
+	if step, ok := cxScalarInput(c, stepIdx); ok && step.IsConcrete() && step.Val > 0 && fl.IsConcrete() && length.IsConcrete() && length.Val >= fl.Val {
+		frames = D((length.Val-fl.Val)/step.Val + 1)
+	}
+	bins := fl
+	if c.AttrInt("onesided", 1) != 0 {
+		bins = DimAdd(DimDiv(fl, D(2)), D(1))
+	}
+	c.SetTensor(0, dt, DimsShape(batch, frames, bins, D(2)))
+	return nil
+}
+
 func init() {
 	Register(
 		OpDef{Name: "Conv", MinInputs: 2, MaxInputs: 3, MinOutputs: 1, MaxOutputs: 1, Infer: inferConv},
@@ -495,5 +700,18 @@ func init() {
 		OpDef{Name: "LpNormalization", MinInputs: 1, MaxInputs: 1, MinOutputs: 1, MaxOutputs: 1, Infer: cxUnary},
 		OpDef{Name: "MeanVarianceNormalization", MinInputs: 1, MaxInputs: 1, MinOutputs: 1, MaxOutputs: 1, Infer: cxUnary},
 		OpDef{Name: "RMSNormalization", MinInputs: 2, MaxInputs: 2, MinOutputs: 1, MaxOutputs: 1, Infer: cxUnary},
+		OpDef{Name: "Crop", MinInputs: 1, MaxInputs: 1, MinOutputs: 1, MaxOutputs: 1, Infer: inferCrop},
+		OpDef{Name: "CausalConvWithState", MinInputs: 2, MaxInputs: 4, MinOutputs: 1, MaxOutputs: 2, Infer: inferCausalConvWithState},
+		OpDef{Name: "HannWindow", MinInputs: 1, MaxInputs: 1, MinOutputs: 1, MaxOutputs: 1, Infer: inferWindow},
+		OpDef{Name: "HammingWindow", MinInputs: 1, MaxInputs: 1, MinOutputs: 1, MaxOutputs: 1, Infer: inferWindow},
+		OpDef{Name: "BlackmanWindow", MinInputs: 1, MaxInputs: 1, MinOutputs: 1, MaxOutputs: 1, Infer: inferWindow},
+		OpDef{Name: "MelWeightMatrix", MinInputs: 5, MaxInputs: 5, MinOutputs: 1, MaxOutputs: 1, Infer: inferMelWeightMatrix},
+		OpDef{Name: "DFT", MinInputs: 1, MaxInputs: 3, MinOutputs: 1, MaxOutputs: 1, Infer: inferDFT},
+		OpDef{Name: "STFT", MinInputs: 2, MaxInputs: 4, MinOutputs: 1, MaxOutputs: 1, Infer: inferSTFT},
+		OpDef{Domain: "com.microsoft.experimental", Name: "HannWindow", MinInputs: 1, MaxInputs: 1, MinOutputs: 1, MaxOutputs: 1, Infer: inferWindow},
+		OpDef{Domain: "com.microsoft.experimental", Name: "HammingWindow", MinInputs: 1, MaxInputs: 1, MinOutputs: 1, MaxOutputs: 1, Infer: inferWindow},
+		OpDef{Domain: "com.microsoft.experimental", Name: "BlackmanWindow", MinInputs: 1, MaxInputs: 1, MinOutputs: 1, MaxOutputs: 1, Infer: inferWindow},
+		OpDef{Domain: "com.microsoft.experimental", Name: "MelWeightMatrix", MinInputs: 5, MaxInputs: 5, MinOutputs: 1, MaxOutputs: 1, Infer: inferMelWeightMatrix},
+		OpDef{Domain: "com.microsoft.experimental", Name: "STFT", MinInputs: 2, MaxInputs: 4, MinOutputs: 1, MaxOutputs: 1, Infer: inferSTFT},
 	)
 }
