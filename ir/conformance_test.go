@@ -1,0 +1,356 @@
+package ir_test
+
+// This file checks shape inference against the ONNX backend conformance
+// data (../shared/onnx-node-tests) and the real-model corpus
+// (../shared/models). For each test model, declared output and value_info
+// types are stripped, the model is inferred, and every graph output's
+// inferred dtype and shape are compared with the expected output tensor:
+//
+//   - exact:   every output's dtype and every dim inferred and equal;
+//   - partial: nothing contradicts, but something is unknown or symbolic;
+//   - wrong:   a dtype, rank or concrete dim contradicts the data.
+//
+// Outputs whose .pb is a Sequence/Optional/Map (the importer reads only
+// TensorProto) are skipped and counted; a test with no comparable output
+// is "skipped" and left out of the percentages.
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/wolong-dev/wolong/importer"
+	"github.com/wolong-dev/wolong/ir"
+)
+
+// Thresholds for TestInferConformance on the node/ suite.
+const (
+	// minNodeExactPercent is the share of node/ tests whose outputs must
+	// be inferred exactly (ONNX's own inference reaches about 75%).
+	minNodeExactPercent = 75.0
+	// maxWrong is the number of tests (all suites) allowed a contradicting
+	// inferred type.
+	maxWrong = 0
+)
+
+// conformanceRoot is the conformance data folder relative to this package.
+var conformanceRoot = filepath.Join("..", "..", "shared", "onnx-node-tests")
+
+// modelsRoot is the real-model corpus relative to this package.
+var modelsRoot = filepath.Join("..", "..", "shared", "models")
+
+type confClass int
+
+const (
+	confExact confClass = iota
+	confPartial
+	confWrong
+	confSkipped // no tensor output to compare
+	confError   // the model did not load
+)
+
+var confClassNames = [...]string{"exact", "partial", "wrong", "skipped", "load-error"}
+
+// confResult is the verdict on one test model.
+type confResult struct {
+	suite, name string
+	class       confClass
+	op          string // op producing the first non-exact output
+	detail      string
+	skippedOuts int
+}
+
+// stripDeclared removes every declared type except those of graph inputs
+// (in the main graph, subgraphs and function bodies), so inference cannot
+// copy them.
+func stripDeclared(m *ir.Model) {
+	strip := func(g *ir.Graph) bool {
+		inputs := map[*ir.Value]bool{}
+		for _, v := range g.Inputs {
+			inputs[v] = true
+		}
+		for _, n := range g.Nodes {
+			for _, o := range n.Outputs {
+				if o != nil && !inputs[o] {
+					o.Declared = nil
+				}
+			}
+		}
+		for _, o := range g.Outputs {
+			if o != nil && !inputs[o] {
+				o.Declared = nil
+			}
+		}
+		return true
+	}
+	m.Graph.Walk(strip)
+	for _, f := range m.Functions {
+		if f.Body != nil {
+			f.Body.Walk(strip)
+		}
+	}
+}
+
+// compareOutput grades one inferred type against an expected tensor.
+func compareOutput(got ir.Type, want *ir.Tensor) (confClass, string) {
+	if got.Kind != ir.KindTensor {
+		if got.Kind == ir.KindUnknown {
+			return confPartial, "type unknown"
+		}
+		return confWrong, fmt.Sprintf("inferred %s, want a tensor", got)
+	}
+	cls := confExact
+	why := ""
+	if got.DType == ir.Undefined {
+		cls, why = confPartial, "dtype unknown"
+	} else if got.DType != want.DType {
+		return confWrong, fmt.Sprintf("dtype %s, want %s", got.DType, want.DType)
+	}
+	s := got.Shape
+	if !s.Known {
+		return confPartial, "rank unknown"
+	}
+	if len(s.Dims) != len(want.Dims) {
+		return confWrong, fmt.Sprintf("shape %s, want %v", s, want.Dims)
+	}
+	for i, d := range s.Dims {
+		if d.IsConcrete() {
+			if d.Val != want.Dims[i] {
+				return confWrong, fmt.Sprintf("shape %s, want %v", s, want.Dims)
+			}
+			continue
+		}
+		if cls == confExact {
+			cls, why = confPartial, fmt.Sprintf("shape %s, want %v", s, want.Dims)
+		}
+	}
+	return cls, why
+}
+
+// runConformanceModel loads, strips, infers and grades one model against
+// the expected outputs in outFiles (index = graph output index).
+func runConformanceModel(suite, name, modelPath string, outFiles []string) confResult {
+	r := confResult{suite: suite, name: name}
+	m, err := importer.Load(modelPath, importer.Options{})
+	if err != nil {
+		r.class, r.detail = confError, err.Error()
+		return r
+	}
+	defer m.Close()
+	stripDeclared(m)
+	ir.InferModel(m, ir.InferOptions{})
+	compared := 0
+	r.class = confExact
+	for i, path := range outFiles {
+		if i >= len(m.Graph.Outputs) {
+			break
+		}
+		want, err := importer.ReadTensorFile(path)
+		if err != nil {
+			r.skippedOuts++
+			continue
+		}
+		compared++
+		o := m.Graph.Outputs[i]
+		cls, why := compareOutput(o.Type, want)
+		if cls > r.class || (cls == confPartial && r.class == confExact) {
+			r.class, r.op = cls, producerOp(o)
+			r.detail = fmt.Sprintf("output %d %q: %s", i, o.Name, why)
+		}
+	}
+	if compared == 0 {
+		r.class = confSkipped
+	}
+	return r
+}
+
+func producerOp(v *ir.Value) string {
+	if v.Producer == nil {
+		return "(input)"
+	}
+	return v.Producer.QualifiedOp()
+}
+
+// testDirResults runs every test folder under dir (model.onnx +
+// test_data_set_0/output_N.pb).
+func testDirResults(t *testing.T, suite, dir string) []confResult {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Skipf("conformance data absent: %v", err)
+	}
+	var out []confResult
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		mp := filepath.Join(dir, e.Name(), "model.onnx")
+		if _, err := os.Stat(mp); err != nil {
+			continue
+		}
+		var outs []string
+		for i := 0; ; i++ {
+			p := filepath.Join(dir, e.Name(), "test_data_set_0", fmt.Sprintf("output_%d.pb", i))
+			if _, err := os.Stat(p); err != nil {
+				break
+			}
+			outs = append(outs, p)
+		}
+		out = append(out, runConformanceModel(suite, e.Name(), mp, outs))
+	}
+	return out
+}
+
+// lightResults runs light/*.onnx against light_*_output_0.pb.
+func lightResults(t *testing.T, dir string) []confResult {
+	models, _ := filepath.Glob(filepath.Join(dir, "light_*.onnx"))
+	var out []confResult
+	for _, mp := range models {
+		base := strings.TrimSuffix(filepath.Base(mp), ".onnx")
+		want := filepath.Join(dir, base+"_output_0.pb")
+		if _, err := os.Stat(want); err != nil {
+			continue
+		}
+		out = append(out, runConformanceModel("light", base, mp, []string{want}))
+	}
+	return out
+}
+
+// confSummary counts results by class.
+type confSummary struct {
+	counts [len(confClassNames)]int
+}
+
+func (s *confSummary) add(r confResult) { s.counts[r.class]++ }
+
+// graded is the number of tests that count towards the percentages.
+func (s *confSummary) graded() int {
+	return s.counts[confExact] + s.counts[confPartial] + s.counts[confWrong] + s.counts[confError]
+}
+
+func (s *confSummary) exactPercent() float64 {
+	if s.graded() == 0 {
+		return 0
+	}
+	return 100 * float64(s.counts[confExact]) / float64(s.graded())
+}
+
+func (s *confSummary) String() string {
+	return fmt.Sprintf("%d graded: %d exact (%.1f%%), %d partial, %d wrong, %d load errors; %d skipped (non-tensor outputs)",
+		s.graded(), s.counts[confExact], s.exactPercent(), s.counts[confPartial], s.counts[confWrong], s.counts[confError], s.counts[confSkipped])
+}
+
+func TestInferConformance(t *testing.T) {
+	if _, err := os.Stat(conformanceRoot); err != nil {
+		t.Skipf("conformance data absent: %v", err)
+	}
+	suites := []string{"node", "simple", "pytorch-converted", "pytorch-operator", filepath.Join("extra", "onnx2c-local_ops"), "light"}
+	var all []confResult
+	sums := map[string]*confSummary{}
+	total := &confSummary{}
+	for _, suite := range suites {
+		dir := filepath.Join(conformanceRoot, suite)
+		if _, err := os.Stat(dir); err != nil {
+			t.Logf("%s: absent, skipped", suite)
+			continue
+		}
+		var rs []confResult
+		if suite == "light" {
+			rs = lightResults(t, dir)
+		} else {
+			rs = testDirResults(t, suite, dir)
+		}
+		s := &confSummary{}
+		for _, r := range rs {
+			s.add(r)
+			total.add(r)
+		}
+		sums[suite] = s
+		all = append(all, rs...)
+		t.Logf("%-28s %s", suite+":", s)
+	}
+	t.Logf("%-28s %s", "overall:", total)
+
+	// Wrong and load-error tests, one line each.
+	var bad []string
+	nonExact := map[string][]string{}
+	for _, r := range all {
+		switch r.class {
+		case confWrong, confError:
+			bad = append(bad, fmt.Sprintf("%s %s/%s [%s]: %s", confClassNames[r.class], r.suite, r.name, r.op, r.detail))
+		}
+		if r.class == confPartial || r.class == confWrong || r.class == confError {
+			op := r.op
+			if op == "" {
+				op = "(load)"
+			}
+			nonExact[op] = append(nonExact[op], r.suite+"/"+r.name)
+		}
+	}
+	ops := make([]string, 0, len(nonExact))
+	for op := range nonExact {
+		ops = append(ops, op)
+	}
+	sort.Slice(ops, func(i, j int) bool {
+		if len(nonExact[ops[i]]) != len(nonExact[ops[j]]) {
+			return len(nonExact[ops[i]]) > len(nonExact[ops[j]])
+		}
+		return ops[i] < ops[j]
+	})
+	var b strings.Builder
+	for _, op := range ops {
+		names := nonExact[op]
+		shown := names
+		if len(shown) > 4 {
+			shown = shown[:4]
+		}
+		fmt.Fprintf(&b, "\n  %-28s %3d  %s", op, len(names), strings.Join(shown, " "))
+		if len(names) > len(shown) {
+			fmt.Fprintf(&b, " ...")
+		}
+	}
+	t.Logf("non-exact tests by op producing the first non-exact output:%s", b.String())
+	if testing.Verbose() {
+		for _, r := range all {
+			if r.class == confPartial {
+				t.Logf("partial %s/%s [%s]: %s", r.suite, r.name, r.op, r.detail)
+			}
+		}
+	}
+	wrong := total.counts[confWrong]
+	if wrong > maxWrong {
+		t.Errorf("%d tests have wrong inferred types (max %d):\n%s", wrong, maxWrong, strings.Join(bad, "\n"))
+	} else if len(bad) > 0 {
+		t.Logf("load errors:\n%s", strings.Join(bad, "\n"))
+	}
+	if s := sums["node"]; s != nil && s.exactPercent() < minNodeExactPercent {
+		t.Errorf("node suite: %.1f%% exact, want >= %.1f%%", s.exactPercent(), minNodeExactPercent)
+	}
+}
+
+// TestCompareOutput checks the grading itself.
+func TestCompareOutput(t *testing.T) {
+	want := &ir.Tensor{DType: ir.Float32, Dims: []int64{2, 3}}
+	cases := []struct {
+		name string
+		got  ir.Type
+		cls  confClass
+	}{
+		{"exact", ir.TensorType(ir.Float32, ir.ShapeOf(2, 3)), confExact},
+		{"symbolic", ir.TensorType(ir.Float32, ir.DimsShape(ir.S("N"), ir.D(3))), confPartial},
+		{"unknown rank", ir.TensorType(ir.Float32, ir.UnknownShape()), confPartial},
+		{"unknown dtype", ir.TensorType(ir.Undefined, ir.ShapeOf(2, 3)), confPartial},
+		{"nothing", ir.Type{}, confPartial},
+		{"wrong dtype", ir.TensorType(ir.Float64, ir.ShapeOf(2, 3)), confWrong},
+		{"wrong rank", ir.TensorType(ir.Float32, ir.ShapeOf(6)), confWrong},
+		{"wrong dim", ir.TensorType(ir.Float32, ir.DimsShape(ir.Unknown(), ir.D(4))), confWrong},
+		{"sequence", ir.Type{Kind: ir.KindSequence}, confWrong},
+	}
+	for _, tc := range cases {
+		if got, why := compareOutput(tc.got, want); got != tc.cls {
+			t.Errorf("%s: %s (%s), want %s", tc.name, confClassNames[got], why, confClassNames[tc.cls])
+		}
+	}
+}
