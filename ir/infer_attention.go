@@ -108,6 +108,34 @@ func inferFlexAttention(c *InferContext) error {
 	return nil
 }
 
+// LinearAttention(query [B, T, qh*dk], key [B, T, kvh*dk], value [B, T,
+// kvh*dv][, past_state, decay, beta]) q_num_heads kv_num_heads (opset 27)
+// -> output [B, T, qh*dv], present_state [B, kvh, dk, dv].
+func inferLinearAttention(c *InferContext) error {
+	q, k, v := c.InShape(0), c.InShape(1), c.InShape(2)
+	dt := c.InDType(0)
+	qh, kvh := c.AttrInt("q_num_heads", 0), c.AttrInt("kv_num_heads", 0)
+	dk, dv := Unknown(), Unknown()
+	if kvh > 0 {
+		dk, dv = cxDivExact(cxDim(k, 2), kvh), cxDivExact(cxDim(v, 2), kvh)
+	}
+	hid := Unknown()
+	if qh > 0 {
+		hid = DimMul(D(qh), dv)
+	}
+	if q.Known && len(q.Dims) == 3 {
+		c.SetTensor(0, dt, DimsShape(q.Dims[0], q.Dims[1], hid))
+	} else {
+		c.SetTensor(0, dt, UnknownShape())
+	}
+	heads := Unknown()
+	if kvh > 0 {
+		heads = D(kvh)
+	}
+	c.SetTensor(1, dt, DimsShape(cxDim(q, 0), heads, dk, dv))
+	return nil
+}
+
 // cxPresent is the [2, B, N, past+S, H] state of com.microsoft Attention
 // and QAttention.
 func cxPresent(c *InferContext, pastIdx int, batch, seq, heads, headSize Dim) Shape {
@@ -238,11 +266,19 @@ func inferGroupQueryAttention(c *InferContext) error {
 	} else {
 		c.SetTensor(0, dt, UnknownShape())
 	}
+	// present_sequence_length = max(past_sequence_length,
+	// total_sequence_length); past's dim is the larger only when the past
+	// and present buffers are shared (a static max length).
 	present := Unknown()
-	if tsl, ok := c.KnownInts(6); ok && len(tsl) == 1 {
-		present = D(tsl[0])
-		if p := cxDim(c.InShape(3), 2); p.IsConcrete() && p.Val > tsl[0] {
-			present = p
+	past := cxDim(c.InShape(3), 2)
+	if tsl, ok := c.Known(6); ok && len(tsl) == 1 && (tsl[0].Sym != "" || tsl[0].Val >= 0) {
+		switch t := tsl[0]; {
+		case t.IsConcrete() && past.IsConcrete():
+			present = D(max(t.Val, past.Val))
+		case t.IsConcrete() && !c.HasInput(3):
+			present = t
+		case t.IsSymbolic() && !past.IsConcrete():
+			present = t
 		}
 	}
 	c.SetTensor(1, dt, DimsShape(batch, D(kvn), present, head))
@@ -354,6 +390,7 @@ func init() {
 	ms := "com.microsoft"
 	Register(
 		OpDef{Name: "Attention", MinInputs: 3, MaxInputs: 7, MinOutputs: 1, MaxOutputs: 4, Infer: inferAttention},
+		OpDef{Name: "LinearAttention", MinInputs: 3, MaxInputs: 6, MinOutputs: 1, MaxOutputs: 2, Infer: inferLinearAttention},
 		OpDef{Name: "RotaryEmbedding", MinInputs: 3, MaxInputs: 4, MinOutputs: 1, MaxOutputs: 1, Infer: cxUnary},
 		OpDef{Domain: "ai.onnx.preview", Name: "FlexAttention", MinInputs: 3, MaxInputs: 3, MinOutputs: 1, MaxOutputs: 1, Infer: inferFlexAttention},
 

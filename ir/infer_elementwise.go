@@ -495,6 +495,8 @@ func init() {
 		OpDef{Name: "CastLike", MinInputs: 2, MaxInputs: 2, MinOutputs: 1, MaxOutputs: 1, Infer: inferCastLike},
 		OpDef{Name: "BitCast", MinInputs: 1, MaxInputs: 1, MinOutputs: 1, MaxOutputs: 1, Infer: inferBitCast},
 		OpDef{Name: "Where", MinInputs: 3, MaxInputs: 3, MinOutputs: 1, MaxOutputs: 1, Infer: inferWhere},
+		// SwiGLU(A, B) (opset 28): A and B have the same shape.
+		OpDef{Name: "SwiGLU", MinInputs: 2, MaxInputs: 2, MinOutputs: 1, MaxOutputs: 1, Infer: cxBinary(Undefined)},
 		// PRelu(X, slope): slope broadcasts unidirectionally to X.
 		OpDef{Name: "PRelu", MinInputs: 2, MaxInputs: 2, MinOutputs: 1, MaxOutputs: 1, Infer: cxUnary},
 	)
