@@ -1,0 +1,214 @@
+package ir
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// cxCase is one single-node inference case for the compute-op tests.
+type cxCase struct {
+	name   string
+	op     string
+	domain string
+	opset  int64    // ai.onnx opset (or the node's domain's); default 17
+	in     []Type   // input types; the zero Type marks an omitted input
+	consts []*Tensor // constant inputs appended after in (initializers)
+	attrs  []*Attr
+	nout   int      // number of outputs (default 1)
+	want   []string // expected output types (Type.String); "" skips one
+	known  string   // expected Known values of output 0 ("" skips)
+	err    bool     // an "infer" diagnostic is expected
+}
+
+// cxT builds a tensor type; dims are ints (concrete), "?" (unknown) or a
+// symbol name. No dims means a scalar; cxT(dt, "*") means unknown rank.
+func cxT(dt DType, dims ...any) Type {
+	if len(dims) == 1 && dims[0] == "*" {
+		return TensorType(dt, UnknownShape())
+	}
+	s := Shape{Known: true, Dims: []Dim{}}
+	for _, d := range dims {
+		switch v := d.(type) {
+		case int:
+			s.Dims = append(s.Dims, D(int64(v)))
+		case string:
+			if v == "?" {
+				s.Dims = append(s.Dims, Unknown())
+			} else {
+				s.Dims = append(s.Dims, S(v))
+			}
+		}
+	}
+	return TensorType(dt, s)
+}
+
+// cxInts is an int64 constant of shape [len(v)] (or a scalar when scalar).
+func cxInts(scalar bool, v ...int64) *Tensor {
+	t := &Tensor{DType: Int64, Int64s: v}
+	if !scalar {
+		t.Dims = []int64{int64(len(v))}
+	}
+	return t
+}
+
+func cxAttrI(name string, v int64) *Attr { return &Attr{Name: name, Type: AttrInt, I: v} }
+func cxAttrF(name string, v float32) *Attr {
+	return &Attr{Name: name, Type: AttrFloat, F: v}
+}
+func cxAttrS(name, v string) *Attr { return &Attr{Name: name, Type: AttrString, S: []byte(v)} }
+func cxAttrIs(name string, v ...int64) *Attr {
+	return &Attr{Name: name, Type: AttrInts, Ints: v}
+}
+
+func cxKnownString(k []Dim) string {
+	if k == nil {
+		return "<nil>"
+	}
+	parts := make([]string, len(k))
+	for i, d := range k {
+		if d.Sym == "" {
+			parts[i] = fmt.Sprint(d.Val)
+		} else {
+			parts[i] = d.Sym
+		}
+	}
+	return "[" + strings.Join(parts, " ") + "]"
+}
+
+func cxRun(t *testing.T, tc cxCase) {
+	t.Helper()
+	g := NewGraph("g")
+	var ins []*Value
+	for i, ty := range tc.in {
+		if ty.Kind == KindUnknown {
+			ins = append(ins, nil)
+			continue
+		}
+		ins = append(ins, g.AddInput(fmt.Sprintf("in%d", i), ty))
+	}
+	for i, c := range tc.consts {
+		c.Name = fmt.Sprintf("c%d", i)
+		ins = append(ins, g.AddInitializer(c))
+	}
+	nout := tc.nout
+	if nout == 0 {
+		nout = 1
+	}
+	outs := make([]string, nout)
+	for i := range outs {
+		outs[i] = fmt.Sprintf("out%d", i)
+	}
+	n := g.AddNode(tc.op, tc.domain, "n", ins, outs, tc.attrs...)
+	opset := tc.opset
+	if opset == 0 {
+		opset = 17
+	}
+	m := &Model{Opsets: []OpsetID{{"", opset}}, Graph: g}
+	if tc.domain != "" {
+		m.Opsets = append(m.Opsets, OpsetID{tc.domain, 1})
+	}
+	res := InferModel(m, InferOptions{})
+	var diags []string
+	for _, d := range res.Diagnostics {
+		diags = append(diags, d.String())
+	}
+	gotErr := false
+	for _, d := range res.Diagnostics {
+		if d.Code == "infer" || d.Code == "opaque" {
+			gotErr = true
+		}
+	}
+	if gotErr != tc.err {
+		t.Errorf("diagnostics %q, want error=%v", diags, tc.err)
+	}
+	if tc.err {
+		return
+	}
+	for i, w := range tc.want {
+		if w == "" {
+			continue
+		}
+		if got := n.Outputs[i].Type.String(); got != w {
+			t.Errorf("output %d: got %s, want %s", i, got, w)
+		}
+	}
+	if tc.known != "" {
+		if got := cxKnownString(n.Outputs[0].Known); got != tc.known {
+			t.Errorf("known: got %s, want %s", got, tc.known)
+		}
+	}
+}
+
+func cxRunAll(t *testing.T, cases []cxCase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) { cxRun(t, tc) })
+	}
+}
+
+func TestInferElementwise(t *testing.T) {
+	f := Float32
+	cxRunAll(t, []cxCase{
+		{name: "relu keeps symbolic", op: "Relu", in: []Type{cxT(f, "N", 3)}, want: []string{"float32[N,3]"}},
+		{name: "unary unknown rank", op: "Exp", in: []Type{cxT(Float16, "*")}, want: []string{"float16[*]"}},
+		{name: "clip optional inputs", op: "Clip", opset: 13, in: []Type{cxT(f, 2, 3), cxT(f), {}}, want: []string{"float32[2,3]"}},
+		{name: "isnan bool", op: "IsNaN", in: []Type{cxT(f, 4)}, want: []string{"bool[4]"}},
+		{name: "add broadcast", op: "Add", in: []Type{cxT(f, "N", 1, 5), cxT(f, 4, 1)}, want: []string{"float32[N,4,5]"}},
+		{name: "add mismatch", op: "Add", in: []Type{cxT(f, 3), cxT(f, 4)}, err: true},
+		{name: "equal bool", op: "Equal", in: []Type{cxT(Int64, 3), cxT(Int64)}, want: []string{"bool[3]"}},
+		{name: "sum variadic", op: "Sum", in: []Type{cxT(f, 3, 1), cxT(f, 1, 4), cxT(f, 4)}, want: []string{"float32[3,4]"}},
+		{name: "where", op: "Where", in: []Type{cxT(Bool, 2, 1), cxT(Int32, 3), cxT(Int32)}, want: []string{"int32[2,3]"}},
+		{name: "cast", op: "Cast", in: []Type{cxT(f, "B", 2)}, attrs: []*Attr{cxAttrI("to", int64(Float16))}, want: []string{"float16[B,2]"}},
+		{name: "cast bad to", op: "Cast", in: []Type{cxT(f, 2)}, attrs: []*Attr{cxAttrI("to", 999)}, err: true},
+		{name: "castlike", op: "CastLike", in: []Type{cxT(f, 2), cxT(BFloat16)}, want: []string{"bfloat16[2]"}},
+		{name: "prelu", op: "PRelu", in: []Type{cxT(f, 1, 8, 4, 4), cxT(f, 8, 1, 1)}, want: []string{"float32[1,8,4,4]"}},
+		{name: "swiglu", op: "SwiGLU", opset: 28, in: []Type{cxT(f, 2, 4), cxT(f, 2, 4)}, want: []string{"float32[2,4]"}},
+		// Known-value propagation on shape tensors.
+		{name: "mul known", op: "Mul", consts: []*Tensor{cxInts(false, 2, 3), cxInts(true, 4)}, want: []string{"int64[2]"}, known: "[8 12]"},
+		{name: "sub known negative", op: "Sub", consts: []*Tensor{cxInts(false, 1), cxInts(false, 3)}, known: "[-2]"},
+		{name: "div known", op: "Div", consts: []*Tensor{cxInts(false, 7, 9), cxInts(false, 2, 3)}, known: "[3 3]"},
+		{name: "max known", op: "Max", consts: []*Tensor{cxInts(false, 7, -1), cxInts(false, 2, 3)}, known: "[7 3]"},
+		{name: "float add has no known", op: "Add", in: []Type{cxT(f, 2), cxT(f, 2)}, known: "<nil>"},
+		{name: "cast known int32", op: "Cast", consts: []*Tensor{cxInts(false, 5, -1)}, attrs: []*Attr{cxAttrI("to", int64(Int32))}, want: []string{"int32[2]"}, known: "[5 -1]"},
+		{name: "cast known out of range", op: "Cast", consts: []*Tensor{cxInts(false, 300)}, attrs: []*Attr{cxAttrI("to", int64(Int8))}, known: "<nil>"},
+		{name: "equal known", op: "Equal", consts: []*Tensor{cxInts(false, 1, -1), cxInts(true, -1)}, want: []string{"bool[2]"}, known: "[0 1]"},
+		{name: "where known", op: "Where", consts: []*Tensor{{DType: Bool, Dims: []int64{2}, Int32s: []int32{1, 0}}, cxInts(false, 4, 5), cxInts(false, 6, 7)}, known: "[4 7]"},
+		{name: "neg known", op: "Neg", consts: []*Tensor{cxInts(false, 4)}, known: "[-4]"},
+	})
+}
+
+// TestKnownSymbolic checks that symbolic dims flow through integer
+// arithmetic on shape tensors (Shape -> Gather -> Mul -> Concat).
+func TestKnownSymbolic(t *testing.T) {
+	cases := []struct {
+		op   string
+		a, b []Dim
+		want string
+	}{
+		{"Mul", []Dim{S("N"), D(3)}, []Dim{D(2)}, "[2*N 6]"},
+		{"Add", []Dim{S("N")}, []Dim{D(1)}, "[N+1]"},
+		{"Sub", []Dim{S("N")}, []Dim{D(-1)}, "<nil>"},
+		{"Div", []Dim{S("N")}, []Dim{D(2)}, "[N/2]"},
+		{"Div", []Dim{S("N")}, []Dim{S("N")}, "[1]"},
+		{"Max", []Dim{S("N")}, []Dim{D(0)}, "[N]"},
+		{"Max", []Dim{S("N")}, []Dim{D(5)}, "<nil>"},
+		{"Equal", []Dim{S("N"), S("N")}, []Dim{S("N"), S("M")}, "<nil>"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.op+cxKnownString(tc.a)+cxKnownString(tc.b), func(t *testing.T) {
+			g := NewGraph("g")
+			a := g.AddInput("a", TensorType(Int64, ShapeOf(int64(len(tc.a)))))
+			b := g.AddInput("b", TensorType(Int64, ShapeOf(int64(len(tc.b)))))
+			n := g.AddNode(tc.op, "", "n", []*Value{a, b}, []string{"y"})
+			m := &Model{Opsets: []OpsetID{{"", 17}}, Graph: g}
+			// Known values of graph inputs are set by hand, as Shape would.
+			st := &inferState{model: m, opt: InferOptions{MaxKnown: 1024}, res: &InferResult{Opaque: map[string]int{}}}
+			a.Known, b.Known = tc.a, tc.b
+			st.inferNode(n)
+			if got := cxKnownString(n.Outputs[0].Known); got != tc.want {
+				t.Errorf("got %s, want %s", got, tc.want)
+			}
+		})
+	}
+}
