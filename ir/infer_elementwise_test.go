@@ -11,8 +11,8 @@ type cxCase struct {
 	name   string
 	op     string
 	domain string
-	opset  int64    // ai.onnx opset (or the node's domain's); default 17
-	in     []Type   // input types; the zero Type marks an omitted input
+	opset  int64     // ai.onnx opset (or the node's domain's); default 17
+	in     []Type    // input types; the zero Type marks an omitted input
 	consts []*Tensor // constant inputs appended after in (initializers)
 	attrs  []*Attr
 	nout   int      // number of outputs (default 1)
