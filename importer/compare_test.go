@@ -2,8 +2,8 @@ package importer
 
 import (
 	"bytes"
-	"math"
 	"fmt"
+	"math"
 	"reflect"
 
 	"github.com/wolong-dev/wolong/ir"
