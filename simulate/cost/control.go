@@ -1,0 +1,125 @@
+package cost
+
+// This file implements the cost of control flow: Loop, Scan and If run
+// their bodies, each body node a kernel of its own.
+
+import (
+	"fmt"
+
+	"github.com/wolong-dev/wolong/ir"
+)
+
+func init() {
+	Register("", Control, loopCost, "Loop")
+	Register("", Control, scanCost, "Scan")
+	Register("", Control, ifCost, "If")
+}
+
+// maxStaticTrip bounds a trip count read from the model; larger values
+// (INT64_MAX is the usual "while" marker) count as not static.
+const maxStaticTrip = 1 << 30
+
+// Loop(M?, cond?, v_initial...) runs body up to M times.
+func loopCost(c *Ctx) (Cost, error) {
+	body := c.Node.AttrGraph("body")
+	if body == nil {
+		return Cost{}, fmt.Errorf("Loop has no body")
+	}
+	trip := float64(c.m.Opt.Trip)
+	note := fmt.Sprintf("Loop %s: trip count not static, assumed %d (--trip)", ir.NodeLabel(c.Node), c.m.Opt.Trip)
+	if v := c.Input(0); v != nil {
+		if t, ok := staticInt(v); ok && t >= 0 && t < maxStaticTrip {
+			trip = float64(t)
+			note = fmt.Sprintf("Loop %s: trip count %d from the model (an upper bound if cond exits early)", ir.NodeLabel(c.Node), t)
+		}
+	}
+	c.m.note(note)
+	e := c.m.sumBody(body, trip)
+	e.Note = note
+	c.composite = e
+	return Cost{Class: Control}, nil
+}
+
+// Scan runs body once per slice of its scan inputs along their scan axes.
+func scanCost(c *Ctx) (Cost, error) {
+	body := c.Node.AttrGraph("body")
+	if body == nil {
+		return Cost{}, fmt.Errorf("Scan has no body")
+	}
+	nScan := int(c.Node.AttrInt("num_scan_inputs", 0))
+	if nScan <= 0 || nScan > len(c.Node.Inputs) {
+		return Cost{}, fmt.Errorf("Scan: num_scan_inputs %d out of range", nScan)
+	}
+	first := len(c.Node.Inputs) - nScan
+	axis := int64(0)
+	opset := int64(0)
+	if c.m.IR != nil {
+		opset = c.m.IR.Opset("")
+	}
+	if opset == 8 {
+		axis = 1 // opset 8: [batch, sequence, ...]
+	} else if axes, ok := c.Node.AttrInts("scan_input_axes"); ok && len(axes) > 0 {
+		axis = axes[0]
+	}
+	d, err := c.InDims(first)
+	if err != nil {
+		return Cost{}, fmt.Errorf("Scan trip count: %v", err)
+	}
+	if axis < 0 {
+		axis += int64(len(d))
+	}
+	if axis < 0 || axis >= int64(len(d)) {
+		return Cost{}, fmt.Errorf("Scan: scan axis %d out of range for rank %d", axis, len(d))
+	}
+	trip := float64(d[axis])
+	if opset == 8 && len(d) > 0 {
+		trip *= float64(d[0]) // the body runs per batch entry too
+	}
+	e := c.m.sumBody(body, trip)
+	e.Note = fmt.Sprintf("Scan %s: %g iterations from its scan input", ir.NodeLabel(c.Node), trip)
+	c.composite = e
+	return Cost{Class: Control}, nil
+}
+
+// If runs one branch: the one a constant condition selects, else the
+// costlier one (stated).
+func ifCost(c *Ctx) (Cost, error) {
+	thenG, elseG := c.Node.AttrGraph("then_branch"), c.Node.AttrGraph("else_branch")
+	if thenG == nil || elseG == nil {
+		return Cost{}, fmt.Errorf("If lacks a branch")
+	}
+	if v := c.Input(0); v != nil {
+		if t, ok := staticInt(v); ok {
+			g, which := elseG, "else"
+			if t != 0 {
+				g, which = thenG, "then"
+			}
+			e := c.m.sumBody(g, 1)
+			e.Note = fmt.Sprintf("If %s: constant condition selects the %s branch", ir.NodeLabel(c.Node), which)
+			c.composite = e
+			return Cost{Class: Control}, nil
+		}
+	}
+	te, ee := c.m.sumBody(thenG, 1), c.m.sumBody(elseG, 1)
+	e, which := te, "then"
+	if ee.DeviceS+ee.HostS > te.DeviceS+te.HostS {
+		e, which = ee, "else"
+	}
+	e.Note = fmt.Sprintf("If %s: condition not static, costed the costlier (%s) branch", ir.NodeLabel(c.Node), which)
+	c.m.note("If nodes with a dynamic condition are costed by their costlier branch")
+	c.composite = e
+	return Cost{Class: Control}, nil
+}
+
+// staticInt returns the single integer value of v (Const or Known).
+func staticInt(v *ir.Value) (int64, bool) {
+	if len(v.Known) == 1 && v.Known[0].IsConcrete() {
+		return v.Known[0].Val, true
+	}
+	if v.Const != nil && (v.Const.DType.IsInt() || v.Const.DType == ir.Bool) {
+		if vals, err := v.Const.Int64Values(1); err == nil && len(vals) == 1 {
+			return vals[0], true
+		}
+	}
+	return 0, false
+}

@@ -1,0 +1,251 @@
+package cost
+
+// This file implements the cost types, the op registry and the node
+// context that per-op functions read.
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/wolong-dev/wolong/ir"
+)
+
+// Class is an op class; each has its own efficiency in hw.Efficiency (the
+// names match the JSON keys there). Free ops launch no kernel.
+type Class string
+
+// Op classes.
+const (
+	MatMul        Class = "matmul"
+	Conv          Class = "conv"
+	Attention     Class = "attention"
+	RNN           Class = "rnn"
+	Elementwise   Class = "elementwise"
+	Reduction     Class = "reduction"
+	Normalization Class = "normalization"
+	DataMovement  Class = "data_movement"
+	Other         Class = "other"
+	Free          Class = "free"    // views and bookkeeping: no kernel, no time
+	Control       Class = "control" // Loop / Scan / If / function call: the sum of a body
+	Fused         Class = "fused"   // a wolong fused kernel
+)
+
+// Matrix reports whether the class runs on tensor cores.
+func (c Class) Matrix() bool {
+	return c == MatMul || c == Conv || c == Attention || c == RNN
+}
+
+// Work is one kind of sub-kernel of a node: Count instances of FLOPs each,
+// with Tiles parallel output tiles each (0: enough to fill the device).
+type Work struct {
+	FLOPs float64
+	Tiles float64
+	Count float64
+}
+
+// Cost is what a per-op function reports: the op's work, independent of
+// the hardware.
+type Cost struct {
+	Class   Class
+	FLOPs   float64 // total floating-point operations (2 x MACs)
+	Bytes   float64 // bytes read + written in device memory
+	Kernels int64   // kernel launches
+	// Work splits FLOPs into sub-kernels for the waves model; nil means one
+	// kernel of FLOPs filling the device as well as its bytes allow.
+	Work []Work
+	// DType is the element type the arithmetic runs in.
+	DType ir.DType
+	// WeightBytes counts the bytes of float initializer inputs (trainable
+	// weights) the node reads; training mode uses it.
+	WeightBytes float64
+	// Note qualifies an estimate (assumed trip count, fallback costing).
+	Note string
+}
+
+// Func computes the cost of one node. Returning an error makes the cost
+// Unknown with the error as the reason.
+type Func func(c *Ctx) (Cost, error)
+
+type entry struct {
+	class Class
+	fn    Func
+}
+
+var registry = map[string]entry{}
+
+func key(domain, op string) string {
+	if domain == "ai.onnx" {
+		domain = ""
+	}
+	return domain + "\x00" + op
+}
+
+// Register adds the cost function fn of class for ops in domain. It panics
+// on a duplicate (a programming error any test catches).
+func Register(domain string, class Class, fn Func, ops ...string) {
+	for _, op := range ops {
+		k := key(domain, op)
+		if _, dup := registry[k]; dup {
+			panic("cost: op registered twice: " + domain + ":" + op)
+		}
+		registry[k] = entry{class, fn}
+	}
+}
+
+// Registered reports whether (domain, op) has a cost function.
+func Registered(domain, op string) bool {
+	_, ok := registry[key(domain, op)]
+	return ok
+}
+
+// ClassOf returns the registered class of (domain, op), or "" if none.
+func ClassOf(domain, op string) Class { return registry[key(domain, op)].class }
+
+// Ctx is what a cost function sees of its node.
+type Ctx struct {
+	Node  *ir.Node
+	Class Class // the class the op was registered with
+	m     *Model
+
+	composite Estimate // set by control-flow functions
+}
+
+// Input returns input i or nil.
+func (c *Ctx) Input(i int) *ir.Value { return c.Node.Input(i) }
+
+// Output returns output i or nil.
+func (c *Ctx) Output(i int) *ir.Value { return c.Node.Output(i) }
+
+// Dims returns the static dims of v, or an error naming it.
+func (c *Ctx) Dims(v *ir.Value) ([]int64, error) {
+	if v == nil {
+		return nil, fmt.Errorf("missing tensor")
+	}
+	d, ok := v.Type.Shape.Ints()
+	if !ok {
+		return nil, fmt.Errorf("shape of %q is %s", v.Name, v.Type.String())
+	}
+	return d, nil
+}
+
+// InDims returns the static dims of input i.
+func (c *Ctx) InDims(i int) ([]int64, error) {
+	if c.Input(i) == nil {
+		return nil, fmt.Errorf("input %d is absent", i)
+	}
+	return c.Dims(c.Input(i))
+}
+
+// OutDims returns the static dims of output i.
+func (c *Ctx) OutDims(i int) ([]int64, error) {
+	if c.Output(i) == nil {
+		return nil, fmt.Errorf("output %d is absent", i)
+	}
+	return c.Dims(c.Output(i))
+}
+
+// Elems returns the element count of v.
+func (c *Ctx) Elems(v *ir.Value) (float64, error) {
+	d, err := c.Dims(v)
+	if err != nil {
+		return 0, err
+	}
+	return prod(d), nil
+}
+
+// OutElems returns the element count of output i.
+func (c *Ctx) OutElems(i int) (float64, error) {
+	if c.Output(i) == nil {
+		return 0, fmt.Errorf("output %d is absent", i)
+	}
+	return c.Elems(c.Output(i))
+}
+
+// InElems returns the element count of input i.
+func (c *Ctx) InElems(i int) (float64, error) {
+	if c.Input(i) == nil {
+		return 0, fmt.Errorf("input %d is absent", i)
+	}
+	return c.Elems(c.Input(i))
+}
+
+// Bytes returns the size of v in device memory (0 for an absent value).
+func (c *Ctx) Bytes(v *ir.Value) (float64, error) { return c.m.valueBytes(v) }
+
+// IOBytes returns the bytes of every present input and output.
+func (c *Ctx) IOBytes() (float64, error) {
+	var total float64
+	for _, vs := range [][]*ir.Value{c.Node.Inputs, c.Node.Outputs} {
+		for _, v := range vs {
+			b, err := c.m.valueBytes(v)
+			if err != nil {
+				return 0, err
+			}
+			total += b
+		}
+	}
+	return total, nil
+}
+
+// OutBytes returns the bytes of every present output.
+func (c *Ctx) OutBytes() (float64, error) {
+	var total float64
+	for _, v := range c.Node.Outputs {
+		b, err := c.m.valueBytes(v)
+		if err != nil {
+			return 0, err
+		}
+		total += b
+	}
+	return total, nil
+}
+
+// DType returns the arithmetic dtype: the first float input's (after any
+// --dtype override), else the first input's.
+func (c *Ctx) DType() ir.DType {
+	var first ir.DType
+	for _, v := range c.Node.Inputs {
+		if v == nil || v.Type.Kind != ir.KindTensor {
+			continue
+		}
+		if first == ir.Undefined {
+			first = v.Type.DType
+		}
+		if v.Type.DType.IsFloat() {
+			return c.m.dtype(v.Type.DType)
+		}
+	}
+	if first == ir.Undefined {
+		for _, v := range c.Node.Outputs {
+			if v != nil && v.Type.Kind == ir.KindTensor {
+				return c.m.dtype(v.Type.DType)
+			}
+		}
+	}
+	return c.m.dtype(first)
+}
+
+// Tiles returns the GEMM output tiles of an [m x n] result, batch times,
+// for the waves model.
+func (c *Ctx) Tiles(batch, m, n float64) float64 {
+	e := c.m.HW.Efficiency
+	return batch * math.Ceil(m/float64(e.TileM)) * math.Ceil(n/float64(e.TileN))
+}
+
+// Simple returns the cost of one kernel of flops moving all its inputs and
+// outputs, in the node's class.
+func (c *Ctx) Simple(flops float64) (Cost, error) {
+	b, err := c.IOBytes()
+	if err != nil {
+		return Cost{}, err
+	}
+	return Cost{Class: c.Class, FLOPs: flops, Bytes: b, Kernels: 1, DType: c.DType()}, nil
+}
+
+func prod(d []int64) float64 {
+	p := 1.0
+	for _, x := range d {
+		p *= float64(x)
+	}
+	return p
+}

@@ -1,0 +1,202 @@
+package cost
+
+// This file implements the cost of matrix products: MatMul (batched,
+// broadcast), Gemm, their quantized and contrib variants, and Einsum.
+// FLOPs = 2 x batch x M x N x K.
+
+import (
+	"fmt"
+	"strings"
+)
+
+func init() {
+	Register("", MatMul, matmulCost, "MatMul", "MatMulInteger")
+	Register("", MatMul, qlinearMatmulCost, "QLinearMatMul")
+	Register("", MatMul, gemmCost, "Gemm")
+	Register("", MatMul, einsumCost, "Einsum")
+	Register("com.microsoft", MatMul, matmulCost, "FusedMatMul", "MatMulIntegerToFloat", "DynamicQuantizeMatMul", "MatMulFpQ4")
+	Register("com.microsoft", MatMul, gemmCost, "QGemm", "FusedGemm")
+	Register("com.microsoft", MatMul, matmulNBitsCost, "MatMulNBits")
+}
+
+// gemmShape returns batch, M, N, K of A[..., M, K] x B[..., K, N] (numpy
+// matmul semantics; 1-D operands are promoted).
+func gemmShape(a, b, out []int64) (batch, m, n, k float64, err error) {
+	if len(a) == 0 || len(b) == 0 {
+		return 0, 0, 0, 0, fmt.Errorf("matmul of a scalar")
+	}
+	k = float64(a[len(a)-1])
+	m = 1
+	if len(a) >= 2 {
+		m = float64(a[len(a)-2])
+	}
+	n = 1
+	if len(b) >= 2 {
+		n = float64(b[len(b)-1])
+	}
+	// batch = output elements / (M x N)
+	batch = prod(out) / (m * n)
+	if m*n == 0 {
+		batch = 0
+	}
+	return batch, m, n, k, nil
+}
+
+// MatMul(A, B): A[..., M, K] x B[..., K, N].
+func matmulCost(c *Ctx) (Cost, error) {
+	a, err := c.InDims(0)
+	if err != nil {
+		return Cost{}, err
+	}
+	b, err := c.InDims(1)
+	if err != nil {
+		return Cost{}, err
+	}
+	out, err := c.OutDims(0)
+	if err != nil {
+		return Cost{}, err
+	}
+	return c.gemm(a, b, out)
+}
+
+func (c *Ctx) gemm(a, b, out []int64) (Cost, error) {
+	batch, m, n, k, err := gemmShape(a, b, out)
+	if err != nil {
+		return Cost{}, err
+	}
+	cost, err := c.Simple(2 * batch * m * n * k)
+	if err != nil {
+		return Cost{}, err
+	}
+	cost.Work = []Work{{FLOPs: cost.FLOPs, Tiles: c.Tiles(batch, m, n), Count: 1}}
+	return cost, nil
+}
+
+// QLinearMatMul(a, a_scale, a_zp, b, b_scale, b_zp, y_scale, y_zp).
+func qlinearMatmulCost(c *Ctx) (Cost, error) {
+	a, err := c.InDims(0)
+	if err != nil {
+		return Cost{}, err
+	}
+	b, err := c.InDims(3)
+	if err != nil {
+		return Cost{}, err
+	}
+	out, err := c.OutDims(0)
+	if err != nil {
+		return Cost{}, err
+	}
+	return c.gemm(a, b, out)
+}
+
+// Gemm(A, B, C?): Y = alpha op(A) op(B) + beta C.
+func gemmCost(c *Ctx) (Cost, error) {
+	out, err := c.OutDims(0)
+	if err != nil {
+		return Cost{}, err
+	}
+	a, err := c.InDims(0)
+	if err != nil {
+		return Cost{}, err
+	}
+	if len(out) != 2 || len(a) != 2 {
+		return Cost{}, fmt.Errorf("Gemm wants 2-D operands, have A %v Y %v", a, out)
+	}
+	k := a[1]
+	if c.Node.AttrInt("transA", 0) != 0 {
+		k = a[0]
+	}
+	m, n := float64(out[0]), float64(out[1])
+	flops := 2 * m * n * float64(k)
+	if c.Input(2) != nil {
+		flops += 2 * m * n // alpha, beta, bias add
+	}
+	cost, err := c.Simple(flops)
+	if err != nil {
+		return Cost{}, err
+	}
+	cost.Work = []Work{{FLOPs: flops, Tiles: c.Tiles(1, m, n), Count: 1}}
+	return cost, nil
+}
+
+// MatMulNBits(A, B_packed, scales, ...): A[..., K] x dequant(B)[K, N],
+// with K and N attributes.
+func matmulNBitsCost(c *Ctx) (Cost, error) {
+	k, n := c.Node.AttrInt("K", 0), c.Node.AttrInt("N", 0)
+	if k <= 0 || n <= 0 {
+		return Cost{}, fmt.Errorf("MatMulNBits needs K and N attributes")
+	}
+	ae, err := c.InElems(0)
+	if err != nil {
+		return Cost{}, err
+	}
+	m := ae / float64(k)
+	flops := 2 * m * float64(n) * float64(k)
+	cost, err := c.Simple(flops)
+	if err != nil {
+		return Cost{}, err
+	}
+	cost.Work = []Work{{FLOPs: flops, Tiles: c.Tiles(1, m, float64(n)), Count: 1}}
+	return cost, nil
+}
+
+// Einsum: 2 x the product of every index's extent (one multiply-add per
+// point of the full index space), for two or more operands; a one-operand
+// Einsum (transpose, trace, reduction) costs one FLOP per input element.
+func einsumCost(c *Ctx) (Cost, error) {
+	eq := strings.ReplaceAll(c.Node.AttrString("equation", ""), " ", "")
+	lhs := eq
+	if i := strings.Index(eq, "->"); i >= 0 {
+		lhs = eq[:i]
+	}
+	terms := strings.Split(lhs, ",")
+	if len(terms) != len(c.Node.Inputs) {
+		return Cost{}, fmt.Errorf("Einsum equation %q has %d operands, node has %d inputs", eq, len(terms), len(c.Node.Inputs))
+	}
+	extent := map[byte]int64{}
+	for i, t := range terms {
+		d, err := c.InDims(i)
+		if err != nil {
+			return Cost{}, err
+		}
+		if strings.Contains(t, "...") {
+			// ellipsis dims: count them as one batch letter
+			pre, post, _ := strings.Cut(t, "...")
+			nb := len(d) - len(pre) - len(post)
+			if nb < 0 {
+				return Cost{}, fmt.Errorf("Einsum operand %d rank %d too small for %q", i, len(d), t)
+			}
+			b := int64(1)
+			for _, x := range d[len(pre) : len(pre)+nb] {
+				b *= x
+			}
+			if b > extent['.'] {
+				extent['.'] = b
+			}
+			d = append(append([]int64{}, d[:len(pre)]...), d[len(pre)+nb:]...)
+			t = pre + post
+		}
+		if len(t) != len(d) {
+			return Cost{}, fmt.Errorf("Einsum term %q does not match rank %d", t, len(d))
+		}
+		for j := 0; j < len(t); j++ {
+			if d[j] > extent[t[j]] {
+				extent[t[j]] = d[j]
+			}
+		}
+	}
+	if len(terms) == 1 {
+		n, err := c.InElems(0)
+		if err != nil {
+			return Cost{}, err
+		}
+		cost, err := c.Simple(n)
+		cost.Class = DataMovement
+		return cost, err
+	}
+	space := 1.0
+	for _, x := range extent {
+		space *= float64(x)
+	}
+	return c.Simple(2 * space)
+}

@@ -1,0 +1,431 @@
+package cost
+
+// This file implements the estimator: node -> Cost -> time on a
+// hw.Hardware, and the composite rules (control flow bodies, model-local
+// functions, fused kernels).
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/wolong-dev/wolong/ir"
+	"github.com/wolong-dev/wolong/simulate/hw"
+)
+
+// DefaultTrip is the trip count assumed for a Loop whose trip count the
+// model does not fix (override with Options.Trip, the --trip flag).
+const DefaultTrip = 10
+
+// maxDepth bounds recursion through nested bodies and function calls.
+const maxDepth = 32
+
+// Options steer the estimator.
+type Options struct {
+	TF32  bool     // run float32 matrix ops on TF32 tensor cores
+	Trip  int64    // trip count for loops without a static one (0: DefaultTrip)
+	DType ir.DType // cost every float tensor as this type (Undefined: as the model says)
+}
+
+// Bound says what limits a node's time.
+type Bound string
+
+// Bounds.
+const (
+	BoundCompute  Bound = "compute"
+	BoundMemory   Bound = "memory"
+	BoundOverhead Bound = "overhead" // launch / dispatch / fixed kernel time dominate
+	BoundFree     Bound = "free"     // no kernel
+	BoundUnknown  Bound = "unknown"  // cost not known (shapes or op)
+)
+
+// Estimate is a node's cost with its predicted times (seconds).
+type Estimate struct {
+	Cost
+	Unknown bool   // the cost could not be determined (Why says why)
+	Why     string // reason for Unknown
+	// Device time split: arithmetic, memory traffic and fixed per-kernel
+	// time; DeviceS = max(ComputeS, MemoryS) + OverheadS for one kernel, the
+	// sum of the members' DeviceS for a composite.
+	ComputeS, MemoryS, OverheadS, DeviceS float64
+	// HostS is the host time to issue the node's kernels (launch +
+	// dispatch, per kernel).
+	HostS float64
+	Bound Bound
+	Math  string // peak used: "bf16", "fp32", ... ("" for free ops)
+}
+
+// Model estimates node costs on one piece of hardware.
+type Model struct {
+	HW  *hw.Hardware
+	IR  *ir.Model // for model-local functions and opsets; may be nil
+	Opt Options
+
+	notes []string
+	seen  map[string]bool
+	depth int
+}
+
+// New returns an estimator for h.
+func New(h *hw.Hardware, m *ir.Model, opt Options) *Model {
+	if opt.Trip <= 0 {
+		opt.Trip = DefaultTrip
+	}
+	return &Model{HW: h, IR: m, Opt: opt, seen: map[string]bool{}}
+}
+
+// Notes returns the distinct assumptions and fallbacks the estimates so far
+// rested on (peak fallbacks, assumed trip counts, generic costing), sorted.
+func (m *Model) Notes() []string {
+	out := append([]string(nil), m.notes...)
+	sort.Strings(out)
+	return out
+}
+
+func (m *Model) note(s string) {
+	if s != "" && !m.seen[s] {
+		m.seen[s] = true
+		m.notes = append(m.notes, s)
+	}
+}
+
+func (m *Model) dtype(dt ir.DType) ir.DType {
+	if m.Opt.DType != ir.Undefined && dt.IsFloat() {
+		return m.Opt.DType
+	}
+	return dt
+}
+
+func (m *Model) valueBytes(v *ir.Value) (float64, error) {
+	if v == nil {
+		return 0, nil
+	}
+	if v.Type.Kind != ir.KindTensor {
+		if v.Type.Kind == ir.KindUnknown {
+			return 0, fmt.Errorf("type of %q is unknown", v.Name)
+		}
+		return 0, fmt.Errorf("%q is a %s, its size is unknown", v.Name, v.Type.String())
+	}
+	n, ok := v.Type.Shape.NumElements()
+	if !ok {
+		return 0, fmt.Errorf("shape of %q is %s", v.Name, v.Type.String())
+	}
+	b := m.dtype(v.Type.DType).StorageBytes(n)
+	if b < 0 {
+		return 0, fmt.Errorf("%q has element type %s of no fixed size", v.Name, v.Type.DType)
+	}
+	return float64(b), nil
+}
+
+// Node estimates one node.
+func (m *Model) Node(n *ir.Node) Estimate {
+	if m.depth >= maxDepth {
+		return m.unknown(Other, fmt.Sprintf("bodies nested deeper than %d", maxDepth))
+	}
+	m.depth++
+	defer func() { m.depth-- }()
+	if n.Domain == "wolong" {
+		if body := n.AttrGraph("body"); body != nil {
+			return m.fused(n, body)
+		}
+	}
+	if folded(n) {
+		m.note(foldedNote)
+		return Estimate{Cost: Cost{Class: Free, Note: foldedNote}, Bound: BoundFree}
+	}
+	if e, ok := registry[key(n.Domain, n.Op)]; ok {
+		c := &Ctx{Node: n, Class: e.class, m: m}
+		cost, err := safeCall(e.fn, c)
+		if err != nil {
+			return m.unknown(e.class, err.Error())
+		}
+		if cost.Class == "" {
+			cost.Class = e.class
+		}
+		if cost.Class == Control {
+			// control-flow functions return their estimate through the context
+			return c.composite
+		}
+		cost.WeightBytes = m.weightBytes(n)
+		m.note(cost.Note)
+		return m.Time(cost)
+	}
+	if m.IR != nil {
+		if f := m.IR.Function(n.Domain, n.Op); f != nil && f.Body != nil {
+			e := m.sumBody(f.Body, 1)
+			e.Note = "function " + f.Name + ": sum of its body's nodes"
+			return e
+		}
+	}
+	if ir.LookupOp(n.Domain, n.Op) == nil {
+		return m.unknown(Other, "opaque operator "+n.QualifiedOp()+": no cost model")
+	}
+	// A known op without a cost function: cost its data movement.
+	c := &Ctx{Node: n, Class: DataMovement, m: m}
+	cost, err := c.Simple(0)
+	if err != nil {
+		return m.unknown(Other, "no cost model for "+n.QualifiedOp()+" and "+err.Error())
+	}
+	cost.Note = "no cost model for " + n.QualifiedOp() + ": costed as a memory-bound copy of its inputs and outputs"
+	m.note(cost.Note)
+	return m.Time(cost)
+}
+
+const foldedNote = "nodes whose outputs are known before running (constants, shape arithmetic) are folded: no kernel"
+
+// folded reports whether every output of n is known before running: a
+// constant or shape-arithmetic value that a runtime folds away.
+func folded(n *ir.Node) bool {
+	if len(n.Outputs) == 0 || len(n.Subgraphs()) > 0 {
+		return false
+	}
+	for _, o := range n.Outputs {
+		if o != nil && o.Const == nil && o.Known == nil {
+			return false
+		}
+	}
+	return true
+}
+
+func safeCall(fn Func, c *Ctx) (cost Cost, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("cost model failed: %v", r)
+		}
+	}()
+	return fn(c)
+}
+
+func (m *Model) weightBytes(n *ir.Node) float64 {
+	var w float64
+	for _, v := range n.Inputs {
+		if v != nil && v.Const != nil && v.Type.DType.IsFloat() {
+			if b, err := m.valueBytes(v); err == nil {
+				w += b
+			}
+		}
+	}
+	return w
+}
+
+// unknown is the explicit unknown cost: one kernel whose work is not
+// known, so only its fixed overheads are counted.
+func (m *Model) unknown(class Class, why string) Estimate {
+	h := m.HW
+	e := Estimate{Cost: Cost{Class: class, Kernels: 1}, Unknown: true, Why: why, Bound: BoundUnknown}
+	e.OverheadS = (h.KernelOverheadUs + h.Efficiency.Class(string(class)).OverheadUs) * 1e-6
+	e.DeviceS = e.OverheadS
+	e.HostS = (h.LaunchUs + h.DispatchUs) * 1e-6
+	return e
+}
+
+// Waves returns the fraction of the device a GEMM-like kernel of tiles
+// output tiles keeps busy: tiles / (waves x slots).
+func (m *Model) Waves(tiles float64) float64 {
+	if tiles <= 0 {
+		return 1
+	}
+	slots := float64(m.HW.SMs * m.HW.Efficiency.BlocksPerSM)
+	return tiles / (math.Ceil(tiles/slots) * slots)
+}
+
+// Fill returns the fraction of peak bandwidth a kernel moving bytes can
+// reach.
+func (m *Model) Fill(bytes float64) float64 {
+	e := m.HW.Efficiency
+	if bytes <= 0 {
+		return 1
+	}
+	blocks := math.Ceil(bytes / float64(e.MemBytesPerBlock))
+	return math.Min(1, blocks/float64(m.HW.SMs*e.MemBlocksPerSM))
+}
+
+// Time turns a Cost into an Estimate on the model's hardware.
+func (m *Model) Time(c Cost) Estimate {
+	h := m.HW
+	e := Estimate{Cost: c}
+	if c.Class == Free || c.Kernels == 0 {
+		e.Bound = BoundFree
+		return e
+	}
+	ce := h.Efficiency.Class(string(c.Class))
+	mode := hw.Vector
+	if c.Class.Matrix() {
+		mode = hw.Tensor
+	}
+	peak, used, note := h.PeakFLOPS(c.DType, mode, m.Opt.TF32)
+	m.note(note)
+	e.Math = used
+	work := c.Work
+	if work == nil && c.FLOPs > 0 {
+		work = []Work{{FLOPs: c.FLOPs, Count: 1}}
+	}
+	for _, w := range work {
+		if w.FLOPs <= 0 || w.Count <= 0 {
+			continue
+		}
+		util := m.Waves(w.Tiles)
+		if w.Tiles <= 0 {
+			util = m.Fill(c.Bytes / float64(c.Kernels))
+		}
+		e.ComputeS += w.Count * w.FLOPs / (peak * ce.Compute * util)
+	}
+	if c.Bytes > 0 {
+		e.MemoryS = c.Bytes / (h.MemoryBandwidthGBs * 1e9 * ce.Memory * m.Fill(c.Bytes/float64(c.Kernels)))
+	}
+	e.OverheadS = float64(c.Kernels) * (h.KernelOverheadUs + ce.OverheadUs) * 1e-6
+	work1 := math.Max(e.ComputeS, e.MemoryS)
+	e.DeviceS = work1 + e.OverheadS
+	e.HostS = float64(c.Kernels) * (h.LaunchUs + h.DispatchUs) * 1e-6
+	switch {
+	case math.Max(e.OverheadS, e.HostS) >= work1:
+		e.Bound = BoundOverhead
+	case e.ComputeS >= e.MemoryS:
+		e.Bound = BoundCompute
+	default:
+		e.Bound = BoundMemory
+	}
+	return e
+}
+
+// sumBody estimates a body run trip times: the sum of its nodes.
+func (m *Model) sumBody(g *ir.Graph, trip float64) Estimate {
+	var s Estimate
+	s.Class = Control
+	var byBound = map[Bound]float64{}
+	for _, n := range g.Nodes {
+		e := m.Node(n)
+		s.FLOPs += e.FLOPs
+		s.Bytes += e.Bytes
+		s.Kernels += e.Kernels
+		s.ComputeS += e.ComputeS
+		s.MemoryS += e.MemoryS
+		s.OverheadS += e.OverheadS
+		s.DeviceS += e.DeviceS
+		s.HostS += e.HostS
+		s.WeightBytes += e.WeightBytes
+		if e.Unknown && !s.Unknown {
+			s.Unknown = true
+			s.Why = fmt.Sprintf("body node %s: %s", ir.NodeLabel(n), e.Why)
+		}
+		byBound[e.Bound] += math.Max(e.DeviceS, e.HostS)
+		if s.DType == ir.Undefined && e.Class.Matrix() {
+			s.DType = e.DType
+		}
+	}
+	s.FLOPs *= trip
+	s.Bytes *= trip
+	s.Kernels = int64(float64(s.Kernels) * trip)
+	s.ComputeS *= trip
+	s.MemoryS *= trip
+	s.OverheadS *= trip
+	s.DeviceS *= trip
+	s.HostS *= trip
+	s.Bound = BoundFree
+	best := 0.0
+	for _, b := range []Bound{BoundCompute, BoundMemory, BoundOverhead} {
+		if byBound[b] > best {
+			best, s.Bound = byBound[b], b
+		}
+	}
+	if s.Unknown {
+		s.Bound = BoundUnknown
+	}
+	return s
+}
+
+// fused estimates a wolong fused kernel: one launch; FLOPs and arithmetic
+// time are the sum of its body's; bytes are only the node's external
+// inputs and outputs (intermediates stay on chip).
+func (m *Model) fused(n *ir.Node, body *ir.Graph) Estimate {
+	h := m.HW
+	var e Estimate
+	e.Class = Fused
+	e.Kernels = 1
+	dominant, domTime := Class(""), -1.0
+	for _, bn := range body.Nodes {
+		be := m.Node(bn)
+		e.FLOPs += be.FLOPs
+		e.ComputeS += be.ComputeS
+		if be.Unknown && !e.Unknown {
+			e.Unknown = true
+			e.Why = fmt.Sprintf("fused member %s: %s", ir.NodeLabel(bn), be.Why)
+		}
+		t := math.Max(be.ComputeS, be.MemoryS)
+		if be.Class.Matrix() && !dominant.Matrix() || (be.Class.Matrix() == dominant.Matrix() && t > domTime) {
+			dominant, domTime = be.Class, t
+			e.DType, e.Math = be.DType, be.Math
+		}
+	}
+	if dominant == "" || dominant == Free || dominant == Control || dominant == Fused {
+		dominant = Elementwise
+	}
+	ext := func(vs, formal []*ir.Value) {
+		for i, v := range vs {
+			if v == nil {
+				continue
+			}
+			b, err := m.valueBytes(v)
+			if err != nil && i < len(formal) {
+				b, err = m.valueBytes(formal[i])
+			}
+			if err != nil {
+				if !e.Unknown {
+					e.Unknown, e.Why = true, "fused kernel: "+err.Error()
+				}
+				continue
+			}
+			e.Bytes += b
+		}
+	}
+	ext(n.Inputs, body.Inputs)
+	ext(n.Outputs, body.Outputs)
+	e.WeightBytes = m.weightBytes(n)
+	ce := h.Efficiency.Class(string(dominant))
+	if e.Bytes > 0 {
+		e.MemoryS = e.Bytes / (h.MemoryBandwidthGBs * 1e9 * ce.Memory * m.Fill(e.Bytes))
+	}
+	e.OverheadS = (h.KernelOverheadUs + ce.OverheadUs) * 1e-6
+	w := math.Max(e.ComputeS, e.MemoryS)
+	e.DeviceS = w + e.OverheadS
+	e.HostS = (h.LaunchUs + h.DispatchUs) * 1e-6
+	switch {
+	case e.Unknown:
+		e.Bound = BoundUnknown
+	case math.Max(e.OverheadS, e.HostS) >= w:
+		e.Bound = BoundOverhead
+	case e.ComputeS >= e.MemoryS:
+		e.Bound = BoundCompute
+	default:
+		e.Bound = BoundMemory
+	}
+	e.Note = fmt.Sprintf("fused kernel of %d nodes (%s-class memory efficiency)", len(body.Nodes), dominant)
+	return e
+}
+
+// Assumptions lists, one per line, what every estimate of m assumes.
+func (m *Model) Assumptions() []string {
+	h := m.HW
+	var a []string
+	a = append(a, fmt.Sprintf("hardware %s: %s", h.Name, h.Description))
+	if m.Opt.DType != ir.Undefined {
+		a = append(a, fmt.Sprintf("every float tensor costed as %s (--dtype)", m.Opt.DType))
+	}
+	if m.Opt.TF32 {
+		a = append(a, "float32 matrix ops on TF32 tensor cores (--tf32)")
+	} else {
+		a = append(a, "float32 matrix ops on FP32 vector units (no TF32)")
+	}
+	var eff []string
+	for _, c := range h.Efficiency.Classes() {
+		eff = append(eff, fmt.Sprintf("%s %.2f/%.2f", c.Name, c.Eff.Compute, c.Eff.Memory))
+	}
+	a = append(a, "efficiency (compute/memory fraction of peak): "+strings.Join(eff, ", "))
+	a = append(a, fmt.Sprintf("small kernels: GEMM tiles %dx%d, %d per SM over %d SMs (waves); bandwidth needs %d blocks of %d bytes per SM",
+		h.Efficiency.TileM, h.Efficiency.TileN, h.Efficiency.BlocksPerSM, h.SMs, h.Efficiency.MemBlocksPerSM, h.Efficiency.MemBytesPerBlock))
+	a = append(a, fmt.Sprintf("per kernel: launch %.1f us + dispatch %.1f us on one host thread, %.1f us fixed device time",
+		h.LaunchUs, h.DispatchUs, h.KernelOverheadUs))
+	a = append(a, fmt.Sprintf("loops without a static trip count run %d times (--trip)", m.Opt.Trip))
+	return a
+}

@@ -1,0 +1,108 @@
+package cost
+
+// This file implements the cost of data-movement ops (copies, gathers,
+// scatters, resizes, generators), the ops whose output size depends on the
+// data, and the free ops that launch no kernel.
+
+import "strings"
+
+func init() {
+	copyOp := func(c *Ctx) (Cost, error) { return c.Simple(0) }
+	Register("", DataMovement, copyOp, "Transpose", "Concat", "Split", "Slice", "Expand", "Tile", "Pad",
+		"DepthToSpace", "SpaceToDepth", "ReverseSequence", "Trilu", "CenterCropPad", "Crop", "MaxUnpool",
+		"Col2Im", "OneHot", "Range", "ConstantOfShape", "EyeLike", "RandomNormal", "RandomUniform",
+		"RandomNormalLike", "RandomUniformLike", "Bernoulli", "Multinomial", "Scatter", "ScatterElements",
+		"ScatterND", "TensorScatter", "ConcatFromSequence", "SplitToSequence", "HannWindow", "HammingWindow",
+		"BlackmanWindow", "MelWeightMatrix", "ImageDecoder", "AffineGrid")
+	Register("", DataMovement, gatherCost, "Gather", "GatherElements", "GatherND")
+	Register("com.microsoft", DataMovement, gatherCost, "GatherBlockQuantized")
+	Register("", DataMovement, resizeCost, "Resize", "Upsample")
+	Register("", DataMovement, perOutOp(8), "GridSample")
+	Register("", Other, perOutOp(32), "RoiAlign")
+	Register("", Other, dftCost, "DFT", "STFT")
+	Register("", Other, dataDependent(10), "NonMaxSuppression")
+	Register("", DataMovement, dataDependent(1), "NonZero", "Compress", "Unique")
+	Register("", Other, perOutOp(8), "Det")
+
+	free := func(c *Ctx) (Cost, error) { return Cost{Class: Free}, nil }
+	Register("", Free, free, "Reshape", "Squeeze", "Unsqueeze", "Flatten", "Identity", "Shape", "Size",
+		"Constant", "Dropout", "Optional", "OptionalGetElement", "OptionalHasElement", "SequenceEmpty",
+		"SequenceConstruct", "SequenceAt", "SequenceLength", "SequenceErase", "SequenceInsert")
+}
+
+func perOutOp(k float64) Func {
+	return func(c *Ctx) (Cost, error) {
+		n, err := c.OutElems(0)
+		if err != nil {
+			return Cost{}, err
+		}
+		return c.Simple(k * n)
+	}
+}
+
+// Gather family: reads the indices and only the gathered slices of the
+// data (as many bytes as the output), writes the output.
+func gatherCost(c *Ctx) (Cost, error) {
+	out, err := c.OutBytes()
+	if err != nil {
+		return Cost{}, err
+	}
+	ib, err := c.Bytes(c.Input(1))
+	if err != nil {
+		return Cost{}, err
+	}
+	return Cost{Class: DataMovement, Bytes: ib + 2*out, Kernels: 1, DType: c.DType()}, nil
+}
+
+// Resize: output elements times the taps of the interpolation mode.
+func resizeCost(c *Ctx) (Cost, error) {
+	n, err := c.OutElems(0)
+	if err != nil {
+		return Cost{}, err
+	}
+	taps := 1.0
+	switch mode := strings.ToLower(c.Node.AttrString("mode", "nearest")); {
+	case strings.Contains(mode, "linear"):
+		taps = 8
+	case strings.Contains(mode, "cubic"):
+		taps = 32
+	}
+	return c.Simple(taps * n)
+}
+
+// DFT / STFT: 5 N log2 N FLOPs per transform of length N (radix-2 count),
+// approximated from the output size.
+func dftCost(c *Ctx) (Cost, error) {
+	n, err := c.OutElems(0)
+	if err != nil {
+		return Cost{}, err
+	}
+	return c.Simple(5 * n * 10)
+}
+
+// dataDependent costs ops whose output size depends on the data (NonZero,
+// NonMaxSuppression, ...): k FLOPs per input element, and bytes of the
+// inputs read twice (read + a write of at most the same size), since the
+// output size is not static.
+func dataDependent(k float64) Func {
+	return func(c *Ctx) (Cost, error) {
+		var in, elems float64
+		for _, v := range c.Node.Inputs {
+			b, err := c.Bytes(v)
+			if err != nil {
+				return Cost{}, err
+			}
+			in += b
+			if v != nil {
+				e, _ := c.Elems(v)
+				elems += e
+			}
+		}
+		out, err := c.OutBytes()
+		if err != nil {
+			out = in
+		}
+		return Cost{Class: c.Class, FLOPs: k * elems, Bytes: in + out, Kernels: 1, DType: c.DType(),
+			Note: "ops with data-dependent output size: output bytes bounded by input bytes"}, nil
+	}
+}

@@ -1,0 +1,43 @@
+package cost
+
+// This file implements the cost of reductions, softmax, top-k and scans:
+// FLOPs per input element, bytes of inputs and outputs.
+
+import "math"
+
+func init() {
+	perIn := func(k float64) Func {
+		return func(c *Ctx) (Cost, error) {
+			n, err := c.InElems(0)
+			if err != nil {
+				return Cost{}, err
+			}
+			return c.Simple(k * n)
+		}
+	}
+	Register("", Reduction, perIn(1), "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd",
+		"ReduceL1", "ArgMax", "ArgMin", "CumSum", "CumProd")
+	Register("", Reduction, perIn(2), "ReduceL2", "ReduceSumSquare")
+	Register("", Reduction, perIn(9), "ReduceLogSum", "ReduceLogSumExp")
+	// softmax: max, exp, sum, divide over each row
+	Register("", Reduction, perIn(5), "Softmax", "LogSoftmax", "Hardmax")
+	Register("", Reduction, topKCost, "TopK")
+	Register("com.microsoft", Reduction, perIn(5), "BiasSoftmax")
+}
+
+// TopK: about log2(k) comparisons per input element (a heap per row).
+func topKCost(c *Ctx) (Cost, error) {
+	n, err := c.InElems(0)
+	if err != nil {
+		return Cost{}, err
+	}
+	k := 1.0
+	if v := c.Input(1); v != nil {
+		if kv, ok := staticInt(v); ok && kv > 0 {
+			k = float64(kv)
+		}
+	} else if kv := c.Node.AttrInt("k", 0); kv > 0 { // opset < 10
+		k = float64(kv)
+	}
+	return c.Simple(n * math.Max(1, math.Log2(k+1)))
+}

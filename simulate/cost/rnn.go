@@ -1,0 +1,70 @@
+package cost
+
+// This file implements the cost of recurrent ops (LSTM, GRU, RNN and the
+// quantized contrib LSTM). For T steps, D directions, batch B, input I,
+// hidden H and G gates (4, 3, 1):
+//
+//	FLOPs = D x [2 T B I G H          (input projection, one GEMM)
+//	           + T (2 B H G H + 10 B G H)]  (recurrent GEMM + gate math)
+//
+// Kernels: per direction one input-projection GEMM and one kernel per step.
+// The recurrent weights R are re-read from memory every step (no
+// persistent-RNN kernel assumed).
+
+import "fmt"
+
+func init() {
+	Register("", RNN, rnnCost(4), "LSTM")
+	Register("", RNN, rnnCost(3), "GRU")
+	Register("", RNN, rnnCost(1), "RNN")
+	Register("com.microsoft", RNN, rnnCost(4), "DynamicQuantizeLSTM")
+}
+
+func rnnCost(gates float64) Func {
+	return func(c *Ctx) (Cost, error) {
+		x, err := c.InDims(0)
+		if err != nil {
+			return Cost{}, err
+		}
+		if len(x) != 3 {
+			return Cost{}, fmt.Errorf("%s input X has rank %d, want 3", c.Node.Op, len(x))
+		}
+		t, b, in := float64(x[0]), float64(x[1]), float64(x[2])
+		if c.Node.AttrInt("layout", 0) == 1 {
+			t, b = b, t
+		}
+		h := float64(c.Node.AttrInt("hidden_size", 0))
+		if h <= 0 {
+			r, err := c.InDims(2)
+			if err != nil || len(r) != 3 {
+				return Cost{}, fmt.Errorf("%s: hidden_size unknown", c.Node.Op)
+			}
+			h = float64(r[2])
+		}
+		dirs := 1.0
+		if c.Node.AttrString("direction", "forward") == "bidirectional" {
+			dirs = 2
+		}
+		gh := gates * h
+		proj := 2 * t * b * in * gh
+		step := 2*b*h*gh + 10*b*gh
+		cost, err := c.Simple(dirs * (proj + t*step))
+		if err != nil {
+			return Cost{}, err
+		}
+		rb, err := c.Bytes(c.Input(2))
+		if err != nil {
+			return Cost{}, err
+		}
+		if t > 1 {
+			cost.Bytes += rb * (t - 1)
+		}
+		cost.Kernels = int64(dirs * (t + 1))
+		cost.Work = []Work{
+			{FLOPs: proj, Tiles: c.Tiles(1, t*b, gh), Count: dirs},
+			{FLOPs: step, Tiles: c.Tiles(1, b, gh), Count: dirs * t},
+		}
+		cost.Note = "RNN ops: one kernel per time step and direction, recurrent weights re-read every step"
+		return cost, nil
+	}
+}
