@@ -354,3 +354,120 @@ func TestCompareOutput(t *testing.T) {
 		}
 	}
 }
+
+// modelDimValue overrides the value 1 given to symbolic and unknown input
+// dims for models whose convolutional front-end needs a longer input.
+var modelDimValue = map[string]int64{
+	"rnn/silero_vad_16k_op15.onnx":             512, // STFT conv, kernel 256
+	"rnn/silero_vad_half.onnx":                 512,
+	"rnn/silero_vad_micro_2021.onnx":           512,
+	"rnn/silero_vad_mini_2021.onnx":            512,
+	"rnn/tract_qtdnn_10x5_101_i32_biases.onnx": 16, // conv, kernel 3
+}
+
+// modelDataDependent lists models whose output shapes depend on values
+// carried by graph inputs (so they cannot be fully inferred), with why.
+var modelDataDependent = map[string]string{
+	"cnn/yolov8_nms_postprocess.onnx":                "NonMaxSuppression keeps a score-dependent number of boxes",
+	"controlflow/burn_if_conv2d.onnx":                "If on the condition input: the branches give 4 or 3 channels",
+	"controlflow/burn_loop_scan_outputs.onnx":        "the Loop trip count is the M input",
+	"controlflow/occ_test_subgraph_if_castlike.onnx": "If on input values: the branches give [1] or []",
+	"rnn/kinference_pos_tagger_lstm_loop.onnx":       "the Loop trip count and a Reshape shape are graph inputs",
+	"rnn/silero_vad_v5.onnx":                         "If on the sample-rate input (8 kHz and 16 kHz branches)",
+	"rnn/silero_vad_v6.2.onnx":                       "If on the sample-rate input (8 kHz and 16 kHz branches)",
+	"transformer/tract_gqa_decode_rope.onnx":         "GroupQueryAttention's present length is the total_sequence_length input",
+}
+
+// TestModelsInfer imports and infers every model of the real-model corpus:
+// the only diagnostics allowed are opaque-op warnings, and for models whose
+// ops are all registered every graph output must be fully inferred once
+// each symbolic input dim is given the value 1.
+func TestModelsInfer(t *testing.T) {
+	var paths []string
+	err := filepath.WalkDir(modelsRoot, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && strings.HasSuffix(p, ".onnx") {
+			paths = append(paths, p)
+		}
+		return nil
+	})
+	if err != nil || len(paths) == 0 {
+		t.Skipf("model corpus absent: %v", err)
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		name, _ := filepath.Rel(modelsRoot, p)
+		name = filepath.ToSlash(name)
+		t.Run(name, func(t *testing.T) {
+			m, err := importer.Load(p, importer.Options{})
+			if err != nil {
+				t.Fatalf("import: %v", err)
+			}
+			defer m.Close()
+			stripDeclared(m)
+			res := ir.InferModel(m, ir.InferOptions{})
+			for _, d := range res.Diagnostics {
+				if d.Code != "opaque" {
+					t.Errorf("%s", d)
+				}
+			}
+			if len(res.Opaque) > 0 {
+				return
+			}
+			// Symbolic dims get the value 1 by name; unnamed unknown dims
+			// get it through an input-shape override.
+			dimValue := int64(1)
+			if v, ok := modelDimValue[name]; ok {
+				dimValue = v
+			}
+			dims := map[string]int64{}
+			inputs := map[string]ir.Shape{}
+			for _, in := range m.Graph.Inputs {
+				if in.Const != nil {
+					continue
+				}
+				s := in.Type.Shape
+				for i, d := range s.Dims {
+					if d.IsSymbolic() {
+						dims[d.Sym] = dimValue
+					}
+					if d.IsUnknown() {
+						fixed := s.Clone()
+						for j, e := range fixed.Dims {
+							if !e.IsConcrete() {
+								fixed.Dims[j] = ir.D(dimValue)
+							}
+						}
+						inputs[in.Name] = fixed
+						_ = i
+						break
+					}
+				}
+			}
+			m2, err := importer.Load(p, importer.Options{})
+			if err != nil {
+				t.Fatalf("second import: %v", err)
+			}
+			defer m2.Close()
+			stripDeclared(m2)
+			ir.InferModel(m2, ir.InferOptions{Dims: dims, Inputs: inputs})
+			report := t.Errorf
+			if why, ok := modelDataDependent[name]; ok {
+				report = t.Logf
+				t.Logf("data-dependent: %s", why)
+			}
+			for _, o := range m2.Graph.Outputs {
+				switch o.Type.Kind {
+				case ir.KindTensor:
+					if !o.Type.Shape.IsStatic() || o.Type.DType == ir.Undefined {
+						report("output %q: inferred %s with dims %v, inputs %v", o.Name, o.Type, dims, inputs)
+					}
+				case ir.KindUnknown:
+					report("output %q: type not inferred", o.Name)
+				}
+			}
+		})
+	}
+}

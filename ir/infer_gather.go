@@ -63,19 +63,24 @@ func inferGather(c *InferContext) error {
 	// Data propagation: Shape(x)[i] and friends.
 	k, ok := c.Known(0)
 	ix, okI := smInts(c, 1)
-	if ok && okI && r == 1 {
-		n := int64(len(k))
-		vals := make([]Dim, len(ix))
+	dims, okD := data.Ints()
+	if ok && okI && okD {
+		n := dims[axis]
+		norm := make([]int64, len(ix))
 		for i, j := range ix {
 			if j < 0 {
 				j += n
 			}
 			if j < 0 || j >= n {
-				return c.Errorf("index %d out of range for %d elements", ix[i], n)
+				return c.Errorf("index %d out of range for dim %d", ix[i], n)
 			}
-			vals[i] = k[j]
+			norm[i] = j
 		}
-		c.SetKnown(0, vals)
+		sel := make([][]int64, r)
+		sel[axis] = norm
+		if vals, ok := smSelect(k, dims, sel); ok {
+			c.SetKnown(0, vals)
+		}
 	}
 	return nil
 }

@@ -37,10 +37,10 @@ func init() {
 
 // mlBatch returns the batch dim N of a [N, F] (or [F]: N = 1) input.
 func mlBatch(s Shape) Dim {
-	switch s.Rank() {
-	case 1:
+	switch r := s.Rank(); {
+	case r == 1:
 		return D(1)
-	case 2:
+	case r >= 2:
 		return s.Dims[0]
 	}
 	return Unknown()

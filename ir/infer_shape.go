@@ -318,8 +318,12 @@ func inferTranspose(c *InferContext) error {
 		out[i] = in.Dims[a]
 	}
 	c.SetTensor(0, dt, DimsShape(out...))
-	if k, ok := c.Known(0); ok && r <= 1 {
-		c.SetKnown(0, append([]Dim{}, k...))
+	if k, ok := c.Known(0); ok {
+		if dims, okD := in.Ints(); okD {
+			if vals, ok := smTransposeKnown(k, dims, ax); ok {
+				c.SetKnown(0, vals)
+			}
+		}
 	}
 	return nil
 }
@@ -466,8 +470,54 @@ func inferConcat(c *InferContext) error {
 	c.SetTensor(0, dt, DimsShape(out...))
 	if allKnown {
 		c.SetKnown(0, known)
+	} else if vals, ok := concatKnown(c, axis); ok {
+		c.SetKnown(0, vals)
 	}
 	return nil
+}
+
+// concatKnown concatenates the Known values of N-D inputs with static
+// shapes along axis.
+func concatKnown(c *InferContext, axis int) ([]Dim, bool) {
+	type part struct {
+		k     []Dim
+		chunk int64
+	}
+	var parts []part
+	outer := int64(-1)
+	for i := 0; i < c.NumInputs(); i++ {
+		if !c.HasInput(i) {
+			continue
+		}
+		k, ok := c.Known(i)
+		dims, okD := c.InShape(i).Ints()
+		if !ok || !okD || axis >= len(dims) {
+			return nil, false
+		}
+		o, chunk := int64(1), int64(1)
+		for j, d := range dims {
+			if j < axis {
+				o *= d
+			} else {
+				chunk *= d
+			}
+		}
+		if outer >= 0 && o != outer || int64(len(k)) != o*chunk {
+			return nil, false
+		}
+		outer = o
+		parts = append(parts, part{k, chunk})
+	}
+	var out []Dim
+	for b := int64(0); b < outer; b++ {
+		for _, p := range parts {
+			out = append(out, p.k[b*p.chunk:(b+1)*p.chunk]...)
+		}
+	}
+	if out == nil {
+		out = []Dim{}
+	}
+	return out, true
 }
 
 // Split(input, split?, axis=0, num_outputs?): split is an attribute before
@@ -685,17 +735,25 @@ func inferSlice(c *InferContext) error {
 		}
 	}
 	c.SetTensor(0, dt, out)
-	// Data propagation on 1-D values: slice the Known elements.
-	if k, ok := c.Known(0); ok && r == 1 && len(ax) == 1 && starts[0].Sym == "" && ends[0].Sym == "" && int64(len(k)) == in.Dims[0].Val {
-		s, e, st := smSliceBounds(int64(len(k)), starts[0].Val, ends[0].Val, steps[0])
-		var vals []Dim
-		for j := s; (st > 0 && j < e) || (st < 0 && j > e); j += st {
-			vals = append(vals, k[j])
+	// Data propagation: slice the Known elements.
+	if k, ok := c.Known(0); ok {
+		if dims, okD := in.Ints(); okD {
+			sel := make([][]int64, r)
+			for i, a := range ax {
+				if starts[i].Sym != "" || ends[i].Sym != "" {
+					return nil
+				}
+				s, e, st := smSliceBounds(dims[a], starts[i].Val, ends[i].Val, steps[i])
+				list := []int64{}
+				for j := s; (st > 0 && j < e) || (st < 0 && j > e); j += st {
+					list = append(list, j)
+				}
+				sel[a] = list
+			}
+			if vals, ok := smSelect(k, dims, sel); ok {
+				c.SetKnown(0, vals)
+			}
 		}
-		if vals == nil {
-			vals = []Dim{}
-		}
-		c.SetKnown(0, vals)
 	}
 	return nil
 }

@@ -361,3 +361,95 @@ func smDTypeAttr(c *InferContext, name string, def DType) (DType, error) {
 	}
 	return dt, nil
 }
+
+// smSelect gathers the elements of a row-major tensor of static dims whose
+// index along each axis is taken from sel[axis] (nil: every index), the
+// data propagation of Slice and Gather on N-D Known values.
+func smSelect(vals []Dim, dims []int64, sel [][]int64) ([]Dim, bool) {
+	n := int64(1)
+	for _, d := range dims {
+		n *= d
+	}
+	if int64(len(vals)) != n || len(sel) != len(dims) {
+		return nil, false
+	}
+	idx := make([][]int64, len(dims))
+	total := int64(1)
+	for a, d := range dims {
+		if sel[a] != nil {
+			idx[a] = sel[a]
+		} else {
+			idx[a] = make([]int64, d)
+			for i := range idx[a] {
+				idx[a][i] = int64(i)
+			}
+		}
+		for _, i := range idx[a] {
+			if i < 0 || i >= d {
+				return nil, false
+			}
+		}
+		total *= int64(len(idx[a]))
+	}
+	strides := make([]int64, len(dims))
+	s := int64(1)
+	for a := len(dims) - 1; a >= 0; a-- {
+		strides[a] = s
+		s *= dims[a]
+	}
+	out := make([]Dim, 0, total)
+	pos := make([]int, len(dims))
+	for k := int64(0); k < total; k++ {
+		off := int64(0)
+		for a := range dims {
+			off += idx[a][pos[a]] * strides[a]
+		}
+		out = append(out, vals[off])
+		for a := len(dims) - 1; a >= 0; a-- {
+			pos[a]++
+			if pos[a] < len(idx[a]) {
+				break
+			}
+			pos[a] = 0
+		}
+	}
+	return out, true
+}
+
+// smTransposeKnown permutes a row-major tensor's Known values.
+func smTransposeKnown(vals []Dim, dims []int64, perm []int) ([]Dim, bool) {
+	n := int64(1)
+	for _, d := range dims {
+		n *= d
+	}
+	if int64(len(vals)) != n || len(perm) != len(dims) {
+		return nil, false
+	}
+	strides := make([]int64, len(dims))
+	s := int64(1)
+	for a := len(dims) - 1; a >= 0; a-- {
+		strides[a] = s
+		s *= dims[a]
+	}
+	outDims := make([]int64, len(dims))
+	for i, p := range perm {
+		outDims[i] = dims[p]
+	}
+	out := make([]Dim, 0, n)
+	pos := make([]int64, len(dims))
+	for k := int64(0); k < n; k++ {
+		off := int64(0)
+		for i, p := range perm {
+			off += pos[i] * strides[p]
+		}
+		out = append(out, vals[off])
+		for a := len(dims) - 1; a >= 0; a-- {
+			pos[a]++
+			if pos[a] < outDims[a] {
+				break
+			}
+			pos[a] = 0
+		}
+	}
+	return out, true
+}
