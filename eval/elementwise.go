@@ -1,0 +1,789 @@
+package eval
+
+// This file implements elementwise ops: unary math, binary arithmetic with
+// broadcasting, comparisons, logic, bitwise ops, variadic Sum/Mean/Max/Min,
+// Where, Clip and the activation functions.
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/wolong-dev/wolong/ir"
+)
+
+func init() {
+	for name, f := range map[string]func(float64) float64{
+		"Sqrt": math.Sqrt, "Exp": math.Exp, "Log": math.Log, "Sin": math.Sin, "Cos": math.Cos, "Tan": math.Tan,
+		"Asin": math.Asin, "Acos": math.Acos, "Atan": math.Atan, "Sinh": math.Sinh, "Cosh": math.Cosh,
+		"Asinh": math.Asinh, "Acosh": math.Acosh, "Atanh": math.Atanh, "Tanh": math.Tanh, "Erf": math.Erf,
+		"Floor": math.Floor, "Ceil": math.Ceil, "Round": math.RoundToEven,
+		"Reciprocal": func(x float64) float64 { return 1 / x },
+		"Sigmoid":    sigmoid,
+		"Softsign":   func(x float64) float64 { return x / (1 + math.Abs(x)) },
+		"Softplus":   softplus,
+		"Mish":       func(x float64) float64 { return x * math.Tanh(softplus(x)) },
+		"HardSwish":  func(x float64) float64 { return x * math.Max(0, math.Min(1, x/6+0.5)) },
+	} {
+		register(unaryFloat(f), name)
+	}
+	register(unaryFloatC(func(c *Ctx) func(float64) float64 {
+		alpha := float64(c.Float("alpha", 1))
+		return func(x float64) float64 {
+			if x < 0 {
+				return alpha * (math.Exp(x) - 1)
+			}
+			return x
+		}
+	}), "Elu")
+	register(unaryFloatC(func(c *Ctx) func(float64) float64 {
+		alpha := float64(c.Float("alpha", 1))
+		return func(x float64) float64 { return math.Max(0, x) + math.Min(0, alpha*(math.Exp(x/alpha)-1)) }
+	}), "Celu")
+	register(unaryFloatC(func(c *Ctx) func(float64) float64 {
+		alpha := float64(c.Float("alpha", 1.67326319217681884765625))
+		gamma := float64(c.Float("gamma", 1.05070102214813232421875))
+		return func(x float64) float64 {
+			if x <= 0 {
+				return gamma * (alpha*math.Exp(x) - alpha)
+			}
+			return gamma * x
+		}
+	}), "Selu")
+	register(unaryFloatC(func(c *Ctx) func(float64) float64 {
+		alpha := float64(c.Float("alpha", 0.01))
+		return func(x float64) float64 {
+			if x < 0 {
+				return alpha * x
+			}
+			return x
+		}
+	}), "LeakyRelu")
+	register(unaryFloatC(func(c *Ctx) func(float64) float64 {
+		alpha := float64(c.Float("alpha", 1))
+		return func(x float64) float64 {
+			if x > alpha {
+				return x
+			}
+			return 0
+		}
+	}), "ThresholdedRelu")
+	register(unaryFloatC(func(c *Ctx) func(float64) float64 {
+		alpha, beta := float64(c.Float("alpha", 0.2)), float64(c.Float("beta", 0.5))
+		return func(x float64) float64 { return math.Max(0, math.Min(1, alpha*x+beta)) }
+	}), "HardSigmoid")
+	register(unaryFloatC(func(c *Ctx) func(float64) float64 {
+		alpha := float64(c.Float("alpha", 1))
+		return func(x float64) float64 { return x * sigmoid(alpha*x) }
+	}), "Swish")
+	register(unaryFloatC(func(c *Ctx) func(float64) float64 {
+		if c.Str("approximate", "none") == "tanh" {
+			return func(x float64) float64 {
+				return 0.5 * x * (1 + math.Tanh(math.Sqrt(2/math.Pi)*(x+0.044715*x*x*x)))
+			}
+		}
+		return func(x float64) float64 { return 0.5 * x * (1 + math.Erf(x/math.Sqrt2)) }
+	}), "Gelu")
+	register(unaryNumC(func(c *Ctx) func(float64) float64 {
+		bias, lambd := float64(c.Float("bias", 0)), float64(c.Float("lambd", 0.5))
+		return func(x float64) float64 {
+			switch {
+			case x < -lambd:
+				return x + bias
+			case x > lambd:
+				return x - bias
+			}
+			return 0
+		}
+	}), "Shrink")
+	register(unaryNum(math.Abs, func(v int64) int64 {
+		if v < 0 {
+			return -v
+		}
+		return v
+	}), "Abs")
+	register(unaryNum(func(x float64) float64 { return -x }, func(v int64) int64 { return -v }), "Neg")
+	register(unaryNum(func(x float64) float64 {
+		switch {
+		case x > 0:
+			return 1
+		case x < 0:
+			return -1
+		}
+		return x
+	}, func(v int64) int64 {
+		switch {
+		case v > 0:
+			return 1
+		case v < 0:
+			return -1
+		}
+		return 0
+	}), "Sign")
+	register(unaryNum(func(x float64) float64 { return math.Max(x, 0) }, func(v int64) int64 { return max(v, 0) }), "Relu")
+
+	register(binaryOp(func(a, b float64) float64 { return a + b }, func(dt ir.DType, a, b int64) int64 { return a + b }), "Add")
+	register(binaryOp(func(a, b float64) float64 { return a - b }, func(dt ir.DType, a, b int64) int64 { return a - b }), "Sub")
+	register(binaryOp(func(a, b float64) float64 { return a * b }, func(dt ir.DType, a, b int64) int64 { return a * b }), "Mul")
+	register(binaryOp(func(a, b float64) float64 { return a / b }, intDiv), "Div")
+	register(kernelPow, "Pow")
+	register(kernelMod, "Mod")
+	register(binaryOp(func(a, b float64) float64 {
+		if a < 0 {
+			return a * b
+		}
+		return a
+	}, func(dt ir.DType, a, b int64) int64 {
+		if a < 0 {
+			return a * b
+		}
+		return a
+	}), "PRelu")
+	register(bitwise(func(a, b int64) int64 { return a & b }), "BitwiseAnd")
+	register(bitwise(func(a, b int64) int64 { return a | b }), "BitwiseOr")
+	register(bitwise(func(a, b int64) int64 { return a ^ b }), "BitwiseXor")
+	register(kernelBitShift, "BitShift")
+	register(func(c *Ctx, in []*Tensor) ([]*Tensor, error) {
+		x, err := need(in, 0, "X")
+		if err != nil {
+			return nil, err
+		}
+		if x.cls() != clsI {
+			return nil, c.Errorf("BitwiseNot needs an integer tensor, got %s", x)
+		}
+		out, err := c.alloc(x.DType, x.Shape)
+		if err != nil {
+			return nil, err
+		}
+		for i, v := range x.I {
+			out.I[i] = ^v
+		}
+		return []*Tensor{out}, nil
+	}, "BitwiseNot")
+
+	register(compare(func(o int) bool { return o == 0 }, true), "Equal")
+	register(compare(func(o int) bool { return o < 0 }, false), "Less")
+	register(compare(func(o int) bool { return o <= 0 }, false), "LessOrEqual")
+	register(compare(func(o int) bool { return o > 0 }, false), "Greater")
+	register(compare(func(o int) bool { return o >= 0 }, false), "GreaterOrEqual")
+	register(logical(func(a, b bool) bool { return a && b }), "And")
+	register(logical(func(a, b bool) bool { return a || b }), "Or")
+	register(logical(func(a, b bool) bool { return a != b }), "Xor")
+	register(func(c *Ctx, in []*Tensor) ([]*Tensor, error) {
+		x, err := need(in, 0, "X")
+		if err != nil {
+			return nil, err
+		}
+		if x.cls() != clsB {
+			return nil, c.Errorf("Not needs a bool tensor, got %s", x)
+		}
+		out, err := c.alloc(ir.Bool, x.Shape)
+		if err != nil {
+			return nil, err
+		}
+		for i, v := range x.B {
+			out.B[i] = !v
+		}
+		return []*Tensor{out}, nil
+	}, "Not")
+	register(func(c *Ctx, in []*Tensor) ([]*Tensor, error) {
+		return floatPredicate(c, in, math.IsNaN)
+	}, "IsNaN")
+	register(func(c *Ctx, in []*Tensor) ([]*Tensor, error) {
+		pos, neg := c.Int("detect_positive", 1) != 0, c.Int("detect_negative", 1) != 0
+		return floatPredicate(c, in, func(x float64) bool { return pos && math.IsInf(x, 1) || neg && math.IsInf(x, -1) })
+	}, "IsInf")
+
+	register(variadic(func(a, b float64) float64 { return a + b }, func(a, b int64) int64 { return a + b }, false), "Sum")
+	register(variadic(func(a, b float64) float64 { return a + b }, nil, true), "Mean")
+	register(variadic(fmax, func(a, b int64) int64 { return max(a, b) }, false), "Max")
+	register(variadic(fmin, func(a, b int64) int64 { return min(a, b) }, false), "Min")
+	register(kernelWhere, "Where")
+	register(kernelClip, "Clip")
+}
+
+func sigmoid(x float64) float64 {
+	if x >= 0 {
+		return 1 / (1 + math.Exp(-x))
+	}
+	e := math.Exp(x)
+	return e / (1 + e)
+}
+
+func softplus(x float64) float64 {
+	if x > 30 {
+		return x
+	}
+	return math.Log1p(math.Exp(x))
+}
+
+// fmax and fmin propagate NaN, as numpy's maximum does.
+func fmax(a, b float64) float64 {
+	if math.IsNaN(a) || math.IsNaN(b) {
+		return math.NaN()
+	}
+	return math.Max(a, b)
+}
+
+func fmin(a, b float64) float64 {
+	if math.IsNaN(a) || math.IsNaN(b) {
+		return math.NaN()
+	}
+	return math.Min(a, b)
+}
+
+func unaryFloat(f func(float64) float64) Kernel {
+	return unaryFloatC(func(*Ctx) func(float64) float64 { return f })
+}
+
+func unaryFloatC(mk func(c *Ctx) func(float64) float64) Kernel {
+	return func(c *Ctx, in []*Tensor) ([]*Tensor, error) {
+		x, err := need(in, 0, "X")
+		if err != nil {
+			return nil, err
+		}
+		if err := requireFloat(x, "input"); err != nil {
+			return nil, err
+		}
+		return mapFloat(c, x, mk(c))
+	}
+}
+
+func mapFloat(c *Ctx, x *Tensor, f func(float64) float64) ([]*Tensor, error) {
+	out, err := c.alloc(x.DType, x.Shape)
+	if err != nil {
+		return nil, err
+	}
+	if x.cls() == clsD {
+		for i, v := range x.D {
+			out.D[i] = f(v)
+		}
+	} else {
+		for i, v := range x.F {
+			out.F[i] = float32(f(float64(v)))
+		}
+	}
+	return []*Tensor{out}, nil
+}
+
+func unaryNum(ff func(float64) float64, fi func(int64) int64) Kernel {
+	return func(c *Ctx, in []*Tensor) ([]*Tensor, error) {
+		x, err := need(in, 0, "X")
+		if err != nil {
+			return nil, err
+		}
+		if x.cls() == clsI && fi != nil {
+			out, err := c.alloc(x.DType, x.Shape)
+			if err != nil {
+				return nil, err
+			}
+			for i, v := range x.I {
+				out.I[i] = fi(v)
+			}
+			if x.DType == ir.Uint64 || x.DType == ir.Uint32 || x.DType == ir.Uint16 || x.DType == ir.Uint8 {
+				copy(out.I, x.I) // Abs, Relu of unsigned values are the identity; Neg wraps
+				if c.Node.Op == "Neg" {
+					for i, v := range x.I {
+						out.I[i] = -v
+					}
+				}
+				if c.Node.Op == "Sign" {
+					for i, v := range x.I {
+						out.I[i] = 0
+						if v != 0 {
+							out.I[i] = 1
+						}
+					}
+				}
+			}
+			return []*Tensor{out}, nil
+		}
+		if !isFloatCls(x) {
+			return nil, c.Errorf("input must be numeric, got %s", x)
+		}
+		return mapFloat(c, x, ff)
+	}
+}
+
+func unaryNumC(mk func(c *Ctx) func(float64) float64) Kernel {
+	return func(c *Ctx, in []*Tensor) ([]*Tensor, error) {
+		x, err := need(in, 0, "X")
+		if err != nil {
+			return nil, err
+		}
+		f := mk(c)
+		if x.cls() == clsI {
+			out, err := c.alloc(x.DType, x.Shape)
+			if err != nil {
+				return nil, err
+			}
+			for i, v := range x.I {
+				out.I[i] = int64(f(float64(v)))
+			}
+			return []*Tensor{out}, nil
+		}
+		if !isFloatCls(x) {
+			return nil, c.Errorf("input must be numeric, got %s", x)
+		}
+		return mapFloat(c, x, f)
+	}
+}
+
+func isUnsigned(dt ir.DType) bool { return dt.IsInt() && !dt.IsSigned() }
+
+func intDiv(dt ir.DType, a, b int64) int64 {
+	if b == 0 {
+		return 0
+	}
+	if dt == ir.Uint64 {
+		return int64(uint64(a) / uint64(b))
+	}
+	return a / b
+}
+
+// binaryOperands checks and broadcasts two operands.
+func binaryOperands(c *Ctx, in []*Tensor, sameType bool) (a, b *Tensor, shape, ia, ib []int, err error) {
+	if a, err = need(in, 0, "A"); err != nil {
+		return
+	}
+	if b, err = need(in, 1, "B"); err != nil {
+		return
+	}
+	if sameType && a.DType != b.DType {
+		err = c.Errorf("operands have different types %s and %s", a.DType, b.DType)
+		return
+	}
+	if shape, err = broadcastShapes(a.Shape, b.Shape); err != nil {
+		return
+	}
+	if err = c.check(a.DType, shape); err != nil {
+		return
+	}
+	return a, b, shape, bcastIndex(shape, a.Shape), bcastIndex(shape, b.Shape), nil
+}
+
+func binaryOp(ff func(a, b float64) float64, fi func(dt ir.DType, a, b int64) int64) Kernel {
+	return func(c *Ctx, in []*Tensor) ([]*Tensor, error) {
+		a, b, shape, ia, ib, err := binaryOperands(c, in, true)
+		if err != nil {
+			return nil, err
+		}
+		out, err := c.alloc(a.DType, shape)
+		if err != nil {
+			return nil, err
+		}
+		switch a.cls() {
+		case clsF:
+			for k := range out.F {
+				out.F[k] = float32(ff(float64(a.F[at(ia, k)]), float64(b.F[at(ib, k)])))
+			}
+		case clsD:
+			for k := range out.D {
+				out.D[k] = ff(a.D[at(ia, k)], b.D[at(ib, k)])
+			}
+		case clsI:
+			for k := range out.I {
+				out.I[k] = fi(a.DType, a.I[at(ia, k)], b.I[at(ib, k)])
+			}
+		default:
+			return nil, c.Errorf("operands must be numeric, got %s", a)
+		}
+		return []*Tensor{out}, nil
+	}
+}
+
+func kernelPow(c *Ctx, in []*Tensor) ([]*Tensor, error) {
+	a, b, shape, ia, ib, err := binaryOperands(c, in, false)
+	if err != nil {
+		return nil, err
+	}
+	out, err := c.alloc(a.DType, shape)
+	if err != nil {
+		return nil, err
+	}
+	if a.cls() == clsI && b.cls() == clsI {
+		for k := range out.I {
+			out.I[k] = ipow(a.I[at(ia, k)], b.I[at(ib, k)])
+		}
+		return []*Tensor{out}, nil
+	}
+	af, bf := a.Float64s(), b.Float64s()
+	if af == nil || bf == nil {
+		return nil, c.Errorf("operands must be numeric, got %s and %s", a, b)
+	}
+	for k := 0; k < out.Len(); k++ {
+		v := math.Pow(af[at(ia, k)], bf[at(ib, k)])
+		switch out.cls() {
+		case clsI:
+			out.I[k] = int64(v)
+		default:
+			out.setF(k, v)
+		}
+	}
+	return []*Tensor{out}, nil
+}
+
+func ipow(a, b int64) int64 {
+	if b < 0 {
+		if a == 1 {
+			return 1
+		}
+		if a == -1 {
+			if b%2 == 0 {
+				return 1
+			}
+			return -1
+		}
+		return 0
+	}
+	r := int64(1)
+	for ; b > 0; b >>= 1 {
+		if b&1 == 1 {
+			r *= a
+		}
+		a *= a
+	}
+	return r
+}
+
+func kernelMod(c *Ctx, in []*Tensor) ([]*Tensor, error) {
+	fmod := c.Int("fmod", 0) != 0
+	return binaryOp(func(a, b float64) float64 {
+		if fmod {
+			return math.Mod(a, b)
+		}
+		r := math.Mod(a, b)
+		if r != 0 && (r < 0) != (b < 0) {
+			r += b
+		}
+		return r
+	}, func(dt ir.DType, a, b int64) int64 {
+		if b == 0 {
+			return 0
+		}
+		if dt == ir.Uint64 {
+			return int64(uint64(a) % uint64(b))
+		}
+		r := a % b
+		if !fmod && r != 0 && (r < 0) != (b < 0) {
+			r += b
+		}
+		return r
+	})(c, in)
+}
+
+func bitwise(f func(a, b int64) int64) Kernel {
+	return func(c *Ctx, in []*Tensor) ([]*Tensor, error) {
+		a, b, shape, ia, ib, err := binaryOperands(c, in, true)
+		if err != nil {
+			return nil, err
+		}
+		if a.cls() != clsI {
+			return nil, c.Errorf("operands must be integers, got %s", a)
+		}
+		out, err := c.alloc(a.DType, shape)
+		if err != nil {
+			return nil, err
+		}
+		for k := range out.I {
+			out.I[k] = f(a.I[at(ia, k)], b.I[at(ib, k)])
+		}
+		return []*Tensor{out}, nil
+	}
+}
+
+func kernelBitShift(c *Ctx, in []*Tensor) ([]*Tensor, error) {
+	left := c.Str("direction", "") == "LEFT"
+	if d := c.Str("direction", ""); d != "LEFT" && d != "RIGHT" {
+		return nil, c.Errorf("direction must be LEFT or RIGHT, got %q", d)
+	}
+	return bitwise(func(a, b int64) int64 {
+		if b < 0 || b >= 64 {
+			return 0
+		}
+		if left {
+			return a << uint(b)
+		}
+		return int64(uint64(a) >> uint(b))
+	})(c, in)
+}
+
+// cmpInt orders two integers of type dt.
+func cmpInt(dt ir.DType, a, b int64) int {
+	if dt == ir.Uint64 {
+		x, y := uint64(a), uint64(b)
+		switch {
+		case x < y:
+			return -1
+		case x > y:
+			return 1
+		}
+		return 0
+	}
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func compare(pred func(int) bool, eq bool) Kernel {
+	return func(c *Ctx, in []*Tensor) ([]*Tensor, error) {
+		a, b, shape, ia, ib, err := binaryOperands(c, in, true)
+		if err != nil {
+			return nil, err
+		}
+		out, err := c.alloc(ir.Bool, shape)
+		if err != nil {
+			return nil, err
+		}
+		switch a.cls() {
+		case clsF:
+			for k := range out.B {
+				x, y := a.F[at(ia, k)], b.F[at(ib, k)]
+				out.B[k] = x == x && y == y && pred(cmpFloat(float64(x), float64(y)))
+			}
+		case clsD:
+			for k := range out.B {
+				x, y := a.D[at(ia, k)], b.D[at(ib, k)]
+				out.B[k] = x == x && y == y && pred(cmpFloat(x, y))
+			}
+		case clsI:
+			for k := range out.B {
+				out.B[k] = pred(cmpInt(a.DType, a.I[at(ia, k)], b.I[at(ib, k)]))
+			}
+		case clsB:
+			for k := range out.B {
+				x, y := a.B[at(ia, k)], b.B[at(ib, k)]
+				o := 0
+				if x != y {
+					o = 1
+					if !x {
+						o = -1
+					}
+				}
+				out.B[k] = pred(o)
+			}
+		case clsS:
+			if !eq {
+				return nil, c.Errorf("cannot order strings")
+			}
+			for k := range out.B {
+				o := 1
+				if a.S[at(ia, k)] == b.S[at(ib, k)] {
+					o = 0
+				}
+				out.B[k] = pred(o)
+			}
+		}
+		return []*Tensor{out}, nil
+	}
+}
+
+func logical(f func(a, b bool) bool) Kernel {
+	return func(c *Ctx, in []*Tensor) ([]*Tensor, error) {
+		a, b, shape, ia, ib, err := binaryOperands(c, in, true)
+		if err != nil {
+			return nil, err
+		}
+		if a.cls() != clsB {
+			return nil, c.Errorf("operands must be bool, got %s", a)
+		}
+		out, err := c.alloc(ir.Bool, shape)
+		if err != nil {
+			return nil, err
+		}
+		for k := range out.B {
+			out.B[k] = f(a.B[at(ia, k)], b.B[at(ib, k)])
+		}
+		return []*Tensor{out}, nil
+	}
+}
+
+func floatPredicate(c *Ctx, in []*Tensor, f func(float64) bool) ([]*Tensor, error) {
+	x, err := need(in, 0, "X")
+	if err != nil {
+		return nil, err
+	}
+	if err := requireFloat(x, "input"); err != nil {
+		return nil, err
+	}
+	out, err := c.alloc(ir.Bool, x.Shape)
+	if err != nil {
+		return nil, err
+	}
+	for i, v := range x.Float64s() {
+		out.B[i] = f(v)
+	}
+	return []*Tensor{out}, nil
+}
+
+func variadic(ff func(a, b float64) float64, fi func(a, b int64) int64, mean bool) Kernel {
+	return func(c *Ctx, in []*Tensor) ([]*Tensor, error) {
+		var ts []*Tensor
+		for _, t := range in {
+			if t != nil {
+				ts = append(ts, t)
+			}
+		}
+		if len(ts) == 0 {
+			return nil, c.Errorf("needs at least one input")
+		}
+		shapes := make([][]int, len(ts))
+		for i, t := range ts {
+			if t.DType != ts[0].DType {
+				return nil, c.Errorf("inputs have different types %s and %s", ts[0].DType, t.DType)
+			}
+			shapes[i] = t.Shape
+		}
+		shape, err := broadcastShapes(shapes...)
+		if err != nil {
+			return nil, err
+		}
+		out, err := c.alloc(ts[0].DType, shape)
+		if err != nil {
+			return nil, err
+		}
+		switch out.cls() {
+		case clsF, clsD:
+			acc := make([]float64, out.Len())
+			for j, t := range ts {
+				idx := bcastIndex(shape, t.Shape)
+				f := t.Float64s()
+				for k := range acc {
+					if j == 0 {
+						acc[k] = f[at(idx, k)]
+					} else {
+						acc[k] = ff(acc[k], f[at(idx, k)])
+					}
+				}
+			}
+			for k, v := range acc {
+				if mean {
+					v /= float64(len(ts))
+				}
+				out.setF(k, v)
+			}
+		case clsI:
+			if fi == nil {
+				return nil, c.unsupported("integer inputs")
+			}
+			for j, t := range ts {
+				idx := bcastIndex(shape, t.Shape)
+				for k := range out.I {
+					if j == 0 {
+						out.I[k] = t.I[at(idx, k)]
+					} else {
+						out.I[k] = fi(out.I[k], t.I[at(idx, k)])
+					}
+				}
+			}
+		default:
+			return nil, c.Errorf("inputs must be numeric, got %s", ts[0])
+		}
+		return []*Tensor{out}, nil
+	}
+}
+
+func kernelWhere(c *Ctx, in []*Tensor) ([]*Tensor, error) {
+	cond, err := need(in, 0, "condition")
+	if err != nil {
+		return nil, err
+	}
+	x, err := need(in, 1, "X")
+	if err != nil {
+		return nil, err
+	}
+	y, err := need(in, 2, "Y")
+	if err != nil {
+		return nil, err
+	}
+	if cond.cls() != clsB {
+		return nil, c.Errorf("condition must be bool, got %s", cond)
+	}
+	if x.DType != y.DType {
+		return nil, c.Errorf("X and Y have different types %s and %s", x.DType, y.DType)
+	}
+	shape, err := broadcastShapes(cond.Shape, x.Shape, y.Shape)
+	if err != nil {
+		return nil, err
+	}
+	out, err := c.alloc(x.DType, shape)
+	if err != nil {
+		return nil, err
+	}
+	ic, ix, iy := bcastIndex(shape, cond.Shape), bcastIndex(shape, x.Shape), bcastIndex(shape, y.Shape)
+	for k := 0; k < out.Len(); k++ {
+		if cond.B[at(ic, k)] {
+			copyElem(out, k, x, at(ix, k))
+		} else {
+			copyElem(out, k, y, at(iy, k))
+		}
+	}
+	return []*Tensor{out}, nil
+}
+
+func kernelClip(c *Ctx, in []*Tensor) ([]*Tensor, error) {
+	x, err := need(in, 0, "input")
+	if err != nil {
+		return nil, err
+	}
+	lo, hi := math.Inf(-1), math.Inf(1)
+	if c.Opset < 11 {
+		lo, hi = float64(c.Float("min", float32(math.Inf(-1)))), float64(c.Float("max", float32(math.Inf(1))))
+	} else {
+		if len(in) > 1 && in[1] != nil {
+			if lo, err = scalarFloat(in[1], "min"); err != nil {
+				return nil, err
+			}
+		}
+		if len(in) > 2 && in[2] != nil {
+			if hi, err = scalarFloat(in[2], "max"); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if x.cls() == clsI {
+		out, err := c.alloc(x.DType, x.Shape)
+		if err != nil {
+			return nil, err
+		}
+		for i, v := range x.I {
+			f := float64(v)
+			switch {
+			case f < lo:
+				out.I[i] = int64(lo)
+			case f > hi:
+				out.I[i] = int64(hi)
+			default:
+				out.I[i] = v
+			}
+		}
+		return []*Tensor{out}, nil
+	}
+	if !isFloatCls(x) {
+		return nil, c.Errorf("input must be numeric, got %s", x)
+	}
+	return mapFloat(c, x, func(v float64) float64 {
+		if v < lo {
+			v = lo
+		}
+		if v > hi {
+			v = hi
+		}
+		return v
+	})
+}
+
+var _ = fmt.Sprintf
