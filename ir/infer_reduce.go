@@ -64,7 +64,7 @@ func inferReduce(c *InferContext) error {
 	noop := false
 	if cxReduceAxesFromInput(c.Node.Op, c.Opset) {
 		noop = c.AttrInt("noop_with_empty_axes", 0) != 0
-		if c.HasInput(1) {
+		if as := c.InShape(1); c.HasInput(1) && !(as.IsStatic() && len(as.Dims) == 1 && as.Dims[0].Val == 0) {
 			vals, ok := c.KnownInts(1)
 			if !ok {
 				// Axes unknown: with keepdims the rank stays; without, a
@@ -73,7 +73,14 @@ func inferReduce(c *InferContext) error {
 				case !in.Known:
 					c.SetTensor(0, dt, UnknownShape())
 				case keep:
-					c.SetTensor(0, dt, RankShape(len(in.Dims)))
+					// A dim of 1 stays 1 whether reduced or not.
+					out := RankShape(len(in.Dims))
+					for i, d := range in.Dims {
+						if d.IsConcrete() && d.Val == 1 {
+							out.Dims[i] = d
+						}
+					}
+					c.SetTensor(0, dt, out)
 				default:
 					as := c.InShape(1)
 					if as.IsStatic() && len(as.Dims) == 1 && as.Dims[0].Val > 0 && int(as.Dims[0].Val) <= len(in.Dims) {

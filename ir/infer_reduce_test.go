@@ -13,6 +13,8 @@ func TestInferReduce(t *testing.T) {
 		{name: "sum axes input 13", op: "ReduceSum", opset: 13, in: []Type{x}, consts: []*Tensor{cxInts(false, 0)}, attrs: []*Attr{cxAttrI("keepdims", 0)}, want: []string{"float32[3,4]"}},
 		{name: "sum axes attr 11", op: "ReduceSum", opset: 11, in: []Type{x}, attrs: []*Attr{cxAttrIs("axes", 0)}, want: []string{"float32[1,3,4]"}},
 		{name: "mean axes input 18", op: "ReduceMean", opset: 18, in: []Type{x}, consts: []*Tensor{cxInts(false, 2)}, want: []string{"float32[N,3,1]"}},
+		{name: "empty axes input", op: "ReduceSum", opset: 13, in: []Type{x, cxT(Int64, 0)}, want: []string{"float32[1,1,1]"}},
+		{name: "unknown axes keeps ones", op: "ReduceMax", opset: 18, in: []Type{cxT(f, 1, "S", 4), cxT(Int64, 1)}, want: []string{"float32[1,?,?]"}},
 		{name: "noop empty axes", op: "ReduceSum", opset: 13, in: []Type{x}, attrs: []*Attr{cxAttrI("noop_with_empty_axes", 1)}, want: []string{"float32[N,3,4]"}},
 		{name: "unknown axes keepdims", op: "ReduceSum", opset: 13, in: []Type{x, cxT(Int64, 1)}, want: []string{"float32[?,?,?]"}},
 		{name: "unknown axes drop one", op: "ReduceSum", opset: 13, in: []Type{x, cxT(Int64, 1)}, attrs: []*Attr{cxAttrI("keepdims", 0)}, want: []string{"float32[?,?]"}},
