@@ -3,7 +3,7 @@ package ir
 import "testing"
 
 func smFloatAttr(name string, v float32) *Attr { return &Attr{Name: name, Type: AttrFloat, F: v} }
-func smStrAttr(name, v string) *Attr          { return &Attr{Name: name, Type: AttrString, S: []byte(v)} }
+func smStrAttr(name, v string) *Attr           { return &Attr{Name: name, Type: AttrString, S: []byte(v)} }
 func smTensorAttr(name string, t *Tensor) *Attr {
 	return &Attr{Name: name, Type: AttrTensor, T: t}
 }
