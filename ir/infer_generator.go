@@ -34,6 +34,7 @@ func init() {
 		OpDef{Name: "TfIdfVectorizer", MinInputs: 1, MaxInputs: 1, MinOutputs: 1, MaxOutputs: 1, Infer: inferTfIdf},
 		OpDef{Domain: "ai.onnx.preview.training", Name: "Adagrad", MinInputs: 3, MaxInputs: -1, MinOutputs: 1, MaxOutputs: -1, Infer: inferOptimizer(2)},
 		OpDef{Domain: "ai.onnx.preview.training", Name: "Momentum", MinInputs: 3, MaxInputs: -1, MinOutputs: 1, MaxOutputs: -1, Infer: inferOptimizer(2)},
+		OpDef{Domain: "ai.onnx.preview.training", Name: "Gradient", MinInputs: 0, MaxInputs: -1, MinOutputs: 1, MaxOutputs: -1, Infer: inferGradient},
 		OpDef{Domain: "ai.onnx.preview.training", Name: "Adam", MinInputs: 3, MaxInputs: -1, MinOutputs: 1, MaxOutputs: -1, Infer: inferOptimizer(3)},
 	)
 }
@@ -381,4 +382,45 @@ func inferOptimizer(k int) InferFunc {
 		}
 		return nil
 	}
+}
+
+// Gradient(xs=[names], y=name): output i is dy/d(xs[i]), of xs[i]'s type.
+func inferGradient(c *InferContext) error {
+	xs, ok := c.Node.AttrStrings("xs")
+	if !ok {
+		return c.Errorf("attribute xs missing")
+	}
+	if len(xs) != c.NumOutputs() {
+		return c.Errorf("%d xs for %d outputs", len(xs), c.NumOutputs())
+	}
+	for i, name := range xs {
+		if v := lookupValue(c.Node.Graph, name); v != nil {
+			c.SetOutput(i, v.Type.Clone())
+		}
+	}
+	return nil
+}
+
+// lookupValue finds a value by name in g or an enclosing scope.
+func lookupValue(g *Graph, name string) *Value {
+	for ; g != nil; g = g.Parent {
+		for _, v := range g.Inputs {
+			if v.Name == name {
+				return v
+			}
+		}
+		for _, v := range g.Initializers {
+			if v.Name == name {
+				return v
+			}
+		}
+		for _, n := range g.Nodes {
+			for _, o := range n.Outputs {
+				if o != nil && o.Name == name {
+					return o
+				}
+			}
+		}
+	}
+	return nil
 }

@@ -362,6 +362,9 @@ func smDTypeAttr(c *InferContext, name string, def DType) (DType, error) {
 	return dt, nil
 }
 
+// smMaxSelect bounds the element count smSelect will produce.
+const smMaxSelect = 1 << 16
+
 // smSelect gathers the elements of a row-major tensor of static dims whose
 // index along each axis is taken from sel[axis] (nil: every index), the
 // data propagation of Slice and Gather on N-D Known values.
@@ -390,6 +393,9 @@ func smSelect(vals []Dim, dims []int64, sel [][]int64) ([]Dim, bool) {
 			}
 		}
 		total *= int64(len(idx[a]))
+		if total > smMaxSelect {
+			return nil, false
+		}
 	}
 	strides := make([]int64, len(dims))
 	s := int64(1)
