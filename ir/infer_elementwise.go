@@ -160,6 +160,18 @@ var cxKnownOps = map[string]cxKnownOp{
 		}
 		return Dim{}, false
 	},
+	"Mod": func(a, b Dim) (Dim, bool) {
+		if !cxLit(a) || !cxLit(b) || b.Val == 0 {
+			return Dim{}, false
+		}
+		// fmod=0 (the integer default): the result takes the divisor's
+		// sign, as in Python. cxBinary handles fmod=1 separately.
+		r := a.Val % b.Val
+		if r != 0 && (r < 0) != (b.Val < 0) {
+			r += b.Val
+		}
+		return D(r), true
+	},
 	"Equal":          cxCompare(func(x, y int64) bool { return x == y }, true),
 	"Less":           cxCompare(func(x, y int64) bool { return x < y }, false),
 	"LessOrEqual":    cxCompare(func(x, y int64) bool { return x <= y }, true),
@@ -248,7 +260,16 @@ func cxBinary(outDT DType) InferFunc {
 			dt = cxFirstDType(c, 0, 1)
 		}
 		c.SetTensor(0, dt, s)
-		if op := cxKnownOps[c.Node.Op]; op != nil && (dt.IsInt() || dt == Bool) {
+		op := cxKnownOps[c.Node.Op]
+		if c.Node.Op == "Mod" && c.AttrInt("fmod", 0) != 0 {
+			op = func(a, b Dim) (Dim, bool) {
+				if !cxLit(a) || !cxLit(b) || b.Val == 0 {
+					return Dim{}, false
+				}
+				return D(a.Val % b.Val), true
+			}
+		}
+		if op != nil && (dt.IsInt() || dt == Bool) {
 			if vals, ok := cxKnownBroadcast(c, s, op); ok {
 				c.SetKnown(0, vals)
 			}

@@ -174,6 +174,8 @@ func TestInferElementwise(t *testing.T) {
 		{name: "cast known out of range", op: "Cast", consts: []*Tensor{cxInts(false, 300)}, attrs: []*Attr{cxAttrI("to", int64(Int8))}, known: "<nil>"},
 		{name: "equal known", op: "Equal", consts: []*Tensor{cxInts(false, 1, -1), cxInts(true, -1)}, want: []string{"bool[2]"}, known: "[0 1]"},
 		{name: "where known", op: "Where", consts: []*Tensor{{DType: Bool, Dims: []int64{2}, Int32s: []int32{1, 0}}, cxInts(false, 4, 5), cxInts(false, 6, 7)}, known: "[4 7]"},
+		{name: "mod known python sign", op: "Mod", consts: []*Tensor{cxInts(false, -7, 7), cxInts(false, 3, -3)}, known: "[2 -2]"},
+		{name: "mod known fmod", op: "Mod", consts: []*Tensor{cxInts(false, -7, 7), cxInts(false, 3, -3)}, attrs: []*Attr{cxAttrI("fmod", 1)}, known: "[-1 1]"},
 		{name: "neg known", op: "Neg", consts: []*Tensor{cxInts(false, 4)}, known: "[-4]"},
 	})
 }

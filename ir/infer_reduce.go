@@ -93,7 +93,10 @@ func inferReduce(c *InferContext) error {
 			}
 			axes = vals
 		}
-	} else {
+	}
+	if !cxReduceAxesFromInput(c.Node.Op, c.Opset) || !c.HasInput(1) {
+		// Before the axes input (and, leniently, in models that kept the
+		// attribute after it), axes come from the attribute.
 		axes, _ = c.AttrInts("axes")
 	}
 	s, err := cxReduceShape(in, axes, keep, noop)
@@ -101,7 +104,48 @@ func inferReduce(c *InferContext) error {
 		return err
 	}
 	c.SetTensor(0, dt, s)
+	cxReduceKnown(c, s, axes, noop)
 	return nil
+}
+
+// cxReduceKnown folds ReduceSum / ReduceProd / ReduceMax / ReduceMin over
+// the known values of a 1-D integer input (Shape -> ReduceProd computes
+// flattened sizes).
+func cxReduceKnown(c *InferContext, out Shape, axes []int64, noop bool) {
+	in := c.InShape(0)
+	k, ok := c.Known(0)
+	if !ok || !c.InDType(0).IsInt() || !cxRankIs(in, 1) || len(k) == 0 || noop {
+		return
+	}
+	for _, a := range axes {
+		if a != 0 && a != -1 {
+			return
+		}
+	}
+	var op cxKnownOp
+	switch c.Node.Op {
+	case "ReduceSum":
+		op = cxKnownOps["Add"]
+	case "ReduceProd":
+		op = cxKnownOps["Mul"]
+	case "ReduceMax":
+		op = cxKnownOps["Max"]
+	case "ReduceMin":
+		op = cxKnownOps["Min"]
+	default:
+		return
+	}
+	acc := k[0]
+	for _, d := range k[1:] {
+		r, ok := op(acc, d)
+		if !ok {
+			return
+		}
+		acc = r
+	}
+	if n, ok := out.NumElements(); ok && n == 1 {
+		c.SetKnown(0, []Dim{acc})
+	}
 }
 
 // ArgMax/ArgMin(data) axis=0 keepdims=1: int64 indices.
