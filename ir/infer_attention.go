@@ -411,6 +411,7 @@ func init() {
 		OpDef{Domain: ms, Name: "QuickGelu", MinInputs: 1, MaxInputs: 1, MinOutputs: 1, MaxOutputs: 1, Infer: cxUnary},
 		OpDef{Domain: ms, Name: "BiasSplitGelu", MinInputs: 2, MaxInputs: 2, MinOutputs: 1, MaxOutputs: 1, Infer: inferBiasSplitGelu},
 		OpDef{Domain: ms, Name: "BiasDropout", MinInputs: 2, MaxInputs: 5, MinOutputs: 1, MaxOutputs: 2, Infer: inferBiasDropout},
+		OpDef{Domain: ms, Name: "BiasSoftmax", MinInputs: 2, MaxInputs: 2, MinOutputs: 1, MaxOutputs: 1, Infer: cxUnary},
 		OpDef{Domain: ms, Name: "GatherBlockQuantized", MinInputs: 3, MaxInputs: 4, MinOutputs: 1, MaxOutputs: 1, Infer: inferGatherBlockQuantized},
 	)
 }

@@ -330,6 +330,7 @@ func init() {
 		OpDef{Name: "Einsum", MinInputs: 1, MaxInputs: -1, MinOutputs: 1, MaxOutputs: 1, Infer: inferEinsum},
 		OpDef{Name: "FC", MinInputs: 3, MaxInputs: 3, MinOutputs: 1, MaxOutputs: 1, Infer: inferFC},
 
+		OpDef{Domain: "com.microsoft", Name: "GemmFastGelu", MinInputs: 2, MaxInputs: 3, MinOutputs: 1, MaxOutputs: 1, Infer: cxMatMul(0, 1, Undefined, 0)},
 		OpDef{Domain: "com.microsoft", Name: "FusedMatMul", MinInputs: 2, MaxInputs: 2, MinOutputs: 1, MaxOutputs: 1, Infer: inferFusedMatMul},
 		OpDef{Domain: "com.microsoft", Name: "FusedGemm", MinInputs: 2, MaxInputs: 3, MinOutputs: 1, MaxOutputs: 1, Infer: inferGemm},
 		OpDef{Domain: "com.microsoft", Name: "QGemm", MinInputs: 6, MaxInputs: 9, MinOutputs: 1, MaxOutputs: 1, Infer: inferQGemm},

@@ -680,6 +680,7 @@ func init() {
 		OpDef{Name: "Conv", MinInputs: 2, MaxInputs: 3, MinOutputs: 1, MaxOutputs: 1, Infer: inferConv},
 		OpDef{Name: "ConvInteger", MinInputs: 2, MaxInputs: 4, MinOutputs: 1, MaxOutputs: 1, Infer: inferConvInteger},
 		OpDef{Name: "DeformConv", MinInputs: 3, MaxInputs: 5, MinOutputs: 1, MaxOutputs: 1, Infer: inferDeformConv},
+		OpDef{Domain: "com.microsoft", Name: "FusedConv", MinInputs: 2, MaxInputs: 4, MinOutputs: 1, MaxOutputs: 1, Infer: inferConv},
 		OpDef{Name: "ConvTranspose", MinInputs: 2, MaxInputs: 3, MinOutputs: 1, MaxOutputs: 1, Infer: inferConvTranspose},
 		OpDef{Name: "MaxPool", MinInputs: 1, MaxInputs: 1, MinOutputs: 1, MaxOutputs: 2, Infer: inferPool},
 		OpDef{Name: "AveragePool", MinInputs: 1, MaxInputs: 1, MinOutputs: 1, MaxOutputs: 1, Infer: inferPool},
