@@ -184,12 +184,10 @@ func castTensor(c *Ctx, x *Tensor, to ir.DType, saturate bool) (*Tensor, error) 
 		}
 	case clsI:
 		small := to.Bits() < 8
-		lo, hi := intRange(to)
 		for i, v := range f {
 			switch {
 			case small:
-				r := math.RoundToEven(v)
-				out.I[i] = int64(math.Max(lo, math.Min(hi, r)))
+				out.I[i] = wrapInt(to, int64(v))
 			case math.IsNaN(v):
 				out.I[i] = 0
 			case to == ir.Uint64 && v >= 0:
@@ -213,14 +211,6 @@ func castTensor(c *Ctx, x *Tensor, to ir.DType, saturate bool) (*Tensor, error) 
 // castIntToInt converts between integer types (sub-byte targets saturate,
 // others wrap, as numpy does).
 func castIntToInt(v int64, from, to ir.DType) int64 {
-	if to.Bits() < 8 {
-		lo, hi := intRange(to)
-		f := float64(v)
-		if from == ir.Uint64 {
-			f = float64(uint64(v))
-		}
-		return int64(math.Max(lo, math.Min(hi, f)))
-	}
 	return wrapInt(to, v)
 }
 

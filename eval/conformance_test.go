@@ -29,7 +29,11 @@ const minNodePassRate = 0.75
 
 // knownFailures lists tests that give a wrong answer or an error for a
 // supported op, with the reason. Keep it empty where possible.
-var knownFailures = map[string]string{}
+var knownFailures = map[string]string{
+	// The expected output is rounded to 4 decimals in the test data
+	// (0.1511 for 0.15105554), outside rtol 1e-4.
+	"node/test_averagepool_2d_ceil_last_window_starts_on_pad": "expected output rounded to 4 decimals",
+}
 
 type caseStatus int
 

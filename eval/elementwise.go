@@ -127,17 +127,7 @@ func init() {
 	register(binaryOp(func(a, b float64) float64 { return a / b }, intDiv), "Div")
 	register(kernelPow, "Pow")
 	register(kernelMod, "Mod")
-	register(binaryOp(func(a, b float64) float64 {
-		if a < 0 {
-			return a * b
-		}
-		return a
-	}, func(dt ir.DType, a, b int64) int64 {
-		if a < 0 {
-			return a * b
-		}
-		return a
-	}), "PRelu")
+	register(kernelPRelu, "PRelu")
 	register(bitwise(func(a, b int64) int64 { return a & b }), "BitwiseAnd")
 	register(bitwise(func(a, b int64) int64 { return a | b }), "BitwiseOr")
 	register(bitwise(func(a, b int64) int64 { return a ^ b }), "BitwiseXor")
@@ -787,3 +777,34 @@ func kernelClip(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 }
 
 var _ = fmt.Sprintf
+
+func kernelPRelu(c *Ctx, in []*Tensor) ([]*Tensor, error) {
+	x, err := need(in, 0, "X")
+	if err != nil {
+		return nil, err
+	}
+	slope, err := need(in, 1, "slope")
+	if err != nil {
+		return nil, err
+	}
+	// Before opset 7 a 1-D slope applies per channel (axis 1).
+	if _, err := broadcastShapes(x.Shape, slope.Shape); err != nil && slope.Rank() == 1 && x.Rank() >= 2 && slope.Len() == x.Shape[1] {
+		shape := make([]int, x.Rank()-1)
+		for i := range shape {
+			shape[i] = 1
+		}
+		shape[0] = slope.Len()
+		slope = slope.reshaped(shape)
+	}
+	return binaryOp(func(a, b float64) float64 {
+		if a < 0 {
+			return a * b
+		}
+		return a
+	}, func(dt ir.DType, a, b int64) int64 {
+		if a < 0 {
+			return a * b
+		}
+		return a
+	})(c, []*Tensor{x, slope})
+}

@@ -91,7 +91,7 @@ func (f *minifloat) nan() uint8 {
 	case f.fnuz:
 		return 0x80
 	case f.noNaN:
-		return 0x7
+		return 0x8 // float4e2m1 has no NaN: the reference gives -0
 	}
 	return 0x7F
 }

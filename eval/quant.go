@@ -94,10 +94,7 @@ func dequantizeAxis(c *Ctx, x, scale, zp *Tensor, axis, block int) ([]float64, e
 }
 
 func dequantize(c *Ctx, x, scale, zp *Tensor, axis int) ([]float64, error) {
-	if scale.Len() != 1 && scale.Rank() == 1 && axis >= 0 && axis < x.Rank() && scale.Len() == x.Shape[axis] {
-		return dequantizeAxis(c, x, scale, zp, axis, 0)
-	}
-	return dequantizeAxis(c, x, scale, zp, -1, 0)
+	return dequantizeAxis(c, x, scale, zp, axis, 0)
 }
 
 // quantize returns saturate(round(x/scale) + zp) as a tensor of type to.
@@ -130,6 +127,11 @@ func quantizeBlock(c *Ctx, x []float64, shape []int, scale, zp *Tensor, to ir.DT
 		zf = zp.Float64s()
 	}
 	sf := scale.Float64s()
+	// The reference divides in the scale's precision (float32 usually).
+	div := func(v, s float64) float64 { return v / s }
+	if scale.DType != ir.Float64 {
+		div = func(v, s float64) float64 { return float64(float32(v) / float32(s)) }
+	}
 	out, err := c.alloc(to, shape)
 	if err != nil {
 		return nil, err
@@ -138,7 +140,7 @@ func quantizeBlock(c *Ctx, x []float64, shape []int, scale, zp *Tensor, to ir.DT
 	case clsI:
 		lo, hi := intRange(to)
 		for i, v := range x {
-			q := math.RoundToEven(v / sf[si(i)])
+			q := math.RoundToEven(div(v, sf[si(i)]))
 			if zi != nil {
 				q += zf[zi(i)]
 			}
@@ -147,7 +149,7 @@ func quantizeBlock(c *Ctx, x []float64, shape []int, scale, zp *Tensor, to ir.DT
 	case clsF:
 		mf := minifloatFor(to)
 		for i, v := range x {
-			q := v / sf[si(i)]
+			q := div(v, sf[si(i)])
 			if zi != nil {
 				q += zf[zi(i)]
 			}
@@ -272,9 +274,9 @@ func kernelDynamicQuantizeLinear(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	st := &Tensor{DType: ir.Float32, Shape: []int{}, F: []float32{float32(scale)}}
 	zt := &Tensor{DType: ir.Uint8, Shape: []int{}, I: []int64{int64(zp)}}
 	if scale == 0 {
-		scale = 1
+		st = &Tensor{DType: ir.Float32, Shape: []int{}, F: []float32{1}}
 	}
-	y, err := quantize(c, xf, x.Shape, &Tensor{DType: ir.Float64, Shape: []int{}, D: []float64{scale}}, zt, ir.Uint8, -1, true)
+	y, err := quantize(c, xf, x.Shape, st, zt, ir.Uint8, -1, true)
 	if err != nil {
 		return nil, err
 	}

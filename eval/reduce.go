@@ -137,6 +137,25 @@ func reduceKernel(r reducer) Kernel {
 		if noop {
 			return []*Tensor{x}, nil
 		}
+		if x.cls() == clsB && (c.Node.Op == "ReduceMax" || c.Node.Op == "ReduceMin") {
+			out, err := c.alloc(ir.Bool, shape)
+			if err != nil {
+				return nil, err
+			}
+			isMax := c.Node.Op == "ReduceMax"
+			for o := range out.B {
+				acc := !isMax
+				for j := 0; j < group; j++ {
+					if isMax {
+						acc = acc || x.B[idx[o*group+j]]
+					} else {
+						acc = acc && x.B[idx[o*group+j]]
+					}
+				}
+				out.B[o] = acc
+			}
+			return []*Tensor{out}, nil
+		}
 		out, err := c.alloc(x.DType, shape)
 		if err != nil {
 			return nil, err

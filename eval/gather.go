@@ -1,0 +1,421 @@
+package eval
+
+// This file implements the gather and scatter family: Gather,
+// GatherElements, GatherND, Scatter, ScatterElements, ScatterND and
+// TensorScatter.
+
+import (
+	"github.com/wolong-dev/wolong/ir"
+)
+
+func init() {
+	register(kernelGather, "Gather")
+	register(kernelGatherElements, "GatherElements")
+	register(kernelGatherND, "GatherND")
+	register(kernelScatterElements, "ScatterElements", "Scatter")
+	register(kernelScatterND, "ScatterND")
+	register(kernelTensorScatter, "TensorScatter")
+}
+
+// fixIndex maps a possibly negative index into [0, n).
+func fixIndex(i int64, n int) (int, error) {
+	if i < 0 {
+		i += int64(n)
+	}
+	if i < 0 || i >= int64(n) {
+		return 0, errf("index %d out of range [%d, %d)", i, -n, n)
+	}
+	return int(i), nil
+}
+
+func kernelGather(c *Ctx, in []*Tensor) ([]*Tensor, error) {
+	x, err := need(in, 0, "data")
+	if err != nil {
+		return nil, err
+	}
+	it, err := need(in, 1, "indices")
+	if err != nil {
+		return nil, err
+	}
+	idx, err := ints(it, "indices")
+	if err != nil {
+		return nil, err
+	}
+	if x.Rank() == 0 {
+		return nil, c.Errorf("data must have rank >= 1")
+	}
+	axis, err := normAxis(c.Int("axis", 0), x.Rank())
+	if err != nil {
+		return nil, err
+	}
+	shape := append(append(append([]int{}, x.Shape[:axis]...), it.Shape...), x.Shape[axis+1:]...)
+	if err := c.check(x.DType, shape); err != nil {
+		return nil, err
+	}
+	outer, n, inner := numel(x.Shape[:axis]), x.Shape[axis], numel(x.Shape[axis+1:])
+	src := make([]int, 0, numel(shape))
+	for o := 0; o < outer; o++ {
+		for _, i := range idx {
+			p, err := fixIndex(i, n)
+			if err != nil {
+				return nil, err
+			}
+			base := (o*n + p) * inner
+			for j := 0; j < inner; j++ {
+				src = append(src, base+j)
+			}
+		}
+	}
+	out, err := c.take(x, shape, src)
+	if err != nil {
+		return nil, err
+	}
+	return []*Tensor{out}, nil
+}
+
+func kernelGatherElements(c *Ctx, in []*Tensor) ([]*Tensor, error) {
+	x, err := need(in, 0, "data")
+	if err != nil {
+		return nil, err
+	}
+	it, err := need(in, 1, "indices")
+	if err != nil {
+		return nil, err
+	}
+	idx, err := ints(it, "indices")
+	if err != nil {
+		return nil, err
+	}
+	if it.Rank() != x.Rank() {
+		return nil, c.Errorf("indices rank %d differs from data rank %d", it.Rank(), x.Rank())
+	}
+	axis, err := normAxis(c.Int("axis", 0), x.Rank())
+	if err != nil {
+		return nil, err
+	}
+	if err := c.check(x.DType, it.Shape); err != nil {
+		return nil, err
+	}
+	xs := strides(x.Shape)
+	src := make([]int, len(idx))
+	var ferr error
+	forEachIndex(it.Shape, func(k int, ix []int) {
+		off := 0
+		for d, v := range ix {
+			if d == axis {
+				p, err := fixIndex(idx[k], x.Shape[d])
+				if err != nil {
+					ferr = err
+					return
+				}
+				v = p
+			} else if v >= x.Shape[d] {
+				ferr = errf("indices shape %v exceeds data shape %v", it.Shape, x.Shape)
+				return
+			}
+			off += v * xs[d]
+		}
+		src[k] = off
+	})
+	if ferr != nil {
+		return nil, ferr
+	}
+	out, err := c.take(x, it.Shape, src)
+	if err != nil {
+		return nil, err
+	}
+	return []*Tensor{out}, nil
+}
+
+func kernelGatherND(c *Ctx, in []*Tensor) ([]*Tensor, error) {
+	x, err := need(in, 0, "data")
+	if err != nil {
+		return nil, err
+	}
+	it, err := need(in, 1, "indices")
+	if err != nil {
+		return nil, err
+	}
+	idx, err := ints(it, "indices")
+	if err != nil {
+		return nil, err
+	}
+	b := int(c.Int("batch_dims", 0))
+	if it.Rank() < 1 || b < 0 || b >= it.Rank() || b >= x.Rank() {
+		return nil, c.Errorf("invalid batch_dims %d for %s and %s", b, x, it)
+	}
+	k := it.Shape[it.Rank()-1]
+	if b+k > x.Rank() {
+		return nil, c.Errorf("index depth %d too large for %s", k, x)
+	}
+	shape := append(append([]int{}, it.Shape[:it.Rank()-1]...), x.Shape[b+k:]...)
+	if err := c.check(x.DType, shape); err != nil {
+		return nil, err
+	}
+	nb := numel(x.Shape[:b])
+	xs := strides(x.Shape)
+	inner := numel(x.Shape[b+k:])
+	perBatch := numel(it.Shape[b:it.Rank()-1])
+	src := make([]int, 0, numel(shape))
+	for bi := 0; bi < nb; bi++ {
+		for q := 0; q < perBatch; q++ {
+			tup := idx[(bi*perBatch+q)*k : (bi*perBatch+q+1)*k]
+			off := bi * numel(x.Shape[b:])
+			for d, v := range tup {
+				p, err := fixIndex(v, x.Shape[b+d])
+				if err != nil {
+					return nil, err
+				}
+				off += p * xs[b+d]
+			}
+			for j := 0; j < inner; j++ {
+				src = append(src, off+j)
+			}
+		}
+	}
+	out, err := c.take(x, shape, src)
+	if err != nil {
+		return nil, err
+	}
+	return []*Tensor{out}, nil
+}
+
+// scatterReduce combines an existing element with an update.
+func scatterReduce(c *Ctx, out *Tensor, i int, upd *Tensor, j int, red string) error {
+	if red == "none" || red == "" {
+		copyElem(out, i, upd, j)
+		return nil
+	}
+	switch out.cls() {
+	case clsF, clsD:
+		a := out.Float64s1(i)
+		b := upd.Float64s1(j)
+		switch red {
+		case "add":
+			a += b
+		case "mul":
+			a *= b
+		case "max":
+			a = max(a, b)
+		case "min":
+			a = min(a, b)
+		default:
+			return c.Errorf("unknown reduction %q", red)
+		}
+		out.setF(i, a)
+	case clsI:
+		a, b := out.I[i], upd.I[j]
+		switch red {
+		case "add":
+			a += b
+		case "mul":
+			a *= b
+		case "max":
+			a = max(a, b)
+		case "min":
+			a = min(a, b)
+		default:
+			return c.Errorf("unknown reduction %q", red)
+		}
+		out.I[i] = a
+	default:
+		return c.Errorf("reduction %q on %s", red, out.DType)
+	}
+	return nil
+}
+
+// Float64s1 returns element i as float64.
+func (t *Tensor) Float64s1(i int) float64 {
+	switch t.cls() {
+	case clsF:
+		return float64(t.F[i])
+	case clsD:
+		return t.D[i]
+	case clsI:
+		return float64(t.I[i])
+	case clsB:
+		if t.B[i] {
+			return 1
+		}
+	}
+	return 0
+}
+
+func kernelScatterElements(c *Ctx, in []*Tensor) ([]*Tensor, error) {
+	x, err := need(in, 0, "data")
+	if err != nil {
+		return nil, err
+	}
+	it, err := need(in, 1, "indices")
+	if err != nil {
+		return nil, err
+	}
+	upd, err := need(in, 2, "updates")
+	if err != nil {
+		return nil, err
+	}
+	idx, err := ints(it, "indices")
+	if err != nil {
+		return nil, err
+	}
+	if !equalInts(it.Shape, upd.Shape) || it.Rank() != x.Rank() || upd.DType != x.DType {
+		return nil, c.Errorf("indices %s, updates %s and data %s do not fit", it, upd, x)
+	}
+	axis, err := normAxis(c.Int("axis", 0), x.Rank())
+	if err != nil {
+		return nil, err
+	}
+	if err := c.check(x.DType, x.Shape); err != nil {
+		return nil, err
+	}
+	out := x.Clone()
+	red := c.Str("reduction", "none")
+	xs := strides(x.Shape)
+	var ferr error
+	forEachIndex(it.Shape, func(k int, ix []int) {
+		if ferr != nil {
+			return
+		}
+		off := 0
+		for d, v := range ix {
+			if d == axis {
+				p, err := fixIndex(idx[k], x.Shape[d])
+				if err != nil {
+					ferr = err
+					return
+				}
+				v = p
+			} else if v >= x.Shape[d] {
+				ferr = errf("indices shape %v exceeds data shape %v", it.Shape, x.Shape)
+				return
+			}
+			off += v * xs[d]
+		}
+		ferr = scatterReduce(c, out, off, upd, k, red)
+	})
+	if ferr != nil {
+		return nil, ferr
+	}
+	return []*Tensor{out}, nil
+}
+
+func kernelScatterND(c *Ctx, in []*Tensor) ([]*Tensor, error) {
+	x, err := need(in, 0, "data")
+	if err != nil {
+		return nil, err
+	}
+	it, err := need(in, 1, "indices")
+	if err != nil {
+		return nil, err
+	}
+	upd, err := need(in, 2, "updates")
+	if err != nil {
+		return nil, err
+	}
+	idx, err := ints(it, "indices")
+	if err != nil {
+		return nil, err
+	}
+	if it.Rank() < 1 || upd.DType != x.DType {
+		return nil, c.Errorf("indices %s, updates %s and data %s do not fit", it, upd, x)
+	}
+	k := it.Shape[it.Rank()-1]
+	if k > x.Rank() {
+		return nil, c.Errorf("index depth %d exceeds rank %d", k, x.Rank())
+	}
+	inner := numel(x.Shape[k:])
+	nidx := numel(it.Shape[:it.Rank()-1])
+	if upd.Len() != nidx*inner {
+		return nil, c.Errorf("updates %s do not fit indices %s and data %s", upd, it, x)
+	}
+	if err := c.check(x.DType, x.Shape); err != nil {
+		return nil, err
+	}
+	out := x.Clone()
+	red := c.Str("reduction", "none")
+	xs := strides(x.Shape)
+	for q := 0; q < nidx; q++ {
+		off := 0
+		for d := 0; d < k; d++ {
+			p, err := fixIndex(idx[q*k+d], x.Shape[d])
+			if err != nil {
+				return nil, err
+			}
+			off += p * xs[d]
+		}
+		for j := 0; j < inner; j++ {
+			if err := scatterReduce(c, out, off+j, upd, q*inner+j, red); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return []*Tensor{out}, nil
+}
+
+// TensorScatter(past_cache, update, write_indices): writes update into the
+// cache along axis at per-batch offsets (linear or circular mode).
+func kernelTensorScatter(c *Ctx, in []*Tensor) ([]*Tensor, error) {
+	x, err := need(in, 0, "past_cache")
+	if err != nil {
+		return nil, err
+	}
+	upd, err := need(in, 1, "update")
+	if err != nil {
+		return nil, err
+	}
+	if upd.DType != x.DType || upd.Rank() != x.Rank() || x.Rank() < 2 {
+		return nil, c.Errorf("update %s does not fit cache %s", upd, x)
+	}
+	axis, err := normAxis(c.Int("axis", -2), x.Rank())
+	if err != nil {
+		return nil, err
+	}
+	if axis == 0 {
+		return nil, c.Errorf("axis must not be the batch axis")
+	}
+	circular := c.Str("mode", "linear") == "circular"
+	var wi []int64
+	if len(in) > 2 && in[2] != nil {
+		if wi, err = ints(in[2], "write_indices"); err != nil {
+			return nil, err
+		}
+	}
+	out := x.Clone()
+	xs, us := strides(x.Shape), strides(upd.Shape)
+	var ferr error
+	forEachIndex(upd.Shape, func(k int, ix []int) {
+		if ferr != nil {
+			return
+		}
+		off := 0
+		for d, v := range ix {
+			if d == axis {
+				base := int64(0)
+				if wi != nil {
+					base = wi[ix[0]]
+				}
+				p := base + int64(v)
+				if circular {
+					p %= int64(x.Shape[d])
+				}
+				if p < 0 || p >= int64(x.Shape[d]) {
+					ferr = errf("write index %d out of range", p)
+					return
+				}
+				v = int(p)
+			} else if v >= x.Shape[d] {
+				ferr = errf("update %v does not fit cache %v", upd.Shape, x.Shape)
+				return
+			}
+			off += v * xs[d]
+		}
+		copyElem(out, off, upd, k)
+		_ = us
+	})
+	if ferr != nil {
+		return nil, ferr
+	}
+	return []*Tensor{out}, nil
+}
+
+var _ = ir.Float32
