@@ -155,7 +155,7 @@ func kernelGatherND(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	nb := numel(x.Shape[:b])
 	xs := strides(x.Shape)
 	inner := numel(x.Shape[b+k:])
-	perBatch := numel(it.Shape[b:it.Rank()-1])
+	perBatch := numel(it.Shape[b : it.Rank()-1])
 	src := make([]int, 0, numel(shape))
 	for bi := 0; bi < nb; bi++ {
 		for q := 0; q < perBatch; q++ {
