@@ -306,7 +306,7 @@ func inferAffineGrid(c *InferContext) error {
 	size, ok := smKnownDims(c, 1)
 	if !ok {
 		if s := c.InShape(1); s.Rank() == 1 && s.Dims[0].IsConcrete() && s.Dims[0].Val >= 3 {
-			c.SetTensor(0, dt, RankShape(int(s.Dims[0].Val)))
+			c.SetTensor(0, dt, smRankShape(s.Dims[0].Val))
 		} else {
 			c.SetTensor(0, dt, UnknownShape())
 		}

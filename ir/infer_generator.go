@@ -102,7 +102,7 @@ func inferConstantOfShape(c *InferContext) error {
 	dims, ok := smKnownDims(c, 0)
 	if !ok {
 		if s := c.InShape(0); s.Rank() == 1 && s.Dims[0].IsConcrete() {
-			c.SetTensor(0, dt, RankShape(int(s.Dims[0].Val)))
+			c.SetTensor(0, dt, smRankShape(s.Dims[0].Val))
 		} else {
 			c.SetTensor(0, dt, UnknownShape())
 		}

@@ -99,7 +99,7 @@ func inferReshape(c *InferContext) error {
 	passKnown(c)
 	if !ok {
 		if ss := c.InShape(1); c.Opset >= 5 && ss.Rank() == 1 && ss.Dims[0].IsConcrete() {
-			c.SetTensor(0, dt, RankShape(int(ss.Dims[0].Val)))
+			c.SetTensor(0, dt, smRankShape(ss.Dims[0].Val))
 		} else {
 			c.SetTensor(0, dt, UnknownShape())
 		}
@@ -254,7 +254,7 @@ func inferUnsqueeze(c *InferContext) error {
 				if s.Rank() == 1 {
 					n = s.Dims[0].Val
 				}
-				c.SetTensor(0, dt, RankShape(len(in.Dims)+int(n)))
+				c.SetTensor(0, dt, smRankShape(int64(len(in.Dims))+n))
 				return nil
 			}
 		}
@@ -342,7 +342,7 @@ func inferExpand(c *InferContext) error {
 			target.Dims[i] = d
 		}
 	} else if s := c.InShape(1); s.Rank() == 1 && s.Dims[0].IsConcrete() {
-		target = RankShape(int(s.Dims[0].Val))
+		target = smRankShape(s.Dims[0].Val)
 	}
 	out, err := BroadcastShapes(in, target)
 	c.SetTensor(0, dt, out)
@@ -871,7 +871,7 @@ func inferCol2Im(c *InferContext) error {
 	block, okB := smInts(c, 2)
 	if !okI {
 		if s := c.InShape(1); s.Rank() == 1 && s.Dims[0].IsConcrete() {
-			c.SetTensor(0, dt, RankShape(2+int(s.Dims[0].Val)))
+			c.SetTensor(0, dt, smRankShape(2+s.Dims[0].Val))
 		} else {
 			c.SetTensor(0, dt, UnknownShape())
 		}

@@ -459,3 +459,16 @@ func smTransposeKnown(vals []Dim, dims []int64, perm []int) ([]Dim, bool) {
 	}
 	return out, true
 }
+
+// smMaxRank bounds ranks taken from data (the length of a shape input), so
+// a hostile declared size never drives an allocation.
+const smMaxRank = 256
+
+// smRankShape returns a shape of rank r with unknown dims, or an unknown
+// rank when r is negative or beyond smMaxRank.
+func smRankShape(r int64) Shape {
+	if r < 0 || r > smMaxRank {
+		return UnknownShape()
+	}
+	return RankShape(int(r))
+}
