@@ -144,6 +144,9 @@ func cxPresent(c *InferContext, pastIdx int, batch, seq, heads, headSize Dim) Sh
 		if !cxRankIs(p, 5) {
 			return UnknownShape()
 		}
+		if c.AttrInt("past_present_share_buffer", 0) != 0 {
+			return p.Clone() // present is the past buffer, updated in place
+		}
 		return DimsShape(p.Dims[0], p.Dims[1], p.Dims[2], DimAdd(p.Dims[3], seq), p.Dims[4])
 	}
 	return DimsShape(D(2), batch, heads, seq, headSize)
