@@ -78,7 +78,7 @@ func runCase(dir string) (ops []string, status caseStatus, msg string) {
 			break // an omitted optional input
 		}
 		k++
-		v, err := ReadValueFile(p, in.Type.Kind, DefaultMaxMemory)
+		v, err := ReadValueFile(p, KindOf(in), DefaultMaxMemory)
 		if err != nil {
 			return ops, caseUnsupported, "input: " + err.Error()
 		}
@@ -86,7 +86,7 @@ func runCase(dir string) (ops []string, status caseStatus, msg string) {
 	}
 	want := make([]Value, len(m.Graph.Outputs))
 	for i, o := range m.Graph.Outputs {
-		v, err := ReadValueFile(filepath.Join(data, fmt.Sprintf("output_%d.pb", i)), o.Type.Kind, DefaultMaxMemory)
+		v, err := ReadValueFile(filepath.Join(data, fmt.Sprintf("output_%d.pb", i)), KindOf(o), DefaultMaxMemory)
 		if err != nil {
 			return ops, caseUnsupported, "output: " + err.Error()
 		}

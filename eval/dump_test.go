@@ -37,7 +37,7 @@ func TestDumpCase(t *testing.T) {
 	inputs := map[string]Value{}
 	for i, in := range m.Graph.Inputs {
 		p := filepath.Join(dir, "test_data_set_0", fmt.Sprintf("input_%d.pb", i))
-		v, err := ReadValueFile(p, in.Type.Kind, DefaultMaxMemory)
+		v, err := ReadValueFile(p, KindOf(in), DefaultMaxMemory)
 		if err != nil {
 			fmt.Println("input", i, err)
 			continue
@@ -48,7 +48,7 @@ func TestDumpCase(t *testing.T) {
 	got, err := Run(m, inputs, Options{})
 	fmt.Println("run error:", err)
 	for i, o := range m.Graph.Outputs {
-		w, _ := ReadValueFile(filepath.Join(dir, "test_data_set_0", fmt.Sprintf("output_%d.pb", i)), o.Type.Kind, DefaultMaxMemory)
+		w, _ := ReadValueFile(filepath.Join(dir, "test_data_set_0", fmt.Sprintf("output_%d.pb", i)), KindOf(o), DefaultMaxMemory)
 		show("want "+o.Name, w)
 		if i < len(got) {
 			show("got  "+o.Name, got[i])

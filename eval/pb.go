@@ -269,3 +269,15 @@ func WriteValueFile(path string, v Value, name string) error {
 	}
 	return nil
 }
+
+// KindOf returns the kind of a graph value: its inferred type's kind, or
+// the declared one when inference has not run.
+func KindOf(v *ir.Value) ir.TypeKind {
+	if v.Type.Kind != ir.KindUnknown {
+		return v.Type.Kind
+	}
+	if v.Declared != nil {
+		return v.Declared.Kind
+	}
+	return ir.KindUnknown
+}
