@@ -391,7 +391,7 @@ func inferGatherBlockQuantized(c *InferContext) error {
 
 func init() {
 	ms := "com.microsoft"
-	Register(
+	cxRegister(
 		OpDef{Name: "Attention", MinInputs: 3, MaxInputs: 7, MinOutputs: 1, MaxOutputs: 4, Infer: inferAttention},
 		OpDef{Name: "LinearAttention", MinInputs: 3, MaxInputs: 6, MinOutputs: 1, MaxOutputs: 2, Infer: inferLinearAttention},
 		OpDef{Name: "RotaryEmbedding", MinInputs: 3, MaxInputs: 4, MinOutputs: 1, MaxOutputs: 1, Infer: cxUnary},

@@ -497,19 +497,19 @@ func init() {
 		case "Neg", "Abs":
 			f = inferNegAbs
 		}
-		Register(OpDef{Name: u.name, MinInputs: u.min, MaxInputs: u.max, MinOutputs: 1, MaxOutputs: 1, Infer: f})
+		cxRegister(OpDef{Name: u.name, MinInputs: u.min, MaxInputs: u.max, MinOutputs: 1, MaxOutputs: 1, Infer: f})
 	}
 	for _, name := range []string{"Add", "Sub", "Mul", "Div", "Pow", "Mod", "BitShift",
 		"BitwiseAnd", "BitwiseOr", "BitwiseXor", "And", "Or", "Xor"} {
-		Register(OpDef{Name: name, MinInputs: 2, MaxInputs: 2, MinOutputs: 1, MaxOutputs: 1, Infer: cxBinary(Undefined)})
+		cxRegister(OpDef{Name: name, MinInputs: 2, MaxInputs: 2, MinOutputs: 1, MaxOutputs: 1, Infer: cxBinary(Undefined)})
 	}
 	for _, name := range []string{"Equal", "Less", "LessOrEqual", "Greater", "GreaterOrEqual"} {
-		Register(OpDef{Name: name, MinInputs: 2, MaxInputs: 2, MinOutputs: 1, MaxOutputs: 1, Infer: cxBinary(Bool)})
+		cxRegister(OpDef{Name: name, MinInputs: 2, MaxInputs: 2, MinOutputs: 1, MaxOutputs: 1, Infer: cxBinary(Bool)})
 	}
 	for _, name := range []string{"Max", "Min", "Sum", "Mean"} {
-		Register(OpDef{Name: name, MinInputs: 1, MaxInputs: -1, MinOutputs: 1, MaxOutputs: 1, Infer: cxVariadic})
+		cxRegister(OpDef{Name: name, MinInputs: 1, MaxInputs: -1, MinOutputs: 1, MaxOutputs: 1, Infer: cxVariadic})
 	}
-	Register(
+	cxRegister(
 		OpDef{Name: "IsNaN", MinInputs: 1, MaxInputs: 1, MinOutputs: 1, MaxOutputs: 1, Infer: cxUnaryBool},
 		OpDef{Name: "IsInf", MinInputs: 1, MaxInputs: 1, MinOutputs: 1, MaxOutputs: 1, Infer: cxUnaryBool},
 		OpDef{Name: "Cast", MinInputs: 1, MaxInputs: 1, MinOutputs: 1, MaxOutputs: 1, Infer: inferCast},
@@ -521,4 +521,16 @@ func init() {
 		// PRelu(X, slope): slope broadcasts unidirectionally to X.
 		OpDef{Name: "PRelu", MinInputs: 2, MaxInputs: 2, MinOutputs: 1, MaxOutputs: 1, Infer: cxUnary},
 	)
+}
+
+// cxOps lists the (domain, name) keys registered by the compute-op files,
+// for tests that sweep them.
+var cxOps [][2]string
+
+// cxRegister registers op definitions and records their keys in cxOps.
+func cxRegister(defs ...OpDef) {
+	Register(defs...)
+	for _, d := range defs {
+		cxOps = append(cxOps, [2]string{d.Domain, d.Name})
+	}
 }

@@ -214,3 +214,79 @@ func TestKnownSymbolic(t *testing.T) {
 		})
 	}
 }
+
+// TestComputeOpsNoPanic feeds every compute op (cxOps) input types of
+// assorted ranks, dtypes, symbolic and unknown dims, omitted inputs and
+// hostile attributes. Inference may fail with a diagnostic but must never
+// panic (the engine turns a panic into "inference failed: ...").
+func TestComputeOpsNoPanic(t *testing.T) {
+	shapes := []Type{
+		{}, // omitted
+		cxT(Float32, "*"),
+		cxT(Float32),
+		cxT(Int64, 0),
+		cxT(Int64, 1),
+		cxT(Float32, 2, 3),
+		cxT(Float16, "N", 3, 5),
+		cxT(Uint8, "N", 3, 5, 5),
+		cxT(Float32, 1, "?", 4, 4, 4),
+		cxT(Int32, 2, 0, 3),
+	}
+	attrSets := [][]*Attr{
+		nil,
+		{cxAttrIs("kernel_shape", 0, 0), cxAttrIs("strides", 0, -1), cxAttrIs("pads", -1, 2), cxAttrI("axis", 100), cxAttrIs("axes", 7, -9)},
+		{cxAttrIs("kernel_shape", 3, 3), cxAttrIs("pads", 1, 1, 1, 1), cxAttrI("ceil_mode", 1), cxAttrS("auto_pad", "SAME_LOWER"), cxAttrI("group", 0)},
+		{cxAttrI("num_heads", 0), cxAttrI("kv_num_heads", -3), cxAttrI("q_num_heads", 3), cxAttrI("hidden_size", -1), cxAttrS("direction", "bidirectional"), cxAttrI("layout", 1)},
+		{cxAttrI("to", -5), cxAttrI("bits", 3), cxAttrI("gather_axis", -7), cxAttrS("equation", "..i,j...->"), cxAttrIs("output_shape", 1), cxAttrIs("border", 1)},
+		{cxAttrS("equation", "ab,bc->ac"), cxAttrI("keepdims", 0), cxAttrI("onesided", 1), cxAttrI("inverse", 1), cxAttrI("transA", 1), cxAttrIs("qkv_hidden_sizes", 4, 4)},
+	}
+	consts := []*Tensor{cxInts(true, -1), cxInts(false, 0, 1), cxInts(false), cxInts(true, 3)}
+	seed := uint64(1)
+	next := func(n int) int {
+		seed = seed*6364136223846793005 + 1442695040888963407
+		return int((seed >> 33) % uint64(n))
+	}
+	if len(cxOps) < 150 {
+		t.Fatalf("only %d compute ops registered", len(cxOps))
+	}
+	for _, op := range cxOps {
+		def := LookupOp(op[0], op[1])
+		maxIn := def.MaxInputs
+		if maxIn < 0 {
+			maxIn = def.MinInputs + 3
+		}
+		for trial := 0; trial < 60; trial++ {
+			g := NewGraph("g")
+			nin := def.MinInputs + next(maxIn-def.MinInputs+1)
+			ins := make([]*Value, nin)
+			for i := range ins {
+				switch k := next(len(shapes) + len(consts)); {
+				case k < len(shapes):
+					if shapes[k].Kind != KindUnknown {
+						ins[i] = g.AddInput(fmt.Sprintf("in%d", i), shapes[k])
+					}
+				default:
+					c := *consts[k-len(shapes)]
+					c.Name = fmt.Sprintf("c%d", i)
+					ins[i] = g.AddInitializer(&c)
+				}
+			}
+			nout := def.MaxOutputs
+			if nout < 0 || nout > 5 {
+				nout = 5
+			}
+			outs := make([]string, nout)
+			for i := range outs {
+				outs[i] = fmt.Sprintf("out%d", i)
+			}
+			g.AddNode(op[1], op[0], "n", ins, outs, attrSets[next(len(attrSets))]...)
+			opsets := []int64{1, 7, 11, 13, 17, 18, 20, 23, 28}
+			m := &Model{Opsets: []OpsetID{{"", opsets[next(len(opsets))]}, {op[0], 1}}, Graph: g}
+			for _, d := range InferModel(m, InferOptions{}).Diagnostics {
+				if strings.HasPrefix(d.Msg, "inference failed") {
+					t.Errorf("%s:%s trial %d: %s", op[0], op[1], trial, d)
+				}
+			}
+		}
+	}
+}

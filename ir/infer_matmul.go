@@ -322,7 +322,7 @@ func inferEinsum(c *InferContext) error {
 }
 
 func init() {
-	Register(
+	cxRegister(
 		OpDef{Name: "MatMul", MinInputs: 2, MaxInputs: 2, MinOutputs: 1, MaxOutputs: 1, Infer: cxMatMul(0, 1, Undefined, 0)},
 		OpDef{Name: "MatMulInteger", MinInputs: 2, MaxInputs: 4, MinOutputs: 1, MaxOutputs: 1, Infer: cxMatMul(0, 1, Int32, 0)},
 		OpDef{Name: "QLinearMatMul", MinInputs: 8, MaxInputs: 8, MinOutputs: 1, MaxOutputs: 1, Infer: inferQLinearMatMul},

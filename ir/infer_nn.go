@@ -676,7 +676,7 @@ func inferSTFT(c *InferContext) error {
 }
 
 func init() {
-	Register(
+	cxRegister(
 		OpDef{Name: "Conv", MinInputs: 2, MaxInputs: 3, MinOutputs: 1, MaxOutputs: 1, Infer: inferConv},
 		OpDef{Name: "ConvInteger", MinInputs: 2, MaxInputs: 4, MinOutputs: 1, MaxOutputs: 1, Infer: inferConvInteger},
 		OpDef{Name: "DeformConv", MinInputs: 3, MaxInputs: 5, MinOutputs: 1, MaxOutputs: 1, Infer: inferDeformConv},

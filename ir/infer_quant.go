@@ -148,7 +148,7 @@ func cxQLinearUnary(c *InferContext) error {
 
 func init() {
 	ms := "com.microsoft"
-	Register(
+	cxRegister(
 		OpDef{Name: "QuantizeLinear", MinInputs: 2, MaxInputs: 3, MinOutputs: 1, MaxOutputs: 1, Infer: inferQuantizeLinear},
 		OpDef{Name: "DequantizeLinear", MinInputs: 2, MaxInputs: 3, MinOutputs: 1, MaxOutputs: 1, Infer: inferDequantizeLinear},
 		OpDef{Name: "DynamicQuantizeLinear", MinInputs: 1, MaxInputs: 1, MinOutputs: 3, MaxOutputs: 3, Infer: inferDynamicQuantizeLinear},

@@ -226,9 +226,9 @@ func inferDet(c *InferContext) error {
 func init() {
 	for _, name := range []string{"ReduceMax", "ReduceMin", "ReduceMean", "ReduceSum", "ReduceProd",
 		"ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare"} {
-		Register(OpDef{Name: name, MinInputs: 1, MaxInputs: 2, MinOutputs: 1, MaxOutputs: 1, Infer: inferReduce})
+		cxRegister(OpDef{Name: name, MinInputs: 1, MaxInputs: 2, MinOutputs: 1, MaxOutputs: 1, Infer: inferReduce})
 	}
-	Register(
+	cxRegister(
 		OpDef{Name: "ArgMax", MinInputs: 1, MaxInputs: 1, MinOutputs: 1, MaxOutputs: 1, Infer: inferArgReduce},
 		OpDef{Name: "ArgMin", MinInputs: 1, MaxInputs: 1, MinOutputs: 1, MaxOutputs: 1, Infer: inferArgReduce},
 		OpDef{Name: "Softmax", MinInputs: 1, MaxInputs: 1, MinOutputs: 1, MaxOutputs: 1, Infer: inferAxisPreserving},

@@ -72,7 +72,7 @@ func cxRNN(gates int64, transposedW bool) InferFunc {
 }
 
 func init() {
-	Register(
+	cxRegister(
 		OpDef{Name: "LSTM", MinInputs: 3, MaxInputs: 8, MinOutputs: 0, MaxOutputs: 3, Infer: cxRNN(4, false)},
 		OpDef{Name: "GRU", MinInputs: 3, MaxInputs: 6, MinOutputs: 0, MaxOutputs: 2, Infer: cxRNN(3, false)},
 		OpDef{Name: "RNN", MinInputs: 3, MaxInputs: 6, MinOutputs: 0, MaxOutputs: 2, Infer: cxRNN(1, false)},
