@@ -184,8 +184,27 @@ func TestInferSequences(t *testing.T) {
 	cases := []smCase{
 		{name: "construct and at", build: func(g *Graph) *Value {
 			s := smOne(g, "SequenceConstruct", []*Value{smIn(g, "a", Float32, D(2), D(3)), smIn(g, "b", Float32, D(2), D(4))})
-			return smOne(g, "SequenceAt", []*Value{s, g.AddInitializer(smScalarI64("p", 0))})
+			return smOne(g, "SequenceAt", []*Value{s, g.AddInitializer(smScalarI64("p", -1))})
+		}, want: "float32[2,4]"},
+		{name: "construct and at unknown position", build: func(g *Graph) *Value {
+			s := smOne(g, "SequenceConstruct", []*Value{smIn(g, "a", Float32, D(2), D(3)), smIn(g, "b", Float32, D(2), D(4))})
+			return smOne(g, "SequenceAt", []*Value{s, smIn(g, "p", Int64)})
 		}, want: "float32[2,?]"},
+		{name: "insert erase at", build: func(g *Graph) *Value {
+			s := smOne(g, "SequenceConstruct", []*Value{smIn(g, "a", Float32, D(1))})
+			s = smOne(g, "SequenceInsert", []*Value{s, smIn(g, "b", Float32, D(2)), g.AddInitializer(smScalarI64("p", 0))})
+			s = smOne(g, "SequenceInsert", []*Value{s, smIn(g, "c", Float32, D(3))})
+			s = smOne(g, "SequenceErase", []*Value{s, g.AddInitializer(smScalarI64("q", 1))})
+			return smOne(g, "SequenceAt", []*Value{s, g.AddInitializer(smScalarI64("r", 1))})
+		}, want: "float32[3]"},
+		{name: "length", build: func(g *Graph) *Value {
+			s := smOne(g, "SplitToSequence", []*Value{smIn(g, "a", Float32, D(7), D(3)), g.AddInitializer(smScalarI64("k", 3))})
+			return smOne(g, "SequenceLength", []*Value{s})
+		}, want: "int64[]", known: "[3]"},
+		{name: "concat from sequence", build: func(g *Graph) *Value {
+			s := smOne(g, "SplitToSequence", []*Value{smIn(g, "a", Float32, D(7), D(3)), g.AddInitializer(smI64("k", 3, 4))})
+			return smOne(g, "ConcatFromSequence", []*Value{s}, smIntAttr("axis", 0))
+		}, want: "float32[7,3]"},
 		{name: "empty then insert", build: func(g *Graph) *Value {
 			s := smOne(g, "SequenceEmpty", nil)
 			return smOne(g, "SequenceInsert", []*Value{s, smIn(g, "a", Float32, D(2))})
@@ -196,7 +215,7 @@ func TestInferSequences(t *testing.T) {
 		{name: "concat from sequence", build: func(g *Graph) *Value {
 			s := smOne(g, "SplitToSequence", []*Value{smIn(g, "a", Float32, D(5), D(3))})
 			return smOne(g, "ConcatFromSequence", []*Value{s}, smIntAttr("axis", 0), smIntAttr("new_axis", 1))
-		}, want: "float32[?,1,3]"},
+		}, want: "float32[5,1,3]"},
 		{name: "length", build: func(g *Graph) *Value {
 			return smOne(g, "SequenceLength", []*Value{smOne(g, "SequenceEmpty", nil)})
 		}, want: "int64[]"},

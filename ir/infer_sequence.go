@@ -41,8 +41,162 @@ func inferSequenceEmpty(c *InferContext) error {
 	return err
 }
 
-// SequenceAt(seq, position) -> the element type.
+// maxSeqChain bounds the producer chain seqElems follows.
+const maxSeqChain = 256
+
+// seqElems recovers the element types of sequence v, in order, by
+// following its producers (SequenceEmpty, SequenceConstruct,
+// SequenceInsert, SequenceErase, SplitToSequence, Identity). A sequence
+// from a graph input, a loop or anything else is not known.
+func seqElems(c *InferContext, v *Value, depth int) ([]Type, bool) {
+	if v == nil || v.Producer == nil || depth > maxSeqChain {
+		return nil, false
+	}
+	p := v.Producer
+	if p.Domain != "" && p.Domain != "ai.onnx" {
+		return nil, false
+	}
+	pos := func(i, n int, insert bool) (int, bool) {
+		in := p.Input(i)
+		if in == nil {
+			if insert {
+				return n, true
+			}
+			return n - 1, n > 0
+		}
+		k, ok := in.Known, in.Known != nil
+		if !ok || len(k) != 1 || k[0].Sym != "" {
+			return 0, false
+		}
+		x := k[0].Val
+		if x < 0 {
+			x += int64(n)
+		}
+		hi := int64(n)
+		if !insert {
+			hi--
+		}
+		return int(x), x >= 0 && x <= hi
+	}
+	switch p.Op {
+	case "SequenceEmpty":
+		return []Type{}, true
+	case "SequenceConstruct":
+		out := make([]Type, len(p.Inputs))
+		for i, in := range p.Inputs {
+			if in == nil {
+				return nil, false
+			}
+			out[i] = in.Type.Clone()
+		}
+		return out, true
+	case "Identity":
+		return seqElems(c, p.Input(0), depth+1)
+	case "SequenceInsert":
+		base, ok := seqElems(c, p.Input(0), depth+1)
+		t := p.Input(1)
+		if !ok || t == nil {
+			return nil, false
+		}
+		at, ok := pos(2, len(base), true)
+		if !ok {
+			return nil, false
+		}
+		out := append(append(append([]Type{}, base[:at]...), t.Type.Clone()), base[at:]...)
+		return out, true
+	case "SequenceErase":
+		base, ok := seqElems(c, p.Input(0), depth+1)
+		if !ok {
+			return nil, false
+		}
+		at, ok := pos(1, len(base), false)
+		if !ok {
+			return nil, false
+		}
+		return append(append([]Type{}, base[:at]...), base[at+1:]...), true
+	case "SplitToSequence":
+		return splitToSeqElems(p, v)
+	}
+	return nil, false
+}
+
+// splitToSeqElems lists the pieces SplitToSequence makes when the split
+// dim and the split sizes are known.
+func splitToSeqElems(p *Node, v *Value) ([]Type, bool) {
+	x := p.Input(0)
+	if x == nil || !x.Type.Shape.Known || v.Type.Elem == nil {
+		return nil, false
+	}
+	s := x.Type.Shape
+	ax := p.AttrInt("axis", 0)
+	a, err := smAxis(ax, len(s.Dims))
+	if err != nil || !s.Dims[a].IsConcrete() {
+		return nil, false
+	}
+	d := s.Dims[a].Val
+	var sizes []int64
+	sp := p.Input(1)
+	switch {
+	case sp == nil:
+		if d > maxSeqChain {
+			return nil, false
+		}
+		keep := p.AttrInt("keepdims", 1) != 0
+		out := make([]Type, d)
+		for i := range out {
+			e := TensorType(x.Type.DType, s.Clone())
+			if keep {
+				e.Shape.Dims[a] = D(1)
+			} else {
+				e.Shape = removeDim(s, a)
+			}
+			out[i] = e
+		}
+		return out, true
+	case sp.Known != nil && sp.Type.Shape.Rank() == 0 && len(sp.Known) == 1 && sp.Known[0].IsConcrete() && sp.Known[0].Val > 0:
+		k := sp.Known[0].Val
+		if (d+k-1)/k > maxSeqChain {
+			return nil, false
+		}
+		for r := d; r > 0; r -= k {
+			sizes = append(sizes, min(k, r))
+		}
+	case sp.Known != nil && sp.Type.Shape.Rank() == 1:
+		for _, k := range sp.Known {
+			if !k.IsConcrete() {
+				return nil, false
+			}
+			sizes = append(sizes, k.Val)
+		}
+	default:
+		return nil, false
+	}
+	out := make([]Type, len(sizes))
+	for i, n := range sizes {
+		e := TensorType(x.Type.DType, s.Clone())
+		e.Shape.Dims[a] = D(n)
+		out[i] = e
+	}
+	return out, true
+}
+
+// SequenceAt(seq, position) -> the element type (exact when the sequence's
+// elements and the position are known).
 func inferSequenceAt(c *InferContext) error {
+	if elems, ok := seqElems(c, c.Input(0), 0); ok {
+		if p, ok := smInt(c, 1); ok {
+			n := int64(len(elems))
+			if p < 0 {
+				p += n
+			}
+			if p < 0 || p >= n {
+				c.SetOutput(0, smElem(c.InType(0)))
+				return c.Errorf("position %d out of range for %d elements", p, n)
+			}
+			c.SetOutput(0, elems[p].Clone())
+			return nil
+		}
+	}
 	c.SetOutput(0, smElem(c.InType(0)))
 	return nil
 }
@@ -75,6 +229,9 @@ func inferSequenceErase(c *InferContext) error {
 // SequenceLength(seq) -> int64 scalar.
 func inferSequenceLength(c *InferContext) error {
 	c.SetTensor(0, Int64, ShapeOf())
+	if elems, ok := seqElems(c, c.Input(0), 0); ok {
+		c.SetKnown(0, []Dim{D(int64(len(elems)))})
+	}
 	return nil
 }
 
@@ -137,12 +294,29 @@ func inferConcatFromSequence(c *InferContext) error {
 		c.SetTensor(0, e.DType, UnknownShape())
 		return err
 	}
+	// The concatenated (or stacked) dim: known when the elements are.
+	cat := Unknown()
+	if elems, ok := seqElems(c, c.Input(0), 0); ok && len(elems) > 0 {
+		cat = D(0)
+		if newAxis {
+			cat = D(int64(len(elems)))
+		}
+		for _, el := range elems {
+			if el.Kind != KindTensor || el.Shape.Rank() != len(e.Shape.Dims) {
+				cat = Unknown()
+				break
+			}
+			if !newAxis {
+				cat = DimAdd(cat, el.Shape.Dims[axis])
+			}
+		}
+	}
 	var s Shape
 	if newAxis {
-		s = insertDim(e.Shape, axis, Unknown())
+		s = insertDim(e.Shape, axis, cat)
 	} else {
 		s = e.Shape.Clone()
-		s.Dims[axis] = Unknown()
+		s.Dims[axis] = cat
 	}
 	c.SetTensor(0, e.DType, s)
 	return nil
