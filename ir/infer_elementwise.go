@@ -485,7 +485,7 @@ var cxUnaryOps = []struct {
 	{"ThresholdedRelu", 1, 1}, {"Shrink", 1, 1}, {"Clip", 1, 3}, {"Round", 1, 1},
 	{"Ceil", 1, 1}, {"Floor", 1, 1}, {"Reciprocal", 1, 1}, {"BitwiseNot", 1, 1},
 	{"Swish", 1, 1}, {"Affine", 1, 1}, {"ImageScaler", 1, 1}, {"ScaledTanh", 1, 1},
-	{"ParametricSoftplus", 1, 1},
+	{"ParametricSoftplus", 1, 1}, {"Scale", 1, 1},
 }
 
 func init() {

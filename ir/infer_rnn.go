@@ -71,11 +71,19 @@ func cxRNN(gates int64, transposedW bool) InferFunc {
 	}
 }
 
+// GRUUnit(hidden_prev [N, D], gates [N, 3D], seq_lengths, t) (ai.onnx
+// experimental, opset 1) -> hidden [N, D].
+func inferGRUUnit(c *InferContext) error {
+	cxSameAs(c, 0, 0)
+	return nil
+}
+
 func init() {
 	cxRegister(
 		OpDef{Name: "LSTM", MinInputs: 3, MaxInputs: 8, MinOutputs: 0, MaxOutputs: 3, Infer: cxRNN(4, false)},
 		OpDef{Name: "GRU", MinInputs: 3, MaxInputs: 6, MinOutputs: 0, MaxOutputs: 2, Infer: cxRNN(3, false)},
 		OpDef{Name: "RNN", MinInputs: 3, MaxInputs: 6, MinOutputs: 0, MaxOutputs: 2, Infer: cxRNN(1, false)},
+		OpDef{Name: "GRUUnit", MinInputs: 4, MaxInputs: 4, MinOutputs: 1, MaxOutputs: 1, Infer: inferGRUUnit},
 		OpDef{Domain: "com.microsoft", Name: "DynamicQuantizeLSTM", MinInputs: 12, MaxInputs: 12, MinOutputs: 0, MaxOutputs: 3, Infer: cxRNN(4, true)},
 	)
 }
