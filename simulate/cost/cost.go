@@ -146,11 +146,14 @@ func (c *Ctx) OutDims(i int) ([]int64, error) {
 
 // Elems returns the element count of v.
 func (c *Ctx) Elems(v *ir.Value) (float64, error) {
-	d, err := c.Dims(v)
-	if err != nil {
-		return 0, err
+	if v == nil {
+		return 0, fmt.Errorf("missing tensor")
 	}
-	return prod(d), nil
+	n, ok := v.Type.Shape.NumElements()
+	if !ok {
+		return 0, fmt.Errorf("shape of %q is %s", v.Name, v.Type.String())
+	}
+	return float64(n), nil
 }
 
 // OutElems returns the element count of output i.

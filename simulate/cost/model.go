@@ -54,6 +54,10 @@ type Estimate struct {
 	HostS float64
 	Bound Bound
 	Math  string // peak used: "bf16", "fp32", ... ("" for free ops)
+	// Occupancy is the fraction of the device's SMs the kernel keeps busy
+	// (1 for a kernel of a full wave or more); kernels on different
+	// streams overlap only while their occupancies fit in one device.
+	Occupancy float64
 }
 
 // Model estimates node costs on one piece of hardware.
@@ -65,6 +69,7 @@ type Model struct {
 	notes []string
 	seen  map[string]bool
 	depth int
+	ctxs  [maxDepth]Ctx
 }
 
 // New returns an estimator for h.
@@ -135,7 +140,8 @@ func (m *Model) Node(n *ir.Node) Estimate {
 		return Estimate{Cost: Cost{Class: Free, Note: foldedNote}, Bound: BoundFree}
 	}
 	if e, ok := registry[key(n.Domain, n.Op)]; ok {
-		c := &Ctx{Node: n, Class: e.class, m: m}
+		c := &m.ctxs[m.depth-1] // one context per nesting level, reused
+		*c = Ctx{Node: n, Class: e.class, m: m}
 		cost, err := safeCall(e.fn, c)
 		if err != nil {
 			return m.unknown(e.class, err.Error())
@@ -213,7 +219,7 @@ func (m *Model) weightBytes(n *ir.Node) float64 {
 // known, so only its fixed overheads are counted.
 func (m *Model) unknown(class Class, why string) Estimate {
 	h := m.HW
-	e := Estimate{Cost: Cost{Class: class, Kernels: 1}, Unknown: true, Why: why, Bound: BoundUnknown}
+	e := Estimate{Cost: Cost{Class: class, Kernels: 1}, Unknown: true, Why: why, Bound: BoundUnknown, Occupancy: 1}
 	e.OverheadS = (h.KernelOverheadUs + h.Efficiency.Class(string(class)).OverheadUs) * 1e-6
 	e.DeviceS = e.OverheadS
 	e.HostS = (h.LaunchUs + h.DispatchUs) * 1e-6
@@ -261,18 +267,27 @@ func (m *Model) Time(c Cost) Estimate {
 	if work == nil && c.FLOPs > 0 {
 		work = []Work{{FLOPs: c.FLOPs, Count: 1}}
 	}
+	fill := m.Fill(c.Bytes / float64(c.Kernels))
+	slots := float64(h.SMs * h.Efficiency.BlocksPerSM)
+	tiled := 0.0
 	for _, w := range work {
 		if w.FLOPs <= 0 || w.Count <= 0 {
 			continue
 		}
 		util := m.Waves(w.Tiles)
 		if w.Tiles <= 0 {
-			util = m.Fill(c.Bytes / float64(c.Kernels))
+			util = fill
+		} else {
+			tiled = math.Max(tiled, math.Min(1, w.Tiles/slots))
 		}
 		e.ComputeS += w.Count * w.FLOPs / (peak * ce.Compute * util)
 	}
+	e.Occupancy = fill
+	if tiled > 0 {
+		e.Occupancy = tiled // a tiled kernel occupies only the SMs its tiles run on
+	}
 	if c.Bytes > 0 {
-		e.MemoryS = c.Bytes / (h.MemoryBandwidthGBs * 1e9 * ce.Memory * m.Fill(c.Bytes/float64(c.Kernels)))
+		e.MemoryS = c.Bytes / (h.MemoryBandwidthGBs * 1e9 * ce.Memory * fill)
 	}
 	e.OverheadS = float64(c.Kernels) * (h.KernelOverheadUs + ce.OverheadUs) * 1e-6
 	work1 := math.Max(e.ComputeS, e.MemoryS)
@@ -293,6 +308,7 @@ func (m *Model) Time(c Cost) Estimate {
 func (m *Model) sumBody(g *ir.Graph, trip float64) Estimate {
 	var s Estimate
 	s.Class = Control
+	s.Occupancy = 1
 	var byBound = map[Bound]float64{}
 	for _, n := range g.Nodes {
 		e := m.Node(n)
@@ -343,6 +359,7 @@ func (m *Model) fused(n *ir.Node, body *ir.Graph) Estimate {
 	var e Estimate
 	e.Class = Fused
 	e.Kernels = 1
+	e.Occupancy = 1
 	dominant, domTime := Class(""), -1.0
 	for _, bn := range body.Nodes {
 		be := m.Node(bn)

@@ -1,0 +1,168 @@
+package simulate
+
+// This file implements the event engine: one host thread issuing kernels
+// in order onto device streams, each kernel starting when it has been
+// issued, its dependencies have finished and its stream is free.
+
+import (
+	"math"
+
+	"github.com/wolong-dev/wolong/simulate/hw"
+)
+
+// gapEps ignores idle slivers from floating-point rounding.
+const gapEps = 1e-12
+
+func schedule(res *Result, h *hw.Hardware) {
+	tasks := res.Tasks
+	nStreams := res.Options.Streams
+	sync := h.Kind == "cpu"
+	streamFree := make([]float64, nStreams)
+	stats := make([]StreamStats, nStreams)
+	cp := make([]float64, len(tasks))
+	var gaps []Gap
+	hostFree := 0.0
+	var active []running
+	for i := range tasks {
+		t := &tasks[i]
+		ready, cpIn := 0.0, 0.0
+		for _, d := range t.deps {
+			ready = math.Max(ready, tasks[d].End)
+			cpIn = math.Max(cpIn, cp[d])
+		}
+		e := &t.Est
+		res.FLOPs += e.FLOPs
+		res.Bytes += e.Bytes
+		res.Kernels += e.Kernels
+		if e.Kernels == 0 {
+			t.Stream = -1
+			t.IssueStart, t.IssueEnd = hostFree, hostFree
+			t.Start, t.End = ready, ready
+			cp[i] = cpIn
+			continue
+		}
+		t.IssueStart = hostFree
+		t.IssueEnd = hostFree + e.HostS
+		if sync {
+			t.IssueStart = math.Max(hostFree, ready)
+			t.IssueEnd = t.IssueStart + e.HostS
+		}
+		res.HostBusyS += e.HostS
+		s := 0
+		best := math.Max(math.Max(ready, t.IssueEnd), streamFree[0])
+		for k := 1; k < nStreams; k++ {
+			if st := math.Max(math.Max(ready, t.IssueEnd), streamFree[k]); st < best {
+				s, best = k, st
+			}
+		}
+		if nStreams > 1 {
+			best = fitDevice(&active, best, e.DeviceS, occupancy(e.Occupancy), t.IssueEnd)
+		}
+		t.Stream = s
+		t.Start = best
+		t.End = best + e.DeviceS
+		if gap := t.Start - streamFree[s]; gap > gapEps {
+			cause := "dependency"
+			if t.Start == t.IssueEnd && t.IssueEnd > ready {
+				cause = "host"
+				stats[s].HostWaitS += gap
+			}
+			stats[s].Gaps++
+			gaps = append(gaps, Gap{Stream: s, Start: streamFree[s], End: t.Start, Cause: cause})
+		}
+		if nStreams > 1 {
+			active = append(active, running{t.Start, t.End, occupancy(e.Occupancy)})
+		}
+		streamFree[s] = t.End
+		stats[s].BusyS += e.DeviceS
+		stats[s].Kernels += e.Kernels
+		res.BusyS += e.DeviceS
+		cp[i] = cpIn + e.DeviceS
+		hostFree = t.IssueEnd
+		if sync {
+			hostFree = t.End
+		}
+	}
+	total := hostFree
+	for i := range tasks {
+		total = math.Max(total, tasks[i].End)
+	}
+	for _, c := range cp {
+		res.CriticalPathS = math.Max(res.CriticalPathS, c)
+	}
+	for s := range stats {
+		stats[s].IdleS = total - stats[s].BusyS
+		if tail := total - streamFree[s]; tail > gapEps && stats[s].Kernels > 0 {
+			gaps = append(gaps, Gap{Stream: s, Start: streamFree[s], End: total, Cause: "tail"})
+		}
+	}
+	res.TotalS = total
+	res.Streams = stats
+	res.LargestGaps = sortGaps(gaps, maxListed)
+}
+
+// running is a kernel placed on the device: its interval and the fraction
+// of the SMs it occupies.
+type running struct {
+	start, end, occ float64
+}
+
+func occupancy(f float64) float64 {
+	if !(f > 0) || f > 1 {
+		return 1
+	}
+	return f
+}
+
+// fitDevice returns the earliest time >= t at which a kernel of duration d
+// and occupancy occ fits beside the kernels already running (their
+// occupancies summing to at most 1 over its whole interval). Kernels that
+// end before now (the current issue time, a lower bound on every later
+// start) are dropped from active.
+func fitDevice(active *[]running, t, d, occ, now float64) float64 {
+	kept := (*active)[:0]
+	for _, r := range *active {
+		if r.end > now {
+			kept = append(kept, r)
+		}
+	}
+	*active = kept
+	for iter := 0; iter <= len(kept); iter++ {
+		end := t + d
+		// occupancy is piecewise constant: check at t and at every start
+		// inside (t, end)
+		worst, next := 0.0, math.Inf(1)
+		for _, p := range kept {
+			at := p.start
+			if at < t {
+				at = t
+			}
+			if at >= end || p.end <= t {
+				continue
+			}
+			load := 0.0
+			for _, q := range kept {
+				if q.start <= at && q.end > at {
+					load += q.occ
+				}
+			}
+			if load > worst {
+				worst = load
+			}
+		}
+		if worst+occ <= 1+1e-9 {
+			return t
+		}
+		// retry at the earliest end of a kernel overlapping the interval
+		for _, p := range kept {
+			if p.end > t && p.start < end && p.end < next {
+				next = p.end
+			}
+		}
+		if math.IsInf(next, 1) {
+			return t
+		}
+		t = next
+	}
+	return t
+}

@@ -1,0 +1,433 @@
+package simulate
+
+// This file implements the simulation driver: options, building the task
+// list from the graph (forward, and backward + optimizer in training
+// mode), and assembling the result.
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/wolong-dev/wolong/ir"
+	"github.com/wolong-dev/wolong/simulate/cost"
+	"github.com/wolong-dev/wolong/simulate/hw"
+)
+
+// Mode is inference or training.
+type Mode string
+
+// Modes.
+const (
+	Inference Mode = "inference"
+	Train     Mode = "train"
+)
+
+// ParseMode validates a --mode value.
+func ParseMode(s string) (Mode, error) {
+	switch Mode(s) {
+	case Inference, Train:
+		return Mode(s), nil
+	case "infer", "forward":
+		return Inference, nil
+	case "training":
+		return Train, nil
+	}
+	return "", fmt.Errorf("simulate: unknown mode %q (want inference or train)", s)
+}
+
+// Options steer a simulation.
+type Options struct {
+	Streams int  // device streams (default 1); >1 lets independent branches overlap
+	Mode    Mode // inference (default) or train
+	// Batch, when > 0, sets dim 0 of every graph input and re-infers
+	// shapes with Infer (which carries the caller's --dim / --input).
+	Batch int64
+	Infer ir.InferOptions
+	Cost  cost.Options
+}
+
+// Phase says which pass a task belongs to.
+type Phase string
+
+// Phases.
+const (
+	Forward   Phase = "forward"
+	Backward  Phase = "backward"
+	Optimizer Phase = "optimizer"
+)
+
+// Task is one node's execution (or a synthetic training step) on the
+// timeline.
+type Task struct {
+	Name  string
+	Op    string
+	Node  *ir.Node // nil for the optimizer update
+	Phase Phase
+	Est   cost.Estimate
+
+	Stream               int     // device stream; -1 for free tasks (no kernel)
+	IssueStart, IssueEnd float64 // host interval issuing its kernels, seconds
+	Start, End           float64 // device interval, seconds
+	deps                 []int32
+}
+
+// Gap is an idle interval on a stream and what the stream waited for.
+type Gap struct {
+	Stream     int
+	Start, End float64
+	Cause      string // "host" (kernel not yet issued) or "dependency"
+}
+
+// StreamStats summarizes one device stream.
+type StreamStats struct {
+	BusyS, IdleS float64
+	Kernels      int64
+	Gaps         int
+	HostWaitS    float64 // idle time spent waiting for the host to issue
+}
+
+// Result is a simulated run.
+type Result struct {
+	Hardware    *hw.Hardware
+	Options     Options
+	Assumptions []string
+	Warnings    []string
+
+	Tasks []Task // schedule (issue) order
+
+	TotalS        float64 // makespan: first issue to last kernel end
+	BusyS         float64 // device busy time, summed over streams
+	HostBusyS     float64 // host time issuing kernels
+	CriticalPathS float64 // longest dependency chain of device time
+	Streams       []StreamStats
+	LargestGaps   []Gap // the longest idle gaps, longest first (at most 10)
+
+	FLOPs   float64
+	Bytes   float64
+	Kernels int64
+
+	PeakMemoryBytes float64 // weights + optimizer state + live activations at the peak
+	PeakMemoryAtS   float64
+	WeightBytes     float64 // initializers and Constant data (resident)
+	OptimizerBytes  float64 // training: Adam moments
+	UnknownNodes    int     // tasks whose cost is unknown (totals are lower bounds)
+	UnknownSizes    int     // values left out of the memory peak: size unknown
+}
+
+// maxListed bounds lists of names in warnings.
+const maxListed = 10
+
+// Run simulates m's main graph on h.
+func Run(m *ir.Model, h *hw.Hardware, opt Options) (*Result, error) {
+	if m == nil || m.Graph == nil {
+		return nil, fmt.Errorf("simulate: no graph")
+	}
+	if h == nil {
+		return nil, fmt.Errorf("simulate: no hardware")
+	}
+	if opt.Streams <= 0 {
+		opt.Streams = 1
+	}
+	if opt.Streams > 1024 {
+		return nil, fmt.Errorf("simulate: %d streams is more than 1024", opt.Streams)
+	}
+	if opt.Mode == "" {
+		opt.Mode = Inference
+	}
+	if _, err := ParseMode(string(opt.Mode)); err != nil {
+		return nil, err
+	}
+	res := &Result{Hardware: h, Options: opt}
+	if opt.Batch < 0 {
+		return nil, fmt.Errorf("simulate: --batch %d must be positive", opt.Batch)
+	}
+	if opt.Batch > 0 {
+		io := opt.Infer
+		io.Inputs = BatchInputs(m.Graph, opt.Batch, opt.Infer.Inputs)
+		ir.InferModel(m, io)
+	}
+	g := m.Graph
+	order, err := topoOrder(g)
+	if err != nil {
+		return nil, fmt.Errorf("simulate: %v", err)
+	}
+	cm := cost.New(h, m, opt.Cost)
+	tasks := buildForward(g, order, cm)
+	if opt.Mode == Train {
+		tasks = appendTraining(g, tasks, cm, res)
+	}
+	res.Tasks = tasks
+	schedule(res, h)
+	memory(res, g, opt.Mode == Train)
+	res.Assumptions = assumptions(res, cm, h, opt)
+	res.Warnings = append(res.Warnings, unknownWarnings(res)...)
+	return res, nil
+}
+
+// BatchInputs returns input-shape overrides setting dim 0 of every
+// non-initializer graph input of known rank >= 1 to batch; explicit
+// overrides in keep win.
+func BatchInputs(g *ir.Graph, batch int64, keep map[string]ir.Shape) map[string]ir.Shape {
+	out := map[string]ir.Shape{}
+	for k, v := range keep {
+		out[k] = v
+	}
+	for _, in := range g.Inputs {
+		if in.Const != nil || in.Type.Kind != ir.KindTensor || in.Type.Shape.Rank() < 1 {
+			continue
+		}
+		if _, ok := out[in.Name]; ok {
+			continue
+		}
+		s := in.Type.Shape.Clone()
+		if in.Declared != nil && in.Declared.Shape.Rank() == s.Rank() {
+			s = in.Declared.Shape.Clone() // keep symbolic names the --dim flags refer to
+		}
+		s.Dims[0] = ir.D(batch)
+		out[in.Name] = s
+	}
+	return out
+}
+
+func taskName(n *ir.Node) string { return ir.NodeLabel(n) }
+
+// topoOrder returns g.Nodes when it is already topologically sorted (the
+// common case, checked in linear time without allocating per node), else
+// ir.Topo's order.
+func topoOrder(g *ir.Graph) ([]*ir.Node, error) {
+	pos := make([]int32, g.NumNodeIDs())
+	for i := range pos {
+		pos[i] = -1
+	}
+	for i, n := range g.Nodes {
+		if n.ID < 0 || n.ID >= len(pos) || pos[n.ID] >= 0 {
+			return ir.Topo(g)
+		}
+		pos[n.ID] = int32(i)
+	}
+	for i, n := range g.Nodes {
+		if len(n.Subgraphs()) > 0 {
+			for _, d := range ir.Deps(g, n) {
+				if d.ID < 0 || d.ID >= len(pos) || pos[d.ID] < 0 || int(pos[d.ID]) >= i {
+					return ir.Topo(g)
+				}
+			}
+			continue
+		}
+		for _, v := range n.Inputs {
+			if v == nil || v.Producer == nil || v.Producer.Graph != g {
+				continue
+			}
+			p := v.Producer.ID
+			if p < 0 || p >= len(pos) || pos[p] < 0 || int(pos[p]) >= i {
+				return ir.Topo(g)
+			}
+		}
+	}
+	return g.Nodes, nil
+}
+
+func buildForward(g *ir.Graph, order []*ir.Node, cm *cost.Model) []Task {
+	idx := make([]int32, g.NumNodeIDs())
+	for i := range idx {
+		idx[i] = -1
+	}
+	tasks := make([]Task, len(order))
+	slab := make([]int32, 0, 2*len(order)) // one backing array for every task's deps
+	for i, n := range order {
+		if n.ID >= 0 && n.ID < len(idx) {
+			idx[n.ID] = int32(i)
+		}
+		t := &tasks[i]
+		t.Name, t.Op, t.Node, t.Phase = taskName(n), n.QualifiedOp(), n, Forward
+		t.Est = cm.Node(n)
+		start := len(slab)
+		add := func(p *ir.Node) {
+			if p == nil || p.Graph != g || p.ID < 0 || p.ID >= len(idx) || idx[p.ID] < 0 {
+				return
+			}
+			j := idx[p.ID]
+			for _, d := range slab[start:] {
+				if d == j {
+					return
+				}
+			}
+			slab = append(slab, j)
+		}
+		if len(n.Subgraphs()) > 0 {
+			for _, d := range ir.Deps(g, n) {
+				add(d)
+			}
+		} else {
+			for _, v := range n.Inputs {
+				if v != nil {
+					add(v.Producer)
+				}
+			}
+		}
+		t.deps = slab[start:len(slab):len(slab)]
+	}
+	return tasks
+}
+
+// appendTraining adds the backward pass in reverse order and the optimizer
+// update.
+func appendTraining(g *ir.Graph, fwd []Task, cm *cost.Model, res *Result) []Task {
+	nf := len(fwd)
+	pos := make(map[*ir.Node]int32, nf)
+	for i := range fwd {
+		pos[fwd[i].Node] = int32(i)
+	}
+	var lossDeps []int32
+	for i := range fwd {
+		for _, o := range fwd[i].Node.Outputs {
+			if o != nil && g.IsOutput(o) {
+				lossDeps = append(lossDeps, int32(i))
+				break
+			}
+		}
+	}
+	tasks := append(fwd, make([]Task, 0, nf+1)...)
+	bwdOf := make([]int32, nf) // forward index -> backward task index
+	for i := nf - 1; i >= 0; i-- {
+		f := &tasks[i]
+		b := Task{Name: f.Name + ".grad", Op: f.Op, Node: f.Node, Phase: Backward}
+		k := 1.0
+		if f.Est.WeightBytes > 0 && (f.Est.Class.Matrix() || f.Est.Class == cost.Normalization || f.Est.Class == cost.Fused) {
+			k = 2 // gradient w.r.t. the input and w.r.t. the weights
+		}
+		b.Est = scale(f.Est, k)
+		consumers := 0
+		for _, o := range f.Node.Outputs {
+			if o == nil {
+				continue
+			}
+			for _, u := range o.Uses {
+				top := topLevel(g, u.Node)
+				if top == nil {
+					continue
+				}
+				if j, ok := pos[top]; ok && int(j) > i {
+					b.deps = append(b.deps, bwdOf[j])
+					consumers++
+				}
+			}
+		}
+		if consumers == 0 {
+			b.deps = append(b.deps, lossDeps...)
+		}
+		b.deps = append(b.deps, int32(i))
+		bwdOf[i] = int32(len(tasks))
+		tasks = append(tasks, b)
+	}
+	// Adam: read w, g, m, v; write w, m, v. Moments in float32.
+	var wBytes, wElems float64
+	for _, v := range g.Initializers {
+		if v.Const != nil && v.Const.DType.IsFloat() {
+			if n, ok := v.Const.NumElements(); ok {
+				wElems += float64(n)
+				wBytes += float64(v.Const.DType.StorageBytes(n))
+			}
+		}
+	}
+	res.OptimizerBytes = 8 * wElems
+	opt := Task{Name: "optimizer.adam", Op: "AdamUpdate", Phase: Optimizer}
+	opt.Est = cm.Time(cost.Cost{Class: cost.Elementwise, FLOPs: 12 * wElems, Bytes: 3*wBytes + 16*wElems, Kernels: 1, DType: ir.Float32})
+	if wElems == 0 {
+		opt.Est = cost.Estimate{Cost: cost.Cost{Class: cost.Free}, Bound: cost.BoundFree}
+	}
+	for i := nf; i < len(tasks); i++ {
+		opt.deps = append(opt.deps, int32(i))
+	}
+	return append(tasks, opt)
+}
+
+// scale multiplies an estimate's work and time by k.
+func scale(e cost.Estimate, k float64) cost.Estimate {
+	e.FLOPs *= k
+	e.Bytes *= k
+	e.Kernels = int64(math.Round(float64(e.Kernels) * k))
+	e.ComputeS *= k
+	e.MemoryS *= k
+	e.OverheadS *= k
+	e.DeviceS *= k
+	e.HostS *= k
+	e.Work = nil
+	return e
+}
+
+// topLevel returns the ancestor of n that is a node of g (n itself for a
+// node of g; the If/Loop/Scan holding it for a nested node).
+func topLevel(g *ir.Graph, n *ir.Node) *ir.Node {
+	for depth := 0; n != nil && depth < 64; depth++ {
+		if n.Graph == g {
+			return n
+		}
+		if n.Graph == nil {
+			return nil
+		}
+		n = n.Graph.ParentNode
+	}
+	return nil
+}
+
+func unknownWarnings(res *Result) []string {
+	var names []string
+	for i := range res.Tasks {
+		t := &res.Tasks[i]
+		if t.Est.Unknown && t.Phase != Backward {
+			res.UnknownNodes++
+			if len(names) < maxListed {
+				names = append(names, fmt.Sprintf("%s (%s): %s", t.Name, t.Op, t.Est.Why))
+			}
+		}
+	}
+	if res.UnknownNodes == 0 {
+		return nil
+	}
+	out := []string{fmt.Sprintf("%d node(s) have unknown cost and count only their launch overhead: the predicted time is a lower bound", res.UnknownNodes)}
+	for _, n := range names {
+		out = append(out, "unknown cost: "+n)
+	}
+	if res.UnknownNodes > maxListed {
+		out = append(out, fmt.Sprintf("unknown cost: ... and %d more", res.UnknownNodes-maxListed))
+	}
+	return out
+}
+
+func assumptions(res *Result, cm *cost.Model, h *hw.Hardware, opt Options) []string {
+	a := cm.Assumptions()
+	a = append(a, fmt.Sprintf("mode %s, %d device stream(s)", opt.Mode, opt.Streams))
+	if h.Kind == "cpu" {
+		a = append(a, "cpu: nodes run synchronously on the issuing thread (dispatch, then the kernel)")
+	} else {
+		a = append(a, "one host thread issues kernels in order, asynchronously: a kernel starts when issued, its inputs are ready and its stream is free")
+	}
+	if opt.Batch > 0 {
+		a = append(a, fmt.Sprintf("batch %d: dim 0 of every graph input set to %d, shapes re-inferred", opt.Batch, opt.Batch))
+	} else {
+		a = append(a, "batch as the model (and --dim / --input) give it")
+	}
+	if opt.Mode == Train {
+		a = append(a, "training: backward = 2x forward cost for ops with weights (input and weight gradients), 1x otherwise, in reverse order; activations live until their gradient is computed; Adam update as one fused kernel, moments in float32 (8 bytes per parameter)")
+	}
+	a = append(a, "memory: weights resident; activations allocated when their producer starts and freed when their last consumer ends; views (Reshape, Squeeze, ...) alias their input")
+	a = append(a, cm.Notes()...)
+	return a
+}
+
+// sortGaps keeps the n longest gaps, longest first (ties by start).
+func sortGaps(gs []Gap, n int) []Gap {
+	sort.SliceStable(gs, func(i, j int) bool {
+		di, dj := gs[i].End-gs[i].Start, gs[j].End-gs[j].Start
+		if di != dj {
+			return di > dj
+		}
+		return gs[i].Start < gs[j].Start
+	})
+	if len(gs) > n {
+		gs = gs[:n]
+	}
+	return gs
+}
