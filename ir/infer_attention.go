@@ -289,6 +289,34 @@ func inferGroupQueryAttention(c *InferContext) error {
 	return nil
 }
 
+// DecoderMaskedMultiHeadAttention(query [B, 1, D], key, value, mask_index,
+// attention_bias, past_key [B, N, max_seq, H], past_value, ...)
+// (com.microsoft): past and present share one buffer, so present has the
+// past's shape; output is [B, 1, Dv].
+func inferDecoderMaskedMHA(c *InferContext) error {
+	q, v := c.InShape(0), c.InShape(2)
+	dt := c.InDType(0)
+	if !cxRankIs(q, 3) {
+		c.SetTensor(0, dt, UnknownShape())
+	} else {
+		hid := q.Dims[2]
+		if cxRankIs(v, 3) {
+			hid = v.Dims[2]
+		} else if c.HasInput(2) {
+			hid = Unknown()
+		}
+		c.SetTensor(0, dt, DimsShape(q.Dims[0], q.Dims[1], hid))
+	}
+	for i := 1; i <= 2; i++ {
+		if p := c.InShape(4 + i); c.HasInput(4+i) && p.Known {
+			c.SetTensor(i, dt, p.Clone())
+		} else {
+			c.SetTensor(i, dt, UnknownShape())
+		}
+	}
+	return nil
+}
+
 // cxLastDimOne is s with its last dim replaced by 1.
 func cxLastDimOne(s Shape) Shape {
 	if !s.Known || len(s.Dims) == 0 {
@@ -400,6 +428,7 @@ func init() {
 		OpDef{Domain: ms, Name: "Attention", MinInputs: 2, MaxInputs: 8, MinOutputs: 1, MaxOutputs: 2, Infer: cxMSAttention(1, 2, 4, 0)},
 		OpDef{Domain: ms, Name: "QAttention", MinInputs: 5, MaxInputs: 9, MinOutputs: 1, MaxOutputs: 2, Infer: cxMSAttention(1, 2, 8, 2)},
 		OpDef{Domain: ms, Name: "MultiHeadAttention", MinInputs: 1, MaxInputs: 10, MinOutputs: 1, MaxOutputs: 4, Infer: inferMultiHeadAttention},
+		OpDef{Domain: ms, Name: "DecoderMaskedMultiHeadAttention", MinInputs: 1, MaxInputs: 12, MinOutputs: 1, MaxOutputs: 4, Infer: inferDecoderMaskedMHA},
 		OpDef{Domain: ms, Name: "GroupQueryAttention", MinInputs: 7, MaxInputs: 14, MinOutputs: 1, MaxOutputs: 4, Infer: inferGroupQueryAttention},
 		OpDef{Domain: ms, Name: "RotaryEmbedding", MinInputs: 4, MaxInputs: 4, MinOutputs: 1, MaxOutputs: 1, Infer: cxUnary},
 		OpDef{Domain: ms, Name: "SkipLayerNormalization", MinInputs: 3, MaxInputs: 5, MinOutputs: 1, MaxOutputs: 4, Infer: inferSkipLayerNorm},
@@ -411,6 +440,7 @@ func init() {
 		OpDef{Domain: ms, Name: "BiasGelu", MinInputs: 2, MaxInputs: 2, MinOutputs: 1, MaxOutputs: 1, Infer: cxBroadcastFirst},
 		OpDef{Domain: ms, Name: "BiasAdd", MinInputs: 3, MaxInputs: 3, MinOutputs: 1, MaxOutputs: 1, Infer: cxBroadcastFirst},
 		OpDef{Domain: ms, Name: "Gelu", MinInputs: 1, MaxInputs: 1, MinOutputs: 1, MaxOutputs: 1, Infer: cxUnary},
+		OpDef{Domain: ms, Name: "Inverse", MinInputs: 1, MaxInputs: 1, MinOutputs: 1, MaxOutputs: 1, Infer: cxUnary},
 		OpDef{Domain: ms, Name: "QuickGelu", MinInputs: 1, MaxInputs: 1, MinOutputs: 1, MaxOutputs: 1, Infer: cxUnary},
 		OpDef{Domain: ms, Name: "BiasSplitGelu", MinInputs: 2, MaxInputs: 2, MinOutputs: 1, MaxOutputs: 1, Infer: inferBiasSplitGelu},
 		OpDef{Domain: ms, Name: "BiasDropout", MinInputs: 2, MaxInputs: 5, MinOutputs: 1, MaxOutputs: 2, Infer: inferBiasDropout},

@@ -321,6 +321,21 @@ func inferEinsum(c *InferContext) error {
 	return nil
 }
 
+// CDist(A [M, K], B [N, K]) metric (com.microsoft) -> [M, N].
+func inferCDist(c *InferContext) error {
+	a, b := c.InShape(0), c.InShape(1)
+	c.SetTensor(0, c.InDType(0), DimsShape(cxDim2(a, 0), cxDim2(b, 0)))
+	return nil
+}
+
+// cxDim2 is dim i of a rank-2 shape, unknown otherwise.
+func cxDim2(s Shape, i int) Dim {
+	if s.Known && len(s.Dims) == 2 {
+		return s.Dims[i]
+	}
+	return Unknown()
+}
+
 func init() {
 	cxRegister(
 		OpDef{Name: "MatMul", MinInputs: 2, MaxInputs: 2, MinOutputs: 1, MaxOutputs: 1, Infer: cxMatMul(0, 1, Undefined, 0)},
@@ -331,6 +346,8 @@ func init() {
 		OpDef{Name: "FC", MinInputs: 3, MaxInputs: 3, MinOutputs: 1, MaxOutputs: 1, Infer: inferFC},
 
 		OpDef{Domain: "com.microsoft", Name: "GemmFastGelu", MinInputs: 2, MaxInputs: 3, MinOutputs: 1, MaxOutputs: 1, Infer: cxMatMul(0, 1, Undefined, 0)},
+		OpDef{Domain: "com.microsoft", Name: "TransposeMatMul", MinInputs: 2, MaxInputs: 2, MinOutputs: 1, MaxOutputs: 1, Infer: inferFusedMatMul},
+		OpDef{Domain: "com.microsoft", Name: "CDist", MinInputs: 2, MaxInputs: 2, MinOutputs: 1, MaxOutputs: 1, Infer: inferCDist},
 		OpDef{Domain: "com.microsoft", Name: "FusedMatMul", MinInputs: 2, MaxInputs: 2, MinOutputs: 1, MaxOutputs: 1, Infer: inferFusedMatMul},
 		OpDef{Domain: "com.microsoft", Name: "FusedGemm", MinInputs: 2, MaxInputs: 3, MinOutputs: 1, MaxOutputs: 1, Infer: inferGemm},
 		OpDef{Domain: "com.microsoft", Name: "QGemm", MinInputs: 6, MaxInputs: 9, MinOutputs: 1, MaxOutputs: 1, Infer: inferQGemm},

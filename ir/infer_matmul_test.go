@@ -27,6 +27,8 @@ func TestInferMatMul(t *testing.T) {
 		{name: "einsum bad", op: "Einsum", opset: 12, in: []Type{cxT(f, 3, 3)}, attrs: []*Attr{cxAttrS("equation", "ijk->i")}, err: true},
 		{name: "fc", op: "FC", opset: 1, in: []Type{cxT(f, "N", 256, 1, 1), cxT(f, 10, 256), cxT(f, 10)}, want: []string{"float32[N,10]"}},
 		{name: "matmulnbits", op: "MatMulNBits", domain: ms, in: []Type{cxT(f, 1, 3, 256), cxT(Uint8, 64, 8, 8), cxT(f, 512)}, attrs: []*Attr{cxAttrI("K", 256), cxAttrI("N", 64), cxAttrI("bits", 2), cxAttrI("block_size", 32)}, want: []string{"float32[1,3,64]"}},
+		{name: "cdist", op: "CDist", domain: ms, in: []Type{cxT(f, "M", 3), cxT(f, 7, 3)}, want: []string{"float32[M,7]"}},
+		{name: "transposematmul transA", op: "TransposeMatMul", domain: ms, in: []Type{cxT(f, 4, 3), cxT(f, 4, 5)}, attrs: []*Attr{cxAttrI("transA", 1)}, want: []string{"float32[3,5]"}},
 		{name: "fusedmatmul transB", op: "FusedMatMul", domain: ms, in: []Type{cxT(f, 2, 3, 4), cxT(f, 2, 5, 4)}, attrs: []*Attr{cxAttrI("transB", 1)}, want: []string{"float32[2,3,5]"}},
 	})
 }

@@ -52,6 +52,16 @@ func inferQLinearConv(c *InferContext) error {
 	return nil
 }
 
+// QLinearConv (com.microsoft) is QLinearConv with an NHWC option; only the
+// NCHW form is inferred.
+func inferMSQLinearConv(c *InferContext) error {
+	if c.AttrInt("channels_last", 0) != 0 {
+		c.SetTensor(0, cxFirstDType(c, 7, 0), UnknownShape())
+		return nil
+	}
+	return inferQLinearConv(c)
+}
+
 // QLinearAdd / QLinearMul (A, A_scale, A_zp, B, B_scale, B_zp, C_scale[,
 // C_zp]) (com.microsoft): broadcast of A and B, A's dtype.
 func inferQLinearBinary(c *InferContext) error {
@@ -156,6 +166,7 @@ func init() {
 
 		OpDef{Domain: ms, Name: "QuantizeLinear", MinInputs: 2, MaxInputs: 3, MinOutputs: 1, MaxOutputs: 1, Infer: inferQuantizeLinear},
 		OpDef{Domain: ms, Name: "DequantizeLinear", MinInputs: 2, MaxInputs: 3, MinOutputs: 1, MaxOutputs: 1, Infer: inferDequantizeLinear},
+		OpDef{Domain: ms, Name: "QLinearConv", MinInputs: 8, MaxInputs: 9, MinOutputs: 1, MaxOutputs: 1, Infer: inferMSQLinearConv},
 		OpDef{Domain: ms, Name: "QLinearAdd", MinInputs: 7, MaxInputs: 8, MinOutputs: 1, MaxOutputs: 1, Infer: inferQLinearBinary},
 		OpDef{Domain: ms, Name: "QLinearMul", MinInputs: 7, MaxInputs: 8, MinOutputs: 1, MaxOutputs: 1, Infer: inferQLinearBinary},
 		OpDef{Domain: ms, Name: "QLinearGlobalAveragePool", MinInputs: 4, MaxInputs: 5, MinOutputs: 1, MaxOutputs: 1, Infer: inferQLinearGlobalAveragePool},
