@@ -290,3 +290,30 @@ func TestComputeOpsNoPanic(t *testing.T) {
 		}
 	}
 }
+
+// TestKnownShapeChain runs the usual exporter pattern
+// Shape -> Gather -> Mul -> Concat -> Reshape with a symbolic batch: the
+// reshape target must come out symbolic ("2*N") rather than unknown.
+func TestKnownShapeChain(t *testing.T) {
+	g := NewGraph("g")
+	x := g.AddInput("x", cxT(Float32, "N", 3, 4))
+	idx := g.AddInitializer(&Tensor{Name: "idx", DType: Int64, Int64s: []int64{0}})
+	two := g.AddInitializer(&Tensor{Name: "two", DType: Int64, Int64s: []int64{2}})
+	rest := g.AddInitializer(&Tensor{Name: "rest", DType: Int64, Dims: []int64{1}, Int64s: []int64{-1}})
+	shp := g.AddNode("Shape", "", "shape", []*Value{x}, []string{"s"})
+	gat := g.AddNode("Gather", "", "gather", []*Value{shp.Outputs[0], idx}, []string{"n"})
+	mul := g.AddNode("Mul", "", "mul", []*Value{gat.Outputs[0], two}, []string{"n2"})
+	uns := g.AddNode("Unsqueeze", "", "unsq", []*Value{mul.Outputs[0]}, []string{"n2v"}, cxAttrIs("axes", 0))
+	cat := g.AddNode("Concat", "", "concat", []*Value{uns.Outputs[0], rest}, []string{"target"}, cxAttrI("axis", 0))
+	rs := g.AddNode("Reshape", "", "reshape", []*Value{x, cat.Outputs[0]}, []string{"y"})
+	m := &Model{Opsets: []OpsetID{{"", 11}}, Graph: g}
+	res := InferModel(m, InferOptions{})
+	if got := cxKnownString(mul.Outputs[0].Known); got != "[2*N]" {
+		t.Errorf("Mul known = %s, want [2*N] (diagnostics %v)", got, res.Warnings())
+	}
+	// 2*N rows of N*12/(2*N) = 6 elements: Reshape may resolve -1 or not,
+	// but the first dim must be the symbolic product.
+	if got := rs.Outputs[0].Type.Shape; !got.Known || len(got.Dims) != 2 || got.Dims[0].String() != "2*N" {
+		t.Errorf("Reshape shape = %s, want [2*N,...] (diagnostics %v)", got, res.Warnings())
+	}
+}
