@@ -105,6 +105,11 @@ func inferAttention(c *InferContext) error {
 func inferFlexAttention(c *InferContext) error {
 	q, v := c.InShape(0), c.InShape(2)
 	c.SetTensor(0, c.InDType(0), DimsShape(cxDim(q, 0), cxDim(q, 1), cxDim(q, 2), cxDim(v, 3)))
+	// score_mod / prob_mod bodies: infer them with their declared input
+	// types so their values are typed too.
+	for _, g := range c.Node.Subgraphs() {
+		c.InferSubgraph(g, nil)
+	}
 	return nil
 }
 
