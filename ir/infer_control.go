@@ -31,8 +31,14 @@ func inferIf(c *InferContext) error {
 		switch {
 		case known && cond != 0:
 			c.SetOutput(i, to[i].Clone())
+			if o := th.Outputs[i]; o != nil && o.Known != nil {
+				c.SetKnown(i, append([]Dim{}, o.Known...))
+			}
 		case known:
 			c.SetOutput(i, eo[i].Clone())
+			if o := el.Outputs[i]; o != nil && o.Known != nil {
+				c.SetKnown(i, append([]Dim{}, o.Known...))
+			}
 		default:
 			c.SetOutput(i, smMergeType(to[i], eo[i]))
 		}

@@ -94,6 +94,9 @@ func TestInferML(t *testing.T) {
 		{name: "array feature extractor", build: func(g *Graph) *Value {
 			return smMLOne(g, "ArrayFeatureExtractor", []*Value{smIn(g, "x", Float32, D(3), D(4)), g.AddInitializer(smI64("i", 0, 2))})
 		}, want: "float32[3,2]"},
+		{name: "array feature extractor 1-D", build: func(g *Graph) *Value {
+			return smMLOne(g, "ArrayFeatureExtractor", []*Value{smIn(g, "x", String, D(5)), g.AddInitializer(smI64("i", 0, 2, 4))})
+		}, want: "string[1,3]"},
 		{name: "zipmap", build: func(g *Graph) *Value {
 			return smMLOne(g, "ZipMap", []*Value{smIn(g, "x", Float32, D(1), D(3))}, smStringsAttr("classlabels_strings", "a", "b", "c"))
 		}, want: "seq(map(string,float32[]))"},

@@ -54,9 +54,14 @@ func mlSameShape(dt DType) InferFunc {
 	}
 }
 
-// ArrayFeatureExtractor(X, Y): selects the indices Y along X's last axis.
+// ArrayFeatureExtractor(X, Y): selects the indices Y along X's last axis;
+// a 1-D X gives [1, len(Y)].
 func inferArrayFeatureExtractor(c *InferContext) error {
 	x, y, dt := c.InShape(0), c.InShape(1), c.InDType(0)
+	if x.Rank() == 1 && y.Known {
+		c.SetTensor(0, dt, DimsShape(D(1), smMulDims(y.Dims)))
+		return nil
+	}
 	if x.Rank() < 2 || !y.Known {
 		c.SetTensor(0, dt, UnknownShape())
 		return nil
