@@ -1,0 +1,174 @@
+package optimize
+
+// This file holds what the batching passes share: concatenating constant
+// weights (cached, so a weight set batched at every time step is built
+// once) and splitting a batched result back into the original values.
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/wolong-dev/wolong/ir"
+)
+
+// constBytes returns t's packed little-endian data when it is available
+// as bytes without conversion.
+func constBytes(t *ir.Tensor) ([]byte, bool) {
+	if t == nil || t.Loc.External && t.Raw == nil {
+		return nil, false
+	}
+	if t.Raw != nil {
+		return t.Raw, int64(len(t.Raw)) == t.ByteSize()
+	}
+	if t.DType == ir.Float32 && len(t.Floats) > 0 {
+		b, ok := tensorBytes(t)
+		return b, ok && int64(len(b)) == t.ByteSize()
+	}
+	return nil, false
+}
+
+// concatConsts concatenates constant tensors along axis (all of the same
+// dtype and rank, equal except along axis), or returns nil.
+func concatConsts(name string, ts []*ir.Tensor, axis int) *ir.Tensor {
+	if len(ts) == 0 || ts[0] == nil {
+		return nil
+	}
+	dt, rank := ts[0].DType, len(ts[0].Dims)
+	if axis < 0 || axis >= rank || dt.Bits() < 8 || dt.Bits()%8 != 0 {
+		return nil
+	}
+	esize := int64(dt.Bits() / 8)
+	dims := append([]int64(nil), ts[0].Dims...)
+	dims[axis] = 0
+	datas := make([][]byte, len(ts))
+	chunks := make([]int64, len(ts))
+	for i, t := range ts {
+		if t == nil || t.DType != dt || len(t.Dims) != rank {
+			return nil
+		}
+		for d := range t.Dims {
+			if d != axis && t.Dims[d] != ts[0].Dims[d] {
+				return nil
+			}
+		}
+		b, ok := constBytes(t)
+		if !ok {
+			return nil
+		}
+		datas[i] = b
+		dims[axis] += t.Dims[axis]
+		chunks[i] = esize
+		for _, d := range t.Dims[axis:] {
+			chunks[i] *= d
+		}
+	}
+	outer := int64(1)
+	for _, d := range dims[:axis] {
+		outer *= d
+	}
+	var total int64
+	for _, b := range datas {
+		total += int64(len(b))
+	}
+	raw := make([]byte, 0, total)
+	for o := int64(0); o < outer; o++ {
+		for i, b := range datas {
+			raw = append(raw, b[o*chunks[i]:(o+1)*chunks[i]]...)
+		}
+	}
+	return &ir.Tensor{Name: name, DType: dt, Dims: dims, Raw: raw}
+}
+
+// weightCache remembers concatenated weights by their parts.
+type weightCache map[string]*ir.Value
+
+func (wc weightCache) concat(c *Context, parts []*ir.Value, axis int) *ir.Value {
+	var key strings.Builder
+	fmt.Fprintf(&key, "%d:", axis)
+	for _, p := range parts {
+		fmt.Fprintf(&key, "%p,", p)
+	}
+	if v := wc[key.String()]; v != nil {
+		return v
+	}
+	ts := make([]*ir.Tensor, len(parts))
+	for i, p := range parts {
+		ts[i] = constOf(p)
+	}
+	t := concatConsts(c.newName(parts[0].Name+"_batched"), ts, axis)
+	if t == nil {
+		return nil
+	}
+	v := c.Graph().AddInitializer(t)
+	wc[key.String()] = v
+	return v
+}
+
+// splitInto adds a Split of v along axis whose outputs are outs (existing
+// values, which keep their names and uses), with the sizes given. The
+// split sizes are an input from opset 13 and an attribute before.
+func splitInto(c *Context, v *ir.Value, axis int, sizes []int64, outs []*ir.Value) *ir.Node {
+	g := c.Graph()
+	n := &ir.Node{Name: c.newName("split"), Op: "Split", Outputs: outs}
+	n.Attrs = []*ir.Attr{{Name: "axis", Type: ir.AttrInt, I: int64(axis)}}
+	if c.Model.Opset("") >= 13 {
+		t := i64Tensor(c.newName(n.Name+"_sizes"), sizes)
+		n.Inputs = []*ir.Value{v, g.AddInitializer(t)}
+	} else {
+		n.Inputs = []*ir.Value{v}
+		n.Attrs = append(n.Attrs, &ir.Attr{Name: "split", Type: ir.AttrInts, Ints: append([]int64(nil), sizes...)})
+	}
+	g.AttachNode(n)
+	return n
+}
+
+// concatOf adds a Concat of vs along axis with output type t.
+func concatOf(c *Context, vs []*ir.Value, axis int, t ir.Type) *ir.Value {
+	n := &ir.Node{Name: c.newName("concat"), Op: "Concat", Inputs: vs,
+		Attrs: []*ir.Attr{{Name: "axis", Type: ir.AttrInt, I: int64(axis)}}}
+	out := c.Graph().NewValue(n.Name+"_out", t)
+	n.Outputs = []*ir.Value{out}
+	c.Graph().AttachNode(n)
+	return out
+}
+
+// i64Tensor packs vals into a 1-D int64 tensor.
+func i64Tensor(name string, vals []int64) *ir.Tensor {
+	raw := make([]byte, 8*len(vals))
+	for i, v := range vals {
+		for b := 0; b < 8; b++ {
+			raw[8*i+b] = byte(uint64(v) >> (8 * b))
+		}
+	}
+	return &ir.Tensor{Name: name, DType: ir.Int64, Dims: []int64{int64(len(vals))}, Raw: raw}
+}
+
+// withDim returns t with dimension axis set to d.
+func withDim(t ir.Type, axis int, d int64) ir.Type {
+	t = t.Clone()
+	if axis >= 0 && axis < len(t.Shape.Dims) {
+		t.Shape.Dims[axis] = ir.D(d)
+	}
+	return t
+}
+
+// attrsEqual reports whether a and b carry the same attributes (names,
+// kinds, values), ignoring order.
+func attrsEqual(a, b *ir.Node) bool {
+	if len(a.Attrs) != len(b.Attrs) {
+		return false
+	}
+	for _, x := range a.Attrs {
+		y := b.Attr(x.Name)
+		if y == nil {
+			return false
+		}
+		var kx, ky strings.Builder
+		attrKey(&kx, x)
+		attrKey(&ky, y)
+		if kx.String() != ky.String() {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,133 @@
+package optimize
+
+// This file implements BatchNorm folding into Conv weights.
+//
+//	x ──► Conv(W, b) ──► BatchNormalization(γ, β, μ, σ²) ──►
+//
+// becomes Conv(W', b') with, per output channel o,
+//
+//	s[o]  = γ[o] / sqrt(σ²[o] + ε)
+//	W'[o] = W[o] · s[o]
+//	b'[o] = (b[o] − μ[o]) · s[o] + β[o]
+//
+// a real weight rewrite, expressible in standard ONNX. Only float32
+// constant weights and statistics are folded, only inference-mode
+// BatchNormalization, and only when the Conv output feeds nothing else.
+
+import (
+	"encoding/binary"
+	"math"
+
+	"github.com/wolong-dev/wolong/ir"
+)
+
+func bnFold(c *Context) ([]Rewrite, error) {
+	g := c.Graph()
+	order, err := ir.Topo(g)
+	if err != nil {
+		return nil, err
+	}
+	var rw []Rewrite
+	for _, bn := range order {
+		if !is(bn, "BatchNormalization") || bn.AttrInt("training_mode", 0) != 0 || len(bn.Inputs) != 5 {
+			continue
+		}
+		stats := false
+		for _, o := range bn.Outputs[1:] {
+			stats = stats || o != nil && (len(o.Uses) > 0 || g.IsOutput(o))
+		}
+		if stats {
+			continue
+		}
+		conv := producer(bn.Input(0), "Conv")
+		if conv == nil || !singleUse(g, conv.Output(0)) {
+			continue
+		}
+		nb, ok := foldBN(c, conv, bn)
+		if !ok {
+			continue
+		}
+		if !substitute(g, bn.Output(0), conv.Output(0)) {
+			continue
+		}
+		w := g.AddInitializer(nb.w)
+		conv.SetInput(1, w)
+		b := g.AddInitializer(nb.b)
+		if len(conv.Inputs) > 2 {
+			conv.SetInput(2, b)
+		} else {
+			conv.Inputs = append(conv.Inputs, b)
+			b.Uses = append(b.Uses, ir.Use{Node: conv, Index: 2})
+		}
+		g.RemoveNode(bn)
+		rw = append(rw, Rewrite{Before: []string{ir.NodeLabel(conv), ir.NodeLabel(bn)}, After: []string{ir.NodeLabel(conv)}, Sep: "+",
+			Remark: "BatchNorm folded into Conv weights"})
+	}
+	return rw, nil
+}
+
+type foldedBN struct{ w, b *ir.Tensor }
+
+// maxFoldElems bounds the weights folding decodes (64 Mi elements).
+const maxFoldElems = 64 << 20
+
+// foldBN computes the folded weights, or false when an operand is not a
+// float32 constant of the right size.
+func foldBN(c *Context, conv, bn *ir.Node) (foldedBN, bool) {
+	wt := constOf(conv.Input(1))
+	if wt == nil || wt.DType != ir.Float32 || len(wt.Dims) < 2 {
+		return foldedBN{}, false
+	}
+	co := wt.Dims[0]
+	vecs := make([][]float64, 4)
+	for i := range vecs {
+		t := constOf(bn.Input(1 + i))
+		if t == nil || t.DType != ir.Float32 {
+			return foldedBN{}, false
+		}
+		v, err := t.Float64Values(maxFoldElems)
+		if err != nil || int64(len(v)) != co {
+			return foldedBN{}, false
+		}
+		vecs[i] = v
+	}
+	gamma, beta, mean, vr := vecs[0], vecs[1], vecs[2], vecs[3]
+	bias := make([]float64, co)
+	if bt := constOf(conv.Input(2)); bt != nil {
+		v, err := bt.Float64Values(maxFoldElems)
+		if err != nil || int64(len(v)) != co {
+			return foldedBN{}, false
+		}
+		bias = v
+	} else if conv.Input(2) != nil {
+		return foldedBN{}, false
+	}
+	w, err := wt.Float64Values(maxFoldElems)
+	if err != nil {
+		return foldedBN{}, false
+	}
+	eps := float64(bn.AttrFloat("epsilon", 1e-5))
+	per := int64(len(w)) / co
+	nw := make([]float32, len(w))
+	nb := make([]float32, co)
+	for o := int64(0); o < co; o++ {
+		s := gamma[o] / math.Sqrt(vr[o]+eps)
+		for k := o * per; k < (o+1)*per; k++ {
+			nw[k] = float32(w[k] * s)
+		}
+		nb[o] = float32((bias[o]-mean[o])*s + beta[o])
+	}
+	return foldedBN{
+		w: f32Tensor(c.newName(conv.Input(1).Name+"_bnfold"), wt.Dims, nw),
+		b: f32Tensor(c.newName(bn.Input(2).Name+"_bnfold_bias"), []int64{co}, nb),
+	}, true
+}
+
+// f32Tensor packs vals into a float32 tensor.
+func f32Tensor(name string, dims []int64, vals []float32) *ir.Tensor {
+	raw := make([]byte, 4*len(vals))
+	for i, v := range vals {
+		binary.LittleEndian.PutUint32(raw[4*i:], math.Float32bits(v))
+	}
+	return &ir.Tensor{Name: name, DType: ir.Float32, Dims: append([]int64(nil), dims...), Raw: raw}
+}

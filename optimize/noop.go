@@ -1,0 +1,151 @@
+package optimize
+
+// This file implements no-op elimination.
+
+import (
+	"github.com/wolong-dev/wolong/ir"
+)
+
+// noopElim removes nodes that return their input unchanged:
+//
+//   - Identity; Dropout at inference (no mask consumer, training_mode not
+//     a constant true);
+//   - Cast to the input's own dtype;
+//   - Reshape, Flatten, Squeeze, Unsqueeze and Expand whose static output
+//     shape equals the static input shape;
+//   - Add/Sub of a constant 0 and Mul/Div by a constant 1 that broadcast to
+//     the input's own shape and dtype;
+//   - Transpose(Transpose(x, p), q) where q undoes p (the inner one goes
+//     too when nothing else reads it; dce removes it).
+//
+// Uses of the output are relinked to the input; a graph output keeps its
+// name (when the input is a graph input the node stays). dce deletes what
+// is left.
+func noopElim(c *Context) ([]Rewrite, error) {
+	g := c.Graph()
+	order, err := ir.Topo(g)
+	if err != nil {
+		return nil, err
+	}
+	var rw []Rewrite
+	for _, n := range order {
+		if !isDefault(n) || len(n.Outputs) == 0 || n.Outputs[0] == nil {
+			continue
+		}
+		src, why := noopSource(n)
+		if src == nil {
+			continue
+		}
+		out := n.Outputs[0]
+		for _, o := range n.Outputs[1:] {
+			if o != nil && (len(o.Uses) > 0 || g.IsOutput(o)) {
+				src = nil
+			}
+		}
+		if src == nil || !substitute(g, out, src) {
+			continue
+		}
+		rw = append(rw, Rewrite{Before: []string{ir.NodeLabel(n)}, Remark: why})
+	}
+	return rw, nil
+}
+
+// noopSource returns the value n passes through unchanged and why, or nil.
+func noopSource(n *ir.Node) (*ir.Value, string) {
+	in := n.Input(0)
+	out := n.Output(0)
+	if in == nil {
+		return nil, ""
+	}
+	switch n.Op {
+	case "Identity":
+		return in, "Identity"
+	case "Dropout":
+		if t := constOf(n.Input(2)); t != nil {
+			if v, err := t.Int64Values(1); err != nil || len(v) != 1 || v[0] != 0 {
+				return nil, ""
+			}
+		} else if n.Input(2) != nil {
+			return nil, ""
+		}
+		return in, "Dropout at inference"
+	case "Cast":
+		if in.Type.IsTensor() && in.Type.DType != ir.Undefined && ir.DType(n.AttrInt("to", 0)) == in.Type.DType {
+			return in, "Cast to the same type"
+		}
+	case "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Expand":
+		if sameStatic(in, out) {
+			return in, n.Op + " to the same shape"
+		}
+	case "Add", "Sub", "Mul", "Div":
+		if len(n.Inputs) != 2 || !sameStatic(in, out) {
+			return nil, ""
+		}
+		want := 0.0
+		if n.Op == "Mul" || n.Op == "Div" {
+			want = 1
+		}
+		if allEqual(constOf(n.Input(1)), want) {
+			return in, n.Op + " of the identity constant"
+		}
+		if (n.Op == "Add" || n.Op == "Mul") && allEqual(constOf(in), want) && sameStatic(n.Input(1), out) {
+			return n.Input(1), n.Op + " of the identity constant"
+		}
+	case "Transpose":
+		p := in.Producer
+		if !is(p, "Transpose") || p.Input(0) == nil {
+			return nil, ""
+		}
+		a, ok1 := p.AttrInts("perm")
+		b, ok2 := n.AttrInts("perm")
+		if !ok1 || !ok2 || len(a) != len(b) {
+			return nil, ""
+		}
+		for i := range b {
+			if b[i] < 0 || int(b[i]) >= len(a) || a[b[i]] != int64(i) {
+				return nil, ""
+			}
+		}
+		return p.Input(0), "inverse Transpose pair"
+	}
+	return nil, ""
+}
+
+// sameStatic reports whether a and b have the same static shape and dtype.
+func sameStatic(a, b *ir.Value) bool {
+	if a == nil || b == nil || !a.Type.IsTensor() || !b.Type.IsTensor() || a.Type.DType != b.Type.DType {
+		return false
+	}
+	x, ok1 := a.Type.Shape.Ints()
+	y, ok2 := b.Type.Shape.Ints()
+	if !ok1 || !ok2 || len(x) != len(y) {
+		return false
+	}
+	for i := range x {
+		if x[i] != y[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// allEqual reports whether every element of a small constant is want.
+func allEqual(t *ir.Tensor, want float64) bool {
+	if t == nil {
+		return false
+	}
+	n, ok := t.NumElements()
+	if !ok || n == 0 || n > 4096 {
+		return false
+	}
+	vals, err := t.Float64Values(n)
+	if err != nil {
+		return false
+	}
+	for _, v := range vals {
+		if v != want {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,195 @@
+package optimize
+
+// This file declares the pipeline: the pass table, its ordering
+// constraints and the types a pass works with.
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/wolong-dev/wolong/ir"
+)
+
+// Rewrite is one change a pass made: the nodes it replaced (by name), the
+// nodes that replaced them (empty when they were deleted) and a one-line
+// remark. Sep joins Before when printed: "+" for a fusion, "||" for a
+// batching.
+type Rewrite struct {
+	Before []string `json:"before"`
+	After  []string `json:"after"`
+	Sep    string   `json:"-"`
+	Remark string   `json:"remark"`
+}
+
+// String prints the rewrite in the TensorRT manner:
+// "Conv_3 + Relu_4 -> fused_conv_0  (remark)".
+func (r Rewrite) String() string {
+	sep := r.Sep
+	if sep == "" {
+		sep = ","
+	}
+	before := strings.Join(r.Before, " "+sep+" ")
+	if sep == "," {
+		before = strings.Join(r.Before, ", ")
+	}
+	after := strings.Join(r.After, ", ")
+	if after == "" {
+		after = "(removed)"
+	}
+	s := before + " -> " + after
+	if r.Remark != "" {
+		s += "  (" + r.Remark + ")"
+	}
+	return s
+}
+
+// PassFunc rewrites the model in place and reports what it changed.
+type PassFunc func(c *Context) ([]Rewrite, error)
+
+// Pass is one row of the pipeline.
+type Pass struct {
+	Name     string   // unique, may be a phrase ("early dce")
+	Fn       PassFunc // the same function may appear under several names
+	Level    int      // lowest -O level that runs it
+	Required bool     // runs at every level and cannot be disabled
+	Doc      string   // one line for --help and explain
+}
+
+// passes is the pipeline, in order.
+var passes = [...]Pass{
+	{Name: "noop", Fn: noopElim, Level: 1, Doc: "remove Identity, Dropout (inference), same-type Cast, same-shape Reshape, inverse Transpose pairs"},
+	{Name: "constfold", Fn: constFold, Level: 1, Doc: "evaluate nodes whose inputs are all constant (size-capped)"},
+	{Name: "shapefold", Fn: shapeFold, Level: 1, Doc: "replace shape computations whose values inference knows by constants"},
+	{Name: "cse", Fn: cse, Level: 1, Doc: "merge nodes computing the same op of the same inputs"},
+	{Name: "early dce", Fn: dce, Level: 1, Doc: "delete nodes whose outputs are never used"},
+	{Name: "bnfold", Fn: bnFold, Level: 2, Doc: "fold inference BatchNormalization into the preceding Conv's weights"},
+	{Name: "hbatch", Fn: hBatch, Level: 3, Doc: "batch sibling MatMul/Gemm/Conv sharing an input into one wider op + Split"},
+	{Name: "tbatch", Fn: tBatch, Level: 3, Doc: "batch independent same-signature MatMuls ready together (across time steps) into one GEMM"},
+	{Name: "late cse", Fn: cse, Level: 3, Doc: "merge duplicates the batching passes exposed"},
+	{Name: "layernorm", Fn: layerNormFuse, Level: 2, Doc: "fuse the primitive LayerNorm pattern into one kernel"},
+	{Name: "rmsnorm", Fn: rmsNormFuse, Level: 2, Doc: "fuse the primitive RMSNorm pattern into one kernel"},
+	{Name: "gelu", Fn: geluFuse, Level: 2, Doc: "fuse the erf and tanh forms of GELU into one kernel"},
+	{Name: "silu", Fn: siluFuse, Level: 2, Doc: "fuse x*sigmoid(x) (SiLU/Swish) into one kernel"},
+	{Name: "attention", Fn: attentionFuse, Level: 2, Doc: "fuse MatMul-Scale-Mask-Softmax-MatMul into one attention kernel"},
+	{Name: "fuse", Fn: fuseOps, Level: 2, Doc: "group elementwise/injective chains, reductions and GEMM/Conv epilogues (post-dominator fusion)"},
+	{Name: "late dce", Fn: dce, Level: 0, Required: true, Doc: "delete nodes and initializers left unused"},
+}
+
+// passOrder lists "a runs before b" constraints with the reason;
+// TestPassOrder checks the table against it.
+var passOrder = [...]struct{ a, b, why string }{
+	{"noop", "cse", "removing Identity chains makes equal expressions share inputs"},
+	{"constfold", "shapefold", "shape folding reads values that folding made constant"},
+	{"cse", "early dce", "CSE leaves the duplicates dead"},
+	{"bnfold", "fuse", "BatchNorm must be in the Conv weights before the Conv epilogue is fused"},
+	{"hbatch", "tbatch", "time batching batches the widened per-step GEMMs"},
+	{"hbatch", "fuse", "fused groups are opaque to batching"},
+	{"tbatch", "fuse", "fused groups are opaque to batching"},
+	{"layernorm", "fuse", "the generic fuser would split the LayerNorm pattern at its reductions"},
+	{"rmsnorm", "fuse", "the generic fuser would split the RMSNorm pattern at its reductions"},
+	{"gelu", "fuse", "the pattern fusion names the kernel; the generic fuser would absorb it anonymously"},
+	{"silu", "fuse", "the pattern fusion names the kernel; the generic fuser would absorb it anonymously"},
+	{"attention", "fuse", "attention spans two GEMMs, which the generic fuser never joins"},
+	{"layernorm", "attention", "attention matching must not swallow normalization nodes"},
+	{"fuse", "late dce", "fusion leaves dead constants"},
+}
+
+// Passes returns a copy of the pipeline table.
+func Passes() []Pass { return append([]Pass(nil), passes[:]...) }
+
+// MaxLevel is the highest -O level.
+const MaxLevel = 3
+
+// Select returns the passes that level, only (when non-empty: run just
+// these, plus the required ones) and disable choose, in pipeline order. It
+// rejects unknown names and attempts to disable a required pass.
+func Select(level int, only, disable []string) ([]Pass, error) {
+	if level < 0 || level > MaxLevel {
+		return nil, fmt.Errorf("optimize: level %d out of range 0..%d", level, MaxLevel)
+	}
+	known := map[string]*Pass{}
+	for i := range passes {
+		known[passes[i].Name] = &passes[i]
+	}
+	onlySet := map[string]bool{}
+	for _, n := range only {
+		n = strings.TrimSpace(n)
+		if known[n] == nil {
+			return nil, fmt.Errorf("optimize: unknown pass %q (known: %s)", n, passNames())
+		}
+		onlySet[n] = true
+	}
+	off := map[string]bool{}
+	for _, n := range disable {
+		n = strings.TrimSpace(n)
+		p := known[n]
+		if p == nil {
+			return nil, fmt.Errorf("optimize: unknown pass %q (known: %s)", n, passNames())
+		}
+		if p.Required {
+			return nil, fmt.Errorf("optimize: pass %q is required and cannot be disabled", n)
+		}
+		off[n] = true
+	}
+	var out []Pass
+	for _, p := range passes {
+		switch {
+		case p.Required:
+		case off[p.Name]:
+			continue
+		case len(onlySet) > 0:
+			if !onlySet[p.Name] {
+				continue
+			}
+		case p.Level > level:
+			continue
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+func passNames() string {
+	var names []string
+	for _, p := range passes {
+		names = append(names, p.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// Context is what a pass sees: the model, the options and a name source.
+type Context struct {
+	Model *ir.Model
+	Opt   Options
+	names map[string]int
+	// folder evaluates constant nodes (nil: constant folding is skipped).
+	folder Folder
+}
+
+// Graph is the main graph.
+func (c *Context) Graph() *ir.Graph { return c.Model.Graph }
+
+// newName returns a fresh node name "prefix_k", unique in this run.
+func (c *Context) newName(prefix string) string {
+	if c.names == nil {
+		c.names = map[string]int{}
+		c.Model.Graph.Walk(func(g *ir.Graph) bool {
+			for _, n := range g.Nodes {
+				c.names[n.Name] = -1
+			}
+			for _, v := range g.Initializers {
+				c.names[v.Name] = -1
+			}
+			return true
+		})
+	}
+	for {
+		k := c.names[prefix+"#"]
+		c.names[prefix+"#"] = k + 1
+		name := fmt.Sprintf("%s_%d", prefix, k)
+		if _, taken := c.names[name]; !taken {
+			c.names[name] = -1
+			return name
+		}
+	}
+}

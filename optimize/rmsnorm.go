@@ -1,0 +1,70 @@
+package optimize
+
+// This file implements RMSNorm fusion.
+//
+//	  x ──────────────────────────────┐
+//	  ▼                               │
+//	Pow(x, 2) | Mul(x, x)             │
+//	  ▼                               │
+//	ReduceMean ─► Add(eps) ─► Sqrt    │
+//	                           ▼      ▼
+//	             Div(x, ·)  or  Mul(x, Reciprocal(·))
+//	                           ▼
+//	                     [Mul(weight)]
+//
+// (the LLaMA/T5 export) becomes one wolong:RMSNorm kernel.
+
+import (
+	"github.com/wolong-dev/wolong/ir"
+)
+
+func rmsNormFuse(c *Context) ([]Rewrite, error) {
+	return runPattern(c, "RMSNorm", "rmsnorm", matchRMSNorm)
+}
+
+// matchRMSNorm matches at the Sqrt.
+func matchRMSNorm(g *ir.Graph, sqrt *ir.Node) []*ir.Node {
+	if !is(sqrt, "Sqrt") {
+		return nil
+	}
+	add := producer(sqrt.Input(0), "Add")
+	if add == nil || constOf(add.Input(1)) == nil {
+		return nil
+	}
+	mean := producer(add.Input(0), "ReduceMean")
+	if mean == nil {
+		return nil
+	}
+	sq := mean.Input(0).Producer
+	var x *ir.Value
+	switch {
+	case is(sq, "Pow") && constNear(sq.Input(1), 2):
+		x = sq.Input(0)
+	case is(sq, "Mul") && sq.Input(0) == sq.Input(1):
+		x = sq.Input(0)
+	default:
+		return nil
+	}
+	if x.Producer != nil && is(x.Producer, "Sub") {
+		return nil // a LayerNorm's variance, not an RMSNorm
+	}
+	ms := []*ir.Node{sq, mean, add, sqrt}
+	var last *ir.Node
+	if div := consumer(g, sqrt, "Div"); div != nil && div.Input(0) == x && div.Input(1) == sqrt.Output(0) {
+		last = div
+		ms = append(ms, div)
+	} else if rec := consumer(g, sqrt, "Reciprocal"); rec != nil {
+		mul := consumer(g, rec, "Mul")
+		if mul == nil || other(mul, rec.Output(0)) != x {
+			return nil
+		}
+		last = mul
+		ms = append(ms, rec, mul)
+	} else {
+		return nil
+	}
+	if w := consumer(g, last, "Mul"); w != nil && constOf(other(w, last.Output(0))) != nil {
+		ms = append(ms, w)
+	}
+	return ms
+}

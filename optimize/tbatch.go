@@ -1,0 +1,123 @@
+package optimize
+
+// This file implements DyNet-style operator batching.
+//
+//	x_1 ──► MatMul(·, W) ──► y_1                     x_1 ┐
+//	x_2 ──► MatMul(·, W) ──► y_2         ──►        x_2 ├► Concat ─► MatMul(·, W) ─► Split ─► y_1 … y_T
+//	  …                                              …   │
+//	x_T ──► MatMul(·, W) ──► y_T                     x_T ┘
+//
+// Ops with the same signature (op, the same constant weight, attributes,
+// dtype and input shape but for the leading dimension) that are ready at
+// the same time (the same depth in the DAG, so none depends on another)
+// become one op over inputs concatenated along the leading axis: the
+// input projections x_t·W of an unrolled RNN across time steps become one
+// GEMM over T x B rows, as DyNet and TensorFlow Fold batch at run time.
+// Only MatMul and Gemm (transA = 0) with a constant right operand batch;
+// a recurrent h_t·U cannot (each step depends on the previous one).
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/wolong-dev/wolong/ir"
+)
+
+// maxTimeBatch caps the ops one DyNet batch combines.
+const maxTimeBatch = 512
+
+func tBatch(c *Context) ([]Rewrite, error) {
+	g := c.Graph()
+	order, err := ir.Topo(g)
+	if err != nil {
+		return nil, err
+	}
+	level := make(map[*ir.Node]int, len(order))
+	var keys []string
+	groups := map[string][]*ir.Node{}
+	for _, n := range order {
+		l := 0
+		for _, d := range ir.Deps(g, n) {
+			l = max(l, level[d]+1)
+		}
+		level[n] = l
+		sig, ok := batchSignature(n)
+		if !ok {
+			continue
+		}
+		k := fmt.Sprintf("%d|%s", l, sig)
+		if groups[k] == nil {
+			keys = append(keys, k)
+		}
+		if len(groups[k]) < maxTimeBatch {
+			groups[k] = append(groups[k], n)
+		}
+	}
+	dead := map[*ir.Node]bool{}
+	var rw []Rewrite
+	for _, k := range keys {
+		ns := groups[k]
+		if len(ns) < 2 {
+			continue
+		}
+		rw = append(rw, tRewrite(c, ns))
+		for _, n := range ns {
+			dead[n] = true
+		}
+	}
+	g.RemoveNodes(dead)
+	return rw, nil
+}
+
+// batchSignature is the op, the weight (by identity), the attributes and
+// the input's shape without its leading dimension.
+func batchSignature(n *ir.Node) (string, bool) {
+	if !isDefault(n) || len(n.Outputs) != 1 || n.Outputs[0] == nil || (n.Op != "MatMul" && n.Op != "Gemm") {
+		return "", false
+	}
+	a, w := n.Input(0), n.Input(1)
+	if a == nil || a.Const != nil || constOf(w) == nil || len(constOf(w).Dims) != 2 {
+		return "", false
+	}
+	dims, ok := staticDims(a)
+	if !ok || len(dims) < 2 || n.Output(0).Type.Shape.Rank() != len(dims) {
+		return "", false
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s|%p|%s|%v", n.Op, w, a.Type.DType, dims[1:])
+	if n.Op == "Gemm" {
+		if n.AttrInt("transA", 0) != 0 {
+			return "", false
+		}
+		fmt.Fprintf(&b, "|%p", n.Input(2))
+		for _, at := range n.Attrs {
+			b.WriteString(at.Name + "=")
+			attrKey(&b, at)
+		}
+	}
+	return b.String(), true
+}
+
+// tRewrite replaces ns by Concat + one op + Split.
+func tRewrite(c *Context, ns []*ir.Node) Rewrite {
+	g := c.Graph()
+	first := ns[0]
+	as := make([]*ir.Value, len(ns))
+	outs := make([]*ir.Value, len(ns))
+	sizes := make([]int64, len(ns))
+	var total int64
+	for i, n := range ns {
+		dims, _ := staticDims(n.Input(0))
+		as[i], outs[i], sizes[i] = n.Input(0), n.Output(0), dims[0]
+		total += dims[0]
+	}
+	cat := concatOf(c, as, 0, withDim(as[0].Type, 0, total))
+	ins := append([]*ir.Value{cat}, first.Inputs[1:]...)
+	n := &ir.Node{Name: c.newName("batched_" + strings.ToLower(first.Op)), Op: first.Op, Inputs: ins, Attrs: first.Attrs}
+	out := g.NewValue(n.Name+"_out", withDim(first.Output(0).Type, 0, total))
+	n.Outputs = []*ir.Value{out}
+	g.AttachNode(n)
+	sp := splitInto(c, out, 0, sizes, outs)
+	return Rewrite{Before: names(ns), After: []string{cat.Producer.Name, n.Name, sp.Name}, Sep: "||",
+		Remark: fmt.Sprintf("%d independent %s ops on %s -> one op over %d rows", len(ns), first.Op, first.Input(1).Name, total)}
+}

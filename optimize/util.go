@@ -1,0 +1,110 @@
+package optimize
+
+// This file holds the small graph edits the passes share.
+
+import (
+	"github.com/wolong-dev/wolong/ir"
+)
+
+// substitute makes every user of old read nv instead. When old is a graph
+// output its name must survive (the optimized model keeps the original
+// graph IO), so nv takes old's name; that is only possible when nv is a
+// plain node output. It reports false, changing nothing, when the
+// substitution would rename a graph input, an initializer or another
+// graph output.
+func substitute(g *ir.Graph, old, nv *ir.Value) bool {
+	if old == nv {
+		return true
+	}
+	if g.IsOutput(old) {
+		if nv.Producer == nil || nv.Graph != g || g.IsOutput(nv) {
+			return false
+		}
+		nv.Name = old.Name
+		if old.Declared != nil {
+			d := old.Declared.Clone()
+			nv.Declared = &d
+		}
+		nv.Metadata = old.Metadata
+	}
+	old.ReplaceAllUses(nv)
+	return true
+}
+
+// usedOutside reports whether v is read by a node not in members, or is a
+// graph output.
+func usedOutside(g *ir.Graph, v *ir.Value, members map[*ir.Node]bool) bool {
+	if g.IsOutput(v) {
+		return true
+	}
+	for _, u := range v.Uses {
+		if !members[u.Node] {
+			return true
+		}
+	}
+	return false
+}
+
+// singleUse reports whether v has exactly one use, by a node of g, and is
+// not a graph output.
+func singleUse(g *ir.Graph, v *ir.Value) bool {
+	return v != nil && len(v.Uses) == 1 && v.Uses[0].Node.Graph == g && !g.IsOutput(v)
+}
+
+// onlyConsumer returns v's single consumer node in g, or nil.
+func onlyConsumer(g *ir.Graph, v *ir.Value) *ir.Node {
+	if !singleUse(g, v) {
+		return nil
+	}
+	return v.Uses[0].Node
+}
+
+// isDefault reports whether n is in the ai.onnx domain.
+func isDefault(n *ir.Node) bool { return n.Domain == "" || n.Domain == "ai.onnx" }
+
+// is reports whether n is the ai.onnx op called op.
+func is(n *ir.Node, op string) bool { return n != nil && n.Op == op && isDefault(n) }
+
+// constOf returns v's constant data, or nil.
+func constOf(v *ir.Value) *ir.Tensor {
+	if v == nil {
+		return nil
+	}
+	return v.Const
+}
+
+// scalarOf returns the single value of a constant with one element.
+func scalarOf(v *ir.Value) (float64, bool) {
+	t := constOf(v)
+	if t == nil {
+		return 0, false
+	}
+	if n, ok := t.NumElements(); !ok || n != 1 {
+		return 0, false
+	}
+	f, err := t.Float64Values(1)
+	if err != nil || len(f) != 1 {
+		return 0, false
+	}
+	return f[0], true
+}
+
+// staticDims returns v's static dims.
+func staticDims(v *ir.Value) ([]int64, bool) {
+	if v == nil || !v.Type.IsTensor() {
+		return nil, false
+	}
+	return v.Type.Shape.Ints()
+}
+
+// names returns the node names.
+func names(ns []*ir.Node) []string {
+	out := make([]string, len(ns))
+	for i, n := range ns {
+		out[i] = ir.NodeLabel(n)
+	}
+	return out
+}
+
+// hasSubgraph reports whether n holds a subgraph (If/Loop/Scan, fused).
+func hasSubgraph(n *ir.Node) bool { return len(n.Subgraphs()) > 0 }
