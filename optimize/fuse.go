@@ -49,13 +49,13 @@ type fuseState struct {
 	g      *ir.Graph
 	order  []*ir.Node
 	pos    map[*ir.Node]int
-	parent []int    // union-find parent, by position
-	size   []int    // group size at the root
-	anchor []int    // position of the group's anchor (-1: none), at the root
-	kind   []Kind   // node kinds, by position
-	ipdom  []int    // immediate post-dominator position, -1 for none
-	depth  []int    // depth in the post-dominator tree
-	cons   [][]int  // consumer positions
+	parent []int   // union-find parent, by position
+	size   []int   // group size at the root
+	anchor []int   // position of the group's anchor (-1: none), at the root
+	kind   []Kind  // node kinds, by position
+	ipdom  []int   // immediate post-dominator position, -1 for none
+	depth  []int   // depth in the post-dominator tree
+	cons   [][]int // consumer positions
 	cap    int
 }
 
