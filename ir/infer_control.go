@@ -91,16 +91,8 @@ func inferLoop(c *InferContext) error {
 		c.SetOutput(i, carried[i])
 	}
 	trip := Unknown()
-	if m, ok := smKnownDims(c, 0); ok && len(m) == 1 && (m[0].Sym != "" || m[0].Val >= 0) {
-		condOut := body.Outputs[0]
-		switch {
-		case !c.HasInput(1):
-			trip = m[0]
-		case condOut == body.Inputs[1]:
-			if v, ok := smInt(c, 1); ok && v != 0 {
-				trip = m[0]
-			}
-		}
+	if m, ok := smKnownDims(c, 0); ok && len(m) == 1 && (m[0].Sym != "" || m[0].Val >= 0) && loopRunsFull(c, body) {
+		trip = m[0]
 	}
 	for k := 0; k < nScan; k++ {
 		t := out[1+nCarried+k]
@@ -115,6 +107,32 @@ func inferLoop(c *InferContext) error {
 		c.SetTensor(nCarried+k, t.DType, s)
 	}
 	return nil
+}
+
+// loopRunsFull reports whether a Loop runs exactly its trip count: the
+// condition input is absent or known true, and the body's condition output
+// is the body's condition input (through Identity nodes) or a known true
+// value.
+func loopRunsFull(c *InferContext, body *Graph) bool {
+	if c.HasInput(1) {
+		if v, ok := smInt(c, 1); !ok || v == 0 {
+			return false
+		}
+	}
+	out := body.Outputs[0]
+	for i := 0; out != nil && i < maxSeqChain; i++ {
+		if out == body.Inputs[1] {
+			return true
+		}
+		if k := out.Known; len(k) == 1 && k[0].Sym == "" && k[0].Val != 0 {
+			return true
+		}
+		if out.Producer == nil || out.Producer.Op != "Identity" || out.Producer.Domain != "" {
+			return false
+		}
+		out = out.Producer.Input(0)
+	}
+	return false
 }
 
 // removeDim returns s without dim a (unknown rank stays unknown).

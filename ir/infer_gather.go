@@ -124,10 +124,10 @@ func inferCompress(c *InferContext) error {
 		limit := int64(len(cond))
 		var n int64
 		ax := c.Attr("axis")
-		var d Dim
-		if ax == nil {
+		d := Unknown()
+		if ax == nil && in.Known {
 			d = smMulDims(in.Dims)
-		} else if in.Known {
+		} else if ax != nil && in.Known {
 			if a, err := smAxis(ax.I, len(in.Dims)); err == nil {
 				d = in.Dims[a]
 			}

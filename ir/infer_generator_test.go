@@ -75,6 +75,14 @@ func TestInferGenerators(t *testing.T) {
 		{name: "string split", build: func(g *Graph) *Value {
 			return smOne(g, "StringSplit", []*Value{smIn(g, "x", String, D(2))})
 		}, want: "string[2,?]"},
+		{name: "compress known condition", build: func(g *Graph) *Value {
+			cond := g.AddInitializer(&Tensor{Name: "c", DType: Bool, Dims: []int64{3}, Int32s: []int32{0, 1, 1}})
+			return smOne(g, "Compress", []*Value{smIn(g, "x", Float32, D(3), D(2)), cond}, smIntAttr("axis", 0))
+		}, want: "float32[2,2]"},
+		{name: "compress unknown rank", build: func(g *Graph) *Value {
+			cond := g.AddInitializer(&Tensor{Name: "c", DType: Bool, Dims: []int64{2}, Int32s: []int32{1, 1}})
+			return smOne(g, "Compress", []*Value{g.AddInput("x", TensorType(Float32, UnknownShape())), cond})
+		}, want: "float32[?]"},
 		{name: "image decoder gray", build: func(g *Graph) *Value {
 			return smOne(g, "ImageDecoder", []*Value{smIn(g, "x", Uint8, Unknown())}, smStrAttr("pixel_format", "Grayscale"))
 		}, want: "uint8[?,?,1]"},
@@ -156,6 +164,27 @@ func TestInferControlFlow(t *testing.T) {
 			n := g.AddNode("Loop", "", "", []*Value{m, nil, smIn(g, "a0", Float32, D(4))}, []string{"final", "scans"}, smGraphAttr("body", body))
 			return n.Outputs[1]
 		}, want: "float32[6,4]"},
+		{name: "loop with unknown condition", build: func(g *Graph) *Value {
+			body := NewGraph("body")
+			body.Parent = g
+			body.AddInput("i", TensorType(Int64, ShapeOf()))
+			cin := body.AddInput("cond", TensorType(Bool, ShapeOf()))
+			x := body.AddNode("Identity", "", "", []*Value{cin}, []string{"x"}).Outputs[0]
+			c2 := body.AddNode("Identity", "", "", []*Value{x}, []string{"c2"}).Outputs[0]
+			body.Outputs = []*Value{c2, x}
+			n := g.AddNode("Loop", "", "", []*Value{g.AddInitializer(smScalarI64("M", 4)), smIn(g, "c", Bool)}, []string{"scans"}, smGraphAttr("body", body))
+			return n.Outputs[0]
+		}, want: "bool[?]"},
+		{name: "loop with computed condition", build: func(g *Graph) *Value {
+			body := NewGraph("body")
+			body.Parent = g
+			i := body.AddInput("i", TensorType(Int64, ShapeOf()))
+			body.AddInput("cond", TensorType(Bool, ShapeOf()))
+			c2 := body.AddNode("Less", "", "", []*Value{i, body.AddInitializer(smScalarI64("two", 2))}, []string{"c2"}).Outputs[0]
+			body.Outputs = []*Value{c2, i}
+			n := g.AddNode("Loop", "", "", []*Value{g.AddInitializer(smScalarI64("M", 4)), nil}, []string{"scans"}, smGraphAttr("body", body))
+			return n.Outputs[0]
+		}, want: "int64[?]"},
 		{name: "loop unknown trip", build: func(g *Graph) *Value {
 			body := NewGraph("body")
 			body.Parent = g
