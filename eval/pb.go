@@ -281,3 +281,8 @@ func KindOf(v *ir.Value) ir.TypeKind {
 	}
 	return ir.KindUnknown
 }
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}

@@ -1,0 +1,120 @@
+package eval
+
+// This file implements the deterministic input generator shared by
+// `wolong verify`, `wolong run` and bench/ort/run.mjs (which implements
+// the same generator in JavaScript): mulberry32, one stream per model,
+// inputs filled in graph order, elements in row-major order.
+
+import (
+	"fmt"
+
+	"github.com/wolong-dev/wolong/ir"
+)
+
+// Rand is the mulberry32 generator (32-bit state).
+type Rand struct{ state uint32 }
+
+// NewRand seeds a generator.
+func NewRand(seed uint32) *Rand { return &Rand{state: seed} }
+
+// Next returns the next 32-bit value.
+func (r *Rand) Next() uint32 {
+	r.state += 0x6D2B79F5
+	t := r.state
+	t = (t ^ t>>15) * (t | 1)
+	t ^= t + (t^t>>7)*(t|61)
+	return t ^ t>>14
+}
+
+// RandomTensor fills a tensor of dt and shape: floats uniform in [-1, 1)
+// on a 2^-23 grid (exact in float32; rounded for float16 and bfloat16),
+// integers in [0, 10), bools with probability 1/2. Strings are refused.
+func RandomTensor(r *Rand, dt ir.DType, shape []int, maxBytes int64) (*Tensor, error) {
+	n := numel(shape)
+	if n < 0 {
+		return nil, fmt.Errorf("eval: invalid shape %v", shape)
+	}
+	if classOf(dt) == clsBad || dt == ir.String {
+		return nil, fmt.Errorf("eval: cannot generate random %s values", dt)
+	}
+	if maxBytes > 0 && int64(n)*elemBytes(dt) > maxBytes {
+		return nil, fmt.Errorf("eval: random input %s%s needs %d bytes, over the memory limit of %d bytes", dt, shapeString(shape), int64(n)*elemBytes(dt), maxBytes)
+	}
+	t := newTensor(dt, shape)
+	for i := 0; i < n; i++ {
+		v := r.Next()
+		switch t.cls() {
+		case clsF, clsD:
+			t.setF(i, float64(v>>8)/(1<<23)-1)
+		case clsI:
+			t.I[i] = int64(v % 10)
+		case clsB:
+			t.B[i] = v&1 == 1
+		}
+	}
+	t.normalize()
+	return t, nil
+}
+
+// RandomInputs generates a value for every graph input of g that has no
+// initializer, in graph order, from one stream seeded with seed. Input
+// shapes must be concrete (give symbolic dims values first).
+func RandomInputs(g *ir.Graph, seed uint32, maxBytes int64) (map[string]Value, error) {
+	r := NewRand(seed)
+	out := map[string]Value{}
+	for _, in := range g.Inputs {
+		if in.Const != nil {
+			continue
+		}
+		t := in.Type
+		if t.Kind == ir.KindUnknown && in.Declared != nil {
+			t = *in.Declared
+		}
+		if t.Kind != ir.KindTensor {
+			return nil, fmt.Errorf("eval: input %q is a %s: random values are only made for tensors", in.Name, t)
+		}
+		if !t.Shape.Known {
+			return nil, fmt.Errorf("eval: input %q has an unknown shape", in.Name)
+		}
+		shape := make([]int, len(t.Shape.Dims))
+		for i, d := range t.Shape.Dims {
+			if !d.IsConcrete() {
+				return nil, fmt.Errorf("eval: input %q has dim %s: give it a value with --dim %s=N", in.Name, d, d)
+			}
+			shape[i] = int(d.Val)
+		}
+		v, err := RandomTensor(r, t.DType, shape, maxBytes)
+		if err != nil {
+			return nil, fmt.Errorf("eval: input %q: %v", in.Name, err)
+		}
+		out[in.Name] = v
+	}
+	return out, nil
+}
+
+// ReadInputDir reads input_N.pb files for g's inputs without an
+// initializer, in graph order (the ONNX test-data layout). A missing file
+// ends the list (trailing optional inputs).
+func ReadInputDir(g *ir.Graph, dir string, maxBytes int64) (map[string]Value, error) {
+	out := map[string]Value{}
+	k := 0
+	for _, in := range g.Inputs {
+		if in.Const != nil {
+			continue
+		}
+		p := fmt.Sprintf("%s/input_%d.pb", dir, k)
+		if !fileExists(p) {
+			break
+		}
+		k++
+		v, err := ReadValueFile(p, KindOf(in), maxBytes)
+		if err != nil {
+			return nil, err
+		}
+		out[in.Name] = v
+	}
+	if k == 0 {
+		return nil, fmt.Errorf("eval: %s holds no input_0.pb", dir)
+	}
+	return out, nil
+}
