@@ -139,6 +139,20 @@ func TestInferShapeOps(t *testing.T) {
 			sh := smOne(g, "Shape", []*Value{smIn(g, "x", Float32, N, D(3), D(4))})
 			return smOne(g, "Slice", []*Value{sh, g.AddInitializer(smI64("s", 1)), g.AddInitializer(smI64("e", 1000))})
 		}, want: "int64[2]", known: "[3,4]"},
+		{name: "known through 2-D slice and transpose", build: func(g *Graph) *Value {
+			// Pads computed the PyTorch way: reshape to [k,2], reverse the
+			// rows, transpose, flatten.
+			p := g.AddInitializer(smI64("p", 1, 2, 3, 4, 5, 6))
+			r := smOne(g, "Reshape", []*Value{p, g.AddInitializer(smI64("s", -1, 2))})
+			rev := smOne(g, "Slice", []*Value{r, g.AddInitializer(smI64("b", -1)), g.AddInitializer(smI64("e", -9223372036854775807)), g.AddInitializer(smI64("a", 0)), g.AddInitializer(smI64("st", -1))})
+			tr := smOne(g, "Transpose", []*Value{rev}, smIntsAttr("perm", 1, 0))
+			return smOne(g, "Reshape", []*Value{tr, g.AddInitializer(smI64("f", -1))})
+		}, want: "int64[6]", known: "[5,3,1,6,4,2]"},
+		{name: "known through 2-D gather and concat", build: func(g *Graph) *Value {
+			a := g.AddInitializer(&Tensor{Name: "a", DType: Int64, Dims: []int64{2, 2}, Int64s: []int64{1, 2, 3, 4}})
+			col := smOne(g, "Gather", []*Value{a, g.AddInitializer(smI64("i", 1))}, smIntAttr("axis", 1))
+			return smOne(g, "Concat", []*Value{col, a}, smIntAttr("axis", 1))
+		}, want: "int64[2,3]", known: "[2,1,2,4,3,4]"},
 		{name: "slice opset 9 symbolic", opset: 9, build: func(g *Graph) *Value {
 			return smOne(g, "Slice", []*Value{smIn(g, "x", Float32, N, D(10))}, smIntsAttr("starts", 1, 2), smIntsAttr("ends", 2147483647, -1))
 		}, want: "float32[N-1,7]"},
