@@ -150,6 +150,14 @@ type rawNode struct {
 
 func (d *decoder) rawGraph(b []byte) (*rawGraph, error) {
 	rg := &rawGraph{}
+	nodes := 0
+	eachField(b, func(f field) error {
+		if f.num == graphNode {
+			nodes++
+		}
+		return nil
+	})
+	rg.nodes = make([]rawNode, 0, nodes)
 	err := eachField(b, func(f field) error {
 		var err error
 		switch f.num {

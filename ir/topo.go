@@ -70,22 +70,42 @@ func (h *posHeap) Pop() any {
 // Topo returns g's nodes in a topological order. The order is stable:
 // among the nodes ready at any point, the one earliest in g.Nodes comes
 // first, so an already sorted graph keeps its order. On a cycle it returns
-// a *CycleError naming the nodes left over.
+// a *CycleError naming the nodes left over. It runs in O(n log n) time.
 func Topo(g *Graph) ([]*Node, error) {
-	pos := make(map[*Node]int, len(g.Nodes))
+	// pos maps node ID -> position in g.Nodes (+1; 0 = not in the graph).
+	pos := make([]int32, g.nextNode)
 	for i, n := range g.Nodes {
-		pos[n] = i
+		if n.ID >= 0 && n.ID < len(pos) && n.Graph == g {
+			pos[n.ID] = int32(i + 1)
+		}
 	}
-	indeg := make([]int, len(g.Nodes))
-	users := make([][]int, len(g.Nodes))
+	at := func(n *Node) int {
+		if n == nil || n.Graph != g || n.ID < 0 || n.ID >= len(pos) {
+			return -1
+		}
+		return int(pos[n.ID]) - 1
+	}
+	indeg := make([]int32, len(g.Nodes))
+	// users in CSR form: first count, then fill.
+	count := make([]int32, len(g.Nodes)+1)
+	deps := make([][]int32, len(g.Nodes))
 	for i, n := range g.Nodes {
-		for _, d := range Deps(g, n) {
-			j, ok := pos[d]
-			if !ok {
-				continue // producer not in the node list: the verifier reports it
-			}
-			indeg[i]++
-			users[j] = append(users[j], i)
+		ds := nodeDeps(g, n, at)
+		deps[i] = ds
+		indeg[i] = int32(len(ds))
+		for _, j := range ds {
+			count[j+1]++
+		}
+	}
+	for i := 1; i < len(count); i++ {
+		count[i] += count[i-1]
+	}
+	users := make([]int32, count[len(count)-1])
+	fill := append([]int32(nil), count[:len(count)-1]...)
+	for i, ds := range deps {
+		for _, j := range ds {
+			users[fill[j]] = int32(i)
+			fill[j]++
 		}
 	}
 	h := &posHeap{}
@@ -99,10 +119,10 @@ func Topo(g *Graph) ([]*Node, error) {
 	for h.Len() > 0 {
 		i := heap.Pop(h).(int)
 		order = append(order, g.Nodes[i])
-		for _, u := range users[i] {
+		for _, u := range users[count[i]:count[i+1]] {
 			indeg[u]--
 			if indeg[u] == 0 {
-				heap.Push(h, u)
+				heap.Push(h, int(u))
 			}
 		}
 	}
@@ -116,6 +136,38 @@ func Topo(g *Graph) ([]*Node, error) {
 		return order, &CycleError{Graph: g.Name, Nodes: left}
 	}
 	return order, nil
+}
+
+// nodeDeps returns the positions of the distinct producers n depends on.
+func nodeDeps(g *Graph, n *Node, at func(*Node) int) []int32 {
+	var ds []int32
+	add := func(v *Value) {
+		if v == nil || v.Producer == nil {
+			return
+		}
+		j := at(v.Producer)
+		if j < 0 {
+			return
+		}
+		for _, d := range ds {
+			if d == int32(j) {
+				return
+			}
+		}
+		ds = append(ds, int32(j))
+	}
+	for _, in := range n.Inputs {
+		add(in)
+	}
+	for _, a := range n.Attrs {
+		if a.Type == AttrGraph || a.Type == AttrGraphs {
+			for _, v := range n.CapturedValues() {
+				add(v)
+			}
+			break
+		}
+	}
+	return ds
 }
 
 // SortNodes reorders g.Nodes topologically (stable), or returns the cycle.
