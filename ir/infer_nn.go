@@ -84,7 +84,10 @@ func (p *cxWindowParams) out(i int, in Dim) Dim {
 	case "SAME_UPPER", "SAME_LOWER":
 		return DimCeilDiv(in, D(s))
 	case "VALID":
-		// ceil((in - ek + 1) / s)
+		// ceil((in - ek + 1) / s); a window larger than the input is invalid.
+		if in.IsConcrete() && in.Val < ek {
+			return Unknown()
+		}
 		return DimCeilDiv(cxAddConst(in, 1-ek), D(s))
 	}
 	pads := p.padBegin[i] + p.padEnd[i]
@@ -261,11 +264,18 @@ func inferConvTranspose(c *InferContext) error {
 	for i := 0; i < n; i++ {
 		in := x.Dims[2+i]
 		s := p.strides[i]
+		ek := p.dilations[i]*(p.kernel[i]-1) + 1
 		if p.autoPad == "SAME_UPPER" || p.autoPad == "SAME_LOWER" {
-			out.Dims[2+i] = DimMul(in, D(s))
+			// The spec pads to in*stride; that needs a total padding of
+			// s*(in-1) + output_padding + ek - in*s = output_padding + ek - s
+			// >= 0. Runtimes disagree when it is negative: leave it unknown.
+			if opad[i]+ek-s < 0 {
+				out.Dims[2+i] = Unknown()
+			} else {
+				out.Dims[2+i] = DimMul(in, D(s))
+			}
 			continue
 		}
-		ek := p.dilations[i]*(p.kernel[i]-1) + 1
 		base := DimMul(cxAddConst(in, -1), D(s))
 		if in.IsConcrete() && in.Val < 1 {
 			base = Unknown()

@@ -14,6 +14,8 @@ func TestInferConvPool(t *testing.T) {
 		{name: "conv dilation", op: "Conv", in: []Type{cxT(f, 1, 3, 10, 10), cxT(f, 4, 3, 3, 3)}, attrs: []*Attr{cxAttrIs("dilations", 2, 2)}, want: []string{"float32[1,4,6,6]"}},
 		{name: "conv same_upper", op: "Conv", in: []Type{cxT(f, 1, 3, 11, 10), cxT(f, 4, 3, 3, 3)}, attrs: []*Attr{cxAttrS("auto_pad", "SAME_UPPER"), cxAttrIs("strides", 2, 2)}, want: []string{"float32[1,4,6,5]"}},
 		{name: "conv auto valid", op: "Conv", in: []Type{cxT(f, 1, 3, 11, 10), cxT(f, 4, 3, 3, 3)}, attrs: []*Attr{cxAttrS("auto_pad", "VALID"), cxAttrIs("strides", 2, 2)}, want: []string{"float32[1,4,5,4]"}},
+		{name: "conv valid kernel too big", op: "Conv", in: []Type{cxT(f, 1, 2, 1, 8), cxT(f, 4, 2, 2, 1)}, attrs: []*Attr{cxAttrS("auto_pad", "VALID")}, want: []string{"float32[1,4,?,8]"}},
+		{name: "convtranspose same negative total pad", op: "ConvTranspose", in: []Type{cxT(f, 1, 1, 3, 3), cxT(f, 1, 2, 1, 3)}, attrs: []*Attr{cxAttrIs("strides", 3, 2), cxAttrS("auto_pad", "SAME_UPPER")}, want: []string{"float32[1,2,?,6]"}},
 		{name: "conv 1d", op: "Conv", in: []Type{cxT(f, 2, 4, 16), cxT(f, 8, 2, 3)}, attrs: []*Attr{cxAttrI("group", 2), cxAttrIs("pads", 1, 1)}, want: []string{"float32[2,8,16]"}},
 		{name: "conv symbolic same size", op: "Conv", in: []Type{cxT(f, "N", 3, "H", "W"), cxT(f, 8, 3, 3, 3)}, attrs: []*Attr{cxAttrIs("pads", 1, 1, 1, 1)}, want: []string{"float32[N,8,H,W]"}},
 		{name: "conv symbolic shrink", op: "Conv", in: []Type{cxT(f, "N", 3, "H", 5), cxT(f, 8, 3, 3, 3)}, want: []string{"float32[N,8,H-2,3]"}},
