@@ -40,6 +40,9 @@ var commands = []func(*Env) *cobra.Command{
 	newOptimizeCmd,
 	newProfileCmd,
 	newExplainCmd,
+	newHwCmd,
+	newVerifyCmd,
+	newRunCmd,
 }
 
 // NewRootCmd builds the command tree.

@@ -1,0 +1,217 @@
+package cmd
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/wolong-dev/wolong/ir"
+	"github.com/wolong-dev/wolong/report"
+	"github.com/wolong-dev/wolong/simulate"
+	"github.com/wolong-dev/wolong/simulate/cost"
+	"github.com/wolong-dev/wolong/simulate/hw"
+)
+
+// ProfileOptions are the inputs of `wolong profile`.
+type ProfileOptions struct {
+	Model   ModelFlags
+	HW      string // preset name or hardware file
+	Format  string
+	By      string // node | op
+	Top     int
+	Trace   string // Chrome-trace output file
+	Streams int
+	Mode    string
+	Batch   int64
+	Trip    int64
+	TF32    bool
+	DType   string
+}
+
+func newProfileCmd(env *Env) *cobra.Command {
+	opts := &ProfileOptions{}
+	c := &cobra.Command{
+		Use:   "profile MODEL",
+		Short: "Predict a model's run time, FLOP/s and memory on a GPU or CPU",
+		Long: `profile simulates one inference (or training) step of MODEL on a hardware
+preset or file: every node's FLOPs (2 x MACs), bytes moved and kernels, timed
+by a roofline with per-op-class efficiencies and a small-kernel (waves) model,
+issued by one host thread (launch + dispatch per kernel) onto device streams.
+It prints the predicted step time, achieved TFLOP/s against the peak, kernels,
+the memory peak from tensor lifetimes, the top nodes or op types, idle gaps,
+and every assumption the prediction rests on. Symbolic dims not given with
+--dim default to 1 (stated).`,
+		Example: `  wolong profile model.onnx --hw h100
+  wolong profile model.onnx --hw h200 --by op --top 10
+  wolong profile model.onnx --hw a100 --mode train --batch 32 --trace step.json
+  wolong profile model.onnx --hw my-gpu.json --format json | jq .total_ms`,
+		Args:              usageArgs(cobra.ExactArgs(1)),
+		ValidArgsFunction: completeONNX,
+		RunE: func(c *cobra.Command, args []string) error {
+			return runProfile(env, opts, args[0])
+		},
+	}
+	addModelFlags(c, &opts.Model)
+	f := c.Flags()
+	f.StringVar(&opts.HW, "hw", "h100", "hardware: a preset ("+strings.Join(hw.Names(), ", ")+") or a hardware file `path.json`")
+	f.StringVar(&opts.Format, "format", "table", "output format: table or json")
+	f.StringVar(&opts.By, "by", "node", "top-N table by `node` or by op type (op)")
+	f.IntVar(&opts.Top, "top", 20, "rows in the top-N table")
+	f.StringVar(&opts.Trace, "trace", "", "write a Chrome-trace / Perfetto timeline to `file.json`")
+	f.IntVar(&opts.Streams, "streams", 1, "device streams: more let independent branches overlap")
+	f.StringVar(&opts.Mode, "mode", "inference", "inference or train (backward + optimizer step)")
+	f.Int64Var(&opts.Batch, "batch", 0, "set dim 0 of every graph input to `N` (0: as the model gives it)")
+	f.Int64Var(&opts.Trip, "trip", cost.DefaultTrip, "trip count assumed for loops whose count is not static")
+	f.BoolVar(&opts.TF32, "tf32", false, "run float32 matrix ops on TF32 tensor cores")
+	f.StringVar(&opts.DType, "dtype", "", "cost every float tensor as this dtype (float16, bfloat16, ...)")
+	_ = c.RegisterFlagCompletionFunc("hw", cobra.FixedCompletions(hw.Names(), cobra.ShellCompDirectiveDefault))
+	_ = c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"table", "json"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = c.RegisterFlagCompletionFunc("by", cobra.FixedCompletions([]string{"node", "op"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = c.RegisterFlagCompletionFunc("mode", cobra.FixedCompletions([]string{"inference", "train"}, cobra.ShellCompDirectiveNoFileComp))
+	return c
+}
+
+func runProfile(env *Env, opts *ProfileOptions, path string) error {
+	format, err := report.ParseFormat(opts.Format)
+	if err != nil {
+		return Usagef("--format: %v", err)
+	}
+	if opts.By != "node" && opts.By != "op" {
+		return Usagef("--by %q: want node or op", opts.By)
+	}
+	mode, err := simulate.ParseMode(opts.Mode)
+	if err != nil {
+		return Usagef("--mode: %v", err)
+	}
+	if opts.Streams < 1 || opts.Streams > 1024 {
+		return Usagef("--streams %d: want 1..1024", opts.Streams)
+	}
+	if opts.Batch < 0 || opts.Trip < 0 || opts.Top < 0 {
+		return Usagef("--batch, --trip and --top must not be negative")
+	}
+	var dt ir.DType
+	if opts.DType != "" {
+		d, ok := ir.ParseDType(opts.DType)
+		if !ok || !d.IsFloat() {
+			return Usagef("--dtype %q: want a float type (float32, float16, bfloat16, ...)", opts.DType)
+		}
+		dt = d
+	}
+	h, err := hw.Resolve(opts.HW)
+	if err != nil {
+		return Usagef("--hw: %v", err)
+	}
+	io, err := opts.Model.inferOptions()
+	if err != nil {
+		return err
+	}
+	l, err := opts.Model.loadModel(path)
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	warnings := l.Warnings
+	defaulted := defaultSymbolicDims(l.Model.Graph, io)
+	if len(defaulted) > 0 {
+		// re-infer with the defaults; keep the import warnings, replace the
+		// inference ones
+		imp := warnings[:len(warnings)-len(l.Infer.Warnings())]
+		l.Infer = ir.InferModel(l.Model, io)
+		warnings = append(append([]string{}, imp...), l.Infer.Warnings()...)
+	}
+	r, err := simulate.Run(l.Model, h, simulate.Options{
+		Streams: opts.Streams, Mode: mode, Batch: opts.Batch, Infer: io,
+		Cost: cost.Options{TF32: opts.TF32, Trip: opts.Trip, DType: dt},
+	})
+	if err != nil {
+		return err
+	}
+	if len(defaulted) > 0 {
+		r.Assumptions = append(r.Assumptions, "dims not given with --dim / --input set to 1: "+strings.Join(defaulted, ", "))
+	}
+	if opts.Trace != "" {
+		if err := writeFileAtomic(opts.Trace, func(f *os.File) error { return report.WriteTrace(f, path, r) }); err != nil {
+			return fmt.Errorf("--trace: %v", err)
+		}
+	}
+	p := report.NewProfile(path, r, warnings)
+	if format == report.JSON {
+		return report.WriteJSON(env.Out, p)
+	}
+	return p.WriteText(env.Out, opts.By, opts.Top)
+}
+
+// defaultSymbolicDims sets every symbolic dim of g's inputs that io does
+// not give to 1, and every unnamed dynamic dim of an input to 1 (through
+// an input-shape override), and returns what it set, sorted.
+func defaultSymbolicDims(g *ir.Graph, io ir.InferOptions) []string {
+	seen := map[string]bool{}
+	var names []string
+	for _, in := range g.Inputs {
+		if in.Const != nil {
+			continue
+		}
+		t := in.Type
+		if in.Declared != nil {
+			t = *in.Declared
+		}
+		given := false
+		if s, ok := io.Inputs[in.Name]; ok {
+			t.Shape, given = s, true
+		}
+		unnamed := false
+		for _, d := range t.Shape.Dims {
+			if d.IsUnknown() {
+				unnamed = true
+			}
+			if d.Sym == "" || seen[d.Sym] {
+				continue
+			}
+			seen[d.Sym] = true
+			if _, ok := io.Dims[d.Sym]; !ok {
+				io.Dims[d.Sym] = 1
+				names = append(names, d.Sym+"=1")
+			}
+		}
+		if unnamed && !given && t.Kind == ir.KindTensor {
+			s := t.Shape.Clone()
+			for i, d := range s.Dims {
+				if d.IsUnknown() {
+					s.Dims[i] = ir.D(1)
+				}
+			}
+			io.Inputs[in.Name] = s
+			names = append(names, fmt.Sprintf("input %s unnamed dynamic dims=1 (shape %s)", in.Name, s))
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+// writeFileAtomic writes path through a temporary file in the same
+// directory, renamed into place only when write succeeds.
+func writeFileAtomic(path string, write func(*os.File) error) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	if err := write(f); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
+}

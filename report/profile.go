@@ -1,0 +1,320 @@
+package report
+
+// This file implements the `wolong profile` report: the summary of a
+// simulated run, top-N tables by node or by op type, and its JSON form.
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"sort"
+
+	"github.com/wolong-dev/wolong/ir"
+	"github.com/wolong-dev/wolong/simulate"
+	"github.com/wolong-dev/wolong/simulate/hw"
+)
+
+// ProfileNode is one node (or training task) of the timeline.
+type ProfileNode struct {
+	Name      string  `json:"name"`
+	Op        string  `json:"op"`
+	Phase     string  `json:"phase"`
+	Class     string  `json:"class"`
+	FLOPs     float64 `json:"flops"`
+	Bytes     float64 `json:"bytes"`
+	Intensity float64 `json:"intensity"` // FLOPs per byte
+	Kernels   int64   `json:"kernels"`
+	TimeMs    float64 `json:"time_ms"` // device time
+	HostMs    float64 `json:"host_ms"` // host issue time (launch + dispatch)
+	StartMs   float64 `json:"start_ms"`
+	Stream    int     `json:"stream"` // -1: no kernel
+	Bound     string  `json:"bound"`  // compute, memory, overhead, free, unknown
+	Share     float64 `json:"share"`  // of device busy time
+	Note      string  `json:"note,omitempty"`
+}
+
+// ProfileOp aggregates the nodes of one op type.
+type ProfileOp struct {
+	Op        string  `json:"op"`
+	Count     int     `json:"count"`
+	FLOPs     float64 `json:"flops"`
+	Bytes     float64 `json:"bytes"`
+	Intensity float64 `json:"intensity"`
+	Kernels   int64   `json:"kernels"`
+	TimeMs    float64 `json:"time_ms"`
+	Bound     string  `json:"bound"` // the bound holding most of the op's time
+	Share     float64 `json:"share"`
+}
+
+// GapJSON is an idle interval on a stream.
+type GapJSON struct {
+	Stream  int     `json:"stream"`
+	StartMs float64 `json:"start_ms"`
+	Ms      float64 `json:"ms"`
+	Cause   string  `json:"cause"`
+}
+
+// StreamJSON summarizes one device stream.
+type StreamJSON struct {
+	BusyMs     float64 `json:"busy_ms"`
+	IdleMs     float64 `json:"idle_ms"`
+	HostWaitMs float64 `json:"host_wait_ms"`
+	Kernels    int64   `json:"kernels"`
+	Gaps       int     `json:"gaps"`
+}
+
+// Profile is what `wolong profile` prints.
+type Profile struct {
+	Model               string             `json:"model"`
+	Hardware            string             `json:"hardware"`
+	HardwareDescription string             `json:"hardware_description"`
+	Mode                string             `json:"mode"`
+	Batch               int64              `json:"batch"` // 0: as the model gives it
+	Streams             int                `json:"streams"`
+	DType               string             `json:"dtype"` // the dtype most FLOPs run in
+	TotalMs             float64            `json:"total_ms"`
+	DeviceBusyMs        float64            `json:"device_busy_ms"`
+	HostBusyMs          float64            `json:"host_busy_ms"`
+	CriticalPathMs      float64            `json:"critical_path_ms"`
+	FLOPs               float64            `json:"flops"`
+	Bytes               float64            `json:"bytes"`
+	Kernels             int64              `json:"kernels"`
+	AchievedTFLOPS      float64            `json:"achieved_tflops"`
+	PeakTFLOPS          float64            `json:"peak_tflops"` // dense peak for DType's matrix math
+	PeakMemoryBytes     float64            `json:"peak_memory_bytes"`
+	WeightBytes         float64            `json:"weight_bytes"`
+	OptimizerBytes      float64            `json:"optimizer_bytes"`
+	DeviceMemoryBytes   float64            `json:"device_memory_bytes"`
+	UnknownNodes        int                `json:"unknown_nodes"`
+	UnknownSizes        int                `json:"unknown_sizes"`
+	TimeByBound         map[string]float64 `json:"time_by_bound_ms"`
+	StreamStats         []StreamJSON       `json:"stream_stats"`
+	LargestGaps         []GapJSON          `json:"largest_gaps"`
+	Assumptions         []string           `json:"assumptions"`
+	Warnings            []string           `json:"warnings"`
+	Nodes               []ProfileNode      `json:"nodes"`
+	Ops                 []ProfileOp        `json:"ops"`
+}
+
+func intensity(f, b float64) float64 {
+	if b <= 0 {
+		return 0
+	}
+	return f / b
+}
+
+// NewProfile summarizes a simulation. warnings are the import and
+// inference messages that came before it.
+func NewProfile(model string, r *simulate.Result, warnings []string) *Profile {
+	h := r.Hardware
+	p := &Profile{
+		Model: model, Hardware: h.Name, HardwareDescription: h.Description,
+		Mode: string(r.Options.Mode), Batch: r.Options.Batch, Streams: r.Options.Streams,
+		TotalMs: r.TotalS * 1e3, DeviceBusyMs: r.BusyS * 1e3, HostBusyMs: r.HostBusyS * 1e3,
+		CriticalPathMs: r.CriticalPathS * 1e3, FLOPs: r.FLOPs, Bytes: r.Bytes, Kernels: r.Kernels,
+		PeakMemoryBytes: r.PeakMemoryBytes, WeightBytes: r.WeightBytes, OptimizerBytes: r.OptimizerBytes,
+		DeviceMemoryBytes: h.MemoryGB * 1e9, UnknownNodes: r.UnknownNodes, UnknownSizes: r.UnknownSizes,
+		TimeByBound: map[string]float64{},
+		Assumptions: append([]string{}, r.Assumptions...),
+		Warnings:    append(append([]string{}, warnings...), r.Warnings...),
+		Nodes:       make([]ProfileNode, 0, len(r.Tasks)),
+	}
+	flopsBy := map[ir.DType]float64{}
+	for _, t := range r.Tasks {
+		e := &t.Est
+		n := ProfileNode{
+			Name: t.Name, Op: t.Op, Phase: string(t.Phase), Class: string(e.Class),
+			FLOPs: e.FLOPs, Bytes: e.Bytes, Intensity: intensity(e.FLOPs, e.Bytes), Kernels: e.Kernels,
+			TimeMs: e.DeviceS * 1e3, HostMs: e.HostS * 1e3, StartMs: t.Start * 1e3, Stream: t.Stream,
+			Bound: string(e.Bound), Note: e.Note,
+		}
+		if e.Unknown {
+			n.Note = "unknown cost: " + e.Why
+		}
+		if r.BusyS > 0 {
+			n.Share = e.DeviceS / r.BusyS
+		}
+		p.TimeByBound[n.Bound] += n.TimeMs
+		if e.DType != ir.Undefined {
+			flopsBy[e.DType] += e.FLOPs
+		}
+		p.Nodes = append(p.Nodes, n)
+	}
+	dt, best := ir.Float32, -1.0
+	for d, f := range flopsBy {
+		if f > best || (f == best && d < dt) {
+			dt, best = d, f
+		}
+	}
+	p.DType = dt.String()
+	peak, _, _ := h.PeakFLOPS(dt, hw.Tensor, r.Options.Cost.TF32)
+	p.PeakTFLOPS = peak / 1e12
+	if r.TotalS > 0 {
+		p.AchievedTFLOPS = r.FLOPs / r.TotalS / 1e12
+	}
+	p.Ops = aggregateOps(p.Nodes, r.BusyS*1e3)
+	for _, s := range r.Streams {
+		p.StreamStats = append(p.StreamStats, StreamJSON{BusyMs: s.BusyS * 1e3, IdleMs: s.IdleS * 1e3,
+			HostWaitMs: s.HostWaitS * 1e3, Kernels: s.Kernels, Gaps: s.Gaps})
+	}
+	for _, g := range r.LargestGaps {
+		p.LargestGaps = append(p.LargestGaps, GapJSON{Stream: g.Stream, StartMs: g.Start * 1e3, Ms: (g.End - g.Start) * 1e3, Cause: g.Cause})
+	}
+	return p
+}
+
+func aggregateOps(nodes []ProfileNode, busyMs float64) []ProfileOp {
+	idx := map[string]int{}
+	var ops []ProfileOp
+	bounds := []map[string]float64{}
+	for _, n := range nodes {
+		i, ok := idx[n.Op]
+		if !ok {
+			i = len(ops)
+			idx[n.Op] = i
+			ops = append(ops, ProfileOp{Op: n.Op})
+			bounds = append(bounds, map[string]float64{})
+		}
+		o := &ops[i]
+		o.Count++
+		o.FLOPs += n.FLOPs
+		o.Bytes += n.Bytes
+		o.Kernels += n.Kernels
+		o.TimeMs += n.TimeMs
+		bounds[i][n.Bound] += math.Max(n.TimeMs, 1e-300)
+	}
+	for i := range ops {
+		o := &ops[i]
+		o.Intensity = intensity(o.FLOPs, o.Bytes)
+		if busyMs > 0 {
+			o.Share = o.TimeMs / busyMs
+		}
+		o.Bound = "free"
+		best := 0.0
+		for _, b := range []string{"compute", "memory", "overhead", "unknown"} {
+			if bounds[i][b] > best {
+				best, o.Bound = bounds[i][b], b
+			}
+		}
+	}
+	sort.SliceStable(ops, func(i, j int) bool {
+		if ops[i].TimeMs != ops[j].TimeMs {
+			return ops[i].TimeMs > ops[j].TimeMs
+		}
+		return ops[i].Op < ops[j].Op
+	})
+	return ops
+}
+
+// WriteText prints the summary, the top rows by node or by op ("node" or
+// "op"), the largest idle gaps, the assumptions and the warnings.
+func (p *Profile) WriteText(w io.Writer, by string, top int) error {
+	ew := &errWriter{w: w}
+	fmt.Fprintf(ew, "Model: %s\n", p.Model)
+	fmt.Fprintf(ew, "Hardware: %s (%s)\n", p.Hardware, p.HardwareDescription)
+	batch := "as the model gives it"
+	if p.Batch > 0 {
+		batch = fmt.Sprint(p.Batch)
+	}
+	fmt.Fprintf(ew, "Mode: %s, batch: %s, streams: %d, dtype: %s\n\n", p.Mode, batch, p.Streams, p.DType)
+	lb := ""
+	if p.UnknownNodes > 0 {
+		lb = fmt.Sprintf(" (lower bound: %d node(s) of unknown cost)", p.UnknownNodes)
+	}
+	fmt.Fprintf(ew, "Predicted step time: %s%s\n", Millis(p.TotalMs/1e3), lb)
+	fmt.Fprintf(ew, "  device busy %s, host issuing %s, critical path %s\n", Millis(p.DeviceBusyMs/1e3), Millis(p.HostBusyMs/1e3), Millis(p.CriticalPathMs/1e3))
+	fmt.Fprintf(ew, "Achieved: %.2f TFLOP/s of %.1f TFLOP/s %s peak (%s)\n", p.AchievedTFLOPS, p.PeakTFLOPS, p.DType, Pct(p.AchievedTFLOPS/p.PeakTFLOPS))
+	fmt.Fprintf(ew, "Work: %sFLOP, %sB moved, %d kernels launched\n", SI(p.FLOPs), SI(p.Bytes), p.Kernels)
+	fmt.Fprintf(ew, "Memory peak: %s (weights %s", Bytes(int64(p.PeakMemoryBytes)), Bytes(int64(p.WeightBytes)))
+	if p.OptimizerBytes > 0 {
+		fmt.Fprintf(ew, ", optimizer state %s", Bytes(int64(p.OptimizerBytes)))
+	}
+	fmt.Fprintf(ew, ") of %s device memory", SI(p.DeviceMemoryBytes)+"B")
+	if p.PeakMemoryBytes > p.DeviceMemoryBytes {
+		fmt.Fprint(ew, ": DOES NOT FIT")
+	}
+	fmt.Fprintln(ew)
+	if p.UnknownSizes > 0 {
+		fmt.Fprintf(ew, "  (%d tensor(s) of unknown size left out of the peak)\n", p.UnknownSizes)
+	}
+	var parts []string
+	for _, b := range []string{"compute", "memory", "overhead", "unknown"} {
+		if v := p.TimeByBound[b]; v > 0 && p.DeviceBusyMs > 0 {
+			parts = append(parts, fmt.Sprintf("%s %s", b, Pct(v/p.DeviceBusyMs)))
+		}
+	}
+	if len(parts) > 0 {
+		fmt.Fprintf(ew, "Device time by bound: %s\n", joinComma(parts))
+	}
+	for i, s := range p.StreamStats {
+		if s.HostWaitMs > 0.5*p.TotalMs {
+			fmt.Fprintf(ew, "Stream %d waits for the host %s of the time: launch/dispatch-bound (fewer, larger kernels help)\n", i, Pct(s.HostWaitMs/p.TotalMs))
+		}
+	}
+	if top <= 0 {
+		top = 20
+	}
+	if by == "op" {
+		fmt.Fprintf(ew, "\nTop %d op types by device time:\n", min(top, len(p.Ops)))
+		var rows [][]string
+		for i, o := range p.Ops {
+			if i == top {
+				break
+			}
+			rows = append(rows, []string{fmt.Sprint(i + 1), o.Op, fmt.Sprint(o.Count), fmt.Sprint(o.Kernels), SI(o.FLOPs), SI(o.Bytes) + "B",
+				Ratio(o.Intensity), o.Bound, Millis(o.TimeMs / 1e3), Pct(o.Share)})
+		}
+		ew.check(WriteTable(ew, []string{"#", "op", "nodes", "kernels", "FLOPs", "bytes", "FLOP/B", "bound", "time", "share"}, rows))
+	} else {
+		order := make([]int, len(p.Nodes))
+		for i := range order {
+			order[i] = i
+		}
+		sort.SliceStable(order, func(a, b int) bool { return p.Nodes[order[a]].TimeMs > p.Nodes[order[b]].TimeMs })
+		fmt.Fprintf(ew, "\nTop %d nodes by device time:\n", min(top, len(p.Nodes)))
+		var rows [][]string
+		for i, k := range order {
+			if i == top {
+				break
+			}
+			n := p.Nodes[k]
+			name := n.Name
+			if n.Phase != "forward" {
+				name += " [" + n.Phase + "]"
+			}
+			rows = append(rows, []string{fmt.Sprint(i + 1), name, n.Op, SI(n.FLOPs), SI(n.Bytes) + "B",
+				Ratio(n.Intensity), n.Bound, Millis(n.TimeMs / 1e3), Pct(n.Share)})
+		}
+		ew.check(WriteTable(ew, []string{"#", "node", "op", "FLOPs", "bytes", "FLOP/B", "bound", "time", "share"}, rows))
+	}
+	if len(p.LargestGaps) > 0 {
+		fmt.Fprintln(ew, "\nLargest idle gaps:")
+		var rows [][]string
+		for _, g := range p.LargestGaps {
+			rows = append(rows, []string{fmt.Sprint(g.Stream), Millis(g.StartMs / 1e3), Millis(g.Ms / 1e3), g.Cause})
+		}
+		ew.check(WriteTable(ew, []string{"stream", "at", "idle", "waiting for"}, rows))
+	}
+	fmt.Fprintln(ew, "\nAssumptions:")
+	for _, a := range p.Assumptions {
+		fmt.Fprintf(ew, "  - %s\n", a)
+	}
+	if len(p.Warnings) > 0 {
+		fmt.Fprintf(ew, "\nWarnings (%d):\n", len(p.Warnings))
+		for _, s := range p.Warnings {
+			fmt.Fprintf(ew, "  %s\n", s)
+		}
+	}
+	return ew.err
+}
+
+func joinComma(s []string) string {
+	out := ""
+	for i, x := range s {
+		if i > 0 {
+			out += ", "
+		}
+		out += x
+	}
+	return out
+}
