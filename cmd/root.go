@@ -160,11 +160,3 @@ func notBuilt(use, short, issue string) *cobra.Command {
 		},
 	}
 }
-
-func newOptimizeCmd(env *Env) *cobra.Command {
-	return notBuilt("optimize MODEL", "Run the optimization passes and predict the speedup", "the passes issue (fusion, batching, optimize and explain)")
-}
-
-func newExplainCmd(env *Env) *cobra.Command {
-	return notBuilt("explain MODEL", "Show what each pass changed and what it bought", "the passes issue (fusion, batching, optimize and explain)")
-}

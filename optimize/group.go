@@ -148,7 +148,7 @@ func materialize(g *ir.Graph, groups []*group) []Rewrite {
 	for _, gr := range groups {
 		g.AttachNode(gr.fused) // IDs, uses of the inputs, producers of the outputs
 		for _, o := range gr.fused.Outputs {
-			if o.Declared == nil {
+			if o.Declared == nil && !g.IsOutput(o) {
 				d := o.Type.Clone()
 				o.Declared = &d // re-running inference keeps the fused node's types
 			}

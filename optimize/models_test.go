@@ -83,3 +83,75 @@ func TestRealModelsEquivalent(t *testing.T) {
 		})
 	}
 }
+
+// TestEmitONNX exports every optimized shared model through ToONNX,
+// re-imports it, verifies it and checks the graph IO is unchanged.
+func TestEmitONNX(t *testing.T) {
+	for _, p := range realModels(t) {
+		t.Run(filepath.Base(p), func(t *testing.T) {
+			m, err := importer.Load(p, importer.Options{})
+			if err != nil {
+				t.Skipf("load: %v", err)
+			}
+			defer m.Close()
+			ir.InferModel(m, ir.InferOptions{})
+			wantIO := graphIO(m)
+			if _, err := Run(m, Options{Level: 3}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := ToONNX(m); err != nil {
+				t.Fatal(err)
+			}
+			out := filepath.Join(t.TempDir(), "opt.onnx")
+			if err := importer.WriteFile(m, out, p); err != nil {
+				t.Fatal(err)
+			}
+			back, err := importer.Load(out, importer.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer back.Close()
+			if err := ir.Verify(back); err != nil {
+				t.Fatal(err)
+			}
+			if have := graphIO(back); !sameIO(have, wantIO) {
+				t.Errorf("graph IO changed:\nhave %s\nwant %s", have, wantIO)
+			}
+		})
+	}
+}
+
+func graphIO(m *ir.Model) string {
+	var b strings.Builder
+	for _, v := range m.Graph.Inputs {
+		if v.Const == nil {
+			b.WriteString("in " + v.Name + ":" + declared(v) + ";")
+		}
+	}
+	for _, v := range m.Graph.Outputs {
+		b.WriteString("out " + v.Name + ":" + declared(v) + ";")
+	}
+	return b.String()
+}
+
+func declared(v *ir.Value) string {
+	if v.Declared == nil {
+		return "?"
+	}
+	return v.Declared.String()
+}
+
+// sameIO compares graphIO strings; an undeclared type ("?") in want
+// matches whatever the exporter wrote.
+func sameIO(have, want string) bool {
+	h, w := strings.Split(have, ";"), strings.Split(want, ";")
+	if len(h) != len(w) {
+		return false
+	}
+	for i := range h {
+		if h[i] != w[i] && !(strings.HasSuffix(w[i], ":?") && strings.HasPrefix(h[i], strings.TrimSuffix(w[i], "?"))) {
+			return false
+		}
+	}
+	return true
+}

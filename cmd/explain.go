@@ -1,0 +1,110 @@
+package cmd
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/wolong-dev/wolong/importer"
+	"github.com/wolong-dev/wolong/ir"
+	"github.com/wolong-dev/wolong/report"
+)
+
+// ExplainOptions are the inputs of `wolong explain`.
+type ExplainOptions struct {
+	OptimizeOptions
+	Pass string // --pass: focus on one pass
+	Diff bool   // --diff: unified diff of the IR text per pass
+	Dot  string // --dot DIR: one DOT file per pass
+}
+
+func newExplainCmd(env *Env) *cobra.Command {
+	opts := &ExplainOptions{}
+	c := &cobra.Command{
+		Use:   "explain MODEL",
+		Short: "Show what each pass changed and what it bought",
+		Long: `explain runs the same pipeline as optimize and prints, pass by pass, every
+rewrite on one line ("Conv_3 + Relu_4 -> fused_conv_0",
+"MatMul_q || MatMul_k || MatMul_v -> batched_matmul_1, split_2"), with the node
+and kernel counts and the predicted time before and after the pass. --pass
+focuses on one pass, --diff adds a unified diff of the IR text, --dot DIR writes
+Graphviz DOT after each pass with fused groups drawn as clusters.`,
+		Example: `  wolong explain model.onnx
+  wolong explain model.onnx --pass fuse --diff
+  wolong explain model.onnx --dot out/ && dot -Tsvg out/15_fuse.dot -o fuse.svg`,
+		Args:              usageArgs(cobra.ExactArgs(1)),
+		ValidArgsFunction: completeONNX,
+		RunE: func(c *cobra.Command, args []string) error {
+			return runExplain(env, opts, args[0])
+		},
+	}
+	addPipelineFlags(c, &opts.OptimizeOptions)
+	c.Flags().StringVar(&opts.Pass, "pass", "", "show only the pass called `NAME`")
+	c.Flags().BoolVar(&opts.Diff, "diff", false, "add a unified diff of the IR text for each pass")
+	c.Flags().StringVar(&opts.Dot, "dot", "", "write a Graphviz DOT file per pass into `DIR`")
+	return c
+}
+
+func runExplain(env *Env, opts *ExplainOptions, path string) error {
+	format, err := report.ParseFormat(opts.Format)
+	if err != nil {
+		return Usagef("--format: %v", err)
+	}
+	if opts.Pass != "" {
+		found := false
+		for _, n := range passNameList() {
+			found = found || n == opts.Pass
+		}
+		if !found {
+			return Usagef("--pass %q: unknown pass (known: %s)", opts.Pass, strings.Join(passNameList(), ", "))
+		}
+	}
+	if opts.Dot != "" {
+		if err := os.MkdirAll(opts.Dot, 0o755); err != nil {
+			return fmt.Errorf("--dot: %v", err)
+		}
+	}
+	p, err := loadPipeline(&opts.OptimizeOptions, path)
+	if err != nil {
+		return err
+	}
+	defer p.l.Close()
+	diffs := map[string]string{}
+	var prevText string
+	seq := 0
+	onPass := func(name string, m *ir.Model) error {
+		focused := opts.Pass == "" || opts.Pass == name
+		if opts.Diff {
+			var b bytes.Buffer
+			if err := ir.Fprint(&b, m); err != nil {
+				return err
+			}
+			if name != "input" && focused {
+				diffs[name] = report.UnifiedDiff(prevText, b.String(), "before "+name, "after "+name)
+			}
+			prevText = b.String()
+		}
+		if opts.Dot != "" && (focused || name == "input") {
+			file := filepath.Join(opts.Dot, fmt.Sprintf("%02d_%s.dot", seq, strings.ReplaceAll(name, " ", "_")))
+			if err := importer.AtomicWrite(file, []string{path}, func(w io.Writer) error { return report.WriteDOT(w, m, name) }); err != nil {
+				return fmt.Errorf("--dot: %v", err)
+			}
+		}
+		seq++
+		return nil
+	}
+	res, err := p.run(&opts.OptimizeOptions, onPass)
+	if err != nil {
+		return err
+	}
+	e := report.NewExplain(path, p.hw.Name, res, opts.Pass, diffs)
+	if format == report.JSON {
+		return report.WriteJSON(env.Out, e)
+	}
+	return e.WriteText(env.Out)
+}

@@ -1,0 +1,221 @@
+package cmd
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/wolong-dev/wolong/importer"
+	"github.com/wolong-dev/wolong/ir"
+	"github.com/wolong-dev/wolong/optimize"
+	"github.com/wolong-dev/wolong/report"
+	"github.com/wolong-dev/wolong/simulate"
+	"github.com/wolong-dev/wolong/simulate/cost"
+	"github.com/wolong-dev/wolong/simulate/hw"
+)
+
+// OptimizeOptions are the inputs of `wolong optimize` (and the pipeline
+// part of `wolong explain`).
+type OptimizeOptions struct {
+	Model      ModelFlags
+	HW         string
+	Level      int
+	Passes     []string
+	Disable    []string
+	Format     string
+	Plan       string // -o plan.json
+	EmitONNX   string
+	Batch      int64
+	TF32       bool
+	VerifyEach bool
+}
+
+// addPipelineFlags registers the flags optimize and explain share.
+func addPipelineFlags(c *cobra.Command, o *OptimizeOptions) {
+	addModelFlags(c, &o.Model)
+	f := c.Flags()
+	f.IntVarP(&o.Level, "opt-level", "O", 3, "optimization level `0..3` (-O0 nothing, -O1 clean-up, -O2 + fusion, -O3 + batching)")
+	f.StringSliceVar(&o.Passes, "passes", nil, "run only these passes, comma-separated (required passes always run)")
+	f.StringSliceVar(&o.Disable, "disable-pass", nil, "skip these passes (repeatable, comma-separated)")
+	f.StringVar(&o.HW, "hw", "h100", "hardware: a preset ("+strings.Join(hw.Names(), ", ")+") or a hardware file `path.json`")
+	f.StringVar(&o.Format, "format", "table", "output format: table or json")
+	f.Int64Var(&o.Batch, "batch", 0, "set dim 0 of every graph input to `N` before optimizing (0: as the model gives it)")
+	f.BoolVar(&o.TF32, "tf32", false, "cost float32 matrix ops on TF32 tensor cores")
+	f.BoolVar(&o.VerifyEach, "verify-each", false, "run the IR verifier after every pass")
+	_ = c.RegisterFlagCompletionFunc("hw", cobra.FixedCompletions(hw.Names(), cobra.ShellCompDirectiveDefault))
+	_ = c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"table", "json"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = c.RegisterFlagCompletionFunc("passes", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return passNameList(), cobra.ShellCompDirectiveNoFileComp
+	})
+}
+
+func passNameList() []string {
+	var out []string
+	for _, p := range optimize.Passes() {
+		out = append(out, p.Name)
+	}
+	return out
+}
+
+func newOptimizeCmd(env *Env) *cobra.Command {
+	opts := &OptimizeOptions{}
+	c := &cobra.Command{
+		Use:   "optimize MODEL",
+		Short: "Run the optimization passes and predict the speedup",
+		Long: `optimize runs wolong's pass pipeline over MODEL: clean-up (no-op removal,
+constant and shape folding, CSE, dead code), kernel fusion (elementwise chains,
+reductions with their producers, Conv/MatMul/Gemm epilogues, BatchNorm folded
+into Conv weights, LayerNorm, GELU, SiLU, RMSNorm, attention) and operator
+batching (sibling GEMMs sharing an input; independent same-signature GEMMs such
+as the time steps of an unrolled RNN). It prints nodes, kernels, predicted time
+on --hw and memory peak before and after, and each pass's contribution.
+-o writes the plan (kernels in schedule order with their member nodes, time and
+bound); --emit-onnx writes the optimized model as standard ONNX, fused groups as
+model-local functions. Passes: ` + strings.Join(passNameList(), ", ") + `.`,
+		Example: `  wolong optimize model.onnx --hw h100
+  wolong optimize model.onnx -O2 --disable-pass gelu -o plan.json
+  wolong optimize model.onnx --emit-onnx model.opt.onnx --format json | jq .speedup`,
+		Args:              usageArgs(cobra.ExactArgs(1)),
+		ValidArgsFunction: completeONNX,
+		RunE: func(c *cobra.Command, args []string) error {
+			return runOptimize(env, opts, args[0])
+		},
+	}
+	addPipelineFlags(c, opts)
+	c.Flags().StringVarP(&opts.Plan, "output", "o", "", "write the plan as JSON to `plan.json`")
+	c.Flags().StringVar(&opts.EmitONNX, "emit-onnx", "", "write the optimized model as ONNX to `out.onnx`")
+	return c
+}
+
+// pipeline is a loaded model with the simulator wired in as predictor.
+type pipeline struct {
+	l        *Loaded
+	hw       *hw.Hardware
+	pred     *simPredictor
+	warnings []string
+	assume   []string
+}
+
+// simPredictor predicts with the simulator (one stream, inference).
+type simPredictor struct {
+	h    *hw.Hardware
+	opt  simulate.Options
+	last *simulate.Result
+}
+
+func (p *simPredictor) Predict(m *ir.Model) (optimize.Prediction, error) {
+	r, err := simulate.Run(m, p.h, p.opt)
+	if err != nil {
+		return optimize.Prediction{}, err
+	}
+	p.last = r
+	return optimize.Prediction{Kernels: r.Kernels, TotalMS: r.TotalS * 1e3, PeakBytes: int64(r.PeakMemoryBytes), Unknown: r.UnknownNodes}, nil
+}
+
+// loadPipeline checks the flags, loads and infers the model (symbolic
+// dims not given default to 1, --batch applied) and builds the predictor.
+func loadPipeline(o *OptimizeOptions, path string) (*pipeline, error) {
+	if o.Level < 0 || o.Level > optimize.MaxLevel {
+		return nil, Usagef("-O%d: want 0..%d", o.Level, optimize.MaxLevel)
+	}
+	if _, err := optimize.Select(o.Level, o.Passes, o.Disable); err != nil {
+		return nil, Usagef("%v", strings.TrimPrefix(err.Error(), "optimize: "))
+	}
+	if o.Batch < 0 {
+		return nil, Usagef("--batch must not be negative")
+	}
+	h, err := hw.Resolve(o.HW)
+	if err != nil {
+		return nil, Usagef("--hw: %v", err)
+	}
+	io, err := o.Model.inferOptions()
+	if err != nil {
+		return nil, err
+	}
+	l, err := o.Model.loadModel(path)
+	if err != nil {
+		return nil, err
+	}
+	p := &pipeline{l: l, hw: h, warnings: l.Warnings}
+	defaulted := defaultSymbolicDims(l.Model.Graph, io)
+	if o.Batch > 0 {
+		io.Inputs = simulate.BatchInputs(l.Model.Graph, o.Batch, io.Inputs)
+	}
+	if len(defaulted) > 0 || o.Batch > 0 {
+		imp := p.warnings[:len(p.warnings)-len(l.Infer.Warnings())]
+		l.Infer = ir.InferModel(l.Model, io)
+		p.warnings = append(append([]string{}, imp...), l.Infer.Warnings()...)
+	}
+	if len(defaulted) > 0 {
+		p.assume = append(p.assume, "symbolic dims not given with --dim set to 1: "+strings.Join(defaulted, ", "))
+	}
+	p.pred = &simPredictor{h: h, opt: simulate.Options{Streams: 1, Mode: simulate.Inference, Cost: cost.Options{TF32: o.TF32}}}
+	return p, nil
+}
+
+// run optimizes the pipeline's model.
+func (p *pipeline) run(o *OptimizeOptions, onPass func(string, *ir.Model) error) (*optimize.Result, error) {
+	res, err := optimize.Run(p.l.Model, optimize.Options{Level: o.Level, Only: o.Passes, Disable: o.Disable,
+		VerifyEach: o.VerifyEach, Predictor: p.pred, OnPass: onPass})
+	if err != nil {
+		return nil, err
+	}
+	if p.pred.last != nil {
+		p.assume = append(p.assume, p.pred.last.Assumptions...)
+	}
+	return res, nil
+}
+
+func runOptimize(env *Env, opts *OptimizeOptions, path string) error {
+	format, err := report.ParseFormat(opts.Format)
+	if err != nil {
+		return Usagef("--format: %v", err)
+	}
+	p, err := loadPipeline(opts, path)
+	if err != nil {
+		return err
+	}
+	defer p.l.Close()
+	res, err := p.run(opts, nil)
+	if err != nil {
+		return err
+	}
+	if opts.Plan != "" {
+		sim, err := simulate.Run(p.l.Model, p.hw, p.pred.opt)
+		if err != nil {
+			return err
+		}
+		plan := report.NewPlan(path, res, sim)
+		if err := importer.AtomicWrite(opts.Plan, []string{path}, func(w io.Writer) error { return report.WriteJSON(w, plan) }); err != nil {
+			return fmt.Errorf("-o: %v", err)
+		}
+	}
+	if opts.EmitONNX != "" {
+		if _, err := optimize.ToONNX(p.l.Model); err != nil {
+			return err
+		}
+		if err := importer.WriteFile(p.l.Model, opts.EmitONNX, path); err != nil {
+			return fmt.Errorf("--emit-onnx: %v", err)
+		}
+	}
+	r := report.NewOptimize(path, p.hw.Name, res, dedupe(p.assume), p.warnings)
+	if format == report.JSON {
+		return report.WriteJSON(env.Out, r)
+	}
+	return r.WriteText(env.Out)
+}
+
+// dedupe drops repeated lines, keeping the first.
+func dedupe(ss []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range ss {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}

@@ -1,0 +1,227 @@
+package report
+
+// This file implements `wolong explain`: pass by pass, each rewrite on one
+// line in the TensorRT manner, with node/kernel counts and predicted time
+// before and after; and the unified diff of the IR text (--diff).
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/wolong-dev/wolong/optimize"
+)
+
+// ExplainPass is one pass in the explain report.
+type ExplainPass struct {
+	Name     string              `json:"name"`
+	Rewrites []string            `json:"rewrites"`
+	Before   optimize.Prediction `json:"before"`
+	After    optimize.Prediction `json:"after"`
+	DeltaMS  float64             `json:"delta_ms"`
+	Diff     string              `json:"diff,omitempty"`
+}
+
+// Explain is what `wolong explain` prints.
+type Explain struct {
+	Model    string        `json:"model"`
+	Hardware string        `json:"hardware"`
+	Level    int           `json:"level"`
+	Baseline OptSummary    `json:"baseline"`
+	Final    OptSummary    `json:"optimized"`
+	Speedup  float64       `json:"speedup"`
+	Passes   []ExplainPass `json:"passes"`
+}
+
+// maxRewriteItems is how many node names one rewrite line lists.
+const maxRewriteItems = 8
+
+// RewriteLine prints a rewrite on one line, eliding long node lists:
+// "Conv_3 + Relu_4 -> fused_conv_0  (remark)".
+func RewriteLine(r optimize.Rewrite) string {
+	short := r
+	if len(r.Before) > maxRewriteItems {
+		short.Before = append(append([]string(nil), r.Before[:maxRewriteItems-2]...), fmt.Sprintf("... (%d more)", len(r.Before)-maxRewriteItems+3), r.Before[len(r.Before)-1])
+	}
+	if len(r.After) > maxRewriteItems {
+		short.After = append(append([]string(nil), r.After[:maxRewriteItems-1]...), fmt.Sprintf("... (%d more)", len(r.After)-maxRewriteItems+1))
+	}
+	return short.String()
+}
+
+// NewExplain builds the report; focus, when not empty, keeps only that
+// pass; diffs maps a pass name to its IR diff (may be nil).
+func NewExplain(path, hardware string, res *optimize.Result, focus string, diffs map[string]string) *Explain {
+	e := &Explain{Model: path, Hardware: hardware, Level: res.Level, Baseline: summary(res.Baseline),
+		Final: summary(res.Final), Speedup: res.Speedup(), Passes: []ExplainPass{}}
+	for i := range res.Passes {
+		p := &res.Passes[i]
+		if focus != "" && p.Name != focus {
+			continue
+		}
+		ep := ExplainPass{Name: p.Name, Rewrites: []string{}, Before: p.Before, After: p.After, DeltaMS: p.DeltaMS(), Diff: diffs[p.Name]}
+		for _, r := range p.Rewrites {
+			ep.Rewrites = append(ep.Rewrites, RewriteLine(r))
+		}
+		e.Passes = append(e.Passes, ep)
+	}
+	return e
+}
+
+// WriteText prints one block per pass.
+func (e *Explain) WriteText(w io.Writer) error {
+	fmt.Fprintf(w, "model %s on %s at -O%d: %d nodes / %d kernels / %s -> %d nodes / %d kernels / %s (%.2fx)\n",
+		e.Model, e.Hardware, e.Level, e.Baseline.Nodes, e.Baseline.Kernels, ms(e.Baseline.TotalMS),
+		e.Final.Nodes, e.Final.Kernels, ms(e.Final.TotalMS), e.Speedup)
+	for _, p := range e.Passes {
+		if len(p.Rewrites) == 0 && p.Diff == "" {
+			fmt.Fprintf(w, "\n== %s: no change\n", p.Name)
+			continue
+		}
+		fmt.Fprintf(w, "\n== %s: %d rewrite(s); nodes %d -> %d, kernels %d -> %d, predicted %s -> %s (%s)\n",
+			p.Name, len(p.Rewrites), p.Before.Nodes, p.After.Nodes, p.Before.Kernels, p.After.Kernels,
+			ms(p.Before.TotalMS), ms(p.After.TotalMS), signedMS(-p.DeltaMS))
+		for _, r := range p.Rewrites {
+			fmt.Fprintf(w, "  %s\n", r)
+		}
+		if p.Diff != "" {
+			io.WriteString(w, p.Diff)
+		}
+	}
+	return nil
+}
+
+// maxDiffCells bounds the LCS table of UnifiedDiff; larger inputs fall
+// back to one hunk that replaces the differing middle.
+const maxDiffCells = 40_000_000
+
+// UnifiedDiff returns a unified diff (3 lines of context) of a and b, or
+// "" when they are equal.
+func UnifiedDiff(a, b, fromName, toName string) string {
+	if a == b {
+		return ""
+	}
+	x, y := splitLines(a), splitLines(b)
+	// Common prefix and suffix.
+	pre := 0
+	for pre < len(x) && pre < len(y) && x[pre] == y[pre] {
+		pre++
+	}
+	suf := 0
+	for suf < len(x)-pre && suf < len(y)-pre && x[len(x)-1-suf] == y[len(y)-1-suf] {
+		suf++
+	}
+	xm, ym := x[pre:len(x)-suf], y[pre:len(y)-suf]
+	type op struct {
+		kind byte // ' ', '-', '+'
+		line string
+	}
+	var ops []op
+	for _, l := range x[:pre] {
+		ops = append(ops, op{' ', l})
+	}
+	if int64(len(xm)+1)*int64(len(ym)+1) <= maxDiffCells {
+		n, m := len(xm), len(ym)
+		lcs := make([][]int32, n+1)
+		for i := range lcs {
+			lcs[i] = make([]int32, m+1)
+		}
+		for i := n - 1; i >= 0; i-- {
+			for j := m - 1; j >= 0; j-- {
+				if xm[i] == ym[j] {
+					lcs[i][j] = lcs[i+1][j+1] + 1
+				} else {
+					lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
+				}
+			}
+		}
+		i, j := 0, 0
+		for i < n || j < m {
+			switch {
+			case i < n && j < m && xm[i] == ym[j]:
+				ops = append(ops, op{' ', xm[i]})
+				i++
+				j++
+			case j < m && (i == n || lcs[i][j+1] >= lcs[i+1][j]):
+				ops = append(ops, op{'+', ym[j]})
+				j++
+			default:
+				ops = append(ops, op{'-', xm[i]})
+				i++
+			}
+		}
+	} else {
+		for _, l := range xm {
+			ops = append(ops, op{'-', l})
+		}
+		for _, l := range ym {
+			ops = append(ops, op{'+', l})
+		}
+	}
+	for _, l := range x[len(x)-suf:] {
+		ops = append(ops, op{' ', l})
+	}
+	// Hunks with 3 lines of context.
+	const ctx = 3
+	var b2 strings.Builder
+	fmt.Fprintf(&b2, "--- %s\n+++ %s\n", fromName, toName)
+	k := 0
+	for k < len(ops) {
+		if ops[k].kind == ' ' {
+			k++
+			continue
+		}
+		start := max(0, k-ctx)
+		end := k
+		for end < len(ops) {
+			if ops[end].kind != ' ' {
+				end++
+				continue
+			}
+			run := end
+			for run < len(ops) && ops[run].kind == ' ' {
+				run++
+			}
+			if run-end > 2*ctx || run == len(ops) {
+				end = min(len(ops), end+ctx)
+				break
+			}
+			end = run
+		}
+		// Line numbers of the hunk.
+		ai, bi := 1, 1
+		for _, o := range ops[:start] {
+			if o.kind != '+' {
+				ai++
+			}
+			if o.kind != '-' {
+				bi++
+			}
+		}
+		var al, bl int
+		for _, o := range ops[start:end] {
+			if o.kind != '+' {
+				al++
+			}
+			if o.kind != '-' {
+				bl++
+			}
+		}
+		fmt.Fprintf(&b2, "@@ -%d,%d +%d,%d @@\n", ai, al, bi, bl)
+		for _, o := range ops[start:end] {
+			b2.WriteByte(o.kind)
+			b2.WriteString(o.line)
+			b2.WriteByte('\n')
+		}
+		k = end
+	}
+	return b2.String()
+}
+
+func splitLines(s string) []string {
+	s = strings.TrimSuffix(s, "\n")
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, "\n")
+}

@@ -1,0 +1,189 @@
+package report
+
+// This file implements the `wolong optimize` report: the before/after
+// table, the per-pass contribution, and the plan (-o plan.json).
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/wolong-dev/wolong/ir"
+	"github.com/wolong-dev/wolong/optimize"
+	"github.com/wolong-dev/wolong/simulate"
+)
+
+// OptSummary is one side of the before/after comparison.
+type OptSummary struct {
+	Nodes     int     `json:"nodes"`
+	Kernels   int64   `json:"kernels"`
+	TotalMS   float64 `json:"total_ms"`
+	PeakBytes int64   `json:"peak_bytes"`
+	Unknown   int     `json:"unknown_nodes,omitempty"`
+}
+
+// OptPass is one pass's contribution.
+type OptPass struct {
+	Name     string  `json:"name"`
+	Rewrites int     `json:"rewrites"`
+	DeltaMS  float64 `json:"delta_ms"` // predicted time saved (negative: added)
+	Nodes    int     `json:"nodes"`    // after the pass
+	Kernels  int64   `json:"kernels"`  // after the pass
+	TotalMS  float64 `json:"total_ms"` // after the pass
+}
+
+// Optimize is what `wolong optimize` prints.
+type Optimize struct {
+	Model       string     `json:"model"`
+	Hardware    string     `json:"hardware"`
+	Level       int        `json:"level"`
+	Baseline    OptSummary `json:"baseline"`
+	Optimized   OptSummary `json:"optimized"`
+	Speedup     float64    `json:"speedup"`
+	Passes      []OptPass  `json:"passes"`
+	Assumptions []string   `json:"assumptions,omitempty"`
+	Warnings    []string   `json:"warnings,omitempty"`
+}
+
+func summary(p optimize.Prediction) OptSummary {
+	return OptSummary{Nodes: p.Nodes, Kernels: p.Kernels, TotalMS: p.TotalMS, PeakBytes: p.PeakBytes, Unknown: p.Unknown}
+}
+
+// NewOptimize summarizes an optimization run.
+func NewOptimize(path, hardware string, res *optimize.Result, assumptions, warnings []string) *Optimize {
+	r := &Optimize{Model: path, Hardware: hardware, Level: res.Level,
+		Baseline: summary(res.Baseline), Optimized: summary(res.Final), Speedup: res.Speedup(),
+		Assumptions: assumptions, Warnings: warnings, Passes: []OptPass{}}
+	for i := range res.Passes {
+		p := &res.Passes[i]
+		r.Passes = append(r.Passes, OptPass{Name: p.Name, Rewrites: len(p.Rewrites), DeltaMS: p.DeltaMS(),
+			Nodes: p.After.Nodes, Kernels: p.After.Kernels, TotalMS: p.After.TotalMS})
+	}
+	return r
+}
+
+// WriteText prints the before/after table and the per-pass table.
+func (r *Optimize) WriteText(w io.Writer) error {
+	fmt.Fprintf(w, "model:    %s\nhardware: %s\nlevel:    -O%d\n\n", r.Model, r.Hardware, r.Level)
+	ratio := func(a, b float64) string {
+		if b == 0 {
+			return "-"
+		}
+		return fmt.Sprintf("%.2fx", a/b)
+	}
+	rows := [][]string{
+		{"nodes", fmt.Sprint(r.Baseline.Nodes), fmt.Sprint(r.Optimized.Nodes), ratio(float64(r.Baseline.Nodes), float64(r.Optimized.Nodes))},
+		{"kernels", fmt.Sprint(r.Baseline.Kernels), fmt.Sprint(r.Optimized.Kernels), ratio(float64(r.Baseline.Kernels), float64(r.Optimized.Kernels))},
+		{"predicted time", ms(r.Baseline.TotalMS), ms(r.Optimized.TotalMS), ratio(r.Baseline.TotalMS, r.Optimized.TotalMS)},
+		{"memory peak", Bytes(r.Baseline.PeakBytes), Bytes(r.Optimized.PeakBytes), ratio(float64(r.Baseline.PeakBytes), float64(r.Optimized.PeakBytes))},
+	}
+	if err := WriteTable(w, []string{"", "before", "after", "ratio"}, rows); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\npredicted speedup: %.2fx\n\n", r.Speedup)
+	var prow [][]string
+	for _, p := range r.Passes {
+		prow = append(prow, []string{p.Name, fmt.Sprint(p.Rewrites), fmt.Sprint(p.Nodes), fmt.Sprint(p.Kernels), ms(p.TotalMS), signedMS(p.DeltaMS)})
+	}
+	if err := WriteTable(w, []string{"pass", "rewrites", "nodes", "kernels", "time after", "saved"}, prow); err != nil {
+		return err
+	}
+	if r.Baseline.Unknown > 0 || r.Optimized.Unknown > 0 {
+		fmt.Fprintf(w, "\nnote: %d node(s) before and %d after could not be costed (unknown shapes or ops); times are lower bounds\n", r.Baseline.Unknown, r.Optimized.Unknown)
+	}
+	if len(r.Assumptions) > 0 {
+		fmt.Fprintln(w, "\nassumptions:")
+		for _, a := range r.Assumptions {
+			fmt.Fprintf(w, "  - %s\n", a)
+		}
+	}
+	return nil
+}
+
+func ms(v float64) string { return fmt.Sprintf("%.4f ms", v) }
+
+func signedMS(v float64) string { return fmt.Sprintf("%+.4f ms", v) }
+
+// PlanKernel is one kernel of the plan, in schedule order.
+type PlanKernel struct {
+	Name    string   `json:"name"`
+	Op      string   `json:"op"`
+	Members []string `json:"members"` // the original nodes it runs
+	TimeMS  float64  `json:"time_ms"` // predicted device time
+	StartMS float64  `json:"start_ms"`
+	Bound   string   `json:"bound"`
+	Kernels int64    `json:"kernels"`
+}
+
+// PlanPass is one applied pass with its rewrites.
+type PlanPass struct {
+	Name     string   `json:"name"`
+	DeltaMS  float64  `json:"delta_ms"`
+	Rewrites []string `json:"rewrites"`
+}
+
+// Plan is the -o plan.json document.
+type Plan struct {
+	Model       string       `json:"model"`
+	Hardware    string       `json:"hardware"`
+	Level       int          `json:"level"`
+	TotalMS     float64      `json:"total_ms"`
+	Kernels     []PlanKernel `json:"kernels"`
+	Passes      []PlanPass   `json:"passes"`
+	Assumptions []string     `json:"assumptions"`
+}
+
+// NewPlan builds the plan from the optimization result and a simulation
+// of the optimized model.
+func NewPlan(path string, res *optimize.Result, sim *simulate.Result) *Plan {
+	p := &Plan{Model: path, Level: res.Level, Kernels: []PlanKernel{}, Passes: []PlanPass{}, Assumptions: []string{}}
+	if sim != nil {
+		if sim.Hardware != nil {
+			p.Hardware = sim.Hardware.Name
+		}
+		p.TotalMS = sim.TotalS * 1e3
+		p.Assumptions = append(p.Assumptions, sim.Assumptions...)
+		for _, t := range sim.Tasks {
+			if t.Est.Kernels == 0 && t.Stream < 0 {
+				continue
+			}
+			k := PlanKernel{Name: t.Name, Op: t.Op, TimeMS: t.Est.DeviceS * 1e3, StartMS: t.Start * 1e3, Bound: string(t.Est.Bound), Kernels: t.Est.Kernels}
+			k.Members = members(t.Node)
+			p.Kernels = append(p.Kernels, k)
+		}
+	}
+	for i := range res.Passes {
+		pr := &res.Passes[i]
+		pp := PlanPass{Name: pr.Name, DeltaMS: pr.DeltaMS(), Rewrites: []string{}}
+		for _, rw := range pr.Rewrites {
+			pp.Rewrites = append(pp.Rewrites, rw.String())
+		}
+		p.Passes = append(p.Passes, pp)
+	}
+	return p
+}
+
+// members lists the original nodes a (possibly fused) node runs.
+func members(n *ir.Node) []string {
+	if n == nil {
+		return []string{}
+	}
+	if n.Domain == optimize.FusedDomain {
+		if body := n.AttrGraph("body"); body != nil {
+			out := make([]string, 0, len(body.Nodes))
+			for _, m := range body.Nodes {
+				out = append(out, ir.NodeLabel(m))
+			}
+			return out
+		}
+	}
+	return []string{ir.NodeLabel(n)}
+}
+
+// truncList joins at most n items, then "... (k more)".
+func truncList(items []string, n int) string {
+	if len(items) <= n {
+		return strings.Join(items, ", ")
+	}
+	return strings.Join(items[:n], ", ") + fmt.Sprintf(", ... (%d more)", len(items)-n)
+}
