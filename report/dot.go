@@ -74,11 +74,11 @@ type dotEdge struct {
 }
 
 type dotWriter struct {
-	w      *bufio.Writer
-	ids    map[*ir.Node]string
-	outer  map[*ir.Value]*ir.Value // body input -> the fused node's input
-	inner  map[*ir.Value]*ir.Value // fused node output -> body output
-	edges  []dotEdge
+	w     *bufio.Writer
+	ids   map[*ir.Node]string
+	outer map[*ir.Value]*ir.Value // body input -> the fused node's input
+	inner map[*ir.Value]*ir.Value // fused node output -> body output
+	edges []dotEdge
 }
 
 func (d *dotWriter) node(n *ir.Node, id, indent string) {
