@@ -46,6 +46,33 @@ func inferIf(c *InferContext) error {
 	return nil
 }
 
+// loopPasses is how many times a loop body may be inferred to reach a
+// fixed point of its carried types: 3, or 1 when loops nest deeply below
+// it, so nested re-inference cannot blow up (3^depth).
+func loopPasses(body *Graph) int {
+	if nestingDepth(body, 0) > 2 {
+		return 1
+	}
+	return 3
+}
+
+// nestingDepth returns how deeply subgraphs nest inside g (0: none),
+// counting no further than 8.
+func nestingDepth(g *Graph, level int) int {
+	if level >= 8 {
+		return level
+	}
+	best := 0
+	for _, n := range g.Nodes {
+		for _, sg := range n.Subgraphs() {
+			if d := 1 + nestingDepth(sg, level+1); d > best {
+				best = d
+			}
+		}
+	}
+	return best
+}
+
 // typesEqual reports whether two types print the same (used to detect a
 // fixed point of loop-carried types).
 func typesEqual(a, b Type) bool { return a.String() == b.String() }
@@ -71,7 +98,7 @@ func inferLoop(c *InferContext) error {
 		carried[i] = c.InType(2 + i).Clone()
 	}
 	var out []Type
-	for pass := 0; pass < 3; pass++ {
+	for pass := 0; pass < loopPasses(body); pass++ {
 		in := []Type{TensorType(Int64, ShapeOf()), TensorType(Bool, ShapeOf())}
 		in = append(in, carried...)
 		out = c.InferSubgraph(body, in)
@@ -230,7 +257,7 @@ func inferScan(c *InferContext) error {
 		states[i] = t
 	}
 	var out []Type
-	for pass := 0; pass < 3; pass++ {
+	for pass := 0; pass < loopPasses(body); pass++ {
 		in := append(append([]Type{}, states...), slices...)
 		out = c.InferSubgraph(body, in)
 		changed := false

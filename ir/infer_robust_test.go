@@ -4,6 +4,7 @@ import (
 	"math/rand"
 	"strings"
 	"testing"
+	"time"
 )
 
 // smRobustOps are the ops of the shape, gather, generator, control-flow,
@@ -126,4 +127,51 @@ func ints2(v []int64) int64 {
 		return 0
 	}
 	return v[0]
+}
+
+// TestInferNestedLoops checks that deeply nested loops whose carried types
+// never settle are inferred in bounded time (no 3^depth re-inference).
+func TestInferNestedLoops(t *testing.T) {
+	g := NewGraph("g")
+	outer := g
+	// nest builds a Loop body at depth d with three carried values: the
+	// first grows by concatenation, the second takes the first's previous
+	// value and the third the second's, so each pass hands the nested
+	// Loop new types and every level wants three passes. Each body runs a
+	// nested Loop itself.
+	var nest func(parent *Graph, d int) *Graph
+	nest = func(parent *Graph, d int) *Graph {
+		body := NewGraph("body")
+		body.Parent = parent
+		body.AddInput("i", TensorType(Int64, ShapeOf()))
+		cin := body.AddInput("cond", TensorType(Bool, ShapeOf()))
+		a1 := body.AddInput("a1", TensorType(Float32, UnknownShape()))
+		a2 := body.AddInput("a2", TensorType(Float32, UnknownShape()))
+		body.AddInput("a3", TensorType(Float32, UnknownShape()))
+		cat := body.AddNode("Concat", "", "", []*Value{a1, a1}, []string{"cat"}, smIntAttr("axis", 0)).Outputs[0]
+		p1 := body.AddNode("Identity", "", "", []*Value{a1}, []string{"p1"}).Outputs[0]
+		p2 := body.AddNode("Identity", "", "", []*Value{a2}, []string{"p2"}).Outputs[0]
+		if d > 0 {
+			inner := body.AddNode("Loop", "", "", []*Value{nil, cin, cat, p1, p2}, []string{"x", "y", "z"}, smGraphAttr("body", nest(body, d-1)))
+			cat, p1, p2 = inner.Outputs[0], inner.Outputs[1], inner.Outputs[2]
+		}
+		body.Outputs = []*Value{cin, cat, p1, p2}
+		return body
+	}
+	a := smIn(g, "a", Float32, D(1), D(2))
+	n := outer.AddNode("Loop", "", "", []*Value{smIn(g, "M", Int64), smIn(g, "c", Bool), a, a, a}, []string{"final", "final2", "final3"}, smGraphAttr("body", nest(g, 30)))
+	m := &Model{Opsets: []OpsetID{{"", 17}}, Graph: g}
+	done := make(chan struct{})
+	go func() {
+		InferModel(m, InferOptions{})
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("inference of 31 nested loops did not finish in 10 s")
+	}
+	if got := n.Outputs[0].Type.String(); got != "float32[?,2]" {
+		t.Errorf("outer loop result %s, want float32[?,2]", got)
+	}
 }
