@@ -357,6 +357,10 @@ func cxRoiShape(c *InferContext, h, w int64) Shape {
 	if rois.Known && len(rois.Dims) == 2 {
 		out.Dims[0] = rois.Dims[0]
 	}
+	// RoiAlign's batch_indices has one entry per roi.
+	if bi := c.InShape(2); c.Node.Op == "RoiAlign" && !out.Dims[0].IsConcrete() && cxRankIs(bi, 1) && !bi.Dims[0].IsUnknown() {
+		out.Dims[0] = bi.Dims[0]
+	}
 	if x.Known && len(x.Dims) == 4 {
 		out.Dims[1] = x.Dims[1]
 	}
