@@ -249,6 +249,18 @@ type scope struct {
 	call func(name string) *ir.Attr
 }
 
+// lookupName finds a computed value by name in sc or its parents.
+func (sc *scope) lookupName(name string) (Value, bool) {
+	for s := sc; s != nil; s = s.parent {
+		for k, v := range s.vals {
+			if k.Name == name {
+				return v, true
+			}
+		}
+	}
+	return nil, false
+}
+
 func (e *Evaluator) lookup(sc *scope, v *ir.Value) (Value, error) {
 	for s := sc; s != nil; s = s.parent {
 		if x, ok := s.vals[v]; ok {
@@ -639,6 +651,12 @@ func (c *Ctx) RunSubgraph(g *ir.Graph, in []Value) ([]Value, error) {
 	for i, p := range g.Inputs {
 		if i < len(in) && in[i] != nil {
 			sc.vals[p] = in[i]
+		} else if i >= len(in) {
+			// Some exporters declare If-branch inputs that shadow outer
+			// values of the same name: bind them to those values.
+			if v, ok := c.sc.lookupName(p.Name); ok {
+				sc.vals[p] = v
+			}
 		}
 	}
 	return c.e.runGraph(g, sc, c.depth+1)

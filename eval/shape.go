@@ -506,7 +506,7 @@ func kernelSlice(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 			if e > s {
 				n = (e - s + step - 1) / step
 			}
-		} else {
+		} else if d > 0 {
 			s = clampInt(s, 0, d-1)
 			e = clampInt(e, -1, d-1)
 			if s > e {
