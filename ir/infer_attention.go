@@ -322,6 +322,57 @@ func inferDecoderMaskedMHA(c *InferContext) error {
 	return nil
 }
 
+// DecoderMaskedSelfAttention(input [B, 1, D], weights, bias, mask_index,
+// past [2, B, N, max_seq, H], ...) (com.microsoft): present shares the
+// past buffer.
+func inferDecoderMaskedSelfAttention(c *InferContext) error {
+	in := c.InShape(0)
+	dt := c.InDType(0)
+	hid := Unknown()
+	if hs, ok := c.AttrInts("qkv_hidden_sizes"); ok && len(hs) == 3 {
+		hid = D(hs[2])
+	} else if w := c.InShape(1); cxRankIs(w, 2) {
+		hid = cxDivExact(w.Dims[1], 3)
+	}
+	if cxRankIs(in, 3) {
+		c.SetTensor(0, dt, DimsShape(in.Dims[0], in.Dims[1], hid))
+	} else {
+		c.SetTensor(0, dt, UnknownShape())
+	}
+	if p := c.InShape(4); c.HasInput(4) && p.Known {
+		c.SetTensor(1, dt, p.Clone())
+	} else {
+		c.SetTensor(1, dt, UnknownShape())
+	}
+	return nil
+}
+
+// PackedAttention(input [T, D_in], weights [D_in, 3*D], bias, token_offset,
+// cumulative_sequence_length, ...) and PackedMultiHeadAttention(query [T,
+// D], key [T, D], value [T, Dv], ...) (com.microsoft): padding removed, one
+// row per token -> output [T, Dv].
+func inferPackedAttention(c *InferContext) error {
+	q := c.InShape(0)
+	dt := c.InDType(0)
+	hid := Unknown()
+	switch {
+	case c.Node.Op == "PackedAttention":
+		if hs, ok := c.AttrInts("qkv_hidden_sizes"); ok && len(hs) == 3 {
+			hid = D(hs[2])
+		} else if w := c.InShape(1); cxRankIs(w, 2) {
+			hid = cxDivExact(w.Dims[1], 3)
+		}
+	case cxRankIs(c.InShape(2), 2):
+		hid = c.InShape(2).Dims[1]
+	case cxRankIs(q, 2) && c.HasInput(1):
+		hid = q.Dims[1]
+	case cxRankIs(q, 4): // packed QKV [T, N, 3, H]
+		hid = DimMul(q.Dims[1], q.Dims[3])
+	}
+	c.SetTensor(0, dt, DimsShape(cxDim(q, 0), hid))
+	return nil
+}
+
 // cxLastDimOne is s with its last dim replaced by 1.
 func cxLastDimOne(s Shape) Shape {
 	if !s.Known || len(s.Dims) == 0 {
@@ -434,6 +485,9 @@ func init() {
 		OpDef{Domain: ms, Name: "QAttention", MinInputs: 5, MaxInputs: 9, MinOutputs: 1, MaxOutputs: 2, Infer: cxMSAttention(1, 2, 8, 2)},
 		OpDef{Domain: ms, Name: "MultiHeadAttention", MinInputs: 1, MaxInputs: 10, MinOutputs: 1, MaxOutputs: 4, Infer: inferMultiHeadAttention},
 		OpDef{Domain: ms, Name: "DecoderMaskedMultiHeadAttention", MinInputs: 1, MaxInputs: 12, MinOutputs: 1, MaxOutputs: 4, Infer: inferDecoderMaskedMHA},
+		OpDef{Domain: ms, Name: "DecoderMaskedSelfAttention", MinInputs: 3, MaxInputs: 9, MinOutputs: 1, MaxOutputs: 3, Infer: inferDecoderMaskedSelfAttention},
+		OpDef{Domain: ms, Name: "PackedAttention", MinInputs: 5, MaxInputs: 6, MinOutputs: 1, MaxOutputs: 1, Infer: inferPackedAttention},
+		OpDef{Domain: ms, Name: "PackedMultiHeadAttention", MinInputs: 1, MaxInputs: 6, MinOutputs: 1, MaxOutputs: 1, Infer: inferPackedAttention},
 		OpDef{Domain: ms, Name: "GroupQueryAttention", MinInputs: 7, MaxInputs: 14, MinOutputs: 1, MaxOutputs: 4, Infer: inferGroupQueryAttention},
 		OpDef{Domain: ms, Name: "RotaryEmbedding", MinInputs: 4, MaxInputs: 4, MinOutputs: 1, MaxOutputs: 1, Infer: cxUnary},
 		OpDef{Domain: ms, Name: "SkipLayerNormalization", MinInputs: 3, MaxInputs: 5, MinOutputs: 1, MaxOutputs: 4, Infer: inferSkipLayerNorm},

@@ -537,6 +537,52 @@ func inferCausalConvWithState(c *InferContext) error {
 	return nil
 }
 
+// NhwcConv(X [N, H, W, C], W [M, C/group, kH, kW][, B]) (com.microsoft):
+// Conv in channels-last layout -> [N, oH, oW, M].
+func inferNhwcConv(c *InferContext) error {
+	x, w := c.InShape(0), c.InShape(1)
+	dt := c.InDType(0)
+	if !x.Known || len(x.Dims) < 3 {
+		c.SetTensor(0, dt, UnknownShape())
+		return nil
+	}
+	n := len(x.Dims) - 2
+	var kernel []int64
+	if cxRankIs(w, n+2) {
+		for _, d := range w.Dims[2:] {
+			if !d.IsConcrete() {
+				kernel = nil
+				break
+			}
+			kernel = append(kernel, d.Val)
+		}
+	}
+	out := RankShape(n + 2)
+	out.Dims[0] = x.Dims[0]
+	if cxRankIs(w, n+2) {
+		out.Dims[n+1] = w.Dims[0]
+	}
+	if _, ok := c.AttrInts("kernel_shape"); ok || kernel != nil {
+		p, err := cxWindow(c, n, kernel)
+		if err != nil {
+			return fmt.Errorf("NhwcConv: %v", err)
+		}
+		for i := 0; i < n; i++ {
+			out.Dims[1+i] = p.out(i, x.Dims[1+i])
+		}
+	}
+	c.SetTensor(0, dt, out)
+	return nil
+}
+
+// SkipGroupNorm(X, gamma, beta, skip[, bias]) (com.microsoft, NHWC) -> Y[,
+// S = X + skip + bias], both X's shape.
+func inferSkipGroupNorm(c *InferContext) error {
+	cxSameAs(c, 0, 0)
+	cxSameAs(c, 1, 0)
+	return nil
+}
+
 // cxScalarInput returns the known value of a scalar (or 1-element)
 // integer input.
 func cxScalarInput(c *InferContext, i int) (Dim, bool) {
@@ -694,6 +740,9 @@ func init() {
 		OpDef{Name: "Conv", MinInputs: 2, MaxInputs: 3, MinOutputs: 1, MaxOutputs: 1, Infer: inferConv},
 		OpDef{Name: "ConvInteger", MinInputs: 2, MaxInputs: 4, MinOutputs: 1, MaxOutputs: 1, Infer: inferConvInteger},
 		OpDef{Name: "DeformConv", MinInputs: 3, MaxInputs: 5, MinOutputs: 1, MaxOutputs: 1, Infer: inferDeformConv},
+		OpDef{Domain: "com.microsoft", Name: "NhwcConv", MinInputs: 2, MaxInputs: 3, MinOutputs: 1, MaxOutputs: 1, Infer: inferNhwcConv},
+		OpDef{Domain: "com.microsoft", Name: "GroupNorm", MinInputs: 3, MaxInputs: 3, MinOutputs: 1, MaxOutputs: 1, Infer: cxUnary},
+		OpDef{Domain: "com.microsoft", Name: "SkipGroupNorm", MinInputs: 4, MaxInputs: 5, MinOutputs: 1, MaxOutputs: 2, Infer: inferSkipGroupNorm},
 		OpDef{Domain: "com.microsoft", Name: "FusedConv", MinInputs: 2, MaxInputs: 4, MinOutputs: 1, MaxOutputs: 1, Infer: inferConv},
 		OpDef{Name: "ConvTranspose", MinInputs: 2, MaxInputs: 3, MinOutputs: 1, MaxOutputs: 1, Infer: inferConvTranspose},
 		OpDef{Name: "MaxPool", MinInputs: 1, MaxInputs: 1, MinOutputs: 1, MaxOutputs: 2, Infer: inferPool},
