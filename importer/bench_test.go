@@ -30,13 +30,13 @@ func BenchmarkImportInfer100k(b *testing.B) {
 	}
 }
 
-// writeBigWeights writes a model whose initializers hold gib GiB of zeros,
-// streaming one 16 MiB buffer so the writer itself stays small.
-func writeBigWeights(tb testing.TB, path string, gib int) {
+// writeBigWeights writes a model whose initializers hold quarters x 256
+// MiB of zeros, streaming one 16 MiB buffer so the writer stays small.
+func writeBigWeights(tb testing.TB, path string, quarters int) {
 	const chunk = 16 << 20
 	zero := make([]byte, chunk)
 	var inits []*msg
-	for i := 0; i < 4*gib; i++ { // 256 MiB tensors
+	for i := 0; i < quarters; i++ { // 256 MiB tensors
 		const n = 256 << 20
 		t := &msg{}
 		t.packedInts(tensorDims, []int64{n / 4})
@@ -97,7 +97,7 @@ func rssKiB(field string) int64 {
 // so it must stay far below the weight size.
 func BenchmarkImport1GiBWeights(b *testing.B) {
 	p := filepath.Join(b.TempDir(), "big.onnx")
-	writeBigWeights(b, p, 1)
+	writeBigWeights(b, p, 4)
 	var grow int64
 	for b.Loop() {
 		before := rssKiB("VmRSS")
@@ -119,13 +119,13 @@ func BenchmarkImport1GiBWeights(b *testing.B) {
 }
 
 // TestBigWeightsStayMapped is the small-scale functional check behind the
-// benchmark: a 1 GiB model imports without its weights becoming resident.
+// benchmark: a 512 MiB model imports without its weights becoming resident.
 func TestBigWeightsStayMapped(t *testing.T) {
 	if testing.Short() {
-		t.Skip("writes a 1 GiB file")
+		t.Skip("writes a 512 MiB file")
 	}
 	p := filepath.Join(t.TempDir(), "big.onnx")
-	writeBigWeights(t, p, 1)
+	writeBigWeights(t, p, 2)
 	before := rssKiB("VmRSS")
 	m, err := Load(p, Options{})
 	if err != nil {
@@ -135,11 +135,9 @@ func TestBigWeightsStayMapped(t *testing.T) {
 	ir.InferModel(m, ir.InferOptions{})
 	grow := rssKiB("VmRSS") - before
 	if grow > 64<<10 {
-		t.Errorf("resident memory grew by %d MiB importing 1 GiB of weights", grow>>10)
+		t.Errorf("resident memory grew by %d MiB importing 512 MiB of weights", grow>>10)
 	}
-	if len(m.Graph.Initializers) != 4 || len(m.Graph.Initializers[0].Const.Raw) != 256<<20 {
+	if len(m.Graph.Initializers) != 2 || len(m.Graph.Initializers[0].Const.Raw) != 256<<20 {
 		t.Fatalf("initializers not read back")
 	}
-	var buf bytes.Buffer
-	_ = buf
 }
