@@ -2,7 +2,6 @@ package importer
 
 import (
 	"bufio"
-	"bytes"
 	"os"
 	"path/filepath"
 	"strconv"
