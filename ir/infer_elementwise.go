@@ -251,8 +251,19 @@ func cxKnownBroadcast(c *InferContext, out Shape, op cxKnownOp) ([]Dim, bool) {
 // the output dtype (Undefined: the inputs' dtype).
 func cxBinary(outDT DType) InferFunc {
 	return func(c *InferContext) error {
-		s, err := cxBroadcastInputs(c, 0, 1)
-		if err != nil {
+		var s Shape
+		var err error
+		if c.Opset < 7 && cxLegacyBroadcastOps[c.Node.Op] {
+			// Before opset 7, B broadcasts to A (broadcast=1, aligned at
+			// axis), or both have one shape: the result has A's shape.
+			s = c.InShape(0).Clone()
+			if c.Attr("axis") != nil {
+				// Aligned broadcasting: element positions do not line up
+				// with numpy's, so no values are propagated.
+				c.SetTensor(0, cxFirstDTypeOr(outDT, c), s)
+				return nil
+			}
+		} else if s, err = cxBroadcastInputs(c, 0, 1); err != nil {
 			return err
 		}
 		dt := outDT
@@ -276,6 +287,22 @@ func cxBinary(outDT DType) InferFunc {
 		}
 		return nil
 	}
+}
+
+// cxLegacyBroadcastOps are the binary ops that had the broadcast / axis
+// attributes before opset 7.
+var cxLegacyBroadcastOps = map[string]bool{
+	"Add": true, "Sub": true, "Mul": true, "Div": true, "Pow": true,
+	"And": true, "Or": true, "Xor": true, "Equal": true, "Less": true, "Greater": true,
+}
+
+// cxFirstDTypeOr returns dt, or the dtype of inputs 0 / 1 when dt is
+// Undefined.
+func cxFirstDTypeOr(dt DType, c *InferContext) DType {
+	if dt != Undefined {
+		return dt
+	}
+	return cxFirstDType(c, 0, 1)
 }
 
 // cxVariadic infers Max/Min/Sum/Mean: broadcast of all inputs.
