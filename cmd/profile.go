@@ -114,14 +114,16 @@ func runProfile(env *Env, opts *ProfileOptions, path string) error {
 		return err
 	}
 	defer l.Close()
+	imp := l.Warnings[:len(l.Warnings)-len(l.Infer.Warnings())] // import warnings
 	warnings := l.Warnings
 	defaulted := defaultSymbolicDims(l.Model.Graph, io)
 	if len(defaulted) > 0 {
-		// re-infer with the defaults; keep the import warnings, replace the
-		// inference ones
-		imp := warnings[:len(warnings)-len(l.Infer.Warnings())]
+		// re-infer with the defaults, replacing the inference warnings
 		l.Infer = ir.InferModel(l.Model, io)
 		warnings = append(append([]string{}, imp...), l.Infer.Warnings()...)
+	}
+	if opts.Batch > 0 {
+		warnings = imp // simulate re-infers with the batch and reports its own
 	}
 	r, err := simulate.Run(l.Model, h, simulate.Options{
 		Streams: opts.Streams, Mode: mode, Batch: opts.Batch, Infer: io,

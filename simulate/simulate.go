@@ -145,7 +145,7 @@ func Run(m *ir.Model, h *hw.Hardware, opt Options) (*Result, error) {
 	if opt.Batch > 0 {
 		io := opt.Infer
 		io.Inputs = BatchInputs(m.Graph, opt.Batch, opt.Infer.Inputs)
-		ir.InferModel(m, io)
+		res.Warnings = append(res.Warnings, ir.InferModel(m, io).Warnings()...)
 	}
 	g := m.Graph
 	order, err := topoOrder(g)
@@ -165,25 +165,48 @@ func Run(m *ir.Model, h *hw.Hardware, opt Options) (*Result, error) {
 	return res, nil
 }
 
-// BatchInputs returns input-shape overrides setting dim 0 of every
-// non-initializer graph input of known rank >= 1 to batch; explicit
-// overrides in keep win.
+// BatchInputs returns input-shape overrides that set the batch dim (dim 0)
+// of the graph's batch inputs to batch; explicit overrides in keep win.
+// The batch inputs are the non-initializer inputs whose declared dim 0 is
+// symbolic or unknown; when there are none, those whose dim 0 equals the
+// first input's (a model exported with a fixed batch).
 func BatchInputs(g *ir.Graph, batch int64, keep map[string]ir.Shape) map[string]ir.Shape {
 	out := map[string]ir.Shape{}
 	for k, v := range keep {
 		out[k] = v
 	}
+	shapeOf := func(in *ir.Value) ir.Shape {
+		if in.Declared != nil && in.Declared.Shape.Rank() >= 1 {
+			return in.Declared.Shape // keeps the symbolic names --dim refers to
+		}
+		return in.Type.Shape
+	}
+	var cands []*ir.Value
 	for _, in := range g.Inputs {
-		if in.Const != nil || in.Type.Kind != ir.KindTensor || in.Type.Shape.Rank() < 1 {
+		if in.Const != nil || in.Type.Kind != ir.KindTensor || shapeOf(in).Rank() < 1 {
 			continue
 		}
+		cands = append(cands, in)
+	}
+	var pick []*ir.Value
+	for _, in := range cands {
+		if !shapeOf(in).Dims[0].IsConcrete() {
+			pick = append(pick, in)
+		}
+	}
+	if len(pick) == 0 && len(cands) > 0 {
+		d0 := shapeOf(cands[0]).Dims[0]
+		for _, in := range cands {
+			if shapeOf(in).Dims[0] == d0 {
+				pick = append(pick, in)
+			}
+		}
+	}
+	for _, in := range pick {
 		if _, ok := out[in.Name]; ok {
 			continue
 		}
-		s := in.Type.Shape.Clone()
-		if in.Declared != nil && in.Declared.Shape.Rank() == s.Rank() {
-			s = in.Declared.Shape.Clone() // keep symbolic names the --dim flags refer to
-		}
+		s := shapeOf(in).Clone()
 		s.Dims[0] = ir.D(batch)
 		out[in.Name] = s
 	}
@@ -405,7 +428,7 @@ func assumptions(res *Result, cm *cost.Model, h *hw.Hardware, opt Options) []str
 		a = append(a, "one host thread issues kernels in order, asynchronously: a kernel starts when issued, its inputs are ready and its stream is free")
 	}
 	if opt.Batch > 0 {
-		a = append(a, fmt.Sprintf("batch %d: dim 0 of every graph input set to %d, shapes re-inferred", opt.Batch, opt.Batch))
+		a = append(a, fmt.Sprintf("batch %d: dim 0 of the batch inputs (symbolic dim 0, else dim 0 equal to the first input's) set to %d, shapes re-inferred", opt.Batch, opt.Batch))
 	} else {
 		a = append(a, "batch as the model (and --dim / --input) give it")
 	}

@@ -356,3 +356,37 @@ func TestSimulate100kUnderASecond(t *testing.T) {
 		t.Errorf("100k-node simulation used %v of CPU, want well under a second (2 s allowed)", el)
 	}
 }
+
+func TestBatchInputs(t *testing.T) {
+	tests := []struct {
+		name   string
+		inputs map[string]ir.Shape
+		want   map[string]string
+	}{
+		{"symbolic dim 0 only", map[string]ir.Shape{
+			"x": ir.DimsShape(ir.S("N"), ir.D(3)), "w": ir.ShapeOf(3, 3)},
+			map[string]string{"x": "[8,3]"}},
+		{"fixed batch: inputs sharing the first input's dim 0", map[string]ir.Shape{
+			"a": ir.ShapeOf(2, 5), "b": ir.ShapeOf(2, 7), "c": ir.ShapeOf(5, 5)},
+			map[string]string{"a": "[8,5]", "b": "[8,7]"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			g := ir.NewGraph("g")
+			for _, name := range []string{"a", "b", "c", "x", "w"} {
+				if s, ok := tc.inputs[name]; ok {
+					g.AddInput(name, ir.TensorType(ir.Float32, s))
+				}
+			}
+			got := BatchInputs(g, 8, nil)
+			if len(got) != len(tc.want) {
+				t.Errorf("got %v, want %v", got, tc.want)
+			}
+			for k, v := range tc.want {
+				if got[k].String() != v {
+					t.Errorf("%s: %s, want %s", k, got[k], v)
+				}
+			}
+		})
+	}
+}
