@@ -21,6 +21,10 @@ func cxAddConst(d Dim, off int64) Dim {
 	return DimSub(d, D(-off))
 }
 
+// cxMaxWindowAttr bounds kernel, stride, dilation and pad values so that
+// window arithmetic cannot overflow.
+const cxMaxWindowAttr = 1 << 30
+
 // cxWindowParams are the per-spatial-axis window attributes.
 type cxWindowParams struct {
 	kernel, strides, dilations, padBegin, padEnd []int64
@@ -38,6 +42,11 @@ func cxWindow(c *InferContext, n int, kernel []int64) (*cxWindowParams, error) {
 	if len(kernel) != n {
 		return nil, fmt.Errorf("kernel has %d dims, want %d", len(kernel), n)
 	}
+	for _, k := range kernel {
+		if k <= 0 || k > cxMaxWindowAttr {
+			return nil, fmt.Errorf("kernel_shape %v: values must be in 1..%d", kernel, cxMaxWindowAttr)
+		}
+	}
 	p.kernel = kernel
 	ones := func(name string) ([]int64, error) {
 		v, ok := c.AttrInts(name)
@@ -51,8 +60,8 @@ func cxWindow(c *InferContext, n int, kernel []int64) (*cxWindowParams, error) {
 			return nil, fmt.Errorf("%s has %d values, want %d", name, len(v), n)
 		}
 		for _, x := range v {
-			if x <= 0 {
-				return nil, fmt.Errorf("%s %v: values must be positive", name, v)
+			if x <= 0 || x > cxMaxWindowAttr {
+				return nil, fmt.Errorf("%s %v: values must be in 1..%d", name, v, cxMaxWindowAttr)
 			}
 		}
 		return v, nil
@@ -68,6 +77,11 @@ func cxWindow(c *InferContext, n int, kernel []int64) (*cxWindowParams, error) {
 	if pads, ok := c.AttrInts("pads"); ok && len(pads) > 0 && (p.autoPad == "NOTSET" || p.autoPad == "") {
 		if len(pads) != 2*n {
 			return nil, fmt.Errorf("pads has %d values, want %d", len(pads), 2*n)
+		}
+		for _, x := range pads {
+			if x < -cxMaxWindowAttr || x > cxMaxWindowAttr {
+				return nil, fmt.Errorf("pads %v: values must be within ±%d", pads, cxMaxWindowAttr)
+			}
 		}
 		copy(p.padBegin, pads[:n])
 		copy(p.padEnd, pads[n:])
@@ -230,6 +244,9 @@ func inferConvTranspose(c *InferContext) error {
 			return fmt.Errorf("ConvTranspose: output_shape has %d values, want %d", len(os), n)
 		}
 		for i, v := range os {
+			if v < 0 {
+				return fmt.Errorf("ConvTranspose: negative output_shape %v", os)
+			}
 			out.Dims[2+i] = D(v)
 		}
 		c.SetTensor(0, dt, out)
@@ -260,6 +277,11 @@ func inferConvTranspose(c *InferContext) error {
 	}
 	if len(opad) != n {
 		return fmt.Errorf("ConvTranspose: output_padding has %d values, want %d", len(opad), n)
+	}
+	for _, v := range opad {
+		if v < 0 || v > cxMaxWindowAttr {
+			return fmt.Errorf("ConvTranspose: output_padding %v out of range", opad)
+		}
 	}
 	for i := 0; i < n; i++ {
 		in := x.Dims[2+i]
@@ -503,6 +525,11 @@ func inferCrop(c *InferContext) error {
 		b, ok := c.AttrInts("border")
 		if !ok || len(b) != 4 {
 			return fmt.Errorf("Crop: border must have 4 values")
+		}
+		for _, v := range b {
+			if v < 0 || v > cxMaxWindowAttr {
+				return fmt.Errorf("Crop: border %v out of range", b)
+			}
 		}
 		out.Dims[2] = cxAddConst(x.Dims[2], -(b[1] + b[3]))
 		out.Dims[3] = cxAddConst(x.Dims[3], -(b[0] + b[2]))
