@@ -359,3 +359,25 @@ func TestRegistryCoversCommonOps(t *testing.T) {
 		}
 	}
 }
+
+// Attention (opset 23), 4-D: FLOPs = 2 B H Sq Skv (dqk + dv) + 5 B H Sq Skv.
+func TestAttentionFLOPs(t *testing.T) {
+	g := ir.NewGraph("attn")
+	q := in(g, "q", ir.Float16, 2, 4, 16, 8)
+	k := in(g, "k", ir.Float16, 2, 4, 32, 8)
+	v := in(g, "v", ir.Float16, 2, 4, 32, 8)
+	n := g.AddNode("Attention", "", "attn", []*ir.Value{q, k, v}, []string{"y"})
+	m := model(t, g, 23)
+	e := New(preset(t, "h100"), m, Options{}).Node(n)
+	if e.Unknown {
+		t.Fatalf("unknown: %s", e.Why)
+	}
+	want := 2.0*2*4*16*32*(8+8) + 5*2*4*16*32
+	if e.FLOPs != want {
+		t.Errorf("FLOPs %g, want %g", e.FLOPs, want)
+	}
+	// flash-style: bytes are Q, K, V and Y only, not the 16x32 scores
+	if wantB := 2.0 * (2*4*16*8 + 2*2*4*32*8 + 2*4*16*8); e.Bytes != wantB {
+		t.Errorf("bytes %g, want %g", e.Bytes, wantB)
+	}
+}
