@@ -13,6 +13,9 @@ func inferQuantizeLinear(c *InferContext) error {
 	if c.HasInput(2) {
 		dt = c.InDType(2)
 	} else if od := DType(c.AttrInt("output_dtype", 0)); od != Undefined {
+		if !od.Valid() {
+			return c.Errorf("QuantizeLinear: invalid output_dtype %d", int64(od))
+		}
 		dt = od
 	}
 	c.SetTensor(0, dt, c.InShape(0).Clone())
@@ -24,6 +27,9 @@ func inferQuantizeLinear(c *InferContext) error {
 func inferDequantizeLinear(c *InferContext) error {
 	dt := c.InDType(1)
 	if od := DType(c.AttrInt("output_dtype", 0)); od != Undefined {
+		if !od.Valid() {
+			return c.Errorf("DequantizeLinear: invalid output_dtype %d", int64(od))
+		}
 		dt = od
 	}
 	if dt == Undefined && c.Opset < 19 {
