@@ -112,8 +112,16 @@ func splitInto(c *Context, v *ir.Value, axis int, sizes []int64, outs []*ir.Valu
 	n := &ir.Node{Name: c.newName("split"), Op: "Split", Outputs: outs}
 	n.Attrs = []*ir.Attr{{Name: "axis", Type: ir.AttrInt, I: int64(axis)}}
 	if c.Model.Opset("") >= 13 {
-		t := i64Tensor(c.newName(n.Name+"_sizes"), sizes)
-		n.Inputs = []*ir.Value{v, g.AddInitializer(t)}
+		key := fmt.Sprint(sizes)
+		if c.sizes == nil {
+			c.sizes = map[string]*ir.Value{}
+		}
+		sv := c.sizes[key]
+		if sv == nil || sv.Graph != g {
+			sv = g.AddInitializer(i64Tensor(c.newName("split_sizes"), sizes))
+			c.sizes[key] = sv
+		}
+		n.Inputs = []*ir.Value{v, sv}
 	} else {
 		n.Inputs = []*ir.Value{v}
 		n.Attrs = append(n.Attrs, &ir.Attr{Name: "split", Type: ir.AttrInts, Ints: append([]int64(nil), sizes...)})

@@ -33,6 +33,11 @@ package optimize
 // producers); (1) injective ops join injective or elementwise
 // post-dominators. A reduction never absorbs its consumers, and a GEMM
 // never absorbs its producers (prologue fusion is left undone).
+// (2) Multi-output merging, as XLA does: a group joins a consumer group of
+// elementwise/injective ops when the union is convex and keeps at most one
+// anchor, never as a prologue of a GEMM or an epilogue of a reduction.
+// This is what fuses an unrolled LSTM cell (the recurrent GEMM, the Splits
+// and the gate arithmetic producing both c and h) into one kernel.
 // Each group must be convex; groups that are not are dropped.
 
 import (
@@ -78,6 +83,7 @@ func fuseOps(c *Context) ([]Rewrite, error) {
 	s := newFuseState(g, order, c.Opt.GroupCap)
 	s.phase(0)
 	s.phase(1)
+	s.multiOutput()
 	return materialize(g, s.groups(c)), nil
 }
 
@@ -342,4 +348,62 @@ func fusedName(c *Context, members []*ir.Node) (op, name string) {
 	}
 	op = "Fused" + anchor.Op + strings.Join(parts, "")
 	return op, c.newName("fused_" + strings.ToLower(anchor.Op))
+}
+
+// multiOutput is phase 2: merge a group into a consumer group of
+// elementwise/injective nodes when the union is convex.
+func (s *fuseState) multiOutput() {
+	members := map[int][]*ir.Node{}
+	for i, n := range s.order {
+		r := s.find(i)
+		members[r] = append(members[r], n)
+	}
+	for i := range s.order {
+		if s.kind[i] > Injective && s.kind[i] != OutEWiseFusable {
+			continue
+		}
+		for _, j := range s.cons[i] {
+			if s.kind[j] > Injective {
+				continue
+			}
+			ri, rj := s.find(i), s.find(j)
+			if ri == rj || s.size[ri]+s.size[rj] > s.cap {
+				continue
+			}
+			ai, aj := s.anchor[ri], s.anchor[rj]
+			if ai >= 0 && aj >= 0 {
+				continue
+			}
+			if ai >= 0 && s.kind[ai] == CommReduce {
+				continue // a reduction takes no epilogue
+			}
+			if aj >= 0 && s.kind[aj] == OutEWiseFusable && s.feeds(ri, s.order[aj]) {
+				continue // no GEMM prologue
+			}
+			merged := append(append([]*ir.Node(nil), members[ri]...), members[rj]...)
+			if !convex(s.g, merged, s.pos) {
+				continue
+			}
+			s.parent[ri] = rj
+			s.size[rj] += s.size[ri]
+			if ai >= 0 {
+				s.anchor[rj] = ai
+			}
+			members[rj] = merged
+			delete(members, ri)
+		}
+	}
+}
+
+// feeds reports whether a member of group r produces an input of n.
+func (s *fuseState) feeds(r int, n *ir.Node) bool {
+	for _, in := range n.Inputs {
+		if in == nil || in.Producer == nil {
+			continue
+		}
+		if p, ok := s.pos[in.Producer]; ok && s.find(p) == r {
+			return true
+		}
+	}
+	return false
 }

@@ -162,6 +162,8 @@ type Context struct {
 	Model *ir.Model
 	Opt   Options
 	names map[string]int
+	// sizes caches Split size initializers by their values.
+	sizes map[string]*ir.Value
 	// folder evaluates constant nodes (nil: constant folding is skipped).
 	folder Folder
 }

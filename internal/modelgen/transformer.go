@@ -17,10 +17,6 @@ func Transformer(layers, batch, seq, dModel, heads, dFF int) *ir.Model {
 	x := b.Input("x", ir.Float32, batch, seq, dModel)
 	D, S, B, H := int64(dModel), int64(seq), int64(batch), int64(heads)
 	dh := D / H
-	ones := make([]float32, dModel)
-	for i := range ones {
-		ones[i] = 1
-	}
 	eps := b.ConstF("ln_eps", nil, 1e-5)
 	two := b.ConstF("two", nil, 2)
 	scale := b.ConstF("attn_scale", nil, float32(math.Sqrt(float64(dh))))
@@ -34,7 +30,7 @@ func Transformer(layers, batch, seq, dModel, heads, dFF int) *ir.Model {
 		d := b.Op("Sub", []*ir.Value{in, mean})
 		v := b.Op("ReduceMean", []*ir.Value{b.Op("Pow", []*ir.Value{d, two})}, Ints("axes", -1))
 		n := b.Op("Div", []*ir.Value{d, b.Op("Sqrt", []*ir.Value{b.Op("Add", []*ir.Value{v, eps})})})
-		n = b.Op("Mul", []*ir.Value{n, b.ConstF(name+".gamma", []int64{D}, ones...)})
+		n = b.Op("Mul", []*ir.Value{n, b.Weight(name+".gamma", D)})
 		return b.Op("Add", []*ir.Value{n, b.Weight(name+".beta", D)})
 	}
 	linear := func(in *ir.Value, name string, din, dout int64) *ir.Value {
