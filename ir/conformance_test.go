@@ -59,6 +59,8 @@ type confResult struct {
 	suite, name string
 	class       confClass
 	op          string // op producing the first non-exact output
+	origin      string // op where the first non-exact output's gap starts
+	valueDep    bool   // partial because the gap needs values a graph input carries
 	detail      string
 	skippedOuts int
 }
@@ -159,12 +161,103 @@ func runConformanceModel(suite, name, modelPath string, outFiles []string) confR
 		if cls > r.class || (cls == confPartial && r.class == confExact) {
 			r.class, r.op = cls, producerOp(o)
 			r.detail = fmt.Sprintf("output %d %q: %s", i, o.Name, why)
+			if n := gapOrigin(o); n != nil {
+				r.origin = n.QualifiedOp()
+				r.valueDep = valueDependent(n)
+			}
 		}
 	}
 	if compared == 0 {
 		r.class = confSkipped
 	}
 	return r
+}
+
+// gapOrigin walks back from v to the first node whose output type is not
+// full although all its inputs' types (and those of the outer values its
+// subgraphs read) are: where inference lost track.
+func gapOrigin(v *ir.Value) *ir.Node {
+	n := v.Producer
+	for steps := 0; n != nil && steps < 10000; steps++ {
+		var next *ir.Node
+		for _, in := range append(append([]*ir.Value{}, n.Inputs...), n.CapturedValues()...) {
+			if in != nil && !typeFull(in.Type) && in.Producer != nil && in.Producer.Graph == n.Graph {
+				next = in.Producer
+				break
+			}
+		}
+		if next == nil {
+			return n
+		}
+		n = next
+	}
+	return n
+}
+
+func typeFull(t ir.Type) bool {
+	switch t.Kind {
+	case ir.KindTensor:
+		return t.DType != ir.Undefined && t.Shape.IsFull()
+	case ir.KindSequence, ir.KindOptional:
+		return t.Elem != nil && typeFull(*t.Elem)
+	case ir.KindMap:
+		return true
+	}
+	return false
+}
+
+// valueDataDependent lists ops whose output sizes depend on the values of
+// their data input itself.
+var valueDataDependent = map[string]bool{
+	"NonZero": true, "Unique": true, "NonMaxSuppression": true, "Compress": true, "StringSplit": true,
+	"StringNormalizer": true, "ImageDecoder": true, "TfIdfVectorizer": false,
+}
+
+// shapeFromInput0 lists ops whose first input is a shape or count.
+var shapeFromInput0 = map[string]bool{"ConstantOfShape": true, "Range": true, "Loop": true, "If": true,
+	"BlackmanWindow": true, "HammingWindow": true, "HannWindow": true, "MelWeightMatrix": true}
+
+// valueDependent reports whether node n's output size needs values that
+// graph inputs carry: the op is inherently data-dependent, or one of its
+// size inputs (input 0 for ConstantOfShape/Range/Loop/If, inputs 1.. for
+// the rest) has no known value and derives from a non-constant graph
+// input.
+func valueDependent(n *ir.Node) bool {
+	if valueDataDependent[n.Op] {
+		return true
+	}
+	for i, in := range n.Inputs {
+		if in == nil || in.Known != nil || in.Const != nil || (i == 0 && !shapeFromInput0[n.Op]) {
+			continue
+		}
+		if fromGraphInput(in, map[*ir.Value]bool{}) {
+			return true
+		}
+	}
+	// Subgraphs may read outer values as sizes.
+	for _, in := range n.CapturedValues() {
+		if in.Known == nil && in.Const == nil && in.Type.DType.IsInt() && fromGraphInput(in, map[*ir.Value]bool{}) {
+			return true
+		}
+	}
+	return false
+}
+
+// fromGraphInput reports whether v derives from a non-constant graph input.
+func fromGraphInput(v *ir.Value, seen map[*ir.Value]bool) bool {
+	if v == nil || v.Const != nil || seen[v] {
+		return false
+	}
+	seen[v] = true
+	if v.Producer == nil {
+		return true
+	}
+	for _, in := range v.Producer.Inputs {
+		if fromGraphInput(in, seen) {
+			return true
+		}
+	}
+	return false
 }
 
 func producerOp(v *ir.Value) string {
@@ -220,10 +313,16 @@ func lightResults(t *testing.T, dir string) []confResult {
 
 // confSummary counts results by class.
 type confSummary struct {
-	counts [len(confClassNames)]int
+	counts   [len(confClassNames)]int
+	valueDep int // partial results that need graph-input values
 }
 
-func (s *confSummary) add(r confResult) { s.counts[r.class]++ }
+func (s *confSummary) add(r confResult) {
+	s.counts[r.class]++
+	if r.class == confPartial && r.valueDep {
+		s.valueDep++
+	}
+}
 
 // graded is the number of tests that count towards the percentages.
 func (s *confSummary) graded() int {
@@ -238,8 +337,8 @@ func (s *confSummary) exactPercent() float64 {
 }
 
 func (s *confSummary) String() string {
-	return fmt.Sprintf("%d graded: %d exact (%.1f%%), %d partial, %d wrong, %d load errors; %d skipped (non-tensor outputs)",
-		s.graded(), s.counts[confExact], s.exactPercent(), s.counts[confPartial], s.counts[confWrong], s.counts[confError], s.counts[confSkipped])
+	return fmt.Sprintf("%d graded: %d exact (%.1f%%), %d partial (%d need graph-input values), %d wrong, %d load errors; %d skipped (non-tensor outputs)",
+		s.graded(), s.counts[confExact], s.exactPercent(), s.counts[confPartial], s.valueDep, s.counts[confWrong], s.counts[confError], s.counts[confSkipped])
 }
 
 func TestInferConformance(t *testing.T) {
@@ -273,45 +372,34 @@ func TestInferConformance(t *testing.T) {
 	}
 	t.Logf("%-28s %s", "overall:", total)
 
-	// Wrong and load-error tests, one line each.
+	// Wrong and load-error tests, one line each; non-exact tests grouped
+	// by the op producing the first non-exact output, with the op where
+	// the gap starts, split into gaps and value-dependent results.
 	var bad []string
-	nonExact := map[string][]string{}
+	gaps := map[string][]string{}
+	valueDep := map[string][]string{}
 	for _, r := range all {
 		switch r.class {
 		case confWrong, confError:
 			bad = append(bad, fmt.Sprintf("%s %s/%s [%s]: %s", confClassNames[r.class], r.suite, r.name, r.op, r.detail))
 		}
 		if r.class == confPartial || r.class == confWrong || r.class == confError {
-			op := r.op
-			if op == "" {
-				op = "(load)"
+			key := r.op
+			if key == "" {
+				key = "(load)"
 			}
-			nonExact[op] = append(nonExact[op], r.suite+"/"+r.name)
+			if r.origin != "" && r.origin != r.op {
+				key += " <- " + r.origin
+			}
+			if r.class == confPartial && r.valueDep {
+				valueDep[key] = append(valueDep[key], r.suite+"/"+r.name)
+			} else {
+				gaps[key] = append(gaps[key], r.suite+"/"+r.name)
+			}
 		}
 	}
-	ops := make([]string, 0, len(nonExact))
-	for op := range nonExact {
-		ops = append(ops, op)
-	}
-	sort.Slice(ops, func(i, j int) bool {
-		if len(nonExact[ops[i]]) != len(nonExact[ops[j]]) {
-			return len(nonExact[ops[i]]) > len(nonExact[ops[j]])
-		}
-		return ops[i] < ops[j]
-	})
-	var b strings.Builder
-	for _, op := range ops {
-		names := nonExact[op]
-		shown := names
-		if len(shown) > 4 {
-			shown = shown[:4]
-		}
-		fmt.Fprintf(&b, "\n  %-28s %3d  %s", op, len(names), strings.Join(shown, " "))
-		if len(names) > len(shown) {
-			fmt.Fprintf(&b, " ...")
-		}
-	}
-	t.Logf("non-exact tests by op producing the first non-exact output:%s", b.String())
+	t.Logf("non-exact tests needing no graph-input values (inference gaps), by op <- gap origin:%s", groupLines(gaps))
+	t.Logf("partial tests whose shapes need values graph inputs carry, by op <- gap origin:%s", groupLines(valueDep))
 	if testing.Verbose() {
 		for _, r := range all {
 			if r.class == confPartial {
@@ -328,6 +416,36 @@ func TestInferConformance(t *testing.T) {
 	if s := sums["node"]; s != nil && s.exactPercent() < minNodeExactPercent {
 		t.Errorf("node suite: %.1f%% exact, want >= %.1f%%", s.exactPercent(), minNodeExactPercent)
 	}
+}
+
+// groupLines prints a name -> tests map, largest groups first.
+func groupLines(groups map[string][]string) string {
+	keys := make([]string, 0, len(groups))
+	for k := range groups {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if len(groups[keys[i]]) != len(groups[keys[j]]) {
+			return len(groups[keys[i]]) > len(groups[keys[j]])
+		}
+		return keys[i] < keys[j]
+	})
+	var b strings.Builder
+	for _, k := range keys {
+		names := groups[k]
+		shown := names
+		if len(shown) > 3 {
+			shown = shown[:3]
+		}
+		fmt.Fprintf(&b, "\n  %-36s %3d  %s", k, len(names), strings.Join(shown, " "))
+		if len(names) > len(shown) {
+			b.WriteString(" ...")
+		}
+	}
+	if b.Len() == 0 {
+		return " none"
+	}
+	return b.String()
 }
 
 // TestCompareOutput checks the grading itself.
@@ -469,5 +587,36 @@ func TestModelsInfer(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestGapOrigin checks how partial results are traced and classified.
+func TestGapOrigin(t *testing.T) {
+	g := ir.NewGraph("g")
+	x := g.AddInput("x", ir.TensorType(ir.Float32, ir.ShapeOf(2, 3)))
+	shape := g.AddInput("shape", ir.TensorType(ir.Int64, ir.ShapeOf(2)))
+	r := g.AddNode("Reshape", "", "r", []*ir.Value{x, shape}, []string{"r"}).Outputs[0]
+	relu := g.AddNode("Relu", "", "relu", []*ir.Value{r}, []string{"y"}).Outputs[0]
+	opaque := g.AddNode("Mystery", "example", "m", []*ir.Value{x}, []string{"z"}).Outputs[0]
+	relu2 := g.AddNode("Relu", "", "relu2", []*ir.Value{opaque}, []string{"w"}).Outputs[0]
+	g.Outputs = []*ir.Value{relu, relu2}
+	ir.InferModel(&ir.Model{Opsets: []ir.OpsetID{{Domain: "", Version: 17}}, Graph: g}, ir.InferOptions{})
+	cases := []struct {
+		v        *ir.Value
+		origin   string
+		valueDep bool
+	}{
+		{relu, "Reshape", true},
+		{relu2, "example:Mystery", false},
+	}
+	for _, tc := range cases {
+		n := gapOrigin(tc.v)
+		if n == nil || n.QualifiedOp() != tc.origin {
+			t.Errorf("%s: origin %v, want %s", tc.v.Name, n, tc.origin)
+			continue
+		}
+		if got := valueDependent(n); got != tc.valueDep {
+			t.Errorf("%s: value-dependent %v, want %v", tc.v.Name, got, tc.valueDep)
+		}
 	}
 }
