@@ -223,7 +223,7 @@ func (p *Profile) WriteText(w io.Writer, by string, top int) error {
 	}
 	fmt.Fprintf(ew, "Predicted step time: %s%s\n", Millis(p.TotalMs/1e3), lb)
 	fmt.Fprintf(ew, "  device busy %s, host issuing %s, critical path %s\n", Millis(p.DeviceBusyMs/1e3), Millis(p.HostBusyMs/1e3), Millis(p.CriticalPathMs/1e3))
-	fmt.Fprintf(ew, "Achieved: %.2f TFLOP/s of %.1f TFLOP/s %s peak (%s)\n", p.AchievedTFLOPS, p.PeakTFLOPS, p.DType, Pct(p.AchievedTFLOPS/p.PeakTFLOPS))
+	fmt.Fprintf(ew, "Achieved: %.3g TFLOP/s of %g TFLOP/s %s peak (%s)\n", p.AchievedTFLOPS, p.PeakTFLOPS, p.DType, Pct(p.AchievedTFLOPS/p.PeakTFLOPS))
 	fmt.Fprintf(ew, "Work: %sFLOP, %sB moved, %d kernels launched\n", SI(p.FLOPs), SI(p.Bytes), p.Kernels)
 	fmt.Fprintf(ew, "Memory peak: %s (weights %s", Bytes(int64(p.PeakMemoryBytes)), Bytes(int64(p.WeightBytes)))
 	if p.OptimizerBytes > 0 {

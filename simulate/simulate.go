@@ -442,8 +442,9 @@ func assumptions(res *Result, cm *cost.Model, h *hw.Hardware, opt Options) []str
 
 // sortGaps keeps the n longest gaps, longest first (ties by start).
 func sortGaps(gs []Gap, n int) []Gap {
+	ns := func(g Gap) float64 { return math.Round((g.End - g.Start) * 1e9) } // ignore rounding noise
 	sort.SliceStable(gs, func(i, j int) bool {
-		di, dj := gs[i].End-gs[i].Start, gs[j].End-gs[j].Start
+		di, dj := ns(gs[i]), ns(gs[j])
 		if di != dj {
 			return di > dj
 		}
