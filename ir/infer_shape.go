@@ -363,14 +363,35 @@ func inferExpand(c *InferContext) error {
 	return nil
 }
 
-// Tile(input, repeats): out[i] = in[i] * repeats[i].
+// Tile(input, repeats): out[i] = in[i] * repeats[i]. Opset 1 has scalar
+// inputs tiles and axis instead: out[axis] = in[axis] * tiles.
 func inferTile(c *InferContext) error {
 	in, dt := c.InShape(0), c.InDType(0)
-	rep, ok := smKnownDims(c, 1)
 	if !in.Known {
 		c.SetTensor(0, dt, UnknownShape())
 		return nil
 	}
+	if c.Opset < 6 {
+		out := in.Clone()
+		tiles, okT := smInt(c, 1)
+		axis, okA := smInt(c, 2)
+		if !okA {
+			c.SetTensor(0, dt, RankShape(len(in.Dims)))
+			return nil
+		}
+		a, err := smAxis(axis, len(in.Dims))
+		if err != nil {
+			c.SetTensor(0, dt, RankShape(len(in.Dims)))
+			return err
+		}
+		out.Dims[a] = Unknown()
+		if okT && tiles >= 0 {
+			out.Dims[a] = smMulDims([]Dim{in.Dims[a], D(tiles)})
+		}
+		c.SetTensor(0, dt, out)
+		return nil
+	}
+	rep, ok := smKnownDims(c, 1)
 	if !ok {
 		c.SetTensor(0, dt, RankShape(len(in.Dims)))
 		return nil

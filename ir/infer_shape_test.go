@@ -124,6 +124,9 @@ func TestInferShapeOps(t *testing.T) {
 		{name: "tile", build: func(g *Graph) *Value {
 			return smOne(g, "Tile", []*Value{smIn(g, "x", Float32, D(3), N), g.AddInitializer(smI64("s", 2, 2))})
 		}, want: "float32[6,2*N]"},
+		{name: "tile opset 1", opset: 1, build: func(g *Graph) *Value {
+			return smOne(g, "Tile", []*Value{smIn(g, "x", Float32, D(3), D(4)), g.AddInitializer(smScalarI64("t", 3)), g.AddInitializer(smScalarI64("a", 1))})
+		}, want: "float32[3,12]"},
 		{name: "concat", build: func(g *Graph) *Value {
 			return smOne(g, "Concat", []*Value{smIn(g, "a", Float32, N, D(3)), smIn(g, "b", Float32, D(2), D(5))}, smIntAttr("axis", 1))
 		}, want: "float32[2,8]"},
