@@ -238,13 +238,17 @@ func smMergeShape(a, b Shape) Shape {
 }
 
 // smMergeType merges two types a value may take (If branches, loop
-// iterations, sequence elements). Unknown kinds yield to known ones.
+// iterations, sequence elements). An unknown type may be anything of the
+// other's kind and element type (ONNX requires those to agree), so the
+// result keeps them but drops the shape.
 func smMergeType(a, b Type) Type {
 	switch {
+	case a.Kind == KindUnknown && b.Kind == KindUnknown:
+		return Type{}
 	case a.Kind == KindUnknown:
-		return b.Clone()
+		return smShapeless(b)
 	case b.Kind == KindUnknown:
-		return a.Clone()
+		return smShapeless(a)
 	case a.Kind != b.Kind:
 		return Type{}
 	}
@@ -269,6 +273,18 @@ func smMergeType(a, b Type) Type {
 		t.Elem = &e
 	}
 	return t
+}
+
+// smShapeless returns t with every shape (its own, its elements')
+// unknown.
+func smShapeless(t Type) Type {
+	c := t.Clone()
+	c.Shape = UnknownShape()
+	if c.Elem != nil {
+		e := smShapeless(*c.Elem)
+		c.Elem = &e
+	}
+	return c
 }
 
 // smSeq returns a sequence type of elem.
