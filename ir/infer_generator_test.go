@@ -150,6 +150,14 @@ func TestInferControlFlow(t *testing.T) {
 			n := g.AddNode("If", "", "", []*Value{smIn(g, "c", Bool)}, []string{"o"}, smGraphAttr("then_branch", branch(g, x, false)), smGraphAttr("else_branch", branch(g, x, true)))
 			return n.Outputs[0]
 		}, want: "float32[*]"},
+		{name: "if with an uninferred branch", build: func(g *Graph) *Value {
+			x := smIn(g, "x", Float32, D(2), D(3))
+			el := NewGraph("else")
+			el.Parent = g
+			el.Outputs = []*Value{el.AddNode("Mystery", "example", "", []*Value{x}, []string{"m"}).Outputs[0]}
+			n := g.AddNode("If", "", "", []*Value{smIn(g, "c", Bool)}, []string{"o"}, smGraphAttr("then_branch", branch(g, x, false)), smGraphAttr("else_branch", el))
+			return n.Outputs[0]
+		}, want: "float32[*]"},
 		{name: "loop scan output", build: func(g *Graph) *Value {
 			x := smIn(g, "x", Float32, D(4))
 			body := NewGraph("body")
