@@ -477,6 +477,10 @@ func inferConcat(c *InferContext) error {
 				return c.Errorf("inputs disagree on dim %d: %d vs %d", j, out[j].Val, d.Val)
 			case d.IsConcrete():
 				out[j] = d
+			case d.IsUnknown():
+				// All inputs agree on this dim: keep what is known.
+			case out[j].IsUnknown():
+				out[j] = d
 			case !out[j].IsConcrete() && !out[j].Equal(d):
 				out[j] = Unknown()
 			}

@@ -130,6 +130,9 @@ func TestInferShapeOps(t *testing.T) {
 		{name: "concat", build: func(g *Graph) *Value {
 			return smOne(g, "Concat", []*Value{smIn(g, "a", Float32, N, D(3)), smIn(g, "b", Float32, D(2), D(5))}, smIntAttr("axis", 1))
 		}, want: "float32[2,8]"},
+		{name: "concat symbolic and unknown", build: func(g *Graph) *Value {
+			return smOne(g, "Concat", []*Value{smIn(g, "a", Float32, Unknown(), D(3)), smIn(g, "b", Float32, N, D(5)), smIn(g, "c", Float32, Unknown(), D(1))}, smIntAttr("axis", -1))
+		}, want: "float32[N,9]"},
 		{name: "slice", build: func(g *Graph) *Value {
 			return smOne(g, "Slice", []*Value{smIn(g, "x", Float32, D(20), D(10), D(5)),
 				g.AddInitializer(smI64("s", 0, 1)), g.AddInitializer(smI64("e", 3, 10)), g.AddInitializer(smI64("a", 0, 1)), g.AddInitializer(smI64("st", 1, 2))})
