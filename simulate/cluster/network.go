@@ -1,0 +1,173 @@
+package cluster
+
+// This file implements the network and host presets (embedded JSON with
+// their sources) and the GPU presets this package adds to simulate/hw.
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/wolong-dev/wolong/simulate/hw"
+)
+
+// Network describes the fabric between machines. The JSON form is one
+// entry of presets.json's "networks".
+type Network struct {
+	Name        string   `json:"name"`
+	Kind        string   `json:"kind"` // "infiniband", "roce" or "ethernet"
+	Description string   `json:"description"`
+	Sources     []string `json:"sources"`
+	Assumptions []string `json:"assumptions"`
+
+	BandwidthGbps   float64 `json:"bandwidth_gbps"`     // line rate per NIC, Gb/s per direction
+	Efficiency      float64 `json:"efficiency"`         // achievable fraction of the line rate for large transfers
+	LatencyUs       float64 `json:"latency_us"`         // one-way small-message latency (RDMA verbs where RDMA is true)
+	CPUPerMessageUs float64 `json:"cpu_per_message_us"` // CPU to post and complete one message
+	RDMA            bool    `json:"rdma"`               // RDMA verbs (one-sided read / write) available
+	GPUDirect       bool    `json:"gpudirect"`          // the NIC reads / writes GPU memory directly
+
+	// Kernel TCP on this fabric (IPoIB on InfiniBand): what grpc-tcp gets.
+	TCPGBs             float64 `json:"tcp_gbs"`                // goodput per connection, GB/s
+	TCPLatencyUs       float64 `json:"tcp_latency_us"`         // one-way latency
+	TCPCPUPerMessageUs float64 `json:"tcp_cpu_per_message_us"` // syscall and stack CPU per message
+
+	MaxRegisteredGB float64 `json:"max_registered_gb"` // registered (pinned) memory one machine may expose, GB
+}
+
+// GBs returns the achievable RDMA / wire bandwidth in bytes per second.
+func (n *Network) GBs() float64 { return n.BandwidthGbps / 8 * 1e9 * n.Efficiency }
+
+// Validate checks that the numbers a prediction needs are present.
+func (n *Network) Validate() error {
+	var bad []string
+	pos := func(name string, v float64) {
+		if !(v > 0) {
+			bad = append(bad, name+" must be > 0")
+		}
+	}
+	nonneg := func(name string, v float64) {
+		if !(v >= 0) {
+			bad = append(bad, name+" must be >= 0")
+		}
+	}
+	if n.Name == "" {
+		bad = append(bad, "name is empty")
+	}
+	pos("bandwidth_gbps", n.BandwidthGbps)
+	if !(n.Efficiency > 0 && n.Efficiency <= 1) {
+		bad = append(bad, "efficiency must be in (0, 1]")
+	}
+	nonneg("latency_us", n.LatencyUs)
+	nonneg("cpu_per_message_us", n.CPUPerMessageUs)
+	pos("tcp_gbs", n.TCPGBs)
+	nonneg("tcp_latency_us", n.TCPLatencyUs)
+	nonneg("tcp_cpu_per_message_us", n.TCPCPUPerMessageUs)
+	nonneg("max_registered_gb", n.MaxRegisteredGB)
+	if n.GPUDirect && !n.RDMA {
+		bad = append(bad, "gpudirect needs rdma")
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("cluster: invalid network %q: %s", n.Name, strings.Join(bad, "; "))
+	}
+	return nil
+}
+
+// Host describes the CPU side of a machine: the copies and RPC processing
+// of the RPC transports, and GPU <-> host staging.
+type Host struct {
+	Description      string   `json:"description"`
+	Sources          []string `json:"sources"`
+	Assumptions      []string `json:"assumptions"`
+	MemcpyGBs        float64  `json:"memcpy_gbs"`         // one serialize / deserialize / buffer copy, GB/s
+	CopyThreads      int      `json:"copy_threads"`       // copies / RPC work one machine runs at once
+	RPCCPUUs         float64  `json:"rpc_cpu_us"`         // CPU per RPC message on each side, us
+	PCIeEfficiency   float64  `json:"pcie_efficiency"`    // achievable fraction of the GPU's PCIe bandwidth
+	StagingLatencyUs float64  `json:"staging_latency_us"` // fixed cost of one GPU <-> host copy
+	PeerLatencyUs    float64  `json:"peer_latency_us"`    // fixed cost of one GPU-to-GPU copy in a machine
+	// All-reduce software latency (NCCL's model): per collective, and per
+	// ring step that crosses the network (on top of the wire latency).
+	CollectiveBaseUs    float64 `json:"collective_base_us"`
+	CollectiveNetStepUs float64 `json:"collective_net_step_us"`
+}
+
+type catalogue struct {
+	Networks []Network     `json:"networks"`
+	Host     Host          `json:"host"`
+	GPUs     []hw.Hardware `json:"gpus"`
+}
+
+//go:embed presets.json
+var presetsJSON []byte
+
+var cat = func() catalogue {
+	var c catalogue
+	dec := json.NewDecoder(bytes.NewReader(presetsJSON))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
+		panic("cluster: embedded presets: " + err.Error())
+	}
+	for i := range c.Networks {
+		if err := c.Networks[i].Validate(); err != nil {
+			panic("cluster: embedded preset: " + err.Error())
+		}
+	}
+	for i := range c.GPUs {
+		if err := c.GPUs[i].Validate(); err != nil {
+			panic("cluster: embedded GPU preset: " + err.Error())
+		}
+	}
+	return c
+}()
+
+// NetworkNames lists the network presets in catalogue order.
+func NetworkNames() []string {
+	out := make([]string, len(cat.Networks))
+	for i, n := range cat.Networks {
+		out[i] = n.Name
+	}
+	return out
+}
+
+// NetworkPreset returns a copy of the network preset called name
+// (case-insensitive).
+func NetworkPreset(name string) (*Network, error) {
+	for _, n := range cat.Networks {
+		if strings.EqualFold(n.Name, name) {
+			c := n
+			c.Sources = append([]string(nil), n.Sources...)
+			c.Assumptions = append([]string(nil), n.Assumptions...)
+			return &c, nil
+		}
+	}
+	return nil, fmt.Errorf("cluster: unknown network %q (want one of %s)", name, strings.Join(NetworkNames(), ", "))
+}
+
+// DefaultHost returns the host model every machine uses.
+func DefaultHost() Host { return cat.Host }
+
+// GPUPreset returns the GPU called name: a simulate/hw preset, or one this
+// package adds (p100), or a hardware file when name is a path.
+func GPUPreset(name string) (*hw.Hardware, error) {
+	if h, err := hw.Resolve(name); err == nil {
+		return h, nil
+	}
+	for i := range cat.GPUs {
+		if strings.EqualFold(cat.GPUs[i].Name, name) {
+			return cat.GPUs[i].Clone(), nil
+		}
+	}
+	names := append(hw.Names(), GPUNames()...)
+	return nil, fmt.Errorf("cluster: unknown GPU %q (want one of %s)", name, strings.Join(names, ", "))
+}
+
+// GPUNames lists the GPU presets this package adds to simulate/hw's.
+func GPUNames() []string {
+	out := make([]string, len(cat.GPUs))
+	for i := range cat.GPUs {
+		out[i] = cat.GPUs[i].Name
+	}
+	return out
+}

@@ -1,0 +1,356 @@
+package cluster
+
+// This file implements the pipeline (model-parallel) strategy.
+//
+// Partition: the ops in topological order are cut into K contiguous
+// stages, stage s on GPU s. A dynamic program over (stages, prefix)
+// minimizes the bottleneck max(stage compute per micro-batch, transfer
+// of the activations cut at its boundary per micro-batch), so a cut
+// through a thin point of the graph is preferred to one through a wide
+// one. When K x n^2 is large, the same objective is minimized by bisection
+// on the bottleneck with a greedy furthest-cut feasibility test.
+//
+// Schedule: M micro-batches flow through the stages; the step is computed
+// by the GPipe recurrence (forward of micro-batch m on stage s starts when
+// stage s finished m-1 and stage s-1 handed m over; backward in reverse
+// after the last forward). 1F1B has the same fill and drain bubbles
+// (K-1 slots) in this model and differs in memory: a stage holds the
+// activations of at most K-s micro-batches instead of all M.
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/wolong-dev/wolong/simulate"
+)
+
+// dpLimit bounds K x n^2 for the exact dynamic program.
+const dpLimit = 3e7
+
+// partition is a split of ops into stages: bounds[s] is the first op of
+// stage s; bounds[K] = n.
+type partition struct {
+	bounds     []int
+	bottleneck float64
+}
+
+// cutBytes returns, for each boundary b (between op b and op b+1), the
+// activation bytes that cross it, and whether any of them has a dynamic
+// shape.
+func cutBytes(p *Profile) ([]float64, []bool) {
+	n := len(p.Ops)
+	diff := make([]float64, n+1)
+	dd := make([]int, n+1)
+	for i := range p.Ops {
+		op := &p.Ops[i]
+		if op.LastUse <= i || op.OutBytes == 0 {
+			continue
+		}
+		last := min(op.LastUse, n-1)
+		// crosses boundaries i .. last-1
+		diff[i] += op.OutBytes
+		diff[last] -= op.OutBytes
+		if op.Dynamic {
+			dd[i]++
+			dd[last]--
+		}
+	}
+	cut := make([]float64, n)
+	dyn := make([]bool, n)
+	run, rd := 0.0, 0
+	for b := 0; b < n; b++ {
+		run += diff[b]
+		rd += dd[b]
+		cut[b] = math.Max(0, run)
+		dyn[b] = rd > 0
+	}
+	return cut, dyn
+}
+
+// split partitions the ops into k stages minimizing the bottleneck of
+// w(i..j) (prefix sums pre) and x(s, b) (transfer after stage s at
+// boundary b).
+func split(pre []float64, k int, x func(s, b int) float64) partition {
+	n := len(pre) - 1
+	comp := func(i, j int) float64 { return pre[j] - pre[i] }
+	if float64(k)*float64(n)*float64(n) <= dpLimit {
+		inf := math.Inf(1)
+		f := make([][]float64, k+1)
+		arg := make([][]int32, k+1)
+		for s := range f {
+			f[s] = make([]float64, n+1)
+			arg[s] = make([]int32, n+1)
+			for j := range f[s] {
+				f[s][j] = inf
+			}
+		}
+		f[0][0] = 0
+		for s := 1; s <= k; s++ {
+			for j := s; j <= n-(k-s); j++ {
+				best, bi := inf, -1
+				for i := s - 1; i < j; i++ {
+					if f[s-1][i] == inf {
+						continue
+					}
+					v := math.Max(f[s-1][i], comp(i, j))
+					if s > 1 {
+						v = math.Max(v, x(s-2, i-1))
+					}
+					if v < best {
+						best, bi = v, i
+					}
+				}
+				f[s][j], arg[s][j] = best, int32(bi)
+			}
+		}
+		b := make([]int, k+1)
+		b[k] = n
+		for s := k; s >= 1; s-- {
+			b[s-1] = int(arg[s][b[s]])
+		}
+		return partition{bounds: b, bottleneck: f[k][n]}
+	}
+	// bisection on the bottleneck
+	feasible := func(T float64) []int {
+		b := []int{0}
+		i := 0
+		for s := 0; s < k; s++ {
+			if s == k-1 {
+				if comp(i, n) > T {
+					return nil
+				}
+				return append(b, n)
+			}
+			// furthest j (leaving one op per later stage) with comp <= T and
+			// transfer at boundary j-1 <= T
+			best := -1
+			for j := i + 1; j <= n-(k-1-s); j++ {
+				if comp(i, j) > T {
+					break
+				}
+				if x(s, j-1) <= T {
+					best = j
+				}
+			}
+			if best < 0 {
+				return nil
+			}
+			b = append(b, best)
+			i = best
+		}
+		return nil
+	}
+	lo, hi := 0.0, pre[n]
+	for s := 0; s < k-1; s++ {
+		for bb := 0; bb < n; bb++ {
+			hi = math.Max(hi, x(s, bb))
+		}
+	}
+	var out []int
+	if out = feasible(hi); out == nil {
+		hi *= 2
+		out = feasible(hi)
+	}
+	for it := 0; it < 60 && out != nil; it++ {
+		mid := (lo + hi) / 2
+		if b := feasible(mid); b != nil {
+			hi, out = mid, b
+		} else {
+			lo = mid
+		}
+	}
+	return partition{bounds: out, bottleneck: hi}
+}
+
+func simPipeline(p *Profile, c *Cluster, opt Options, res *Result) error {
+	gpus := c.GPUs()
+	K := opt.Stages
+	if K == 0 {
+		K = gpus
+	}
+	if K > gpus || gpus%K != 0 {
+		return fmt.Errorf("cluster: pipeline: %d stages do not divide %d GPUs", K, gpus)
+	}
+	R := gpus / K
+	train := opt.Mode != simulate.Inference
+	n := len(p.Ops)
+	work := 0
+	for i := range p.Ops {
+		if p.Ops[i].FwdS > 0 {
+			work++
+		}
+	}
+	if K > 1 && work < 2*K {
+		return &DeclineError{Strategy: Pipeline, Reason: fmt.Sprintf("the model has %d ops with device work, too few to split into %d stages (want at least 2 per stage); use allreduce or fewer stages", work, K)}
+	}
+	M := opt.MicroBatches
+	if M == 0 {
+		M = 4 * K
+		if p.Batch > 0 && int64(M) > p.Batch {
+			M = int(p.Batch)
+		}
+	}
+	if p.Batch > 0 && int64(M) > p.Batch {
+		return fmt.Errorf("cluster: pipeline: %d micro-batches is more than the batch of %d", M, p.Batch)
+	}
+	if M > 1<<16 {
+		return fmt.Errorf("cluster: pipeline: %d micro-batches is more than 65536", M)
+	}
+	m := float64(M)
+	pre := make([]float64, n+1)
+	for i := range p.Ops {
+		w := p.Ops[i].FwdS
+		if train {
+			w += p.Ops[i].BwdS
+		}
+		pre[i+1] = pre[i] + w/m
+	}
+	cut, dyn := cutBytes(p)
+	dir := 1.0
+	if train {
+		dir = 2 // activations forward, their gradients backward
+	}
+	link := func(s, b int) TransferCost {
+		if b < 0 || b >= n {
+			return TransferCost{}
+		}
+		bytes := cut[b] / m
+		if c.DeviceOf(s).Machine == c.DeviceOf(s+1).Machine {
+			return c.Peer(bytes)
+		}
+		return c.Transfer(opt.Transport, bytes, TransferOptions{Dynamic: dyn[b]})
+	}
+	x := func(s, b int) float64 { return dir * link(s, b).TotalS }
+	part := split(pre, K, x)
+	if part.bounds == nil {
+		return &DeclineError{Strategy: Pipeline, Reason: fmt.Sprintf("no split of %d ops into %d stages", n, K)}
+	}
+	// per-stage, per-micro-batch times
+	f := make([]float64, K)
+	bw := make([]float64, K)
+	xf := make([]float64, K)
+	for s := 0; s < K; s++ {
+		st := Stage{Device: c.DeviceOf(s), FirstOp: part.bounds[s], LastOp: part.bounds[s+1] - 1}
+		st.First, st.Last = p.Ops[st.FirstOp].Name, p.Ops[st.LastOp].Name
+		st.Ops = st.LastOp - st.FirstOp + 1
+		var act float64
+		for i := st.FirstOp; i <= st.LastOp; i++ {
+			f[s] += p.Ops[i].FwdS / m
+			if train {
+				bw[s] += p.Ops[i].BwdS / m
+			}
+			act += p.Ops[i].OutBytes / m
+			for _, k := range p.Ops[i].Params {
+				if p.Params[k].FirstUse == i {
+					st.ParamBytes += p.Params[k].Bytes
+				}
+			}
+		}
+		if s < K-1 {
+			l := link(s, st.LastOp)
+			xf[s] = l.TotalS
+			st.CutBytes = cut[st.LastOp]
+			st.TransferMS = dir * l.TotalS * 1e3
+		}
+		inflight := m
+		if opt.Schedule == OneFOneB {
+			inflight = math.Min(m, float64(K-s))
+		}
+		if !train {
+			inflight = 1
+		}
+		st.PeakActivationBytes = act * inflight
+		st.ComputeMS = m * (f[s] + bw[s]) * 1e3
+		res.Stages = append(res.Stages, st)
+	}
+	// GPipe recurrence
+	F := make([]float64, K) // finish of the last micro-batch seen, per stage
+	var spans []Span
+	traceStages := min(K, opt.TraceGPUs)
+	for mb := 0; mb < M; mb++ {
+		for s := 0; s < K; s++ {
+			start := F[s]
+			if s > 0 {
+				start = math.Max(start, F[s-1]+xf[s-1]) // F[s-1] already holds mb
+			}
+			F[s] = start + f[s]
+			if opt.Timeline && s < traceStages {
+				spans = append(spans, Span{Track: c.DeviceOf(s).String(), Name: fmt.Sprintf("F%d", mb), Cat: "forward", StartMS: start * 1e3, EndMS: F[s] * 1e3})
+			}
+		}
+	}
+	end := F[K-1]
+	if train {
+		B := make([]float64, K)
+		for s := range B {
+			B[s] = F[K-1]
+		}
+		for mb := 0; mb < M; mb++ {
+			for s := K - 1; s >= 0; s-- {
+				start := math.Max(B[s], F[s])
+				if s < K-1 {
+					start = math.Max(start, B[s+1]+xf[s])
+				}
+				B[s] = start + bw[s]
+				if opt.Timeline && s < traceStages {
+					spans = append(spans, Span{Track: c.DeviceOf(s).String(), Name: fmt.Sprintf("B%d", mb), Cat: "backward", StartMS: start * 1e3, EndMS: B[s] * 1e3})
+				}
+			}
+		}
+		end = B[0]
+	}
+	// optimizer on each stage's share of the parameters; data-parallel
+	// replicas all-reduce each stage's gradients afterwards
+	var optS, arS, maxParams float64
+	maxBusy := 0.0
+	for s := range res.Stages {
+		maxBusy = math.Max(maxBusy, m*(f[s]+bw[s]))
+		maxParams = math.Max(maxParams, res.Stages[s].ParamBytes)
+	}
+	if train && p.ParamBytes > 0 {
+		optS = p.OptimizerS * maxParams / p.ParamBytes
+	}
+	if train && R > 1 && maxParams > 0 {
+		rc := *c
+		if c.Machines > 1 {
+			rc.Machines, rc.GPUsPerMachine = R, 1
+		} else {
+			rc.Machines, rc.GPUsPerMachine = 1, R
+		}
+		col, err := rc.AllReduce(maxParams, opt.Transport, AlgoRing)
+		if err != nil {
+			return err
+		}
+		arS = col.TotalS
+	}
+	step := end + optS + arS
+	var xsum float64
+	for s := 0; s < K-1; s++ {
+		xsum += dir * xf[s]
+	}
+	res.Schedule, res.Micro = opt.Schedule, M
+	res.GlobalBatch = p.samples() * float64(R)
+	res.ComputeMS = (maxBusy + optS) * 1e3
+	res.CommMS = math.Min(step-maxBusy-optS, xsum+arS) * 1e3
+	res.BubbleMS = math.Max(0, step*1e3-res.ComputeMS-res.CommMS)
+	res.CommTotalMS = (m*xsum + arS) * 1e3
+	one := p.oneGPU(opt.Mode)
+	finish(res, one, one*float64(R), step, gpus)
+	var cutTotal float64
+	for s := 0; s < K-1; s++ {
+		cutTotal += res.Stages[s].CutBytes
+	}
+	if K > 1 {
+		res.Links = append(res.Links, LinkUse{Link: "stage boundaries (sum)", Bytes: dir * cutTotal, BusyMS: m * xsum * 1e3})
+	}
+	res.Assumptions = append(res.Assumptions,
+		fmt.Sprintf("pipeline: %d stage(s) x %d replica(s), %d micro-batch(es) of 1/%d of the batch each (op time scaled linearly), %s schedule; partition by %s over %d ops balancing stage compute against activation bytes cut",
+			K, R, M, M, opt.Schedule, map[bool]string{true: "dynamic program", false: "bisection + greedy"}[float64(K)*float64(n)*float64(n) <= dpLimit], n))
+	if R > 1 {
+		res.Assumptions = append(res.Assumptions, "pipeline replicas all-reduce each stage's gradients (ring) after the step, not overlapped")
+	}
+	if opt.Timeline {
+		res.Timeline = spans
+	}
+	return nil
+}

@@ -1,0 +1,292 @@
+package cluster
+
+// This file implements the single-GPU profile a cluster simulation starts
+// from: one training step of the model on one GPU (simulate.Run), reduced
+// to what the strategies need: per-op forward and backward time in
+// topological order, the trainable parameters with the time each one's
+// gradient is ready during backward, and the activations each op hands on.
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/wolong-dev/wolong/ir"
+	"github.com/wolong-dev/wolong/simulate"
+	"github.com/wolong-dev/wolong/simulate/cost"
+	"github.com/wolong-dev/wolong/simulate/hw"
+)
+
+// Param is one trainable parameter (a float initializer, or a float value
+// computed only from constants, as in models whose weights are generated
+// by ConstantOfShape).
+type Param struct {
+	Name     string
+	Bytes    float64
+	Elems    float64
+	FirstUse int     // index in Profile.Ops of its first consumer
+	ReadyS   float64 // time in the step its gradient is complete (backward)
+}
+
+// Op is one top-level node of the forward pass.
+type Op struct {
+	Name string
+	Op   string
+	Node *ir.Node
+	// Forward and backward device time for the profile's batch, s.
+	FwdS, BwdS float64
+	// FwdEndS is when its forward kernel ends in the step.
+	FwdEndS float64
+	// OutBytes is the bytes of its outputs that later ops (or the graph
+	// outputs) read; LastUse is the index of the last op that reads any
+	// of them (len(Ops) for graph outputs, -1 when unused).
+	OutBytes float64
+	LastUse  int
+	// Dynamic: some output's shape is not static (an rdma transfer of it
+	// needs a metadata message).
+	Dynamic bool
+	Params  []int // indices into Profile.Params it consumes
+}
+
+// Profile is one GPU's training step of a model, the input of Simulate,
+// Sweep and Place.
+type Profile struct {
+	Model *ir.Model
+	GPU   *hw.Hardware
+	Batch int64 // per-GPU batch (0: as the model gives it)
+	Sim   *simulate.Result
+
+	Ops    []Op
+	Params []Param
+
+	ForwardS   float64 // forward pass alone (inference step)
+	BackwardS  float64 // backward pass
+	OptimizerS float64 // optimizer update
+	StepS      float64 // forward + backward + optimizer: one training step
+
+	ParamBytes float64
+	Warnings   []string
+	Notes      []string
+}
+
+// ProfileOptions steer NewProfile.
+type ProfileOptions struct {
+	// Batch is the per-GPU batch (0: as the model gives it).
+	Batch int64
+	// Sim carries the single-GPU options (streams, --dim / --input, cost
+	// options); its Mode and Batch are overridden.
+	Sim simulate.Options
+}
+
+// NewProfile simulates one training step of m on gpu and extracts what
+// the cluster layer needs. It re-infers m's shapes when Batch is set.
+func NewProfile(m *ir.Model, gpu *hw.Hardware, opt ProfileOptions) (*Profile, error) {
+	if m == nil || m.Graph == nil {
+		return nil, fmt.Errorf("cluster: no model")
+	}
+	if gpu == nil {
+		return nil, fmt.Errorf("cluster: no GPU")
+	}
+	if opt.Batch < 0 {
+		return nil, fmt.Errorf("cluster: batch %d must be positive", opt.Batch)
+	}
+	so := opt.Sim
+	so.Mode = simulate.Train
+	so.Batch = opt.Batch
+	res, err := simulate.Run(m, gpu, so)
+	if err != nil {
+		return nil, fmt.Errorf("cluster: %w", err)
+	}
+	p := &Profile{Model: m, GPU: gpu, Batch: opt.Batch, Sim: res}
+	p.Warnings = append(p.Warnings, res.Warnings...)
+	p.build(so.Cost)
+	return p, nil
+}
+
+func (p *Profile) build(co cost.Options) {
+	g := p.Model.Graph
+	res := p.Sim
+	// forward tasks are the first ones, one per top-level node, in order
+	idx := map[*ir.Node]int{}
+	for i := range res.Tasks {
+		t := &res.Tasks[i]
+		if t.Phase != simulate.Forward || t.Node == nil || t.Node.Graph != g {
+			continue
+		}
+		idx[t.Node] = len(p.Ops)
+		p.Ops = append(p.Ops, Op{Name: t.Name, Op: t.Op, Node: t.Node, FwdS: t.Est.DeviceS, FwdEndS: t.End, LastUse: -1})
+	}
+	n := len(p.Ops)
+	// dynamic values: reachable from a (non-initializer) graph input
+	dyn := map[*ir.Value]bool{}
+	for _, in := range g.Inputs {
+		if in != nil && in.Const == nil {
+			dyn[in] = true
+		}
+	}
+	dynNode := make([]bool, n)
+	for i := range p.Ops {
+		nd := p.Ops[i].Node
+		d := false
+		for _, v := range nd.Inputs {
+			if v != nil && dyn[v] {
+				d = true
+				break
+			}
+		}
+		if !d && len(nd.Subgraphs()) > 0 {
+			for _, dep := range ir.Deps(g, nd) {
+				if j, ok := idx[dep]; ok && dynNode[j] {
+					d = true
+					break
+				}
+			}
+		}
+		dynNode[i] = d
+		if d {
+			for _, o := range nd.Outputs {
+				if o != nil {
+					dyn[o] = true
+				}
+			}
+		}
+	}
+	// parameters: constant float values read by a dynamic op
+	pidx := map[*ir.Value]int{}
+	for i := range p.Ops {
+		if !dynNode[i] {
+			continue
+		}
+		for _, v := range p.Ops[i].Node.Inputs {
+			if v == nil || dyn[v] || !v.Type.DType.IsFloat() {
+				continue
+			}
+			if _, ok := pidx[v]; ok {
+				p.Ops[i].Params = appendUnique(p.Ops[i].Params, pidx[v])
+				continue
+			}
+			el, ok := v.Type.Shape.NumElements()
+			if !ok || el < 2 {
+				continue // scalars and unknown sizes are not trainable weights
+			}
+			b := float64(v.Type.DType.StorageBytes(el))
+			if b <= 0 {
+				continue
+			}
+			pidx[v] = len(p.Params)
+			p.Ops[i].Params = append(p.Ops[i].Params, len(p.Params))
+			p.Params = append(p.Params, Param{Name: v.Name, Bytes: b, Elems: float64(el), FirstUse: i})
+			p.ParamBytes += b
+		}
+	}
+	// activations each op hands on, and their last reader
+	for i := range p.Ops {
+		op := &p.Ops[i]
+		if !dynNode[i] {
+			continue
+		}
+		for _, o := range op.Node.Outputs {
+			if o == nil {
+				continue
+			}
+			last := -1
+			for _, u := range o.Uses {
+				top := u.Node
+				for depth := 0; top != nil && top.Graph != g && depth < 64; depth++ {
+					if top.Graph == nil {
+						top = nil
+						break
+					}
+					top = top.Graph.ParentNode
+				}
+				if j, ok := idx[top]; ok && j > last {
+					last = j
+				}
+			}
+			if g.IsOutput(o) {
+				last = n
+			}
+			if last < 0 {
+				continue
+			}
+			if last > op.LastUse {
+				op.LastUse = last
+			}
+			if !o.Type.Shape.IsStatic() {
+				op.Dynamic = true
+			}
+			if el, ok := o.Type.Shape.NumElements(); ok {
+				if b := o.Type.DType.StorageBytes(el); b > 0 {
+					op.OutBytes += float64(b)
+				}
+			}
+		}
+	}
+	// backward: simulate's backward tasks (reverse order), with the weight
+	// gradient added where simulate did not see a weight (weights computed
+	// by ConstantOfShape rather than stored as initializers)
+	var fwdEnd float64
+	for i := range p.Ops {
+		fwdEnd = math.Max(fwdEnd, p.Ops[i].FwdEndS)
+	}
+	p.ForwardS = fwdEnd
+	extra := 0.0
+	added := 0
+	bwdEnd := fwdEnd
+	for i := range res.Tasks {
+		t := &res.Tasks[i]
+		switch t.Phase {
+		case simulate.Backward:
+			j, ok := idx[t.Node]
+			if !ok {
+				continue
+			}
+			op := &p.Ops[j]
+			d := t.Est.DeviceS
+			if len(op.Params) > 0 && t.Est.WeightBytes == 0 && weighted(t.Est.Class) {
+				extra += op.FwdS // gradient w.r.t. the weights, as simulate costs it
+				d += op.FwdS
+				added++
+			}
+			op.BwdS = d
+			end := t.End + extra
+			for _, k := range op.Params {
+				p.Params[k].ReadyS = math.Max(p.Params[k].ReadyS, end)
+			}
+			bwdEnd = math.Max(bwdEnd, end)
+		case simulate.Optimizer:
+			p.OptimizerS = t.Est.DeviceS
+		}
+	}
+	p.BackwardS = bwdEnd - fwdEnd
+	if added > 0 {
+		p.Notes = append(p.Notes, fmt.Sprintf("%d op(s) read weights computed from constants (not initializers): their backward pass counts a weight gradient (+1x forward), as for initializer weights", added))
+	}
+	var elems float64
+	for _, q := range p.Params {
+		elems += q.Elems
+	}
+	if p.ParamBytes > 0 && res.OptimizerBytes/8 < elems/2 {
+		e := cost.New(p.GPU, p.Model, co).Time(cost.Cost{Class: cost.Elementwise, FLOPs: 12 * elems, Bytes: 3*p.ParamBytes + 16*elems, Kernels: 1, DType: ir.Float32})
+		p.OptimizerS = e.DeviceS
+		p.Notes = append(p.Notes, "optimizer: one fused Adam update over the parameters found here (simulate saw no initializer weights)")
+	}
+	p.StepS = p.ForwardS + p.BackwardS + p.OptimizerS
+	for k := range p.Params {
+		if p.Params[k].ReadyS == 0 {
+			p.Params[k].ReadyS = bwdEnd
+		}
+	}
+}
+
+func weighted(c cost.Class) bool {
+	return c.Matrix() || c == cost.Normalization || c == cost.Fused
+}
+
+func appendUnique(s []int, v int) []int {
+	for _, x := range s {
+		if x == v {
+			return s
+		}
+	}
+	return append(s, v)
+}
