@@ -41,6 +41,13 @@ func init() {
 	ew("", 8, "Exp", "Log", "Sigmoid", "Tanh", "Erf", "Pow", "Softplus", "Sin", "Cos", "Tan", "Asin", "Acos",
 		"Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "ParametricSoftplus")
 	ew("", 16, "Gelu", "Mish")
+	ew("", 9, "Swish")
+	ew("", 10, "SwiGLU")
+	ew("ai.onnx.ml", 1, "Binarizer")
+	// optimizer steps over their tensors (training opsets)
+	ew("ai.onnx.preview.training", 12, "Adam")
+	ew("ai.onnx.preview.training", 6, "Adagrad")
+	ew("ai.onnx.preview.training", 4, "Momentum")
 	Register("", Elementwise, variadic(0), "Sum", "Max", "Min")
 	Register("", Elementwise, variadic(1), "Mean")
 	ew("", 6, "RotaryEmbedding")

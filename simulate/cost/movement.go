@@ -12,9 +12,11 @@ func init() {
 		"DepthToSpace", "SpaceToDepth", "ReverseSequence", "Trilu", "CenterCropPad", "Crop", "MaxUnpool",
 		"Col2Im", "OneHot", "Range", "ConstantOfShape", "EyeLike", "RandomNormal", "RandomUniform",
 		"RandomNormalLike", "RandomUniformLike", "Bernoulli", "Multinomial", "Scatter", "ScatterElements",
-		"ScatterND", "TensorScatter", "ConcatFromSequence", "SplitToSequence", "HannWindow", "HammingWindow",
+		"ScatterND", "TensorScatter", "HannWindow", "HammingWindow",
 		"BlackmanWindow", "MelWeightMatrix", "ImageDecoder", "AffineGrid")
 	Register("", DataMovement, gatherCost, "Gather", "GatherElements", "GatherND")
+	Register("", DataMovement, seqCopy(true), "SplitToSequence")
+	Register("", DataMovement, seqCopy(false), "ConcatFromSequence")
 	Register("com.microsoft", DataMovement, gatherCost, "GatherBlockQuantized")
 	Register("", DataMovement, resizeCost, "Resize", "Upsample")
 	Register("", DataMovement, perOutOp(8), "GridSample")
@@ -27,7 +29,7 @@ func init() {
 	free := func(c *Ctx) (Cost, error) { return Cost{Class: Free}, nil }
 	Register("", Free, free, "Reshape", "Squeeze", "Unsqueeze", "Flatten", "Identity", "Shape", "Size",
 		"Constant", "Dropout", "Optional", "OptionalGetElement", "OptionalHasElement", "SequenceEmpty",
-		"SequenceConstruct", "SequenceAt", "SequenceLength", "SequenceErase", "SequenceInsert")
+		"SequenceConstruct", "SequenceAt", "SequenceLength", "SequenceErase", "SequenceInsert", "BitCast")
 }
 
 func perOutOp(k float64) Func {
@@ -104,5 +106,22 @@ func dataDependent(k float64) Func {
 		}
 		return Cost{Class: c.Class, FLOPs: k * elems, Bytes: in + out, Kernels: 1, DType: c.DType(),
 			Note: "ops with data-dependent output size: output bytes bounded by input bytes"}, nil
+	}
+}
+
+// seqCopy costs SplitToSequence (fromInput: the input tensor read and
+// written once as slices) and ConcatFromSequence (the output tensor
+// written, its slices read); the sequence side has no static size.
+func seqCopy(fromInput bool) Func {
+	return func(c *Ctx) (Cost, error) {
+		v := c.Output(0)
+		if fromInput {
+			v = c.Input(0)
+		}
+		b, err := c.Bytes(v)
+		if err != nil {
+			return Cost{}, err
+		}
+		return Cost{Class: DataMovement, Bytes: 2 * b, Kernels: 1, DType: c.DType()}, nil
 	}
 }

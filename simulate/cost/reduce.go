@@ -22,6 +22,10 @@ func init() {
 	// softmax: max, exp, sum, divide over each row
 	Register("", Reduction, perIn(5), "Softmax", "LogSoftmax", "Hardmax")
 	Register("", Reduction, topKCost, "TopK")
+	// min/max reduction, then scale and round every element
+	Register("", Reduction, perIn(6), "DynamicQuantizeLinear")
+	// log-softmax (when fused) and a gather + mean over the class axis
+	Register("", Reduction, perIn(6), "SoftmaxCrossEntropyLoss", "NegativeLogLikelihoodLoss")
 	Register("com.microsoft", Reduction, perIn(5), "BiasSoftmax")
 }
 
