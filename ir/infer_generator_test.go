@@ -256,6 +256,10 @@ func TestInferSequences(t *testing.T) {
 			s := smOne(g, "SplitToSequence", []*Value{smIn(g, "a", Float32, D(5), D(3))})
 			return smOne(g, "ConcatFromSequence", []*Value{s}, smIntAttr("axis", 0), smIntAttr("new_axis", 1))
 		}, want: "float32[5,1,3]"},
+		{name: "concat from symbolic split", build: func(g *Graph) *Value {
+			s := smOne(g, "SplitToSequence", []*Value{smIn(g, "a", Float32, S("T"), D(3))}, smIntAttr("keepdims", 0))
+			return smOne(g, "ConcatFromSequence", []*Value{s}, smIntAttr("axis", 1), smIntAttr("new_axis", 1))
+		}, want: "float32[3,T]"},
 		{name: "length", build: func(g *Graph) *Value {
 			return smOne(g, "SequenceLength", []*Value{smOne(g, "SequenceEmpty", nil)})
 		}, want: "int64[]"},

@@ -180,6 +180,34 @@ func splitToSeqElems(p *Node, v *Value) ([]Type, bool) {
 	return out, true
 }
 
+// splitCount returns the element count of a sequence made by
+// SplitToSequence without split sizes (through Identity): the split dim,
+// which may be symbolic.
+func splitCount(v *Value) (Dim, bool) {
+	for i := 0; v != nil && v.Producer != nil && i < maxSeqChain; i++ {
+		p := v.Producer
+		switch {
+		case p.Domain != "" && p.Domain != "ai.onnx":
+			return Dim{}, false
+		case p.Op == "Identity":
+			v = p.Input(0)
+			continue
+		case p.Op != "SplitToSequence" || p.Input(1) != nil:
+			return Dim{}, false
+		}
+		x := p.Input(0)
+		if x == nil || !x.Type.Shape.Known {
+			return Dim{}, false
+		}
+		a, err := smAxis(p.AttrInt("axis", 0), len(x.Type.Shape.Dims))
+		if err != nil || x.Type.Shape.Dims[a].IsUnknown() {
+			return Dim{}, false
+		}
+		return x.Type.Shape.Dims[a], true
+	}
+	return Dim{}, false
+}
+
 // SequenceAt(seq, position) -> the element type (exact when the sequence's
 // elements and the position are known).
 func inferSequenceAt(c *InferContext) error {
@@ -309,6 +337,14 @@ func inferConcatFromSequence(c *InferContext) error {
 			if !newAxis {
 				cat = DimAdd(cat, el.Shape.Dims[axis])
 			}
+		}
+	}
+	if count, ok := splitCount(c.Input(0)); ok && cat.IsUnknown() {
+		// n identical pieces of a SplitToSequence without split sizes.
+		if newAxis {
+			cat = count
+		} else {
+			cat = smMulDims([]Dim{count, e.Shape.Dims[axis]})
 		}
 	}
 	var s Shape
