@@ -209,6 +209,7 @@ func kernelAttention(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	softcap := float64(c.Float("softcap", 0))
 	mode := c.Int("qk_matmul_output_mode", 0)
 	rep := H / KH
+	lowPrec := qt.DType != ir.Float64
 	qkOut := make([]float64, B*H*Sq*Skv)
 	y := make([]float64, B*H*Sq*Dv)
 	row := make([]float64, Skv)
@@ -230,6 +231,11 @@ func kernelAttention(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 					bi := ((b*H+h)*Sq+i)*Skv + j
 					qkOut[bi] = s
 					row[j] = s + bias[bi]
+					if lowPrec {
+						// The reference adds the bias in Q's precision: a huge
+						// negative mask value swallows the scores.
+						row[j] = float64(float32(s) + float32(bias[bi]))
+					}
 					if mode == 2 {
 						qkOut[bi] = row[j]
 					}

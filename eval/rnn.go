@@ -290,18 +290,22 @@ func rnnKernel(kind string) Kernel {
 						copy(cs, newC)
 						copy(h, newH)
 					case "GRU":
+						rt := make([]float64, hs)
+						for j := 0; j < hs; j++ {
+							rt[j] = af[0](cl(xw[hs+j] + hr[hs+j]))
+						}
 						newH := make([]float64, hs)
 						for j := 0; j < hs; j++ {
 							zt := af[0](cl(xw[j] + hr[j]))
-							rt := af[0](cl(xw[hs+j] + hr[hs+j]))
 							var ht float64
 							if lbr {
-								ht = af[1](cl(xw[2*hs+j] + rt*hr[2*hs+j]))
+								ht = af[1](cl(xw[2*hs+j] + rt[j]*hr[2*hs+j]))
 							} else {
+								// (rt (.) H) * Rh: the reset gate scales H before the product.
 								s := 0.0
 								rrow := R[(2*hs+j)*hs : (2*hs+j+1)*hs]
 								for k, v := range h {
-									s += rrow[k] * rt * v
+									s += rrow[k] * rt[k] * v
 								}
 								if rb != nil {
 									s += rb[2*hs+j]
