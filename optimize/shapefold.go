@@ -12,7 +12,8 @@ import (
 // shapeFold replaces nodes whose every output inference has already
 // computed — a constant (Value.Const) or a fully concrete integer value
 // (Value.Known: Shape, Size, and the Gather/Concat/Slice chains over them
-// under static shapes) — by initializers. What is left of the shape
+// under static shapes) — by initializers, then constant-folds what the
+// new constants feed (a Concat of a known dim and a -1). What is left of the shape
 // subgraph becomes dead and dce deletes it. Graph outputs are left alone.
 func shapeFold(c *Context) ([]Rewrite, error) {
 	g := c.Graph()
@@ -47,6 +48,15 @@ func shapeFold(c *Context) ([]Rewrite, error) {
 			remark = "Constant to initializer"
 		}
 		rw = append(rw, Rewrite{Before: []string{ir.NodeLabel(n)}, Remark: remark})
+	}
+	if len(rw) > 0 {
+		// What consumed the known values may now have constant inputs only
+		// (Concat of a known dim and a -1, Unsqueeze, Cast ...).
+		more, err := constFold(c)
+		if err != nil {
+			return nil, err
+		}
+		rw = append(rw, more...)
 	}
 	return rw, nil
 }
