@@ -32,8 +32,9 @@ type bucket struct {
 	params        []int
 }
 
-// buckets groups p's gradients in the order they are ready.
-func buckets(p *Profile, size float64) []bucket {
+// readyOrder returns p's parameters in the order backward completes their
+// gradients (ties: later forward op first).
+func readyOrder(p *Profile) []int {
 	order := make([]int, len(p.Params))
 	for i := range order {
 		order[i] = i
@@ -45,22 +46,39 @@ func buckets(p *Profile, size float64) []bucket {
 		}
 		return pa.FirstUse > pb.FirstUse
 	})
-	var out []bucket
-	var cur bucket
-	for _, k := range order {
-		q := p.Params[k]
-		cur.bytes += q.Bytes
-		cur.readyS = math.Max(cur.readyS, q.ReadyS)
-		cur.params = append(cur.params, k)
-		if size < 0 || cur.bytes >= size {
-			out = append(out, cur)
-			cur = bucket{}
+	return order
+}
+
+// fuse runs the tensor-fusion loop: when the link is free (at free) it
+// waits for the next gradient, then takes every gradient ready within one
+// fusion cycle of it, up to size bytes (size < 0: one tensor per bucket),
+// as Horovod's background thread does each cycle. It calls launch with
+// each bucket and its start time, which returns when the link frees.
+func fuse(p *Profile, size, cycle float64, launch func(b bucket, start float64) (float64, error)) (int, float64, error) {
+	order := readyOrder(p)
+	free, count := 0.0, 0
+	for i := 0; i < len(order); {
+		first := p.Params[order[i]]
+		s := math.Max(free, first.ReadyS)
+		var b bucket
+		for i < len(order) {
+			q := p.Params[order[i]]
+			if len(b.params) > 0 && (q.ReadyS > s+cycle || size < 0 || b.bytes+q.Bytes > size) {
+				break
+			}
+			b.bytes += q.Bytes
+			b.readyS = math.Max(b.readyS, q.ReadyS)
+			b.params = append(b.params, order[i])
+			i++
 		}
+		end, err := launch(b, math.Max(s, b.readyS))
+		if err != nil {
+			return 0, 0, err
+		}
+		free = end
+		count++
 	}
-	if len(cur.params) > 0 {
-		out = append(out, cur)
-	}
-	return out
+	return count, free, nil
 }
 
 func simAllReduce(p *Profile, c *Cluster, opt Options, res *Result) error {
@@ -75,19 +93,15 @@ func simAllReduce(p *Profile, c *Cluster, opt Options, res *Result) error {
 		}
 		return nil
 	}
-	bs := buckets(p, opt.BucketBytes)
-	res.Buckets = len(bs)
-	t := 0.0
 	var total, nicBytes, nicBusy, intraBytes, intraBusy, stageBusy float64
 	var nicSpans []Span
-	for i, b := range bs {
+	count, t, err := fuse(p, opt.BucketBytes, opt.FusionCycleS, func(b bucket, start float64) (float64, error) {
 		col, err := c.AllReduce(b.bytes, opt.Transport, opt.Algorithm)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		res.Algorithm = col.Algorithm
-		start := math.Max(t, b.readyS)
-		t = start + col.TotalS
+		end := start + col.TotalS
 		total += col.TotalS
 		nicBytes += col.NICBytes
 		nicBusy += col.NICBusyS
@@ -95,9 +109,14 @@ func simAllReduce(p *Profile, c *Cluster, opt Options, res *Result) error {
 		intraBusy += col.IntraBusyS
 		stageBusy += col.StagingS
 		if opt.Timeline {
-			nicSpans = append(nicSpans, Span{Name: fmt.Sprintf("all-reduce bucket %d (%.1f MB, %d tensors)", i, b.bytes/1e6, len(b.params)), Cat: "comm", StartMS: start * 1e3, EndMS: t * 1e3})
+			nicSpans = append(nicSpans, Span{Name: fmt.Sprintf("all-reduce %.1f MB (%d tensors)", b.bytes/1e6, len(b.params)), Cat: "comm", StartMS: start * 1e3, EndMS: end * 1e3})
 		}
+		return end, nil
+	})
+	if err != nil {
+		return err
 	}
+	res.Buckets = count
 	bwdEnd := p.ForwardS + p.BackwardS
 	step := math.Max(bwdEnd, t) + p.OptimizerS
 	res.ComputeMS = p.StepS * 1e3
@@ -114,7 +133,7 @@ func simAllReduce(p *Profile, c *Cluster, opt Options, res *Result) error {
 		res.Links = append(res.Links, LinkUse{Link: "pcie staging (per GPU)", BusyMS: stageBusy * 1e3})
 	}
 	res.Assumptions = append(res.Assumptions,
-		fmt.Sprintf("allreduce (%s) over %s: %d bucket(s) of up to %.1f MB, each started when its last gradient is ready (backward runs in reverse op order) and the previous one is done; optimizer on every GPU after the last", res.Algorithm, opt.Transport, len(bs), opt.BucketBytes/1e6))
+		fmt.Sprintf("allreduce (%s) over %s with tensor fusion: when the link frees, the gradients ready within a %.1f ms cycle (up to %.1f MB) go as one all-reduce (%d in all); backward runs in reverse op order; optimizer on every GPU after the last", res.Algorithm, opt.Transport, opt.FusionCycleS*1e3, opt.BucketBytes/1e6, count))
 	if opt.Timeline {
 		res.Timeline = gpuSpans(p, c, opt, 0, nil)
 		res.Timeline = append(res.Timeline, nicTracks(c, opt, nicSpans)...)

@@ -290,3 +290,48 @@ func appendUnique(s []int, v int) []int {
 	}
 	return append(s, v)
 }
+
+// Rescale multiplies each op's forward and backward time by f(op) (1
+// keeps it) and recomputes the step: forward and backward totals and the
+// time each gradient is ready. It answers "what if these kernels were
+// faster" (a different conv algorithm, a calibration) without simulating
+// again. The idle time simulate left between kernels is kept.
+func (p *Profile) Rescale(f func(op *Op) float64) {
+	n := len(p.Ops)
+	oldBwd := make([]float64, n+1) // suffix sums of backward time: ops i..n-1
+	newBwd := make([]float64, n+1)
+	var oldF, newF float64
+	for i := range p.Ops {
+		oldF += p.Ops[i].FwdS
+	}
+	for i := n - 1; i >= 0; i-- {
+		oldBwd[i] = oldBwd[i+1] + p.Ops[i].BwdS
+	}
+	for i := range p.Ops {
+		k := f(&p.Ops[i])
+		if !(k >= 0) || math.IsInf(k, 0) {
+			k = 1
+		}
+		p.Ops[i].FwdS *= k
+		p.Ops[i].BwdS *= k
+		newF += p.Ops[i].FwdS
+	}
+	for i := n - 1; i >= 0; i-- {
+		newBwd[i] = newBwd[i+1] + p.Ops[i].BwdS
+	}
+	t := 0.0
+	for i := range p.Ops {
+		t += p.Ops[i].FwdS
+		p.Ops[i].FwdEndS = t
+	}
+	shift := newF - oldF
+	for k := range p.Params {
+		q := &p.Params[k]
+		// ready when the backward of its first consumer is done
+		i := q.FirstUse
+		q.ReadyS += shift - oldBwd[i] + newBwd[i]
+	}
+	p.ForwardS += shift
+	p.BackwardS += newBwd[0] - oldBwd[0]
+	p.StepS = p.ForwardS + p.BackwardS + p.OptimizerS
+}

@@ -52,6 +52,10 @@ const (
 // when Options.BucketBytes is 0: PyTorch DistributedDataParallel's 25 MiB.
 const DefaultBucketBytes = 25 << 20
 
+// DefaultFusionCycleS is Horovod's default fusion cycle
+// (HOROVOD_CYCLE_TIME, 5 ms).
+const DefaultFusionCycleS = 5e-3
+
 // DefaultTraceGPUs bounds the GPUs (and their machines' NICs) drawn in
 // the timeline when Options.TraceGPUs is 0.
 const DefaultTraceGPUs = 8
@@ -66,6 +70,9 @@ type Options struct {
 	// fusion); 0 means DefaultBucketBytes, a negative value one bucket per
 	// tensor.
 	BucketBytes float64
+	// FusionCycleS is how long the fusion loop waits for more gradients
+	// once one is ready (0: DefaultFusionCycleS; negative: none).
+	FusionCycleS float64
 	// Pipeline: stages (default: every GPU; fewer gives GPUs/Stages data-
 	// parallel replicas), micro-batches per step (default 4 x stages, at
 	// most the batch) and schedule (default 1f1b).
@@ -203,6 +210,12 @@ func (o *Options) defaults() error {
 	}
 	if o.BucketBytes == 0 {
 		o.BucketBytes = DefaultBucketBytes
+	}
+	if o.FusionCycleS == 0 {
+		o.FusionCycleS = DefaultFusionCycleS
+	}
+	if o.FusionCycleS < 0 {
+		o.FusionCycleS = 0
 	}
 	if o.Schedule == "" {
 		o.Schedule = OneFOneB
