@@ -298,11 +298,12 @@ func inferConvTranspose(c *InferContext) error {
 			}
 			continue
 		}
-		base := DimMul(cxAddConst(in, -1), D(s))
+		// s*(in-1) + c, written s*in + (c-s) so symbolic dims read "2*W+1".
 		if in.IsConcrete() && in.Val < 1 {
-			base = Unknown()
+			out.Dims[2+i] = Unknown()
+			continue
 		}
-		out.Dims[2+i] = cxAddConst(base, opad[i]+ek-p.padBegin[i]-p.padEnd[i])
+		out.Dims[2+i] = cxAddConst(DimMul(in, D(s)), opad[i]+ek-p.padBegin[i]-p.padEnd[i]-s)
 	}
 	c.SetTensor(0, dt, out)
 	return nil
@@ -433,8 +434,11 @@ func inferMaxUnpool(c *InferContext) error {
 	out := x.Clone()
 	for i := range k {
 		in := x.Dims[2+i]
-		base := DimMul(cxAddConst(in, -1), D(p.strides[i]))
-		out.Dims[2+i] = cxAddConst(base, k[i]-p.padBegin[i]-p.padEnd[i])
+		if in.IsConcrete() && in.Val < 1 {
+			out.Dims[2+i] = Unknown()
+			continue
+		}
+		out.Dims[2+i] = cxAddConst(DimMul(in, D(p.strides[i])), k[i]-p.padBegin[i]-p.padEnd[i]-p.strides[i])
 	}
 	c.SetTensor(0, dt, out)
 	return nil

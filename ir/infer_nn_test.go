@@ -26,6 +26,7 @@ func TestInferConvPool(t *testing.T) {
 		// 2*(3-1) + 3 - 0 = 7; with pads 1,1: 5; output_padding 1: 6
 		{name: "convtranspose", op: "ConvTranspose", in: []Type{cxT(f, 1, 1, 3, 3), cxT(f, 1, 2, 3, 3)}, attrs: []*Attr{cxAttrIs("strides", 2, 2)}, want: []string{"float32[1,2,7,7]"}},
 		{name: "convtranspose pads outpad", op: "ConvTranspose", in: []Type{cxT(f, 1, 1, 3, 3), cxT(f, 1, 2, 3, 3)}, attrs: []*Attr{cxAttrIs("strides", 2, 2), cxAttrIs("pads", 1, 1, 1, 1), cxAttrIs("output_padding", 1, 1)}, want: []string{"float32[1,2,6,6]"}},
+		{name: "convtranspose symbolic", op: "ConvTranspose", in: []Type{cxT(f, "N", 1, "H", "W"), cxT(f, 1, 2, 3, 3)}, attrs: []*Attr{cxAttrIs("strides", 2, 1)}, want: []string{"float32[N,2,2*H+1,W+2]"}},
 		{name: "convtranspose group", op: "ConvTranspose", in: []Type{cxT(f, 1, 4, 3), cxT(f, 4, 3, 3)}, attrs: []*Attr{cxAttrI("group", 2)}, want: []string{"float32[1,6,5]"}},
 		{name: "convtranspose output_shape", op: "ConvTranspose", in: []Type{cxT(f, 1, 1, 3, 3), cxT(f, 1, 2, 3, 3)}, attrs: []*Attr{cxAttrIs("strides", 3, 2), cxAttrIs("output_shape", 10, 8)}, want: []string{"float32[1,2,10,8]"}},
 		{name: "convtranspose same", op: "ConvTranspose", in: []Type{cxT(f, 1, 1, 3, "W"), cxT(f, 1, 2, 3, 3)}, attrs: []*Attr{cxAttrIs("strides", 2, 2), cxAttrS("auto_pad", "SAME_UPPER")}, want: []string{"float32[1,2,6,2*W]"}},
