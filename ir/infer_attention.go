@@ -246,6 +246,7 @@ func inferMultiHeadAttention(c *InferContext) error {
 	}
 	c.SetTensor(1, dt, DimsShape(batch, D(n), total, head))
 	c.SetTensor(2, dt, DimsShape(batch, D(n), total, vHead))
+	c.SetTensor(3, dt, DimsShape(batch, D(n), seq, total)) // qk
 	return nil
 }
 

@@ -31,7 +31,7 @@ func TestInferAttention(t *testing.T) {
 			attrs: []*Attr{cxAttrI("num_heads", 6)}, nout: 2, want: []string{"float32[5,1,384]", "float32[2,5,6,31,64]"}},
 		{name: "mha", op: "MultiHeadAttention", domain: ms,
 			in:    []Type{cxT(h, "B", "S", 64), cxT(h, "B", "S", 64), cxT(h, "B", "S", 64), {}, {}, {}, cxT(h, "B", 4, "P", 16), cxT(h, "B", 4, "P", 16)},
-			attrs: []*Attr{cxAttrI("num_heads", 4)}, nout: 3, want: []string{"float16[B,S,64]", "float16[B,4,P+S,16]", "float16[B,4,P+S,16]"}},
+			attrs: []*Attr{cxAttrI("num_heads", 4)}, nout: 4, want: []string{"float16[B,S,64]", "float16[B,4,P+S,16]", "float16[B,4,P+S,16]", "float16[B,4,S,P+S]"}},
 		{name: "gqa decode known total", op: "GroupQueryAttention", domain: ms,
 			in:     []Type{cxT(f, 1, 1, 64), cxT(f, 1, 1, 32), cxT(f, 1, 1, 32), cxT(f, 1, 2, 5, 16), cxT(f, 1, 2, 5, 16), cxT(Int32, 1)},
 			consts: []*Tensor{cxInts(true, 6)},

@@ -320,3 +320,28 @@ func TestKnownShapeChain(t *testing.T) {
 		t.Errorf("Reshape shape = %s, want [2*N,...] (diagnostics %v)", got, res.Warnings())
 	}
 }
+
+// TestComputeOpsRegistered guards the coverage of the standard compute
+// families: every listed ai.onnx op must have an inference function.
+func TestComputeOpsRegistered(t *testing.T) {
+	ops := strings.Fields(`Abs Acos Acosh Add And ArgMax ArgMin Asin Asinh Atan Atanh Attention
+		AveragePool BatchNormalization BitCast BitShift BitwiseAnd BitwiseNot BitwiseOr BitwiseXor
+		BlackmanWindow Cast CastLike CausalConvWithState Ceil Celu Clip Conv ConvInteger ConvTranspose
+		Cos Cosh CumProd CumSum DFT DeformConv DequantizeLinear Det Div Dropout DynamicQuantizeLinear
+		Einsum Elu Equal Erf Exp Floor GRU Gelu Gemm GlobalAveragePool GlobalLpPool GlobalMaxPool
+		Greater GreaterOrEqual GroupNormalization HammingWindow HannWindow HardSigmoid HardSwish
+		Hardmax InstanceNormalization IsInf IsNaN LRN LSTM LayerNormalization LeakyRelu Less
+		LessOrEqual LinearAttention Log LogSoftmax LpNormalization LpPool MatMul MatMulInteger Max
+		MaxPool MaxRoiPool MaxUnpool Mean MeanVarianceNormalization MelWeightMatrix Min Mish Mod Mul
+		Neg NegativeLogLikelihoodLoss Not Or PRelu Pow QLinearConv QLinearMatMul QuantizeLinear
+		RMSNormalization RNN Reciprocal ReduceL1 ReduceL2 ReduceLogSum ReduceLogSumExp ReduceMax
+		ReduceMean ReduceMin ReduceProd ReduceSum ReduceSumSquare Relu RoiAlign RotaryEmbedding Round
+		STFT Selu Shrink Sigmoid Sign Sin Sinh Softmax SoftmaxCrossEntropyLoss Softplus Softsign Sqrt
+		Sub Sum SwiGLU Swish Tan Tanh ThresholdedRelu Where Xor Affine Crop GRUUnit ImageScaler
+		ParametricSoftplus Scale ScaledTanh`)
+	for _, op := range ops {
+		if d := LookupOp("", op); d == nil || d.Infer == nil {
+			t.Errorf("%s: no inference function", op)
+		}
+	}
+}
