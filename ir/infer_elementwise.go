@@ -438,6 +438,20 @@ func cxIntRange(dt DType) (lo, hi int64, ok bool) {
 func cxCastKnown(c *InferContext, to DType) {
 	k, ok := c.Known(0)
 	from := c.InDType(0)
+	if !ok && from.IsFloat() && (to.IsInt() || to == Bool) {
+		// A small float constant cast to integers (exporters write shape
+		// constants as floats): truncate toward zero, as Cast does.
+		if fs, fok := c.ConstFloats(0); fok {
+			k = make([]Dim, len(fs))
+			for i, f := range fs {
+				if f != f || f > 1<<53 || f < -(1<<53) {
+					return
+				}
+				k[i] = D(int64(f))
+			}
+			ok, from = true, Int64
+		}
+	}
 	if !ok || !(to.IsInt() || to == Bool) || !(from.IsInt() || from == Bool) {
 		return
 	}
