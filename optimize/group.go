@@ -29,6 +29,7 @@ type group struct {
 // as outputs of the fused node. The fused node takes the position of the
 // group's last member. One sweep over the graph for all groups.
 func materialize(g *ir.Graph, groups []*group) []Rewrite {
+	groups = acyclic(g, groups)
 	if len(groups) == 0 {
 		return nil
 	}
@@ -226,4 +227,77 @@ func positions(order []*ir.Node) map[*ir.Node]int {
 		pos[n] = i
 	}
 	return pos
+}
+
+// acyclic drops groups until contracting all of them leaves the graph
+// acyclic: each group may be convex on its own while two groups together
+// close a cycle (A -> x -> B -> y -> A). Kahn's algorithm over the
+// contracted graph finds the nodes left on or behind a cycle; the groups
+// among them are dropped (conservatively) and the check repeats.
+func acyclic(g *ir.Graph, groups []*group) []*group {
+	for len(groups) > 0 {
+		owner := map[*ir.Node]int{}
+		for k, gr := range groups {
+			for _, m := range gr.members {
+				owner[m] = k
+			}
+		}
+		// Quotient vertices: groups 0..G-1, then ungrouped nodes.
+		id := map[*ir.Node]int{}
+		next := len(groups)
+		for _, n := range g.Nodes {
+			if k, ok := owner[n]; ok {
+				id[n] = k
+			} else {
+				id[n] = next
+				next++
+			}
+		}
+		indeg := make([]int, next)
+		succ := make([][]int, next)
+		seen := map[[2]int]bool{}
+		for _, n := range g.Nodes {
+			to := id[n]
+			for _, d := range ir.Deps(g, n) {
+				from, ok := id[d]
+				if !ok || from == to || seen[[2]int{from, to}] {
+					continue
+				}
+				seen[[2]int{from, to}] = true
+				succ[from] = append(succ[from], to)
+				indeg[to]++
+			}
+		}
+		var queue []int
+		for v := 0; v < next; v++ {
+			if indeg[v] == 0 {
+				queue = append(queue, v)
+			}
+		}
+		done := 0
+		for len(queue) > 0 {
+			v := queue[0]
+			queue = queue[1:]
+			done++
+			for _, w := range succ[v] {
+				if indeg[w]--; indeg[w] == 0 {
+					queue = append(queue, w)
+				}
+			}
+		}
+		if done == next {
+			return groups
+		}
+		kept := groups[:0]
+		for k, gr := range groups {
+			if indeg[k] == 0 {
+				kept = append(kept, gr)
+			}
+		}
+		if len(kept) == len(groups) {
+			return groups // the cycle is not ours: the verifier reports it
+		}
+		groups = kept
+	}
+	return groups
 }
