@@ -448,6 +448,9 @@ func cxCastKnown(c *InferContext, to DType) {
 					return
 				}
 				k[i] = D(int64(f))
+				if to == Bool {
+					k[i] = cxBoolDim(f != 0) // 0.5 is true
+				}
 			}
 			ok, from = true, Int64
 		}

@@ -175,6 +175,7 @@ func TestInferElementwise(t *testing.T) {
 		{name: "float add has no known", op: "Add", in: []Type{cxT(f, 2), cxT(f, 2)}, known: "<nil>"},
 		{name: "cast known int32", op: "Cast", consts: []*Tensor{cxInts(false, 5, -1)}, attrs: []*Attr{cxAttrI("to", int64(Int32))}, want: []string{"int32[2]"}, known: "[5 -1]"},
 		{name: "cast float const to int", op: "Cast", consts: []*Tensor{{DType: Float32, Dims: []int64{3}, Floats: []float32{2, -1.5, 7.9}}}, attrs: []*Attr{cxAttrI("to", int64(Int64))}, want: []string{"int64[3]"}, known: "[2 -1 7]"},
+		{name: "cast float const to bool", op: "Cast", consts: []*Tensor{{DType: Float32, Dims: []int64{2}, Floats: []float32{0.5, 0}}}, attrs: []*Attr{cxAttrI("to", int64(Bool))}, want: []string{"bool[2]"}, known: "[1 0]"},
 		{name: "cast known out of range", op: "Cast", consts: []*Tensor{cxInts(false, 300)}, attrs: []*Attr{cxAttrI("to", int64(Int8))}, known: "<nil>"},
 		{name: "equal known", op: "Equal", consts: []*Tensor{cxInts(false, 1, -1), cxInts(true, -1)}, want: []string{"bool[2]"}, known: "[0 1]"},
 		{name: "where known", op: "Where", consts: []*Tensor{{DType: Bool, Dims: []int64{2}, Int32s: []int32{1, 0}}, cxInts(false, 4, 5), cxInts(false, 6, 7)}, known: "[4 7]"},
