@@ -7,8 +7,9 @@ package cluster
 // minimizes the bottleneck max(stage compute per micro-batch, transfer
 // of the activations cut at its boundary per micro-batch), so a cut
 // through a thin point of the graph is preferred to one through a wide
-// one. When K x n^2 is large, the same objective is minimized by bisection
-// on the bottleneck with a greedy furthest-cut feasibility test.
+// one. When K x n^2 is large, the program runs on chunks of consecutive
+// ops of about equal compute (cuts only between chunks), and with more
+// stages than that allows, stages split the compute evenly.
 //
 // Schedule: M micro-batches flow through the stages; the step is computed
 // by the GPipe recurrence (forward of micro-batch m on stage s starts when
@@ -72,8 +73,71 @@ func cutBytes(p *Profile) ([]float64, []bool) {
 // boundary b).
 func split(pre []float64, k int, x func(s, b int) float64) partition {
 	n := len(pre) - 1
-	comp := func(i, j int) float64 { return pre[j] - pre[i] }
 	if float64(k)*float64(n)*float64(n) <= dpLimit {
+		return splitDP(pre, k, x)
+	}
+	// coarsen to m chunks of about equal compute and run the program on
+	// the chunks; with too many stages for that, split evenly by compute
+	m := int(math.Sqrt(dpLimit / float64(k)))
+	if m < 2*k {
+		return splitEven(pre, k, x)
+	}
+	var cuts []int // chunk ends (op indices, exclusive)
+	total := pre[n]
+	j := 0
+	for c := 1; c <= m; c++ {
+		target := total * float64(c) / float64(m)
+		for j < n && (pre[j] < target || j == 0 || (len(cuts) > 0 && j <= cuts[len(cuts)-1])) {
+			j++
+		}
+		if c == m {
+			j = n
+		}
+		if len(cuts) == 0 || j > cuts[len(cuts)-1] {
+			cuts = append(cuts, j)
+		}
+	}
+	if len(cuts) < k {
+		return splitEven(pre, k, x)
+	}
+	cpre := make([]float64, len(cuts)+1)
+	for i, e := range cuts {
+		cpre[i+1] = pre[e]
+	}
+	cp := splitDP(cpre, k, func(s, b int) float64 { return x(s, cuts[b]-1) })
+	b := make([]int, len(cp.bounds))
+	for i, cb := range cp.bounds {
+		if cb > 0 {
+			b[i] = cuts[cb-1]
+		}
+	}
+	return partition{bounds: b, bottleneck: bottleneck(pre, b, x)}
+}
+
+// splitEven gives stage s the ops up to (s+1)/k of the total compute (at
+// least one op each).
+func splitEven(pre []float64, k int, x func(s, b int) float64) partition {
+	n := len(pre) - 1
+	b := make([]int, k+1)
+	b[k] = n
+	j := 0
+	for s := 1; s < k; s++ {
+		target := pre[n] * float64(s) / float64(k)
+		j = max(j+1, b[s-1]+1)
+		for j < n-(k-s) && pre[j] < target {
+			j++
+		}
+		b[s] = min(j, n-(k-s))
+	}
+	return partition{bounds: b, bottleneck: bottleneck(pre, b, x)}
+}
+
+// splitDP is the exact dynamic program: f[s][j] is the best bottleneck of
+// the first j ops in s stages. O(k n^2).
+func splitDP(pre []float64, k int, x func(s, b int) float64) partition {
+	n := len(pre) - 1
+	comp := func(i, j int) float64 { return pre[j] - pre[i] }
+	{
 		inf := math.Inf(1)
 		f := make([][]float64, k+1)
 		arg := make([][]int32, k+1)
@@ -110,56 +174,19 @@ func split(pre []float64, k int, x func(s, b int) float64) partition {
 		}
 		return partition{bounds: b, bottleneck: f[k][n]}
 	}
-	// bisection on the bottleneck
-	feasible := func(T float64) []int {
-		b := []int{0}
-		i := 0
-		for s := 0; s < k; s++ {
-			if s == k-1 {
-				if comp(i, n) > T {
-					return nil
-				}
-				return append(b, n)
-			}
-			// furthest j (leaving one op per later stage) with comp <= T and
-			// transfer at boundary j-1 <= T
-			best := -1
-			for j := i + 1; j <= n-(k-1-s); j++ {
-				if comp(i, j) > T {
-					break
-				}
-				if x(s, j-1) <= T {
-					best = j
-				}
-			}
-			if best < 0 {
-				return nil
-			}
-			b = append(b, best)
-			i = best
-		}
-		return nil
-	}
-	lo, hi := 0.0, pre[n]
-	for s := 0; s < k-1; s++ {
-		for bb := 0; bb < n; bb++ {
-			hi = math.Max(hi, x(s, bb))
+}
+
+// bottleneck evaluates a partition: the largest stage compute or boundary
+// transfer.
+func bottleneck(pre []float64, b []int, x func(s, b int) float64) float64 {
+	v := 0.0
+	for s := 0; s+1 < len(b); s++ {
+		v = math.Max(v, pre[b[s+1]]-pre[b[s]])
+		if s+2 < len(b) {
+			v = math.Max(v, x(s, b[s+1]-1))
 		}
 	}
-	var out []int
-	if out = feasible(hi); out == nil {
-		hi *= 2
-		out = feasible(hi)
-	}
-	for it := 0; it < 60 && out != nil; it++ {
-		mid := (lo + hi) / 2
-		if b := feasible(mid); b != nil {
-			hi, out = mid, b
-		} else {
-			lo = mid
-		}
-	}
-	return partition{bounds: out, bottleneck: hi}
+	return v
 }
 
 func simPipeline(p *Profile, c *Cluster, opt Options, res *Result) error {
@@ -345,7 +372,7 @@ func simPipeline(p *Profile, c *Cluster, opt Options, res *Result) error {
 	}
 	res.Assumptions = append(res.Assumptions,
 		fmt.Sprintf("pipeline: %d stage(s) x %d replica(s), %d micro-batch(es) of 1/%d of the batch each (op time scaled linearly), %s schedule; partition by %s over %d ops balancing stage compute against activation bytes cut",
-			K, R, M, M, opt.Schedule, map[bool]string{true: "dynamic program", false: "bisection + greedy"}[float64(K)*float64(n)*float64(n) <= dpLimit], n))
+			K, R, M, M, opt.Schedule, map[bool]string{true: "dynamic program", false: "dynamic program on op chunks (or an even split)"}[float64(K)*float64(n)*float64(n) <= dpLimit], n))
 	if R > 1 {
 		res.Assumptions = append(res.Assumptions, "pipeline replicas all-reduce each stage's gradients (ring) after the step, not overlapped")
 	}

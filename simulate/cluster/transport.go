@@ -10,8 +10,8 @@ package cluster
 //	rdma       static shape: one-sided write straight into a buffer
 //	           preallocated on the receiver (latency + bytes/bandwidth, no
 //	           copy); dynamic shape: a shape message, then the receiver
-//	           allocates and reads (two latencies); without GPUDirect both
-//	           stage through host memory; a buffer beyond the registered
+//	           allocates and reads (three one-way latencies); without GPUDirect
+//	           both stage through host memory; a buffer beyond the registered
 //	           memory limit goes through a registered bounce buffer (one copy)
 //
 // The parts are summed for one transfer (the RPC stacks serialize a whole

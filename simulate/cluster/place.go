@@ -1,0 +1,239 @@
+package cluster
+
+// This file implements placement: which device runs each node under a
+// strategy, the explicit cross-device transfers with the mechanism each
+// one uses, and the receive-buffer plan (sizes, reuse across steps,
+// registered memory per machine, and what fell back to copies and why).
+//
+// With the rdma transport a tensor whose shape is static is written
+// one-sided and zero-copy into a buffer the receiver allocated and
+// registered once, before the first step, and reuses every step (same
+// address, same size). A tensor whose shape is only known at run time
+// sends its shape first; the receiver then allocates and reads it, so it
+// has no preallocated buffer. Buffers are registered in the order the step
+// needs them; those past the machine's registered-memory limit fall back
+// to a registered bounce buffer and one copy.
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/wolong-dev/wolong/simulate"
+)
+
+// NodePlacement is where one node runs.
+type NodePlacement struct {
+	Node       string  `json:"node"`
+	Op         string  `json:"op"`
+	Replicated bool    `json:"replicated,omitempty"` // on every GPU (data parallel)
+	Stage      int     `json:"stage"`                // pipeline stage (-1 when replicated)
+	Device     *Device `json:"device,omitempty"`
+}
+
+// TransferRecord is one logical transfer per step (Count identical
+// copies of it, e.g. one per worker or per micro-batch).
+type TransferRecord struct {
+	Kind      string    `json:"kind"` // push, pull, all-reduce, activation, activation-grad
+	Tensor    string    `json:"tensor"`
+	Bytes     float64   `json:"bytes"`
+	From      string    `json:"from"`
+	To        string    `json:"to"`
+	Count     int       `json:"count"`
+	Static    bool      `json:"static"`
+	Mechanism Mechanism `json:"mechanism"`
+	TimeMS    float64   `json:"time_ms"` // one transfer alone
+	Fallback  string    `json:"fallback,omitempty"`
+}
+
+// Buffer is one receive buffer a machine preallocates.
+type Buffer struct {
+	Machine    int     `json:"machine"`
+	Tensor     string  `json:"tensor"`
+	Bytes      float64 `json:"bytes"` // per slot
+	Slots      int     `json:"slots"` // one per sender (one-sided writes must not collide)
+	Registered bool    `json:"registered"`
+	// Reused: the same buffer serves every step (static shape).
+	Reused bool   `json:"reused_across_steps"`
+	Note   string `json:"note,omitempty"`
+}
+
+// Placement is the plan for one strategy on one cluster.
+type Placement struct {
+	Cluster   string           `json:"cluster"`
+	Strategy  Strategy         `json:"strategy"`
+	Transport Transport        `json:"transport"`
+	Nodes     []NodePlacement  `json:"nodes"`
+	Transfers []TransferRecord `json:"transfers"`
+	Buffers   []Buffer         `json:"buffers"`
+	// RegisteredBytes per machine; LimitBytes the registered-memory limit.
+	RegisteredBytes []float64 `json:"registered_bytes"`
+	LimitBytes      float64   `json:"limit_bytes"`
+	// Fallbacks says what did not get a zero-copy transfer and why.
+	Fallbacks []string `json:"fallbacks,omitempty"`
+}
+
+// maxBufferRecords bounds Buffers (per-machine records of a large cluster
+// are summarized beyond it).
+const maxBufferRecords = 100000
+
+// Place plans strategy opt.Strategy (auto: the one Simulate picks) of p's
+// model on c.
+func Place(p *Profile, c *Cluster, opt Options) (*Placement, error) {
+	if p == nil || c == nil {
+		return nil, fmt.Errorf("cluster: no profile or cluster")
+	}
+	if err := opt.defaults(); err != nil {
+		return nil, err
+	}
+	opt.NoCompare, opt.Timeline = true, false
+	res, err := Simulate(p, c, opt)
+	if err != nil {
+		return nil, err // a *DeclineError when the strategy does not apply
+	}
+	pl := &Placement{Cluster: fmt.Sprintf("%dx%d", c.Machines, c.GPUsPerMachine), Strategy: res.Strategy, Transport: opt.Transport}
+	pl.RegisteredBytes = make([]float64, c.Machines)
+	pl.LimitBytes = opt.RegisteredLimitBytes
+	if pl.LimitBytes == 0 {
+		pl.LimitBytes = c.Net.MaxRegisteredGB * 1e9
+	}
+	rdma := opt.Transport == RDMA && c.Net.RDMA
+	if opt.Transport == RDMA && !c.Net.RDMA {
+		pl.Fallbacks = append(pl.Fallbacks, fmt.Sprintf("network %s has no RDMA verbs: every transfer uses grpc-tcp (serialize, kernel TCP, deserialize)", c.Net.Name))
+	}
+	// register a buffer on machine m if it fits; returns whether it did
+	register := func(m int, b Buffer) bool {
+		total := b.Bytes * float64(b.Slots)
+		b.Machine = m
+		b.Registered = rdma && pl.RegisteredBytes[m]+total <= pl.LimitBytes
+		if b.Registered {
+			pl.RegisteredBytes[m] += total
+		} else if rdma && b.Note == "" {
+			b.Note = "over the registered-memory limit: bounce buffer + one copy"
+		} else if !rdma && b.Note == "" {
+			b.Note = "rpc transport: received into RPC buffers, then copied"
+		}
+		if len(pl.Buffers) < maxBufferRecords {
+			pl.Buffers = append(pl.Buffers, b)
+		}
+		return b.Registered
+	}
+	xfer := func(kind, tensor string, bytes float64, from, to string, count int, static, cross, fits bool) {
+		r := TransferRecord{Kind: kind, Tensor: tensor, Bytes: bytes, From: from, To: to, Count: count, Static: static}
+		var tc TransferCost
+		if cross {
+			tc = c.Transfer(opt.Transport, bytes, TransferOptions{Dynamic: !static, Unregistered: rdma && static && !fits})
+		} else {
+			tc = c.Peer(bytes)
+		}
+		r.Mechanism, r.TimeMS, r.Fallback = tc.Mechanism, tc.TotalS*1e3, tc.Fallback
+		if r.Fallback != "" && len(pl.Fallbacks) < maxListed {
+			pl.Fallbacks = append(pl.Fallbacks, fmt.Sprintf("%s %s (%.1f MB): %s", kind, tensor, bytes/1e6, r.Fallback))
+		}
+		pl.Transfers = append(pl.Transfers, r)
+	}
+	switch res.Strategy {
+	case Pipeline:
+		for s, st := range res.Stages {
+			d := st.Device
+			for i := st.FirstOp; i <= st.LastOp; i++ {
+				pl.Nodes = append(pl.Nodes, NodePlacement{Node: p.Ops[i].Name, Op: p.Ops[i].Op, Stage: s, Device: &d})
+			}
+		}
+		cut, dyn := cutBytes(p)
+		M := res.Micro
+		for s := 0; s+1 < len(res.Stages); s++ {
+			a, b := res.Stages[s].Device, res.Stages[s+1].Device
+			bd := res.Stages[s].LastOp
+			bytes := cut[bd] / float64(M)
+			cross := a.Machine != b.Machine
+			name := fmt.Sprintf("stage %d -> %d cut after %s", s, s+1, res.Stages[s].Last)
+			fitsA, fitsB := true, true
+			if cross && !dyn[bd] {
+				// double-buffered: micro-batch m+1 arrives while m is consumed
+				fitsB = register(b.Machine, Buffer{Tensor: name, Bytes: bytes, Slots: 2, Reused: true})
+				fitsA = register(a.Machine, Buffer{Tensor: name + " (gradient)", Bytes: bytes, Slots: 2, Reused: true})
+			} else if cross {
+				pl.Buffers = append(pl.Buffers, Buffer{Machine: b.Machine, Tensor: name, Note: "dynamic shape: allocated after the shape message each micro-batch, not preregistered"})
+			}
+			xfer("activation", name, bytes, a.String(), b.String(), M, !dyn[bd], cross, fitsB)
+			if opt.Mode != simulate.Inference {
+				xfer("activation-grad", name, bytes, b.String(), a.String(), M, !dyn[bd], cross, fitsA)
+			}
+		}
+	case PS:
+		for i := range p.Ops {
+			pl.Nodes = append(pl.Nodes, NodePlacement{Node: p.Ops[i].Name, Op: p.Ops[i].Op, Replicated: true, Stage: -1})
+		}
+		if opt.Mode == simulate.Inference || c.GPUs() == 1 {
+			break
+		}
+		shards := opt.PSShards
+		if shards == 0 {
+			shards = c.Machines
+		}
+		of, _ := shardOf(p, shards)
+		G := c.GPUsPerMachine
+		order := make([]int, len(p.Params))
+		for i := range order {
+			order[i] = i
+		}
+		sort.SliceStable(order, func(a, b int) bool { return p.Params[order[a]].FirstUse < p.Params[order[b]].FirstUse })
+		for _, k := range order {
+			q := p.Params[k]
+			srv := of[k] % c.Machines
+			remote := (c.Machines - 1) * G
+			fits := true
+			if c.Machines > 1 {
+				fits = register(srv, Buffer{Tensor: "grad " + q.Name, Bytes: q.Bytes, Slots: remote, Reused: true})
+				for m := 0; m < c.Machines; m++ {
+					if m != srv {
+						register(m, Buffer{Tensor: q.Name, Bytes: q.Bytes, Slots: G, Reused: true})
+					}
+				}
+			}
+			to := fmt.Sprintf("m%d/ps%d", srv, of[k])
+			from := fmt.Sprintf("workers off m%d", srv)
+			if c.Machines > 1 {
+				xfer("push", "grad "+q.Name, q.Bytes, from, to, remote, true, true, fits)
+				xfer("pull", q.Name, q.Bytes, to, from, remote, true, true, true)
+			}
+			if G > 1 || c.Machines == 1 {
+				xfer("push", "grad "+q.Name, q.Bytes, fmt.Sprintf("workers on m%d", srv), to, G, true, false, true)
+			}
+		}
+	default: // allreduce
+		for i := range p.Ops {
+			pl.Nodes = append(pl.Nodes, NodePlacement{Node: p.Ops[i].Name, Op: p.Ops[i].Op, Replicated: true, Stage: -1})
+		}
+		if opt.Mode == simulate.Inference || c.GPUs() == 1 || p.ParamBytes == 0 {
+			break
+		}
+		n := c.GPUs()
+		_, _, err := fuse(p, opt.BucketBytes, opt.FusionCycleS, func(b bucket, start float64) (float64, error) {
+			name := fmt.Sprintf("fused gradients %s..%s (%d tensors)", p.Params[b.params[0]].Name, p.Params[b.params[len(b.params)-1]].Name, len(b.params))
+			col, err := c.AllReduce(b.bytes, opt.Transport, opt.Algorithm)
+			if err != nil {
+				return 0, err
+			}
+			if c.Machines > 1 {
+				chunk := b.bytes / float64(n)
+				if col.Algorithm == AlgoHierarchical {
+					chunk = b.bytes / float64(c.GPUsPerMachine*c.Machines)
+				}
+				fits := true
+				for m := 0; m < c.Machines; m++ {
+					fits = register(m, Buffer{Tensor: name + " chunk", Bytes: chunk, Slots: c.GPUsPerMachine, Reused: true}) && fits
+				}
+				xfer("all-reduce", name, chunk, "ring predecessor", "ring successor", int(2*(float64(c.Machines)-1)), true, true, fits)
+			}
+			return start + col.TotalS, nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return pl, nil
+}
+
+// maxListed bounds lists of names in messages.
+const maxListed = 10
