@@ -242,7 +242,11 @@ func inferEinsum(c *InferContext) error {
 		}
 		s := c.InShape(i)
 		if !s.Known {
-			known = false
+			// Its labels' sizes may come from other operands; only an
+			// ellipsis of unknown rank makes the result's rank unknown.
+			if t.ell >= 0 {
+				known = false
+			}
 			continue
 		}
 		ne := len(s.Dims) - len(t.labels)
@@ -303,7 +307,7 @@ func inferEinsum(c *InferContext) error {
 			return fmt.Errorf("Einsum: output label %c not in any input", l)
 		}
 	}
-	if !known {
+	if !known && outT.ell >= 0 {
 		c.SetTensor(0, dt, UnknownShape())
 		return nil
 	}
@@ -312,7 +316,11 @@ func inferEinsum(c *InferContext) error {
 		if j == outT.ell {
 			out = append(out, ell.Dims...)
 		}
-		out = append(out, dims[l])
+		d, ok := dims[l]
+		if !ok {
+			d = Unknown()
+		}
+		out = append(out, d)
 	}
 	if outT.ell >= 0 && outT.ell == len(outT.labels) {
 		out = append(out, ell.Dims...)

@@ -24,6 +24,8 @@ func TestInferMatMul(t *testing.T) {
 		{name: "einsum transpose implicit", op: "Einsum", opset: 12, in: []Type{cxT(f, 3, 4)}, attrs: []*Attr{cxAttrS("equation", "ji")}, want: []string{"float32[4,3]"}},
 		{name: "einsum sum", op: "Einsum", opset: 12, in: []Type{cxT(f, 3, 4)}, attrs: []*Attr{cxAttrS("equation", "ij->")}, want: []string{"float32[]"}},
 		{name: "einsum diag", op: "Einsum", opset: 12, in: []Type{cxT(f, 3, 3)}, attrs: []*Attr{cxAttrS("equation", "ii->i")}, want: []string{"float32[3]"}},
+		{name: "einsum one input unknown", op: "Einsum", opset: 12, in: []Type{cxT(f, "*"), cxT(f, 4, 5)}, attrs: []*Attr{cxAttrS("equation", "ij,jk->ik")}, want: []string{"float32[?,5]"}},
+		{name: "einsum unknown ellipsis", op: "Einsum", opset: 12, in: []Type{cxT(f, "*"), cxT(f, 4, 5)}, attrs: []*Attr{cxAttrS("equation", "...j,jk->...k")}, want: []string{"float32[*]"}},
 		{name: "einsum bad", op: "Einsum", opset: 12, in: []Type{cxT(f, 3, 3)}, attrs: []*Attr{cxAttrS("equation", "ijk->i")}, err: true},
 		{name: "fc", op: "FC", opset: 1, in: []Type{cxT(f, "N", 256, 1, 1), cxT(f, 10, 256), cxT(f, 10)}, want: []string{"float32[N,10]"}},
 		{name: "matmulnbits", op: "MatMulNBits", domain: ms, in: []Type{cxT(f, 1, 3, 256), cxT(Uint8, 64, 8, 8), cxT(f, 512)}, attrs: []*Attr{cxAttrI("K", 256), cxAttrI("N", 64), cxAttrI("bits", 2), cxAttrI("block_size", 32)}, want: []string{"float32[1,3,64]"}},
