@@ -359,6 +359,7 @@ func init() {
 		OpDef{Domain: "com.microsoft", Name: "FusedMatMul", MinInputs: 2, MaxInputs: 2, MinOutputs: 1, MaxOutputs: 1, Infer: inferFusedMatMul},
 		OpDef{Domain: "com.microsoft", Name: "FusedGemm", MinInputs: 2, MaxInputs: 3, MinOutputs: 1, MaxOutputs: 1, Infer: inferGemm},
 		OpDef{Domain: "com.microsoft", Name: "QGemm", MinInputs: 6, MaxInputs: 9, MinOutputs: 1, MaxOutputs: 1, Infer: inferQGemm},
+		OpDef{Domain: "com.microsoft", Name: "MatMulBnb4", MinInputs: 3, MaxInputs: 3, MinOutputs: 1, MaxOutputs: 1, Infer: inferMatMulNBits},
 		OpDef{Domain: "com.microsoft", Name: "MatMulNBits", MinInputs: 3, MaxInputs: 6, MinOutputs: 1, MaxOutputs: 1, Infer: inferMatMulNBits},
 		OpDef{Domain: "com.microsoft", Name: "MatMulIntegerToFloat", MinInputs: 4, MaxInputs: 7, MinOutputs: 1, MaxOutputs: 1, Infer: cxMatMul(0, 1, Undefined, 2)},
 		OpDef{Domain: "com.microsoft", Name: "DynamicQuantizeMatMul", MinInputs: 3, MaxInputs: 5, MinOutputs: 1, MaxOutputs: 1, Infer: cxMatMul(0, 1, Undefined, 0)},

@@ -606,6 +606,28 @@ func inferNhwcConv(c *InferContext) error {
 	return nil
 }
 
+// NhwcMaxPool(X [N, H, W, C]) (com.microsoft): MaxPool in channels-last
+// layout.
+func inferNhwcMaxPool(c *InferContext) error {
+	x := c.InShape(0)
+	dt := c.InDType(0)
+	k, ok := c.AttrInts("kernel_shape")
+	if !x.Known || !ok || len(x.Dims) != len(k)+2 {
+		c.SetTensor(0, dt, UnknownShape())
+		return nil
+	}
+	p, err := cxWindow(c, len(k), k)
+	if err != nil {
+		return fmt.Errorf("NhwcMaxPool: %v", err)
+	}
+	out := x.Clone()
+	for i := range k {
+		out.Dims[1+i] = p.out(i, x.Dims[1+i])
+	}
+	c.SetTensor(0, dt, out)
+	return nil
+}
+
 // SkipGroupNorm(X, gamma, beta, skip[, bias]) (com.microsoft, NHWC) -> Y[,
 // S = X + skip + bias], both X's shape.
 func inferSkipGroupNorm(c *InferContext) error {
@@ -772,6 +794,9 @@ func init() {
 		OpDef{Name: "ConvInteger", MinInputs: 2, MaxInputs: 4, MinOutputs: 1, MaxOutputs: 1, Infer: inferConvInteger},
 		OpDef{Name: "DeformConv", MinInputs: 3, MaxInputs: 5, MinOutputs: 1, MaxOutputs: 1, Infer: inferDeformConv},
 		OpDef{Domain: "com.microsoft", Name: "NhwcConv", MinInputs: 2, MaxInputs: 3, MinOutputs: 1, MaxOutputs: 1, Infer: inferNhwcConv},
+		OpDef{Domain: "com.microsoft", Name: "NhwcMaxPool", MinInputs: 1, MaxInputs: 1, MinOutputs: 1, MaxOutputs: 1, Infer: inferNhwcMaxPool},
+		OpDef{Domain: "com.microsoft", Name: "MaxpoolWithMask", MinInputs: 2, MaxInputs: 2, MinOutputs: 1, MaxOutputs: 1, Infer: inferPool},
+		OpDef{Domain: "com.microsoft", Name: "Crop", MinInputs: 1, MaxInputs: 1, MinOutputs: 1, MaxOutputs: 1, Infer: inferCrop},
 		OpDef{Domain: "com.microsoft", Name: "GroupNorm", MinInputs: 3, MaxInputs: 3, MinOutputs: 1, MaxOutputs: 1, Infer: cxUnary},
 		OpDef{Domain: "com.microsoft", Name: "SkipGroupNorm", MinInputs: 4, MaxInputs: 5, MinOutputs: 1, MaxOutputs: 2, Infer: inferSkipGroupNorm},
 		OpDef{Domain: "com.microsoft", Name: "FusedConv", MinInputs: 2, MaxInputs: 4, MinOutputs: 1, MaxOutputs: 1, Infer: inferConv},

@@ -45,6 +45,7 @@ func TestInferConvPool(t *testing.T) {
 		{name: "maxunpool", op: "MaxUnpool", in: []Type{cxT(f, 1, 1, 2, 2), cxT(Int64, 1, 1, 2, 2)}, attrs: []*Attr{cxAttrIs("kernel_shape", 2, 2), cxAttrIs("strides", 2, 2)}, want: []string{"float32[1,1,4,4]"}},
 		{name: "maxunpool output_shape", op: "MaxUnpool", in: []Type{cxT(f, 1, 1, 2, 2), cxT(Int64, 1, 1, 2, 2)}, consts: []*Tensor{cxInts(false, 1, 1, 5, 5)}, attrs: []*Attr{cxAttrIs("kernel_shape", 2, 2), cxAttrIs("strides", 2, 2)}, want: []string{"float32[1,1,5,5]"}},
 		{name: "nhwcconv", op: "NhwcConv", domain: "com.microsoft", in: []Type{cxT(f, "N", 32, 32, 3), cxT(f, 8, 3, 3, 3)}, attrs: []*Attr{cxAttrIs("strides", 2, 2), cxAttrIs("pads", 1, 1, 1, 1)}, want: []string{"float32[N,16,16,8]"}},
+		{name: "nhwcmaxpool", op: "NhwcMaxPool", domain: "com.microsoft", in: []Type{cxT(f, "N", 32, 32, 3)}, attrs: []*Attr{cxAttrIs("kernel_shape", 2, 2), cxAttrIs("strides", 2, 2)}, want: []string{"float32[N,16,16,3]"}},
 		{name: "crop border", op: "Crop", opset: 7, in: []Type{cxT(f, "N", 64, 200, 100)}, attrs: []*Attr{cxAttrIs("border", 1, 2, 3, 4)}, want: []string{"float32[N,64,194,96]"}},
 	})
 }
