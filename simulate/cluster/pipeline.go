@@ -44,7 +44,7 @@ func cutBytes(p *Profile) ([]float64, []bool) {
 	dd := make([]int, n+1)
 	for i := range p.Ops {
 		op := &p.Ops[i]
-		if op.LastUse <= i || op.OutBytes == 0 {
+		if op.LastUse <= i || (op.OutBytes == 0 && !op.Dynamic) {
 			continue
 		}
 		last := min(op.LastUse, n-1)
