@@ -151,8 +151,12 @@ func DefaultHost() Host { return cat.Host }
 // GPUPreset returns the GPU called name: a simulate/hw preset, or one this
 // package adds (p100), or a hardware file when name is a path.
 func GPUPreset(name string) (*hw.Hardware, error) {
-	if h, err := hw.Resolve(name); err == nil {
+	h, err := hw.Resolve(name)
+	if err == nil {
 		return h, nil
+	}
+	if strings.ContainsRune(name, '/') || strings.HasSuffix(strings.ToLower(name), ".json") {
+		return nil, fmt.Errorf("cluster: %w", err)
 	}
 	for i := range cat.GPUs {
 		if strings.EqualFold(cat.GPUs[i].Name, name) {

@@ -1,0 +1,87 @@
+package cluster
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/wolong-dev/wolong/ir"
+	"github.com/wolong-dev/wolong/simulate"
+)
+
+// Bad options and degenerate models give errors (or declines), never
+// panics.
+func TestRobust(t *testing.T) {
+	empty := &ir.Model{Opsets: []ir.OpsetID{{Domain: "", Version: 17}}, Graph: ir.NewGraph("empty")}
+	pe, err := NewProfile(empty, gpuOf(t, "h100"), ProfileOptions{})
+	if err != nil {
+		t.Fatalf("empty model: %v", err)
+	}
+	p := profileOf(t, mlpRaw(ir.S("N"), 8, 256, false), "h100", 16)
+	c := clusterOf(t, "2x2", "h100", "ib-hdr")
+	one := clusterOf(t, "1x1", "h100", "ib-hdr")
+	for _, tc := range []struct {
+		name    string
+		p       *Profile
+		c       *Cluster
+		opt     Options
+		wantErr string // "" = must succeed; "decline" = a DeclineError
+	}{
+		{"empty model allreduce", pe, c, Options{Strategy: AllReduce}, ""},
+		{"empty model ps", pe, c, Options{Strategy: PS}, ""},
+		{"empty model pipeline", pe, c, Options{Strategy: Pipeline}, "decline"},
+		{"empty model auto", pe, c, Options{}, ""},
+		{"one GPU every strategy", p, one, Options{}, ""},
+		{"one GPU pipeline", p, one, Options{Strategy: Pipeline}, ""},
+		{"stages do not divide", p, c, Options{Strategy: Pipeline, Stages: 3}, "do not divide"},
+		{"more micro-batches than batch", p, c, Options{Strategy: Pipeline, MicroBatches: 17}, "more than the batch"},
+		{"two stages, two replicas", p, c, Options{Strategy: Pipeline, Stages: 2}, ""},
+		{"inference pipeline", p, c, Options{Strategy: Pipeline, Mode: simulate.Inference}, ""},
+		{"inference ps", p, c, Options{Strategy: PS, Mode: simulate.Inference}, ""},
+		{"bad strategy", p, c, Options{Strategy: "gossip"}, "unknown strategy"},
+		{"bad transport", p, c, Options{Transport: "smoke"}, "unknown transport"},
+		{"bad mode", p, c, Options{Mode: "dream"}, "unknown mode"},
+		{"bad schedule", p, c, Options{Strategy: Pipeline, Schedule: "zigzag"}, "unknown schedule"},
+		{"bad algorithm", p, c, Options{Strategy: AllReduce, Algorithm: "tree"}, "unknown all-reduce"},
+		{"negative stages", p, c, Options{Stages: -1}, ">= 0"},
+		{"many shards", p, c, Options{Strategy: PS, PSShards: 64}, ""},
+		{"tiny registered limit", p, c, Options{Strategy: PS, RegisteredLimitBytes: 1}, ""},
+		{"nil profile", nil, c, Options{}, "no profile"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := Simulate(tc.p, tc.c, tc.opt)
+			switch {
+			case tc.wantErr == "":
+				if err != nil {
+					t.Fatal(err)
+				}
+				if r.StepMS < 0 || r.StepMS != r.StepMS {
+					t.Errorf("step %g", r.StepMS)
+				}
+			case tc.wantErr == "decline":
+				var de *DeclineError
+				if !errors.As(err, &de) {
+					t.Fatalf("got %v, want a decline", err)
+				}
+			default:
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || !strings.HasPrefix(err.Error(), "cluster: ") {
+					t.Fatalf("got %v, want a cluster: error with %q", err, tc.wantErr)
+				}
+			}
+			if tc.p != nil && tc.wantErr == "" {
+				if _, err := Place(tc.p, tc.c, tc.opt); err != nil {
+					t.Errorf("place: %v", err)
+				}
+			}
+		})
+	}
+	if _, err := NewProfile(nil, gpuOf(t, "h100"), ProfileOptions{}); err == nil {
+		t.Error("nil model accepted")
+	}
+	if _, err := NewProfile(empty, gpuOf(t, "h100"), ProfileOptions{Batch: -1}); err == nil {
+		t.Error("negative batch accepted")
+	}
+	if _, err := GPUPreset("missing/gpu.json"); err == nil || !strings.HasPrefix(err.Error(), "cluster: ") {
+		t.Errorf("missing hardware file: %v", err)
+	}
+}
