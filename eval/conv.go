@@ -275,6 +275,9 @@ func kernelConvInteger(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	return []*Tensor{out}, nil
 }
 
+// kernelQLinearConv accumulates (x - x_zp) * (w - w_zp) exactly, adds the
+// int32 bias, and requantizes with the scale x_scale*w_scale/y_scale in
+// float32, as ONNX Runtime does.
 func kernelQLinearConv(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	var t [8]*Tensor
 	for i := range t {
@@ -285,35 +288,50 @@ func kernelQLinearConv(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 		t[i] = x
 	}
 	x, xs, xz, w, ws, wz, ys, yz := t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7]
-	xf, err := dequantize(c, x, xs, xz, 1)
+	one := &Tensor{DType: ir.Float64, Shape: []int{}, D: []float64{1}}
+	xf, err := dequantize(c, x, one, xz, 1)
 	if err != nil {
 		return nil, err
 	}
-	wf, err := dequantize(c, w, ws, wz, 0)
+	wf, err := dequantize(c, w, one, wz, 0)
 	if err != nil {
 		return nil, err
 	}
+	m := w.Shape[0]
 	var bias []float64
 	if len(in) > 8 && in[8] != nil {
-		// Bias is int32 quantized with scale x_scale * w_scale.
-		bf := in[8].Float64s()
-		xsf, wsf := xs.Float64s(), ws.Float64s()
-		bias = make([]float64, len(bf))
-		for i, v := range bf {
-			s := xsf[0] * wsf[0]
-			if len(wsf) == len(bf) {
-				s = xsf[0] * wsf[i]
-			}
-			bias[i] = v * s
+		if in[8].Len() != m {
+			return nil, c.Errorf("bias %s does not match %d output channels", in[8], m)
 		}
+		bias = in[8].Float64s()
 	}
-	vals, shape, err := c.convCore(xf, x.Shape, wf, w.Shape, bias, int(c.Int("group", 1)))
+	acc, shape, err := c.convCore(xf, x.Shape, wf, w.Shape, bias, int(c.Int("group", 1)))
 	if err != nil {
 		return nil, err
 	}
-	out, err := quantize(c, vals, shape, ys, yz, yz.DType, 1, true)
+	xsf, wsf, ysf := xs.Float64s(), ws.Float64s(), ys.Float64s()
+	if len(xsf) != 1 || len(ysf) != 1 || (len(wsf) != 1 && len(wsf) != m) {
+		return nil, c.Errorf("scales must be per tensor (w_scale may be per output channel)")
+	}
+	out, err := c.alloc(yz.DType, shape)
 	if err != nil {
 		return nil, err
+	}
+	if out.cls() != clsI {
+		return nil, c.Errorf("y_zero_point must be an integer type")
+	}
+	lo, hi := intRange(yz.DType)
+	zp := yz.Float64s()[0]
+	sp := numel(shape[2:])
+	for i, v := range acc {
+		ch := (i / sp) % m
+		ws1 := wsf[0]
+		if len(wsf) == m {
+			ws1 = wsf[ch]
+		}
+		scale := float32(xsf[0]) * float32(ws1) / float32(ysf[0])
+		q := math.RoundToEven(float64(float32(v)*scale)) + zp
+		out.I[i] = int64(math.Max(lo, math.Min(hi, q)))
 	}
 	return []*Tensor{out}, nil
 }
