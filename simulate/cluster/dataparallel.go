@@ -164,11 +164,14 @@ func shardOf(p *Profile, shards int) ([]int, []float64) {
 	return of, load
 }
 
-// psCost is one tensor's push (or pull) on the busiest machine.
+// psCost is one tensor's push (or pull) on the busiest machine: the
+// resources hold it for serviceS; it completes no sooner than one
+// transfer of it alone (oneS: an RPC serializes, sends and deserializes a
+// whole tensor in sequence).
 type psCost struct {
-	serviceS, latencyS float64
-	nicS, cpuS, pcieS  float64
-	nicBytes           float64
+	serviceS, oneS    float64
+	nicS, cpuS, pcieS float64
+	nicBytes          float64
 }
 
 func simPS(p *Profile, c *Cluster, opt Options, res *Result) error {
@@ -214,13 +217,13 @@ func simPS(p *Profile, c *Cluster, opt Options, res *Result) error {
 		if c.Machines == 1 { // every worker is local: peer copies to the server GPU
 			pc := c.Peer(b)
 			s := G * pc.WireS
-			return psCost{serviceS: s, latencyS: pc.LatencyS}
+			return psCost{serviceS: s, oneS: pc.TotalS}
 		}
 		tc := c.Transfer(opt.Transport, b, TransferOptions{Unregistered: reg.unregistered[k]})
 		// each machine's G workers send (N-1)/N of every tensor off the
 		// machine, and its server receives the same amount (balanced)
 		cnt := G * (N - 1) / N * skew
-		pc := psCost{latencyS: tc.LatencyS}
+		pc := psCost{oneS: tc.TotalS}
 		pc.nicBytes = cnt * b
 		pc.nicS = cnt * tc.WireS
 		pc.cpuS = cnt * (tc.CopyS + tc.CPUS) / threads
@@ -244,8 +247,8 @@ func simPS(p *Profile, c *Cluster, opt Options, res *Result) error {
 	var nicSpans []Span
 	for _, k := range pullOrder {
 		start := t
+		pulled[k] = t + math.Max(costs[k].serviceS, costs[k].oneS)
 		t += costs[k].serviceS
-		pulled[k] = t + costs[k].latencyS
 		total += costs[k].serviceS
 		nicBytes += costs[k].nicBytes
 		nicBusy += costs[k].nicS
@@ -278,13 +281,14 @@ func simPS(p *Profile, c *Cluster, opt Options, res *Result) error {
 	for _, k := range pushOrder {
 		start := math.Max(t, p.Params[k].ReadyS+shift)
 		t = start + costs[k].serviceS
-		pushEnd = math.Max(pushEnd, t+costs[k].latencyS)
+		done := start + math.Max(costs[k].serviceS, costs[k].oneS)
+		pushEnd = math.Max(pushEnd, done)
 		total += costs[k].serviceS
 		nicBytes += costs[k].nicBytes
 		nicBusy += costs[k].nicS
 		pcieBusy += costs[k].pcieS
 		if opt.Timeline {
-			nicSpans = append(nicSpans, Span{Name: "push " + p.Params[k].Name, Cat: "comm", StartMS: start * 1e3, EndMS: (t + costs[k].latencyS) * 1e3})
+			nicSpans = append(nicSpans, Span{Name: "push " + p.Params[k].Name, Cat: "comm", StartMS: start * 1e3, EndMS: done * 1e3})
 		}
 	}
 	bwdEnd := fwdEnd + p.BackwardS
@@ -304,7 +308,7 @@ func simPS(p *Profile, c *Cluster, opt Options, res *Result) error {
 		res.Links = append(res.Links, LinkUse{Link: "pcie staging (server GPU)", BusyMS: pcieBusy * 1e3})
 	}
 	res.Assumptions = append(res.Assumptions,
-		fmt.Sprintf("ps over %s: %d shard(s) (largest tensor to the least-loaded shard; busiest machine serves %.1f MB), push each gradient when ready, servers aggregate %d gradients and update, pull in forward order; per tensor the busiest of NIC / host copies (%d threads) / PCIe staging bounds the pipeline", opt.Transport, shards, busiest/1e6, n, max(1, c.Host.CopyThreads)))
+		fmt.Sprintf("ps over %s: %d shard(s) (largest tensor to the least-loaded shard; busiest machine serves %.1f MB), push each gradient when ready, servers aggregate %d gradients and update, pull in forward order; per tensor the busiest of NIC / host copies (%d threads) / PCIe staging bounds the pipeline, and a tensor completes no sooner than one transfer of it alone", opt.Transport, shards, busiest/1e6, n, max(1, c.Host.CopyThreads)))
 	if reg.fallbacks > 0 {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("rdma: %d tensor(s) (%.1f MB) exceed the registered-memory limit of %.1f GB per machine and go through a bounce buffer with one copy", reg.fallbacks, reg.fallbackBytes/1e6, reg.limit/1e9))
 	}
