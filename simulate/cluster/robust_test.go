@@ -85,3 +85,60 @@ func TestRobust(t *testing.T) {
 		t.Errorf("missing hardware file: %v", err)
 	}
 }
+
+// auto picks the highest predicted throughput of the strategies that
+// apply.
+func TestAutoPicksBest(t *testing.T) {
+	p := profileOf(t, mlpRaw(ir.S("N"), 16, 2048, false), "p100", 256)
+	for _, spec := range []string{"1x4", "4x1", "8x8"} {
+		c := clusterOf(t, spec, "p100", "roce-25")
+		a, err := Simulate(p, c, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		best := a.Throughput
+		for _, s := range Strategies() {
+			r, err := Simulate(p, c, Options{Strategy: s})
+			var de *DeclineError
+			if errors.As(err, &de) {
+				continue
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Throughput > best*(1+1e-9) {
+				t.Errorf("%s: auto picked %s at %g samples/s, %s gives %g", spec, a.Strategy, best, s, r.Throughput)
+			}
+		}
+		if len(a.Candidates) != 3 {
+			t.Errorf("%s: candidates %+v", spec, a.Candidates)
+		}
+		t.Logf("%s: auto -> %s (%+v)", spec, a.Strategy, a.Candidates)
+	}
+}
+
+// A sweep of ResNet-50 on H100s (8 per machine, InfiniBand HDR), logged
+// for the README's scaling table.
+func TestSweepResNet50(t *testing.T) {
+	if testing.Short() {
+		t.Skip("sweep")
+	}
+	gpu := gpuOf(t, "h100")
+	p, err := NewProfile(loadShared(t, "onnx-node-tests/light/light_resnet50.onnx"), gpu, ProfileOptions{Batch: 64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := clusterOf(t, "1x8", "h100", "ib-hdr")
+	pts, err := Sweep(p, base, []int{1, 2, 4, 8, 16, 32, 64, 128, 256, 512}, Options{Strategy: AllReduce})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prev := 0.0
+	for _, pt := range pts {
+		t.Logf("%4d GPUs (%3dx%d): step %7.2f ms, %9.0f img/s, efficiency %.3f", pt.GPUs, pt.Machines, pt.GPUsPerMachine, pt.StepMS, pt.Throughput, pt.Efficiency)
+		if pt.Throughput <= prev {
+			t.Errorf("%d GPUs: throughput %g not above %g", pt.GPUs, pt.Throughput, prev)
+		}
+		prev = pt.Throughput
+	}
+}

@@ -17,7 +17,7 @@ type Strategy string
 
 // Strategies.
 const (
-	Auto      Strategy = "auto"      // the best predicted of the others
+	Auto      Strategy = "auto"      // the highest predicted throughput of the others
 	PS        Strategy = "ps"        // data parallel, sharded parameter servers
 	AllReduce Strategy = "allreduce" // data parallel, ring / hierarchical all-reduce
 	Pipeline  Strategy = "pipeline"  // model split into stages, micro-batches
@@ -119,9 +119,10 @@ type TransportStep struct {
 
 // Candidate is one strategy auto considered.
 type Candidate struct {
-	Strategy Strategy `json:"strategy"`
-	StepMS   float64  `json:"step_ms,omitempty"`
-	Declined string   `json:"declined,omitempty"`
+	Strategy   Strategy `json:"strategy"`
+	StepMS     float64  `json:"step_ms,omitempty"`
+	Throughput float64  `json:"throughput,omitempty"` // samples / s
+	Declined   string   `json:"declined,omitempty"`
 }
 
 // Stage is one pipeline stage.
@@ -280,8 +281,10 @@ func auto(p *Profile, c *Cluster, opt Options) (*Result, error) {
 		case err != nil:
 			return nil, err
 		}
-		cands = append(cands, Candidate{Strategy: s, StepMS: r.StepMS})
-		if best == nil || r.StepMS < best.StepMS*(1-1e-9) {
+		cands = append(cands, Candidate{Strategy: s, StepMS: r.StepMS, Throughput: r.Throughput})
+		// strategies differ in the samples a step processes (a pipeline
+		// replica splits one batch): compare throughput
+		if best == nil || r.Throughput > best.Throughput*(1+1e-9) {
 			best = r
 		}
 	}
@@ -298,7 +301,7 @@ func auto(p *Profile, c *Cluster, opt Options) (*Result, error) {
 		best = r
 	}
 	best.Candidates = cands
-	best.Assumptions = append(best.Assumptions, fmt.Sprintf("strategy auto: picked %s, the lowest predicted step", best.Strategy))
+	best.Assumptions = append(best.Assumptions, fmt.Sprintf("strategy auto: picked %s, the highest predicted throughput", best.Strategy))
 	return best, nil
 }
 
