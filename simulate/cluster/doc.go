@@ -23,7 +23,8 @@
 // as gradients are ready, pull in forward order), pipeline (dynamic
 // program over the topological order balancing stage compute against
 // activation bytes cut; GPipe / 1F1B micro-batches with their bubbles;
-// declines a model too small to split) and auto (the best predicted).
+// declines a model too small to split) and auto (the highest predicted
+// throughput: strategies differ in the samples one step processes).
 //
 // # API (what cmd and optimize wire)
 //
@@ -37,7 +38,8 @@
 //		Mode: simulate.Train, BucketBytes: 0 /* 25 MiB */, MicroBatches: 0, Timeline: true})
 //	// res.StepMS, ComputeMS, CommMS (exposed), BubbleMS, Efficiency, Throughput,
 //	// res.Links (per-link utilization), res.Transports (step and speedup of
-//	// every transport against grpc-tcp), res.Candidates (what auto compared),
+//	// every transport against grpc-tcp; machines > 1), res.Candidates (what
+//	// auto compared, with the reason a strategy declined),
 //	// res.Stages (pipeline), res.Timeline (one track per GPU "m0/gpu3" and
 //	// per NIC "m0/nic"), res.Assumptions, res.Warnings. JSON tags: step_ms,
 //	// compute_ms, comm_ms, bubble_ms, efficiency.
@@ -48,6 +50,13 @@
 //	// rdma-bounce-copy, rpc-copy, peer-copy) and fallback reason, receive
 //	// buffers (size, slots, registered, reused across steps), registered
 //	// bytes per machine against the limit.
+//
+// Cluster fields the CLI may set after Parse: NICsPerMachine (default 1),
+// Intra ("nvlink" when the GPU preset has NVLink, else "pcie"), Host.
+// Options zero values are the defaults: strategy auto, transport rdma,
+// mode train, 25 MiB buckets with a 5 ms fusion cycle, stages = GPUs,
+// micro-batches = 4 x stages (at most the batch), 1F1B, one parameter-
+// server shard per machine, the network's registered-memory limit.
 //
 // A strategy that does not apply returns a *DeclineError (errors.As);
 // Simulate with Strategy auto skips it and lists it in Candidates.

@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -140,5 +141,30 @@ func TestSweepResNet50(t *testing.T) {
 			t.Errorf("%d GPUs: throughput %g not above %g", pt.GPUs, pt.Throughput, prev)
 		}
 		prev = pt.Throughput
+	}
+}
+
+// The JSON form carries the fields reports and scripts read.
+func TestResultJSON(t *testing.T) {
+	p := profileOf(t, mlpRaw(ir.S("N"), 8, 512, false), "h100", 16)
+	r, err := Simulate(p, clusterOf(t, "2x2", "h100", "ib-hdr"), Options{Strategy: Pipeline, Stages: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"step_ms", "compute_ms", "comm_ms", "bubble_ms", "efficiency", "links", "stages", "transports"} {
+		if _, ok := m[k]; !ok {
+			t.Errorf("JSON lacks %q: %s", k, b)
+		}
+	}
+	if m["step_ms"].(float64) != r.StepMS {
+		t.Errorf("step_ms %v, want %g", m["step_ms"], r.StepMS)
 	}
 }
