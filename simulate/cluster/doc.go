@@ -55,8 +55,10 @@
 // Intra ("nvlink" when the GPU preset has NVLink, else "pcie"), Host.
 // Options zero values are the defaults: strategy auto, transport rdma,
 // mode train, 25 MiB buckets with a 5 ms fusion cycle, stages = GPUs,
-// micro-batches = 4 x stages (at most the batch), 1F1B, one parameter-
-// server shard per machine, the network's registered-memory limit.
+// micro-batches = 4 x stages (at most the batch), 1F1B, one
+// parameter-server shard per machine, the network's registered-memory
+// limit. NewProfile with a Batch re-infers the model's shapes in place (as
+// simulate.Run does).
 //
 // A strategy that does not apply returns a *DeclineError (errors.As);
 // Simulate with Strategy auto skips it and lists it in Candidates.
