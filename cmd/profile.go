@@ -2,13 +2,13 @@ package cmd
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
+	"io"
 	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/wolong-dev/wolong/internal/safefile"
 	"github.com/wolong-dev/wolong/ir"
 	"github.com/wolong-dev/wolong/report"
 	"github.com/wolong-dev/wolong/simulate"
@@ -105,7 +105,7 @@ func runProfile(env *Env, opts *ProfileOptions, path string) error {
 	if err != nil {
 		return Usagef("--hw: %v", err)
 	}
-	io, err := opts.Model.inferOptions()
+	inferOpt, err := opts.Model.inferOptions()
 	if err != nil {
 		return err
 	}
@@ -116,17 +116,17 @@ func runProfile(env *Env, opts *ProfileOptions, path string) error {
 	defer l.Close()
 	imp := l.Warnings[:len(l.Warnings)-len(l.Infer.Warnings())] // import warnings
 	warnings := l.Warnings
-	defaulted := defaultSymbolicDims(l.Model.Graph, io)
+	defaulted := defaultSymbolicDims(l.Model.Graph, inferOpt)
 	if len(defaulted) > 0 {
 		// re-infer with the defaults, replacing the inference warnings
-		l.Infer = ir.InferModel(l.Model, io)
+		l.Infer = ir.InferModel(l.Model, inferOpt)
 		warnings = append(append([]string{}, imp...), l.Infer.Warnings()...)
 	}
 	if opts.Batch > 0 {
 		warnings = imp // simulate re-infers with the batch and reports its own
 	}
 	r, err := simulate.Run(l.Model, h, simulate.Options{
-		Streams: opts.Streams, Mode: mode, Batch: opts.Batch, Infer: io,
+		Streams: opts.Streams, Mode: mode, Batch: opts.Batch, Infer: inferOpt,
 		Cost: cost.Options{TF32: opts.TF32, Trip: opts.Trip, DType: dt},
 	})
 	if err != nil {
@@ -136,7 +136,7 @@ func runProfile(env *Env, opts *ProfileOptions, path string) error {
 		r.Assumptions = append(r.Assumptions, "dims not given with --dim / --input set to 1: "+strings.Join(defaulted, ", "))
 	}
 	if opts.Trace != "" {
-		if err := writeFileAtomic(opts.Trace, func(f *os.File) error { return report.WriteTrace(f, path, r) }); err != nil {
+		if err := safefile.Write(opts.Trace, []string{path}, func(w io.Writer) error { return report.WriteTrace(w, path, r) }); err != nil {
 			return fmt.Errorf("--trace: %v", err)
 		}
 	}
@@ -192,28 +192,4 @@ func defaultSymbolicDims(g *ir.Graph, io ir.InferOptions) []string {
 	}
 	sort.Strings(names)
 	return names
-}
-
-// writeFileAtomic writes path through a temporary file in the same
-// directory, renamed into place only when write succeeds.
-func writeFileAtomic(path string, write func(*os.File) error) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	if err := write(f); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return nil
 }

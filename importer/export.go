@@ -12,12 +12,11 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"strconv"
 
 	"google.golang.org/protobuf/encoding/protowire"
 
+	"github.com/wolong-dev/wolong/internal/safefile"
 	"github.com/wolong-dev/wolong/ir"
 )
 
@@ -157,45 +156,10 @@ func WriteFile(m *ir.Model, path string, refuse ...string) error {
 	return AtomicWrite(path, refuse, func(w io.Writer) error { return Export(m, w) })
 }
 
-// AtomicWrite creates path by writing a temporary file next to it and
-// renaming it into place. It refuses to write over any file in refuse
-// (compared by identity, so links and relative paths are caught).
-func AtomicWrite(path string, refuse []string, write func(io.Writer) error) (err error) {
-	if st, err := os.Stat(path); err == nil {
-		for _, r := range refuse {
-			if rs, err := os.Stat(r); err == nil && os.SameFile(st, rs) {
-				return fmt.Errorf("refusing to overwrite the input file %s", path)
-			}
-		}
-		if st.IsDir() {
-			return fmt.Errorf("%s is a directory", path)
-		}
-	}
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	if err = write(f); err != nil {
-		return err
-	}
-	if err = f.Sync(); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	if err = os.Chmod(tmp, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+// AtomicWrite creates path atomically and refuses to write over any file
+// in refuse; see package internal/safefile.
+func AtomicWrite(path string, refuse []string, write func(io.Writer) error) error {
+	return safefile.Write(path, refuse, write)
 }
 
 type exporter struct {
