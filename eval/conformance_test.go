@@ -33,6 +33,8 @@ var knownFailures = map[string]string{
 	// The expected output is rounded to 4 decimals in the test data
 	// (0.1511 for 0.15105554), outside rtol 1e-4.
 	"node/test_averagepool_2d_ceil_last_window_starts_on_pad": "expected output rounded to 4 decimals",
+	// Same: -0.1406 for -0.140625, 1.7556 for 1.7555516.
+	"node/test_gridsample_bicubic": "expected output rounded to 4 decimals",
 }
 
 type caseStatus int
