@@ -96,6 +96,10 @@ type pipeline struct {
 	pred     *simPredictor
 	warnings []string
 	assume   []string
+	// specialized is set when shapes were fixed for prediction (--dim,
+	// --input, --batch or defaulted symbolic dims): the emitted model is
+	// then optimized from a fresh, unspecialized copy.
+	specialized bool
 }
 
 // simPredictor predicts with the simulator (one stream, inference).
@@ -139,7 +143,9 @@ func loadPipeline(o *OptimizeOptions, path string) (*pipeline, error) {
 		return nil, err
 	}
 	p := &pipeline{l: l, hw: h, warnings: l.Warnings}
+	p.specialized = len(io.Dims) > 0 || len(io.Inputs) > 0 || o.Batch > 0
 	defaulted := defaultSymbolicDims(l.Model.Graph, io)
+	p.specialized = p.specialized || len(defaulted) > 0
 	if o.Batch > 0 {
 		io.Inputs = simulate.BatchInputs(l.Model.Graph, o.Batch, io.Inputs)
 	}
@@ -193,10 +199,27 @@ func runOptimize(env *Env, opts *OptimizeOptions, path string) error {
 		}
 	}
 	if opts.EmitONNX != "" {
-		if _, err := optimize.ToONNX(p.l.Model); err != nil {
+		m := p.l.Model
+		if p.specialized {
+			// Shape folding and batching used the fixed dims; the model
+			// written must stay valid for every value of its symbolic dims,
+			// so optimize an unspecialized copy.
+			fresh, err := importer.Load(path, importer.Options{})
+			if err != nil {
+				return err
+			}
+			defer fresh.Close()
+			ir.InferModel(fresh, ir.InferOptions{})
+			if _, err := optimize.Run(fresh, optimize.Options{Level: opts.Level, Only: opts.Passes, Disable: opts.Disable, VerifyEach: opts.VerifyEach}); err != nil {
+				return err
+			}
+			m = fresh
+			p.assume = append(p.assume, "--emit-onnx: the written model was optimized with its symbolic dims kept, so it is valid for every input size")
+		}
+		if _, err := optimize.ToONNX(m); err != nil {
 			return err
 		}
-		if err := importer.WriteFile(p.l.Model, opts.EmitONNX, path); err != nil {
+		if err := importer.WriteFile(m, opts.EmitONNX, path); err != nil {
 			return fmt.Errorf("--emit-onnx: %v", err)
 		}
 	}
