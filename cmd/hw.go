@@ -1,47 +1,78 @@
 package cmd
 
 import (
+	"io"
+
 	"github.com/spf13/cobra"
 
 	"github.com/wolong-dev/wolong/report"
+	"github.com/wolong-dev/wolong/simulate/cluster"
 	"github.com/wolong-dev/wolong/simulate/hw"
 )
 
 func newHwCmd(env *Env) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "hw",
-		Short: "List and show the hardware presets the cost model uses",
-		Long: `hw lists the built-in hardware presets (GPUs and this kind of CPU) and
-shows one in full: peak FLOP/s per dtype, memory, overheads, the per-op-class
-efficiency factors, and the datasheets and measurements they come from.
-'hw show NAME --format json' prints a file that --hw path.json accepts.`,
+		Short: "List and show the hardware and network presets the cost model uses",
+		Long: `hw lists the built-in hardware presets (GPUs and this kind of CPU) and the
+network presets of 'profile --cluster' (--net), and shows one in full: peak
+FLOP/s per dtype, memory, overheads, the per-op-class efficiency factors, or a
+network's bandwidth, latency, per-message CPU, RDMA and GPUDirect, and the
+datasheets and measurements they come from. 'hw show NAME --format json'
+prints a file that --hw path.json accepts (for a GPU or CPU).`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(c *cobra.Command, args []string) error { return c.Help() },
 	}
 	var format string
+	var networks bool
 	list := &cobra.Command{
 		Use:   "list",
-		Short: "List the hardware presets",
-		Args:  usageArgs(cobra.NoArgs),
+		Short: "List the hardware presets and the network presets",
+		Long: `list prints the GPU and CPU presets (--hw), then the network presets
+(--net, with profile --cluster). With --format json it prints the hardware
+presets as an array, or with --networks the network presets as an array.`,
+		Args: usageArgs(cobra.NoArgs),
 		RunE: func(c *cobra.Command, args []string) error {
 			f, err := report.ParseFormat(format)
 			if err != nil {
 				return Usagef("--format: %v", err)
 			}
-			if f == report.JSON {
-				return report.WriteJSON(env.Out, hw.Presets())
+			nets, err := networkPresets()
+			if err != nil {
+				return err
 			}
-			return report.WriteHardwareList(env.Out, hw.Presets())
+			if networks {
+				if f == report.JSON {
+					return report.WriteJSON(env.Out, nets)
+				}
+				return report.WriteNetworkList(env.Out, nets)
+			}
+			hws, err := hardwarePresets()
+			if err != nil {
+				return err
+			}
+			if f == report.JSON {
+				return report.WriteJSON(env.Out, hws)
+			}
+			if err := report.WriteHardwareList(env.Out, hws); err != nil {
+				return err
+			}
+			if _, err := io.WriteString(env.Out, "\nNetworks (--net, with profile --cluster):\n"); err != nil {
+				return err
+			}
+			return report.WriteNetworkList(env.Out, nets)
 		},
 	}
 	list.Flags().StringVar(&format, "format", "table", "output format: table or json")
+	list.Flags().BoolVar(&networks, "networks", false, "list only the network presets")
 	var showFormat string
 	show := &cobra.Command{
 		Use:   "show NAME|FILE.json",
-		Short: "Show one preset (or hardware file) in full, with its sources",
+		Short: "Show one preset (GPU, CPU, network) or hardware file in full, with its sources",
 		Args:  usageArgs(cobra.ExactArgs(1)),
 		ValidArgsFunction: func(c *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-			return hw.Names(), cobra.ShellCompDirectiveNoFileComp
+			names := append(append(hw.Names(), cluster.GPUNames()...), cluster.NetworkNames()...)
+			return names, cobra.ShellCompDirectiveNoFileComp
 		},
 		RunE: func(c *cobra.Command, args []string) error {
 			f, err := report.ParseFormat(showFormat)
@@ -49,6 +80,17 @@ efficiency factors, and the datasheets and measurements they come from.
 				return Usagef("--format: %v", err)
 			}
 			h, err := hw.Resolve(args[0])
+			if err != nil {
+				if n, nerr := cluster.NetworkPreset(args[0]); nerr == nil {
+					if f == report.JSON {
+						return report.WriteJSON(env.Out, n)
+					}
+					return report.WriteNetwork(env.Out, n)
+				}
+				if g, gerr := cluster.GPUPreset(args[0]); gerr == nil {
+					h, err = g, nil
+				}
+			}
 			if err != nil {
 				return err
 			}
@@ -61,4 +103,31 @@ efficiency factors, and the datasheets and measurements they come from.
 	show.Flags().StringVar(&showFormat, "format", "table", "output format: table or json (the --hw file schema)")
 	c.AddCommand(list, show)
 	return c
+}
+
+// hardwarePresets lists simulate/hw's presets, then the GPUs the cluster
+// model adds (p100).
+func hardwarePresets() ([]*hw.Hardware, error) {
+	out := hw.Presets()
+	for _, name := range cluster.GPUNames() {
+		h, err := cluster.GPUPreset(name)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, h)
+	}
+	return out, nil
+}
+
+// networkPresets lists the network presets in catalogue order.
+func networkPresets() ([]*cluster.Network, error) {
+	var out []*cluster.Network
+	for _, name := range cluster.NetworkNames() {
+		n, err := cluster.NetworkPreset(name)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, n)
+	}
+	return out, nil
 }

@@ -1,11 +1,13 @@
 package report
 
-// This file implements the `wolong hw` listings of the hardware catalogue.
+// This file implements the `wolong hw` listings of the hardware catalogue
+// and of the network presets of the cluster model.
 
 import (
 	"fmt"
 	"io"
 
+	"github.com/wolong-dev/wolong/simulate/cluster"
 	"github.com/wolong-dev/wolong/simulate/hw"
 )
 
@@ -61,6 +63,56 @@ func WriteHardware(w io.Writer, h *hw.Hardware) error {
 	}
 	fmt.Fprintln(ew, "Assumptions:")
 	for _, s := range h.Assumptions {
+		fmt.Fprintf(ew, "  - %s\n", s)
+	}
+	return ew.err
+}
+
+// WriteNetworkList prints one row per network preset (--net).
+func WriteNetworkList(w io.Writer, ns []*cluster.Network) error {
+	var rows [][]string
+	for _, n := range ns {
+		rdma, gd := "no", "no"
+		if n.RDMA {
+			rdma = "yes"
+		}
+		if n.GPUDirect {
+			gd = "yes"
+		}
+		rows = append(rows, []string{n.Name, n.Kind, fmt.Sprintf("%g", n.BandwidthGbps), fmt.Sprintf("%.0f%%", 100*n.Efficiency),
+			fmt.Sprintf("%g", n.LatencyUs), fmt.Sprintf("%g", n.CPUPerMessageUs), rdma, gd, fmt.Sprintf("%g", n.TCPGBs), n.Description})
+	}
+	return WriteTable(w, []string{"network", "kind", "Gb/s", "achievable", "latency us", "cpu us/msg", "rdma", "gpudirect", "tcp GB/s", "description"}, rows)
+}
+
+// WriteNetwork prints every field of a network preset, its sources and
+// assumptions.
+func WriteNetwork(w io.Writer, n *cluster.Network) error {
+	ew := &errWriter{w: w}
+	fmt.Fprintf(ew, "%s (%s network): %s\n\n", n.Name, n.Kind, n.Description)
+	yes := func(b bool) string {
+		if b {
+			return "yes"
+		}
+		return "no"
+	}
+	rows := [][]string{
+		{"line rate per NIC", fmt.Sprintf("%g Gb/s per direction (%.2f GB/s)", n.BandwidthGbps, n.BandwidthGbps/8)},
+		{"achievable (large transfers)", fmt.Sprintf("%.0f%% = %.2f GB/s", 100*n.Efficiency, n.GBs()/1e9)},
+		{"one-way latency", fmt.Sprintf("%g us", n.LatencyUs)},
+		{"CPU per message", fmt.Sprintf("%g us", n.CPUPerMessageUs)},
+		{"RDMA verbs (one-sided read / write)", yes(n.RDMA)},
+		{"GPUDirect RDMA", yes(n.GPUDirect) + map[bool]string{true: "", false: " (transfers staged through host memory over PCIe)"}[n.GPUDirect]},
+		{"kernel TCP (what grpc-tcp gets)", fmt.Sprintf("%g GB/s per connection, %g us one-way, %g us CPU per message", n.TCPGBs, n.TCPLatencyUs, n.TCPCPUPerMessageUs)},
+		{"registered memory per machine", fmt.Sprintf("%g GB", n.MaxRegisteredGB)},
+	}
+	ew.check(WriteTable(ew, []string{"field", "value"}, rows))
+	fmt.Fprintln(ew, "\nSources:")
+	for _, s := range n.Sources {
+		fmt.Fprintf(ew, "  - %s\n", s)
+	}
+	fmt.Fprintln(ew, "Assumptions:")
+	for _, s := range n.Assumptions {
 		fmt.Fprintf(ew, "  - %s\n", s)
 	}
 	return ew.err
