@@ -59,8 +59,11 @@ var ortOverrides = map[string]ortOverride{
 	"rnn/kinference_pos_tagger_lstm_loop.onnx":  {dims: map[string]int64{"sentence_length": 3}, fill: map[string]float64{"var_sentence_length": 3}},
 	"rnn/tract_qtdnn_10x5_101_i32_biases.onnx":  {shapes: map[string][]int{"input": {8, 10}}},
 	// A decode step: one new token after one cached one, all attended.
-	"transformer/tiny-random-gpt2-fp32_past.onnx": {dims: map[string]int64{"total_seq_len": 2}, fill: map[string]float64{"attention_mask": 1}},
-	"transformer/tiny-random-gpt2-fp16_past.onnx": {dims: map[string]int64{"total_seq_len": 2}, fill: map[string]float64{"attention_mask": 1}},
+	"transformer/tiny-random-gpt2-fp32_past.onnx":   {dims: map[string]int64{"total_seq_len": 2}, fill: map[string]float64{"attention_mask": 1}},
+	"transformer/tiny-random-gpt2-fp16_past.onnx":   {dims: map[string]int64{"total_seq_len": 2}, fill: map[string]float64{"attention_mask": 1}},
+	"transformer/tiny-qwen35_decoder_gqa_fp16.onnx": {dims: map[string]int64{"total_seq_len": 2}, fill: map[string]float64{"attention_mask": 1}},
+	// Five cached tokens plus one new: six valid.
+	"transformer/tract_gqa_decode_rope.onnx": {fill: map[string]float64{"seqlens_k": 5, "total_sequence_length": 6}},
 	// Random write positions and lengths make every key masked; use a
 	// meaningful decode step instead.
 	"transformer/static_scatter_bias_decoder_opset24.onnx": {fill: map[string]float64{"write_indices": 3, "nonpad_kv_seqlen": 4}},
