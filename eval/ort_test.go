@@ -54,8 +54,8 @@ var ortOverrides = map[string]ortOverride{
 	"rnn/silero_vad_v3.1_transformer_lstm.onnx": {dims: map[string]int64{"sequence": 1536}},
 	"rnn/silero_vad_v5.onnx":                    {shapes: map[string][]int{"input": {1, 512}, "state": {2, 1, 128}}, fill: map[string]float64{"sr": 16000}},
 	"rnn/silero_vad_v6.2.onnx":                  {shapes: map[string][]int{"input": {1, 512}, "state": {2, 1, 128}}, fill: map[string]float64{"sr": 16000}},
-	"rnn/silero_vad_micro_2021.onnx":            {dims: map[string]int64{"sequence": 4000}},
-	"rnn/silero_vad_mini_2021.onnx":             {dims: map[string]int64{"sequence": 4000}},
+	"rnn/silero_vad_micro_2021.onnx":            {dims: map[string]int64{"samples": 4000}},
+	"rnn/silero_vad_mini_2021.onnx":             {dims: map[string]int64{"samples": 4000}},
 	"rnn/kinference_pos_tagger_lstm_loop.onnx":  {dims: map[string]int64{"sentence_length": 3}, fill: map[string]float64{"var_sentence_length": 3}},
 	"rnn/tract_qtdnn_10x5_101_i32_biases.onnx":  {shapes: map[string][]int{"input": {8, 10}}},
 	// A decode step: one new token after one cached one, all attended.
