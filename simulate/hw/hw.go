@@ -165,12 +165,22 @@ func Load(path string) (*Hardware, error) {
 		return nil, fmt.Errorf("hw: %v", err)
 	}
 	defer f.Close()
-	var h Hardware
-	if err := decodeStrict(io.LimitReader(f, maxFileSize), &h); err != nil {
+	h, err := Parse(f)
+	if err != nil {
 		return nil, fmt.Errorf("hw: %s: %v", path, err)
 	}
+	return h, nil
+}
+
+// Parse decodes and validates a hardware description (the preset schema,
+// one object, at most 1 MiB; unknown fields are errors).
+func Parse(r io.Reader) (*Hardware, error) {
+	var h Hardware
+	if err := decodeStrict(io.LimitReader(r, maxFileSize), &h); err != nil {
+		return nil, err
+	}
 	if err := h.Validate(); err != nil {
-		return nil, fmt.Errorf("hw: %s: %v", path, err)
+		return nil, err
 	}
 	return &h, nil
 }
