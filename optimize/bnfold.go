@@ -47,7 +47,7 @@ func bnFold(c *Context) ([]Rewrite, error) {
 		if !ok {
 			continue
 		}
-		if !substitute(g, bn.Output(0), conv.Output(0)) {
+		if !c.substitute(bn.Output(0), conv.Output(0)) {
 			continue
 		}
 		w := g.AddInitializer(nb.w)

@@ -72,6 +72,9 @@ func cse(c *Context) ([]Rewrite, error) {
 			if o == nil {
 				continue
 			}
+			if c.pinned(o) {
+				ok = false
+			}
 			if i >= len(m.Outputs) || m.Outputs[i] == nil || (g.IsOutput(o) && (g.IsOutput(m.Outputs[i]) || !canRename(g, m.Outputs[i]))) {
 				ok = false
 			}
@@ -81,7 +84,7 @@ func cse(c *Context) ([]Rewrite, error) {
 		}
 		for i, o := range n.Outputs {
 			if o != nil {
-				substitute(g, o, m.Outputs[i])
+				c.substitute(o, m.Outputs[i])
 			}
 		}
 		rw = append(rw, Rewrite{Before: []string{ir.NodeLabel(n)}, After: []string{ir.NodeLabel(m)}, Remark: "same " + n.QualifiedOp() + " of the same inputs"})

@@ -26,6 +26,13 @@ func dce(c *Context) ([]Rewrite, error) {
 	for _, o := range g.Outputs {
 		need(o)
 	}
+	for _, n := range order {
+		for _, o := range n.Outputs {
+			if c.pinned(o) {
+				live[n] = true
+			}
+		}
+	}
 	for i := len(order) - 1; i >= 0; i-- {
 		n := order[i]
 		if !live[n] {

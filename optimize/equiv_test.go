@@ -45,6 +45,12 @@ func randomInputs(m *ir.Model, seed uint64) (map[string]eval.Value, bool) {
 				data[i] = int64(r.IntN(4))
 			}
 			ins[v.Name] = eval.NewInt64(shape, data)
+		case ir.Bool:
+			data := make([]bool, n)
+			for i := range data {
+				data[i] = r.IntN(2) == 0
+			}
+			ins[v.Name] = &eval.Tensor{DType: ir.Bool, Shape: shape, B: data}
 		default:
 			return nil, false
 		}

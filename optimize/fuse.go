@@ -81,6 +81,13 @@ func fuseOps(c *Context) ([]Rewrite, error) {
 		return nil, err
 	}
 	s := newFuseState(g, order, c.Opt.GroupCap)
+	for i, n := range order {
+		for _, o := range n.Outputs {
+			if c.pinned(o) {
+				s.kind[i], s.anchor[i] = Opaque, -1
+			}
+		}
+	}
 	s.phase(0)
 	s.phase(1)
 	s.multiOutput()

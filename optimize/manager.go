@@ -98,7 +98,7 @@ func Run(m *ir.Model, opt Options) (*Result, error) {
 	if opt.GroupCap <= 0 {
 		opt.GroupCap = defaultGroupCap
 	}
-	c := &Context{Model: m, Opt: opt, folder: opt.Folder}
+	c := &Context{Model: m, Opt: opt, folder: opt.Folder, implicit: implicitNames(m.Graph)}
 	if c.folder == nil {
 		c.folder = defaultFolder()
 	}

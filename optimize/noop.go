@@ -42,7 +42,7 @@ func noopElim(c *Context) ([]Rewrite, error) {
 				src = nil
 			}
 		}
-		if src == nil || !substitute(g, out, src) {
+		if src == nil || !c.substitute(out, src) {
 			continue
 		}
 		rw = append(rw, Rewrite{Before: []string{ir.NodeLabel(n)}, Remark: why})

@@ -162,6 +162,8 @@ type Context struct {
 	Model *ir.Model
 	Opt   Options
 	names map[string]int
+	// implicit holds the names If branches reference without a binding.
+	implicit map[string]bool
 	// sizes caches Split size initializers by their values.
 	sizes map[string]*ir.Value
 	// folder evaluates constant nodes (nil: constant folding is skipped).

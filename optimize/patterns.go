@@ -30,7 +30,7 @@ func runPattern(c *Context, op, prefix string, match matcher) ([]Rewrite, error)
 			continue
 		}
 		ms := match(g, n)
-		if len(ms) < 2 || !acceptable(g, ms, claimed, pos) {
+		if len(ms) < 2 || !acceptable(g, ms, claimed, pos) || c.pinsAny(ms) {
 			continue
 		}
 		sortByPos(ms, pos)
@@ -128,4 +128,16 @@ func consumer(g *ir.Graph, n *ir.Node, op string) *ir.Node {
 		return nil
 	}
 	return c
+}
+
+// pinsAny reports whether a member produces a pinned value.
+func (c *Context) pinsAny(ms []*ir.Node) bool {
+	for _, m := range ms {
+		for _, o := range m.Outputs {
+			if c.pinned(o) {
+				return true
+			}
+		}
+	}
+	return false
 }

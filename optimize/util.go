@@ -12,9 +12,13 @@ import (
 // plain node output. It reports false, changing nothing, when the
 // substitution would rename a graph input, an initializer or another
 // graph output.
-func substitute(g *ir.Graph, old, nv *ir.Value) bool {
+func (c *Context) substitute(old, nv *ir.Value) bool {
+	g := c.Graph()
 	if old == nv {
 		return true
+	}
+	if c.pinned(old) {
+		return false
 	}
 	if g.IsOutput(old) {
 		if nv.Producer == nil || nv.Graph != g || g.IsOutput(nv) {
@@ -29,6 +33,29 @@ func substitute(g *ir.Graph, old, nv *ir.Value) bool {
 	}
 	old.ReplaceAllUses(nv)
 	return true
+}
+
+// implicitNames returns the names that If branches (at any depth) list
+// as their own inputs. ONNX If branches have no formal inputs; exporters
+// that write some rely on the name resolving in an enclosing scope, so
+// values of those names must keep their name and producer.
+func implicitNames(g *ir.Graph) map[string]bool {
+	out := map[string]bool{}
+	g.Walk(func(sg *ir.Graph) bool {
+		if sg.ParentNode != nil && sg.ParentNode.Op == "If" {
+			for _, v := range sg.Inputs {
+				out[v.Name] = true
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// pinned reports whether v is referenced by name from a subgraph and so
+// must be neither renamed, replaced nor moved into a fused body.
+func (c *Context) pinned(v *ir.Value) bool {
+	return v != nil && c.implicit[v.Name]
 }
 
 // usedOutside reports whether v is read by a node not in members, or is a
