@@ -1,0 +1,400 @@
+package eval
+
+// This file implements ai.onnx.ml ops: OneHotEncoder, FeatureVectorizer,
+// TreeEnsembleClassifier, TreeEnsembleRegressor and LabelEncoder.
+
+import (
+	"math"
+	"strconv"
+
+	"github.com/wolong-dev/wolong/ir"
+)
+
+const mlDomain = "ai.onnx.ml"
+
+func init() {
+	registerDomain(mlDomain, "OneHotEncoder", kernelOneHotEncoder)
+	registerDomain(mlDomain, "FeatureVectorizer", kernelFeatureVectorizer)
+	registerDomain(mlDomain, "TreeEnsembleClassifier", treeEnsemble(true))
+	registerDomain(mlDomain, "TreeEnsembleRegressor", treeEnsemble(false))
+	registerDomain(mlDomain, "LabelEncoder", kernelLabelEncoder)
+}
+
+func kernelOneHotEncoder(c *Ctx, in []*Tensor) ([]*Tensor, error) {
+	x, err := need(in, 0, "X")
+	if err != nil {
+		return nil, err
+	}
+	zeros := c.Int("zeros", 1) != 0
+	var key func(i int) string
+	var cats []string
+	if ci, ok := c.Ints("cats_int64s"); ok && x.cls() != clsS {
+		for _, v := range ci {
+			cats = append(cats, strconv.FormatInt(v, 10))
+		}
+		f := x.Float64s()
+		key = func(i int) string { return strconv.FormatInt(int64(f[i]), 10) }
+	} else if cs, ok := c.Strs("cats_strings"); ok && x.cls() == clsS {
+		cats = cs
+		key = func(i int) string { return x.S[i] }
+	} else {
+		return nil, c.Errorf("categories do not match the input type %s", x.DType)
+	}
+	pos := map[string]int{}
+	for i, s := range cats {
+		if _, dup := pos[s]; !dup {
+			pos[s] = i
+		}
+	}
+	shape := append(append([]int{}, x.Shape...), len(cats))
+	out, err := c.alloc(ir.Float32, shape)
+	if err != nil {
+		return nil, err
+	}
+	for i := 0; i < x.Len(); i++ {
+		p, ok := pos[key(i)]
+		if !ok {
+			if !zeros {
+				return nil, c.Errorf("value %q is not a category", key(i))
+			}
+			continue
+		}
+		out.F[i*len(cats)+p] = 1
+	}
+	return []*Tensor{out}, nil
+}
+
+func kernelFeatureVectorizer(c *Ctx, in []*Tensor) ([]*Tensor, error) {
+	dims, _ := c.Ints("inputdimensions")
+	var ts []*Tensor
+	for _, t := range in {
+		if t != nil {
+			ts = append(ts, t)
+		}
+	}
+	if len(ts) == 0 || len(dims) != len(ts) {
+		return nil, c.Errorf("inputdimensions %v do not match %d inputs", dims, len(ts))
+	}
+	n := 1
+	if ts[0].Rank() > 1 {
+		n = ts[0].Shape[0]
+	}
+	total := 0
+	for _, d := range dims {
+		total += int(d)
+	}
+	out, err := c.alloc(ir.Float32, []int{n, total})
+	if err != nil {
+		return nil, err
+	}
+	off := 0
+	for k, t := range ts {
+		f := t.Float64s()
+		if f == nil {
+			return nil, c.Errorf("input %d must be numeric", k)
+		}
+		per := len(f) / max(n, 1)
+		for b := 0; b < n; b++ {
+			for j := 0; j < int(dims[k]) && j < per; j++ {
+				out.F[b*total+off+j] = float32(f[b*per+j])
+			}
+		}
+		off += int(dims[k])
+	}
+	return []*Tensor{out}, nil
+}
+
+func postTransform(c *Ctx, s []float64) error {
+	switch c.Str("post_transform", "NONE") {
+	case "NONE":
+	case "LOGISTIC":
+		for i, v := range s {
+			s[i] = sigmoid(v)
+		}
+	case "SOFTMAX", "SOFTMAX_ZERO":
+		zero := c.Str("post_transform", "") == "SOFTMAX_ZERO"
+		m := math.Inf(-1)
+		for _, v := range s {
+			m = math.Max(m, v)
+		}
+		sum := 0.0
+		for i, v := range s {
+			if zero && v == 0 {
+				s[i] = 0
+				continue
+			}
+			s[i] = math.Exp(v - m)
+			sum += s[i]
+		}
+		for i := range s {
+			if sum != 0 {
+				s[i] /= sum
+			}
+		}
+	case "PROBIT":
+		for i, v := range s {
+			s[i] = math.Sqrt2 * math.Erfinv(2*v-1)
+		}
+	default:
+		return c.Errorf("unknown post_transform %q", c.Str("post_transform", ""))
+	}
+	return nil
+}
+
+// treeEnsemble evaluates TreeEnsembleClassifier (summed leaf weights per
+// class, then the label of the best score) or TreeEnsembleRegressor.
+func treeEnsemble(classifier bool) Kernel {
+	return func(c *Ctx, in []*Tensor) ([]*Tensor, error) {
+		x, err := need(in, 0, "X")
+		if err != nil {
+			return nil, err
+		}
+		f := x.Float64s()
+		if f == nil || x.Rank() > 2 {
+			return nil, c.Errorf("X must be a numeric [N, F] tensor")
+		}
+		n, nf := 1, x.Len()
+		if x.Rank() == 2 {
+			n, nf = x.Shape[0], x.Shape[1]
+		}
+		treeIDs, _ := c.Ints("nodes_treeids")
+		nodeIDs, _ := c.Ints("nodes_nodeids")
+		feat, _ := c.Ints("nodes_featureids")
+		vals, _ := c.Floats("nodes_values")
+		modes, _ := c.Strs("nodes_modes")
+		tIDs, _ := c.Ints("nodes_truenodeids")
+		fIDs, _ := c.Ints("nodes_falsenodeids")
+		miss, _ := c.Ints("nodes_missing_value_tracks_true")
+		nn := len(nodeIDs)
+		if len(treeIDs) != nn || len(feat) != nn || len(vals) != nn || len(modes) != nn || len(tIDs) != nn || len(fIDs) != nn {
+			if c.Attr("nodes_values_as_tensor") != nil {
+				return nil, c.unsupported("tensor-valued node attributes")
+			}
+			return nil, c.Errorf("node attribute lists differ in length")
+		}
+		type key struct{ t, n int64 }
+		index := map[key]int{}
+		var roots []int
+		seenTree := map[int64]bool{}
+		for i := 0; i < nn; i++ {
+			index[key{treeIDs[i], nodeIDs[i]}] = i
+			if !seenTree[treeIDs[i]] {
+				seenTree[treeIDs[i]] = true
+				roots = append(roots, i)
+			}
+		}
+		prefix := "target_"
+		if classifier {
+			prefix = "class_"
+		}
+		wt, _ := c.Ints(prefix + "treeids")
+		wn, _ := c.Ints(prefix + "nodeids")
+		wi, _ := c.Ints(prefix + "ids")
+		ww, _ := c.Floats(prefix + "weights")
+		if len(wn) != len(wt) || len(wi) != len(wt) || len(ww) != len(wt) {
+			return nil, c.Errorf("%s* lists differ in length", prefix)
+		}
+		leafW := map[int][]int{} // node index -> weight entries
+		for k := range wt {
+			i, ok := index[key{wt[k], wn[k]}]
+			if !ok {
+				return nil, c.Errorf("weight for unknown node (%d, %d)", wt[k], wn[k])
+			}
+			leafW[i] = append(leafW[i], k)
+		}
+		var ncls int
+		var labelsI []int64
+		var labelsS []string
+		if classifier {
+			labelsI, _ = c.Ints("classlabels_int64s")
+			labelsS, _ = c.Strs("classlabels_strings")
+			ncls = max(len(labelsI), len(labelsS))
+		} else {
+			ncls = int(c.Int("n_targets", 1))
+		}
+		if ncls <= 0 {
+			return nil, c.Errorf("no classes or targets")
+		}
+		for _, id := range wi {
+			if id < 0 || int(id) >= ncls {
+				return nil, c.Errorf("class id %d out of range", id)
+			}
+		}
+		if classifier && ncls == 2 {
+			allZero := true
+			for _, id := range wi {
+				allZero = allZero && id == 0
+			}
+			if allZero {
+				return nil, c.unsupported("binary classifier with one score column")
+			}
+		}
+		if agg := c.Str("aggregate_function", "SUM"); agg != "SUM" && agg != "AVERAGE" {
+			return nil, c.unsupported("aggregate_function %s", agg)
+		}
+		base, _ := c.Floats("base_values")
+		scores := make([]float64, n*ncls)
+		for b := 0; b < n; b++ {
+			s := scores[b*ncls : (b+1)*ncls]
+			for _, r := range roots {
+				i := r
+				for steps := 0; modes[i] != "LEAF"; steps++ {
+					if steps > nn {
+						return nil, c.Errorf("tree %d has a cycle", treeIDs[r])
+					}
+					fi := int(feat[i])
+					if fi < 0 || fi >= nf {
+						return nil, c.Errorf("feature %d out of range", fi)
+					}
+					v, th := f[b*nf+fi], float64(vals[i])
+					var goTrue bool
+					if math.IsNaN(v) && i < len(miss) && miss[i] != 0 {
+						goTrue = true
+					} else {
+						switch modes[i] {
+						case "BRANCH_LEQ":
+							goTrue = v <= th
+						case "BRANCH_LT":
+							goTrue = v < th
+						case "BRANCH_GTE":
+							goTrue = v >= th
+						case "BRANCH_GT":
+							goTrue = v > th
+						case "BRANCH_EQ":
+							goTrue = v == th
+						case "BRANCH_NEQ":
+							goTrue = v != th
+						default:
+							return nil, c.Errorf("unknown node mode %q", modes[i])
+						}
+					}
+					next := fIDs[i]
+					if goTrue {
+						next = tIDs[i]
+					}
+					j, ok := index[key{treeIDs[i], next}]
+					if !ok {
+						return nil, c.Errorf("tree %d: no node %d", treeIDs[i], next)
+					}
+					i = j
+				}
+				for _, k := range leafW[i] {
+					s[wi[k]] += float64(ww[k])
+				}
+			}
+			if c.Str("aggregate_function", "SUM") == "AVERAGE" {
+				for k := range s {
+					s[k] /= float64(len(roots))
+				}
+			}
+			for k := range s {
+				if k < len(base) {
+					s[k] += float64(base[k])
+				}
+			}
+			if err := postTransform(c, s); err != nil {
+				return nil, err
+			}
+		}
+		if !classifier {
+			return []*Tensor{fromFloat64s(ir.Float32, []int{n, ncls}, scores)}, nil
+		}
+		var label *Tensor
+		if labelsS != nil {
+			label = &Tensor{DType: ir.String, Shape: []int{n}, S: make([]string, n)}
+		} else {
+			label = NewInt64([]int{n}, make([]int64, n))
+		}
+		for b := 0; b < n; b++ {
+			best := 0
+			for k := 1; k < ncls; k++ {
+				if scores[b*ncls+k] > scores[b*ncls+best] {
+					best = k
+				}
+			}
+			if labelsS != nil {
+				label.S[b] = labelsS[best]
+			} else {
+				label.I[b] = labelsI[best]
+			}
+		}
+		return []*Tensor{label, fromFloat64s(ir.Float32, []int{n, ncls}, scores)}, nil
+	}
+}
+
+func kernelLabelEncoder(c *Ctx, in []*Tensor) ([]*Tensor, error) {
+	x, err := need(in, 0, "X")
+	if err != nil {
+		return nil, err
+	}
+	if c.Attr("keys_tensor") != nil || c.Attr("values_tensor") != nil {
+		return nil, c.unsupported("tensor-valued keys or values")
+	}
+	// Keys and inputs are compared as strings of their values.
+	var keys []string
+	switch {
+	case c.Attr("keys_strings") != nil:
+		keys, _ = c.Strs("keys_strings")
+	case c.Attr("keys_int64s") != nil:
+		v, _ := c.Ints("keys_int64s")
+		for _, k := range v {
+			keys = append(keys, strconv.FormatInt(k, 10))
+		}
+	case c.Attr("keys_floats") != nil:
+		v, _ := c.Floats("keys_floats")
+		for _, k := range v {
+			keys = append(keys, strconv.FormatFloat(float64(k), 'g', -1, 32))
+		}
+	default:
+		return nil, c.Errorf("no keys")
+	}
+	inKey := func(i int) string {
+		switch x.cls() {
+		case clsS:
+			return x.S[i]
+		case clsI:
+			return strconv.FormatInt(x.I[i], 10)
+		}
+		return strconv.FormatFloat(x.Float64s1(i), 'g', -1, 32)
+	}
+	pos := map[string]int{}
+	for i, k := range keys {
+		pos[k] = i
+	}
+	switch {
+	case c.Attr("values_strings") != nil:
+		vals, _ := c.Strs("values_strings")
+		def := c.Str("default_string", "_Unused")
+		out := &Tensor{DType: ir.String, Shape: append([]int{}, x.Shape...), S: make([]string, x.Len())}
+		for i := range out.S {
+			out.S[i] = def
+			if p, ok := pos[inKey(i)]; ok && p < len(vals) {
+				out.S[i] = vals[p]
+			}
+		}
+		return []*Tensor{out}, nil
+	case c.Attr("values_int64s") != nil:
+		vals, _ := c.Ints("values_int64s")
+		def := c.Int("default_int64", -1)
+		out := NewInt64(append([]int{}, x.Shape...), make([]int64, x.Len()))
+		for i := range out.I {
+			out.I[i] = def
+			if p, ok := pos[inKey(i)]; ok && p < len(vals) {
+				out.I[i] = vals[p]
+			}
+		}
+		return []*Tensor{out}, nil
+	case c.Attr("values_floats") != nil:
+		vals, _ := c.Floats("values_floats")
+		def := c.Float("default_float", -0)
+		out := &Tensor{DType: ir.Float32, Shape: append([]int{}, x.Shape...), F: make([]float32, x.Len())}
+		for i := range out.F {
+			out.F[i] = def
+			if p, ok := pos[inKey(i)]; ok && p < len(vals) {
+				out.F[i] = vals[p]
+			}
+		}
+		return []*Tensor{out}, nil
+	}
+	return nil, c.Errorf("no values")
+}
