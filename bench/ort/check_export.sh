@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Exports every model under ../shared/models and the light zoo models with
+# wolong (import -> export at -O0, and the optimized model at -O3), then
+# checks that ONNX Runtime 1.30 loads each export, as it loads the original.
+# Needs node and npm; installs onnxruntime-node without GPU downloads.
+set -uo pipefail
+cd "$(dirname "$0")"
+[ -d node_modules/onnxruntime-node ] || ONNXRUNTIME_NODE_INSTALL=skip npm install --no-audit --no-fund >/dev/null
+root=$(cd ../.. && pwd)
+out=$(mktemp -d)
+if [ -n "${WOLONG:-}" ]; then cp "$WOLONG" "$out/wolong"; else (cd "$root" && go build -o "$out/wolong" .) || exit 1; fi
+models=$(find "$root/../shared/models" "$root/../shared/onnx-node-tests/light" -name '*.onnx' | sort)
+exports=()
+originals_ok=0
+for m in $models; do
+  node load.mjs "$m" >/dev/null 2>&1 || { echo "skip (ORT cannot load the original either): $m"; continue; }
+  originals_ok=$((originals_ok+1))
+  b=$(basename "$m" .onnx)
+  for lvl in 0 3; do
+    if "$out/wolong" optimize "$m" -O$lvl --emit-onnx "$out/$b.O$lvl.onnx" >/dev/null 2>"$out/err"; then
+      exports+=("$out/$b.O$lvl.onnx")
+    else
+      echo "FAIL wolong optimize -O$lvl $m: $(head -1 "$out/err")"
+    fi
+  done
+done
+node load.mjs "${exports[@]}" | tee "$out/load.txt" | grep -v '^ok ' 
+echo "originals ORT loads: $originals_ok; exports loaded: $(grep -c '^ok ' "$out/load.txt") of ${#exports[@]}"
