@@ -1,0 +1,161 @@
+// Profiles shared models with ONNX Runtime 1.30 on the CPU for wolong's
+// calibration (wolong calibrate / wolong validate --ort-profile).
+//
+//   cd bench/ort && ONNXRUNTIME_NODE_INSTALL=skip npm install onnxruntime-node@1.30.0
+//   node profile.mjs OUTDIR [--runs N] [--warmup W] [--max-seconds S] [MODEL.onnx ...]
+//
+// MODEL paths are relative to ../shared/models (default: every model in
+// testdata/ort/manifest.json). Each model runs with one intra-op and one
+// inter-op thread, graph optimizations disabled (ORT executes the model's own
+// nodes, as wolong's baseline simulation does), the sequential executor and
+// profiling on; inputs are deterministic (the manifest's shapes, seeded
+// uniform values in [-1, 1), integer inputs 0..9 or the manifest's fill).
+//
+// ORT writes one event per node per run. This script drops the warm-up runs
+// and writes OUTDIR/<model path with / as __>.json: a Chrome-trace JSON array
+// in ORT's own event format holding, per node, the MEDIAN duration over the
+// measured runs (one "<node>_kernel_time" event each, in execution order),
+// one "model_run" event with the median end-to-end run time, and one
+// metadata event {"cat":"wolong","name":"wolong_profile"} recording the
+// model path, input shapes, runs and ORT version.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ort from 'onnxruntime-node';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const repo = path.resolve(here, '..', '..');
+const modelsDir = path.resolve(repo, '..', 'shared', 'models');
+const manifestPath = path.join(repo, 'testdata', 'ort', 'manifest.json');
+
+function mulberry32(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6D2B79F5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return (t ^ (t >>> 14)) >>> 0;
+  };
+}
+
+function makeInput(next, inp) {
+  const n = inp.shape.reduce((a, b) => a * b, 1);
+  const fill = inp.fill;
+  const num = () => (fill === undefined ? ((next() >>> 8) / 8388608) - 1 : fill);
+  const int = () => (fill === undefined ? next() % 10 : fill);
+  switch (inp.dtype) {
+    case 'float32': return new ort.Tensor('float32', Float32Array.from({ length: n }, num), inp.shape);
+    case 'float64': return new ort.Tensor('float64', Float64Array.from({ length: n }, num), inp.shape);
+    case 'float16': return new ort.Tensor('float16', Uint16Array.from({ length: n }, () => 0x3c00 * (num() > 0)), inp.shape);
+    case 'int64': return new ort.Tensor('int64', BigInt64Array.from({ length: n }, () => BigInt(int())), inp.shape);
+    case 'int32': return new ort.Tensor('int32', Int32Array.from({ length: n }, int), inp.shape);
+    case 'int8': return new ort.Tensor('int8', Int8Array.from({ length: n }, int), inp.shape);
+    case 'uint8': return new ort.Tensor('uint8', Uint8Array.from({ length: n }, int), inp.shape);
+    case 'bool': return new ort.Tensor('bool', Uint8Array.from({ length: n }, () => (fill === undefined ? next() & 1 : (fill ? 1 : 0))), inp.shape);
+  }
+  throw new Error(`input ${inp.name}: dtype ${inp.dtype} not handled`);
+}
+
+function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+async function profileModel(entry, outDir, opt) {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'wolong-ort-'));
+  const session = await ort.InferenceSession.create(path.join(modelsDir, entry.model), {
+    graphOptimizationLevel: 'disabled',
+    intraOpNumThreads: 1,
+    interOpNumThreads: 1,
+    executionMode: 'sequential',
+    enableCpuMemArena: true,
+    enableProfiling: true,
+    profileFilePrefix: path.join(tmp, 'ort'),
+  });
+  const next = mulberry32(entry.seed ?? 1);
+  const feeds = {};
+  for (const inp of entry.inputs || []) feeds[inp.name] = makeInput(next, inp);
+  const start = Date.now();
+  let runs = 0;
+  for (; runs < opt.warmup + opt.runs; runs++) {
+    await session.run(feeds);
+    if (runs >= opt.warmup + 2 && (Date.now() - start) / 1000 > opt.maxSeconds) { runs++; break; }
+  }
+  session.endProfiling();
+  await session.release();
+  const files = fs.readdirSync(tmp).filter((f) => f.endsWith('.json'));
+  if (files.length !== 1) throw new Error(`expected one ORT profile in ${tmp}, found ${files.length}`);
+  const events = JSON.parse(fs.readFileSync(path.join(tmp, files[0]), 'utf8'));
+  fs.rmSync(tmp, { recursive: true, force: true });
+
+  const runEvents = events.filter((e) => e.cat === 'Session' && e.name === 'model_run').sort((a, b) => a.ts - b.ts);
+  const measured = runEvents.slice(Math.min(opt.warmup, runEvents.length - 1));
+  const t0 = measured[0].ts;
+  const byNode = new Map(); // name -> {first, durs, args}
+  for (const e of events) {
+    if (e.cat !== 'Node' || !e.name.endsWith('_kernel_time') || e.ts < t0) continue;
+    let r = byNode.get(e.name);
+    if (!r) { r = { ts: e.ts, durs: [], args: e.args }; byNode.set(e.name, r); }
+    r.durs.push(e.dur);
+  }
+  const nodes = [...byNode.entries()].sort((a, b) => a[1].ts - b[1].ts);
+  const out = [{
+    cat: 'wolong', name: 'wolong_profile', ph: 'M', pid: 0, tid: 0, ts: 0,
+    args: {
+      model: entry.model, ort: '1.30.0', threads: 1, graph_optimization: 'disabled',
+      runs: measured.length, warmup: runs - measured.length,
+      inputs: (entry.inputs || []).map((i) => ({ name: i.name, dtype: i.dtype, shape: i.shape })),
+    },
+  }];
+  const runMedian = median(measured.map((e) => e.dur));
+  out.push({ cat: 'Session', name: 'model_run', ph: 'X', pid: 0, tid: 0, ts: 0, dur: runMedian });
+  let ts = 0;
+  for (const [name, r] of nodes) {
+    const dur = median(r.durs);
+    const a = r.args || {};
+    out.push({
+      cat: 'Node', name, ph: 'X', pid: 0, tid: 0, ts, dur,
+      args: { op_name: a.op_name, provider: a.provider, input_type_shape: a.input_type_shape, output_type_shape: a.output_type_shape },
+    });
+    ts += dur;
+  }
+  const file = path.join(outDir, entry.model.replaceAll('/', '__').replace(/\.onnx$/, '.json'));
+  fs.writeFileSync(file, JSON.stringify(out) + '\n');
+  return { file, runMedian, nodes: nodes.length, runs: measured.length };
+}
+
+async function main() {
+  const argv = process.argv.slice(2);
+  const opt = { runs: 20, warmup: 3, maxSeconds: 10 };
+  const models = [];
+  let outDir = null;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--runs') opt.runs = Number(argv[++i]);
+    else if (a === '--warmup') opt.warmup = Number(argv[++i]);
+    else if (a === '--max-seconds') opt.maxSeconds = Number(argv[++i]);
+    else if (outDir === null) outDir = a;
+    else models.push(a);
+  }
+  if (!outDir) { console.error('usage: node profile.mjs OUTDIR [--runs N] [--warmup W] [--max-seconds S] [MODEL.onnx ...]'); process.exit(2); }
+  fs.mkdirSync(outDir, { recursive: true });
+  const manifest = JSON.parse(fs.readFileSync(manifestPath, 'utf8'));
+  const entries = models.length ? models.map((m) => manifest.models.find((e) => e.model === m) || { model: m, inputs: [] }) : manifest.models;
+  ort.env.logLevel = 'error';
+  let failed = 0;
+  for (const entry of entries) {
+    try {
+      const r = await profileModel(entry, outDir, opt);
+      console.log(`${entry.model}: ${(r.runMedian / 1000).toFixed(3)} ms median over ${r.runs} runs, ${r.nodes} nodes -> ${path.relative(process.cwd(), r.file)}`);
+    } catch (e) {
+      failed++;
+      console.log(`${entry.model}: ERROR ${String(e && e.message ? e.message : e).split('\n')[0]}`);
+    }
+  }
+  if (failed === entries.length) process.exit(1);
+}
+
+main().catch((e) => { console.error(e); process.exit(1); });

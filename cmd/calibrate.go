@@ -1,0 +1,236 @@
+package cmd
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/wolong-dev/wolong/internal/safefile"
+	"github.com/wolong-dev/wolong/ir"
+	"github.com/wolong-dev/wolong/simulate/calibrate"
+	"github.com/wolong-dev/wolong/simulate/hw"
+)
+
+// CalibrateOptions are the inputs of `wolong calibrate`.
+type CalibrateOptions struct {
+	ORT    []string // --ort-profile [MODEL.onnx=]FILE.json
+	Torch  []string // --torch-trace FILE.json
+	Tables []string // --table FILE.csv
+	Base   string
+	Out    string
+	Name   string
+	Models string // directory a profile's recorded model path is relative to
+}
+
+func newCalibrateCmd(env *Env) *cobra.Command {
+	opts := &CalibrateOptions{}
+	c := &cobra.Command{
+		Use:   "calibrate",
+		Short: "Fit a hardware file's efficiency parameters to measured kernel times",
+		Long: `calibrate fits the per-op-class efficiencies (compute and memory fraction of
+peak, fixed overhead) of a hardware preset to measured kernel times, and on a
+CPU the per-node dispatch time to measured end-to-end runs, and writes a
+hardware file that --hw accepts.
+
+Measurements, any mix, each flag repeatable:
+  --ort-profile FILE.json           ONNX Runtime profile; the model is the one
+                                    recorded in the file (bench/ort/profile.mjs
+                                    records it), or give MODEL.onnx=FILE.json
+  --torch-trace FILE.json           PyTorch profiler Chrome trace
+  --table FILE.csv                  wolong's table (op, dtype, input_shapes,
+                                    attributes, measured_us; see the README)
+
+A profile that does not match its model (unknown node names, another op type,
+missing nodes) is refused. It prints the fitted parameters and each op class's
+error before and after the fit.`,
+		Example: `  wolong calibrate --ort-profile prof/cnn__mnist.json --base cpu -o cpu-fit.json
+  wolong calibrate --ort-profile model.onnx=ort_profile.json --table gemms.csv -o fit.json
+  wolong profile model.onnx --hw cpu-fit.json`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(c *cobra.Command, args []string) error {
+			return runCalibrate(env, opts)
+		},
+	}
+	f := c.Flags()
+	f.StringArrayVar(&opts.ORT, "ort-profile", nil, "ONNX Runtime profile `[MODEL.onnx=]FILE.json` (repeatable)")
+	f.StringArrayVar(&opts.Torch, "torch-trace", nil, "PyTorch profiler Chrome trace `FILE.json` (repeatable)")
+	f.StringArrayVar(&opts.Tables, "table", nil, "measured-op table `FILE.csv` (repeatable)")
+	f.StringVar(&opts.Base, "base", "cpu", "preset or hardware file to start from")
+	f.StringVarP(&opts.Out, "output", "o", "", "write the fitted hardware file to `hw.json`")
+	f.StringVar(&opts.Name, "name", "", "name of the fitted hardware (default: BASE-calibrated)")
+	f.StringVar(&opts.Models, "models", filepath.Join("..", "shared", "models"), "directory that model paths recorded in profiles are relative to")
+	_ = c.RegisterFlagCompletionFunc("base", cobra.FixedCompletions(hw.Names(), cobra.ShellCompDirectiveDefault))
+	return c
+}
+
+// profiledModel is an ORT profile with its model loaded and matched.
+type profiledModel struct {
+	Profile *calibrate.Profile
+	Loaded  *Loaded
+	Path    string
+	Pairs   []calibrate.Pair
+}
+
+// splitProfileArg splits "MODEL.onnx=FILE.json".
+func splitProfileArg(arg string) (model, file string) {
+	if m, f, ok := strings.Cut(arg, "="); ok && strings.HasSuffix(strings.ToLower(m), ".onnx") {
+		return m, f
+	}
+	return "", arg
+}
+
+func readProfile(file string, parse func(string, []byte) (*calibrate.Profile, error)) (*calibrate.Profile, error) {
+	st, err := os.Stat(file)
+	if err != nil {
+		return nil, err
+	}
+	if st.Size() > 1<<30 {
+		return nil, fmt.Errorf("%s: %d bytes, larger than the 1 GiB allowed", file, st.Size())
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	return parse(file, data)
+}
+
+// loadORTProfile reads an ORT profile, loads its model (model, or the one
+// the profile records, relative to modelsDir) with the recorded input
+// shapes plus mf's, and matches them.
+func loadORTProfile(arg, model, modelsDir string, mf ModelFlags) (*profiledModel, error) {
+	m, file := splitProfileArg(arg)
+	if model != "" {
+		m = model
+	}
+	p, err := readProfile(file, calibrate.ParseORT)
+	if err != nil {
+		return nil, err
+	}
+	if m == "" {
+		if p.Model == "" {
+			return nil, fmt.Errorf("%s records no model: give it as MODEL.onnx=%s", file, file)
+		}
+		m = p.Model
+		if !filepath.IsAbs(m) {
+			if _, err := os.Stat(m); err != nil {
+				m = filepath.Join(modelsDir, m)
+			}
+		}
+	}
+	given := map[string]bool{}
+	for _, in := range mf.Inputs {
+		name, _, _ := strings.Cut(in, "=")
+		given[name] = true
+	}
+	for _, in := range p.Inputs {
+		if given[in.Name] {
+			continue
+		}
+		dims := make([]string, len(in.Shape))
+		for i, d := range in.Shape {
+			dims[i] = fmt.Sprint(d)
+		}
+		mf.Inputs = append(mf.Inputs, in.Name+"="+strings.Join(dims, "x"))
+	}
+	inferOpt, err := mf.inferOptions()
+	if err != nil {
+		return nil, err
+	}
+	l, err := mf.loadModel(m)
+	if err != nil {
+		return nil, err
+	}
+	if len(defaultSymbolicDims(l.Model.Graph, inferOpt)) > 0 {
+		l.Infer = ir.InferModel(l.Model, inferOpt)
+	}
+	pairs, err := calibrate.Match(l.Model, p)
+	if err != nil {
+		l.Close()
+		return nil, fmt.Errorf("%v (model %s)", err, m)
+	}
+	return &profiledModel{Profile: p, Loaded: l, Path: m, Pairs: pairs}, nil
+}
+
+func runCalibrate(env *Env, opts *CalibrateOptions) error {
+	if len(opts.ORT)+len(opts.Torch)+len(opts.Tables) == 0 {
+		return Usagef("give at least one --ort-profile, --torch-trace or --table")
+	}
+	if opts.Out == "" {
+		return Usagef("-o hw.json is required")
+	}
+	base, err := hw.Resolve(opts.Base)
+	if err != nil {
+		return Usagef("--base: %v", err)
+	}
+	var obs []calibrate.Obs
+	var runs []calibrate.Run
+	var inputs []string
+	var skipped []string
+	for _, arg := range opts.ORT {
+		pm, err := loadORTProfile(arg, "", opts.Models, ModelFlags{MaxMemory: "4GiB"})
+		if err != nil {
+			return fmt.Errorf("--ort-profile: %v", err)
+		}
+		defer pm.Loaded.Close()
+		_, file := splitProfileArg(arg)
+		inputs = append(inputs, file, pm.Path)
+		o := calibrate.Observations(base, pm.Loaded.Model, pm.Pairs)
+		obs = append(obs, o...)
+		if pm.Profile.RunUs > 0 && base.Kind == "cpu" {
+			runs = append(runs, calibrate.Run{Label: pm.Path, Model: pm.Loaded.Model, Us: pm.Profile.RunUs})
+		}
+		fmt.Fprintf(env.Out, "%s: %d nodes matched in %s, %d kernels used\n", file, len(pm.Pairs), pm.Path, len(o))
+	}
+	for _, file := range opts.Torch {
+		p, err := readProfile(file, calibrate.ParseTorch)
+		if err != nil {
+			return fmt.Errorf("--torch-trace: %v", err)
+		}
+		o, sk := calibrate.SampleObs(base, p.Samples)
+		obs, skipped = append(obs, o...), append(skipped, sk...)
+		inputs = append(inputs, file)
+		fmt.Fprintf(env.Out, "%s: %d ops, %d kernels used\n", file, len(p.Samples), len(o))
+	}
+	for _, file := range opts.Tables {
+		p, err := readProfile(file, calibrate.ParseTable)
+		if err != nil {
+			return fmt.Errorf("--table: %v", err)
+		}
+		o, sk := calibrate.SampleObs(base, p.Samples)
+		obs, skipped = append(obs, o...), append(skipped, sk...)
+		inputs = append(inputs, file)
+		fmt.Fprintf(env.Out, "%s: %d rows, %d kernels used\n", file, len(p.Samples), len(o))
+	}
+	for _, s := range skipped {
+		fmt.Fprintf(env.Err, "warning: skipped %s\n", s)
+	}
+	r, err := calibrate.Fit(base, obs, runs, calibrate.Options{Name: opts.Name})
+	if err != nil {
+		return err
+	}
+	if err := safefile.Write(opts.Out, inputs, func(w io.Writer) error { return r.HW.WriteJSON(w) }); err != nil {
+		return fmt.Errorf("-o: %v", err)
+	}
+	writeFit(env.Out, r)
+	fmt.Fprintf(env.Out, "wrote %s (use it with --hw %s)\n", opts.Out, opts.Out)
+	return nil
+}
+
+func writeFit(w io.Writer, r *calibrate.Result) {
+	fmt.Fprintf(w, "\nfit of %s (compute / memory fraction of peak, overhead us; kernel error: mean |%%| and %% of the class's summed time)\n", r.HW.Name)
+	fmt.Fprintf(w, "%-14s %6s  %-22s %-22s %16s %16s\n", "class", "kernels", "before", "after", "MAPE before>after", "sum err before>after")
+	for _, c := range r.Classes {
+		fmt.Fprintf(w, "%-14s %6d  %-22s %-22s %7.1f%% > %5.1f%% %+7.1f%% > %+6.1f%%\n", c.Class, c.N,
+			fmt.Sprintf("%.4g / %.4g / %.3g", c.Before.Compute, c.Before.Memory, c.Before.OverheadUs),
+			fmt.Sprintf("%.4g / %.4g / %.3g", c.After.Compute, c.After.Memory, c.After.OverheadUs),
+			c.MAPEBefore, c.MAPEAfter, c.SumErrBefore, c.SumErrAfter)
+	}
+	if r.Runs > 0 {
+		fmt.Fprintf(w, "dispatch_us %.4g > %.4g, fitted to %d end-to-end runs (MAPE %.1f%% > %.1f%%)\n",
+			r.DispatchBefore, r.DispatchAfter, r.Runs, r.RunMAPEBefore, r.RunMAPEAfter)
+	}
+}

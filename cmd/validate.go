@@ -1,0 +1,202 @@
+package cmd
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/wolong-dev/wolong/ir"
+	"github.com/wolong-dev/wolong/report"
+	"github.com/wolong-dev/wolong/simulate"
+	"github.com/wolong-dev/wolong/simulate/calibrate"
+	"github.com/wolong-dev/wolong/simulate/hw"
+)
+
+// ValidateOptions are the inputs of `wolong validate`.
+type ValidateOptions struct {
+	Model  ModelFlags
+	HW     string
+	ORT    string
+	Table  string
+	Format string
+	Top    int
+}
+
+func newValidateCmd(env *Env) *cobra.Command {
+	opts := &ValidateOptions{}
+	c := &cobra.Command{
+		Use:   "validate MODEL",
+		Short: "Compare predicted with measured time per node, per op type and end to end",
+		Long: `validate predicts MODEL's run on a hardware preset or file (one stream,
+inference) and compares it with a measurement: an ONNX Runtime profile
+(--ort-profile; its nodes are matched by name, input shapes recorded by
+bench/ort/profile.mjs are applied) or a table (--table; rows matched by node
+name when they carry one, else by op, dtype, shapes and attributes). It prints
+the end-to-end error (predicted vs the profile's median run, or the sum of the
+measured nodes), the error per op type and the largest nodes. Per node,
+predicted is the kernel's device time, measured the runtime's node time.`,
+		Example: `  wolong validate mnist.onnx --hw cpu-fit.json --ort-profile prof/cnn__mnist.json
+  wolong validate model.onnx --hw h200 --table h200_ops.csv --format json`,
+		Args:              usageArgs(cobra.ExactArgs(1)),
+		ValidArgsFunction: completeONNX,
+		RunE: func(c *cobra.Command, args []string) error {
+			return runValidate(env, opts, args[0])
+		},
+	}
+	addModelFlags(c, &opts.Model)
+	f := c.Flags()
+	f.StringVar(&opts.HW, "hw", "cpu", "hardware: a preset or a hardware file `path.json` (from wolong calibrate)")
+	f.StringVar(&opts.ORT, "ort-profile", "", "ONNX Runtime profile `FILE.json`")
+	f.StringVar(&opts.Table, "table", "", "measured-op table `FILE.csv`")
+	f.StringVar(&opts.Format, "format", "table", "output format: table or json")
+	f.IntVar(&opts.Top, "top", 15, "nodes listed in the table output")
+	return c
+}
+
+func runValidate(env *Env, opts *ValidateOptions, path string) error {
+	format, err := report.ParseFormat(opts.Format)
+	if err != nil {
+		return Usagef("--format: %v", err)
+	}
+	if (opts.ORT == "") == (opts.Table == "") {
+		return Usagef("give exactly one of --ort-profile or --table")
+	}
+	if opts.Top < 0 {
+		return Usagef("--top must not be negative")
+	}
+	h, err := hw.Resolve(opts.HW)
+	if err != nil {
+		return Usagef("--hw: %v", err)
+	}
+	var l *Loaded
+	measured := map[*ir.Node]float64{} // µs
+	v := &report.Validation{Model: path, Hardware: h.Name}
+	var runUs float64
+	if opts.ORT != "" {
+		pm, err := loadORTProfile(opts.ORT, path, "", opts.Model)
+		if err != nil {
+			return err
+		}
+		l = pm.Loaded
+		for _, p := range pm.Pairs {
+			measured[p.Node] = p.Sample.Us
+		}
+		runUs = pm.Profile.RunUs
+		v.Measurement = opts.ORT
+		extra := 0.0
+		for _, s := range pm.Profile.Samples {
+			if strings.HasPrefix(s.Name, "InsertedPrecisionFreeCast_") || strings.HasPrefix(s.Name, "_inlfunc_") {
+				extra += s.Us
+			}
+		}
+		if extra > 0 {
+			v.Notes = append(v.Notes, fmt.Sprintf("ONNX Runtime ran nodes of its own (inserted casts, inlined functions): %.3f ms, in the measured run but in no model node", extra/1e3))
+		}
+	} else {
+		p, err := readProfile(opts.Table, calibrate.ParseTable)
+		if err != nil {
+			return fmt.Errorf("--table: %v", err)
+		}
+		inferOpt, err := opts.Model.inferOptions()
+		if err != nil {
+			return err
+		}
+		if l, err = opts.Model.loadModel(path); err != nil {
+			return err
+		}
+		if len(defaultSymbolicDims(l.Model.Graph, inferOpt)) > 0 {
+			l.Infer = ir.InferModel(l.Model, inferOpt)
+		}
+		if err := matchTable(l.Model, p, measured); err != nil {
+			l.Close()
+			return err
+		}
+		v.Measurement = opts.Table
+	}
+	defer l.Close()
+	inferOpt, err := opts.Model.inferOptions()
+	if err != nil {
+		return err
+	}
+	r, err := simulate.Run(l.Model, h, simulate.Options{Streams: 1, Infer: inferOpt})
+	if err != nil {
+		return err
+	}
+	var sumMeasured float64
+	for _, t := range r.Tasks {
+		if t.Node == nil {
+			continue
+		}
+		m, ok := measured[t.Node]
+		if !ok {
+			continue
+		}
+		sumMeasured += m
+		v.Nodes = append(v.Nodes, report.ValidateNode{Name: ir.NodeLabel(t.Node), Op: t.Op, PredictedMs: t.Est.DeviceS * 1e3, MeasuredMs: m / 1e3})
+	}
+	v.PredictedMs = r.TotalS * 1e3
+	if runUs > 0 {
+		v.MeasuredMs, v.MeasuredWhat = runUs/1e3, "median end-to-end run"
+	} else {
+		v.MeasuredMs, v.MeasuredWhat = sumMeasured/1e3, "sum of the measured nodes"
+		var dev float64
+		for _, n := range v.Nodes {
+			dev += n.PredictedMs
+		}
+		v.PredictedMs = dev
+		v.Notes = append(v.Notes, "no end-to-end time in the measurement: predicted is the sum of the matched nodes' device time")
+	}
+	report.NewValidation(v)
+	if format == report.JSON {
+		return report.WriteJSON(env.Out, v)
+	}
+	return v.WriteText(env.Out, opts.Top)
+}
+
+// matchTable gives every kernel-launching main-graph node its table row:
+// by name when rows carry names, else by signature. A node without a row is
+// an error (the table was measured on another model).
+func matchTable(m *ir.Model, p *calibrate.Profile, measured map[*ir.Node]float64) error {
+	byName, byKey := map[string]float64{}, map[string]float64{}
+	for i := range p.Samples {
+		s := &p.Samples[i]
+		if s.Name != "" {
+			byName[s.Name] = s.Us
+		}
+		byKey[calibrate.Key(s)] = s.Us
+	}
+	ops, _ := calibrate.DistinctOps(m.Graph)
+	need := map[string]bool{}
+	for _, o := range ops {
+		for _, n := range o.Nodes {
+			need[n] = true
+		}
+	}
+	var missing []string
+	for _, n := range m.Graph.Nodes {
+		if us, ok := byName[n.Name]; ok && n.Name != "" {
+			measured[n] = us
+			continue
+		}
+		s, ok := calibrate.NodeSample(n)
+		if !ok {
+			continue
+		}
+		if us, ok := byKey[calibrate.Key(&s)]; ok {
+			measured[n] = us
+			continue
+		}
+		if need[ir.NodeLabel(n)] {
+			missing = append(missing, fmt.Sprintf("%s (%s %s)", ir.NodeLabel(n), n.Op, calibrate.FormatInputs(s.Inputs, s.DType)))
+		}
+	}
+	if len(measured) == 0 || len(missing) > 0 {
+		list := missing
+		if len(list) > 5 {
+			list = append(list[:5:5], fmt.Sprintf("and %d more", len(missing)-5))
+		}
+		return fmt.Errorf("validate: %s does not match the model: no row for %d node(s): %s", p.Source, len(missing), strings.Join(list, ", "))
+	}
+	return nil
+}

@@ -1,0 +1,75 @@
+// Package calibrate fits a hardware file's efficiency parameters
+// (simulate/hw) to measured kernel times and checks predictions against
+// measured runs. It backs `wolong calibrate`, `wolong validate` and
+// `wolong microbench`.
+//
+// # Inputs
+//
+// Three measurement formats are read into a Profile (a list of Samples: op,
+// dtype, input shapes, attributes, measured µs):
+//
+//   - ONNX Runtime's profiling output (ParseORT): the Chrome-trace JSON array
+//     ORT writes with profiling enabled. Every "Node" event named
+//     "<node>_kernel_time" is one node execution (args.op_name, args
+//     input_type_shape); repeated runs are reduced to the median per node, and
+//     the "model_run" events to the median end-to-end time.
+//     bench/ort/profile.mjs writes such files (already reduced) with a
+//     "wolong_profile" metadata event naming the model and its input shapes.
+//   - PyTorch profiler Chrome traces (ParseTorch): top-level aten operators
+//     that map to an ONNX op (aten::mm -> MatMul, aten::conv2d -> Conv, ...),
+//     timed by the CUDA kernels they launched when the trace has any, else
+//     by their CPU duration.
+//   - wolong's own CSV table (ParseTable), described below.
+//
+// # The table format
+//
+// A CSV file with a header row; lines starting with # are comments. Columns
+// (any order; the first five are required):
+//
+//	op           ONNX op type, e.g. Conv (a domain may prefix it: com.microsoft:Attention)
+//	dtype        element type of the op's data inputs: float32, float16, bfloat16, ...
+//	input_shapes the inputs, separated by ';': each DIMS[:DTYPE][=VALUES], where DIMS
+//	             is 1x3x224x224, "scalar" for rank 0, or "-" for an omitted input;
+//	             DTYPE overrides the dtype column (int64 for a Reshape's shape);
+//	             VALUES gives a constant input's contents, comma separated
+//	             (4:int64=1,3,-1,224)
+//	attributes   name=value pairs separated by ';': ints 1 or lists 1,2,3; floats
+//	             always with a '.' or exponent (1.0, 1e-05); strings in single
+//	             quotes ('NOTSET'); empty for none
+//	measured_us  measured time of one execution, microseconds (median)
+//	domain       optional: the op's domain (default ai.onnx)
+//	name         optional: the model node the row measures (validate matches
+//	             rows to nodes by name when present, else by op, dtype,
+//	             shapes and attributes)
+//
+// Example:
+//
+//	op,dtype,input_shapes,attributes,measured_us
+//	MatMul,float32,64x256;256x512,,41.5
+//	Conv,float32,1x3x224x224;64x3x7x7;64,kernel_shape=7,7;pads=3,3,3,3;strides=2,2,1803
+//
+// (CSV quoting applies: a field holding commas is written in double quotes.)
+//
+// # Matching and refusal
+//
+// Match pairs a profile's samples with a model's nodes by node name
+// (samples without names, by op and input shapes). A profile naming nodes
+// the model does not have, with an op type that differs from the node's, or
+// missing nodes that launch kernels in the model, is refused with an error
+// naming them: it was taken on another model.
+//
+// # The fit
+//
+// Fit minimises, per op class, the sum of squared log ratios of predicted to
+// measured time (relative error, so small and large kernels weigh alike) over
+// the class's compute and memory efficiency and its fixed overhead, with
+// gonum's Nelder-Mead. The parameters are reparametrised so none can leave
+// its range: fractions of peak through a logistic function (always in
+// (0, 1)), overheads through exp (always >= 0). A weak pull toward the base
+// preset keeps parameters the data do not determine (the compute efficiency
+// of an always memory-bound class) where they were. Classes without samples
+// keep the base values. When profiles carry end-to-end times, the per-node
+// dispatch time (executor overhead between kernels, and nodes ORT runs that
+// wolong folds) is fitted to them. The result is rounded to 4 significant
+// digits, so the same input gives the same file byte for byte.
+package calibrate

@@ -1,0 +1,398 @@
+package calibrate
+
+// This file implements the fit of a hardware file's efficiency parameters.
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/wolong-dev/wolong/ir"
+	"github.com/wolong-dev/wolong/simulate/cost"
+	"github.com/wolong-dev/wolong/simulate/hw"
+)
+
+// Obs is one measured kernel with its hardware-independent cost.
+type Obs struct {
+	Label string // node name or op signature, for messages
+	Op    string
+	Cost  cost.Cost
+	Us    float64 // measured, µs
+}
+
+// Run is one measured end-to-end run of a model.
+type Run struct {
+	Label string
+	Model *ir.Model
+	Us    float64 // measured, µs
+}
+
+// Observations turns matched pairs into fit observations: nodes whose cost
+// is known and that launch a kernel of one op class (not control flow, free
+// or fused nodes).
+func Observations(base *hw.Hardware, m *ir.Model, pairs []Pair) []Obs {
+	cm := cost.New(base, m, cost.Options{})
+	var obs []Obs
+	for _, p := range pairs {
+		e := cm.Node(p.Node)
+		if usable(e) {
+			obs = append(obs, Obs{Label: ir.NodeLabel(p.Node), Op: p.Node.Op, Cost: e.Cost, Us: p.Sample.Us})
+		}
+	}
+	return obs
+}
+
+// SampleObs costs samples measured without a model (table and trace rows)
+// on one-node models. Rows whose cost is unknown are returned as skipped
+// (one line each).
+func SampleObs(base *hw.Hardware, samples []Sample) (obs []Obs, skipped []string) {
+	for i := range samples {
+		s := &samples[i]
+		m, n, err := NodeModel(s)
+		label := s.Name
+		if label == "" {
+			attrs, _ := FormatAttrs(s.Attrs)
+			label = fmt.Sprintf("%s %s %s %s", s.Op, s.DType, FormatInputs(s.Inputs, s.DType), attrs)
+		}
+		if err != nil {
+			skipped = append(skipped, label+": "+err.Error())
+			continue
+		}
+		e := cost.New(base, m, cost.Options{}).Node(n)
+		if !usable(e) {
+			why := e.Why
+			if why == "" {
+				why = "no kernel (class " + string(e.Class) + ")"
+			}
+			skipped = append(skipped, label+": "+why)
+			continue
+		}
+		obs = append(obs, Obs{Label: label, Op: s.Op, Cost: e.Cost, Us: s.Us})
+	}
+	return obs, skipped
+}
+
+func usable(e cost.Estimate) bool {
+	switch e.Class {
+	case cost.Free, cost.Control, cost.Fused, "":
+		return false
+	}
+	return !e.Unknown && e.Kernels > 0
+}
+
+// ClassFit is the fit of one op class.
+type ClassFit struct {
+	Class         string
+	N             int
+	Before, After hw.ClassEfficiency
+	// Error of the class's kernels: mean absolute % per kernel, and the
+	// % error of the class's summed time, before and after.
+	MAPEBefore, MAPEAfter     float64
+	SumErrBefore, SumErrAfter float64
+}
+
+// Result is a calibration.
+type Result struct {
+	HW      *hw.Hardware
+	Classes []ClassFit // classes with observations, schema order
+	// Dispatch fit from end-to-end runs (Runs == 0: not fitted).
+	Runs                          int
+	DispatchBefore, DispatchAfter float64
+	RunMAPEBefore, RunMAPEAfter   float64
+}
+
+// Options steer a fit.
+type Options struct {
+	// Name of the fitted hardware (default: base name + "-calibrated").
+	Name string
+	// Prior is the weight of the pull toward the base parameters (default 0.01).
+	Prior float64
+}
+
+// Fit fits base's per-class efficiencies to obs and, when runs are given,
+// its per-node dispatch time to their end-to-end times. base is not changed.
+func Fit(base *hw.Hardware, obs []Obs, runs []Run, opt Options) (*Result, error) {
+	if len(obs) == 0 {
+		return nil, fmt.Errorf("calibrate: no measured kernels to fit (every sample was free, unknown or unmatched)")
+	}
+	if opt.Prior <= 0 {
+		opt.Prior = 0.01
+	}
+	h := base.Clone()
+	h.Name = opt.Name
+	if h.Name == "" {
+		h.Name = base.Name + "-calibrated"
+	}
+	res := &Result{HW: h}
+	byClass := map[string][]Obs{}
+	for _, o := range obs {
+		if !(o.Us >= 0) || math.IsInf(o.Us, 0) {
+			return nil, fmt.Errorf("calibrate: %s: bad measured time %v", o.Label, o.Us)
+		}
+		byClass[string(o.Cost.Class)] = append(byClass[string(o.Cost.Class)], o)
+	}
+	for _, nc := range base.Efficiency.Classes() {
+		os := byClass[nc.Name]
+		if len(os) == 0 {
+			continue
+		}
+		after := fitClass(base, nc.Name, os, opt.Prior)
+		setClass(&h.Efficiency, nc.Name, after)
+		cf := ClassFit{Class: nc.Name, N: len(os), Before: nc.Eff, After: after}
+		cf.MAPEBefore, cf.SumErrBefore = classError(base, os)
+		cf.MAPEAfter, cf.SumErrAfter = classError(h, os)
+		res.Classes = append(res.Classes, cf)
+	}
+	if len(runs) > 0 {
+		res.Runs = len(runs)
+		res.DispatchBefore = base.DispatchUs
+		res.RunMAPEBefore = runError(h, runs, base.DispatchUs)
+		h.DispatchUs = fitDispatch(h, runs, base.DispatchUs, opt.Prior)
+		res.DispatchAfter = h.DispatchUs
+		res.RunMAPEAfter = runError(h, runs, h.DispatchUs)
+	}
+	h.Sources = append(append([]string(nil), base.Sources...), fmt.Sprintf("wolong calibrate: efficiencies fitted to %d measured kernels%s, starting from preset %s", len(obs), runsText(len(runs)), base.Name))
+	if err := h.Validate(); err != nil {
+		return nil, fmt.Errorf("calibrate: fitted hardware is invalid: %v", err)
+	}
+	return res, nil
+}
+
+func runsText(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" and dispatch time to %d end-to-end runs", n)
+}
+
+func setClass(e *hw.Efficiency, name string, c hw.ClassEfficiency) {
+	p := map[string]*hw.ClassEfficiency{
+		"matmul": &e.MatMul, "conv": &e.Conv, "attention": &e.Attention, "rnn": &e.RNN,
+		"elementwise": &e.Elementwise, "reduction": &e.Reduction, "normalization": &e.Normalization,
+		"data_movement": &e.DataMovement, "other": &e.Other,
+	}[name]
+	if p != nil {
+		*p = c
+	}
+}
+
+// Parametrisation: fractions through the logistic function, overheads
+// through exp, so no fitted value leaves its range.
+func logistic(u float64) float64 { return 1 / (1 + math.Exp(-u)) }
+func logit(f float64) float64 {
+	f = math.Min(math.Max(f, 1e-4), 1-1e-4)
+	return math.Log(f / (1 - f))
+}
+
+const minOverheadUs = 0.01
+
+// weight of one observation in the fit: heavier kernels count more (they
+// dominate a model's time), but not linearly (noise on one large kernel
+// should not decide a class).
+func weight(us float64) float64 { return math.Max(us, 0.5) }
+
+func fitClass(base *hw.Hardware, class string, os []Obs, prior float64) hw.ClassEfficiency {
+	start := base.Efficiency.Class(class)
+	x0 := []float64{logit(start.Compute), logit(start.Memory), math.Log(math.Max(start.OverheadUs, minOverheadUs))}
+	h := base.Clone()
+	var wsum float64
+	for _, o := range os {
+		wsum += weight(o.Us)
+	}
+	decode := func(x []float64) hw.ClassEfficiency {
+		return hw.ClassEfficiency{Compute: logistic(x[0]), Memory: logistic(x[1]), OverheadUs: math.Exp(x[2])}
+	}
+	// residuals: weighted log ratios, then the prior's pull
+	resid := func(x []float64, r []float64) []float64 {
+		r = r[:0]
+		setClass(&h.Efficiency, class, decode(x))
+		cm := cost.New(h, nil, cost.Options{})
+		for _, o := range os {
+			p := cm.Time(o.Cost).DeviceS * 1e6
+			d := math.Log(math.Max(p, 0.05)) - math.Log(math.Max(o.Us, 0.5))
+			r = append(r, math.Sqrt(weight(o.Us)/wsum)*d)
+		}
+		for i := range x {
+			r = append(r, math.Sqrt(prior)*(x[i]-x0[i]))
+		}
+		return r
+	}
+	best := levmar(resid, x0)
+	c := decode(best)
+	c.Compute, c.Memory, c.OverheadUs = round4(c.Compute), round4(c.Memory), round4(c.OverheadUs)
+	if c.OverheadUs < 2*minOverheadUs {
+		c.OverheadUs = 0
+	}
+	return c
+}
+
+// round4 rounds to 4 significant digits, so tiny numerical differences do
+// not change the written file.
+func round4(v float64) float64 {
+	if v == 0 {
+		return 0
+	}
+	f, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'g', 4, 64), 64)
+	return f
+}
+
+func classError(h *hw.Hardware, os []Obs) (mape, sumErr float64) {
+	cm := cost.New(h, nil, cost.Options{})
+	var sp, sm float64
+	for _, o := range os {
+		p := cm.Time(o.Cost).DeviceS * 1e6
+		m := math.Max(o.Us, 0.5)
+		mape += math.Abs(p-m) / m
+		sp += p
+		sm += m
+	}
+	return 100 * mape / float64(len(os)), 100 * (sp - sm) / sm
+}
+
+// predictRun is the predicted end-to-end time of r on h with dispatch d:
+// nodes run one after another (a CPU runtime's sequential executor).
+func predictRun(h *hw.Hardware, r Run, d float64) float64 {
+	hh := *h
+	hh.DispatchUs = d
+	cm := cost.New(&hh, r.Model, cost.Options{})
+	var t float64
+	for _, n := range r.Model.Graph.Nodes {
+		e := cm.Node(n)
+		t += (e.DeviceS + e.HostS) * 1e6
+	}
+	return t
+}
+
+func runError(h *hw.Hardware, runs []Run, d float64) float64 {
+	var s float64
+	for _, r := range runs {
+		m := math.Max(r.Us, 0.5)
+		s += math.Abs(predictRun(h, r, d)-m) / m
+	}
+	return 100 * s / float64(len(runs))
+}
+
+// fitDispatch fits the per-kernel dispatch time to the end-to-end runs:
+// least squares of log ratios, dispatch = exp(x).
+func fitDispatch(h *hw.Hardware, runs []Run, start, prior float64) float64 {
+	// predicted time is linear in d: a + k*d
+	type lin struct{ a, k, m float64 }
+	ls := make([]lin, len(runs))
+	for i, r := range runs {
+		a := predictRun(h, r, 0)
+		ls[i] = lin{a, predictRun(h, r, 1) - a, math.Max(r.Us, 0.5)}
+	}
+	x0 := math.Log(math.Max(start, minOverheadUs))
+	resid := func(x []float64, r []float64) []float64 {
+		r = r[:0]
+		d := math.Exp(x[0])
+		for _, l := range ls {
+			e := math.Log(math.Max(l.a+l.k*d, 0.05)) - math.Log(l.m)
+			r = append(r, e/math.Sqrt(float64(len(ls))))
+		}
+		return append(r, math.Sqrt(prior)*(x[0]-x0))
+	}
+	x := levmar(resid, []float64{x0})[0]
+	d := round4(math.Exp(x))
+	if d < 2*minOverheadUs {
+		d = 0
+	}
+	return d
+}
+
+// SortObs orders observations deterministically (by class, label, op).
+func SortObs(obs []Obs) {
+	sort.SliceStable(obs, func(i, j int) bool {
+		a, b := obs[i], obs[j]
+		if a.Cost.Class != b.Cost.Class {
+			return a.Cost.Class < b.Cost.Class
+		}
+		if a.Label != b.Label {
+			return a.Label < b.Label
+		}
+		return a.Us < b.Us
+	})
+}
+
+// levmar minimises the sum of squared residuals resid(x) with
+// Levenberg-Marquardt (forward-difference Jacobian, normal equations solved
+// with gonum/mat). It is deterministic: the same function and start give
+// the same result.
+func levmar(resid func(x, r []float64) []float64, x0 []float64) []float64 {
+	const (
+		maxIter = 200
+		h       = 1e-6
+	)
+	n := len(x0)
+	x := append([]float64(nil), x0...)
+	r := resid(x, nil)
+	m := len(r)
+	cost2 := func(r []float64) float64 {
+		var s float64
+		for _, v := range r {
+			s += v * v
+		}
+		return s
+	}
+	c := cost2(r)
+	lambda := 1e-3
+	J := mat.NewDense(m, n, nil)
+	xt := make([]float64, n)
+	var rt, rn []float64
+	for it := 0; it < maxIter; it++ {
+		for j := 0; j < n; j++ {
+			copy(xt, x)
+			xt[j] += h
+			rt = resid(xt, rt)
+			for i := 0; i < m; i++ {
+				J.Set(i, j, (rt[i]-r[i])/h)
+			}
+		}
+		var A mat.Dense
+		A.Mul(J.T(), J)
+		g := mat.NewVecDense(n, nil)
+		g.MulVec(J.T(), mat.NewVecDense(m, r))
+		improved := false
+		for try := 0; try < 20; try++ {
+			var Ad mat.Dense
+			Ad.CloneFrom(&A)
+			for j := 0; j < n; j++ {
+				Ad.Set(j, j, A.At(j, j)*(1+lambda)+lambda*1e-9)
+			}
+			var step mat.VecDense
+			if err := step.SolveVec(&Ad, g); err != nil {
+				lambda *= 10
+				continue
+			}
+			for j := 0; j < n; j++ {
+				xt[j] = x[j] - step.AtVec(j)
+				if xt[j] > 30 {
+					xt[j] = 30
+				} else if xt[j] < -30 {
+					xt[j] = -30
+				}
+			}
+			rn = resid(xt, rn)
+			if cn := cost2(rn); cn < c {
+				done := c-cn < 1e-12*(1+c)
+				copy(x, xt)
+				r = append(r[:0], rn...)
+				c = cn
+				lambda = math.Max(lambda/10, 1e-12)
+				improved = true
+				if done {
+					return x
+				}
+				break
+			}
+			lambda *= 10
+		}
+		if !improved {
+			break
+		}
+	}
+	return x
+}
