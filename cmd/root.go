@@ -43,6 +43,9 @@ var commands = []func(*Env) *cobra.Command{
 	newHwCmd,
 	newVerifyCmd,
 	newRunCmd,
+	newCalibrateCmd,
+	newValidateCmd,
+	newMicrobenchCmd,
 }
 
 // NewRootCmd builds the command tree.
