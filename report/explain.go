@@ -142,12 +142,12 @@ func UnifiedDiff(a, b, fromName, toName string) string {
 				ops = append(ops, op{' ', xm[i]})
 				i++
 				j++
-			case j < m && (i == n || lcs[i][j+1] >= lcs[i+1][j]):
-				ops = append(ops, op{'+', ym[j]})
-				j++
-			default:
+			case i < n && (j == m || lcs[i+1][j] >= lcs[i][j+1]):
 				ops = append(ops, op{'-', xm[i]})
 				i++
+			default:
+				ops = append(ops, op{'+', ym[j]})
+				j++
 			}
 		}
 	} else {
