@@ -37,7 +37,7 @@ type Validation struct {
 	MeasuredMs  float64 `json:"measured_ms"`
 	// MeasuredWhat says what measured_ms is: the median end-to-end run, or
 	// the sum of the measured nodes when the file has no run time.
-	MeasuredWhat string `json:"measured_what"`
+	MeasuredWhat string  `json:"measured_what"`
 	ErrorPct     float64 `json:"error_pct"`     // signed, end to end
 	AbsErrorPct  float64 `json:"abs_error_pct"` // |error_pct|
 	// Per node: mean absolute % error over the matched nodes, and the
@@ -113,7 +113,7 @@ func NewValidation(v *Validation) *Validation {
 	return v
 }
 
-func vms(v float64) string { return fmt.Sprintf("%.4f", v) }
+func vms(v float64) string  { return fmt.Sprintf("%.4f", v) }
 func vpct(v float64) string { return fmt.Sprintf("%+.1f%%", v) }
 
 // WriteText prints the summary, the per-op-type table and the top nodes

@@ -108,7 +108,7 @@ type Result struct {
 type Options struct {
 	// Name of the fitted hardware (default: base name + "-calibrated").
 	Name string
-	// Prior is the weight of the pull toward the base parameters (default 0.01).
+	// Prior is the weight of the pull toward the base parameters (default 0.001).
 	Prior float64
 }
 
@@ -119,7 +119,7 @@ func Fit(base *hw.Hardware, obs []Obs, runs []Run, opt Options) (*Result, error)
 		return nil, fmt.Errorf("calibrate: no measured kernels to fit (every sample was free, unknown or unmatched)")
 	}
 	if opt.Prior <= 0 {
-		opt.Prior = 0.01
+		opt.Prior = 0.001
 	}
 	h := base.Clone()
 	h.Name = opt.Name
@@ -196,7 +196,7 @@ func weight(us float64) float64 { return math.Max(us, 0.5) }
 
 func fitClass(base *hw.Hardware, class string, os []Obs, prior float64) hw.ClassEfficiency {
 	start := base.Efficiency.Class(class)
-	x0 := []float64{logit(start.Compute), logit(start.Memory), math.Log(math.Max(start.OverheadUs, minOverheadUs))}
+	x0 := []float64{logit(start.Compute), logit(start.Memory), math.Log(math.Max(start.OverheadUs, 0.5))}
 	h := base.Clone()
 	var wsum float64
 	for _, o := range os {
@@ -215,7 +215,7 @@ func fitClass(base *hw.Hardware, class string, os []Obs, prior float64) hw.Class
 			d := math.Log(math.Max(p, 0.05)) - math.Log(math.Max(o.Us, 0.5))
 			r = append(r, math.Sqrt(weight(o.Us)/wsum)*d)
 		}
-		for i := range x {
+		for i := 0; i < 2; i++ { // fractions only: an overhead the data do not set stays put
 			r = append(r, math.Sqrt(prior)*(x[i]-x0[i]))
 		}
 		return r
