@@ -12,6 +12,7 @@ import (
 	"github.com/wolong-dev/wolong/ir"
 	"github.com/wolong-dev/wolong/report"
 	"github.com/wolong-dev/wolong/simulate"
+	"github.com/wolong-dev/wolong/simulate/cluster"
 	"github.com/wolong-dev/wolong/simulate/cost"
 	"github.com/wolong-dev/wolong/simulate/hw"
 )
@@ -30,6 +31,7 @@ type ProfileOptions struct {
 	Trip    int64
 	TF32    bool
 	DType   string
+	Cluster ClusterFlags // --cluster, --sweep and the distributed flags
 }
 
 func newProfileCmd(env *Env) *cobra.Command {
@@ -44,18 +46,33 @@ issued by one host thread (launch + dispatch per kernel) onto device streams.
 It prints the predicted step time, achieved TFLOP/s against the peak, kernels,
 the memory peak from tensor lifetimes, the top nodes or op types, idle gaps,
 and every assumption the prediction rests on. Symbolic dims not given with
---dim default to 1 (stated).`,
+--dim default to 1 (stated).
+
+With --cluster NxG it simulates one step on N machines of G GPUs (--hw, plus
+p100) over a network preset (--net), with a transport (--transport) and a
+parallel strategy (--strategy; auto picks the highest predicted throughput):
+the step split into compute, exposed communication and pipeline bubbles, the
+utilization of each link, the step under every transport against grpc-tcp,
+the strategies auto compared, and every assumption. --mode defaults to train
+there. --sweep gpus=1,2,4,...,512 prints the scaling (throughput, speedup,
+efficiency) over cluster sizes instead, and --plot writes it as an image.
+'wolong hw list' shows the GPU and network presets.`,
 		Example: `  wolong profile model.onnx --hw h100
   wolong profile model.onnx --hw h200 --by op --top 10
   wolong profile model.onnx --hw a100 --mode train --batch 32 --trace step.json
-  wolong profile model.onnx --hw my-gpu.json --format json | jq .total_ms`,
+  wolong profile model.onnx --hw my-gpu.json --format json | jq .total_ms
+  wolong profile model.onnx --cluster 4x8 --net ib-hdr --mode train --batch 64
+  wolong profile model.onnx --hw p100 --cluster 8x1 --net ib-edr --strategy ps --transport rdma
+  wolong profile model.onnx --cluster 1x8 --net roce-25 --sweep gpus=1,2,4,8,16,32,64 --plot scaling.svg
+  wolong profile model.onnx --cluster 2x4 --trace cluster.json --format json | jq .step_ms,.efficiency`,
 		Args:              usageArgs(cobra.ExactArgs(1)),
 		ValidArgsFunction: completeONNX,
 		RunE: func(c *cobra.Command, args []string) error {
-			return runProfile(env, opts, args[0])
+			return runProfile(env, opts, args[0], c.Flags().Changed)
 		},
 	}
 	addModelFlags(c, &opts.Model)
+	addClusterFlags(c, &opts.Cluster)
 	f := c.Flags()
 	f.StringVar(&opts.HW, "hw", "h100", "hardware: a preset ("+strings.Join(hw.Names(), ", ")+") or a hardware file `path.json`")
 	f.StringVar(&opts.Format, "format", "table", "output format: table or json")
@@ -75,7 +92,9 @@ and every assumption the prediction rests on. Symbolic dims not given with
 	return c
 }
 
-func runProfile(env *Env, opts *ProfileOptions, path string) error {
+// runProfile runs `wolong profile`; changed says whether a flag was given
+// on the command line.
+func runProfile(env *Env, opts *ProfileOptions, path string, changed func(string) bool) error {
 	format, err := report.ParseFormat(opts.Format)
 	if err != nil {
 		return Usagef("--format: %v", err)
@@ -101,7 +120,15 @@ func runProfile(env *Env, opts *ProfileOptions, path string) error {
 		}
 		dt = d
 	}
-	h, err := hw.Resolve(opts.HW)
+	if err := opts.Cluster.check(changed, opts.Trace); err != nil {
+		return err
+	}
+	var h *hw.Hardware
+	if opts.Cluster.active() {
+		h, err = cluster.GPUPreset(opts.HW)
+	} else {
+		h, err = hw.Resolve(opts.HW)
+	}
 	if err != nil {
 		return Usagef("--hw: %v", err)
 	}
@@ -124,6 +151,17 @@ func runProfile(env *Env, opts *ProfileOptions, path string) error {
 	}
 	if opts.Batch > 0 {
 		warnings = imp // simulate re-infers with the batch and reports its own
+	}
+	if opts.Cluster.active() {
+		cr := clusterRun{path: path, model: l.Model, infer: inferOpt, warnings: warnings, mode: mode}
+		if len(defaulted) > 0 {
+			cr.assumptions = append(cr.assumptions, "dims not given with --dim / --input set to 1: "+strings.Join(defaulted, ", "))
+		}
+		if !changed("mode") {
+			cr.mode = simulate.Train
+			cr.assumptions = append(cr.assumptions, "--mode not given: train (one data-parallel or pipeline training step)")
+		}
+		return runProfileCluster(env, opts, format, h, cr)
 	}
 	r, err := simulate.Run(l.Model, h, simulate.Options{
 		Streams: opts.Streams, Mode: mode, Batch: opts.Batch, Infer: inferOpt,

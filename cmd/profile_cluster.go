@@ -1,0 +1,310 @@
+package cmd
+
+// This file wires `wolong profile --cluster / --sweep` (issue 6): the
+// distributed flags, their checks, and the run that hands a single-GPU
+// training profile to simulate/cluster and its result to report.
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/wolong-dev/wolong/internal/safefile"
+	"github.com/wolong-dev/wolong/ir"
+	"github.com/wolong-dev/wolong/report"
+	"github.com/wolong-dev/wolong/simulate"
+	"github.com/wolong-dev/wolong/simulate/cluster"
+	"github.com/wolong-dev/wolong/simulate/cost"
+	"github.com/wolong-dev/wolong/simulate/hw"
+)
+
+// ClusterFlags are profile's distributed flags.
+type ClusterFlags struct {
+	Cluster      string  // NxG: machines x GPUs per machine
+	Net          string  // network preset
+	Transport    string  // grpc-tcp, grpc-rdma, rdma
+	Strategy     string  // ps, allreduce, pipeline, auto
+	Sweep        string  // gpus=1,2,4,...
+	Plot         string  // scaling.png|svg|pdf
+	NICs         int     // NICs per machine
+	BucketMB     float64 // all-reduce bucket (tensor fusion), MiB; 0: one per tensor
+	AllReduce    string  // auto, ring, hierarchical
+	Schedule     string  // 1f1b, gpipe
+	MicroBatches int
+	Stages       int
+	TraceGPUs    int
+	Winograd     bool // cost 3x3 stride-1 convolutions as Winograd F(2x2,3x3)
+}
+
+// defaultSweepPerMachine is the machine size --sweep fills when --cluster
+// is not given.
+const defaultSweepPerMachine = 8
+
+func addClusterFlags(c *cobra.Command, o *ClusterFlags) {
+	f := c.Flags()
+	f.StringVar(&o.Cluster, "cluster", "", "simulate a cluster of `NxG` (N machines x G GPUs of the --hw preset); --mode defaults to train")
+	f.StringVar(&o.Net, "net", "ib-hdr", "network between machines: "+strings.Join(cluster.NetworkNames(), "|"))
+	f.StringVar(&o.Transport, "transport", "rdma", "how tensors cross machines: "+joinTransports("|"))
+	f.StringVar(&o.Strategy, "strategy", "auto", "parallel strategy: ps|allreduce|pipeline|auto (the highest predicted throughput)")
+	f.StringVar(&o.Sweep, "sweep", "", "scaling table over cluster sizes, `gpus=1,2,4,...,512` (machines of G GPUs from --cluster, else 8)")
+	f.StringVar(&o.Plot, "plot", "", "with --sweep: write the scaling plot to `scaling.png|svg|pdf`")
+	f.IntVar(&o.NICs, "nics", 1, "NICs per machine (with --cluster)")
+	f.Float64Var(&o.BucketMB, "bucket-mb", cluster.DefaultBucketBytes/(1<<20), "all-reduce gradient bucket (tensor fusion) in MiB; 0: one all-reduce per tensor")
+	f.StringVar(&o.AllReduce, "allreduce", "auto", "all-reduce algorithm: auto (hierarchical across machines of several GPUs), ring or hierarchical")
+	f.StringVar(&o.Schedule, "schedule", "1f1b", "pipeline schedule: 1f1b or gpipe")
+	f.IntVar(&o.MicroBatches, "micro-batches", 0, "pipeline micro-batches per step (0: 4 x stages, at most the batch)")
+	f.IntVar(&o.Stages, "stages", 0, "pipeline stages (0: every GPU; fewer gives data-parallel pipeline replicas)")
+	f.BoolVar(&o.Winograd, "winograd", false, "with --cluster: cost 3x3 stride-1 convolutions as cuDNN's Winograd F(2x2,3x3) kernels (2.25x fewer multiplies)")
+	f.IntVar(&o.TraceGPUs, "trace-gpus", cluster.DefaultTraceGPUs, "with --cluster --trace: GPUs drawn (and their machines' NICs)")
+	comp := func(vals ...string) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return cobra.FixedCompletions(vals, cobra.ShellCompDirectiveNoFileComp)
+	}
+	_ = c.RegisterFlagCompletionFunc("net", comp(cluster.NetworkNames()...))
+	_ = c.RegisterFlagCompletionFunc("transport", comp(transportNames()...))
+	_ = c.RegisterFlagCompletionFunc("strategy", comp("auto", "allreduce", "ps", "pipeline"))
+	_ = c.RegisterFlagCompletionFunc("allreduce", comp("auto", "ring", "hierarchical"))
+	_ = c.RegisterFlagCompletionFunc("schedule", comp("1f1b", "gpipe"))
+}
+
+func transportNames() []string {
+	var out []string
+	for _, t := range cluster.Transports() {
+		out = append(out, string(t))
+	}
+	return out
+}
+
+func joinTransports(sep string) string { return strings.Join(transportNames(), sep) }
+
+// clusterOnlyFlags need --cluster or --sweep.
+var clusterOnlyFlags = []string{"net", "transport", "strategy", "nics", "bucket-mb", "allreduce", "schedule", "micro-batches", "stages", "trace-gpus", "plot", "winograd"}
+
+// active says whether profile runs the cluster simulation.
+func (o *ClusterFlags) active() bool { return o.Cluster != "" || o.Sweep != "" }
+
+// check rejects flag combinations that do not make sense (usage errors).
+func (o *ClusterFlags) check(changed func(string) bool, trace string) error {
+	if !o.active() {
+		for _, name := range clusterOnlyFlags {
+			if changed(name) {
+				return Usagef("--%s needs --cluster NxG (or --sweep)", name)
+			}
+		}
+		return nil
+	}
+	if o.Plot != "" && o.Sweep == "" {
+		return Usagef("--plot draws the scaling of --sweep: add --sweep gpus=1,2,4,...")
+	}
+	if o.Plot != "" {
+		ext := strings.ToLower(strings.TrimPrefix(filepath.Ext(o.Plot), "."))
+		ok := false
+		for _, f := range report.PlotFormats() {
+			ok = ok || ext == f
+		}
+		if !ok {
+			return Usagef("--plot %q: want a .png, .svg or .pdf file", o.Plot)
+		}
+	}
+	if o.Sweep != "" && trace != "" {
+		return Usagef("--trace draws one cluster step: give --cluster NxG without --sweep")
+	}
+	if o.Sweep != "" && changed("trace-gpus") {
+		return Usagef("--trace-gpus needs --trace (and no --sweep)")
+	}
+	if o.NICs < 1 || o.NICs > 64 {
+		return Usagef("--nics %d: want 1..64", o.NICs)
+	}
+	if o.BucketMB < 0 || o.BucketMB > 1<<20 {
+		return Usagef("--bucket-mb %g: want 0 (no fusion) up to 1048576", o.BucketMB)
+	}
+	if o.MicroBatches < 0 || o.Stages < 0 || o.TraceGPUs < 1 || o.TraceGPUs > 4096 {
+		return Usagef("--micro-batches and --stages must not be negative; --trace-gpus wants 1..4096")
+	}
+	return nil
+}
+
+// options converts the flags into cluster.Options.
+func (o *ClusterFlags) options(mode simulate.Mode, timeline bool) (cluster.Options, error) {
+	st, err := cluster.ParseStrategy(o.Strategy)
+	if err != nil {
+		return cluster.Options{}, Usagef("--strategy: %v", err)
+	}
+	tr, err := cluster.ParseTransport(o.Transport)
+	if err != nil {
+		return cluster.Options{}, Usagef("--transport: %v", err)
+	}
+	var algo cluster.Algorithm
+	switch strings.ToLower(o.AllReduce) {
+	case "", "auto":
+	case "ring":
+		algo = cluster.AlgoRing
+	case "hierarchical":
+		algo = cluster.AlgoHierarchical
+	default:
+		return cluster.Options{}, Usagef("--allreduce %q: want auto, ring or hierarchical", o.AllReduce)
+	}
+	var sched cluster.Schedule
+	switch strings.ToLower(o.Schedule) {
+	case "", "1f1b":
+		sched = cluster.OneFOneB
+	case "gpipe":
+		sched = cluster.GPipe
+	default:
+		return cluster.Options{}, Usagef("--schedule %q: want 1f1b or gpipe", o.Schedule)
+	}
+	bucket := o.BucketMB * (1 << 20)
+	if o.BucketMB == 0 {
+		bucket = -1 // one all-reduce per tensor
+	}
+	return cluster.Options{Strategy: st, Transport: tr, Mode: mode, Algorithm: algo, BucketBytes: bucket,
+		Stages: o.Stages, MicroBatches: o.MicroBatches, Schedule: sched, Timeline: timeline, TraceGPUs: o.TraceGPUs}, nil
+}
+
+// clusterRun is what runProfile hands over once the model is loaded.
+type clusterRun struct {
+	path        string
+	model       *ir.Model
+	infer       ir.InferOptions
+	warnings    []string // import and inference
+	assumptions []string // the command's defaults
+	mode        simulate.Mode
+}
+
+// runProfileCluster simulates the loaded model on a cluster (or a sweep of
+// cluster sizes) and prints the report.
+func runProfileCluster(env *Env, opts *ProfileOptions, format report.Format, gpu *hw.Hardware, cr clusterRun) error {
+	o := &opts.Cluster
+	net, err := cluster.NetworkPreset(o.Net)
+	if err != nil {
+		return Usagef("--net: %v", err)
+	}
+	copt, err := o.options(cr.mode, opts.Trace != "")
+	if err != nil {
+		return err
+	}
+	spec := o.Cluster
+	if spec == "" {
+		spec = fmt.Sprintf("1x%d", defaultSweepPerMachine)
+		cr.assumptions = append(cr.assumptions, fmt.Sprintf("--sweep without --cluster: machines of %d GPUs", defaultSweepPerMachine))
+	}
+	c, err := cluster.Parse(spec, gpu, net)
+	if err != nil {
+		return Usagef("--cluster: %v", err)
+	}
+	c.NICsPerMachine = o.NICs
+	var sizes []int
+	if o.Sweep != "" {
+		if sizes, err = cluster.ParseGPUList(o.Sweep); err != nil {
+			return Usagef("--sweep: %v", err)
+		}
+		for _, n := range sizes {
+			if n > c.GPUsPerMachine && n%c.GPUsPerMachine != 0 {
+				return Usagef("--sweep: %d GPUs is not a whole number of machines of %d GPUs (--cluster %s)", n, c.GPUsPerMachine, spec)
+			}
+		}
+	}
+	var dt ir.DType
+	if opts.DType != "" {
+		dt, _ = ir.ParseDType(opts.DType) // checked by runProfile
+	}
+	prof, err := cluster.NewProfile(cr.model, gpu, cluster.ProfileOptions{Batch: opts.Batch, Sim: simulate.Options{
+		Streams: opts.Streams, Infer: cr.infer, Cost: cost.Options{TF32: opts.TF32, Trip: opts.Trip, DType: dt}}})
+	if err != nil {
+		return err
+	}
+	warnings := append(append([]string{}, cr.warnings...), prof.Warnings...)
+	if o.Winograd {
+		n := 0
+		prof.Rescale(func(op *cluster.Op) float64 {
+			f := winogradScale(op.Node)
+			if f != 1 {
+				n++
+			}
+			return f
+		})
+		cr.assumptions = append(cr.assumptions, fmt.Sprintf("--winograd: %d 3x3 stride-1 convolution(s) costed at 1/2.25 of their direct time, forward and backward (Winograd F(2x2,3x3), Lavin & Gray, CVPR 2016)", n))
+	}
+
+	if o.Sweep != "" {
+		pts, err := cluster.Sweep(prof, c, sizes, copt)
+		if err != nil {
+			return err
+		}
+		s := &report.Scaling{Model: cr.path, GPU: gpu.Name, Network: net.Name, Strategy: string(copt.Strategy), Transport: string(copt.Transport),
+			Mode: string(cr.mode), Batch: opts.Batch, GPUsPerMachine: c.GPUsPerMachine, Points: pts, Warnings: warnings}
+		s.Assumptions = append(s.Assumptions, cr.assumptions...)
+		s.Assumptions = append(s.Assumptions, fmt.Sprintf("machines of %d %s GPU(s) (%s inside a machine at %.0f GB/s), %d NIC(s) per machine at %g Gb/s (%.0f%% achievable); a size below %d is one machine",
+			c.GPUsPerMachine, gpu.Name, c.Intra, c.IntraGBs()/1e9, c.NICsPerMachine, net.BandwidthGbps, 100*net.Efficiency, c.GPUsPerMachine))
+		s.Assumptions = append(s.Assumptions, c.Assumptions()[1:]...) // [0] is the base cluster's size
+		s.Assumptions = append(s.Assumptions, prof.Notes...)
+		s.Assumptions = append(s.Assumptions, fmt.Sprintf("one-GPU training step from simulate on %s: forward %.3f ms, backward %.3f ms, optimizer %.3f ms, %d parameter tensors (%.1f MB)",
+			gpu.Name, prof.ForwardS*1e3, prof.BackwardS*1e3, prof.OptimizerS*1e3, len(prof.Params), prof.ParamBytes/1e6))
+		if copt.Strategy == cluster.Auto {
+			s.Assumptions = append(s.Assumptions, "strategy auto: each size uses the strategy of highest predicted throughput (column strategy)")
+		}
+		if o.Plot != "" {
+			ext := strings.TrimPrefix(filepath.Ext(o.Plot), ".")
+			if err := safefile.Write(o.Plot, []string{cr.path}, func(w io.Writer) error { return report.WriteScalingPlot(w, s, ext) }); err != nil {
+				return fmt.Errorf("--plot: %v", err)
+			}
+		}
+		if format == report.JSON {
+			return report.WriteJSON(env.Out, s)
+		}
+		return s.WriteText(env.Out)
+	}
+
+	r, err := cluster.Simulate(prof, c, copt)
+	if err != nil {
+		var de *cluster.DeclineError
+		if errors.As(err, &de) {
+			return fmt.Errorf("%v (try --strategy auto, which skips it)", err)
+		}
+		return err
+	}
+	if opts.Trace != "" {
+		if err := safefile.Write(opts.Trace, []string{cr.path}, func(w io.Writer) error { return report.WriteClusterTrace(w, cr.path, r) }); err != nil {
+			return fmt.Errorf("--trace: %v", err)
+		}
+		cr.assumptions = append(cr.assumptions, fmt.Sprintf("--trace draws the first %d GPU(s) and their machines' NICs", min(r.GPUs, o.TraceGPUs)))
+	}
+	p := report.NewClusterProfile(cr.path, c, r, cr.assumptions, warnings)
+	if format == report.JSON {
+		return report.WriteJSON(env.Out, p)
+	}
+	return p.WriteText(env.Out)
+}
+
+// winogradScale is the time of a convolution under cuDNN's Winograd
+// F(2x2,3x3) relative to the direct algorithm the cost model counts:
+// 1/2.25 for an ungrouped 3x3 stride-1 Conv with a static weight shape
+// (Lavin & Gray, "Fast Algorithms for Convolutional Neural Networks",
+// CVPR 2016: 2.25x fewer multiplies), 1 for every other node.
+func winogradScale(n *ir.Node) float64 {
+	if n == nil || n.Op != "Conv" || n.Domain != "" || len(n.Inputs) < 2 || n.Inputs[1] == nil {
+		return 1
+	}
+	w := n.Inputs[1].Type.Shape
+	if w.Rank() != 4 || !w.IsStatic() || w.Dims[2].Val != 3 || w.Dims[3].Val != 3 {
+		return 1
+	}
+	for _, a := range n.Attrs {
+		switch a.Name {
+		case "strides", "dilations":
+			for _, v := range a.Ints {
+				if v != 1 {
+					return 1
+				}
+			}
+		case "group":
+			if a.I != 1 {
+				return 1
+			}
+		}
+	}
+	return 1 / 2.25
+}
