@@ -301,6 +301,9 @@ func simPipeline(p *Profile, c *Cluster, opt Options, res *Result) error {
 				start = math.Max(start, F[s-1]+xf[s-1]) // F[s-1] already holds mb
 			}
 			F[s] = start + f[s]
+			if opt.Timeline && s > 0 && s-1 < traceStages {
+				spans = append(spans, stageTransferSpan(c, s-1, s, fmt.Sprintf("act%d", mb), F[s-1], xf[s-1])...)
+			}
 			if opt.Timeline && s < traceStages {
 				spans = append(spans, Span{Track: c.DeviceOf(s).String(), Name: fmt.Sprintf("F%d", mb), Cat: "forward", StartMS: start * 1e3, EndMS: F[s] * 1e3})
 			}
@@ -319,6 +322,9 @@ func simPipeline(p *Profile, c *Cluster, opt Options, res *Result) error {
 					start = math.Max(start, B[s+1]+xf[s])
 				}
 				B[s] = start + bw[s]
+				if opt.Timeline && s < K-1 && s+1 < traceStages {
+					spans = append(spans, stageTransferSpan(c, s+1, s, fmt.Sprintf("grad%d", mb), B[s+1], xf[s])...)
+				}
 				if opt.Timeline && s < traceStages {
 					spans = append(spans, Span{Track: c.DeviceOf(s).String(), Name: fmt.Sprintf("B%d", mb), Cat: "backward", StartMS: start * 1e3, EndMS: B[s] * 1e3})
 				}
@@ -380,4 +386,14 @@ func simPipeline(p *Profile, c *Cluster, opt Options, res *Result) error {
 		res.Timeline = spans
 	}
 	return nil
+}
+
+// stageTransferSpan draws a transfer between pipeline stages that crosses
+// machines on the sending machine's NIC track (none inside a machine).
+func stageTransferSpan(c *Cluster, from, to int, name string, start, dur float64) []Span {
+	a, b := c.DeviceOf(from), c.DeviceOf(to)
+	if a.Machine == b.Machine || dur <= 0 {
+		return nil
+	}
+	return []Span{{Track: fmt.Sprintf("m%d/nic", a.Machine), Name: fmt.Sprintf("%s %s -> %s", name, a, b), Cat: "comm", StartMS: start * 1e3, EndMS: (start + dur) * 1e3}}
 }
