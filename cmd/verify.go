@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wolong-dev/wolong/eval"
-	"github.com/wolong-dev/wolong/ir"
 	"github.com/wolong-dev/wolong/report"
 )
 
@@ -178,5 +177,3 @@ func runVerify(env *Env, opts *VerifyOptions, args []string) error {
 	}
 	return nil
 }
-
-var _ = ir.Float32

@@ -5,7 +5,6 @@ package eval
 // output with test_data_set_0/output_N.pb.
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,7 +13,6 @@ import (
 	"testing"
 
 	"github.com/wolong-dev/wolong/importer"
-	"github.com/wolong-dev/wolong/ir"
 )
 
 // conformanceRoot is the test-data folder, relative to this package.
@@ -205,6 +203,3 @@ func TestConformance(t *testing.T) {
 		}
 	}
 }
-
-var _ = errors.New
-var _ = ir.Float32

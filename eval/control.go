@@ -5,8 +5,6 @@ package eval
 // captures) through the scope chain.
 
 import (
-	"fmt"
-
 	"github.com/wolong-dev/wolong/ir"
 )
 
@@ -585,5 +583,3 @@ func kernelOptionalGetElement(c *Ctx, in []Value) ([]Value, error) {
 	}
 	return []Value{in[0]}, nil
 }
-
-var _ = fmt.Sprintf

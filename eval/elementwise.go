@@ -5,7 +5,6 @@ package eval
 // Where, Clip and the activation functions.
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/wolong-dev/wolong/ir"
@@ -775,8 +774,6 @@ func kernelClip(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 		return v
 	})
 }
-
-var _ = fmt.Sprintf
 
 func kernelPRelu(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	x, err := need(in, 0, "X")

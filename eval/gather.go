@@ -4,10 +4,6 @@ package eval
 // GatherElements, GatherND, Scatter, ScatterElements, ScatterND and
 // TensorScatter.
 
-import (
-	"github.com/wolong-dev/wolong/ir"
-)
-
 func init() {
 	register(kernelGather, "Gather")
 	register(kernelGatherElements, "GatherElements")
@@ -417,5 +413,3 @@ func kernelTensorScatter(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	}
 	return []*Tensor{out}, nil
 }
-
-var _ = ir.Float32

@@ -5,8 +5,6 @@ package eval
 
 import (
 	"fmt"
-
-	"github.com/wolong-dev/wolong/ir"
 )
 
 // broadcastShapes returns the numpy-broadcast shape of its arguments.
@@ -216,8 +214,6 @@ func sameDType(a, b *Tensor, what string) error {
 	}
 	return nil
 }
-
-var _ = ir.Float32
 
 type kernelError struct{ msg string }
 

@@ -5,8 +5,6 @@ package eval
 
 import (
 	"math"
-
-	"github.com/wolong-dev/wolong/ir"
 )
 
 func init() {
@@ -365,5 +363,3 @@ func kernelCol2Im(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	}
 	return []*Tensor{out}, nil
 }
-
-var _ = ir.Float32
