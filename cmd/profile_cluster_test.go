@@ -473,3 +473,32 @@ func TestProfileClusterWolongAnchor(t *testing.T) {
 		t.Errorf("rdma over grpc-tcp %.2fx (grpc-rdma %.2fx): want within (1.5, 25] and >= grpc-rdma", sp["rdma"], sp["grpc-rdma"])
 	}
 }
+
+// Horovod anchor through the CLI (Sergeev & Del Balso, arXiv:1802.05799:
+// ~90% scaling efficiency for Inception V3 / ResNet-101 and 68% for VGG-16
+// on 512 Pascal GPUs over 25 GbE RoCE with tensor fusion): ResNet-50 and
+// VGG-19 stand in, on 128x4 p100 over roce-25, flat ring, 64 MiB fusion
+// buffer, batch 64, with --winograd (cuDNN's 3x3 kernels). --winograd must
+// matter (it shortens compute, so more communication shows).
+func TestProfileClusterHorovodAnchor(t *testing.T) {
+	if testing.Short() {
+		t.Skip("512-GPU anchor")
+	}
+	args := []string{"--hw", "p100", "--cluster", "128x4", "--net", "roce-25", "--strategy", "allreduce", "--allreduce", "ring", "--bucket-mb", "64", "--batch", "64"}
+	eff := map[string]float64{}
+	for _, name := range []string{"resnet50", "vgg19"} {
+		d := clusterJSON(t, append(append([]string{light(t, name)}, args...), "--winograd")...)
+		direct := clusterJSON(t, append([]string{light(t, name)}, args...)...)
+		eff[name] = num(t, d, "efficiency")
+		t.Logf("%s: efficiency %.3f with --winograd, %.3f with direct convolutions", name, eff[name], num(t, direct, "efficiency"))
+		if !(num(t, d, "compute_ms") < num(t, direct, "compute_ms")) {
+			t.Errorf("%s: --winograd compute %v ms not below direct %v ms", name, d["compute_ms"], direct["compute_ms"])
+		}
+	}
+	if e := eff["resnet50"]; e < 0.82 || e > 0.96 {
+		t.Errorf("ResNet-50 efficiency %.3f, want near Horovod's ~0.90", e)
+	}
+	if e := eff["vgg19"]; e < 0.58 || e > 0.78 {
+		t.Errorf("VGG-19 efficiency %.3f, want near Horovod's 0.68 for VGG-16", e)
+	}
+}
