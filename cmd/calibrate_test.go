@@ -1,0 +1,78 @@
+package cmd
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wolong-dev/wolong/simulate/hw"
+)
+
+func TestCalibrateValidate(t *testing.T) {
+	if _, err := os.Stat(filepath.Join("..", "..", "shared", "models")); err != nil {
+		t.Skip("../shared/models absent")
+	}
+	prof := func(name string) string { return filepath.Join("..", "testdata", "measured", "cpu", name+".json") }
+	out := filepath.Join(t.TempDir(), "fit.json")
+	models := filepath.Join("..", "..", "shared", "models")
+	stdout, stderr, code := run("calibrate", "--ort-profile", prof("cnn__mnist_cntk_opset7"), "--ort-profile", prof("rnn__dtln_model_1"),
+		"--models", models, "--base", "cpu", "-o", out)
+	if code != 0 {
+		t.Fatalf("calibrate: %d %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "conv") || !strings.Contains(stdout, "dispatch_us") {
+		t.Errorf("calibrate output lacks the fit table:\n%s", stdout)
+	}
+	h, err := hw.Load(out)
+	if err != nil {
+		t.Fatalf("--hw cannot load the fitted file: %v", err)
+	}
+	if h.Name != "cpu-calibrated" {
+		t.Errorf("name %q", h.Name)
+	}
+	first, _ := os.ReadFile(out)
+	out2 := filepath.Join(t.TempDir(), "fit2.json")
+	run("calibrate", "--ort-profile", prof("cnn__mnist_cntk_opset7"), "--ort-profile", prof("rnn__dtln_model_1"), "--models", models, "-o", out2)
+	second, _ := os.ReadFile(out2)
+	if string(first) != string(second) {
+		t.Error("calibrating twice on the same profiles wrote different files")
+	}
+
+	stdout, stderr, code = run("validate", filepath.Join(models, "cnn", "mnist_cntk_opset7.onnx"), "--hw", out, "--ort-profile", prof("cnn__mnist_cntk_opset7"), "--format", "json")
+	if code != 0 {
+		t.Fatalf("validate: %d %s", code, stderr)
+	}
+	var v struct {
+		PredictedMs *float64 `json:"predicted_ms"`
+		MeasuredMs  *float64 `json:"measured_ms"`
+		ErrorPct    *float64 `json:"error_pct"`
+		Nodes       []struct {
+			Name        string   `json:"name"`
+			Op          string   `json:"op"`
+			PredictedMs *float64 `json:"predicted_ms"`
+			MeasuredMs  *float64 `json:"measured_ms"`
+		} `json:"nodes"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &v); err != nil {
+		t.Fatal(err)
+	}
+	if v.PredictedMs == nil || v.MeasuredMs == nil || v.ErrorPct == nil || len(v.Nodes) == 0 || v.Nodes[0].Name == "" || v.Nodes[0].PredictedMs == nil {
+		t.Fatalf("validate JSON lacks fields: %s", stdout)
+	}
+	if *v.MeasuredMs != 0.141 {
+		t.Errorf("measured_ms = %v, want the profile's median run 0.141", *v.MeasuredMs)
+	}
+
+	// a profile of another model is refused, naming the mismatch
+	_, stderr, code = run("validate", filepath.Join(models, "cnn", "mnist_cntk_opset7.onnx"), "--hw", "cpu", "--ort-profile", prof("rnn__dtln_model_1"))
+	if code == 0 || !strings.Contains(stderr, "does not match the model") {
+		t.Errorf("mismatched profile: code %d, %s", code, stderr)
+	}
+	// microbench lists distinct ops
+	stdout, _, code = run("microbench", filepath.Join(models, "cnn", "mnist_cntk_opset7.onnx"))
+	if code != 0 || !strings.Contains(stdout, `"input_shapes": "1x1x28x28;8x1x5x5"`) {
+		t.Errorf("microbench: %d\n%s", code, stdout)
+	}
+}
