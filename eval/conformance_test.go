@@ -33,6 +33,9 @@ var knownFailures = map[string]string{
 	"node/test_averagepool_2d_ceil_last_window_starts_on_pad": "expected output rounded to 4 decimals",
 	// Same: -0.1406 for -0.140625, 1.7556 for 1.7555516.
 	"node/test_gridsample_bicubic": "expected output rounded to 4 decimals",
+	// Same: 0.5178 for 0.517783, 0.3434 for 0.343411.
+	"node/test_roialign_aligned_false": "expected output rounded to 4 decimals",
+	"node/test_roialign_aligned_true":  "expected output rounded to 4 decimals",
 }
 
 type caseStatus int
