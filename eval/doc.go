@@ -14,5 +14,18 @@
 // so a fusion is checkable by construction.
 //
 // Every output allocation is checked against Options.MaxMemory before it is
-// made.
+// made. Bad input (a missing graph input, a wrong dtype, rank or dim, an
+// index out of range) gives an error naming the node; a kernel panic is
+// recovered into an error. An Evaluator caches converted initializers and
+// is not safe for concurrent use.
+//
+// Runtime values are *Tensor, *Sequence and *Optional. Value files (the
+// ONNX test-data .pb format: TensorProto, SequenceProto, OptionalProto)
+// are read with ReadValueFile and written atomically with WriteValueFile;
+// Compare checks values with relative and absolute tolerances.
+//
+// Conformance: go test -run TestConformance -v ./eval runs every ONNX
+// backend test in ../shared/onnx-node-tests and prints the pass rate per
+// suite and per op. TestORTReference checks the evaluator against ONNX
+// Runtime's outputs of the shared models, recorded by bench/ort.
 package eval
