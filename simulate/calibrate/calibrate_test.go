@@ -52,7 +52,7 @@ func TestParseTable(t *testing.T) {
 	src := "# comment\nop,dtype,input_shapes,attributes,measured_us\n" +
 		"MatMul,float32,64x256;256x512,,41.5\n" +
 		"Conv,float32,1x3x224x224;64x3x7x7;64,\"kernel_shape=7,7;pads=3,3,3,3;strides=2,2\",1803\n" +
-		"Reshape,float32,2x3x4;3:int64=2,-1,4,,1.5\n" +
+		"Reshape,float32,\"2x3x4;3:int64=2,-1,4\",,1.5\n" +
 		"LeakyRelu,float16,8x8,alpha=0.1,2\n"
 	p, err := ParseTable("t.csv", []byte(src))
 	if err != nil {

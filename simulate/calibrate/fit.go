@@ -220,7 +220,32 @@ func fitClass(base *hw.Hardware, class string, os []Obs, prior float64) hw.Class
 		}
 		return r
 	}
-	best := levmar(resid, x0)
+	// Multi-start: the max() of compute and memory time makes the loss
+	// piecewise, so LM from the preset alone can stop in a poor basin. Start
+	// from the preset and from a fixed grid (deterministic), keep the best.
+	ss := func(x []float64) float64 {
+		var v float64
+		for _, r := range resid(x, nil) {
+			v += r * r
+		}
+		return v
+	}
+	starts := [][]float64{x0}
+	for _, c := range []float64{0.05, 0.2, 0.6} {
+		for _, m := range []float64{0.05, 0.2, 0.8} {
+			for _, o := range []float64{0.5, 5} {
+				starts = append(starts, []float64{logit(c), logit(m), math.Log(o)})
+			}
+		}
+	}
+	var best []float64
+	bestV := math.Inf(1)
+	for _, st := range starts {
+		x := levmar(resid, st)
+		if v := ss(x); v < bestV {
+			best, bestV = x, v
+		}
+	}
 	c := decode(best)
 	c.Compute, c.Memory, c.OverheadUs = round4(c.Compute), round4(c.Memory), round4(c.OverheadUs)
 	if c.OverheadUs < 2*minOverheadUs {
