@@ -64,6 +64,14 @@ func TestProfileClusterJSON(t *testing.T) {
 				t.Errorf("strategy %v, %d stages, bubble %v, schedule %v, micro-batches %v", d["strategy"], len(st), d["bubble_ms"], d["schedule"], d["micro_batches"])
 			}
 		}},
+		// batch 1: the one-GPU step is launch-bound (idle between kernels);
+		// splitting it into stages and micro-batches must not look
+		// super-linear
+		{"pipeline launch-bound", []string{"--cluster", "2x2", "--strategy", "pipeline"}, func(t *testing.T, d map[string]any) {
+			if e := num(t, d, "efficiency"); e > 1 {
+				t.Errorf("pipeline efficiency %v > 1", e)
+			}
+		}},
 		{"auto", []string{"--cluster", "2x2", "--batch", "8"}, func(t *testing.T, d map[string]any) {
 			c, _ := d["candidates"].([]any)
 			if len(c) != 3 {
@@ -124,8 +132,9 @@ func TestProfileClusterJSON(t *testing.T) {
 			if !(step > 0) || math.Abs(parts-step) > 1e-6*step {
 				t.Errorf("step %v ms != compute + comm + bubbles = %v ms", step, parts)
 			}
-			if e := num(t, d, "efficiency"); !(e > 0) {
-				t.Errorf("efficiency %v", e)
+			// ps may exceed 1 slightly (the servers shard the optimizer update)
+			if e := num(t, d, "efficiency"); !(e > 0) || (d["strategy"] != "ps" && e > 1+1e-9) {
+				t.Errorf("%s efficiency %v", d["strategy"], e)
 			}
 			if len(toStrings(d["assumptions"])) < 5 {
 				t.Errorf("few assumptions: %v", d["assumptions"])

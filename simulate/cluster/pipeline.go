@@ -224,11 +224,12 @@ func simPipeline(p *Profile, c *Cluster, opt Options, res *Result) error {
 		return fmt.Errorf("cluster: pipeline: %d micro-batches is more than 65536", M)
 	}
 	m := float64(M)
+	kf, kb := p.idleScale()
 	pre := make([]float64, n+1)
 	for i := range p.Ops {
-		w := p.Ops[i].FwdS
+		w := p.Ops[i].FwdS * kf
 		if train {
-			w += p.Ops[i].BwdS
+			w += p.Ops[i].BwdS * kb
 		}
 		pre[i+1] = pre[i] + w/m
 	}
@@ -262,9 +263,9 @@ func simPipeline(p *Profile, c *Cluster, opt Options, res *Result) error {
 		st.Ops = st.LastOp - st.FirstOp + 1
 		var act float64
 		for i := st.FirstOp; i <= st.LastOp; i++ {
-			f[s] += p.Ops[i].FwdS / m
+			f[s] += p.Ops[i].FwdS * kf / m
 			if train {
-				bw[s] += p.Ops[i].BwdS / m
+				bw[s] += p.Ops[i].BwdS * kb / m
 			}
 			act += p.Ops[i].OutBytes / m
 			for _, k := range p.Ops[i].Params {
@@ -379,6 +380,9 @@ func simPipeline(p *Profile, c *Cluster, opt Options, res *Result) error {
 	res.Assumptions = append(res.Assumptions,
 		fmt.Sprintf("pipeline: %d stage(s) x %d replica(s), %d micro-batch(es) of 1/%d of the batch each (op time scaled linearly), %s schedule; partition by %s over %d ops balancing stage compute against activation bytes cut",
 			K, R, M, M, opt.Schedule, map[bool]string{true: "dynamic program", false: "dynamic program on op chunks (or an even split)"}[float64(K)*float64(n)*float64(n) <= dpLimit], n))
+	if kf > 1 || kb > 1 {
+		res.Assumptions = append(res.Assumptions, fmt.Sprintf("pipeline: the idle time the one-GPU step leaves between kernels (host launch and dispatch) is spread over the ops in proportion to their time (forward x%.3g, backward x%.3g) and shrinks with the micro-batch like the rest (optimistic for launch-bound models)", kf, kb))
+	}
 	if R > 1 {
 		res.Assumptions = append(res.Assumptions, "pipeline replicas all-reduce each stage's gradients (ring) after the step, not overlapped")
 	}
@@ -396,4 +400,23 @@ func stageTransferSpan(c *Cluster, from, to int, name string, start, dur float64
 		return nil
 	}
 	return []Span{{Track: fmt.Sprintf("m%d/nic", a.Machine), Name: fmt.Sprintf("%s %s -> %s", name, a, b), Cat: "comm", StartMS: start * 1e3, EndMS: (start + dur) * 1e3}}
+}
+
+// idleScale returns the factors that make the ops' forward and backward
+// device times sum to the forward and backward wall time of the one-GPU
+// step (which includes the idle time between kernels), at least 1.
+func (p *Profile) idleScale() (kf, kb float64) {
+	var sf, sb float64
+	for i := range p.Ops {
+		sf += p.Ops[i].FwdS
+		sb += p.Ops[i].BwdS
+	}
+	kf, kb = 1, 1
+	if sf > 0 && p.ForwardS > sf {
+		kf = p.ForwardS / sf
+	}
+	if sb > 0 && p.BackwardS > sb {
+		kb = p.BackwardS / sb
+	}
+	return kf, kb
 }
