@@ -9,7 +9,8 @@ import (
 )
 
 // ToONNX rewrites m in place so that it is a valid ONNX model any runtime
-// can load: every fused node (domain "wolong" with a "body" graph) becomes
+// can load: a fused LayerNorm becomes the standard LayerNormalization op
+// when the model's opset has it (17+); every other fused node (domain "wolong" with a "body" graph) becomes
 // a call of a model-local ONNX function of domain "wolong" whose body is
 // the group's subgraph, and the model imports the "wolong" domain. The
 // standard rewrites (folding, BatchNorm in Conv weights, batching with
@@ -32,6 +33,9 @@ func ToONNX(m *ir.Model) (int, error) {
 			}
 			body := n.AttrGraph("body")
 			if body == nil {
+				continue
+			}
+			if n.Op == "LayerNorm" && m.Opset("") >= 17 && toLayerNormalization(g, n) {
 				continue
 			}
 			if len(n.Attrs) != 1 {
@@ -77,4 +81,82 @@ func functionOpsets(m *ir.Model) []ir.OpsetID {
 		}
 	}
 	return out
+}
+
+// toLayerNormalization turns a fused LayerNorm node into the standard
+// LayerNormalization(X, Scale, B) {axis, epsilon} in place, when the body
+// normalizes over trailing axes with constant eps, gamma and beta.
+func toLayerNormalization(g *ir.Graph, n *ir.Node) bool {
+	body := n.AttrGraph("body")
+	if body == nil || len(n.Outputs) != 1 {
+		return false
+	}
+	outer := func(v *ir.Value) *ir.Value {
+		for i, in := range body.Inputs {
+			if in == v && i < len(n.Inputs) {
+				return n.Inputs[i]
+			}
+		}
+		return nil
+	}
+	var mean, eps, mul, add *ir.Node
+	for _, b := range body.Nodes {
+		switch {
+		case b.Op == "ReduceMean" && mean == nil:
+			mean = b
+		case b.Op == "Add" && eps == nil && b.Input(0) != nil && b.Input(0).Producer != nil && b.Input(0).Producer.Op == "ReduceMean":
+			eps = b
+		case b.Op == "Mul" && b.Input(0) != nil && b.Input(0).Producer != nil && b.Input(0).Producer.Op == "Div":
+			mul = b
+		case b.Op == "Add" && mul != nil && b.Input(0) == mul.Output(0):
+			add = b
+		}
+	}
+	if mean == nil || eps == nil || mul == nil {
+		return false
+	}
+	x := outer(mean.Input(0))
+	axes, ok := mean.AttrInts("axes")
+	if x == nil || !ok || mean.Input(1) != nil {
+		return false
+	}
+	rank := x.Type.Shape.Rank()
+	if rank <= 0 {
+		return false
+	}
+	first := int64(rank)
+	for k, a := range axes {
+		if a < 0 {
+			a += int64(rank)
+		}
+		if a != int64(rank-len(axes)+k) {
+			return false // not a suffix of the dims
+		}
+		first = min(first, a)
+	}
+	e, ok := scalarOf(outer(eps.Input(1)))
+	gamma := outer(mul.Input(1))
+	if !ok || gamma == nil || gamma.Const == nil {
+		return false
+	}
+	ins := []*ir.Value{x, gamma}
+	if add != nil {
+		beta := outer(add.Input(1))
+		if beta == nil || beta.Const == nil {
+			return false
+		}
+		ins = append(ins, beta)
+	}
+	// Rewire: drop the old inputs' uses, then read the new ones.
+	for i := range n.Inputs {
+		n.SetInput(i, nil)
+	}
+	n.Inputs = nil
+	for i, v := range ins {
+		n.Inputs = append(n.Inputs, nil)
+		n.SetInput(i, v)
+	}
+	n.Op, n.Domain = "LayerNormalization", ""
+	n.Attrs = []*ir.Attr{{Name: "axis", Type: ir.AttrInt, I: first}, {Name: "epsilon", Type: ir.AttrFloat, F: float32(e)}}
+	return true
 }
