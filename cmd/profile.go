@@ -74,7 +74,7 @@ efficiency) over cluster sizes instead, and --plot writes it as an image.
 	addModelFlags(c, &opts.Model)
 	addClusterFlags(c, &opts.Cluster)
 	f := c.Flags()
-	f.StringVar(&opts.HW, "hw", "h100", "hardware: a preset ("+strings.Join(hw.Names(), ", ")+") or a hardware file `path.json`")
+	f.StringVar(&opts.HW, "hw", "h100", "hardware: a preset ("+strings.Join(hw.Names(), ", ")+"; with --cluster also "+strings.Join(cluster.GPUNames(), ", ")+") or a hardware file `path.json`")
 	f.StringVar(&opts.Format, "format", "table", "output format: table or json")
 	f.StringVar(&opts.By, "by", "node", "top-N table by `node` or by op type (op)")
 	f.IntVar(&opts.Top, "top", 20, "rows in the top-N table")
