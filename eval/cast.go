@@ -169,6 +169,14 @@ func castTensor(c *Ctx, x *Tensor, to ir.DType, saturate bool) (*Tensor, error) 
 		copy(out.D, f)
 	case clsF:
 		if mf := minifloatFor(to); mf != nil {
+			if to == ir.Float8E8M0 {
+				switch c.Str("round_mode", "up") {
+				case "down":
+					mf = e8m0{}
+				case "nearest":
+					mf = e8m0{nearest: true}
+				}
+			}
 			for i, v := range f {
 				out.F[i] = mf.decode(mf.encode(v, saturate))
 			}

@@ -163,6 +163,9 @@ func TestMinifloatRoundTrip(t *testing.T) {
 		{ir.Float8E4M3FNUZ, -0.0, true, 0},
 		{ir.Float4E2M1, 2.6, true, 3},
 		{ir.Float4E2M1, 2.5, true, 2}, // tie to even code
+		{ir.Float8E8M0, 1.1, true, 2}, // rounds up to the next power of two
+		{ir.Float8E8M0, 0.25, true, 0.25},
+		{ir.Float8E8M0, math.Inf(1), false, math.NaN()},
 	}
 	for _, tc := range tests {
 		f := minifloatFor(tc.dt)

@@ -37,7 +37,63 @@ func init() {
 	}
 }
 
-func minifloatFor(dt ir.DType) *minifloat { return minifloats[dt] }
+// floatCodec converts between a small float format's codes and values.
+type floatCodec interface {
+	decode(b uint8) float32
+	encode(x float64, saturate bool) uint8
+}
+
+// minifloatFor returns the codec of an 8- or 4-bit float type, or nil.
+func minifloatFor(dt ir.DType) floatCodec {
+	if dt == ir.Float8E8M0 {
+		return e8m0{roundUp: true}
+	}
+	if f, ok := minifloats[dt]; ok {
+		return f
+	}
+	return nil
+}
+
+// e8m0 is float8e8m0: an unsigned power of two 2^(b-127); 0xFF is NaN.
+// Encoding takes float32's exponent field and rounds up (the Cast default,
+// round_mode="up") or to nearest when the mantissa is at least half.
+type e8m0 struct{ roundUp, nearest bool }
+
+func (e8m0) decode(b uint8) float32 {
+	if b == 0xFF {
+		return float32(math.NaN())
+	}
+	return float32(math.Ldexp(1, int(b)-127))
+}
+
+func (c e8m0) encode(x float64, saturate bool) uint8 {
+	f := float32(x)
+	if math.IsNaN(x) {
+		return 0xFF
+	}
+	if math.IsInf(x, 0) {
+		if saturate {
+			return 0xFE
+		}
+		return 0xFF
+	}
+	bits := math.Float32bits(f)
+	e := int(bits >> 23 & 0xFF)
+	m := bits & 0x7FFFFF
+	switch {
+	case c.roundUp && m != 0:
+		e++
+	case c.nearest && m >= 0x400000:
+		e++
+	}
+	if e > 0xFE {
+		if saturate {
+			return 0xFE
+		}
+		return 0xFF
+	}
+	return uint8(e)
+}
 
 func (f *minifloat) signBit() uint8 { return 1 << uint(f.exp+f.mant) }
 

@@ -46,8 +46,6 @@ func classOf(dt ir.DType) class {
 	switch {
 	case dt == ir.Float64:
 		return clsD
-	case dt == ir.Float8E8M0:
-		return clsBad
 	case dt.IsFloat():
 		return clsF
 	case dt.IsInt():
@@ -274,7 +272,7 @@ func (t *Tensor) normalize() {
 		for i, v := range t.F {
 			t.F[i] = ir.BFloat16ToFloat32(ir.Float32ToBFloat16(v))
 		}
-	case ir.Float8E4M3FN, ir.Float8E4M3FNUZ, ir.Float8E5M2, ir.Float8E5M2FNUZ, ir.Float4E2M1:
+	case ir.Float8E4M3FN, ir.Float8E4M3FNUZ, ir.Float8E5M2, ir.Float8E5M2FNUZ, ir.Float4E2M1, ir.Float8E8M0:
 		f := minifloatFor(t.DType)
 		for i, v := range t.F {
 			t.F[i] = f.decode(f.encode(float64(v), false))
@@ -384,7 +382,7 @@ func FromIR(t *ir.Tensor, maxBytes int64) (*Tensor, error) {
 			copy(out.F, t.Floats)
 			return out, nil
 		}
-	case ir.Float8E4M3FN, ir.Float8E4M3FNUZ, ir.Float8E5M2, ir.Float8E5M2FNUZ, ir.Float4E2M1,
+	case ir.Float8E4M3FN, ir.Float8E4M3FNUZ, ir.Float8E5M2, ir.Float8E5M2FNUZ, ir.Float4E2M1, ir.Float8E8M0,
 		ir.Int4, ir.Uint4, ir.Int2, ir.Uint2:
 		bits, err := packedBits(t, n)
 		if err != nil {
@@ -503,7 +501,7 @@ func (t *Tensor) ToIR(name string) (*ir.Tensor, error) {
 		for i, v := range t.F {
 			binary.LittleEndian.PutUint16(raw[2*i:], ir.Float32ToBFloat16(v))
 		}
-	case ir.Float8E4M3FN, ir.Float8E4M3FNUZ, ir.Float8E5M2, ir.Float8E5M2FNUZ, ir.Float4E2M1:
+	case ir.Float8E4M3FN, ir.Float8E4M3FNUZ, ir.Float8E5M2, ir.Float8E5M2FNUZ, ir.Float4E2M1, ir.Float8E8M0:
 		f := minifloatFor(t.DType)
 		bits := t.DType.Bits()
 		per := 8 / bits
