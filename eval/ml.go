@@ -322,79 +322,93 @@ func treeEnsemble(classifier bool) Kernel {
 	}
 }
 
+// labelKey prints element i of t as a map key.
+func labelKey(t *Tensor, i int) string {
+	switch t.cls() {
+	case clsS:
+		return t.S[i]
+	case clsI:
+		return strconv.FormatInt(t.I[i], 10)
+	}
+	return strconv.FormatFloat(t.Float64s1(i), 'g', -1, 32)
+}
+
+// attrTensor reads a tensor attribute.
+func (c *Ctx) attrTensor(name string) (*Tensor, error) {
+	a := c.Attr(name)
+	if a == nil || a.Type != ir.AttrTensor || a.T == nil {
+		return nil, nil
+	}
+	return FromIR(a.T, c.e.opt.MaxMemory)
+}
+
+// labelList returns the keys or values of a LabelEncoder as a tensor.
+func labelList(c *Ctx, kind string) (*Tensor, error) {
+	if t, err := c.attrTensor(kind + "_tensor"); t != nil || err != nil {
+		return t, err
+	}
+	if v, ok := c.Strs(kind + "_strings"); ok {
+		return &Tensor{DType: ir.String, Shape: []int{len(v)}, S: v}, nil
+	}
+	if v, ok := c.Ints(kind + "_int64s"); ok {
+		return NewInt64([]int{len(v)}, v), nil
+	}
+	if v, ok := c.Floats(kind + "_floats"); ok {
+		return NewFloat32([]int{len(v)}, v), nil
+	}
+	return nil, c.Errorf("no %s", kind)
+}
+
+// kernelLabelEncoder maps each input element through keys -> values
+// (compared by their printed value), else the default.
 func kernelLabelEncoder(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	x, err := need(in, 0, "X")
 	if err != nil {
 		return nil, err
 	}
-	if c.Attr("keys_tensor") != nil || c.Attr("values_tensor") != nil {
-		return nil, c.unsupported("tensor-valued keys or values")
+	keys, err := labelList(c, "keys")
+	if err != nil {
+		return nil, err
 	}
-	// Keys and inputs are compared as strings of their values.
-	var keys []string
-	switch {
-	case c.Attr("keys_strings") != nil:
-		keys, _ = c.Strs("keys_strings")
-	case c.Attr("keys_int64s") != nil:
-		v, _ := c.Ints("keys_int64s")
-		for _, k := range v {
-			keys = append(keys, strconv.FormatInt(k, 10))
-		}
-	case c.Attr("keys_floats") != nil:
-		v, _ := c.Floats("keys_floats")
-		for _, k := range v {
-			keys = append(keys, strconv.FormatFloat(float64(k), 'g', -1, 32))
-		}
-	default:
-		return nil, c.Errorf("no keys")
+	vals, err := labelList(c, "values")
+	if err != nil {
+		return nil, err
 	}
-	inKey := func(i int) string {
-		switch x.cls() {
-		case clsS:
-			return x.S[i]
-		case clsI:
-			return strconv.FormatInt(x.I[i], 10)
-		}
-		return strconv.FormatFloat(x.Float64s1(i), 'g', -1, 32)
+	if keys.Len() != vals.Len() {
+		return nil, c.Errorf("%d keys for %d values", keys.Len(), vals.Len())
 	}
 	pos := map[string]int{}
-	for i, k := range keys {
-		pos[k] = i
+	for i := 0; i < keys.Len(); i++ {
+		pos[labelKey(keys, i)] = i
 	}
-	switch {
-	case c.Attr("values_strings") != nil:
-		vals, _ := c.Strs("values_strings")
-		def := c.Str("default_string", "_Unused")
-		out := &Tensor{DType: ir.String, Shape: append([]int{}, x.Shape...), S: make([]string, x.Len())}
-		for i := range out.S {
-			out.S[i] = def
-			if p, ok := pos[inKey(i)]; ok && p < len(vals) {
-				out.S[i] = vals[p]
-			}
-		}
-		return []*Tensor{out}, nil
-	case c.Attr("values_int64s") != nil:
-		vals, _ := c.Ints("values_int64s")
-		def := c.Int("default_int64", -1)
-		out := NewInt64(append([]int{}, x.Shape...), make([]int64, x.Len()))
-		for i := range out.I {
-			out.I[i] = def
-			if p, ok := pos[inKey(i)]; ok && p < len(vals) {
-				out.I[i] = vals[p]
-			}
-		}
-		return []*Tensor{out}, nil
-	case c.Attr("values_floats") != nil:
-		vals, _ := c.Floats("values_floats")
-		def := c.Float("default_float", -0)
-		out := &Tensor{DType: ir.Float32, Shape: append([]int{}, x.Shape...), F: make([]float32, x.Len())}
-		for i := range out.F {
-			out.F[i] = def
-			if p, ok := pos[inKey(i)]; ok && p < len(vals) {
-				out.F[i] = vals[p]
-			}
-		}
-		return []*Tensor{out}, nil
+	def, err := c.attrTensor("default_tensor")
+	if err != nil {
+		return nil, err
 	}
-	return nil, c.Errorf("no values")
+	if def == nil {
+		def = newTensor(vals.DType, []int{1})
+		switch vals.DType {
+		case ir.String:
+			def.S[0] = c.Str("default_string", "_Unused")
+		case ir.Int64:
+			def.I[0] = c.Int("default_int64", -1)
+		default:
+			def.setF(0, float64(c.Float("default_float", -0)))
+		}
+	}
+	if def.DType != vals.DType || def.Len() < 1 {
+		return nil, c.Errorf("default %s does not match values %s", def, vals)
+	}
+	out, err := c.alloc(vals.DType, x.Shape)
+	if err != nil {
+		return nil, err
+	}
+	for i := 0; i < x.Len(); i++ {
+		if p, ok := pos[labelKey(x, i)]; ok {
+			copyElem(out, i, vals, p)
+		} else {
+			copyElem(out, i, def, 0)
+		}
+	}
+	return []*Tensor{out}, nil
 }
