@@ -60,16 +60,25 @@
 //
 // # The fit
 //
-// Fit minimises, per op class, the sum of squared log ratios of predicted to
-// measured time (relative error, so small and large kernels weigh alike) over
-// the class's compute and memory efficiency and its fixed overhead, with
-// gonum's Nelder-Mead. The parameters are reparametrised so none can leave
-// its range: fractions of peak through a logistic function (always in
-// (0, 1)), overheads through exp (always >= 0). A weak pull toward the base
-// preset keeps parameters the data do not determine (the compute efficiency
-// of an always memory-bound class) where they were. Classes without samples
-// keep the base values. When profiles carry end-to-end times, the per-node
-// dispatch time (executor overhead between kernels, and nodes ORT runs that
-// wolong folds) is fitted to them. The result is rounded to 4 significant
-// digits, so the same input gives the same file byte for byte.
+// Fit minimises, per op class, a weighted sum of squared log ratios of
+// predicted to measured time (relative error, so small and large kernels
+// both count; weight sqrt(measured µs), so a model's heavy kernels count
+// more) over the class's compute and memory efficiency and its fixed
+// overhead, with Levenberg-Marquardt (normal equations solved with
+// gonum/mat), started from the preset and from a fixed grid of points (the
+// max of compute and memory time makes the loss piecewise), keeping the
+// best. The parameters are reparametrised so none can leave its range: the
+// compute fraction through a logistic function (always in (0, 1)), memory
+// efficiency and overheads through exp (always > 0). A class whose kernels
+// sustain more than the preset's bandwidth (tensors resident in cache) raises
+// memory_bandwidth_gbs, and every class's memory fraction is divided by the
+// same factor, so fractions stay in (0, 1] and predictions are unchanged;
+// the file states it. A weak pull toward the preset keeps fractions the data
+// do not determine (the compute efficiency of an always memory-bound class)
+// where they were. Classes without samples keep the preset's values. When
+// profiles carry end-to-end times (ORT's model_run) and the hardware is a
+// CPU, the per-node dispatch time (executor overhead between kernels, and
+// nodes ORT runs that wolong folds) is then fitted to them. Results are
+// rounded to 4 significant digits: the same input gives the same file byte
+// for byte.
 package calibrate

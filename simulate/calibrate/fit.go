@@ -146,6 +146,28 @@ func Fit(base *hw.Hardware, obs []Obs, runs []Run, opt Options) (*Result, error)
 		cf.MAPEAfter, cf.SumErrAfter = classError(h, os)
 		res.Classes = append(res.Classes, cf)
 	}
+	// Memory efficiencies are fitted unbounded above (exp): a class whose
+	// tensors stay in cache sustains more than the preset's DRAM bandwidth.
+	// The bandwidth is raised to the largest, and every class's fraction
+	// divided by the same factor: the same predictions, fractions in (0, 1].
+	scale := 1.0
+	for _, c := range h.Efficiency.Classes() {
+		scale = math.Max(scale, c.Eff.Memory)
+	}
+	if scale > 1 {
+		h.MemoryBandwidthGBs = round4(base.MemoryBandwidthGBs * scale)
+		scale = h.MemoryBandwidthGBs / base.MemoryBandwidthGBs
+		h.Assumptions = append(append([]string(nil), base.Assumptions...), fmt.Sprintf("memory_bandwidth_gbs raised from %.4g to %.4g by calibration: measured kernels sustained more than the preset's bandwidth (cache-resident tensors); class memory fractions are relative to the raised figure", base.MemoryBandwidthGBs, h.MemoryBandwidthGBs))
+	}
+	for _, c := range h.Efficiency.Classes() {
+		e := c.Eff
+		e.Memory = math.Min(1, round4(e.Memory/scale))
+		setClass(&h.Efficiency, c.Name, e)
+	}
+	for i := range res.Classes {
+		res.Classes[i].After = h.Efficiency.Class(res.Classes[i].Class)
+		res.Classes[i].MAPEAfter, res.Classes[i].SumErrAfter = classError(h, byClass[res.Classes[i].Class])
+	}
 	if len(runs) > 0 {
 		res.Runs = len(runs)
 		res.DispatchBefore = base.DispatchUs
@@ -192,18 +214,18 @@ const minOverheadUs = 0.01
 // weight of one observation in the fit: heavier kernels count more (they
 // dominate a model's time), but not linearly (noise on one large kernel
 // should not decide a class).
-func weight(us float64) float64 { return math.Max(us, 0.5) }
+func weight(us float64) float64 { return math.Sqrt(math.Max(us, 0.5)) }
 
 func fitClass(base *hw.Hardware, class string, os []Obs, prior float64) hw.ClassEfficiency {
 	start := base.Efficiency.Class(class)
-	x0 := []float64{logit(start.Compute), logit(start.Memory), math.Log(math.Max(start.OverheadUs, 0.5))}
+	x0 := []float64{logit(start.Compute), math.Log(math.Max(start.Memory, 1e-4)), math.Log(math.Max(start.OverheadUs, 0.5))}
 	h := base.Clone()
 	var wsum float64
 	for _, o := range os {
 		wsum += weight(o.Us)
 	}
 	decode := func(x []float64) hw.ClassEfficiency {
-		return hw.ClassEfficiency{Compute: logistic(x[0]), Memory: logistic(x[1]), OverheadUs: math.Exp(x[2])}
+		return hw.ClassEfficiency{Compute: logistic(x[0]), Memory: math.Exp(x[1]), OverheadUs: math.Exp(x[2])}
 	}
 	// residuals: weighted log ratios, then the prior's pull
 	resid := func(x []float64, r []float64) []float64 {
@@ -234,7 +256,7 @@ func fitClass(base *hw.Hardware, class string, os []Obs, prior float64) hw.Class
 	for _, c := range []float64{0.05, 0.2, 0.6} {
 		for _, m := range []float64{0.05, 0.2, 0.8} {
 			for _, o := range []float64{0.5, 5} {
-				starts = append(starts, []float64{logit(c), logit(m), math.Log(o)})
+				starts = append(starts, []float64{logit(c), math.Log(m), math.Log(o)})
 			}
 		}
 	}
@@ -247,7 +269,7 @@ func fitClass(base *hw.Hardware, class string, os []Obs, prior float64) hw.Class
 		}
 	}
 	c := decode(best)
-	c.Compute, c.Memory, c.OverheadUs = round4(c.Compute), round4(c.Memory), round4(c.OverheadUs)
+	c.Compute, c.OverheadUs = round4(c.Compute), round4(c.OverheadUs)
 	if c.OverheadUs < 2*minOverheadUs {
 		c.OverheadUs = 0
 	}
