@@ -118,6 +118,17 @@ func TestProfileClusterJSON(t *testing.T) {
 				t.Errorf("rdma on tcp-25: warnings %v", d["warnings"])
 			}
 		}},
+		// without RDMA verbs every transport is kernel TCP
+		{"tcp only", []string{"--cluster", "2x1", "--net", "tcp-25", "--transport", "grpc-rdma", "--strategy", "ps", "--batch", "2"}, func(t *testing.T, d map[string]any) {
+			for _, x := range d["transports"].([]any) {
+				if m := x.(map[string]any); m["speedup_vs_grpc_tcp"].(float64) != 1 {
+					t.Errorf("tcp-25: %v", m)
+				}
+			}
+			if !strings.Contains(strings.Join(toStrings(d["warnings"]), "\n"), "transport grpc-rdma: network tcp-25 has no RDMA verbs") {
+				t.Errorf("grpc-rdma on tcp-25: warnings %v", d["warnings"])
+			}
+		}},
 		{"inference", []string{"--cluster", "2x1", "--strategy", "allreduce", "--mode", "inference"}, func(t *testing.T, d map[string]any) {
 			if d["mode"] != "inference" || num(t, d, "comm_ms") != 0 {
 				t.Errorf("data-parallel inference: mode %v, exposed comm %v", d["mode"], d["comm_ms"])

@@ -337,8 +337,8 @@ func run(p *Profile, c *Cluster, opt Options) (*Result, error) {
 		Cluster: fmt.Sprintf("%dx%d", c.Machines, c.GPUsPerMachine), GPU: c.GPU.Name, Network: c.Net.Name,
 		Strategy: opt.Strategy, Transport: opt.Transport, Mode: opt.Mode, GPUs: c.GPUs(), Batch: p.Batch,
 	}
-	if opt.Transport == RDMA && !c.Net.RDMA {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("transport rdma: network %s has no RDMA verbs; transfers fall back to grpc-tcp", c.Net.Name))
+	if (opt.Transport == RDMA || opt.Transport == GRPCRDMA) && !c.Net.RDMA {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("transport %s: network %s has no RDMA verbs; transfers fall back to grpc-tcp", opt.Transport, c.Net.Name))
 	}
 	var err error
 	switch opt.Strategy {

@@ -107,7 +107,7 @@ func (c *Cluster) Transfer(tr Transport, bytes float64, o TransferOptions) Trans
 			tc.StagingS = 2 * (h.StagingLatencyUs*us + bytes/c.pcieGBs())
 		}
 	}
-	if tr == RDMA && !n.RDMA {
+	if (tr == RDMA || tr == GRPCRDMA) && !n.RDMA {
 		tr = GRPCTCP
 		tc.Fallback = fmt.Sprintf("network %s has no RDMA verbs: grpc-tcp", n.Name)
 	}
