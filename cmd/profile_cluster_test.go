@@ -522,3 +522,33 @@ func TestProfileClusterHorovodAnchor(t *testing.T) {
 		t.Errorf("VGG-19 efficiency %.3f, want near Horovod's 0.68 for VGG-16", e)
 	}
 }
+
+// The same command gives the same bytes: report, JSON, trace and plot.
+func TestProfileClusterDeterministic(t *testing.T) {
+	model := light(t, "squeezenet")
+	dir := t.TempDir()
+	runs := [][]string{
+		{"--cluster", "2x2", "--batch", "4"},
+		{"--cluster", "2x2", "--batch", "4", "--format", "json", "--trace", filepath.Join(dir, "t.json")},
+		{"--cluster", "1x2", "--batch", "4", "--sweep", "gpus=1,2,4", "--plot", filepath.Join(dir, "s.svg")},
+	}
+	for _, args := range runs {
+		var prev []string
+		for i := 0; i < 2; i++ {
+			out, errs, code := wolong(t, append([]string{"profile", model}, args...)...)
+			if code != 0 {
+				t.Fatalf("%v: exit %d: %s", args, code, errs)
+			}
+			got := []string{out}
+			for _, f := range []string{"t.json", "s.svg"} {
+				if b, err := os.ReadFile(filepath.Join(dir, f)); err == nil {
+					got = append(got, string(b))
+				}
+			}
+			if i == 1 && strings.Join(got, "\x00") != strings.Join(prev, "\x00") {
+				t.Errorf("%v: output differs between two runs", args)
+			}
+			prev = got
+		}
+	}
+}
