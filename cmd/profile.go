@@ -80,7 +80,7 @@ efficiency) over cluster sizes instead, and --plot writes it as an image.
 	f.IntVar(&opts.Top, "top", 20, "rows in the top-N table")
 	f.StringVar(&opts.Trace, "trace", "", "write a Chrome-trace / Perfetto timeline to `file.json`")
 	f.IntVar(&opts.Streams, "streams", 1, "device streams: more let independent branches overlap")
-	f.StringVar(&opts.Mode, "mode", "inference", "inference or train (backward + optimizer step)")
+	f.StringVar(&opts.Mode, "mode", "inference", "inference or train (backward + optimizer step); with --cluster the default is train")
 	f.Int64Var(&opts.Batch, "batch", 0, "set dim 0 of every graph input to `N` (0: as the model gives it)")
 	f.Int64Var(&opts.Trip, "trip", cost.DefaultTrip, "trip count assumed for loops whose count is not static")
 	f.BoolVar(&opts.TF32, "tf32", false, "run float32 matrix ops on TF32 tensor cores")
