@@ -86,6 +86,9 @@ func materialize(g *ir.Graph, groups []*group) []Rewrite {
 				}
 			}
 			bn := body.AddNode(m.Op, m.Domain, m.Name, ins, outs, m.Attrs...)
+			for _, sg := range bn.Subgraphs() {
+				sg.Parent, sg.ParentNode = body, bn // a nested fused kernel
+			}
 			bn.Overload, bn.Doc, bn.Metadata = m.Overload, m.Doc, m.Metadata
 			for i, o := range m.Outputs {
 				if o != nil {

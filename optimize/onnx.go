@@ -26,38 +26,47 @@ func ToONNX(m *ir.Model) (int, error) {
 	}
 	added := 0
 	var err error
-	m.Graph.Walk(func(g *ir.Graph) bool {
-		for _, n := range g.Nodes {
-			if n.Domain != FusedDomain {
-				continue
+	// A worklist of graphs: the main graph and its If/Loop/Scan bodies
+	// (Walk), and the body of every converted group, since a group may hold
+	// a nested pattern kernel (a GELU inside a GEMM epilogue).
+	work := []*ir.Graph{m.Graph}
+	for len(work) > 0 && err == nil {
+		root := work[0]
+		work = work[1:]
+		root.Walk(func(g *ir.Graph) bool {
+			for _, n := range g.Nodes {
+				if n.Domain != FusedDomain {
+					continue
+				}
+				body := n.AttrGraph("body")
+				if body == nil {
+					continue
+				}
+				if n.Op == "LayerNorm" && m.Opset("") >= 17 && toLayerNormalization(g, n) {
+					continue
+				}
+				if len(n.Attrs) != 1 {
+					err = fmt.Errorf("optimize: fused node %s has attributes besides body", ir.NodeLabel(n))
+					return false
+				}
+				name := n.Op
+				for k := 0; taken[FusedDomain+":"+name]; k++ {
+					name = fmt.Sprintf("%s_%d", n.Op, k)
+				}
+				taken[FusedDomain+":"+name] = true
+				body.Parent, body.ParentNode = nil, nil
+				body.Name = name
+				f := &ir.Function{Name: name, Domain: FusedDomain, Body: body,
+					Doc:    "wolong fused kernel " + ir.NodeLabel(n) + " (" + n.Op + ")",
+					Opsets: functionOpsets(m)}
+				m.Functions = append(m.Functions, f)
+				n.Op, n.Attrs = name, nil
+				added++
+				work = append(work, body)
 			}
-			body := n.AttrGraph("body")
-			if body == nil {
-				continue
-			}
-			if n.Op == "LayerNorm" && m.Opset("") >= 17 && toLayerNormalization(g, n) {
-				continue
-			}
-			if len(n.Attrs) != 1 {
-				err = fmt.Errorf("optimize: fused node %s has attributes besides body", ir.NodeLabel(n))
-				return false
-			}
-			name := n.Op
-			for k := 0; taken[FusedDomain+":"+name]; k++ {
-				name = fmt.Sprintf("%s_%d", n.Op, k)
-			}
-			taken[FusedDomain+":"+name] = true
-			body.Parent, body.ParentNode = nil, nil
-			body.Name = name
-			f := &ir.Function{Name: name, Domain: FusedDomain, Body: body,
-				Doc:    "wolong fused kernel " + ir.NodeLabel(n) + " (" + n.Op + ")",
-				Opsets: functionOpsets(m)}
-			m.Functions = append(m.Functions, f)
-			n.Op, n.Attrs = name, nil
-			added++
-		}
-		return true
-	})
+			return true
+		})
+	}
 	if err != nil {
 		return added, err
 	}
@@ -80,7 +89,7 @@ func functionOpsets(m *ir.Model) []ir.OpsetID {
 			out = append(out, o)
 		}
 	}
-	return out
+	return append(out, ir.OpsetID{Domain: FusedDomain, Version: 1})
 }
 
 // toLayerNormalization turns a fused LayerNorm node into the standard

@@ -30,6 +30,9 @@ func (k Kind) String() string {
 	return "kind?"
 }
 
+// fusedKinds is the pattern of the kernels the pattern passes create.
+var fusedKinds = map[string]Kind{"Gelu": ElemWise, "SiLU": ElemWise, "LayerNorm": CommReduce, "RMSNorm": CommReduce}
+
 // opKinds is the pattern of each ai.onnx op; ops not listed are Opaque.
 var opKinds = map[string]Kind{}
 
@@ -61,10 +64,21 @@ func init() {
 // BatchNormalization training stats) are opaque. A broadcast op whose
 // inputs all have the output's shape is elementwise.
 func kindOf(n *ir.Node) Kind {
-	if !isDefault(n) || hasSubgraph(n) || len(n.Outputs) == 0 {
+	var k Kind
+	var ok bool
+	switch {
+	case len(n.Outputs) == 0:
 		return Opaque
+	case n.Domain == FusedDomain:
+		// Pattern kernels keep their semantics: a GELU or SiLU is still
+		// elementwise (it may join a GEMM epilogue), a LayerNorm/RMSNorm
+		// still a row reduction (it may take its residual Add).
+		k, ok = fusedKinds[n.Op]
+	case !isDefault(n) || hasSubgraph(n):
+		return Opaque
+	default:
+		k, ok = opKinds[n.Op]
 	}
-	k, ok := opKinds[n.Op]
 	if !ok {
 		return Opaque
 	}
