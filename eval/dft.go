@@ -4,6 +4,8 @@ package eval
 
 import (
 	"math"
+
+	"github.com/wolong-dev/wolong/ir"
 )
 
 func init() {
@@ -203,4 +205,76 @@ func kernelSTFT(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 		}
 	}
 	return []*Tensor{fromFloat64s(x.DType, shape, out)}, nil
+}
+
+func init() {
+	register(kernelMelWeightMatrix, "MelWeightMatrix")
+}
+
+// kernelMelWeightMatrix builds the [dft_length/2+1, num_mel_bins]
+// triangular filter bank exactly as the ONNX reference does (including its
+// mel step of (high-low)/(num_mel_bins+2) and floor division).
+func kernelMelWeightMatrix(c *Ctx, in []*Tensor) ([]*Tensor, error) {
+	var v [5]float64
+	for i := range v {
+		t, err := need(in, i, "MelWeightMatrix input")
+		if err != nil {
+			return nil, err
+		}
+		if v[i], err = scalarFloat(t, "MelWeightMatrix input"); err != nil {
+			return nil, err
+		}
+	}
+	nMel, dft, rate, lo, hi := int(v[0]), int(v[1]), v[2], v[3], v[4]
+	if nMel <= 0 || dft <= 0 || rate <= 0 {
+		return nil, c.Errorf("num_mel_bins, dft_length and sample_rate must be positive")
+	}
+	nSpec := dft/2 + 1
+	dt := ir.DType(c.Int("output_datatype", int64(ir.Float32)))
+	out, err := c.alloc(dt, []int{nSpec, nMel})
+	if err != nil {
+		return nil, err
+	}
+	if !isFloatCls(out) {
+		return nil, c.unsupported("output type %s", dt)
+	}
+	loMel := 2595 * math.Log10(1+lo/700)
+	hiMel := 2595 * math.Log10(1+hi/700)
+	step := (hiMel - loMel) / float64(nMel+2)
+	bins := make([]int, nMel+2)
+	for i := range bins {
+		hz := 700 * (math.Pow(10, (float64(i)*step+loMel)/2595) - 1)
+		bins[i] = int(math.Floor(float64(dft+1) * hz / rate))
+	}
+	res := make([]float64, nSpec*nMel)
+	set := func(j, i int, val float64) error {
+		if j < 0 || j >= nSpec {
+			return c.Errorf("frequency bin %d out of range", j)
+		}
+		res[j*nMel+i] = val
+		return nil
+	}
+	for i := 0; i < nMel; i++ {
+		l, ctr, h := bins[i], bins[i+1], bins[i+2]
+		if ctr == l {
+			if err := set(ctr, i, 1); err != nil {
+				return nil, err
+			}
+		} else {
+			for j := l; j <= ctr; j++ {
+				if err := set(j, i, float64(j-l)/float64(ctr-l)); err != nil {
+					return nil, err
+				}
+			}
+		}
+		for j := ctr; j < h; j++ {
+			if err := set(j, i, float64(h-j)/float64(h-ctr)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for i, x := range res {
+		out.setF(i, x)
+	}
+	return []*Tensor{out}, nil
 }
