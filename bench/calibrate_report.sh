@@ -46,9 +46,15 @@ for f in "${val[@]}"; do
 	a=$("$W" validate "$model" --hw "$work/cpu-fit.json" --ort-profile "$f" --format json)
 	m=$(jq .measured_ms <<<"$a"); pb=$(jq .predicted_ms <<<"$b"); pa=$(jq .predicted_ms <<<"$a")
 	eb=$(jq .error_pct <<<"$b"); ea=$(jq .error_pct <<<"$a")
+	jq -c '.ops[]' <<<"$a" >>"$work/ops.jsonl"
 	printf '%-58s %12.3f %12.3f %12.3f %+8.1f%% %+8.1f%%\n' "$(jq -r '.[0].args.model' "$f")" "$m" "$pb" "$pa" "$eb" "$ea"
 	sum_b=$(awk -v s="$sum_b" -v e="$eb" 'BEGIN{print s + (e<0?-e:e)}')
 	sum_f=$(awk -v s="$sum_f" -v e="$ea" 'BEGIN{print s + (e<0?-e:e)}')
 	n=$((n+1))
 done
 awk -v b="$sum_b" -v f="$sum_f" -v n="$n" -v c="${#cal[@]}" 'BEGIN{printf "\ncalibrated on %d models, validated on %d: end-to-end MAPE %.1f%% with the cpu preset, %.1f%% calibrated (target: within 20%%)\n", c, n, b/n, f/n}'
+echo
+echo "validation models, per op type (calibrated; summed node times, largest measured first):"
+jq -s -r 'group_by(.op) | map({op: .[0].op, n: (map(.nodes) | add), p: (map(.predicted_ms) | add), m: (map(.measured_ms) | add)})
+	| sort_by(-.m) | .[:15][] | "\(.op)\t\(.n)\t\(.p)\t\(.m)"' "$work/ops.jsonl" |
+	awk -F'\t' '{printf "  %-22s %5d nodes  predicted %10.3f ms  measured %10.3f ms  error %+7.1f%%\n", $1, $2, $3, $4, ($4 > 0 ? 100*($3-$4)/$4 : 0)}'

@@ -98,6 +98,8 @@ const torchSampleTrace = `{"traceEvents":[
 {"ph":"X","cat":"cpu_op","name":"aten::linear","tid":1,"ts":0,"dur":30,"args":{"Input Dims":[[32,512],[256,512],[256]],"Input type":["float","float","float"],"External id":1}},
 {"ph":"X","cat":"cpu_op","name":"aten::addmm","tid":1,"ts":2,"dur":20,"args":{"Input Dims":[[256],[32,512],[512,256]],"Input type":["float","float","float"],"External id":2}},
 {"ph":"X","cat":"kernel","name":"sgemm","tid":7,"ts":5,"dur":12.5,"args":{"External id":2}},
+{"ph":"X","cat":"cpu_op","name":"aten::conv2d","tid":1,"ts":30,"dur":9,"args":{"Input Dims":[[1,16,32,32],[32,8,3,3],[32],[],[],[],[]],"Input type":["float","float","float","ScalarList","ScalarList","ScalarList","Scalar"],"Concrete Inputs":["","","","[2, 2]","[1, 1]","[1, 1]","2"],"External id":4}},
+{"ph":"X","cat":"kernel","name":"conv_kernel","tid":7,"ts":32,"dur":3,"args":{"External id":4}},
 {"ph":"X","cat":"cpu_op","name":"aten::relu","tid":1,"ts":40,"dur":8,"args":{"Input Dims":[[32,256]],"Input type":["float"],"External id":3}},
 {"ph":"X","cat":"kernel","name":"relu_kernel","tid":7,"ts":45,"dur":2,"args":{"External id":3}}
 ]}`
@@ -107,9 +109,14 @@ func TestParseTorch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(p.Samples) != 2 {
-		t.Fatalf("samples = %+v, want linear (with its nested addmm's kernel) and relu", p.Samples)
+	if len(p.Samples) != 3 {
+		t.Fatalf("samples = %+v, want linear (with its nested addmm's kernel), conv2d and relu", p.Samples)
 	}
+	conv := p.Samples[1]
+	if attrs, _ := FormatAttrs(conv.Attrs); conv.Op != "Conv" || conv.Us != 3 || attrs != "dilations=1,1;group=2;kernel_shape=3,3;pads=1,1,1,1;strides=2,2" {
+		t.Errorf("conv2d = %+v, attributes %q", conv, attrs)
+	}
+	p.Samples = append(p.Samples[:1], p.Samples[2:]...)
 	if s := p.Samples[0]; s.Op != "MatMul" || s.Us != 12.5 || FormatInputs(s.Inputs, s.DType) != "32x512;512x256" {
 		t.Errorf("linear = %+v %q", s, FormatInputs(s.Inputs, s.DType))
 	}

@@ -18,7 +18,8 @@
 //   - PyTorch profiler Chrome traces (ParseTorch): top-level aten operators
 //     that map to an ONNX op (aten::mm -> MatMul, aten::conv2d -> Conv, ...),
 //     timed by the CUDA kernels they launched when the trace has any, else
-//     by their CPU duration.
+//     by their CPU duration. Convolution stride, padding, dilation and groups
+//     come from "Concrete Inputs" when recorded (else stride 1, same padding).
 //   - wolong's own CSV table (ParseTable), described below.
 //
 // # The table format

@@ -33,6 +33,7 @@ type torchEvent struct {
 	Args struct {
 		InputDims  []json.RawMessage `json:"Input Dims"`
 		InputType  []string          `json:"Input type"`
+		Concrete   []json.RawMessage `json:"Concrete Inputs"`
 		ExternalID *int64            `json:"External id"`
 	} `json:"args"`
 }
@@ -193,11 +194,38 @@ func torchSample(e torchEvent) (Sample, bool) {
 			return Sample{}, false
 		}
 		ks := append([]int64(nil), k[2:]...)
-		pads := make([]int64, 2*len(ks))
-		for i, d := range ks { // assume 'same'-style padding, stride 1
-			pads[i], pads[i+len(ks)] = d/2, d/2
+		nd := len(ks)
+		// argument positions: conv{1,2,3}d(input, weight, bias, stride,
+		// padding, dilation, groups); [_]convolution(input, weight, bias,
+		// stride, padding, dilation, transposed, output_padding, groups, ...)
+		groupsAt := 6
+		if e.Name == "aten::convolution" || e.Name == "aten::_convolution" {
+			groupsAt = 8
+			if v, ok := concreteInts(e, 6, 1); ok && v[0] != 0 {
+				return Sample{}, false // transposed convolution
+			}
+		}
+		strides, ok1 := concreteInts(e, 3, nd)
+		pad, ok2 := concreteInts(e, 4, nd)
+		dil, ok3 := concreteInts(e, 5, nd)
+		groups, ok4 := concreteInts(e, groupsAt, 1)
+		pads := make([]int64, 2*nd)
+		for i, d := range ks {
+			pads[i], pads[i+nd] = d/2, d/2 // no concrete inputs: 'same'-style padding, stride 1
+			if ok2 {
+				pads[i], pads[i+nd] = pad[i], pad[i]
+			}
 		}
 		s.Attrs = []*ir.Attr{{Name: "kernel_shape", Type: ir.AttrInts, Ints: ks}, {Name: "pads", Type: ir.AttrInts, Ints: pads}}
+		if ok1 {
+			s.Attrs = append(s.Attrs, &ir.Attr{Name: "strides", Type: ir.AttrInts, Ints: strides})
+		}
+		if ok3 {
+			s.Attrs = append(s.Attrs, &ir.Attr{Name: "dilations", Type: ir.AttrInts, Ints: dil})
+		}
+		if ok4 && groups[0] > 1 {
+			s.Attrs = append(s.Attrs, &ir.Attr{Name: "group", Type: ir.AttrInt, I: groups[0]})
+		}
 	case "aten::softmax", "aten::_softmax", "aten::sum", "aten::mean", "aten::layer_norm", "aten::native_layer_norm":
 		ins = ins[:1]
 		if e.Name == "aten::layer_norm" || e.Name == "aten::native_layer_norm" {
@@ -213,4 +241,38 @@ func torchSample(e torchEvent) (Sample, bool) {
 	}
 	s.Inputs = ins
 	return s, true
+}
+
+// concreteInts reads argument i of e's "Concrete Inputs" as n ints: "[2, 2]",
+// or "2" (repeated n times). ok is false when the trace has no such value.
+func concreteInts(e torchEvent, i, n int) ([]int64, bool) {
+	if i >= len(e.Args.Concrete) {
+		return nil, false
+	}
+	var text string
+	if json.Unmarshal(e.Args.Concrete[i], &text) != nil || text == "" {
+		return nil, false
+	}
+	var list []int64
+	if json.Unmarshal([]byte(text), &list) != nil {
+		var v int64
+		if json.Unmarshal([]byte(text), &v) != nil {
+			return nil, false
+		}
+		list = []int64{v}
+	}
+	if len(list) == 1 && n > 1 {
+		for len(list) < n {
+			list = append(list, list[0])
+		}
+	}
+	if len(list) != n {
+		return nil, false
+	}
+	for _, v := range list {
+		if v < 0 || v > 1<<20 {
+			return nil, false
+		}
+	}
+	return list, true
 }
