@@ -1,7 +1,9 @@
 package cmd
 
 import (
+	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -89,6 +91,9 @@ presets as an array, or with --networks the network presets as an array.`,
 				}
 				if g, gerr := cluster.GPUPreset(args[0]); gerr == nil {
 					h, err = g, nil
+				} else if strings.Contains(err.Error(), "no preset") {
+					names := append(hw.Names(), cluster.GPUNames()...)
+					err = fmt.Errorf("hw: no preset %q (hardware: %s; networks: %s)", args[0], strings.Join(names, ", "), strings.Join(cluster.NetworkNames(), ", "))
 				}
 			}
 			if err != nil {

@@ -468,6 +468,10 @@ func TestHwNetworks(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "400 Gb/s") || !strings.Contains(out, "Sources:") || !strings.Contains(out, "GPUDirect") {
 		t.Errorf("hw show ib-ndr: exit %d\n%s", code, out)
 	}
+	_, errs, code := wolong(t, "hw", "show", "tpu")
+	if code != 1 || !strings.Contains(errs, "roce-25") || !strings.Contains(errs, "p100") {
+		t.Errorf("hw show tpu: exit %d, %q: want the hardware and network names", code, errs)
+	}
 	out, _, code = wolong(t, "hw", "show", "p100")
 	if code != 0 || !strings.Contains(out, "P100") {
 		t.Errorf("hw show p100: exit %d\n%s", code, out)
