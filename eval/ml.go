@@ -412,3 +412,156 @@ func kernelLabelEncoder(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	}
 	return []*Tensor{out}, nil
 }
+
+func init() {
+	registerDomain(mlDomain, "TreeEnsemble", kernelTreeEnsemble5)
+}
+
+// kernelTreeEnsemble5 is ai.onnx.ml TreeEnsemble (opset 5): trees given by
+// root indices, children that are nodes or leaves, tensor-valued splits
+// and modes (0 LEQ, 1 LT, 2 GTE, 3 GT, 4 EQ, 5 NEQ, 6 MEMBER with sets in
+// membership_values separated by NaN).
+func kernelTreeEnsemble5(c *Ctx, in []*Tensor) ([]*Tensor, error) {
+	x, err := need(in, 0, "X")
+	if err != nil {
+		return nil, err
+	}
+	if err := requireFloat(x, "X"); err != nil {
+		return nil, err
+	}
+	if x.Rank() != 2 {
+		return nil, c.Errorf("X must be [N, F], got %s", x)
+	}
+	splitsT, err := c.attrTensor("nodes_splits")
+	if err != nil || splitsT == nil {
+		return nil, c.Errorf("missing nodes_splits")
+	}
+	modesT, err := c.attrTensor("nodes_modes")
+	if err != nil || modesT == nil {
+		return nil, c.Errorf("missing nodes_modes")
+	}
+	weightsT, err := c.attrTensor("leaf_weights")
+	if err != nil || weightsT == nil {
+		return nil, c.Errorf("missing leaf_weights")
+	}
+	memT, err := c.attrTensor("membership_values")
+	if err != nil {
+		return nil, err
+	}
+	splits, modes, weights := splitsT.Float64s(), modesT.Int64s(), weightsT.Float64s()
+	feat, _ := c.Ints("nodes_featureids")
+	tIDs, _ := c.Ints("nodes_truenodeids")
+	fIDs, _ := c.Ints("nodes_falsenodeids")
+	tLeaf, _ := c.Ints("nodes_trueleafs")
+	fLeaf, _ := c.Ints("nodes_falseleafs")
+	miss, _ := c.Ints("nodes_missing_value_tracks_true")
+	roots, _ := c.Ints("tree_roots")
+	targets, _ := c.Ints("leaf_targetids")
+	nn := len(splits)
+	if len(modes) != nn || len(feat) != nn || len(tIDs) != nn || len(fIDs) != nn || len(tLeaf) != nn || len(fLeaf) != nn || len(targets) != len(weights) {
+		return nil, c.Errorf("node or leaf attribute lists differ in length")
+	}
+	nt := int(c.Int("n_targets", 1))
+	if nt <= 0 {
+		return nil, c.Errorf("n_targets must be positive")
+	}
+	// Membership sets, in node order for MEMBER nodes.
+	sets := map[int][]float64{}
+	if memT != nil {
+		mv := memT.Float64s()
+		k := 0
+		for i, m := range modes {
+			if m != 6 {
+				continue
+			}
+			var set []float64
+			for ; k < len(mv) && !math.IsNaN(mv[k]); k++ {
+				set = append(set, mv[k])
+			}
+			k++
+			sets[i] = set
+		}
+	}
+	agg := c.Int("aggregate_function", 1)
+	pt := c.Int("post_transform", 0)
+	if pt != 0 {
+		return nil, c.unsupported("post_transform %d", pt)
+	}
+	N, F := x.Shape[0], x.Shape[1]
+	xf := x.Float64s()
+	out := make([]float64, N*nt)
+	for b := 0; b < N; b++ {
+		acc := out[b*nt : (b+1)*nt]
+		seen := make([]bool, nt)
+		for _, r := range roots {
+			i, leaf := int(r), false
+			for steps := 0; !leaf; steps++ {
+				if i < 0 || i >= nn || steps > nn {
+					return nil, c.Errorf("tree walk left the node list")
+				}
+				fi := int(feat[i])
+				if fi < 0 || fi >= F {
+					return nil, c.Errorf("feature %d out of range", fi)
+				}
+				v, th := xf[b*F+fi], splits[i]
+				var t bool
+				switch {
+				case math.IsNaN(v) && i < len(miss) && miss[i] != 0:
+					t = true
+				case modes[i] == 0:
+					t = v <= th
+				case modes[i] == 1:
+					t = v < th
+				case modes[i] == 2:
+					t = v >= th
+				case modes[i] == 3:
+					t = v > th
+				case modes[i] == 4:
+					t = v == th
+				case modes[i] == 5:
+					t = v != th
+				case modes[i] == 6:
+					for _, s := range sets[i] {
+						t = t || v == s
+					}
+				default:
+					return nil, c.Errorf("unknown node mode %d", modes[i])
+				}
+				if t {
+					i, leaf = int(tIDs[i]), tLeaf[i] != 0
+				} else {
+					i, leaf = int(fIDs[i]), fLeaf[i] != 0
+				}
+			}
+			if i < 0 || i >= len(weights) {
+				return nil, c.Errorf("leaf %d out of range", i)
+			}
+			tg := int(targets[i])
+			if tg < 0 || tg >= nt {
+				return nil, c.Errorf("target %d out of range", tg)
+			}
+			w := weights[i]
+			switch agg {
+			case 0, 1:
+				acc[tg] += w
+			case 2:
+				if !seen[tg] || w < acc[tg] {
+					acc[tg] = w
+				}
+			case 3:
+				if !seen[tg] || w > acc[tg] {
+					acc[tg] = w
+				}
+			default:
+				return nil, c.Errorf("unknown aggregate_function %d", agg)
+			}
+			seen[tg] = true
+		}
+		if agg == 0 && len(roots) > 0 {
+			for k := range acc {
+				acc[k] /= float64(len(roots))
+			}
+		}
+	}
+	return []*Tensor{fromFloat64s(x.DType, []int{N, nt}, out)}, nil
+}
