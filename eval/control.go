@@ -201,7 +201,7 @@ func kernelLoop(c *Ctx, in []Value) ([]Value, error) {
 
 func kernelScan(c *Ctx, in []Value) ([]Value, error) {
 	if c.Opset < 9 {
-		return nil, c.unsupported("opset-8 Scan (batched)")
+		return scan8(c, in)
 	}
 	body := c.Graph("body")
 	if body == nil {
@@ -582,4 +582,140 @@ func kernelOptionalGetElement(c *Ctx, in []Value) ([]Value, error) {
 		return []Value{o.Value}, nil
 	}
 	return []Value{in[0]}, nil
+}
+
+// scan8 is opset-8 Scan: every input has a leading batch dim, scan inputs
+// are scanned along axis 1 (optionally reversed per "directions"), and an
+// optional first input gives per-batch sequence lengths.
+func scan8(c *Ctx, in []Value) ([]Value, error) {
+	body := c.Graph("body")
+	if body == nil {
+		return nil, c.Errorf("missing body")
+	}
+	if len(in) == 0 {
+		return nil, c.Errorf("no inputs")
+	}
+	nIn := int(c.Int("num_scan_inputs", 0))
+	rest := in[1:]
+	nState := len(rest) - nIn
+	if nIn <= 0 || nState < 0 || len(body.Inputs) != len(rest) {
+		return nil, c.Errorf("num_scan_inputs %d does not fit %d inputs", nIn, len(rest))
+	}
+	nOut := len(body.Outputs) - nState
+	if nOut < 0 {
+		return nil, c.Errorf("body has too few outputs")
+	}
+	ts := make([]*Tensor, len(rest))
+	for i := range rest {
+		t, err := tensorArg(rest, i, "Scan input")
+		if err != nil {
+			return nil, err
+		}
+		if t.Rank() < 1 || (i >= nState && t.Rank() < 2) {
+			return nil, c.Errorf("input %d must have batch (and sequence) dims", i)
+		}
+		ts[i] = t
+	}
+	batch := ts[0].Shape[0]
+	steps := ts[nState].Shape[1]
+	var lens []int64
+	if in[0] != nil {
+		lt, err := tensorArg(in, 0, "sequence_lens")
+		if err != nil {
+			return nil, err
+		}
+		if lens, err = ints(lt, "sequence_lens"); err != nil || len(lens) != batch {
+			return nil, c.Errorf("sequence_lens must list %d lengths", batch)
+		}
+	}
+	dirs, _ := c.Ints("directions")
+	finals := make([][]*Tensor, nState)
+	scans := make([][]*Tensor, nOut)
+	for b := 0; b < batch; b++ {
+		row := func(t *Tensor) (*Tensor, error) {
+			sl, err := c.sliceAxis(t, 0, b, 1)
+			if err != nil {
+				return nil, err
+			}
+			return sl.reshaped(t.Shape[1:]), nil
+		}
+		state := make([]Value, nState)
+		for i := 0; i < nState; i++ {
+			r, err := row(ts[i])
+			if err != nil {
+				return nil, err
+			}
+			state[i] = r
+		}
+		n := steps
+		if lens != nil {
+			n = int(lens[b])
+			if n < 0 || n > steps {
+				return nil, c.Errorf("sequence length %d out of range", n)
+			}
+		}
+		outs := make([][]*Tensor, nOut)
+		for s := 0; s < n; s++ {
+			args := append([]Value{}, state...)
+			for i := 0; i < nIn; i++ {
+				r, err := row(ts[nState+i])
+				if err != nil {
+					return nil, err
+				}
+				pos := s
+				if i < len(dirs) && dirs[i] != 0 {
+					pos = n - 1 - s
+				}
+				sl, err := c.sliceAxis(r, 0, pos, 1)
+				if err != nil {
+					return nil, err
+				}
+				args = append(args, sl.reshaped(r.Shape[1:]))
+			}
+			res, err := c.RunSubgraph(body, args)
+			if err != nil {
+				return nil, err
+			}
+			copy(state, res[:nState])
+			for j := 0; j < nOut; j++ {
+				t, ok := res[nState+j].(*Tensor)
+				if !ok {
+					return nil, c.Errorf("scan output %d is not a tensor", j)
+				}
+				outs[j] = append(outs[j], t)
+			}
+		}
+		for i := range state {
+			t, ok := state[i].(*Tensor)
+			if !ok {
+				return nil, c.Errorf("state %d is not a tensor", i)
+			}
+			finals[i] = append(finals[i], t)
+		}
+		for j := 0; j < nOut; j++ {
+			dt, shape := declaredShape(body.Outputs[nState+j])
+			st, err := c.stack(outs[j], 0, dt, shape)
+			if err != nil {
+				return nil, err
+			}
+			scans[j] = append(scans[j], st)
+		}
+	}
+	var res []Value
+	for i := range finals {
+		st, err := c.stack(finals[i], 0, ts[i].DType, ts[i].Shape[1:])
+		if err != nil {
+			return nil, err
+		}
+		res = append(res, st)
+	}
+	for j := range scans {
+		dt, shape := declaredShape(body.Outputs[nState+j])
+		st, err := c.stack(scans[j], 0, dt, append([]int{0}, shape...))
+		if err != nil {
+			return nil, err
+		}
+		res = append(res, st)
+	}
+	return res, nil
 }
