@@ -71,6 +71,10 @@ func TestProfileClusterJSON(t *testing.T) {
 			if e := num(t, d, "efficiency"); e > 1 {
 				t.Errorf("pipeline efficiency %v > 1", e)
 			}
+			// the model's batch is 1: one micro-batch, not 4 x stages
+			if num(t, d, "micro_batches") != 1 || num(t, d, "global_batch") != 1 {
+				t.Errorf("batch-1 model: %v micro-batches, global batch %v", d["micro_batches"], d["global_batch"])
+			}
 		}},
 		{"auto", []string{"--cluster", "2x2", "--batch", "8"}, func(t *testing.T, d map[string]any) {
 			c, _ := d["candidates"].([]any)

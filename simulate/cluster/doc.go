@@ -55,8 +55,8 @@
 // Intra ("nvlink" when the GPU preset has NVLink, else "pcie"), Host.
 // Options zero values are the defaults: strategy auto, transport rdma,
 // mode train, 25 MiB buckets with a 5 ms fusion cycle, stages = GPUs,
-// micro-batches = 4 x stages (at most the batch), 1F1B, one
-// parameter-server shard per machine, the network's registered-memory
+// micro-batches = 4 x stages (at most the batch: --batch, else the model's
+// static dim 0), 1F1B, one parameter-server shard per machine, the network's registered-memory
 // limit. NewProfile with a Batch re-infers the model's shapes in place (as
 // simulate.Run does).
 //

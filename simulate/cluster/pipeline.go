@@ -216,6 +216,11 @@ func simPipeline(p *Profile, c *Cluster, opt Options, res *Result) error {
 		if p.Batch > 0 && int64(M) > p.Batch {
 			M = int(p.Batch)
 		}
+		// batch as the model gives it: no more micro-batches than its
+		// static dim 0 (a batch-1 model is one micro-batch)
+		if b := p.modelBatch(); p.Batch == 0 && b > 0 && int64(M) > b {
+			M = int(b)
+		}
 	}
 	if p.Batch > 0 && int64(M) > p.Batch {
 		return fmt.Errorf("cluster: pipeline: %d micro-batches is more than the batch of %d", M, p.Batch)
@@ -419,4 +424,23 @@ func (p *Profile) idleScale() (kf, kb float64) {
 		kb = p.BackwardS / sb
 	}
 	return kf, kb
+}
+
+// modelBatch is dim 0 of the model's first graph input when it is static
+// (0 when unknown).
+func (p *Profile) modelBatch() int64 {
+	if p.Model == nil || p.Model.Graph == nil {
+		return 0
+	}
+	for _, in := range p.Model.Graph.Inputs {
+		if in.Const != nil {
+			continue
+		}
+		sh := in.Type.Shape
+		if sh.Rank() > 0 && sh.Dims[0].IsConcrete() && sh.Dims[0].Val > 0 {
+			return sh.Dims[0].Val
+		}
+		return 0
+	}
+	return 0
 }
