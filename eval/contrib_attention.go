@@ -255,3 +255,141 @@ func kernelMSAttention(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	}
 	return []*Tensor{fromFloat64s(x.DType, []int{B, S, H}, out), fromFloat64s(x.DType, []int{2, B, N, T, D}, present)}, nil
 }
+
+func init() {
+	registerDomain(msDomain, "QAttention", kernelQAttention)
+	registerDomain(msDomain, "GatherBlockQuantized", kernelGatherBlockQuantized)
+}
+
+// kernelQAttention dequantizes input and weights (per-tensor scales and
+// zero points) and evaluates com.microsoft Attention.
+func kernelQAttention(c *Ctx, in []*Tensor) ([]*Tensor, error) {
+	x, err := need(in, 0, "input")
+	if err != nil {
+		return nil, err
+	}
+	w, err := need(in, 1, "weight")
+	if err != nil {
+		return nil, err
+	}
+	xs, err := need(in, 3, "input_scale")
+	if err != nil {
+		return nil, err
+	}
+	ws, err := need(in, 4, "weight_scale")
+	if err != nil {
+		return nil, err
+	}
+	if xs.Len() != 1 {
+		return nil, c.unsupported("per-channel input scale")
+	}
+	xf, err := dequantize(c, x, xs, optIn(in, 6), -1)
+	if err != nil {
+		return nil, err
+	}
+	wf, err := dequantize(c, w, ws, optIn(in, 7), w.Rank()-1)
+	if err != nil {
+		return nil, err
+	}
+	dt := ir.Float32
+	if b := optIn(in, 2); b != nil {
+		dt = b.DType
+	}
+	args := []*Tensor{fromFloat64s(dt, x.Shape, xf), fromFloat64s(dt, w.Shape, wf), optIn(in, 2), optIn(in, 5), optIn(in, 8)}
+	return kernelMSAttention(c, args)
+}
+
+// kernelGatherBlockQuantized gathers rows of a block-quantized tensor
+// (4-bit values packed two per uint8, low nibble first, or int4/uint4
+// data) and dequantizes them: (q - zero_point) * scale per block along
+// quantize_axis.
+func kernelGatherBlockQuantized(c *Ctx, in []*Tensor) ([]*Tensor, error) {
+	data, err := need(in, 0, "data")
+	if err != nil {
+		return nil, err
+	}
+	idxT, err := need(in, 1, "indices")
+	if err != nil {
+		return nil, err
+	}
+	sc, err := need(in, 2, "scales")
+	if err != nil {
+		return nil, err
+	}
+	bits := int(c.Int("bits", 4))
+	bs := int(c.Int("block_size", 128))
+	if data.cls() != clsI || data.Rank() < 1 || bs <= 0 {
+		return nil, c.Errorf("data %s must be an integer tensor", data)
+	}
+	qa, err := normAxis(c.Int("quantize_axis", 1), data.Rank())
+	if err != nil {
+		return nil, err
+	}
+	// Unpack uint8 carrying 4-bit values along the last axis.
+	q := data
+	packed := data.DType == ir.Uint8 && bits == 4
+	if packed {
+		if qa != data.Rank()-1 {
+			return nil, c.unsupported("packed data quantized along a non-last axis")
+		}
+		shape := append([]int{}, data.Shape...)
+		shape[len(shape)-1] *= 2
+		q = newTensor(ir.Int64, shape)
+		for i, v := range data.I {
+			q.I[2*i], q.I[2*i+1] = v&0xF, v>>4&0xF
+		}
+	} else if bits != 4 && bits != 8 {
+		return nil, c.unsupported("bits=%d", bits)
+	}
+	zpDefault := 0.0
+	if packed || data.DType == ir.Uint4 {
+		zpDefault = 8
+	}
+	var zp []float64
+	if z := optIn(in, 3); z != nil {
+		if z.DType == ir.Uint8 && packed {
+			zp = make([]float64, 2*z.Len())
+			for i, v := range z.I {
+				zp[2*i], zp[2*i+1] = float64(v&0xF), float64(v>>4&0xF)
+			}
+		} else {
+			zp = z.Float64s()
+		}
+	}
+	// Dequantize: parameters are indexed like data with quantize_axis
+	// divided by block_size.
+	pshape := append([]int{}, q.Shape...)
+	pshape[qa] = (pshape[qa] + bs - 1) / bs
+	if sc.Len() != numel(pshape) {
+		return nil, c.Errorf("scales %s do not fit %v", sc, pshape)
+	}
+	sf := sc.Float64s()
+	qs, ps := strides(q.Shape), strides(pshape)
+	deq := make([]float64, q.Len())
+	for i, v := range q.I {
+		off := 0
+		for d := range q.Shape {
+			k := (i / qs[d]) % q.Shape[d]
+			if d == qa {
+				k /= bs
+			}
+			off += k * ps[d]
+		}
+		z := zpDefault
+		if zp != nil {
+			if off >= len(zp) {
+				return nil, c.Errorf("zero_points too short")
+			}
+			z = zp[off]
+		}
+		deq[i] = (float64(v) - z) * sf[off]
+	}
+	dq := fromFloat64s(sc.DType, q.Shape, deq)
+	gc := *c
+	gc.attrs = []*ir.Attr{{Name: "axis", Type: ir.AttrInt, I: c.Int("gather_axis", 0)}}
+	g, err := kernelGather(&gc, []*Tensor{dq, idxT})
+	if err != nil {
+		return nil, err
+	}
+	return g, nil
+}
