@@ -18,7 +18,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 if [ -z "$dir" ]; then
 	dir=$work/profiles
-	(cd bench/ort && node profile.mjs "$dir" --max-seconds 4)
+	(cd bench/ort && node profile.mjs "$dir" --max-seconds 4 --cpu-time)
 fi
 go build -o "$work/wolong" .
 W=$work/wolong
@@ -37,6 +37,7 @@ done
 args=()
 for f in "${cal[@]}"; do args+=(--ort-profile "$f"); done
 "$W" calibrate "${args[@]}" --base cpu -o "$work/cpu-fit.json"
+if [ -n "${FIT_OUT:-}" ]; then cp "$work/cpu-fit.json" "$FIT_OUT"; fi
 echo
 printf '%-58s %12s %12s %12s %9s %9s\n' model measured_ms base_ms fitted_ms base_err fit_err
 sum_b=0; sum_f=0; n=0

@@ -2,7 +2,12 @@
 // calibration (wolong calibrate / wolong validate --ort-profile).
 //
 //   cd bench/ort && ONNXRUNTIME_NODE_INSTALL=skip npm install onnxruntime-node@1.30.0
-//   node profile.mjs OUTDIR [--runs N] [--warmup W] [--max-seconds S] [MODEL.onnx ...]
+//   node profile.mjs OUTDIR [--runs N] [--warmup W] [--max-seconds S] [--cpu-time] [MODEL.onnx ...]
+//
+// --cpu-time scales every duration of a run by that run's process CPU time /
+// wall time (at most 1): on a machine loaded by other work, the time the
+// process spent preempted is removed (assumes preemption is spread evenly
+// over the run).
 //
 // MODEL paths are relative to ../shared/models (default: every model in
 // testdata/ort/manifest.json). Each model runs with one intra-op and one
@@ -79,9 +84,15 @@ async function profileModel(entry, outDir, opt) {
   const feeds = {};
   for (const inp of entry.inputs || []) feeds[inp.name] = makeInput(next, inp);
   const start = Date.now();
+  const ratios = []; // per run: process CPU time / wall time, at most 1
   let runs = 0;
   for (; runs < opt.warmup + opt.runs; runs++) {
+    const c0 = process.cpuUsage();
+    const t0 = process.hrtime.bigint();
     await session.run(feeds);
+    const wallUs = Number(process.hrtime.bigint() - t0) / 1000;
+    const c = process.cpuUsage(c0);
+    ratios.push(Math.min(1, (c.user + c.system) / Math.max(wallUs, 1)));
     if (runs >= opt.warmup + 2 && (Date.now() - start) / 1000 > opt.maxSeconds) { runs++; break; }
   }
   session.endProfiling();
@@ -92,14 +103,23 @@ async function profileModel(entry, outDir, opt) {
   fs.rmSync(tmp, { recursive: true, force: true });
 
   const runEvents = events.filter((e) => e.cat === 'Session' && e.name === 'model_run').sort((a, b) => a.ts - b.ts);
-  const measured = runEvents.slice(Math.min(opt.warmup, runEvents.length - 1));
-  const t0 = measured[0].ts;
+  const skip = Math.min(opt.warmup, runEvents.length - 1);
+  const measured = runEvents.slice(skip);
+  // With --cpu-time, every duration is scaled by its run's CPU/wall ratio:
+  // time the process spent preempted on a loaded machine is removed.
+  const ratioOf = (i) => (opt.cpuTime && ratios.length === runEvents.length ? ratios[i] : 1);
+  const runOf = (ts) => {
+    for (let i = runEvents.length - 1; i >= 0; i--) if (ts >= runEvents[i].ts) return i;
+    return -1;
+  };
   const byNode = new Map(); // name -> {first, durs, args}
   for (const e of events) {
-    if (e.cat !== 'Node' || !e.name.endsWith('_kernel_time') || e.ts < t0) continue;
+    if (e.cat !== 'Node' || !e.name.endsWith('_kernel_time')) continue;
+    const ri = runOf(e.ts);
+    if (ri < skip) continue;
     let r = byNode.get(e.name);
     if (!r) { r = { ts: e.ts, durs: [], args: e.args }; byNode.set(e.name, r); }
-    r.durs.push(e.dur);
+    r.durs.push(e.dur * ratioOf(ri));
   }
   const nodes = [...byNode.entries()].sort((a, b) => a[1].ts - b[1].ts);
   const out = [{
@@ -107,10 +127,12 @@ async function profileModel(entry, outDir, opt) {
     args: {
       model: entry.model, ort: '1.30.0', threads: 1, graph_optimization: 'disabled',
       runs: measured.length, warmup: runs - measured.length,
+      time: opt.cpuTime ? 'wall time x per-run CPU/wall ratio (--cpu-time)' : 'wall time',
+      cpu_wall_ratio_median: median(ratios.slice(skip)),
       inputs: (entry.inputs || []).map((i) => ({ name: i.name, dtype: i.dtype, shape: i.shape })),
     },
   }];
-  const runMedian = median(measured.map((e) => e.dur));
+  const runMedian = median(measured.map((e, i) => e.dur * ratioOf(skip + i)));
   out.push({ cat: 'Session', name: 'model_run', ph: 'X', pid: 0, tid: 0, ts: 0, dur: runMedian });
   let ts = 0;
   for (const [name, r] of nodes) {
@@ -129,18 +151,19 @@ async function profileModel(entry, outDir, opt) {
 
 async function main() {
   const argv = process.argv.slice(2);
-  const opt = { runs: 20, warmup: 3, maxSeconds: 10 };
+  const opt = { runs: 20, warmup: 3, maxSeconds: 10, cpuTime: false };
   const models = [];
   let outDir = null;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--runs') opt.runs = Number(argv[++i]);
+    else if (a === '--cpu-time') opt.cpuTime = true;
     else if (a === '--warmup') opt.warmup = Number(argv[++i]);
     else if (a === '--max-seconds') opt.maxSeconds = Number(argv[++i]);
     else if (outDir === null) outDir = a;
     else models.push(a);
   }
-  if (!outDir) { console.error('usage: node profile.mjs OUTDIR [--runs N] [--warmup W] [--max-seconds S] [MODEL.onnx ...]'); process.exit(2); }
+  if (!outDir) { console.error('usage: node profile.mjs OUTDIR [--runs N] [--warmup W] [--max-seconds S] [--cpu-time] [MODEL.onnx ...]'); process.exit(2); }
   fs.mkdirSync(outDir, { recursive: true });
   const manifest = JSON.parse(fs.readFileSync(manifestPath, 'utf8'));
   const entries = models.length ? models.map((m) => manifest.models.find((e) => e.model === m) || { model: m, inputs: [] }) : manifest.models;
