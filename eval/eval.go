@@ -47,6 +47,7 @@ type UnsupportedError struct {
 	Why string // optional detail
 }
 
+// Error implements error.
 func (e *UnsupportedError) Error() string {
 	if e.Why != "" {
 		return "eval: unsupported op " + e.Op + ": " + e.Why
@@ -402,6 +403,7 @@ type NodeError struct {
 	Err  error
 }
 
+// Error implements error: "eval: node NAME (Op): cause".
 func (e *NodeError) Error() string {
 	msg := e.Err.Error()
 	if len(msg) > 6 && msg[:6] == "eval: " {
@@ -410,6 +412,7 @@ func (e *NodeError) Error() string {
 	return fmt.Sprintf("eval: node %s (%s): %s", ir.NodeLabel(e.Node), e.Node.QualifiedOp(), msg)
 }
 
+// Unwrap returns the cause.
 func (e *NodeError) Unwrap() error { return e.Err }
 
 func (e *Evaluator) runNode(n *ir.Node, sc *scope, depth int) (err error) {

@@ -217,6 +217,7 @@ func sameDType(a, b *Tensor, what string) error {
 
 type kernelError struct{ msg string }
 
+// Error implements error.
 func (e *kernelError) Error() string { return e.msg }
 
 func sprintf(format string, args ...any) string { return fmt.Sprintf(format, args...) }

@@ -228,8 +228,15 @@ func ReadValueFile(path string, kind ir.TypeKind, maxBytes int64) (Value, error)
 	if err != nil {
 		return nil, fmt.Errorf("eval: %v", err)
 	}
-	if st.Size() > maxFileBytes {
-		return nil, fmt.Errorf("eval: %s: file too large (%d bytes)", path, st.Size())
+	limit := int64(maxFileBytes)
+	if maxBytes > 0 && maxBytes < limit/4 {
+		// Decoded tensors take at most 4x their packed size here
+		// (bools and int8 widen to int64); the file is bounded so that
+		// reading it cannot exceed the memory limit either.
+		limit = 4*maxBytes + 1<<20
+	}
+	if st.Size() > limit {
+		return nil, fmt.Errorf("eval: %s: file of %d bytes exceeds the limit of %d bytes", path, st.Size(), limit)
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {
