@@ -76,3 +76,65 @@ func TestCalibrateValidate(t *testing.T) {
 		t.Errorf("microbench: %d\n%s", code, stdout)
 	}
 }
+
+// TestValidateTable times every distinct op of a model at 10 us in a table
+// (built from microbench's list), validates against it, and checks that a
+// table lacking a row is refused; calibrate accepts the same table.
+func TestValidateTable(t *testing.T) {
+	model := filepath.Join("..", "..", "shared", "models", "cnn", "mnist_cntk_opset7.onnx")
+	if _, err := os.Stat(model); err != nil {
+		t.Skip("../shared/models absent")
+	}
+	stdout, stderr, code := run("microbench", model)
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	var mb struct {
+		Ops []struct {
+			Op, DType, Domain string
+			Inputs            string `json:"input_shapes"`
+			Attributes        string `json:"attributes"`
+			Count             int    `json:"count"`
+		} `json:"ops"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &mb); err != nil || len(mb.Ops) == 0 {
+		t.Fatalf("microbench JSON: %v\n%s", err, stdout)
+	}
+	q := func(s string) string { return `"` + s + `"` }
+	var rows []string
+	kernels := 0
+	for _, o := range mb.Ops {
+		rows = append(rows, strings.Join([]string{o.Op, o.DType, q(o.Inputs), q(o.Attributes), "10", o.Domain, ""}, ","))
+		kernels += o.Count
+	}
+	dir := t.TempDir()
+	write := func(name string, rows []string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte("op,dtype,input_shapes,attributes,measured_us,domain,name\n"+strings.Join(rows, "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	full := write("full.csv", rows)
+	stdout, stderr, code = run("validate", model, "--hw", "cpu", "--table", full, "--format", "json")
+	if code != 0 {
+		t.Fatalf("validate --table: %s", stderr)
+	}
+	var v struct {
+		MeasuredMs float64 `json:"measured_ms"`
+		Nodes      []any   `json:"nodes"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &v); err != nil {
+		t.Fatal(err)
+	}
+	if len(v.Nodes) != kernels || v.MeasuredMs != float64(kernels)*0.010 {
+		t.Errorf("validate --table: %d nodes, measured %v ms; want %d nodes at 10 us", len(v.Nodes), v.MeasuredMs, kernels)
+	}
+	short := write("short.csv", rows[1:])
+	if _, stderr, code = run("validate", model, "--hw", "cpu", "--table", short); code == 0 || !strings.Contains(stderr, "no row for") {
+		t.Errorf("table lacking a row: code %d %s", code, stderr)
+	}
+	if _, stderr, code = run("calibrate", "--table", full, "-o", filepath.Join(dir, "fit.json")); code != 0 {
+		t.Errorf("calibrate --table: %s", stderr)
+	}
+}
