@@ -80,6 +80,10 @@ func TestCalibrateValidate(t *testing.T) {
 	if code == 0 || !strings.Contains(stderr, "does not match the model") {
 		t.Errorf("mismatched profile: code %d, %s", code, stderr)
 	}
+	_, stderr, code = run("calibrate", "--ort-profile", filepath.Join(models, "cnn", "mnist_cntk_opset7.onnx")+"="+prof("rnn__dtln_model_1"), "-o", filepath.Join(t.TempDir(), "x.json"))
+	if code == 0 || !strings.Contains(stderr, "does not match the model") || !strings.Contains(stderr, "not in the model") {
+		t.Errorf("calibrate on a mismatched profile: code %d, %s", code, stderr)
+	}
 	// microbench lists distinct ops
 	stdout, _, code = run("microbench", filepath.Join(models, "cnn", "mnist_cntk_opset7.onnx"))
 	if code != 0 || !strings.Contains(stdout, `"input_shapes": "1x1x28x28;8x1x5x5"`) {

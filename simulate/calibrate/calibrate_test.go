@@ -87,7 +87,8 @@ func TestParseTable(t *testing.T) {
 	}
 	for _, bad := range []string{"", "op,dtype\nRelu,float32", "op,dtype,input_shapes,attributes,measured_us\nRelu,floaty,2,,1",
 		"op,dtype,input_shapes,attributes,measured_us\nRelu,float32,2xq,,1", "op,dtype,input_shapes,attributes,measured_us\nRelu,float32,2,,-1",
-		"op,dtype,input_shapes,attributes,measured_us\nRelu,float32,2=1,,1", "op,dtype,input_shapes,attributes,measured_us\nRelu,float32,2,axis,1"} {
+		"op,dtype,input_shapes,attributes,measured_us\nRelu,float32,2=1,,1",
+		"op,dtype,input_shapes,attributes,measured_us\nRelu,float32,4294967296x4294967296=,,1", "op,dtype,input_shapes,attributes,measured_us\nRelu,float32,2,axis,1"} {
 		if _, err := ParseTable("bad.csv", []byte(bad)); err == nil {
 			t.Errorf("ParseTable(%q) accepted", bad)
 		}

@@ -160,6 +160,9 @@ func ParseInputs(field string, dt ir.DType) ([]Input, error) {
 			}
 			n := int64(1)
 			for _, d := range in.Dims {
+				if d > 0 && n > maxValues/d {
+					return nil, fmt.Errorf("input %d: constant of shape %s has more than %d values", i, dimsText(in.Dims), maxValues)
+				}
 				n *= d
 			}
 			if n != int64(len(in.Values)) {
