@@ -185,17 +185,18 @@ func firstFew(list []string) string {
 	return strings.Join(list[:k], ", ") + fmt.Sprintf(" and %d more", len(list)-k)
 }
 
-// shapesAgree reports whether n's static input shapes equal s's (inputs
-// whose shapes are not known on either side agree).
+// shapesAgree reports whether s's input shapes are n's: position by
+// position, or, since ONNX Runtime leaves some constant inputs out of its
+// input_type_shape, as an in-order subsequence of n's inputs. Inputs whose
+// shape is not static on n's side agree with any shape.
 func shapesAgree(n *ir.Node, s *Sample) bool {
-	for i, in := range s.Inputs {
-		v := n.Input(i)
+	eq := func(v *ir.Value, in Input) bool {
 		if v == nil || in.Absent {
-			continue
+			return v == nil && in.Absent
 		}
 		dims, ok := staticDims(v.Type.Shape)
 		if !ok {
-			continue
+			return true
 		}
 		if len(dims) != len(in.Dims) {
 			return false
@@ -205,6 +206,29 @@ func shapesAgree(n *ir.Node, s *Sample) bool {
 				return false
 			}
 		}
+		return true
+	}
+	if len(s.Inputs) == len(n.Inputs) {
+		all := true
+		for i, in := range s.Inputs {
+			if !eq(n.Inputs[i], in) {
+				all = false
+				break
+			}
+		}
+		if all {
+			return true
+		}
+	}
+	j := 0
+	for _, in := range s.Inputs {
+		for j < len(n.Inputs) && !eq(n.Inputs[j], in) {
+			j++
+		}
+		if j == len(n.Inputs) {
+			return false
+		}
+		j++
 	}
 	return true
 }
