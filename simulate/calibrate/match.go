@@ -66,7 +66,7 @@ func Match(m *ir.Model, p *Profile) ([]Pair, error) {
 			continue
 		}
 		n, ok := byName[s.Name]
-		if ok && n.Name == "" && (n.Op != s.Op || !shapesAgree(n, s)) {
+		if ok && n.Name == "" && (n.Op != s.Op || !shapesEqual(n, s)) {
 			ok = false // a generated name that points at another node
 		}
 		if !ok && generatedName(s) {
@@ -90,10 +90,11 @@ func Match(m *ir.Model, p *Profile) ([]Pair, error) {
 	taken := map[*ir.Node]bool{}
 	for _, s := range unnamed {
 		var found *ir.Node
-		for _, n := range order {
-			if !paired[n] && n.Name == "" && n.Op == s.Op && shapesAgree(n, s) && !taken[n] {
-				found = n
-				break
+		for _, agree := range []func(*ir.Node, *Sample) bool{shapesEqual, shapesAgree} {
+			for _, n := range order {
+				if found == nil && !paired[n] && n.Name == "" && n.Op == s.Op && agree(n, s) && !taken[n] {
+					found = n
+				}
 			}
 		}
 		if found == nil && s.Name != "" {
@@ -185,40 +186,47 @@ func firstFew(list []string) string {
 	return strings.Join(list[:k], ", ") + fmt.Sprintf(" and %d more", len(list)-k)
 }
 
+// shapesEqual reports whether s's input shapes are n's, position by
+// position (inputs whose shape is not static on n's side agree with any).
+func shapesEqual(n *ir.Node, s *Sample) bool {
+	if len(s.Inputs) != len(n.Inputs) {
+		return false
+	}
+	for i, in := range s.Inputs {
+		if !inputEq(n.Inputs[i], in) {
+			return false
+		}
+	}
+	return true
+}
+
+func inputEq(v *ir.Value, in Input) bool {
+	if v == nil || in.Absent {
+		return v == nil && in.Absent
+	}
+	dims, ok := staticDims(v.Type.Shape)
+	if !ok {
+		return true
+	}
+	if len(dims) != len(in.Dims) {
+		return false
+	}
+	for j := range dims {
+		if dims[j] != in.Dims[j] {
+			return false
+		}
+	}
+	return true
+}
+
 // shapesAgree reports whether s's input shapes are n's: position by
 // position, or, since ONNX Runtime leaves some constant inputs out of its
 // input_type_shape, as an in-order subsequence of n's inputs. Inputs whose
 // shape is not static on n's side agree with any shape.
 func shapesAgree(n *ir.Node, s *Sample) bool {
-	eq := func(v *ir.Value, in Input) bool {
-		if v == nil || in.Absent {
-			return v == nil && in.Absent
-		}
-		dims, ok := staticDims(v.Type.Shape)
-		if !ok {
-			return true
-		}
-		if len(dims) != len(in.Dims) {
-			return false
-		}
-		for j := range dims {
-			if dims[j] != in.Dims[j] {
-				return false
-			}
-		}
+	eq := inputEq
+	if shapesEqual(n, s) {
 		return true
-	}
-	if len(s.Inputs) == len(n.Inputs) {
-		all := true
-		for i, in := range s.Inputs {
-			if !eq(n.Inputs[i], in) {
-				all = false
-				break
-			}
-		}
-		if all {
-			return true
-		}
 	}
 	j := 0
 	for _, in := range s.Inputs {
