@@ -54,7 +54,8 @@ func init() {
 		"Slice", "Concat", "Split", "Gather", "Tile", "Pad", "DepthToSpace", "SpaceToDepth")
 	set(CommReduce, "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd",
 		"ReduceL1", "ReduceL2", "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp",
-		"GlobalAveragePool", "GlobalMaxPool", "Softmax", "LogSoftmax")
+		"GlobalAveragePool", "GlobalMaxPool", "Softmax", "LogSoftmax",
+		"LayerNormalization", "RMSNormalization")
 	set(OutEWiseFusable, "Conv", "ConvTranspose", "MatMul", "Gemm", "MaxPool", "AveragePool")
 }
 
