@@ -7,6 +7,7 @@ import (
 	"math"
 	"sort"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -168,6 +169,15 @@ func Fit(base *hw.Hardware, obs []Obs, runs []Run, opt Options) (*Result, error)
 		res.Classes[i].After = h.Efficiency.Class(res.Classes[i].Class)
 		res.Classes[i].MAPEAfter, res.Classes[i].SumErrAfter = classError(h, byClass[res.Classes[i].Class])
 	}
+	// Runs whose prediction rests on an assumed loop trip count, or has
+	// nodes of unknown cost, cannot inform the dispatch time.
+	var usableRuns []Run
+	for _, r := range runs {
+		if reliableRun(h, r) {
+			usableRuns = append(usableRuns, r)
+		}
+	}
+	runs = usableRuns
 	if len(runs) > 0 {
 		res.Runs = len(runs)
 		res.DispatchBefore = base.DispatchUs
@@ -297,6 +307,23 @@ func classError(h *hw.Hardware, os []Obs) (mape, sumErr float64) {
 		sm += m
 	}
 	return 100 * mape / float64(len(os)), 100 * (sp - sm) / sm
+}
+
+// reliableRun reports whether r's prediction rests only on known costs and
+// static trip counts.
+func reliableRun(h *hw.Hardware, r Run) bool {
+	cm := cost.New(h, r.Model, cost.Options{})
+	for _, n := range r.Model.Graph.Nodes {
+		if cm.Node(n).Unknown {
+			return false
+		}
+	}
+	for _, note := range cm.Notes() {
+		if strings.Contains(note, "not static, assumed") {
+			return false
+		}
+	}
+	return true
 }
 
 // predictRun is the predicted end-to-end time of r on h with dispatch d:
