@@ -164,7 +164,7 @@ func loadPipeline(o *OptimizeOptions, path string) (*pipeline, error) {
 // run optimizes the pipeline's model.
 func (p *pipeline) run(o *OptimizeOptions, onPass func(string, *ir.Model) error) (*optimize.Result, error) {
 	res, err := optimize.Run(p.l.Model, optimize.Options{Level: o.Level, Only: o.Passes, Disable: o.Disable,
-		VerifyEach: o.VerifyEach, Predictor: p.pred, OnPass: onPass})
+		VerifyEach: o.VerifyEach, Predictor: p.pred, OnPass: onPass, OnChipBytes: onChipBytes(p.hw)})
 	if err != nil {
 		return nil, err
 	}
@@ -216,7 +216,7 @@ func runOptimize(env *Env, opts *OptimizeOptions, path string) error {
 			}
 			defer fresh.Close()
 			ir.InferModel(fresh, ir.InferOptions{})
-			if _, err := optimize.Run(fresh, optimize.Options{Level: opts.Level, Only: opts.Passes, Disable: opts.Disable, VerifyEach: opts.VerifyEach}); err != nil {
+			if _, err := optimize.Run(fresh, optimize.Options{Level: opts.Level, Only: opts.Passes, Disable: opts.Disable, VerifyEach: opts.VerifyEach, OnChipBytes: onChipBytes(p.hw)}); err != nil {
 				return err
 			}
 			m = fresh
@@ -247,4 +247,14 @@ func dedupe(ss []string) []string {
 		}
 	}
 	return out
+}
+
+// onChipBytes is the on-chip memory the persistent-RNN pass may keep a
+// recurrent weight in: the device's L2 cache (the hardware file has no
+// register-file or shared-memory size), 0 for a CPU.
+func onChipBytes(h *hw.Hardware) int64 {
+	if h == nil || h.Kind != "gpu" {
+		return 0
+	}
+	return int64(h.L2MB * 1e6)
 }

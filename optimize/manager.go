@@ -50,6 +50,10 @@ type Options struct {
 	FoldMaxBytes int64
 	// GroupCap caps the nodes of one fused group (default 256).
 	GroupCap int
+	// OnChipBytes is the on-chip memory a persistent kernel may keep
+	// weights in (the caller takes it from the hardware); 0 disables the
+	// persistent-RNN pass.
+	OnChipBytes int64
 	// OnPass, when set, is called with the model before the first pass
 	// (name "input") and after each pass, for dumps (explain --diff, --dot).
 	OnPass func(pass string, m *ir.Model) error

@@ -28,7 +28,7 @@ func TestToONNXRoundTrip(t *testing.T) {
 			dims := ir.InferOptions{Dims: map[string]int64{"N": 2}}
 			ir.InferModel(orig, dims)
 			ir.InferModel(m, ir.InferOptions{})
-			if _, err := Run(m, Options{Level: 3, VerifyEach: true}); err != nil {
+			if _, err := Run(m, Options{Level: 3, VerifyEach: true, OnChipBytes: 1 << 20}); err != nil {
 				t.Fatal(err)
 			}
 			nf, err := ToONNX(m)

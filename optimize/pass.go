@@ -72,6 +72,7 @@ var passes = [...]Pass{
 	{Name: "silu", Fn: siluFuse, Level: 2, Doc: "fuse x*sigmoid(x) (SiLU/Swish) into one kernel"},
 	{Name: "attention", Fn: attentionFuse, Level: 2, Doc: "fuse MatMul-Scale-Mask-Softmax-MatMul into one attention kernel"},
 	{Name: "fuse", Fn: fuseOps, Level: 2, Doc: "group elementwise/injective chains, reductions and GEMM/Conv epilogues (post-dominator fusion)"},
+	{Name: "persistent", Fn: persistentRNN, Level: 3, Doc: "run an unrolled recurrence's fused cells as one persistent kernel when its recurrent weight fits on chip"},
 	{Name: "late dce", Fn: dce, Level: 0, Required: true, Doc: "delete nodes and initializers left unused"},
 }
 
@@ -92,6 +93,7 @@ var passOrder = [...]struct{ a, b, why string }{
 	{"attention", "fuse", "attention spans two GEMMs, which the generic fuser never joins"},
 	{"layernorm", "attention", "attention matching must not swallow normalization nodes"},
 	{"fuse", "late dce", "fusion leaves dead constants"},
+	{"fuse", "persistent", "the persistent kernel groups the fused recurrent cells"},
 }
 
 // Passes returns a copy of the pipeline table.
