@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"testing"
 
@@ -172,7 +173,11 @@ func TestExplainCommand(t *testing.T) {
 	if len(files) < 10 {
 		t.Fatalf("%d DOT files, want one per pass", len(files))
 	}
-	last, err := os.ReadFile(filepath.Join(dot, "16_late_dce.dot"))
+	sort.Strings(files)
+	if !strings.HasSuffix(files[len(files)-1], "_late_dce.dot") {
+		t.Errorf("last DOT file %s, want the late dce one", files[len(files)-1])
+	}
+	last, err := os.ReadFile(files[len(files)-1])
 	if err != nil {
 		t.Fatal(err)
 	}
