@@ -5,7 +5,14 @@
 // pattern fusions real exporters need: LayerNorm, GELU, SiLU, RMSNorm,
 // scaled-dot-product attention) and operator batching (horizontal fusion of
 // sibling GEMMs/Convs, and DyNet-style batching of independent same-signature
-// ops such as the input projections of an unrolled RNN).
+// ops such as the input projections of an unrolled RNN), and the
+// persistent-RNN rewrite that runs an unrolled recurrence's fused cells as
+// one kernel when the recurrent weight fits on chip.
+//
+// Room for later passes: a placement pass (RDMA-aware, issue 6) is one
+// more row of the table; it would read the cluster description from
+// Options, record its decisions as Rewrites, and be costed by a cluster
+// Predictor, with no change to the manager.
 //
 // The pipeline is data: the passes table in passes.go lists every pass in
 // order with its name, function, the lowest -O level that runs it and
