@@ -178,7 +178,7 @@ func (m *Model) Node(n *ir.Node) Estimate {
 	return m.Time(cost)
 }
 
-const foldedNote = "nodes whose outputs are known before running (constants, shape arithmetic) are folded: no kernel"
+const foldedNote = "nodes whose outputs are known before running (constants, shape arithmetic, deterministic ops of constant inputs such as ConstantOfShape of a constant shape) are folded at load time: no kernel"
 
 // folded reports whether every output of n is known before running: a
 // constant or shape-arithmetic value that a runtime folds away.
@@ -186,9 +186,37 @@ func folded(n *ir.Node) bool {
 	if len(n.Outputs) == 0 || len(n.Subgraphs()) > 0 {
 		return false
 	}
+	known := true
 	for _, o := range n.Outputs {
 		if o != nil && o.Const == nil && o.Known == nil {
+			known = false
+		}
+	}
+	return known || loadTimeConstant(n)
+}
+
+// loadTimeConstant reports whether every input of n is constant data
+// (initializers, Constant outputs) and n is deterministic, so a runtime
+// folds it once when it loads the model (ONNX Runtime's constant folding
+// does) rather than launching it every step: ConstantOfShape of a constant
+// shape is the common case (some exporters and the ONNX "light" zoo models
+// build their weights that way). Nodes producing graph outputs still run.
+func loadTimeConstant(n *ir.Node) bool {
+	if len(n.Inputs) == 0 || (n.Domain != "" && n.Domain != "ai.onnx") {
+		return false
+	}
+	switch n.Op {
+	case "RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike", "Bernoulli", "Multinomial", "Dropout":
+		return false
+	}
+	for _, in := range n.Inputs {
+		if in != nil && in.Const == nil {
 			return false
+		}
+	}
+	for _, o := range n.Outputs {
+		if o != nil && n.Graph != nil && n.Graph.IsOutput(o) {
+			return false // a graph output is still produced by the run
 		}
 	}
 	return true
