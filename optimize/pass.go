@@ -58,6 +58,7 @@ type Pass struct {
 // passes is the pipeline, in order.
 var passes = [...]Pass{
 	{Name: "noop", Fn: noopElim, Level: 1, Doc: "remove Identity, Dropout (inference), same-type Cast, same-shape Reshape, inverse Transpose pairs"},
+	{Name: "qdq", Fn: qdqElim, Level: 1, Doc: "remove DequantizeLinear -> Reshape/Transpose -> QuantizeLinear round trips with equal parameters"},
 	{Name: "constfold", Fn: constFold, Level: 1, Doc: "evaluate nodes whose inputs are all constant (size-capped)"},
 	{Name: "shapefold", Fn: shapeFold, Level: 1, Doc: "replace shape computations whose values inference knows by constants"},
 	{Name: "cse", Fn: cse, Level: 1, Doc: "merge nodes computing the same op of the same inputs"},
@@ -80,6 +81,7 @@ var passes = [...]Pass{
 // TestPassOrder checks the table against it.
 var passOrder = [...]struct{ a, b, why string }{
 	{"noop", "cse", "removing Identity chains makes equal expressions share inputs"},
+	{"qdq", "fuse", "the fuser would group the dequantize/quantize round trip instead of removing it"},
 	{"constfold", "shapefold", "shape folding reads values that folding made constant"},
 	{"cse", "early dce", "CSE leaves the duplicates dead"},
 	{"bnfold", "fuse", "BatchNorm must be in the Conv weights before the Conv epilogue is fused"},
