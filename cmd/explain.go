@@ -43,7 +43,7 @@ Graphviz DOT after each pass with fused groups drawn as clusters.`,
 			return runExplain(env, opts, args[0])
 		},
 	}
-	addPipelineFlags(c, &opts.OptimizeOptions)
+	addPipelineFlags(env, c, &opts.OptimizeOptions)
 	c.Flags().StringVar(&opts.Pass, "pass", "", "show only the pass called `NAME`")
 	c.Flags().BoolVar(&opts.Diff, "diff", false, "add a unified diff of the IR text for each pass")
 	c.Flags().StringVar(&opts.Dot, "dot", "", "write a Graphviz DOT file per pass into `DIR`")

@@ -33,7 +33,7 @@ table; --ir prints wolong's IR text instead.`,
 			return runInspect(env, opts, args[0])
 		},
 	}
-	addModelFlags(c, &opts.Model)
+	addModelFlags(env, c, &opts.Model)
 	c.Flags().StringVar(&opts.Format, "format", "table", "output format: table or json")
 	c.Flags().BoolVar(&opts.Nodes, "nodes", false, "add a per-node table (op, output shapes, params, MACs, FLOPs)")
 	c.Flags().BoolVar(&opts.IR, "ir", false, "print the IR in wolong's text form")

@@ -45,7 +45,7 @@ wolong calibrate and wolong validate. Nodes whose shapes are not static (give
 			return runMicrobench(env, opts, args[0])
 		},
 	}
-	addModelFlags(c, &opts.Model)
+	addModelFlags(env, c, &opts.Model)
 	c.Flags().StringVar(&opts.Out, "out", "", "write the op list to `ops.json` (default: stdout)")
 	return c
 }

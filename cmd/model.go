@@ -16,10 +16,14 @@ type ModelFlags struct {
 	Dims      []string // --dim name=value
 	Inputs    []string // --input name=1x3x224x224
 	MaxMemory string   // --max-memory 4GiB
+
+	progress *progress // set by addModelFlags from the command's Env
 }
 
-// addModelFlags registers --dim, --input and --max-memory on c.
-func addModelFlags(c *cobra.Command, f *ModelFlags) {
+// addModelFlags registers --dim, --input and --max-memory on c, and lets
+// loading report progress through env.
+func addModelFlags(env *Env, c *cobra.Command, f *ModelFlags) {
+	f.progress = env.Progress
 	c.Flags().StringArrayVar(&f.Dims, "dim", nil, "give a symbolic dim a value: `name=value` (repeatable)")
 	c.Flags().StringArrayVar(&f.Inputs, "input", nil, "override an input's shape: `name=1x3x224x224` (repeatable; symbolic dims allowed)")
 	c.Flags().StringVar(&f.MaxMemory, "max-memory", "4GiB", "refuse work that would allocate more than this (`bytes`, with KiB/MiB/GiB suffix)")
@@ -48,15 +52,19 @@ func (f *ModelFlags) loadModel(path string) (*Loaded, error) {
 		return nil, Usagef("--max-memory: %v", err)
 	}
 	l := &Loaded{MaxMemory: maxMem}
+	defer f.progress.Done()
+	f.progress.Printf("importing %s", path)
 	m, err := importer.Load(path, importer.Options{Warn: func(s string) { l.Warnings = append(l.Warnings, s) }})
 	if err != nil {
 		return nil, err
 	}
+	f.progress.Printf("verifying %s (%d nodes)", path, len(m.Graph.Nodes))
 	if err := ir.Verify(m); err != nil {
 		m.Close()
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}
 	l.Model = m
+	f.progress.Printf("inferring shapes of %s (%d nodes)", path, len(m.Graph.Nodes))
 	l.Infer = ir.InferModel(m, opt)
 	l.Warnings = append(l.Warnings, l.Infer.Warnings()...)
 	return l, nil

@@ -33,8 +33,8 @@ type OptimizeOptions struct {
 }
 
 // addPipelineFlags registers the flags optimize and explain share.
-func addPipelineFlags(c *cobra.Command, o *OptimizeOptions) {
-	addModelFlags(c, &o.Model)
+func addPipelineFlags(env *Env, c *cobra.Command, o *OptimizeOptions) {
+	addModelFlags(env, c, &o.Model)
 	f := c.Flags()
 	f.IntVarP(&o.Level, "opt-level", "O", 3, "optimization level `0..3` (-O0 nothing, -O1 clean-up, -O2 + fusion, -O3 + batching)")
 	f.StringSliceVar(&o.Passes, "passes", nil, "run only these passes, comma-separated (required passes always run)")
@@ -83,7 +83,7 @@ model-local functions. Passes: ` + strings.Join(passNameList(), ", ") + `.`,
 			return runOptimize(env, opts, args[0])
 		},
 	}
-	addPipelineFlags(c, opts)
+	addPipelineFlags(env, c, opts)
 	c.Flags().StringVarP(&opts.Plan, "output", "o", "", "write the plan as JSON to `plan.json`")
 	c.Flags().StringVar(&opts.EmitONNX, "emit-onnx", "", "write the optimized model as ONNX to `out.onnx`")
 	return c

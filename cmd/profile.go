@@ -71,7 +71,7 @@ efficiency) over cluster sizes instead, and --plot writes it as an image.
 			return runProfile(env, opts, args[0], c.Flags().Changed)
 		},
 	}
-	addModelFlags(c, &opts.Model)
+	addModelFlags(env, c, &opts.Model)
 	addClusterFlags(c, &opts.Cluster)
 	f := c.Flags()
 	f.StringVar(&opts.HW, "hw", "h100", "hardware: a preset ("+strings.Join(hw.Names(), ", ")+"; with --cluster also "+strings.Join(cluster.GPUNames(), ", ")+") or a hardware file `path.json`")

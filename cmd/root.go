@@ -32,6 +32,8 @@ type Env struct {
 	Out           io.Writer
 	Err           io.Writer
 	ErrIsTerminal bool
+	// Progress shows long work on stderr when it is a terminal.
+	Progress *progress
 }
 
 // commands lists the subcommands in the order help shows them.
@@ -95,6 +97,7 @@ func Main(args []string, stdout, stderr io.Writer) (status int) {
 	if f, ok := stderr.(*os.File); ok {
 		env.ErrIsTerminal = term.IsTerminal(int(f.Fd()))
 	}
+	env.Progress = &progress{w: stderr, on: env.ErrIsTerminal}
 	defer func() {
 		if r := recover(); r != nil {
 			fmt.Fprintf(stderr, "wolong: internal error: %s\n", oneLine(fmt.Sprint(r)))

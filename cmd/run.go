@@ -37,7 +37,7 @@ SequenceProto or OptionalProto) into the -o folder, each atomically.
 			return runRun(env, opts, args[0])
 		},
 	}
-	addModelFlags(c, &opts.Model)
+	addModelFlags(env, c, &opts.Model)
 	c.Flags().StringVar(&opts.Inputs, "inputs", "", "folder of input_N.pb files (default: random inputs)")
 	c.Flags().Uint32Var(&opts.Seed, "seed", 1, "seed of the random inputs (without --inputs)")
 	c.Flags().StringVarP(&opts.Out, "output", "o", "", "folder to write output_N.pb into (created if missing)")

@@ -44,7 +44,7 @@ predicted is the kernel's device time, measured the runtime's node time.`,
 			return runValidate(env, opts, args[0])
 		},
 	}
-	addModelFlags(c, &opts.Model)
+	addModelFlags(env, c, &opts.Model)
 	f := c.Flags()
 	f.StringVar(&opts.HW, "hw", "cpu", "hardware: a preset or a hardware file `path.json` (from wolong calibrate)")
 	f.StringVar(&opts.ORT, "ort-profile", "", "ONNX Runtime profile `FILE.json`")

@@ -45,7 +45,7 @@ with status 1 when any output differs.`,
 			return runVerify(env, opts, args)
 		},
 	}
-	addModelFlags(c, &opts.Model)
+	addModelFlags(env, c, &opts.Model)
 	c.Flags().StringVar(&opts.Inputs, "inputs", "", "folder of input_N.pb files (and, with one model, the expected output_N.pb)")
 	c.Flags().Uint32Var(&opts.Seed, "seed", 1, "seed of the random inputs (without --inputs)")
 	c.Flags().Float64Var(&opts.RTol, "rtol", eval.DefaultTolerance.RTol, "relative tolerance")
