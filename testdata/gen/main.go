@@ -1,7 +1,10 @@
-// Command gen writes the models the project generates for itself into
-// testdata/ (run from the repository root: go run ./testdata/gen). The
-// output is deterministic: running it twice gives byte-identical files,
-// and a test checks that the committed samples match.
+// Command gen writes the models the project generates for itself (run
+// from the repository root: go run ./testdata/gen). By default it rewrites
+// the committed samples in testdata/models; the output is deterministic,
+// and a test checks the committed files match. -all also writes the larger
+// generated models the checks use (not committed): the Deep Speech-style
+// unrolled LSTM, a transformer encoder in primitive ops and an
+// Inception-like multi-branch net.
 package main
 
 import (
@@ -9,24 +12,40 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 
 	"github.com/wolong-dev/wolong/importer"
 	"github.com/wolong-dev/wolong/internal/modelgen"
+	"github.com/wolong-dev/wolong/ir"
 )
 
 func main() {
 	out := flag.String("o", "testdata/models", "output folder")
+	all := flag.Bool("all", false, "also write the large generated models (LSTM 50x4x1024, transformer, Inception-like)")
 	flag.Parse()
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
 	}
-	for name, m := range modelgen.Samples() {
+	models := modelgen.Samples()
+	if *all {
+		models["lstm_deepspeech_50x4x1024.onnx"] = modelgen.LSTM(50, 4, 1024, 1024)
+		models["transformer_2layer.onnx"] = modelgen.Transformer(2, 1, 128, 256, 4, 1024)
+		models["inception_2block.onnx"] = modelgen.Inception(2, 28)
+	}
+	names := make([]string, 0, len(models))
+	for n := range models {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, name := range names {
 		p := filepath.Join(*out, name)
-		if err := importer.WriteFile(m, p); err != nil {
+		if err := write(models[name], p); err != nil {
 			fmt.Fprintln(os.Stderr, "gen:", err)
 			os.Exit(1)
 		}
 		fmt.Println("wrote", p)
 	}
 }
+
+func write(m *ir.Model, path string) error { return importer.WriteFile(m, path) }
