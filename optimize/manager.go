@@ -57,6 +57,9 @@ type Options struct {
 	// OnPass, when set, is called with the model before the first pass
 	// (name "input") and after each pass, for dumps (explain --diff, --dot).
 	OnPass func(pass string, m *ir.Model) error
+	// Placer, when set, places the optimized model on a cluster for the
+	// rdma pass (which is skipped without it).
+	Placer Placer
 }
 
 // PassResult is what one pass did.
@@ -118,6 +121,9 @@ func Run(m *ir.Model, opt Options) (*Result, error) {
 		}
 	}
 	for _, p := range sel {
+		if p.NeedsPlacer && opt.Placer == nil {
+			continue
+		}
 		start := time.Now()
 		rw, err := runPass(c, p)
 		if err != nil {

@@ -53,6 +53,8 @@ type Pass struct {
 	Level    int      // lowest -O level that runs it
 	Required bool     // runs at every level and cannot be disabled
 	Doc      string   // one line for --help and explain
+	// NeedsPlacer: runs only when Options.Placer is set (--cluster).
+	NeedsPlacer bool
 }
 
 // passes is the pipeline, in order.
@@ -74,6 +76,7 @@ var passes = [...]Pass{
 	{Name: "attention", Fn: attentionFuse, Level: 2, Doc: "fuse MatMul-Scale-Mask-Softmax-MatMul into one attention kernel"},
 	{Name: "fuse", Fn: fuseOps, Level: 2, Doc: "group elementwise/injective chains, reductions and GEMM/Conv epilogues (post-dominator fusion)"},
 	{Name: "persistent", Fn: persistentRNN, Level: 3, Doc: "run an unrolled recurrence's fused cells as one persistent kernel when its recurrent weight fits on chip"},
+	{Name: "rdma", Fn: rdmaPlace, Level: 3, NeedsPlacer: true, Doc: "with --cluster: tag nodes with their device and insert RDMA / copy transfer nodes on the edges a pipeline placement cuts"},
 	{Name: "late dce", Fn: dce, Level: 0, Required: true, Doc: "delete nodes and initializers left unused"},
 }
 
@@ -96,6 +99,7 @@ var passOrder = [...]struct{ a, b, why string }{
 	{"layernorm", "attention", "attention matching must not swallow normalization nodes"},
 	{"fuse", "late dce", "fusion leaves dead constants"},
 	{"fuse", "persistent", "the persistent kernel groups the fused recurrent cells"},
+	{"persistent", "rdma", "placement applies to the final kernels"},
 }
 
 // Passes returns a copy of the pipeline table.
