@@ -30,6 +30,9 @@ type OptimizeOptions struct {
 	Batch      int64
 	TF32       bool
 	VerifyEach bool
+	Cluster    ClusterFlags // --cluster NxG and its flags: place the optimized model
+	// changed reports whether a flag was given (set with the flags).
+	changed func(string) bool
 }
 
 // addPipelineFlags registers the flags optimize and explain share.
@@ -44,6 +47,7 @@ func addPipelineFlags(env *Env, c *cobra.Command, o *OptimizeOptions) {
 	f.Int64Var(&o.Batch, "batch", 0, "set dim 0 of every graph input to `N` before optimizing (0: as the model gives it)")
 	f.BoolVar(&o.TF32, "tf32", false, "cost float32 matrix ops on TF32 tensor cores")
 	f.BoolVar(&o.VerifyEach, "verify-each", false, "run the IR verifier after every pass")
+	addPipelineClusterFlags(c, o)
 	_ = c.RegisterFlagCompletionFunc("hw", cobra.FixedCompletions(hw.Names(), cobra.ShellCompDirectiveDefault))
 	_ = c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"table", "json"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("passes", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
@@ -100,6 +104,8 @@ type pipeline struct {
 	// --input, --batch or defaulted symbolic dims): the emitted model is
 	// then optimized from a fresh, unspecialized copy.
 	specialized bool
+	// placer is set with --cluster: the rdma pass places the model.
+	placer *clusterPlacer
 }
 
 // simPredictor predicts with the simulator (one stream, inference).
@@ -130,7 +136,14 @@ func loadPipeline(o *OptimizeOptions, path string) (*pipeline, error) {
 	if o.Batch < 0 {
 		return nil, Usagef("--batch must not be negative")
 	}
+	placer, err := newClusterPlacer(o)
+	if err != nil {
+		return nil, err
+	}
 	h, err := hw.Resolve(o.HW)
+	if placer != nil && err != nil {
+		h, err = placer.c.GPU, nil // a GPU only simulate/cluster knows (p100)
+	}
 	if err != nil {
 		return nil, Usagef("--hw: %v", err)
 	}
@@ -142,7 +155,10 @@ func loadPipeline(o *OptimizeOptions, path string) (*pipeline, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &pipeline{l: l, hw: h, warnings: l.Warnings}
+	p := &pipeline{l: l, hw: h, warnings: l.Warnings, placer: placer}
+	if placer != nil {
+		placer.sim.Cost.TF32 = o.TF32
+	}
 	p.specialized = len(io.Dims) > 0 || len(io.Inputs) > 0 || o.Batch > 0
 	defaulted := defaultSymbolicDims(l.Model.Graph, io)
 	p.specialized = p.specialized || len(defaulted) > 0
@@ -163,10 +179,22 @@ func loadPipeline(o *OptimizeOptions, path string) (*pipeline, error) {
 
 // run optimizes the pipeline's model.
 func (p *pipeline) run(o *OptimizeOptions, onPass func(string, *ir.Model) error) (*optimize.Result, error) {
-	res, err := optimize.Run(p.l.Model, optimize.Options{Level: o.Level, Only: o.Passes, Disable: o.Disable,
-		VerifyEach: o.VerifyEach, Predictor: p.pred, OnPass: onPass, OnChipBytes: onChipBytes(p.hw)})
+	opt := optimize.Options{Level: o.Level, Only: o.Passes, Disable: o.Disable,
+		VerifyEach: o.VerifyEach, Predictor: p.pred, OnPass: onPass, OnChipBytes: onChipBytes(p.hw)}
+	if p.placer != nil {
+		opt.Placer = p.placer
+	}
+	res, err := optimize.Run(p.l.Model, opt)
 	if err != nil {
 		return nil, err
+	}
+	if p.placer != nil {
+		if _, applied, err := p.placer.placement(p.l.Model); err != nil {
+			return nil, err
+		} else if !applied {
+			p.assume = append(p.assume, "--cluster: the rdma pass did not run (it is -O3), so the placement is planned on the optimized model but not applied to the IR")
+		}
+		p.assume = append(p.assume, "--cluster: the placement plans a training step (activation gradients and weight gradients move too)")
 	}
 	if p.pred.last != nil {
 		p.assume = append(p.assume, p.pred.last.Assumptions...)
@@ -200,13 +228,19 @@ func runOptimize(env *Env, opts *OptimizeOptions, path string) error {
 			return err
 		}
 		plan := report.NewPlan(path, res, sim)
+		if p.placer != nil {
+			plan.Placement = p.placer.plan
+		}
 		if err := importer.AtomicWrite(opts.Plan, []string{path}, func(w io.Writer) error { return report.WriteJSON(w, plan) }); err != nil {
 			return fmt.Errorf("-o: %v", err)
 		}
 	}
 	if opts.EmitONNX != "" {
 		m := p.l.Model
-		if p.specialized {
+		if p.placer != nil {
+			p.warnings = append(p.warnings, "--emit-onnx with --cluster: ONNX has no transfer op, so the model written is the optimized model without the placement's transfer nodes (the placement is in the -o plan and the JSON output)")
+		}
+		if p.specialized || p.placer != nil {
 			// Shape folding and batching used the fixed dims; the model
 			// written must stay valid for every value of its symbolic dims,
 			// so optimize an unspecialized copy.
@@ -230,6 +264,9 @@ func runOptimize(env *Env, opts *OptimizeOptions, path string) error {
 		}
 	}
 	r := report.NewOptimize(path, p.hw.Name, res, dedupe(p.assume), p.warnings)
+	if p.placer != nil {
+		r.Placement = p.placer.plan
+	}
 	if format == report.JSON {
 		return report.WriteJSON(env.Out, r)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/wolong-dev/wolong/ir"
 	"github.com/wolong-dev/wolong/optimize"
 	"github.com/wolong-dev/wolong/simulate"
+	"github.com/wolong-dev/wolong/simulate/cluster"
 )
 
 // OptSummary is one side of the before/after comparison.
@@ -43,6 +44,8 @@ type Optimize struct {
 	Passes      []OptPass  `json:"passes"`
 	Assumptions []string   `json:"assumptions,omitempty"`
 	Warnings    []string   `json:"warnings,omitempty"`
+	// Placement is the --cluster plan (nil without --cluster).
+	Placement *cluster.Placement `json:"placement,omitempty"`
 }
 
 func summary(p optimize.Prediction) OptSummary {
@@ -88,6 +91,9 @@ func (r *Optimize) WriteText(w io.Writer) error {
 	if err := WriteTable(w, []string{"pass", "rewrites", "nodes", "kernels", "time after", "saved"}, prow); err != nil {
 		return err
 	}
+	if r.Placement != nil {
+		writePlacementSummary(w, r.Placement)
+	}
 	if r.Baseline.Unknown > 0 || r.Optimized.Unknown > 0 {
 		fmt.Fprintf(w, "\nnote: %d node(s) before and %d after could not be costed (unknown shapes or ops); times are lower bounds\n", r.Baseline.Unknown, r.Optimized.Unknown)
 	}
@@ -131,6 +137,9 @@ type Plan struct {
 	Kernels     []PlanKernel `json:"kernels"`
 	Passes      []PlanPass   `json:"passes"`
 	Assumptions []string     `json:"assumptions"`
+	// Placement is the --cluster plan: devices, transfers, receive
+	// buffers, registered memory and fallbacks (nil without --cluster).
+	Placement *cluster.Placement `json:"placement,omitempty"`
 }
 
 // NewPlan builds the plan from the optimization result and a simulation
