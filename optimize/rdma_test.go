@@ -31,16 +31,21 @@ func TestRDMAPass(t *testing.T) {
 	cases := []struct {
 		name     string
 		placer   fixedPlacer
+		dynamic  bool   // dim 0 of the input is symbolic
 		op, mech string // the one transfer node expected ("" for none)
 	}{
-		{"cross machine", fixedPlacer{"m0/gpu0", "m1/gpu0", true}, "RdmaWrite", MechRDMAWrite},
-		{"same machine", fixedPlacer{"m0/gpu0", "m0/gpu1", true}, "Copy", MechPeerCopy},
-		{"data parallel", fixedPlacer{"m0/gpu0", "m1/gpu0", false}, "", ""},
+		{"cross machine", fixedPlacer{"m0/gpu0", "m1/gpu0", true}, false, "RdmaWrite", MechRDMAWrite},
+		{"dynamic shape", fixedPlacer{"m0/gpu0", "m1/gpu0", true}, true, "RdmaRead", MechMetadataRead},
+		{"same machine", fixedPlacer{"m0/gpu0", "m0/gpu1", true}, false, "Copy", MechPeerCopy},
+		{"data parallel", fixedPlacer{"m0/gpu0", "m1/gpu0", false}, false, "", ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			mk := func() *ir.Model {
 				m := modelgen.Chain(6, width)
+				if tc.dynamic {
+					m.Graph.Inputs[0].Type.Shape.Dims[0] = ir.Dim{Sym: "N"}
+				}
 				ir.InferModel(m, ir.InferOptions{})
 				return m
 			}
@@ -87,8 +92,12 @@ func TestRDMAPass(t *testing.T) {
 			if x.AttrString("src", "") != tc.placer.dev0 || x.AttrString("dst", "") != tc.placer.dev1 {
 				t.Errorf("transfer %s: %s -> %s", x.Name, x.AttrString("src", ""), x.AttrString("dst", ""))
 			}
-			if b := x.AttrInt("bytes", 0); b != width*4 {
-				t.Errorf("transfer bytes %d, want %d (float32 [1,%d])", b, width*4, width)
+			wantBytes := int64(width * 4)
+			if tc.dynamic {
+				wantBytes = -1 // not known before the step runs
+			}
+			if b := x.AttrInt("bytes", 0); b != wantBytes {
+				t.Errorf("transfer bytes %d, want %d (float32 [N,%d])", b, wantBytes, width)
 			}
 			if body := x.AttrGraph("body"); body == nil || len(body.Nodes) != 1 || body.Nodes[0].Op != "Identity" {
 				t.Errorf("transfer body is not one Identity")
