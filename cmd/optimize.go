@@ -77,7 +77,12 @@ as the time steps of an unrolled RNN). It prints nodes, kernels, predicted time
 on --hw and memory peak before and after, and each pass's contribution.
 -o writes the plan (kernels in schedule order with their member nodes, time and
 bound); --emit-onnx writes the optimized model as standard ONNX, fused groups as
-model-local functions. Passes: ` + strings.Join(passNameList(), ", ") + `.`,
+model-local functions. --cluster NxG (with --net, --transport, --strategy as
+for profile) places the optimized model on a cluster: the rdma pass (-O3) tags
+every node with its device and, under pipeline, inserts RdmaWrite / RdmaRead /
+Copy transfer nodes on the cut edges; the placement (devices, transfers and
+their mechanism, receive buffers, registered memory, fallbacks) goes into the
+plan and the JSON output. Passes: ` + strings.Join(passNameList(), ", ") + `.`,
 		Example: `  wolong optimize model.onnx --hw h100
   wolong optimize model.onnx -O2 --disable-pass gelu -o plan.json
   wolong optimize model.onnx --emit-onnx model.opt.onnx --format json | jq .speedup`,

@@ -88,7 +88,7 @@ func (p *clusterPlacer) Place(m *ir.Model) (*optimize.Placement, error) {
 	}
 	p.plan = pl
 	out := &optimize.Placement{Strategy: string(pl.Strategy), Pipeline: pl.Strategy == cluster.Pipeline,
-		Devices: map[string]string{}, Mechanisms: map[string]string{}}
+		Devices: map[string]string{}, Mechanisms: map[string]string{}, Fallbacks: map[string]string{}}
 	for _, n := range pl.Nodes {
 		if n.Device != nil && !n.Replicated {
 			out.Devices[n.Node] = n.Device.String()
@@ -97,6 +97,9 @@ func (p *clusterPlacer) Place(m *ir.Model) (*optimize.Placement, error) {
 	for _, t := range pl.Transfers {
 		if t.Kind == "activation" {
 			out.Mechanisms[t.From+"->"+t.To] = string(t.Mechanism)
+			if t.Fallback != "" {
+				out.Fallbacks[t.From+"->"+t.To] = t.Fallback
+			}
 		}
 	}
 	return out, nil

@@ -42,6 +42,9 @@ type Placement struct {
 	// tensor crosses with (missing: peer-copy inside a machine, rdma-write
 	// across machines).
 	Mechanisms map[string]string
+	// Fallbacks maps "src->dst" pairs whose transfers fell back to a copy
+	// to the reason (the transfer node's "reason" attribute).
+	Fallbacks map[string]string
 }
 
 // Placer computes the placement of a model as it stands when the rdma pass
@@ -94,7 +97,7 @@ func rdmaPlace(c *Context) ([]Rewrite, error) {
 			}
 			sort.Strings(dsts)
 			for _, d := range dsts {
-				t := insertTransfer(c, g, v, src, d, pl.Mechanisms)
+				t := insertTransfer(c, g, v, src, d, pl)
 				for _, u := range byDst[d] {
 					u.Node.SetInput(u.Index, t.Outputs[0])
 				}
@@ -157,8 +160,8 @@ func assignDevices(g *ir.Graph, devices map[string]string) map[*ir.Node]string {
 }
 
 // insertTransfer adds a transfer node moving v from src to dst.
-func insertTransfer(c *Context, g *ir.Graph, v *ir.Value, src, dst string, mechs map[string]string) *ir.Node {
-	mech := mechs[src+"->"+dst]
+func insertTransfer(c *Context, g *ir.Graph, v *ir.Value, src, dst string, pl *Placement) *ir.Node {
+	mech := pl.Mechanisms[src+"->"+dst]
 	if mech == "" {
 		mech = MechRDMAWrite
 		if machineOf(src) == machineOf(dst) {
@@ -199,6 +202,9 @@ func insertTransfer(c *Context, g *ir.Graph, v *ir.Value, src, dst string, mechs
 		{Name: "bytes", Type: ir.AttrInt, I: bytes},
 		{Name: "src", Type: ir.AttrString, S: []byte(src)},
 		{Name: "dst", Type: ir.AttrString, S: []byte(dst)},
+	}
+	if why := pl.Fallbacks[src+"->"+dst]; why != "" {
+		t.Attrs = append(t.Attrs, &ir.Attr{Name: "reason", Type: ir.AttrString, S: []byte(why)})
 	}
 	setMeta(t, DeviceKey, dst)
 	g.AttachNode(t)

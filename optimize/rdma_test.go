@@ -12,10 +12,14 @@ import (
 type fixedPlacer struct {
 	dev0, dev1 string
 	pipeline   bool
+	reason     string // fallback reason of the dev0 -> dev1 pair
 }
 
 func (p fixedPlacer) Place(m *ir.Model) (*Placement, error) {
 	pl := &Placement{Pipeline: p.pipeline, Devices: map[string]string{}}
+	if p.reason != "" {
+		pl.Fallbacks = map[string]string{p.dev0 + "->" + p.dev1: p.reason}
+	}
 	for i, n := range m.Graph.Nodes {
 		d := p.dev0
 		if i >= len(m.Graph.Nodes)/2 {
@@ -34,10 +38,10 @@ func TestRDMAPass(t *testing.T) {
 		dynamic  bool   // dim 0 of the input is symbolic
 		op, mech string // the one transfer node expected ("" for none)
 	}{
-		{"cross machine", fixedPlacer{"m0/gpu0", "m1/gpu0", true}, false, "RdmaWrite", MechRDMAWrite},
-		{"dynamic shape", fixedPlacer{"m0/gpu0", "m1/gpu0", true}, true, "RdmaRead", MechMetadataRead},
-		{"same machine", fixedPlacer{"m0/gpu0", "m0/gpu1", true}, false, "Copy", MechPeerCopy},
-		{"data parallel", fixedPlacer{"m0/gpu0", "m1/gpu0", false}, false, "", ""},
+		{"cross machine", fixedPlacer{"m0/gpu0", "m1/gpu0", true, ""}, false, "RdmaWrite", MechRDMAWrite},
+		{"dynamic shape", fixedPlacer{"m0/gpu0", "m1/gpu0", true, ""}, true, "RdmaRead", MechMetadataRead},
+		{"same machine", fixedPlacer{"m0/gpu0", "m0/gpu1", true, "no peer access"}, false, "Copy", MechPeerCopy},
+		{"data parallel", fixedPlacer{"m0/gpu0", "m1/gpu0", false, ""}, false, "", ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -98,6 +102,9 @@ func TestRDMAPass(t *testing.T) {
 			}
 			if b := x.AttrInt("bytes", 0); b != wantBytes {
 				t.Errorf("transfer bytes %d, want %d (float32 [N,%d])", b, wantBytes, width)
+			}
+			if r := x.AttrString("reason", ""); r != tc.placer.reason {
+				t.Errorf("transfer reason %q, want %q", r, tc.placer.reason)
 			}
 			if body := x.AttrGraph("body"); body == nil || len(body.Nodes) != 1 || body.Nodes[0].Op != "Identity" {
 				t.Errorf("transfer body is not one Identity")
