@@ -9,12 +9,14 @@
 // persistent-RNN rewrite that runs an unrolled recurrence's fused cells as
 // one kernel when the recurrent weight fits on chip.
 //
-// Room for later passes: a placement pass (RDMA-aware, issue 6) is one
-// more row of the table; it would read the cluster description from
-// Options, record its decisions as Rewrites, and be costed by a cluster
-// Predictor, with no change to the manager.
+// The rdma pass (rdma.go) applies a cluster placement: it runs only when
+// the caller injects a Placer (optimize --cluster), tags every node with its
+// device and, for pipeline placements, inserts wolong:RdmaWrite / RdmaRead /
+// Copy transfer nodes on cut edges (each an Identity body, so evaluation and
+// costing see the identity it is). Like the predictor, the placer is an
+// interface, so optimize does not import the simulator.
 //
-// The pipeline is data: the passes table in passes.go lists every pass in
+// The pipeline is data: the passes table in pass.go lists every pass in
 // order with its name, function, the lowest -O level that runs it and
 // whether it is required; passOrder records the "a before b, because"
 // constraints and a test checks them. Run (manager.go) is the only
