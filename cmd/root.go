@@ -48,6 +48,7 @@ var commands = []func(*Env) *cobra.Command{
 	newCalibrateCmd,
 	newValidateCmd,
 	newMicrobenchCmd,
+	newPlanCmd,
 }
 
 // NewRootCmd builds the command tree.
