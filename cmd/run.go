@@ -58,7 +58,7 @@ func runRun(env *Env, opts *RunOptions, path string) error {
 	defer l.Close()
 	inputs, source, err := modelInputs(l, opts.Inputs, opts.Seed)
 	if err != nil {
-		return err
+		return fmt.Errorf("%s: %v", path, err)
 	}
 	outs, err := evaluate(l, inputs)
 	if err != nil {

@@ -110,7 +110,7 @@ func runVerify(env *Env, opts *VerifyOptions, args []string) error {
 	defer a.Close()
 	inputs, source, err := modelInputs(a, opts.Inputs, opts.Seed)
 	if err != nil {
-		return err
+		return fmt.Errorf("%s: %v", args[0], err)
 	}
 	got, err := evaluate(a, inputs)
 	if err != nil {

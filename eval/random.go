@@ -7,6 +7,7 @@ package eval
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/wolong-dev/wolong/ir"
 )
@@ -79,7 +80,10 @@ func RandomInputs(g *ir.Graph, seed uint32, maxBytes int64) (map[string]Value, e
 		shape := make([]int, len(t.Shape.Dims))
 		for i, d := range t.Shape.Dims {
 			if !d.IsConcrete() {
-				return nil, fmt.Errorf("eval: input %q has dim %s: give it a value with --dim %s=N", in.Name, d, d)
+				if d.IsSymbolic() {
+					return nil, fmt.Errorf("eval: input %q has dim %s: give it a value with --dim %s=N", in.Name, d, d)
+				}
+				return nil, fmt.Errorf("eval: input %q has an unnamed dim: give its shape with --input %s=%s", in.Name, in.Name, shapeHint(t.Shape))
 			}
 			shape[i] = int(d.Val)
 		}
@@ -117,4 +121,18 @@ func ReadInputDir(g *ir.Graph, dir string, maxBytes int64) (map[string]Value, er
 		return nil, fmt.Errorf("eval: %s holds no input_0.pb", dir)
 	}
 	return out, nil
+}
+
+// shapeHint spells a shape for --input, with 1 for dims that are not
+// concrete ("1x3x1x224").
+func shapeHint(s ir.Shape) string {
+	parts := make([]string, len(s.Dims))
+	for i, d := range s.Dims {
+		if d.IsConcrete() {
+			parts[i] = fmt.Sprint(d.Val)
+		} else {
+			parts[i] = "1"
+		}
+	}
+	return strings.Join(parts, "x")
 }
