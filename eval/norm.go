@@ -181,33 +181,31 @@ func tailParam(c *Ctx, p *Tensor, tail []int) (func(i int) float64, error) {
 	return func(i int) float64 { return f[at(idx, i)] }, nil
 }
 
+// lastAxesNorm reads what LayerNormalization and RMSNormalization share:
+// the float input X, the first normalized axis, epsilon, and the scale
+// (input 1) broadcast over the normalized tail.
+func lastAxesNorm(c *Ctx, in []*Tensor) (x *Tensor, axis int, eps float64, scale func(int) float64, err error) {
+	if x, err = need(in, 0, "X"); err != nil {
+		return
+	}
+	if err = requireFloat(x, "X"); err != nil {
+		return
+	}
+	if axis, err = normAxis(c.Int("axis", -1), x.Rank()); err != nil {
+		return
+	}
+	eps = float64(c.Float("epsilon", 1e-5))
+	scale, err = tailParam(c, optIn(in, 1), x.Shape[axis:])
+	return
+}
+
 func kernelLayerNorm(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x, err := need(in, 0, "X")
+	x, axis, eps, scale, err := lastAxesNorm(c, in)
 	if err != nil {
 		return nil, err
 	}
-	if err := requireFloat(x, "X"); err != nil {
-		return nil, err
-	}
-	axis, err := normAxis(c.Int("axis", -1), x.Rank())
-	if err != nil {
-		return nil, err
-	}
-	eps := float64(c.Float("epsilon", 1e-5))
 	tail := x.Shape[axis:]
-	var sp *Tensor
-	if len(in) > 1 {
-		sp = in[1]
-	}
-	scale, err := tailParam(c, sp, tail)
-	if err != nil {
-		return nil, err
-	}
-	var bp *Tensor
-	if len(in) > 2 {
-		bp = in[2]
-	}
-	bias, err := tailParam(c, bp, tail)
+	bias, err := tailParam(c, optIn(in, 2), tail)
 	if err != nil {
 		return nil, err
 	}
@@ -252,27 +250,11 @@ func kernelLayerNorm(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 }
 
 func kernelRMSNorm(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x, err := need(in, 0, "X")
+	x, axis, eps, scale, err := lastAxesNorm(c, in)
 	if err != nil {
 		return nil, err
 	}
-	if err := requireFloat(x, "X"); err != nil {
-		return nil, err
-	}
-	axis, err := normAxis(c.Int("axis", -1), x.Rank())
-	if err != nil {
-		return nil, err
-	}
-	eps := float64(c.Float("epsilon", 1e-5))
 	tail := x.Shape[axis:]
-	var sp *Tensor
-	if len(in) > 1 {
-		sp = in[1]
-	}
-	scale, err := tailParam(c, sp, tail)
-	if err != nil {
-		return nil, err
-	}
 	outer, n := numel(x.Shape[:axis]), numel(tail)
 	f := x.Float64s()
 	out, err := c.alloc(x.DType, x.Shape)
