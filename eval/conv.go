@@ -243,13 +243,8 @@ func kernelConvInteger(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	var xz, wz *Tensor
-	if len(in) > 2 {
-		xz = in[2]
-	}
-	if len(in) > 3 {
-		wz = in[3]
-	}
+	xz := optIn(in, 2)
+	wz := optIn(in, 3)
 	xf, err := dequantizeAxis(c, x, &Tensor{DType: ir.Float64, Shape: []int{}, D: []float64{1}}, xz, -1, 0)
 	if err != nil {
 		return nil, err

@@ -91,10 +91,7 @@ func kernelNLLLoss(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	var w *Tensor
-	if len(in) > 2 {
-		w = in[2]
-	}
+	w := optIn(in, 2)
 	loss, shape, wsum, err := nll(c, x.Float64s(), x.Shape, t, w)
 	if err != nil {
 		return nil, err
@@ -145,10 +142,7 @@ func kernelSCELoss(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 			}
 		}
 	}
-	var w *Tensor
-	if len(in) > 2 {
-		w = in[2]
-	}
+	w := optIn(in, 2)
 	loss, shape, wsum, err := nll(c, logp, x.Shape, t, w)
 	if err != nil {
 		return nil, err

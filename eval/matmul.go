@@ -293,13 +293,8 @@ func kernelMatMulInteger(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	if a.cls() != clsI || b.cls() != clsI {
 		return nil, c.Errorf("A and B must be integer tensors")
 	}
-	var za, zb *Tensor
-	if len(in) > 2 {
-		za = in[2]
-	}
-	if len(in) > 3 {
-		zb = in[3]
-	}
+	za := optIn(in, 2)
+	zb := optIn(in, 3)
 	ai, err := subZeroPoint(a, za, a.Rank()-2)
 	if err != nil {
 		return nil, err

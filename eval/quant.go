@@ -178,10 +178,7 @@ func kernelQuantizeLinear(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	var zp *Tensor
-	if len(in) > 2 {
-		zp = in[2]
-	}
+	zp := optIn(in, 2)
 	to := ir.Uint8
 	if zp != nil {
 		to = zp.DType
@@ -222,10 +219,7 @@ func kernelDequantizeLinear(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	var zp *Tensor
-	if len(in) > 2 {
-		zp = in[2]
-	}
+	zp := optIn(in, 2)
 	axis := -1
 	if scale.Len() != 1 {
 		if axis, err = quantAxis(c, x.Rank()); err != nil {
