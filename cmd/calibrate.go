@@ -12,6 +12,7 @@ import (
 	"github.com/wolong-dev/wolong/internal/safefile"
 	"github.com/wolong-dev/wolong/ir"
 	"github.com/wolong-dev/wolong/simulate/calibrate"
+	"github.com/wolong-dev/wolong/simulate/cost"
 	"github.com/wolong-dev/wolong/simulate/hw"
 )
 
@@ -178,10 +179,11 @@ func runCalibrate(env *Env, opts *CalibrateOptions) error {
 		defer pm.Loaded.Close()
 		_, file := splitProfileArg(arg)
 		inputs = append(inputs, file, pm.Path)
-		o := calibrate.Observations(base, pm.Loaded.Model, pm.Pairs)
+		copt := cost.Options{NoFold: pm.Profile.RunsEveryNode()}
+		o := calibrate.Observations(base, pm.Loaded.Model, pm.Pairs, copt, pm.Profile.RunUs)
 		obs = append(obs, o...)
 		if pm.Profile.RunUs > 0 && base.Kind == "cpu" {
-			runs = append(runs, calibrate.Run{Label: pm.Path, Model: pm.Loaded.Model, Us: pm.Profile.RunUs})
+			runs = append(runs, calibrate.Run{Label: pm.Path, Model: pm.Loaded.Model, Us: pm.Profile.RunUs, Opt: copt})
 		}
 		fmt.Fprintf(env.Out, "%s: %d nodes matched in %s, %d kernels used\n", file, len(pm.Pairs), pm.Path, len(o))
 	}
@@ -228,9 +230,16 @@ func writeFit(w io.Writer, r *calibrate.Result) {
 			fmt.Sprintf("%.4g / %.4g / %.3g", c.Before.Compute, c.Before.Memory, c.Before.OverheadUs),
 			fmt.Sprintf("%.4g / %.4g / %.3g", c.After.Compute, c.After.Memory, c.After.OverheadUs),
 			c.MAPEBefore, c.MAPEAfter, c.SumErrBefore, c.SumErrAfter)
+		if c.Kept {
+			fmt.Fprintf(w, "%-14s kept the base parameters: fewer than %d kernels to fit\n", "", calibrate.MinClassKernels)
+		}
 	}
 	if r.Runs > 0 {
-		fmt.Fprintf(w, "dispatch_us %.4g > %.4g, fitted to %d end-to-end runs (MAPE %.1f%% > %.1f%%)\n",
-			r.DispatchBefore, r.DispatchAfter, r.Runs, r.RunMAPEBefore, r.RunMAPEAfter)
+		var ps []string
+		for _, p := range r.Host {
+			ps = append(ps, fmt.Sprintf("%s %.4g > %.4g", p.Name, p.Before, p.After))
+		}
+		fmt.Fprintf(w, "host: %s, fitted to %d end-to-end runs (MAPE %.1f%% > %.1f%%)\n",
+			strings.Join(ps, ", "), r.Runs, r.RunMAPEBefore, r.RunMAPEAfter)
 	}
 }

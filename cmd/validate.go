@@ -10,6 +10,7 @@ import (
 	"github.com/wolong-dev/wolong/report"
 	"github.com/wolong-dev/wolong/simulate"
 	"github.com/wolong-dev/wolong/simulate/calibrate"
+	"github.com/wolong-dev/wolong/simulate/cost"
 	"github.com/wolong-dev/wolong/simulate/hw"
 )
 
@@ -73,6 +74,7 @@ func runValidate(env *Env, opts *ValidateOptions, path string) error {
 	measured := map[*ir.Node]float64{} // µs
 	v := &report.Validation{Model: path, Hardware: h.Name}
 	var runUs float64
+	noFold := false // a table measures kernels, not how the runtime folds
 	if opts.ORT != "" {
 		pm, err := loadORTProfile(opts.ORT, path, "", opts.Model)
 		if err != nil {
@@ -83,6 +85,10 @@ func runValidate(env *Env, opts *ValidateOptions, path string) error {
 			measured[p.Node] = p.Sample.Us
 		}
 		runUs = pm.Profile.RunUs
+		noFold = pm.Profile.RunsEveryNode()
+		if noFold {
+			v.Notes = append(v.Notes, "the profile ran every node (graph optimizations disabled): predicted without load-time folding")
+		}
 		v.Measurement = opts.ORT
 		extra := 0.0
 		for _, s := range pm.Profile.Samples {
@@ -119,7 +125,7 @@ func runValidate(env *Env, opts *ValidateOptions, path string) error {
 	if err != nil {
 		return err
 	}
-	r, err := simulate.Run(l.Model, h, simulate.Options{Streams: 1, Infer: inferOpt})
+	r, err := simulate.Run(l.Model, h, simulate.Options{Streams: 1, Infer: inferOpt, Cost: cost.Options{NoFold: noFold}})
 	if err != nil {
 		return err
 	}

@@ -21,7 +21,9 @@ func schedule(res *Result, h *hw.Hardware) {
 	stats := make([]StreamStats, nStreams)
 	cp := make([]float64, len(tasks))
 	var gaps []Gap
-	hostFree := 0.0
+	// the host's per-run work (binding inputs) comes before the first node
+	hostFree := h.RunOverheadUs * 1e-6
+	res.HostBusyS += hostFree
 	var active []running
 	for i := range tasks {
 		t := &tasks[i]
@@ -35,9 +37,16 @@ func schedule(res *Result, h *hw.Hardware) {
 		res.Bytes += e.Bytes
 		res.Kernels += e.Kernels
 		if e.Kernels == 0 {
+			// no kernel; the host may still spend dispatch time on it
 			t.Stream = -1
-			t.IssueStart, t.IssueEnd = hostFree, hostFree
-			t.Start, t.End = ready, ready
+			t.IssueStart = hostFree
+			if sync {
+				t.IssueStart = math.Max(hostFree, ready)
+			}
+			t.IssueEnd = t.IssueStart + e.HostS
+			res.HostBusyS += e.HostS
+			t.Start, t.End = math.Max(ready, t.IssueEnd), math.Max(ready, t.IssueEnd)
+			hostFree = t.IssueEnd
 			cp[i] = cpIn
 			continue
 		}

@@ -293,7 +293,7 @@ func TestMeasuredProfiles(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}
-		obs = append(obs, Observations(base, m, pairs)...)
+		obs = append(obs, Observations(base, m, pairs, cost.Options{}, 0)...)
 		m.Close()
 	}
 	r, err := Fit(base, obs, nil, Options{})

@@ -22,25 +22,32 @@ type Obs struct {
 	Op    string
 	Cost  cost.Cost
 	Us    float64 // measured, µs
+	// RunUs is the measured end-to-end time of the run the kernel belongs
+	// to (0: a kernel measured on its own). A kernel's error then counts
+	// as a share of its run's time, so every run weighs the same in the
+	// fit, however long it is, and a kernel weighs what it adds to its run.
+	RunUs float64
 }
 
 // Run is one measured end-to-end run of a model.
 type Run struct {
 	Label string
 	Model *ir.Model
-	Us    float64 // measured, µs
+	Us    float64      // measured, µs
+	Opt   cost.Options // how the measured runtime ran it (NoFold: every node)
 }
 
 // Observations turns matched pairs into fit observations: nodes whose cost
 // is known and that launch a kernel of one op class (not control flow, free
 // or fused nodes).
-func Observations(base *hw.Hardware, m *ir.Model, pairs []Pair) []Obs {
-	cm := cost.New(base, m, cost.Options{})
+// runUs is the measured end-to-end time of the run (0 if unknown).
+func Observations(base *hw.Hardware, m *ir.Model, pairs []Pair, opt cost.Options, runUs float64) []Obs {
+	cm := cost.New(base, m, opt)
 	var obs []Obs
 	for _, p := range pairs {
 		e := cm.Node(p.Node)
 		if usable(e) {
-			obs = append(obs, Obs{Label: ir.NodeLabel(p.Node), Op: p.Node.Op, Cost: e.Cost, Us: p.Sample.Us})
+			obs = append(obs, Obs{Label: ir.NodeLabel(p.Node), Op: p.Node.Op, Cost: e.Cost, Us: p.Sample.Us, RunUs: runUs})
 		}
 	}
 	return obs
@@ -84,10 +91,14 @@ func usable(e cost.Estimate) bool {
 	return !e.Unknown && e.Kernels > 0
 }
 
+// MinClassKernels is the fewest measured kernels a class is fitted on.
+const MinClassKernels = 5
+
 // ClassFit is the fit of one op class.
 type ClassFit struct {
 	Class         string
 	N             int
+	Kept          bool // too few kernels (< MinClassKernels): base parameters kept
 	Before, After hw.ClassEfficiency
 	// Error of the class's kernels: mean absolute % per kernel, and the
 	// % error of the class's summed time, before and after.
@@ -99,10 +110,16 @@ type ClassFit struct {
 type Result struct {
 	HW      *hw.Hardware
 	Classes []ClassFit // classes with observations, schema order
-	// Dispatch fit from end-to-end runs (Runs == 0: not fitted).
-	Runs                          int
-	DispatchBefore, DispatchAfter float64
-	RunMAPEBefore, RunMAPEAfter   float64
+	// Host parameters fitted to end-to-end runs (Runs == 0: not fitted).
+	Runs                        int
+	Host                        []HostFit
+	RunMAPEBefore, RunMAPEAfter float64
+}
+
+// HostFit is one fitted host-side parameter (hw JSON name, µs).
+type HostFit struct {
+	Name          string
+	Before, After float64
 }
 
 // Options steer a fit.
@@ -140,6 +157,14 @@ func Fit(base *hw.Hardware, obs []Obs, runs []Run, opt Options) (*Result, error)
 		if len(os) == 0 {
 			continue
 		}
+		if len(os) < MinClassKernels {
+			// too few kernels to set three parameters: keep the base ones
+			cf := ClassFit{Class: nc.Name, N: len(os), Before: nc.Eff, After: nc.Eff, Kept: true}
+			cf.MAPEBefore, cf.SumErrBefore = classError(base, os)
+			cf.MAPEAfter, cf.SumErrAfter = cf.MAPEBefore, cf.SumErrBefore
+			res.Classes = append(res.Classes, cf)
+			continue
+		}
 		after := fitClass(base, nc.Name, os, opt.Prior)
 		setClass(&h.Efficiency, nc.Name, after)
 		cf := ClassFit{Class: nc.Name, N: len(os), Before: nc.Eff, After: after}
@@ -158,6 +183,7 @@ func Fit(base *hw.Hardware, obs []Obs, runs []Run, opt Options) (*Result, error)
 	if scale > 1 {
 		h.MemoryBandwidthGBs = round4(base.MemoryBandwidthGBs * scale)
 		scale = h.MemoryBandwidthGBs / base.MemoryBandwidthGBs
+		h.CacheBandwidthGBs = base.CacheBandwidthGBs * scale
 		h.Assumptions = append(append([]string(nil), base.Assumptions...), fmt.Sprintf("memory_bandwidth_gbs raised from %.4g to %.4g by calibration: measured kernels sustained more than the preset's bandwidth (cache-resident tensors); class memory fractions are relative to the raised figure", base.MemoryBandwidthGBs, h.MemoryBandwidthGBs))
 	}
 	for _, c := range h.Efficiency.Classes() {
@@ -180,11 +206,9 @@ func Fit(base *hw.Hardware, obs []Obs, runs []Run, opt Options) (*Result, error)
 	runs = usableRuns
 	if len(runs) > 0 {
 		res.Runs = len(runs)
-		res.DispatchBefore = base.DispatchUs
-		res.RunMAPEBefore = runError(h, runs, base.DispatchUs)
-		h.DispatchUs = fitDispatch(h, runs, base.DispatchUs, opt.Prior)
-		res.DispatchAfter = h.DispatchUs
-		res.RunMAPEAfter = runError(h, runs, h.DispatchUs)
+		res.RunMAPEBefore = runError(h, runs)
+		res.Host = fitHost(h, runs, opt.Prior)
+		res.RunMAPEAfter = runError(h, runs)
 	}
 	h.Sources = append(append([]string(nil), base.Sources...), fmt.Sprintf("wolong calibrate: efficiencies fitted to %d measured kernels%s, starting from preset %s", len(obs), runsText(len(runs)), base.Name))
 	if err := h.Validate(); err != nil {
@@ -197,7 +221,7 @@ func runsText(n int) string {
 	if n == 0 {
 		return ""
 	}
-	return fmt.Sprintf(" and dispatch time to %d end-to-end runs", n)
+	return fmt.Sprintf(" and host times (dispatch per node, per run, per MB allocated) to %d end-to-end runs", n)
 }
 
 func setClass(e *hw.Efficiency, name string, c hw.ClassEfficiency) {
@@ -231,9 +255,14 @@ func fitClass(base *hw.Hardware, class string, os []Obs, prior float64) hw.Class
 	x0 := []float64{logit(start.Compute), math.Log(math.Max(start.Memory, 1e-4)), math.Log(math.Max(start.OverheadUs, 0.5))}
 	h := base.Clone()
 	var wsum float64
+	runs := map[float64]bool{}
 	for _, o := range os {
 		wsum += weight(o.Us)
+		if o.RunUs > 0 {
+			runs[o.RunUs] = true
+		}
 	}
+	nRuns := math.Max(1, float64(len(runs)))
 	decode := func(x []float64) hw.ClassEfficiency {
 		return hw.ClassEfficiency{Compute: logistic(x[0]), Memory: math.Exp(x[1]), OverheadUs: math.Exp(x[2])}
 	}
@@ -245,6 +274,12 @@ func fitClass(base *hw.Hardware, class string, os []Obs, prior float64) hw.Class
 		for _, o := range os {
 			p := cm.Time(o.Cost).DeviceS * 1e6
 			d := math.Log(math.Max(p, 0.05)) - math.Log(math.Max(o.Us, 0.5))
+			if o.RunUs > 0 {
+				// the error as a share of the run, plus a light pull on
+				// the kernel's own ratio
+				r = append(r, (p-o.Us)/o.RunUs/math.Sqrt(nRuns), 0.1*math.Sqrt(weight(o.Us)/wsum)*d)
+				continue
+			}
 			r = append(r, math.Sqrt(weight(o.Us)/wsum)*d)
 		}
 		for i := 0; i < 2; i++ { // fractions only: an overhead the data do not set stays put
@@ -312,7 +347,7 @@ func classError(h *hw.Hardware, os []Obs) (mape, sumErr float64) {
 // reliableRun reports whether r's prediction rests only on known costs and
 // static trip counts.
 func reliableRun(h *hw.Hardware, r Run) bool {
-	cm := cost.New(h, r.Model, cost.Options{})
+	cm := cost.New(h, r.Model, r.Opt)
 	for _, n := range r.Model.Graph.Nodes {
 		if cm.Node(n).Unknown {
 			return false
@@ -326,13 +361,12 @@ func reliableRun(h *hw.Hardware, r Run) bool {
 	return true
 }
 
-// predictRun is the predicted end-to-end time of r on h with dispatch d:
-// nodes run one after another (a CPU runtime's sequential executor).
-func predictRun(h *hw.Hardware, r Run, d float64) float64 {
-	hh := *h
-	hh.DispatchUs = d
-	cm := cost.New(&hh, r.Model, cost.Options{})
-	var t float64
+// predictRun is the predicted end-to-end time of r on h, µs: the run's
+// host overhead, then the nodes one after another (a CPU runtime's
+// sequential executor).
+func predictRun(h *hw.Hardware, r Run) float64 {
+	cm := cost.New(h, r.Model, r.Opt)
+	t := h.RunOverheadUs
 	for _, n := range r.Model.Graph.Nodes {
 		e := cm.Node(n)
 		t += (e.DeviceS + e.HostS) * 1e6
@@ -340,41 +374,86 @@ func predictRun(h *hw.Hardware, r Run, d float64) float64 {
 	return t
 }
 
-func runError(h *hw.Hardware, runs []Run, d float64) float64 {
+func runError(h *hw.Hardware, runs []Run) float64 {
 	var s float64
 	for _, r := range runs {
 		m := math.Max(r.Us, 0.5)
-		s += math.Abs(predictRun(h, r, d)-m) / m
+		s += math.Abs(predictRun(h, r)-m) / m
 	}
 	return 100 * s / float64(len(runs))
 }
 
-// fitDispatch fits the per-kernel dispatch time to the end-to-end runs:
-// least squares of log ratios, dispatch = exp(x).
-func fitDispatch(h *hw.Hardware, runs []Run, start, prior float64) float64 {
-	// predicted time is linear in d: a + k*d
-	type lin struct{ a, k, m float64 }
+// hostParams are the host-side parameters a run fit sets, with the floor a
+// start value gets (a zero start could not move in log space).
+var hostParams = []struct {
+	name  string
+	field func(*hw.Hardware) *float64
+	floor float64
+}{
+	{"dispatch_us", func(h *hw.Hardware) *float64 { return &h.DispatchUs }, 0.1},
+	{"run_overhead_us", func(h *hw.Hardware) *float64 { return &h.RunOverheadUs }, 1},
+	{"alloc_us_per_mb", func(h *hw.Hardware) *float64 { return &h.AllocUsPerMB }, 0.1},
+	{"free_node_us", func(h *hw.Hardware) *float64 { return &h.FreeNodeUs }, 0.1},
+}
+
+// fitHost fits h's host parameters (dispatch per node, overhead per run,
+// time per MB allocated) to the end-to-end runs and sets them in h: least
+// squares of log ratios, each parameter exp(x) so none goes negative, with
+// a weak pull toward the start values. The predicted time is linear in the
+// parameters, so each run is costed once per parameter.
+func fitHost(h *hw.Hardware, runs []Run, prior float64) []HostFit {
+	np := len(hostParams)
+	start := make([]float64, np)
+	for i, p := range hostParams {
+		start[i] = *p.field(h)
+	}
+	type lin struct {
+		a, m float64
+		k    []float64
+	}
 	ls := make([]lin, len(runs))
 	for i, r := range runs {
-		a := predictRun(h, r, 0)
-		ls[i] = lin{a, predictRun(h, r, 1) - a, math.Max(r.Us, 0.5)}
+		for _, p := range hostParams {
+			*p.field(h) = 0
+		}
+		a := predictRun(h, r)
+		l := lin{a: a, m: math.Max(r.Us, 0.5), k: make([]float64, np)}
+		for j, p := range hostParams {
+			*p.field(h) = 1
+			l.k[j] = predictRun(h, r) - a
+			*p.field(h) = 0
+		}
+		ls[i] = l
 	}
-	x0 := math.Log(math.Max(start, minOverheadUs))
+	x0 := make([]float64, np)
+	for i, p := range hostParams {
+		x0[i] = math.Log(math.Max(start[i], p.floor))
+	}
 	resid := func(x []float64, r []float64) []float64 {
 		r = r[:0]
-		d := math.Exp(x[0])
 		for _, l := range ls {
-			e := math.Log(math.Max(l.a+l.k*d, 0.05)) - math.Log(l.m)
-			r = append(r, e/math.Sqrt(float64(len(ls))))
+			p := l.a
+			for j := range x {
+				p += l.k[j] * math.Exp(x[j])
+			}
+			r = append(r, (p-l.m)/l.m/math.Sqrt(float64(len(ls))))
 		}
-		return append(r, math.Sqrt(prior)*(x[0]-x0))
+		for j := range x {
+			r = append(r, math.Sqrt(prior)*(x[j]-x0[j]))
+		}
+		return r
 	}
-	x := levmar(resid, []float64{x0})[0]
-	d := round4(math.Exp(x))
-	if d < 2*minOverheadUs {
-		d = 0
+	x := levmar(resid, x0)
+	out := make([]HostFit, np)
+	for i, p := range hostParams {
+		v := round4(math.Exp(x[i]))
+		if v < 2*minOverheadUs {
+			v = 0
+		}
+		*p.field(h) = v
+		out[i] = HostFit{Name: p.name, Before: start[i], After: v}
 	}
-	return d
+	return out
 }
 
 // SortObs orders observations deterministically (by class, label, op).

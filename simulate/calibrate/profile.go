@@ -69,6 +69,18 @@ type Profile struct {
 	Inputs  []GraphInput // input shapes the profile names (nil if none)
 	RunUs   float64      // median end-to-end run time, µs (0: unknown)
 	Samples []Sample
+	// GraphOptimization is the runtime's graph optimization level the
+	// profile records ("" if it records none; bench/ort/profile.mjs writes
+	// "disabled").
+	GraphOptimization string
+}
+
+// RunsEveryNode reports whether the measured runtime executed the model's
+// own nodes without folding any (an ONNX Runtime profile taken with graph
+// optimizations disabled, or one that does not say: with optimizations on,
+// fused node names would not match the model anyway).
+func (p *Profile) RunsEveryNode() bool {
+	return p.Format == ORT && (p.GraphOptimization == "" || p.GraphOptimization == "disabled")
 }
 
 // ortEvent is one Chrome-trace event as ORT writes it.
@@ -85,8 +97,9 @@ type ortArgs struct {
 	OpName     string                       `json:"op_name"`
 	InputShape []map[string]json.RawMessage `json:"input_type_shape"`
 	// metadata (bench/ort/profile.mjs)
-	Model  string       `json:"model"`
-	Inputs []GraphInput `json:"inputs"`
+	Model             string       `json:"model"`
+	Inputs            []GraphInput `json:"inputs"`
+	GraphOptimization string       `json:"graph_optimization"`
 }
 
 // decodeEvents reads a Chrome trace: a JSON array of events or an object
@@ -146,7 +159,7 @@ func ParseORT(src string, data []byte) (*Profile, error) {
 			if err := json.Unmarshal(e.Args, &a); err != nil {
 				return nil, fmt.Errorf("calibrate: %s: wolong_profile metadata: %v", src, err)
 			}
-			p.Model, p.Inputs = a.Model, a.Inputs
+			p.Model, p.Inputs, p.GraphOptimization = a.Model, a.Inputs, a.GraphOptimization
 		case e.Cat == "Session" && e.Name == "model_run":
 			runs = append(runs, e.Dur)
 		case e.Cat == "Node" && strings.HasSuffix(e.Name, "_kernel_time"):

@@ -9,7 +9,11 @@ package cost
 // waves model sees a conv as an implicit GEMM of (N x out spatial) rows by
 // M / group columns, group times.
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/wolong-dev/wolong/ir"
+)
 
 func init() {
 	Register("", Conv, convCost(0, 1), "Conv", "ConvInteger")
@@ -52,8 +56,65 @@ func convCost(x, w int) Func {
 			return Cost{}, err
 		}
 		cost.Work = []Work{{FLOPs: cost.FLOPs, Tiles: c.Tiles(group, n*spatial, m/group), Count: 1}}
+		// quantized depthwise convs run a direct kernel over all channels
+		// at once (MLAS): no staging
+		direct := quantized(c.Input(x)) && depthwise(wd, group)
+		if c.m.HW.ConvIm2col && !pointwise(c.Node, wd) && !direct {
+			// im2col: one row of C/group x prod(kernel) taps per output
+			// position, per group, written then read by the GEMM
+			c.stage(&cost, c.Input(x), 2*n*spatial*group*prod(wd[1:]))
+			cost.Steps = int64(group) // one im2col + GEMM per group
+		}
 		return cost, nil
 	}
+}
+
+// depthwise reports whether a conv of weight dims wd and group has one
+// input channel per group.
+func depthwise(wd []int64, group float64) bool { return group > 1 && wd[1] == 1 }
+
+// quantized reports whether v holds 8-bit integers.
+func quantized(v *ir.Value) bool {
+	return v != nil && (v.Type.DType == ir.Uint8 || v.Type.DType == ir.Int8)
+}
+
+// pointwise reports whether a conv with weight dims wd is a plain GEMM: a
+// 1x1 kernel, unit strides and dilations, no padding.
+func pointwise(n *ir.Node, wd []int64) bool {
+	for _, k := range wd[2:] {
+		if k != 1 {
+			return false
+		}
+	}
+	for _, name := range []string{"strides", "dilations"} {
+		v, _ := n.AttrInts(name)
+		for _, s := range v {
+			if s != 1 {
+				return false
+			}
+		}
+	}
+	p, _ := n.AttrInts("pads")
+	for _, v := range p {
+		if v != 0 {
+			return false
+		}
+	}
+	ap := string(n.AttrString("auto_pad", "NOTSET"))
+	return ap == "NOTSET" || ap == "VALID" || ap == ""
+}
+
+// stage adds a staging buffer of elems elements of v's type to cost: its
+// bytes are moved before the arithmetic (see Cost.StagedBytes). An im2col
+// gather costs per element, not per byte, so elements narrower than 32
+// bits count as 4 bytes.
+func (c *Ctx) stage(cost *Cost, v *ir.Value, elems float64) {
+	if v == nil || v.Type.Kind != ir.KindTensor {
+		return
+	}
+	b := max(c.m.dtype(v.Type.DType).StorageBytes(1), 4)
+	cost.StagedBytes += elems * float64(b)
+	cost.Bytes += elems * float64(b)
 }
 
 // ConvTranspose(X[N, C, in...], W[C, M/group, k...]).
@@ -81,6 +142,12 @@ func convTransposeCost(c *Ctx) (Cost, error) {
 	}
 	mPerGroup := float64(wd[1])
 	cost.Work = []Work{{FLOPs: cost.FLOPs, Tiles: c.Tiles(group, n*prod(xd[2:]), mPerGroup*prod(wd[2:])), Count: 1}}
+	if c.m.HW.ConvIm2col {
+		// the GEMM writes a column buffer of M x prod(kernel) rows per input
+		// position; col2im reads it back into the output
+		c.stage(&cost, c.Input(0), 2*n*prod(xd[2:])*group*mPerGroup*prod(wd[2:]))
+		cost.Steps = int64(group)
+	}
 	return cost, nil
 }
 

@@ -60,6 +60,15 @@ type Cost struct {
 	WeightBytes float64
 	// Note qualifies an estimate (assumed trip count, fallback costing).
 	Note string
+	// StagedBytes is the part of Bytes moved by a staging pass that runs
+	// before the arithmetic and does not overlap it (an im2col buffer
+	// written and read back): its time adds to max(compute, memory).
+	StagedBytes float64
+	// Steps is the number of sequential library calls inside each kernel
+	// (0: one): a CPU library runs a grouped conv one group at a time,
+	// each call paying the class's fixed overhead on its own slice of the
+	// traffic.
+	Steps int64
 }
 
 // Func computes the cost of one node. Returning an error makes the cost

@@ -26,6 +26,11 @@ type Options struct {
 	TF32  bool     // run float32 matrix ops on TF32 tensor cores
 	Trip  int64    // trip count for loops without a static one (0: DefaultTrip)
 	DType ir.DType // cost every float tensor as this type (Undefined: as the model says)
+	// NoFold runs every node, as a runtime with graph optimizations
+	// disabled does: nodes whose outputs are known before running
+	// (constants, shape arithmetic, deterministic ops of constant inputs)
+	// are costed instead of folded at load time.
+	NoFold bool
 }
 
 // Bound says what limits a node's time.
@@ -135,7 +140,7 @@ func (m *Model) Node(n *ir.Node) Estimate {
 			return m.fused(n, body)
 		}
 	}
-	if folded(n) {
+	if !m.Opt.NoFold && folded(n) {
 		m.note(foldedNote)
 		return Estimate{Cost: Cost{Class: Free, Note: foldedNote}, Bound: BoundFree}
 	}
@@ -150,12 +155,21 @@ func (m *Model) Node(n *ir.Node) Estimate {
 			cost.Class = e.class
 		}
 		if cost.Class == Control {
-			// control-flow functions return their estimate through the context
-			return c.composite
+			// control-flow functions return their estimate through the
+			// context; the runtime dispatches the node itself too
+			e := c.composite
+			e.HostS += m.HW.DispatchUs * 1e-6
+			return e
 		}
 		cost.WeightBytes = m.weightBytes(n)
 		m.note(cost.Note)
-		return m.Time(cost)
+		e := m.Time(cost)
+		if cost.Class == Free && n.Op != "Constant" {
+			// no kernel, but the runtime still dispatches the node
+			e.HostS = (m.HW.DispatchUs + m.HW.FreeNodeUs) * 1e-6
+		}
+		e.HostS += m.allocS(n, e)
+		return e
 	}
 	if m.IR != nil {
 		if f := m.IR.Function(n.Domain, n.Op); f != nil && f.Body != nil {
@@ -175,7 +189,24 @@ func (m *Model) Node(n *ir.Node) Estimate {
 	}
 	cost.Note = "no cost model for " + n.QualifiedOp() + ": costed as a memory-bound copy of its inputs and outputs"
 	m.note(cost.Note)
-	return m.Time(cost)
+	e := m.Time(cost)
+	e.HostS += m.allocS(n, e)
+	return e
+}
+
+// allocS is the host time to allocate the outputs of a node that launches
+// kernels (hw alloc_us_per_mb); views and free nodes allocate nothing.
+func (m *Model) allocS(n *ir.Node, e Estimate) float64 {
+	if m.HW.AllocUsPerMB <= 0 || e.Kernels == 0 || e.Class == Free {
+		return 0
+	}
+	var b float64
+	for _, o := range n.Outputs {
+		if v, err := m.valueBytes(o); err == nil {
+			b += v
+		}
+	}
+	return b / 1e6 * m.HW.AllocUsPerMB * 1e-6
 }
 
 const foldedNote = "nodes whose outputs are known before running (constants, shape arithmetic, deterministic ops of constant inputs such as ConstantOfShape of a constant shape) are folded at load time: no kernel"
@@ -275,6 +306,40 @@ func (m *Model) Fill(bytes float64) float64 {
 	return math.Min(1, blocks/float64(m.HW.SMs*e.MemBlocksPerSM))
 }
 
+// memS is the time to move bytes in each of kernels kernels at the
+// fraction eff of the bandwidth: the part of one kernel's traffic that fits
+// in the last-level cache moves at cache bandwidth (when the hardware
+// gives one), the rest at memory bandwidth.
+func (m *Model) memS(bytes float64, kernels int64, eff float64) float64 {
+	h := m.HW
+	if bytes <= 0 {
+		return 0
+	}
+	k := math.Max(1, float64(kernels))
+	per := bytes / k
+	fill := m.Fill(per)
+	dram := h.MemoryBandwidthGBs * 1e9
+	if h.CacheBandwidthGBs <= 0 || h.L2MB <= 0 {
+		return bytes / (dram * eff * fill)
+	}
+	inCache := math.Min(per, h.L2MB*1e6)
+	t := inCache/(h.CacheBandwidthGBs*1e9) + (per-inCache)/dram
+	return k * t / (eff * fill)
+}
+
+// stagedS is the time of a staging pass of bytes at the fraction eff of
+// the cache bandwidth (memory bandwidth when the hardware gives no cache).
+func (m *Model) stagedS(bytes, eff float64) float64 {
+	if bytes <= 0 {
+		return 0
+	}
+	bw := m.HW.CacheBandwidthGBs
+	if bw <= 0 {
+		bw = m.HW.MemoryBandwidthGBs
+	}
+	return bytes / (bw * 1e9 * eff)
+}
+
 // Time turns a Cost into an Estimate on the model's hardware.
 func (m *Model) Time(c Cost) Estimate {
 	h := m.HW
@@ -314,13 +379,17 @@ func (m *Model) Time(c Cost) Estimate {
 	if tiled > 0 {
 		e.Occupancy = tiled // a tiled kernel occupies only the SMs its tiles run on
 	}
-	if c.Bytes > 0 {
-		e.MemoryS = c.Bytes / (h.MemoryBandwidthGBs * 1e9 * ce.Memory * fill)
-	}
-	e.OverheadS = float64(c.Kernels) * (h.KernelOverheadUs + ce.OverheadUs) * 1e-6
-	work1 := math.Max(e.ComputeS, e.MemoryS)
+	calls := c.Kernels * max(c.Steps, 1)
+	staged := math.Min(math.Max(c.StagedBytes, 0), c.Bytes)
+	e.MemoryS = m.memS(c.Bytes-staged, calls, ce.Memory)
+	e.OverheadS = (float64(c.Kernels)*h.KernelOverheadUs + float64(calls)*ce.OverheadUs) * 1e-6
+	// staging (im2col) runs before the arithmetic, its time adds; libraries
+	// stage in cache-sized chunks, so it moves at cache bandwidth
+	stagedS := m.stagedS(staged, ce.Memory)
+	work1 := math.Max(e.ComputeS, e.MemoryS) + stagedS
+	e.MemoryS += stagedS
 	e.DeviceS = work1 + e.OverheadS
-	e.HostS = float64(c.Kernels) * (h.LaunchUs + h.DispatchUs) * 1e-6
+	e.HostS = (float64(c.Kernels)*h.LaunchUs + h.DispatchUs) * 1e-6
 	switch {
 	case math.Max(e.OverheadS, e.HostS) >= work1:
 		e.Bound = BoundOverhead
@@ -428,9 +497,7 @@ func (m *Model) fused(n *ir.Node, body *ir.Graph) Estimate {
 	ext(n.Outputs, body.Outputs)
 	e.WeightBytes = m.weightBytes(n)
 	ce := h.Efficiency.Class(string(dominant))
-	if e.Bytes > 0 {
-		e.MemoryS = e.Bytes / (h.MemoryBandwidthGBs * 1e9 * ce.Memory * m.Fill(e.Bytes))
-	}
+	e.MemoryS = m.memS(e.Bytes, 1, ce.Memory)
 	e.OverheadS = (h.KernelOverheadUs + ce.OverheadUs) * 1e-6
 	w := math.Max(e.ComputeS, e.MemoryS)
 	e.DeviceS = w + e.OverheadS
@@ -469,8 +536,23 @@ func (m *Model) Assumptions() []string {
 	a = append(a, "efficiency (compute/memory fraction of peak): "+strings.Join(eff, ", "))
 	a = append(a, fmt.Sprintf("small kernels: GEMM tiles %dx%d, %d per SM over %d SMs (waves); bandwidth needs %d blocks of %d bytes per SM",
 		h.Efficiency.TileM, h.Efficiency.TileN, h.Efficiency.BlocksPerSM, h.SMs, h.Efficiency.MemBlocksPerSM, h.Efficiency.MemBytesPerBlock))
-	a = append(a, fmt.Sprintf("per kernel: launch %.1f us + dispatch %.1f us on one host thread, %.1f us fixed device time",
+	a = append(a, fmt.Sprintf("launch %.1f us per kernel and dispatch %.1f us per executed node on one host thread, %.1f us fixed device time per kernel",
 		h.LaunchUs, h.DispatchUs, h.KernelOverheadUs))
+	if h.RunOverheadUs > 0 || h.AllocUsPerMB > 0 {
+		a = append(a, fmt.Sprintf("host: %.1f us per inference run, %.1f us per MB of node outputs allocated", h.RunOverheadUs, h.AllocUsPerMB))
+	}
+	if h.FreeNodeUs > 0 {
+		a = append(a, fmt.Sprintf("nodes without a kernel (views, shape queries) take %.1f us beyond dispatch", h.FreeNodeUs))
+	}
+	if h.CacheBandwidthGBs > 0 && h.L2MB > 0 {
+		a = append(a, fmt.Sprintf("cache: up to %.3g MB of a kernel's traffic at %.4g GB/s, the rest at %.4g GB/s", h.L2MB, h.CacheBandwidthGBs, h.MemoryBandwidthGBs))
+	}
+	if h.ConvIm2col {
+		a = append(a, "convolutions other than 1x1/stride 1/unpadded stage their input through an im2col buffer (written and read back before the GEMM)")
+	}
+	if m.Opt.NoFold {
+		a = append(a, "every node runs (no load-time folding of constant or shape-only nodes)")
+	}
 	a = append(a, fmt.Sprintf("loops without a static trip count run %d times (--trip)", m.Opt.Trip))
 	return a
 }

@@ -60,6 +60,11 @@ func rnnCost(gates float64) Func {
 			cost.Bytes += rb * (t - 1)
 		}
 		cost.Kernels = int64(dirs * (t + 1))
+		if c.m.HW.Kind == "cpu" {
+			// a CPU library runs the whole sequence in one call: the steps
+			// are loop iterations, not kernels
+			cost.Steps, cost.Kernels = cost.Kernels, 1
+		}
 		cost.Work = []Work{
 			{FLOPs: proj, Tiles: c.Tiles(1, t*b, gh), Count: dirs},
 			{FLOPs: step, Tiles: c.Tiles(1, b, gh), Count: dirs * t},

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"sort"
 	"strings"
@@ -83,12 +84,35 @@ type Hardware struct {
 	SMs                int     `json:"sms"`                  // streaming multiprocessors (GPU) or cores (CPU)
 	ClockGHz           float64 `json:"clock_ghz"`
 
-	// Per kernel: host-side launch cost (API call), per-op framework
-	// dispatch cost on the host, and fixed device-side time (ramp-up,
+	// Host-side launch cost of each kernel (API call); framework dispatch
+	// cost of each node the runtime executes, kernel or not (a view such
+	// as Reshape is dispatched too); fixed device-side time (ramp-up,
 	// tail) of even an empty kernel. All µs.
 	LaunchUs         float64 `json:"launch_us"`
 	DispatchUs       float64 `json:"dispatch_us"`
 	KernelOverheadUs float64 `json:"kernel_overhead_us"`
+	// RunOverheadUs is the host time of one inference call outside its
+	// nodes (binding inputs, returning outputs), µs. AllocUsPerMB is host
+	// time per MB (1e6 bytes) of node outputs allocated in a run (the
+	// allocator and the first touch of fresh pages). Both 0: not modelled.
+	RunOverheadUs float64 `json:"run_overhead_us,omitempty"`
+	AllocUsPerMB  float64 `json:"alloc_us_per_mb,omitempty"`
+	// FreeNodeUs is the host time, beyond dispatch, of a node that
+	// launches no kernel (a view such as Reshape, a shape query): 0 where
+	// views are metadata only; ONNX Runtime on a CPU runs them as small
+	// copying kernels. µs.
+	FreeNodeUs float64 `json:"free_node_us,omitempty"`
+	// CacheBandwidthGBs is the bandwidth of the last-level cache (l2_mb):
+	// the part of a kernel's traffic that fits in it moves at this rate,
+	// the rest at memory_bandwidth_gbs. 0: no cache model (every byte at
+	// memory bandwidth).
+	CacheBandwidthGBs float64 `json:"cache_bandwidth_gbs,omitempty"`
+	// ConvIm2col says convolutions other than pointwise ones (1x1 kernel,
+	// stride 1, no padding) stage their input through an im2col buffer
+	// before a GEMM, as CPU libraries (MLAS, oneDNN's gemm path) do; the
+	// buffer is written and read back before the arithmetic. false:
+	// implicit GEMM (cuDNN), no staging traffic.
+	ConvIm2col bool `json:"conv_im2col,omitempty"`
 
 	// Interconnects, GB/s per direction unless noted in Sources.
 	NVLinkGBs float64 `json:"nvlink_gbs"`
@@ -207,12 +231,12 @@ func (h *Hardware) Clone() *Hardware {
 func (h *Hardware) Validate() error {
 	var bad []string
 	pos := func(name string, v float64) {
-		if !(v > 0) {
+		if !(v > 0 && v <= math.MaxFloat64) {
 			bad = append(bad, name+" must be > 0")
 		}
 	}
 	nonneg := func(name string, v float64) {
-		if v < 0 || v != v {
+		if !(v >= 0 && v <= math.MaxFloat64) {
 			bad = append(bad, name+" must be >= 0")
 		}
 	}
@@ -244,6 +268,10 @@ func (h *Hardware) Validate() error {
 	nonneg("launch_us", h.LaunchUs)
 	nonneg("dispatch_us", h.DispatchUs)
 	nonneg("kernel_overhead_us", h.KernelOverheadUs)
+	nonneg("run_overhead_us", h.RunOverheadUs)
+	nonneg("alloc_us_per_mb", h.AllocUsPerMB)
+	nonneg("free_node_us", h.FreeNodeUs)
+	nonneg("cache_bandwidth_gbs", h.CacheBandwidthGBs)
 	nonneg("nvlink_gbs", h.NVLinkGBs)
 	nonneg("pcie_gbs", h.PCIeGBs)
 	for _, c := range h.Efficiency.Classes() {
