@@ -1,6 +1,7 @@
 package hw
 
 import (
+	"math"
 	"bytes"
 	"os"
 	"path/filepath"
@@ -134,5 +135,23 @@ func TestLoadErrors(t *testing.T) {
 	}
 	if _, err := Preset("tpu"); err == nil || !strings.Contains(err.Error(), "h200") {
 		t.Errorf("unknown preset: err = %v", err)
+	}
+}
+
+// TestHostFieldsValidated: the executor and cache fields must be finite
+// and non-negative.
+func TestHostFieldsValidated(t *testing.T) {
+	for _, set := range []func(h *Hardware){
+		func(h *Hardware) { h.RunOverheadUs = -1 },
+		func(h *Hardware) { h.AllocUsPerMB = math.Inf(1) },
+		func(h *Hardware) { h.FreeNodeUs = math.NaN() },
+		func(h *Hardware) { h.CacheBandwidthGBs = -5 },
+		func(h *Hardware) { h.MemoryBandwidthGBs = math.Inf(1) },
+	} {
+		h, _ := Preset("cpu-1t")
+		set(h)
+		if err := h.Validate(); err == nil {
+			t.Errorf("accepted %+v", h)
+		}
 	}
 }

@@ -1,0 +1,174 @@
+package cost
+
+import (
+	"math"
+	"testing"
+
+	"github.com/wolong-dev/wolong/ir"
+)
+
+// TestConvIm2col: on hardware whose convs go through im2col, a 3x3 conv
+// stages C x 9 x N x HWout elements (written and read back, counted as 4
+// bytes each) in one call per group, a pointwise conv and a quantized
+// depthwise conv stage nothing, and implicit-GEMM hardware never stages.
+func TestConvIm2col(t *testing.T) {
+	type tc struct {
+		name     string
+		dt       ir.DType
+		c, m, k  int64
+		group    int64
+		stride   int64
+		wantElem float64 // staged elements (x2 for write + read)
+		steps    int64
+	}
+	const hw, n = 16, 2
+	cases := []tc{
+		{"3x3", ir.Float32, 8, 16, 3, 1, 1, 2 * 8 * 9 * n * hw * hw, 1},
+		{"1x1", ir.Float32, 8, 16, 1, 1, 1, 0, 0},
+		{"1x1 stride 2", ir.Float32, 8, 16, 1, 1, 2, 2 * 8 * 1 * n * 8 * 8, 1},
+		{"depthwise", ir.Float32, 8, 8, 3, 8, 1, 2 * 8 * 9 * n * hw * hw, 8},
+		{"grouped", ir.Float32, 8, 16, 3, 2, 1, 2 * 8 * 9 * n * hw * hw, 2},
+		{"depthwise uint8", ir.Uint8, 8, 8, 3, 8, 1, 0, 0},
+		{"3x3 uint8", ir.Uint8, 8, 16, 3, 1, 1, 2 * 8 * 9 * n * hw * hw, 1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			g := ir.NewGraph("conv")
+			x := in(g, "x", c.dt, n, c.c, hw, hw)
+			w := in(g, "w", c.dt, c.m, c.c/c.group, c.k, c.k)
+			pad := (c.k - 1) / 2
+			var node *ir.Node
+			attrs := []*ir.Attr{iattr("group", c.group), iattrs("pads", pad, pad, pad, pad), iattrs("strides", c.stride, c.stride)}
+			if c.dt == ir.Uint8 {
+				s := in(g, "s", ir.Float32)
+				z := in(g, "z", ir.Uint8)
+				wz := in(g, "wz", ir.Uint8)
+				node = one(g, "QLinearConv", "conv", []*ir.Value{x, s, z, w, s, wz, s, z}, attrs...)
+			} else {
+				node = one(g, "Conv", "conv", []*ir.Value{x, w}, attrs...)
+			}
+			m := model(t, g, 17)
+			cpu := preset(t, "cpu-1t")
+			if !cpu.ConvIm2col {
+				t.Fatal("cpu-1t preset should stage convs through im2col")
+			}
+			e := New(cpu, m, Options{}).Node(node)
+			if e.Unknown {
+				t.Fatalf("unknown: %s", e.Why)
+			}
+			if want := c.wantElem * 4; e.StagedBytes != want {
+				t.Errorf("staged bytes = %g, want %g", e.StagedBytes, want)
+			}
+			if e.Steps != c.steps {
+				t.Errorf("steps = %d, want %d", e.Steps, c.steps)
+			}
+			if e.StagedBytes > 0 {
+				plain := cpu.Clone()
+				plain.ConvIm2col = false
+				p := New(plain, m, Options{}).Node(node)
+				if p.StagedBytes != 0 || !(e.DeviceS > p.DeviceS) {
+					t.Errorf("without im2col: staged %g, time %g s; with: %g s (want more)", p.StagedBytes, p.DeviceS, e.DeviceS)
+				}
+			}
+			gpu := New(preset(t, "h100"), m, Options{}).Node(node)
+			if gpu.StagedBytes != 0 {
+				t.Errorf("h100 (implicit GEMM) staged %g bytes", gpu.StagedBytes)
+			}
+		})
+	}
+}
+
+// shapeChain is x -> Shape -> Gather(0) -> Unsqueeze -> Reshape(x): the
+// shape arithmetic a runtime folds when x's shape is static.
+func shapeChain(t *testing.T) (*ir.Model, []*ir.Node) {
+	g := ir.NewGraph("shape")
+	x := in(g, "x", ir.Float32, 4, 8)
+	sh := one(g, "Shape", "shape", []*ir.Value{x})
+	idx := g.AddInitializer(&ir.Tensor{Name: "idx", DType: ir.Int64, Int64s: []int64{0}})
+	ga := one(g, "Gather", "gather", []*ir.Value{sh.Outputs[0], idx})
+	ax := g.AddInitializer(&ir.Tensor{Name: "axes", DType: ir.Int64, Dims: []int64{1}, Int64s: []int64{0}})
+	un := one(g, "Unsqueeze", "unsq", []*ir.Value{ga.Outputs[0], ax})
+	minus := g.AddInitializer(&ir.Tensor{Name: "minus", DType: ir.Int64, Dims: []int64{1}, Int64s: []int64{-1}})
+	cc := one(g, "Concat", "concat", []*ir.Value{un.Outputs[0], minus}, iattr("axis", 0))
+	rs := one(g, "Reshape", "reshape", []*ir.Value{x, cc.Outputs[0]})
+	g.Outputs = append(g.Outputs, rs.Outputs[0])
+	return model(t, g, 17), []*ir.Node{sh, ga, un, cc, rs}
+}
+
+// TestNoFold: shape arithmetic is folded (free, no host time) unless the
+// runtime runs every node; then views and shape queries cost dispatch plus
+// free_node_us on the host, and small kernels cost a kernel.
+func TestNoFold(t *testing.T) {
+	m, nodes := shapeChain(t)
+	h := preset(t, "cpu-1t")
+	h.FreeNodeUs = 2
+	folded := New(h, m, Options{})
+	for _, n := range nodes[:4] {
+		if e := folded.Node(n); e.Class != Free || e.HostS != 0 {
+			t.Errorf("%s folded: class %s host %g s, want free with no host time", n.Op, e.Class, e.HostS)
+		}
+	}
+	all := New(h, m, Options{NoFold: true})
+	wantFree := (h.DispatchUs + h.FreeNodeUs) * 1e-6
+	for _, n := range nodes {
+		e := all.Node(n)
+		switch n.Op {
+		case "Shape", "Unsqueeze", "Reshape":
+			if e.Kernels != 0 || math.Abs(e.HostS-wantFree) > 1e-12 {
+				t.Errorf("%s unfolded: %d kernels, host %g s; want none and %g s", n.Op, e.Kernels, e.HostS, wantFree)
+			}
+		default:
+			if e.Kernels != 1 || e.HostS < h.DispatchUs*1e-6 {
+				t.Errorf("%s unfolded: %d kernels, host %g s; want one kernel and its dispatch", n.Op, e.Kernels, e.HostS)
+			}
+		}
+	}
+}
+
+// TestCacheModel: traffic that fits in the last-level cache moves at
+// cache bandwidth, the rest at memory bandwidth; without a cache bandwidth
+// every byte moves at memory bandwidth.
+func TestCacheModel(t *testing.T) {
+	h := preset(t, "cpu-1t")
+	h.L2MB, h.CacheBandwidthGBs, h.MemoryBandwidthGBs = 1, 40, 20
+	m := New(h, nil, Options{})
+	if got, want := m.memS(0.5e6, 1, 1), 0.5e6/40e9; math.Abs(got/want-1) > 1e-9 {
+		t.Errorf("0.5 MB in cache: %g s, want %g s", got, want)
+	}
+	if got, want := m.memS(3e6, 1, 1), 1e6/40e9+2e6/20e9; math.Abs(got/want-1) > 1e-9 {
+		t.Errorf("3 MB: %g s, want %g s", got, want)
+	}
+	// three calls of 1 MB each fit the cache one at a time
+	if got, want := m.memS(3e6, 3, 0.5), 3e6/40e9/0.5; math.Abs(got/want-1) > 1e-9 {
+		t.Errorf("3 calls of 1 MB at half efficiency: %g s, want %g s", got, want)
+	}
+	h.CacheBandwidthGBs = 0
+	if got, want := m.memS(0.5e6, 1, 1), 0.5e6/20e9; math.Abs(got/want-1) > 1e-9 {
+		t.Errorf("no cache model: %g s, want %g s", got, want)
+	}
+}
+
+// TestRNNOneCallOnCPU: a CPU library runs an LSTM's sequence in one call
+// (one kernel, a step per time step and direction); a GPU launches a
+// kernel per step.
+func TestRNNOneCallOnCPU(t *testing.T) {
+	g := ir.NewGraph("lstm")
+	x := in(g, "x", ir.Float32, 5, 1, 8)
+	w := in(g, "w", ir.Float32, 1, 64, 8)
+	r := in(g, "r", ir.Float32, 1, 64, 16)
+	n := g.AddNode("LSTM", "", "lstm", []*ir.Value{x, w, r}, []string{"y"}, iattr("hidden_size", 16))
+	m := model(t, g, 17)
+	c := New(preset(t, "cpu-1t"), m, Options{}).Node(n)
+	if c.Kernels != 1 || c.Steps != 6 {
+		t.Errorf("cpu: %d kernels, %d steps; want 1 and 6", c.Kernels, c.Steps)
+	}
+	gpu := New(preset(t, "h100"), m, Options{}).Node(n)
+	if gpu.Kernels != 6 || gpu.Steps != 0 {
+		t.Errorf("h100: %d kernels, %d steps; want 6 and 0", gpu.Kernels, gpu.Steps)
+	}
+	// dispatch is paid once per node, launch once per kernel
+	h := preset(t, "h100")
+	if want := (6*h.LaunchUs + h.DispatchUs) * 1e-6; math.Abs(gpu.HostS-want) > 1e-12 {
+		t.Errorf("h100 host time %g s, want %g s", gpu.HostS, want)
+	}
+}
