@@ -1,8 +1,8 @@
 package hw
 
 import (
-	"math"
 	"bytes"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
