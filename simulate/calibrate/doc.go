@@ -61,25 +61,33 @@
 //
 // # The fit
 //
-// Fit minimises, per op class, a weighted sum of squared log ratios of
-// predicted to measured time (relative error, so small and large kernels
-// both count; weight sqrt(measured µs), so a model's heavy kernels count
-// more) over the class's compute and memory efficiency and its fixed
-// overhead, with Levenberg-Marquardt (normal equations solved with
-// gonum/mat), started from the preset and from a fixed grid of points (the
-// max of compute and memory time makes the loss piecewise), keeping the
+// Fit minimises, per op class, a sum of squared residuals over the class's
+// compute and memory efficiency and its fixed overhead. A kernel measured
+// inside a run (an ONNX Runtime profile with its model_run) contributes its
+// error as a share of that run's measured time (so every model weighs the
+// same however long it runs, and a kernel weighs what it adds to its
+// model's time) plus a light pull on log(predicted/measured); a kernel
+// measured on its own (table, trace) contributes its log ratio, weighted by
+// sqrt(measured µs). Levenberg-Marquardt (normal equations solved with
+// gonum/mat) starts from the preset and from a fixed grid of points (the
+// max of compute and memory time makes the loss piecewise) and keeps the
 // best. The parameters are reparametrised so none can leave its range: the
 // compute fraction through a logistic function (always in (0, 1)), memory
 // efficiency and overheads through exp (always > 0). A class whose kernels
-// sustain more than the preset's bandwidth (tensors resident in cache) raises
-// memory_bandwidth_gbs, and every class's memory fraction is divided by the
-// same factor, so fractions stay in (0, 1] and predictions are unchanged;
-// the file states it. A weak pull toward the preset keeps fractions the data
-// do not determine (the compute efficiency of an always memory-bound class)
-// where they were. Classes without samples keep the preset's values. When
-// profiles carry end-to-end times (ORT's model_run) and the hardware is a
-// CPU, the per-node dispatch time (executor overhead between kernels, and
-// nodes ORT runs that wolong folds) is then fitted to them. Results are
-// rounded to 4 significant digits: the same input gives the same file byte
-// for byte.
+// sustain more than the preset's bandwidth raises memory_bandwidth_gbs (and
+// cache_bandwidth_gbs by the same factor), and every class's memory
+// fraction is divided by that factor, so fractions stay in (0, 1] and
+// predictions are unchanged; the file states it. A weak pull toward the
+// preset keeps fractions the data do not determine where they were.
+// Classes with fewer than MinClassKernels kernels keep the preset's values.
+//
+// When profiles carry end-to-end times and the hardware is a CPU, the host
+// parameters are then fitted to the runs on relative error: dispatch per
+// executed node, overhead per run, time per MB of outputs allocated and
+// time per node without a kernel (the predicted run time is linear in
+// them). Runs whose prediction rests on an assumed loop trip count or on
+// unknown costs are left out. ORT profiles taken with graph optimizations
+// disabled are predicted with cost.Options.NoFold: the runtime ran every
+// node, so nothing is folded at load time. Results are rounded to 4
+// significant digits: the same input gives the same file byte for byte.
 package calibrate
