@@ -45,10 +45,22 @@ func WriteHardware(w io.Writer, h *hw.Hardware) error {
 		{"memory", fmt.Sprintf("%g GB at %g GB/s", h.MemoryGB, h.MemoryBandwidthGBs)},
 		{"L2 / last-level cache", fmt.Sprintf("%g MB", h.L2MB)},
 		{"SMs / cores", fmt.Sprintf("%d at %g GHz", h.SMs, h.ClockGHz)},
-		{"per kernel", fmt.Sprintf("launch %g us + dispatch %g us (host), %g us fixed (device)", h.LaunchUs, h.DispatchUs, h.KernelOverheadUs)},
+		{"host", fmt.Sprintf("launch %g us per kernel, dispatch %g us per node", h.LaunchUs, h.DispatchUs)},
+		{"device", fmt.Sprintf("%g us fixed per kernel", h.KernelOverheadUs)},
 		{"NVLink / PCIe", fmt.Sprintf("%g / %g GB/s", h.NVLinkGBs, h.PCIeGBs)},
 		{"GEMM tile (waves model)", fmt.Sprintf("%dx%d, %d block(s) per SM", h.Efficiency.TileM, h.Efficiency.TileN, h.Efficiency.BlocksPerSM)},
 		{"bandwidth fill", fmt.Sprintf("%d blocks of %d bytes per SM", h.Efficiency.MemBlocksPerSM, h.Efficiency.MemBytesPerBlock)},
+	}
+	if h.RunOverheadUs > 0 || h.AllocUsPerMB > 0 || h.FreeNodeUs > 0 {
+		rows = append(rows, []string{"executor", fmt.Sprintf("%g us per run, %g us per MB of outputs allocated, %g us per node without a kernel", h.RunOverheadUs, h.AllocUsPerMB, h.FreeNodeUs)})
+	}
+	if h.CacheBandwidthGBs > 0 {
+		rows = append(rows, []string{"cache bandwidth", fmt.Sprintf("%g GB/s for the first %g MB of a kernel's traffic", h.CacheBandwidthGBs, h.L2MB)})
+	}
+	if h.ConvIm2col {
+		rows = append(rows, []string{"convolution", "im2col + GEMM (staging buffer before the arithmetic)"})
+	} else {
+		rows = append(rows, []string{"convolution", "implicit GEMM (no staging)"})
 	}
 	ew.check(WriteTable(ew, []string{"field", "value"}, rows))
 	fmt.Fprintln(ew, "\nEfficiency (fraction of peak reached by a kernel that fills the device):")
