@@ -226,7 +226,7 @@ func runsText(n int) string {
 
 func setClass(e *hw.Efficiency, name string, c hw.ClassEfficiency) {
 	p := map[string]*hw.ClassEfficiency{
-		"matmul": &e.MatMul, "conv": &e.Conv, "attention": &e.Attention, "rnn": &e.RNN,
+		"matmul": &e.MatMul, "conv": &e.Conv, "depthwise": &e.Depthwise, "attention": &e.Attention, "rnn": &e.RNN,
 		"elementwise": &e.Elementwise, "reduction": &e.Reduction, "normalization": &e.Normalization,
 		"data_movement": &e.DataMovement, "other": &e.Other,
 	}[name]

@@ -11,7 +11,10 @@ package cost
 // Bytes are the op's inputs and outputs (a flash-style kernel keeps the
 // Sq x Skv scores on chip).
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 func init() {
 	Register("", Attention, onnxAttentionCost, "Attention")
@@ -34,6 +37,14 @@ func (c *Ctx) attention(b, heads, sq, skv, dqk, dv, projFLOPs, projTiles float64
 	cost.Work = []Work{{FLOPs: core, Tiles: c.Tiles(b*heads, sq, dv), Count: 1}}
 	if projFLOPs > 0 {
 		cost.Work = append(cost.Work, Work{FLOPs: projFLOPs, Tiles: projTiles, Count: 1})
+	}
+	if c.m.HW.Kind == "cpu" {
+		// a CPU runtime runs attention unfused: per batch and head a QK^T
+		// GEMM, a softmax and a PV GEMM, each a library call
+		cost.Steps = int64(math.Min(3*b*heads, 1<<30))
+		if projFLOPs > 0 {
+			cost.Steps++
+		}
 	}
 	return cost, nil
 }

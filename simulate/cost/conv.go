@@ -56,6 +56,9 @@ func convCost(x, w int) Func {
 			return Cost{}, err
 		}
 		cost.Work = []Work{{FLOPs: cost.FLOPs, Tiles: c.Tiles(group, n*spatial, m/group), Count: 1}}
+		if depthwise(wd, group) {
+			cost.Class = Depthwise
+		}
 		// quantized depthwise convs run a direct kernel over all channels
 		// at once (MLAS): no staging
 		direct := quantized(c.Input(x)) && depthwise(wd, group)
@@ -64,6 +67,9 @@ func convCost(x, w int) Func {
 			// position, per group, written then read by the GEMM
 			c.stage(&cost, c.Input(x), 2*n*spatial*group*prod(wd[1:]))
 			cost.Steps = int64(group) // one im2col + GEMM per group
+		}
+		if c.Node.Op == "QLinearConv" {
+			c.requantize(&cost, n*m*spatial)
 		}
 		return cost, nil
 	}

@@ -18,6 +18,7 @@ type Class string
 const (
 	MatMul        Class = "matmul"
 	Conv          Class = "conv"
+	Depthwise     Class = "depthwise" // convs with one input channel per group: vector units
 	Attention     Class = "attention"
 	RNN           Class = "rnn"
 	Elementwise   Class = "elementwise"

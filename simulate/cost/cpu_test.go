@@ -10,7 +10,8 @@ import (
 // TestConvIm2col: on hardware whose convs go through im2col, a 3x3 conv
 // stages C x 9 x N x HWout elements (written and read back, counted as 4
 // bytes each) in one call per group, a pointwise conv and a quantized
-// depthwise conv stage nothing, and implicit-GEMM hardware never stages.
+// depthwise conv stage no im2col buffer, a QLinearConv stages its int32
+// accumulator on a CPU, and implicit-GEMM GPU hardware never stages.
 func TestConvIm2col(t *testing.T) {
 	type tc struct {
 		name     string
@@ -28,7 +29,7 @@ func TestConvIm2col(t *testing.T) {
 		{"1x1 stride 2", ir.Float32, 8, 16, 1, 1, 2, 2 * 8 * 1 * n * 8 * 8, 1},
 		{"depthwise", ir.Float32, 8, 8, 3, 8, 1, 2 * 8 * 9 * n * hw * hw, 8},
 		{"grouped", ir.Float32, 8, 16, 3, 2, 1, 2 * 8 * 9 * n * hw * hw, 2},
-		{"depthwise uint8", ir.Uint8, 8, 8, 3, 8, 1, 0, 0},
+		{"depthwise uint8 (direct kernel)", ir.Uint8, 8, 8, 3, 8, 1, 0, 0},
 		{"3x3 uint8", ir.Uint8, 8, 16, 3, 1, 1, 2 * 8 * 9 * n * hw * hw, 1},
 	}
 	for _, c := range cases {
@@ -56,17 +57,24 @@ func TestConvIm2col(t *testing.T) {
 			if e.Unknown {
 				t.Fatalf("unknown: %s", e.Why)
 			}
-			if want := c.wantElem * 4; e.StagedBytes != want {
+			want := c.wantElem * 4
+			requant := 0.0
+			if c.dt == ir.Uint8 {
+				// QLinearConv: an int32 accumulator written and read back
+				oh := float64(hw / c.stride)
+				requant = 8 * n * float64(c.m) * oh * oh
+			}
+			if want += requant; e.StagedBytes != want {
 				t.Errorf("staged bytes = %g, want %g", e.StagedBytes, want)
 			}
 			if e.Steps != c.steps {
 				t.Errorf("steps = %d, want %d", e.Steps, c.steps)
 			}
-			if e.StagedBytes > 0 {
+			if c.wantElem > 0 {
 				plain := cpu.Clone()
 				plain.ConvIm2col = false
 				p := New(plain, m, Options{}).Node(node)
-				if p.StagedBytes != 0 || !(e.DeviceS > p.DeviceS) {
+				if p.StagedBytes != requant || !(e.DeviceS > p.DeviceS) {
 					t.Errorf("without im2col: staged %g, time %g s; with: %g s (want more)", p.StagedBytes, p.DeviceS, e.DeviceS)
 				}
 			}
@@ -170,5 +178,24 @@ func TestRNNOneCallOnCPU(t *testing.T) {
 	h := preset(t, "h100")
 	if want := (6*h.LaunchUs + h.DispatchUs) * 1e-6; math.Abs(gpu.HostS-want) > 1e-12 {
 		t.Errorf("h100 host time %g s, want %g s", gpu.HostS, want)
+	}
+}
+
+// TestDepthwiseClass: a conv with one input channel per group is costed in
+// its own class on the vector units, on every hardware.
+func TestDepthwiseClass(t *testing.T) {
+	g := ir.NewGraph("dw")
+	x := in(g, "x", ir.Float16, 1, 32, 56, 56)
+	w := in(g, "w", ir.Float16, 32, 1, 3, 3)
+	n := one(g, "Conv", "dw", []*ir.Value{x, w}, iattr("group", 32), iattrs("pads", 1, 1, 1, 1))
+	w2 := in(g, "w2", ir.Float16, 32, 16, 3, 3)
+	n2 := one(g, "Conv", "grouped", []*ir.Value{x, w2}, iattr("group", 2), iattrs("pads", 1, 1, 1, 1))
+	m := model(t, g, 17)
+	cm := New(preset(t, "h100"), m, Options{})
+	if e := cm.Node(n); e.Class != Depthwise || e.Math != "fp32" {
+		t.Errorf("depthwise conv: class %s on %s, want depthwise on the fp32 vector units", e.Class, e.Math)
+	}
+	if e := cm.Node(n2); e.Class != Conv || e.Math != "fp16" {
+		t.Errorf("grouped conv (16 channels per group): class %s on %s, want conv on fp16 tensor cores", e.Class, e.Math)
 	}
 }

@@ -86,7 +86,25 @@ func qlinearMatmulCost(c *Ctx) (Cost, error) {
 	if err != nil {
 		return Cost{}, err
 	}
-	return c.gemm(a, b, out)
+	cost, err := c.gemm(a, b, out)
+	if err != nil {
+		return Cost{}, err
+	}
+	c.requantize(&cost, prod(out))
+	return cost, nil
+}
+
+// requantize adds, on a CPU, the int32 accumulator of a quantized GEMM
+// with quantized output (QLinearMatMul, QLinearConv): CPU int8 libraries
+// (MLAS) accumulate outputs elements into an int32 buffer and requantize
+// it in a second pass, 4 bytes written and read back per element before
+// the u8/i8 output is written. GPU int8 GEMMs fuse the epilogue.
+func (c *Ctx) requantize(cost *Cost, outputs float64) {
+	if c.m.HW.Kind != "cpu" {
+		return
+	}
+	cost.StagedBytes += 8 * outputs
+	cost.Bytes += 8 * outputs
 }
 
 // Gemm(A, B, C?): Y = alpha op(A) op(B) + beta C.

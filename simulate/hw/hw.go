@@ -44,8 +44,12 @@ type ClassEfficiency struct {
 // class, plus the parameters of the small-kernel (waves) model. These are
 // the fields a calibration fits.
 type Efficiency struct {
-	MatMul        ClassEfficiency `json:"matmul"`
-	Conv          ClassEfficiency `json:"conv"`
+	MatMul ClassEfficiency `json:"matmul"`
+	Conv   ClassEfficiency `json:"conv"`
+	// Depthwise convs (one input channel per group) do not map to a GEMM:
+	// they run on the vector units at low arithmetic intensity. Absent from
+	// a hardware file: the conv class's values.
+	Depthwise     ClassEfficiency `json:"depthwise"`
 	Attention     ClassEfficiency `json:"attention"`
 	RNN           ClassEfficiency `json:"rnn"`
 	Elementwise   ClassEfficiency `json:"elementwise"`
@@ -203,6 +207,9 @@ func Parse(r io.Reader) (*Hardware, error) {
 	if err := decodeStrict(io.LimitReader(r, maxFileSize), &h); err != nil {
 		return nil, err
 	}
+	if h.Efficiency.Depthwise == (ClassEfficiency{}) {
+		h.Efficiency.Depthwise = h.Efficiency.Conv // files written before the class existed
+	}
 	if err := h.Validate(); err != nil {
 		return nil, err
 	}
@@ -303,7 +310,7 @@ type NamedClass struct {
 // Classes lists the per-class efficiencies in schema order.
 func (e Efficiency) Classes() []NamedClass {
 	return []NamedClass{
-		{"matmul", e.MatMul}, {"conv", e.Conv}, {"attention", e.Attention}, {"rnn", e.RNN},
+		{"matmul", e.MatMul}, {"conv", e.Conv}, {"depthwise", e.Depthwise}, {"attention", e.Attention}, {"rnn", e.RNN},
 		{"elementwise", e.Elementwise}, {"reduction", e.Reduction}, {"normalization", e.Normalization},
 		{"data_movement", e.DataMovement}, {"other", e.Other},
 	}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -153,5 +154,26 @@ func TestHostFieldsValidated(t *testing.T) {
 		if err := h.Validate(); err == nil {
 			t.Errorf("accepted %+v", h)
 		}
+	}
+}
+
+// TestDepthwiseDefaultsToConv: a hardware file written before the
+// depthwise class existed takes the conv class's values for it.
+func TestDepthwiseDefaultsToConv(t *testing.T) {
+	h, _ := Preset("h100")
+	var b strings.Builder
+	if err := h.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	old := regexp.MustCompile(`(?s)\s*"depthwise": \{[^}]*\},`).ReplaceAllString(b.String(), "")
+	if strings.Contains(old, "depthwise") {
+		t.Fatal("test setup: depthwise still in the file")
+	}
+	got, err := Parse(strings.NewReader(old))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Efficiency.Depthwise != got.Efficiency.Conv {
+		t.Errorf("depthwise %+v, want the conv class %+v", got.Efficiency.Depthwise, got.Efficiency.Conv)
 	}
 }
