@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# Calibrates the cpu preset on half of the shared models ONNX Runtime runs
+# Calibrates a CPU preset on half of the shared models ONNX Runtime runs
 # and validates the fit on the other half: predicted vs measured end-to-end
 # latency per model, and the MAPE.
 #
 #   bench/calibrate_report.sh [PROFILE_DIR]
 #
 # PROFILE_DIR holds profiles written by bench/ort/profile.mjs (default: it
-# profiles every model of testdata/ort/manifest.json into a temp dir first;
-# that needs node and `ONNXRUNTIME_NODE_INSTALL=skip npm install
-# onnxruntime-node@1.30.0` in bench/ort). Profiles that do not match their
+# profiles every model of testdata/ort/manifest.json into a temp dir first
+# with bench/ort/profile.sh, which needs node and installs ONNX Runtime 1.30
+# from npm; testdata/measured/cpu holds the last committed measurement).
+# BASE picks the preset or hardware file calibrated (default cpu-1t: ORT
+# runs on one thread). Profiles that do not match their
 # model (wolong refuses them) are left out and listed. Models are split by
 # sorted file name: even positions calibrate, odd positions validate.
 set -euo pipefail
@@ -19,7 +21,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 if [ -z "$dir" ]; then
 	dir=$work/profiles
-	(cd bench/ort && node profile.mjs "$dir" --max-seconds 4 --cpu-time)
+	bench/ort/profile.sh "$dir" --max-seconds 4 --cpu-time
 fi
 go build -o "$work/wolong" .
 W=$work/wolong
