@@ -17,7 +17,7 @@ import (
 
 // profileOnlyClusterFlags are profile's distributed flags that mean nothing
 // to a placement (hidden on optimize and explain, rejected when given).
-var profileOnlyClusterFlags = []string{"sweep", "plot", "trace-gpus", "winograd"}
+var profileOnlyClusterFlags = []string{"sweep", "plot", "trace-gpus"}
 
 // addPipelineClusterFlags registers the --cluster flags on optimize and
 // explain: profile's, less the ones that only a simulation reports.

@@ -37,7 +37,6 @@ type ClusterFlags struct {
 	MicroBatches int
 	Stages       int
 	TraceGPUs    int
-	Winograd     bool // cost 3x3 stride-1 convolutions as Winograd F(2x2,3x3)
 }
 
 // defaultSweepPerMachine is the machine size --sweep fills when --cluster
@@ -58,7 +57,6 @@ func addClusterFlags(c *cobra.Command, o *ClusterFlags) {
 	f.StringVar(&o.Schedule, "schedule", "1f1b", "pipeline schedule: 1f1b or gpipe")
 	f.IntVar(&o.MicroBatches, "micro-batches", 0, "pipeline micro-batches per step (0: 4 x stages, at most the batch)")
 	f.IntVar(&o.Stages, "stages", 0, "pipeline stages (0: every GPU; fewer gives data-parallel pipeline replicas)")
-	f.BoolVar(&o.Winograd, "winograd", false, "with --cluster: cost 3x3 stride-1 convolutions as cuDNN's Winograd F(2x2,3x3) kernels (2.25x fewer multiplies)")
 	f.IntVar(&o.TraceGPUs, "trace-gpus", cluster.DefaultTraceGPUs, "with --cluster --trace: GPUs drawn (and their machines' NICs)")
 	comp := func(vals ...string) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return cobra.FixedCompletions(vals, cobra.ShellCompDirectiveNoFileComp)
@@ -81,7 +79,7 @@ func transportNames() []string {
 func joinTransports(sep string) string { return strings.Join(transportNames(), sep) }
 
 // clusterOnlyFlags need --cluster or --sweep.
-var clusterOnlyFlags = []string{"net", "transport", "strategy", "nics", "bucket-mb", "allreduce", "schedule", "micro-batches", "stages", "trace-gpus", "plot", "winograd"}
+var clusterOnlyFlags = []string{"net", "transport", "strategy", "nics", "bucket-mb", "allreduce", "schedule", "micro-batches", "stages", "trace-gpus", "plot"}
 
 // active says whether profile runs the cluster simulation.
 func (o *ClusterFlags) active() bool { return o.Cluster != "" || o.Sweep != "" }
@@ -217,17 +215,6 @@ func runProfileCluster(env *Env, opts *ProfileOptions, format report.Format, gpu
 		return err
 	}
 	warnings := append(append([]string{}, cr.warnings...), prof.Warnings...)
-	if o.Winograd {
-		n := 0
-		prof.Rescale(func(op *cluster.Op) float64 {
-			f := winogradScale(op.Node)
-			if f != 1 {
-				n++
-			}
-			return f
-		})
-		cr.assumptions = append(cr.assumptions, fmt.Sprintf("--winograd: %d 3x3 stride-1 convolution(s) costed at 1/2.25 of their direct time, forward and backward (Winograd F(2x2,3x3), Lavin & Gray, CVPR 2016)", n))
-	}
 
 	if o.Sweep != "" {
 		pts, err := cluster.Sweep(prof, c, sizes, copt)
@@ -277,34 +264,4 @@ func runProfileCluster(env *Env, opts *ProfileOptions, format report.Format, gpu
 		return report.WriteJSON(env.Out, p)
 	}
 	return p.WriteText(env.Out)
-}
-
-// winogradScale is the time of a convolution under cuDNN's Winograd
-// F(2x2,3x3) relative to the direct algorithm the cost model counts:
-// 1/2.25 for an ungrouped 3x3 stride-1 Conv with a static weight shape
-// (Lavin & Gray, "Fast Algorithms for Convolutional Neural Networks",
-// CVPR 2016: 2.25x fewer multiplies), 1 for every other node.
-func winogradScale(n *ir.Node) float64 {
-	if n == nil || n.Op != "Conv" || n.Domain != "" || len(n.Inputs) < 2 || n.Inputs[1] == nil {
-		return 1
-	}
-	w := n.Inputs[1].Type.Shape
-	if w.Rank() != 4 || !w.IsStatic() || w.Dims[2].Val != 3 || w.Dims[3].Val != 3 {
-		return 1
-	}
-	for _, a := range n.Attrs {
-		switch a.Name {
-		case "strides", "dilations":
-			for _, v := range a.Ints {
-				if v != 1 {
-					return 1
-				}
-			}
-		case "group":
-			if a.I != 1 {
-				return 1
-			}
-		}
-	}
-	return 1 / 2.25
 }

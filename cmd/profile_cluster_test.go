@@ -506,8 +506,9 @@ func TestProfileClusterWolongAnchor(t *testing.T) {
 // ~90% scaling efficiency for Inception V3 / ResNet-101 and 68% for VGG-16
 // on 512 Pascal GPUs over 25 GbE RoCE with tensor fusion): ResNet-50 and
 // VGG-19 stand in, on 128x4 p100 over roce-25, flat ring, 64 MiB fusion
-// buffer, batch 64, with --winograd (cuDNN's 3x3 kernels). --winograd must
-// matter (it shortens compute, so more communication shows).
+// buffer, batch 64, with cuDNN's Winograd 3x3 kernels (the p100 preset's
+// default). They must matter: --conv-algo direct has longer compute, so
+// less of the communication shows; --winograd (deprecated) changes nothing.
 func TestProfileClusterHorovodAnchor(t *testing.T) {
 	if testing.Short() {
 		t.Skip("512-GPU anchor")
@@ -515,12 +516,16 @@ func TestProfileClusterHorovodAnchor(t *testing.T) {
 	args := []string{"--hw", "p100", "--cluster", "128x4", "--net", "roce-25", "--strategy", "allreduce", "--allreduce", "ring", "--bucket-mb", "64", "--batch", "64"}
 	eff := map[string]float64{}
 	for _, name := range []string{"resnet50", "vgg19"} {
-		d := clusterJSON(t, append(append([]string{light(t, name)}, args...), "--winograd")...)
-		direct := clusterJSON(t, append([]string{light(t, name)}, args...)...)
+		d := clusterJSON(t, append([]string{light(t, name)}, args...)...)
+		direct := clusterJSON(t, append(append([]string{light(t, name)}, args...), "--conv-algo", "direct")...)
+		old := clusterJSON(t, append(append([]string{light(t, name)}, args...), "--winograd")...)
 		eff[name] = num(t, d, "efficiency")
-		t.Logf("%s: efficiency %.3f with --winograd, %.3f with direct convolutions", name, eff[name], num(t, direct, "efficiency"))
+		t.Logf("%s: efficiency %.3f (Winograd), %.3f with direct convolutions", name, eff[name], num(t, direct, "efficiency"))
 		if !(num(t, d, "compute_ms") < num(t, direct, "compute_ms")) {
-			t.Errorf("%s: --winograd compute %v ms not below direct %v ms", name, d["compute_ms"], direct["compute_ms"])
+			t.Errorf("%s: Winograd compute %v ms not below direct %v ms", name, d["compute_ms"], direct["compute_ms"])
+		}
+		if num(t, old, "compute_ms") != num(t, d, "compute_ms") {
+			t.Errorf("%s: --winograd compute %v ms, default %v ms: want the same", name, old["compute_ms"], d["compute_ms"])
 		}
 	}
 	if e := eff["resnet50"]; e < 0.82 || e > 0.96 {

@@ -30,35 +30,6 @@ func loadShared(t testing.TB, rel string) *ir.Model {
 	return m
 }
 
-// winograd is the cost of a 3x3 stride-1 ungrouped convolution relative
-// to the direct FLOP count when cuDNN runs it with Winograd F(2x2,3x3):
-// 2.25x fewer multiplies (Lavin & Gray, "Fast Algorithms for Convolutional
-// Neural Networks", CVPR 2016). TensorFlow on Pascal picks these kernels
-// for VGG's and ResNet's 3x3 layers; simulate/cost counts direct FLOPs.
-func winograd(op *Op) float64 {
-	n := op.Node
-	if n.Op != "Conv" || len(n.Inputs) < 2 || n.Inputs[1] == nil {
-		return 1
-	}
-	w := n.Inputs[1].Type.Shape
-	if w.Rank() != 4 || !w.IsStatic() || w.Dims[2].Val != 3 || w.Dims[3].Val != 3 {
-		return 1
-	}
-	for _, a := range n.Attrs {
-		if a.Name == "strides" {
-			for _, s := range a.Ints {
-				if s != 1 {
-					return 1
-				}
-			}
-		}
-		if a.Name == "group" && a.I != 1 {
-			return 1
-		}
-	}
-	return 1 / 2.25
-}
-
 // Horovod anchor. Sergeev & Del Balso, "Horovod: fast and easy distributed
 // deep learning in TensorFlow", arXiv:1802.05799 (2018): on 128 servers x
 // 4 Pascal GPUs over 25 GbE RoCE, with tensor fusion, Horovod reached about
@@ -67,7 +38,7 @@ func winograd(op *Op) float64 {
 // as Horovod ran it then (NCCL 2 flat ring; hierarchical all-reduce came
 // to Horovod later, in 2018), 64 MB fusion buffer (HOROVOD_FUSION_THRESHOLD
 // default) and 5 ms cycle, batch 64 per GPU, fp32, with cuDNN's Winograd
-// 3x3 convolutions. Light ResNet-50 and VGG-19 stand in for ResNet-101 and
+// 3x3 convolutions (the p100 preset's conv_winograd). Light ResNet-50 and VGG-19 stand in for ResNet-101 and
 // VGG-16 (same families; VGG-19 has 144 M parameters, VGG-16 138 M).
 func TestHorovodAnchor(t *testing.T) {
 	gpu := gpuOf(t, "p100")
@@ -78,18 +49,27 @@ func TestHorovodAnchor(t *testing.T) {
 	opt := Options{Strategy: AllReduce, Algorithm: AlgoRing, BucketBytes: 64 << 20, NoCompare: true}
 	eff := map[string]float64{}
 	for _, name := range []string{"resnet50", "vgg19", "inception_v2"} {
-		p, err := NewProfile(loadShared(t, "onnx-node-tests/light/light_"+name+".onnx"), gpu, ProfileOptions{Batch: 64})
+		m := loadShared(t, "onnx-node-tests/light/light_"+name+".onnx")
+		noWino := gpu.Clone()
+		noWino.ConvWinograd = false
+		pd, err := NewProfile(m, noWino, ProfileOptions{Batch: 64})
 		if err != nil {
 			t.Fatal(err)
 		}
-		direct, err := Simulate(p, c, opt)
+		direct, err := Simulate(pd, c, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
-		p.Rescale(winograd)
+		p, err := NewProfile(m, gpu, ProfileOptions{Batch: 64})
+		if err != nil {
+			t.Fatal(err)
+		}
 		r, err := Simulate(p, c, opt)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if !(r.OneGPUMS < direct.OneGPUMS) {
+			t.Errorf("%s: Winograd (the p100 preset's conv_winograd) did not shorten the step: %.1f ms, direct %.1f ms", name, r.OneGPUMS, direct.OneGPUMS)
 		}
 		eff[name] = r.Efficiency
 		t.Logf("%-12s params %6.1f MB, one GPU %6.1f ms (%4.0f img/s), step on 512 %6.1f ms, exposed comm %6.1f ms of %6.1f ms: efficiency %.3f (direct convolutions: %.3f)",

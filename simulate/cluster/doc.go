@@ -67,7 +67,5 @@
 // Weights that a model computes from constants (the ONNX "light" zoo
 // models build them with ConstantOfShape) are found here as parameters and
 // given a weight-gradient in backward as initializer weights get.
-// Profile.Rescale changes op times without simulating again (the Horovod
-// anchor test uses it for cuDNN's Winograd 3x3 convolutions, which the
-// cost model does not model).
+// Profile.Rescale changes op times without simulating again.
 package cluster

@@ -59,6 +59,12 @@ func convCost(x, w int) Func {
 		if depthwise(wd, group) {
 			cost.Class = Depthwise
 		}
+		if c.winograd(wd, group, cost.DType) {
+			// the FLOPs stay the direct algorithm's (2 x MACs); the time
+			// is that of 2.25x fewer multiplies
+			cost.Work[0].FLOPs /= winogradGain
+			cost.Note = winogradNote
+		}
 		// quantized depthwise convs run a direct kernel over all channels
 		// at once (MLAS): no staging
 		direct := quantized(c.Input(x)) && depthwise(wd, group)
@@ -73,6 +79,34 @@ func convCost(x, w int) Func {
 		}
 		return cost, nil
 	}
+}
+
+// winogradGain is the multiply reduction of Winograd F(2x2,3x3): 36
+// multiplies of the direct 3x3 conv per 2x2 output tile become 16.
+const winogradGain = 2.25
+
+const winogradNote = "3x3 stride-1 convolutions on the vector units run as Winograd F(2x2,3x3) (cuDNN's choice): time of 2.25x fewer multiplies, FLOPs counted as the direct algorithm's"
+
+// winograd reports whether the hardware runs this conv as Winograd
+// F(2x2,3x3): a 3x3 kernel, unit strides and dilations, one group, and
+// arithmetic on the vector units (float32 without TF32; tensor-core convs
+// are implicit GEMMs).
+func (c *Ctx) winograd(wd []int64, group float64, dt ir.DType) bool {
+	if !c.m.HW.ConvWinograd || group != 1 || len(wd) != 4 || wd[2] != 3 || wd[3] != 3 {
+		return false
+	}
+	if dt != ir.Float32 || c.m.Opt.TF32 || c.Node.Op != "Conv" {
+		return false
+	}
+	for _, name := range []string{"strides", "dilations"} {
+		v, _ := c.Node.AttrInts(name)
+		for _, s := range v {
+			if s != 1 {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // depthwise reports whether a conv of weight dims wd and group has one

@@ -117,6 +117,12 @@ type Hardware struct {
 	// buffer is written and read back before the arithmetic. false:
 	// implicit GEMM (cuDNN), no staging traffic.
 	ConvIm2col bool `json:"conv_im2col,omitempty"`
+	// ConvWinograd says 3x3 stride-1 ungrouped convolutions that run on the
+	// vector units (fp32 without tensor cores) use Winograd F(2x2,3x3)
+	// kernels, as cuDNN picks for them: 2.25x fewer multiplies than the
+	// direct algorithm (Lavin & Gray, CVPR 2016). Tensor-core convs stay
+	// implicit GEMM.
+	ConvWinograd bool `json:"conv_winograd,omitempty"`
 
 	// Interconnects, GB/s per direction unless noted in Sources.
 	NVLinkGBs float64 `json:"nvlink_gbs"`
