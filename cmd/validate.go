@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -139,7 +140,7 @@ func runValidate(env *Env, opts *ValidateOptions, path string) error {
 			continue
 		}
 		sumMeasured += m
-		v.Nodes = append(v.Nodes, report.ValidateNode{Name: ir.NodeLabel(t.Node), Op: t.Op, PredictedMs: t.Est.DeviceS * 1e3, MeasuredMs: m / 1e3})
+		v.Nodes = append(v.Nodes, report.ValidateNode{Name: ir.NodeLabel(t.Node), Op: t.Op, PredictedMs: nodeTimeS(t.Est, h) * 1e3, MeasuredMs: m / 1e3})
 	}
 	v.PredictedMs = r.TotalS * 1e3
 	if runUs > 0 {
@@ -205,4 +206,15 @@ func matchTable(m *ir.Model, p *calibrate.Profile, measured map[*ir.Node]float64
 		return fmt.Errorf("validate: %s does not match the model: no row for %d node(s): %s", p.Source, len(missing), strings.Join(list, ", "))
 	}
 	return nil
+}
+
+// nodeTimeS is the predicted time a runtime's profile reports for one
+// node: its kernels' device time; for control flow (If, Loop, Scan), whose
+// measured time contains the execution of its bodies, the bodies' host
+// time (dispatch of each body node) too, but not the node's own dispatch.
+func nodeTimeS(e cost.Estimate, h *hw.Hardware) float64 {
+	if e.Class != cost.Control {
+		return e.DeviceS
+	}
+	return e.DeviceS + math.Max(0, e.HostS-h.DispatchUs*1e-6)
 }
