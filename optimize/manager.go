@@ -57,6 +57,10 @@ type Options struct {
 	// OnPass, when set, is called with the model before the first pass
 	// (name "input") and after each pass, for dumps (explain --diff, --dot).
 	OnPass func(pass string, m *ir.Model) error
+	// OnPassStart, when set, is called before each pass that runs with
+	// its 1-based position i among the n passes that will run, its name
+	// and the model as the pass receives it (for progress display).
+	OnPassStart func(i, n int, pass string, m *ir.Model)
 	// Placer, when set, places the optimized model on a cluster for the
 	// rdma pass (which is skipped without it).
 	Placer Placer
@@ -120,9 +124,16 @@ func Run(m *ir.Model, opt Options) (*Result, error) {
 			return nil, err
 		}
 	}
+	var torun []Pass
 	for _, p := range sel {
 		if p.NeedsPlacer && opt.Placer == nil {
 			continue
+		}
+		torun = append(torun, p)
+	}
+	for i, p := range torun {
+		if opt.OnPassStart != nil {
+			opt.OnPassStart(i+1, len(torun), p.Name, m)
 		}
 		start := time.Now()
 		rw, err := runPass(c, p)
