@@ -24,6 +24,11 @@ type Options struct {
 	// output (0: DefaultMaxMemory). An op that would exceed it fails
 	// before allocating.
 	MaxMemory int64
+	// OnNode, when set, is called before each node of the main graph
+	// with its 1-based position i among the graph's n nodes, for
+	// progress display. Nodes of subgraphs and function bodies are not
+	// reported. It is called for every node: throttle in the callback.
+	OnNode func(i, n int, node *ir.Node)
 }
 
 // Value is a runtime value: *Tensor, *Sequence or *Optional.
@@ -308,7 +313,14 @@ func (e *Evaluator) runGraph(g *ir.Graph, sc *scope, depth int) ([]Value, error)
 	if err != nil {
 		return nil, err
 	}
-	for _, n := range order {
+	onNode := e.opt.OnNode
+	if depth != 0 || g != e.model.Graph {
+		onNode = nil
+	}
+	for i, n := range order {
+		if onNode != nil {
+			onNode(i+1, len(order), n)
+		}
 		if err := e.runNode(n, sc, depth); err != nil {
 			return nil, err
 		}
