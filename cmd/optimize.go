@@ -185,11 +185,13 @@ func loadPipeline(o *OptimizeOptions, path string) (*pipeline, error) {
 // run optimizes the pipeline's model.
 func (p *pipeline) run(o *OptimizeOptions, onPass func(string, *ir.Model) error) (*optimize.Result, error) {
 	opt := optimize.Options{Level: o.Level, Only: o.Passes, Disable: o.Disable,
-		VerifyEach: o.VerifyEach, Predictor: p.pred, OnPass: onPass, OnChipBytes: onChipBytes(p.hw)}
+		VerifyEach: o.VerifyEach, Predictor: p.pred, OnPass: onPass, OnChipBytes: onChipBytes(p.hw),
+		OnPassStart: o.Model.progress.passHook("")}
 	if p.placer != nil {
 		opt.Placer = p.placer
 	}
 	res, err := optimize.Run(p.l.Model, opt)
+	o.Model.progress.Done()
 	if err != nil {
 		return nil, err
 	}
@@ -255,7 +257,10 @@ func runOptimize(env *Env, opts *OptimizeOptions, path string) error {
 			}
 			defer fresh.Close()
 			ir.InferModel(fresh, ir.InferOptions{})
-			if _, err := optimize.Run(fresh, optimize.Options{Level: opts.Level, Only: opts.Passes, Disable: opts.Disable, VerifyEach: opts.VerifyEach, OnChipBytes: onChipBytes(p.hw)}); err != nil {
+			_, err = optimize.Run(fresh, optimize.Options{Level: opts.Level, Only: opts.Passes, Disable: opts.Disable, VerifyEach: opts.VerifyEach, OnChipBytes: onChipBytes(p.hw),
+				OnPassStart: opts.Model.progress.passHook("--emit-onnx: ")})
+			opts.Model.progress.Done()
+			if err != nil {
 				return err
 			}
 			m = fresh

@@ -60,7 +60,7 @@ func runRun(env *Env, opts *RunOptions, path string) error {
 	if err != nil {
 		return fmt.Errorf("%s: %v", path, err)
 	}
-	outs, err := evaluate(l, inputs)
+	outs, err := evaluate(l, inputs, opts.Model.progress, "")
 	if err != nil {
 		return fmt.Errorf("%s: %v", path, err)
 	}

@@ -66,15 +66,17 @@ func modelInputs(l *Loaded, dir string, seed uint32) (map[string]eval.Value, str
 	return in, fmt.Sprintf("random inputs (seed %d)", seed), err
 }
 
-// evaluate runs l on inputs, keeping only those the graph declares.
-func evaluate(l *Loaded, inputs map[string]eval.Value) ([]eval.Value, error) {
+// evaluate runs l on inputs, keeping only those the graph declares, and
+// shows node progress on pr (nil: none) with prefix before the line.
+func evaluate(l *Loaded, inputs map[string]eval.Value, pr *progress, prefix string) ([]eval.Value, error) {
 	mine := map[string]eval.Value{}
 	for _, in := range l.Model.Graph.Inputs {
 		if v, ok := inputs[in.Name]; ok {
 			mine[in.Name] = v
 		}
 	}
-	return eval.Run(l.Model, mine, eval.Options{MaxMemory: l.MaxMemory})
+	defer pr.Done()
+	return eval.Run(l.Model, mine, eval.Options{MaxMemory: l.MaxMemory, OnNode: pr.nodeHook(prefix)})
 }
 
 func typeText(v eval.Value) string {
@@ -112,7 +114,7 @@ func runVerify(env *Env, opts *VerifyOptions, args []string) error {
 	if err != nil {
 		return fmt.Errorf("%s: %v", args[0], err)
 	}
-	got, err := evaluate(a, inputs)
+	got, err := evaluate(a, inputs, opts.Model.progress, filepath.Base(args[0])+": ")
 	if err != nil {
 		return fmt.Errorf("%s: %v", args[0], err)
 	}
@@ -136,7 +138,7 @@ func runVerify(env *Env, opts *VerifyOptions, args []string) error {
 		if len(b.Model.Graph.Outputs) != len(got) {
 			return fmt.Errorf("%s has %d outputs, %s has %d", args[0], len(got), args[1], len(b.Model.Graph.Outputs))
 		}
-		if want, err = evaluate(b, inputs); err != nil {
+		if want, err = evaluate(b, inputs, opts.Model.progress, filepath.Base(args[1])+": "); err != nil {
 			return fmt.Errorf("%s: %v", args[1], err)
 		}
 		res.Against = args[1]
