@@ -226,23 +226,7 @@ func transposeIndex(shape []int, perm []int) ([]int, []int) {
 	for i, p := range perm {
 		pst[i] = st[p]
 	}
-	n := numel(out)
-	idx := make([]int, n)
-	ctr := make([]int, r)
-	cur := 0
-	for k := 0; k < n; k++ {
-		idx[k] = cur
-		for d := r - 1; d >= 0; d-- {
-			ctr[d]++
-			cur += pst[d]
-			if ctr[d] < out[d] {
-				break
-			}
-			cur -= pst[d] * ctr[d]
-			ctr[d] = 0
-		}
-	}
-	return out, idx
+	return out, stridedOffsets(out, pst, 0)
 }
 
 func (c *Ctx) transpose(x *Tensor, perm []int) (*Tensor, error) {
@@ -518,25 +502,14 @@ func kernelSlice(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	if err := c.check(x.DType, shape); err != nil {
 		return nil, err
 	}
+	// Element ctr of the output is element st + ctr*sp of x.
 	xs := strides(x.Shape)
-	n := numel(shape)
-	idx := make([]int, n)
-	ctr := make([]int, r)
-	for k := 0; k < n; k++ {
-		off := 0
-		for d := 0; d < r; d++ {
-			off += (st[d] + ctr[d]*sp[d]) * xs[d]
-		}
-		idx[k] = off
-		for d := r - 1; d >= 0; d-- {
-			ctr[d]++
-			if ctr[d] < shape[d] {
-				break
-			}
-			ctr[d] = 0
-		}
+	base, step := 0, make([]int, r)
+	for d := range step {
+		base += st[d] * xs[d]
+		step[d] = sp[d] * xs[d]
 	}
-	out, err := c.take(x, shape, idx)
+	out, err := c.take(x, shape, stridedOffsets(shape, step, base))
 	if err != nil {
 		return nil, err
 	}
@@ -610,35 +583,16 @@ func kernelTile(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 		return nil, err
 	}
 	xs := strides(x.Shape)
-	idx := make([]int, numel(shape))
-	forEachIndex(shape, func(k int, ix []int) {
-		off := 0
-		for d, v := range ix {
-			off += (v % x.Shape[d]) * xs[d]
-		}
-		idx[k] = off
-	})
-	out, err := c.take(x, shape, idx)
+	tabs := make([][]int, len(shape))
+	for d := range tabs {
+		n := x.Shape[d]
+		tabs[d] = axisTable(shape[d], xs[d], func(v int) int { return v % n })
+	}
+	out, err := c.take(x, shape, tableOffsets(shape, tabs, 0))
 	if err != nil {
 		return nil, err
 	}
 	return []*Tensor{out}, nil
-}
-
-// forEachIndex calls fn for every multi-index of shape in row-major order.
-func forEachIndex(shape []int, fn func(k int, idx []int)) {
-	n := numel(shape)
-	idx := make([]int, len(shape))
-	for k := 0; k < n; k++ {
-		fn(k, idx)
-		for d := len(shape) - 1; d >= 0; d-- {
-			idx[d]++
-			if idx[d] < shape[d] {
-				break
-			}
-			idx[d] = 0
-		}
-	}
 }
 
 func kernelShape(c *Ctx, in []*Tensor) ([]*Tensor, error) {
@@ -915,42 +869,12 @@ func kernelPad(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	}
 	src = ext
 	xs := strides(x.Shape)
-	idx := make([]int, numel(shape))
-	forEachIndex(shape, func(k int, ix []int) {
-		off := 0
-		for d, v := range ix {
-			p := v - int(pads[d])
-			n := x.Shape[d]
-			if p < 0 || p >= n {
-				switch mode {
-				case "reflect":
-					if n == 1 {
-						p = 0
-						break
-					}
-					period := 2 * (n - 1)
-					p = ((p % period) + period) % period
-					if p >= n {
-						p = period - p
-					}
-				case "edge":
-					p = max(0, min(n-1, p))
-				case "wrap":
-					p = ((p % n) + n) % n
-				default:
-					off = -1
-				}
-			}
-			if off < 0 {
-				break
-			}
-			off += p * xs[d]
-		}
-		if off < 0 {
-			off = nx
-		}
-		idx[k] = off
-	})
+	tabs := make([][]int, r)
+	for d := range tabs {
+		n, lo := x.Shape[d], int(pads[d])
+		tabs[d] = axisTable(shape[d], xs[d], func(v int) int { return padSource(v-lo, n, mode) })
+	}
+	idx := tableOffsets(shape, tabs, nx)
 	if mode != "constant" && mode != "reflect" && mode != "edge" && mode != "wrap" {
 		return nil, c.Errorf("unknown mode %q", mode)
 	}
@@ -959,6 +883,34 @@ func kernelPad(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 		return nil, err
 	}
 	return []*Tensor{out}, nil
+}
+
+// padSource maps position p of a dim of size n, padded in mode, to the
+// position it copies; -1 selects the constant value.
+func padSource(p, n int, mode string) int {
+	if p >= 0 && p < n {
+		return p
+	}
+	if n == 0 {
+		return -1 // nothing to copy: only reached with nothing to write
+	}
+	switch mode {
+	case "reflect":
+		if n == 1 {
+			return 0
+		}
+		period := 2 * (n - 1)
+		p = ((p % period) + period) % period
+		if p >= n {
+			p = period - p
+		}
+		return p
+	case "edge":
+		return max(0, min(n-1, p))
+	case "wrap":
+		return ((p % n) + n) % n
+	}
+	return -1
 }
 
 func kernelDepthToSpace(c *Ctx, in []*Tensor) ([]*Tensor, error) {
@@ -1338,23 +1290,17 @@ func kernelCenterCropPad(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 		return nil, err
 	}
 	xs := strides(x.Shape)
-	idx := make([]int, numel(shape))
-	forEachIndex(shape, func(k int, ix []int) {
-		o := 0
-		for d, v := range ix {
-			p := v + off[d]
-			if p < 0 || p >= x.Shape[d] {
-				o = -1
-				break
+	tabs := make([][]int, len(shape))
+	for d := range tabs {
+		n, o := x.Shape[d], off[d]
+		tabs[d] = axisTable(shape[d], xs[d], func(v int) int {
+			if p := v + o; p >= 0 && p < n {
+				return p
 			}
-			o += p * xs[d]
-		}
-		if o < 0 {
-			o = x.Len()
-		}
-		idx[k] = o
-	})
-	out, err := c.take(ext, shape, idx)
+			return -1
+		})
+	}
+	out, err := c.take(ext, shape, tableOffsets(shape, tabs, x.Len()))
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,108 @@
+package eval
+
+// This file holds the index walkers shared by the kernels that map every
+// element of an output shape to an element of a source tensor: transposes,
+// slices, broadcasts, tiles, pads and crops, and the element-wise gathers
+// and scatters.
+
+// offsetWalk steps through the elements of shape in row-major order. It
+// keeps the multi-index of the current element (idx) and its offset in a
+// source tensor: base plus the sum of idx[d]*strides[d], where strides are
+// per output dim and may be zero (a broadcast dim), permuted (a transpose)
+// or scaled (a strided slice). A step costs O(1) amortized and allocates
+// nothing.
+type offsetWalk struct {
+	shape, strides []int
+	idx            []int
+	off            int
+}
+
+// newOffsetWalk starts a walk at the first element of shape; strides must
+// have the length of shape.
+func newOffsetWalk(shape, strides []int, base int) offsetWalk {
+	return offsetWalk{shape: shape, strides: strides, idx: make([]int, len(shape)), off: base}
+}
+
+// next moves to the following element in row-major order. After the last
+// element the multi-index is back at zero and off at base.
+func (w *offsetWalk) next() {
+	for d := len(w.shape) - 1; d >= 0; d-- {
+		w.idx[d]++
+		w.off += w.strides[d]
+		if w.idx[d] < w.shape[d] {
+			return
+		}
+		w.off -= w.strides[d] * w.idx[d]
+		w.idx[d] = 0
+	}
+}
+
+// stridedOffsets returns, for every element of shape in row-major order,
+// its source offset base + sum idx[d]*strides[d].
+func stridedOffsets(shape, strides []int, base int) []int {
+	n := numel(shape)
+	offs := make([]int, n)
+	w := newOffsetWalk(shape, strides, base)
+	for k := range offs {
+		offs[k] = w.off
+		w.next()
+	}
+	return offs
+}
+
+// forEachIndex calls fn for every multi-index of shape in row-major order.
+// fn must not keep or change idx.
+func forEachIndex(shape []int, fn func(k int, idx []int)) {
+	n := numel(shape)
+	w := newOffsetWalk(shape, make([]int, len(shape)), 0)
+	for k := 0; k < n; k++ {
+		fn(k, w.idx)
+		w.next()
+	}
+}
+
+// axisTable returns the offset contribution of every position v in [0, n)
+// of one output dim: src(v)*stride, or -1 where src(v) is negative (the
+// position lies outside the source, as padding does).
+func axisTable(n, stride int, src func(v int) int) []int {
+	tab := make([]int, n)
+	for v := range tab {
+		if p := src(v); p < 0 {
+			tab[v] = -1
+		} else {
+			tab[v] = p * stride
+		}
+	}
+	return tab
+}
+
+// tableOffsets returns, for every element of shape in row-major order, the
+// sum over dims d of tabs[d][idx[d]] (tables from axisTable), or miss where
+// any dim's contribution is -1.
+func tableOffsets(shape []int, tabs [][]int, miss int) []int {
+	offs := make([]int, numel(shape))
+	w := newOffsetWalk(shape, make([]int, len(shape)), 0)
+	for k := range offs {
+		off := 0
+		for d, v := range w.idx {
+			c := tabs[d][v]
+			if c < 0 {
+				off = miss
+				break
+			}
+			off += c
+		}
+		offs[k] = off
+		w.next()
+	}
+	return offs
+}
+
+// zipBroadcast sets out[k] = f(a[ia[k]], b[ib[k]]) for every element k of
+// a broadcast binary op, where ia and ib come from bcastIndex (nil: the
+// identity).
+func zipBroadcast[T, U any](out []U, a []T, ia []int, b []T, ib []int, f func(x, y T) U) {
+	for k := range out {
+		out[k] = f(a[at(ia, k)], b[at(ib, k)])
+	}
+}
