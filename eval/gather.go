@@ -48,25 +48,55 @@ func kernelGather(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	if err := c.check(x.DType, shape); err != nil {
 		return nil, err
 	}
-	outer, n, inner := numel(x.Shape[:axis]), x.Shape[axis], numel(x.Shape[axis+1:])
-	src := make([]int, 0, numel(shape))
-	for o := 0; o < outer; o++ {
-		for _, i := range idx {
-			p, err := fixIndex(i, n)
-			if err != nil {
+	pos := make([]int, len(idx))
+	if numel(x.Shape[:axis]) > 0 { // with nothing to gather the indices go unchecked
+		for j, i := range idx {
+			if pos[j], err = fixIndex(i, x.Shape[axis]); err != nil {
 				return nil, err
-			}
-			base := (o*n + p) * inner
-			for j := 0; j < inner; j++ {
-				src = append(src, base+j)
 			}
 		}
 	}
-	out, err := c.take(x, shape, src)
+	out, err := c.gatherAxis(x, axis, pos)
 	if err != nil {
 		return nil, err
 	}
-	return []*Tensor{out}, nil
+	return []*Tensor{out.reshaped(shape)}, nil
+}
+
+// elementOffset returns the offset, in data of shape dims and strides xs,
+// of the element that position ix of an indices tensor of shape ishape
+// selects (GatherElements, ScatterElements): ix with ix[axis] replaced by
+// the index value i, negative counting from the end.
+func elementOffset(ix []int, axis int, i int64, dims, xs, ishape []int) (int, error) {
+	off := 0
+	for d, v := range ix {
+		if d == axis {
+			p, err := fixIndex(i, dims[d])
+			if err != nil {
+				return 0, err
+			}
+			v = p
+		} else if v >= dims[d] {
+			return 0, errf("indices shape %v exceeds data shape %v", ishape, dims)
+		}
+		off += v * xs[d]
+	}
+	return off, nil
+}
+
+// tupleOffset returns the offset of the element (or slice) that an index
+// tuple of GatherND or ScatterND selects in dims of strides xs; negative
+// values count from the end.
+func tupleOffset(tup []int64, dims, xs []int) (int, error) {
+	off := 0
+	for d, v := range tup {
+		p, err := fixIndex(v, dims[d])
+		if err != nil {
+			return 0, err
+		}
+		off += p * xs[d]
+	}
+	return off, nil
 }
 
 func kernelGatherElements(c *Ctx, in []*Tensor) ([]*Tensor, error) {
@@ -96,20 +126,10 @@ func kernelGatherElements(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	src := make([]int, len(idx))
 	var ferr error
 	forEachIndex(it.Shape, func(k int, ix []int) {
-		off := 0
-		for d, v := range ix {
-			if d == axis {
-				p, err := fixIndex(idx[k], x.Shape[d])
-				if err != nil {
-					ferr = err
-					return
-				}
-				v = p
-			} else if v >= x.Shape[d] {
-				ferr = errf("indices shape %v exceeds data shape %v", it.Shape, x.Shape)
-				return
-			}
-			off += v * xs[d]
+		off, err := elementOffset(ix, axis, idx[k], x.Shape, xs, it.Shape)
+		if err != nil {
+			ferr = err
+			return
 		}
 		src[k] = off
 	})
@@ -156,14 +176,11 @@ func kernelGatherND(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	for bi := 0; bi < nb; bi++ {
 		for q := 0; q < perBatch; q++ {
 			tup := idx[(bi*perBatch+q)*k : (bi*perBatch+q+1)*k]
-			off := bi * numel(x.Shape[b:])
-			for d, v := range tup {
-				p, err := fixIndex(v, x.Shape[b+d])
-				if err != nil {
-					return nil, err
-				}
-				off += p * xs[b+d]
+			off, err := tupleOffset(tup, x.Shape[b:b+k], xs[b:b+k])
+			if err != nil {
+				return nil, err
 			}
+			off += bi * numel(x.Shape[b:])
 			for j := 0; j < inner; j++ {
 				src = append(src, off+j)
 			}
@@ -272,20 +289,10 @@ func kernelScatterElements(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 		if ferr != nil {
 			return
 		}
-		off := 0
-		for d, v := range ix {
-			if d == axis {
-				p, err := fixIndex(idx[k], x.Shape[d])
-				if err != nil {
-					ferr = err
-					return
-				}
-				v = p
-			} else if v >= x.Shape[d] {
-				ferr = errf("indices shape %v exceeds data shape %v", it.Shape, x.Shape)
-				return
-			}
-			off += v * xs[d]
+		off, err := elementOffset(ix, axis, idx[k], x.Shape, xs, it.Shape)
+		if err != nil {
+			ferr = err
+			return
 		}
 		ferr = scatterReduce(c, out, off, upd, k, red)
 	})
@@ -331,13 +338,9 @@ func kernelScatterND(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	red := c.Str("reduction", "none")
 	xs := strides(x.Shape)
 	for q := 0; q < nidx; q++ {
-		off := 0
-		for d := 0; d < k; d++ {
-			p, err := fixIndex(idx[q*k+d], x.Shape[d])
-			if err != nil {
-				return nil, err
-			}
-			off += p * xs[d]
+		off, err := tupleOffset(idx[q*k:(q+1)*k], x.Shape[:k], xs[:k])
+		if err != nil {
+			return nil, err
 		}
 		for j := 0; j < inner; j++ {
 			if err := scatterReduce(c, out, off+j, upd, q*inner+j, red); err != nil {
@@ -377,7 +380,7 @@ func kernelTensorScatter(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 		}
 	}
 	out := x.Clone()
-	xs, us := strides(x.Shape), strides(upd.Shape)
+	xs := strides(x.Shape)
 	var ferr error
 	forEachIndex(upd.Shape, func(k int, ix []int) {
 		if ferr != nil {
@@ -406,7 +409,6 @@ func kernelTensorScatter(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 			off += v * xs[d]
 		}
 		copyElem(out, off, upd, k)
-		_ = us
 	})
 	if ferr != nil {
 		return nil, ferr
