@@ -350,6 +350,22 @@ func binaryOperands(c *Ctx, in []*Tensor, sameType bool) (a, b *Tensor, shape, i
 	return a, b, shape, bcastIndex(shape, a.Shape), bcastIndex(shape, b.Shape), nil
 }
 
+// binaryOutput checks and broadcasts two operands of the same type and of
+// storage class want (what names it in the error), and allocates the
+// output, of their type.
+func binaryOutput(c *Ctx, in []*Tensor, want class, what string) (a, b, out *Tensor, ia, ib []int, err error) {
+	var shape []int
+	if a, b, shape, ia, ib, err = binaryOperands(c, in, true); err != nil {
+		return
+	}
+	if a.cls() != want {
+		err = c.Errorf("operands must be %s, got %s", what, a)
+		return
+	}
+	out, err = c.alloc(a.DType, shape)
+	return
+}
+
 func binaryOp(ff func(a, b float64) float64, fi func(dt ir.DType, a, b int64) int64) Kernel {
 	return func(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 		a, b, shape, ia, ib, err := binaryOperands(c, in, true)
@@ -362,17 +378,11 @@ func binaryOp(ff func(a, b float64) float64, fi func(dt ir.DType, a, b int64) in
 		}
 		switch a.cls() {
 		case clsF:
-			for k := range out.F {
-				out.F[k] = float32(ff(float64(a.F[at(ia, k)]), float64(b.F[at(ib, k)])))
-			}
+			zipBroadcast(out.F, a.F, ia, b.F, ib, func(x, y float32) float32 { return float32(ff(float64(x), float64(y))) })
 		case clsD:
-			for k := range out.D {
-				out.D[k] = ff(a.D[at(ia, k)], b.D[at(ib, k)])
-			}
+			zipBroadcast(out.D, a.D, ia, b.D, ib, ff)
 		case clsI:
-			for k := range out.I {
-				out.I[k] = fi(a.DType, a.I[at(ia, k)], b.I[at(ib, k)])
-			}
+			zipBroadcast(out.I, a.I, ia, b.I, ib, func(x, y int64) int64 { return fi(a.DType, x, y) })
 		default:
 			return nil, c.Errorf("operands must be numeric, got %s", a)
 		}
@@ -390,9 +400,7 @@ func kernelPow(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 		return nil, err
 	}
 	if a.cls() == clsI && b.cls() == clsI {
-		for k := range out.I {
-			out.I[k] = ipow(a.I[at(ia, k)], b.I[at(ib, k)])
-		}
+		zipBroadcast(out.I, a.I, ia, b.I, ib, ipow)
 		return []*Tensor{out}, nil
 	}
 	af, bf := a.Float64s(), b.Float64s()
@@ -462,20 +470,11 @@ func kernelMod(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 
 func bitwise(f func(a, b int64) int64) Kernel {
 	return func(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-		a, b, shape, ia, ib, err := binaryOperands(c, in, true)
+		a, b, out, ia, ib, err := binaryOutput(c, in, clsI, "integers")
 		if err != nil {
 			return nil, err
 		}
-		if a.cls() != clsI {
-			return nil, c.Errorf("operands must be integers, got %s", a)
-		}
-		out, err := c.alloc(a.DType, shape)
-		if err != nil {
-			return nil, err
-		}
-		for k := range out.I {
-			out.I[k] = f(a.I[at(ia, k)], b.I[at(ib, k)])
-		}
+		zipBroadcast(out.I, a.I, ia, b.I, ib, f)
 		return []*Tensor{out}, nil
 	}
 }
@@ -539,22 +538,17 @@ func compare(pred func(int) bool, eq bool) Kernel {
 		}
 		switch a.cls() {
 		case clsF:
-			for k := range out.B {
-				x, y := a.F[at(ia, k)], b.F[at(ib, k)]
-				out.B[k] = x == x && y == y && pred(cmpFloat(float64(x), float64(y)))
-			}
+			zipBroadcast(out.B, a.F, ia, b.F, ib, func(x, y float32) bool {
+				return x == x && y == y && pred(cmpFloat(float64(x), float64(y)))
+			})
 		case clsD:
-			for k := range out.B {
-				x, y := a.D[at(ia, k)], b.D[at(ib, k)]
-				out.B[k] = x == x && y == y && pred(cmpFloat(x, y))
-			}
+			zipBroadcast(out.B, a.D, ia, b.D, ib, func(x, y float64) bool {
+				return x == x && y == y && pred(cmpFloat(x, y))
+			})
 		case clsI:
-			for k := range out.B {
-				out.B[k] = pred(cmpInt(a.DType, a.I[at(ia, k)], b.I[at(ib, k)]))
-			}
+			zipBroadcast(out.B, a.I, ia, b.I, ib, func(x, y int64) bool { return pred(cmpInt(a.DType, x, y)) })
 		case clsB:
-			for k := range out.B {
-				x, y := a.B[at(ia, k)], b.B[at(ib, k)]
+			zipBroadcast(out.B, a.B, ia, b.B, ib, func(x, y bool) bool {
 				o := 0
 				if x != y {
 					o = 1
@@ -562,19 +556,19 @@ func compare(pred func(int) bool, eq bool) Kernel {
 						o = -1
 					}
 				}
-				out.B[k] = pred(o)
-			}
+				return pred(o)
+			})
 		case clsS:
 			if !eq {
 				return nil, c.Errorf("cannot order strings")
 			}
-			for k := range out.B {
+			zipBroadcast(out.B, a.S, ia, b.S, ib, func(x, y string) bool {
 				o := 1
-				if a.S[at(ia, k)] == b.S[at(ib, k)] {
+				if x == y {
 					o = 0
 				}
-				out.B[k] = pred(o)
-			}
+				return pred(o)
+			})
 		}
 		return []*Tensor{out}, nil
 	}
@@ -582,20 +576,11 @@ func compare(pred func(int) bool, eq bool) Kernel {
 
 func logical(f func(a, b bool) bool) Kernel {
 	return func(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-		a, b, shape, ia, ib, err := binaryOperands(c, in, true)
+		a, b, out, ia, ib, err := binaryOutput(c, in, clsB, "bool")
 		if err != nil {
 			return nil, err
 		}
-		if a.cls() != clsB {
-			return nil, c.Errorf("operands must be bool, got %s", a)
-		}
-		out, err := c.alloc(ir.Bool, shape)
-		if err != nil {
-			return nil, err
-		}
-		for k := range out.B {
-			out.B[k] = f(a.B[at(ia, k)], b.B[at(ib, k)])
-		}
+		zipBroadcast(out.B, a.B, ia, b.B, ib, f)
 		return []*Tensor{out}, nil
 	}
 }
