@@ -24,19 +24,31 @@ func fixIndex(i int64, n int) (int, error) {
 	return int(i), nil
 }
 
+// indexedInputs returns the inputs of a gather or scatter, named in order
+// (data, indices and maybe updates), and the values of input 1, the
+// indices.
+func indexedInputs(in []*Tensor, names ...string) ([]*Tensor, []int64, error) {
+	ts := make([]*Tensor, len(names))
+	for i, name := range names {
+		t, err := need(in, i, name)
+		if err != nil {
+			return nil, nil, err
+		}
+		ts[i] = t
+	}
+	idx, err := ints(ts[1], "indices")
+	if err != nil {
+		return nil, nil, err
+	}
+	return ts, idx, nil
+}
+
 func kernelGather(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x, err := need(in, 0, "data")
+	ts, idx, err := indexedInputs(in, "data", "indices")
 	if err != nil {
 		return nil, err
 	}
-	it, err := need(in, 1, "indices")
-	if err != nil {
-		return nil, err
-	}
-	idx, err := ints(it, "indices")
-	if err != nil {
-		return nil, err
-	}
+	x, it := ts[0], ts[1]
 	if x.Rank() == 0 {
 		return nil, c.Errorf("data must have rank >= 1")
 	}
@@ -100,18 +112,11 @@ func tupleOffset(tup []int64, dims, xs []int) (int, error) {
 }
 
 func kernelGatherElements(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x, err := need(in, 0, "data")
+	ts, idx, err := indexedInputs(in, "data", "indices")
 	if err != nil {
 		return nil, err
 	}
-	it, err := need(in, 1, "indices")
-	if err != nil {
-		return nil, err
-	}
-	idx, err := ints(it, "indices")
-	if err != nil {
-		return nil, err
-	}
+	x, it := ts[0], ts[1]
 	if it.Rank() != x.Rank() {
 		return nil, c.Errorf("indices rank %d differs from data rank %d", it.Rank(), x.Rank())
 	}
@@ -144,18 +149,11 @@ func kernelGatherElements(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 }
 
 func kernelGatherND(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x, err := need(in, 0, "data")
+	ts, idx, err := indexedInputs(in, "data", "indices")
 	if err != nil {
 		return nil, err
 	}
-	it, err := need(in, 1, "indices")
-	if err != nil {
-		return nil, err
-	}
-	idx, err := ints(it, "indices")
-	if err != nil {
-		return nil, err
-	}
+	x, it := ts[0], ts[1]
 	b := int(c.Int("batch_dims", 0))
 	if it.Rank() < 1 || b < 0 || b >= it.Rank() || b >= x.Rank() {
 		return nil, c.Errorf("invalid batch_dims %d for %s and %s", b, x, it)
@@ -255,22 +253,11 @@ func (t *Tensor) Float64s1(i int) float64 {
 }
 
 func kernelScatterElements(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x, err := need(in, 0, "data")
+	ts, idx, err := indexedInputs(in, "data", "indices", "updates")
 	if err != nil {
 		return nil, err
 	}
-	it, err := need(in, 1, "indices")
-	if err != nil {
-		return nil, err
-	}
-	upd, err := need(in, 2, "updates")
-	if err != nil {
-		return nil, err
-	}
-	idx, err := ints(it, "indices")
-	if err != nil {
-		return nil, err
-	}
+	x, it, upd := ts[0], ts[1], ts[2]
 	if !equalInts(it.Shape, upd.Shape) || it.Rank() != x.Rank() || upd.DType != x.DType {
 		return nil, c.Errorf("indices %s, updates %s and data %s do not fit", it, upd, x)
 	}
@@ -303,22 +290,11 @@ func kernelScatterElements(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 }
 
 func kernelScatterND(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x, err := need(in, 0, "data")
+	ts, idx, err := indexedInputs(in, "data", "indices", "updates")
 	if err != nil {
 		return nil, err
 	}
-	it, err := need(in, 1, "indices")
-	if err != nil {
-		return nil, err
-	}
-	upd, err := need(in, 2, "updates")
-	if err != nil {
-		return nil, err
-	}
-	idx, err := ints(it, "indices")
-	if err != nil {
-		return nil, err
-	}
+	x, it, upd := ts[0], ts[1], ts[2]
 	if it.Rank() < 1 || upd.DType != x.DType {
 		return nil, c.Errorf("indices %s, updates %s and data %s do not fit", it, upd, x)
 	}
