@@ -527,15 +527,9 @@ func (c *Ctx) broadcastTo(x *Tensor, shape []int) (*Tensor, error) {
 	return c.take(x, shape, idx)
 }
 
-func kernelExpand(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x, err := need(in, 0, "input")
-	if err != nil {
-		return nil, err
-	}
-	s, err := need(in, 1, "shape")
-	if err != nil {
-		return nil, err
-	}
+// shapeInput reads a shape input (Expand, ConstantOfShape): integers, none
+// negative.
+func (c *Ctx) shapeInput(s *Tensor) ([]int, error) {
 	spec, err := ints(s, "shape")
 	if err != nil {
 		return nil, err
@@ -545,7 +539,23 @@ func kernelExpand(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 			return nil, c.Errorf("negative dim in shape %v", spec)
 		}
 	}
-	shape, err := broadcastShapes(x.Shape, toInts(spec))
+	return toInts(spec), nil
+}
+
+func kernelExpand(c *Ctx, in []*Tensor) ([]*Tensor, error) {
+	x, err := need(in, 0, "input")
+	if err != nil {
+		return nil, err
+	}
+	s, err := need(in, 1, "shape")
+	if err != nil {
+		return nil, err
+	}
+	spec, err := c.shapeInput(s)
+	if err != nil {
+		return nil, err
+	}
+	shape, err := broadcastShapes(x.Shape, spec)
 	if err != nil {
 		return nil, err
 	}
@@ -702,14 +712,9 @@ func kernelConstantOfShape(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	spec, err := ints(s, "shape")
+	shape, err := c.shapeInput(s)
 	if err != nil {
 		return nil, err
-	}
-	for _, d := range spec {
-		if d < 0 {
-			return nil, c.Errorf("negative dim in shape %v", spec)
-		}
 	}
 	val := &Tensor{DType: ir.Float32, Shape: []int{1}, F: []float32{0}}
 	if t := c.Attr("value"); t != nil && t.T != nil {
@@ -720,7 +725,6 @@ func kernelConstantOfShape(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 			return nil, c.Errorf("value must have one element")
 		}
 	}
-	shape := toInts(spec)
 	if err := c.check(val.DType, shape); err != nil {
 		return nil, err
 	}
