@@ -187,9 +187,11 @@ func file(name string, data []byte, side func(dir string) error) func(dir string
 }
 
 // Cases returns the hostile models of the hardening issue: external data
-// that escapes, offsets past the end, dims bombs, negative and overflowing
-// dims, deep nesting, huge attribute lists, cycles, duplicate outputs,
-// dangling names, non-UTF-8 names and opsets from the future.
+// that escapes, runs past the end or is missing (and one well-formed
+// reference to it), dims bombs, negative and overflowing dims, raw data
+// shorter than its dims, deep nesting, huge attribute lists, cycles,
+// duplicate, dangling and missing outputs, non-UTF-8 names and opsets from
+// the future.
 func Cases() []Case {
 	ext := func(loc string, extra ...string) []byte {
 		e := map[string]string{"location": loc}
@@ -223,6 +225,7 @@ func Cases() []Case {
 		[][]byte{ValueInfo("x", 1<<31, 1<<31)}, [][]byte{ValueInfo("y", 1<<31, 1<<31)}), 17)
 	overflowInput := Model(Graph("g", [][]byte{Node("Relu", []string{"x"}, []string{"y"})}, nil,
 		[][]byte{ValueInfo("x", math.MaxInt64/2, 4, 4)}, [][]byte{ValueInfo("y", 2)}), 17)
+	missingOutput := Model(Graph("g", nil, nil, [][]byte{ValueInfo("x", 2)}, [][]byte{ValueInfo("y", 2)}), 17)
 	negInput := Model(Graph("g", [][]byte{Node("Relu", []string{"x"}, []string{"y"})}, nil,
 		[][]byte{ValueInfo("x", -7)}, [][]byte{ValueInfo("y", 2)}), 17)
 	return []Case{
@@ -231,9 +234,12 @@ func Cases() []Case {
 		{"ext-dotdot", "leaves the model's folder", file("ext-dotdot.onnx", ReluModel(ext("../x/secret.bin")), side)},
 		{"ext-symlink", "symlink", file("ext-symlink.onnx", ReluModel(ext("link.bin", "length", "8")), side)},
 		{"ext-past-end", "past the end", file("ext-past-end.onnx", ReluModel(ext("w.bin", "offset", "60", "length", "8")), side)},
+		{"ext-ok", "", file("ext-ok.onnx", ReluModel(ext("w.bin", "offset", "8", "length", "8")), side)},
+		{"ext-missing", "not found", file("ext-missing.onnx", ReluModel(ext("nope.bin")), side)},
 		{"dims-bomb", "needs", file("dims-bomb.onnx", ReluModel(Tensor("w", 1, []int64{100000, 100000, 100000}, make([]byte, 16), nil)), nil)},
 		{"dims-overflow", "overflow", file("dims-overflow.onnx", ReluModel(Tensor("w", 1, []int64{1 << 40, 1 << 40}, make([]byte, 16), nil)), nil)},
 		{"dims-negative", "negative", file("dims-negative.onnx", ReluModel(Tensor("w", 1, []int64{-4}, make([]byte, 16), nil)), nil)},
+		{"short-raw", "needs 32 bytes", file("short-raw.onnx", ReluModel(Tensor("w", 1, []int64{8}, make([]byte, 16), nil)), nil)},
 		{"input-negative-dim", "negative", file("input-negative-dim.onnx", negInput, nil)},
 		{"input-overflow", "", file("input-overflow.onnx", overflowInput, nil)},
 		{"input-exceeds-memory", "", file("input-exceeds-memory.onnx", bigInput, nil)},
@@ -242,6 +248,7 @@ func Cases() []Case {
 		{"cycle", "cycle", file("cycle.onnx", cycle, nil)},
 		{"duplicate-output", "defined twice", file("duplicate-output.onnx", dup, nil)},
 		{"dangling", "nothing produces", file("dangling.onnx", dangling, nil)},
+		{"missing-output", "not produced", file("missing-output.onnx", missingOutput, nil)},
 		{"non-utf8", "UTF-8", file("non-utf8.onnx", badUTF, nil)},
 		{"future-opset", "", file("future-opset.onnx", Model(Graph("g", [][]byte{Node("Relu", []string{"x"}, []string{"y"})}, nil, [][]byte{ValueInfo("x", 2)}, [][]byte{ValueInfo("y", 2)}), 99), nil)},
 		{"absurd-opset", "out of range", file("absurd-opset.onnx", Model(Graph("g", nil, nil, nil, nil), 1<<40), nil)},
