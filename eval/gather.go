@@ -197,42 +197,37 @@ func scatterReduce(c *Ctx, out *Tensor, i int, upd *Tensor, j int, red string) e
 		copyElem(out, i, upd, j)
 		return nil
 	}
+	var ok bool
 	switch out.cls() {
 	case clsF, clsD:
-		a := out.Float64s1(i)
-		b := upd.Float64s1(j)
-		switch red {
-		case "add":
-			a += b
-		case "mul":
-			a *= b
-		case "max":
-			a = max(a, b)
-		case "min":
-			a = min(a, b)
-		default:
-			return c.Errorf("unknown reduction %q", red)
-		}
+		var a float64
+		a, ok = combine(out.Float64s1(i), upd.Float64s1(j), red)
 		out.setF(i, a)
 	case clsI:
-		a, b := out.I[i], upd.I[j]
-		switch red {
-		case "add":
-			a += b
-		case "mul":
-			a *= b
-		case "max":
-			a = max(a, b)
-		case "min":
-			a = min(a, b)
-		default:
-			return c.Errorf("unknown reduction %q", red)
-		}
-		out.I[i] = a
+		out.I[i], ok = combine(out.I[i], upd.I[j], red)
 	default:
 		return c.Errorf("reduction %q on %s", red, out.DType)
 	}
+	if !ok {
+		return c.Errorf("unknown reduction %q", red)
+	}
 	return nil
+}
+
+// combine applies a scatter reduction (add, mul, max or min) to a and b;
+// ok is false, and a is returned, for any other reduction.
+func combine[T int64 | float64](a, b T, red string) (v T, ok bool) {
+	switch red {
+	case "add":
+		return a + b, true
+	case "mul":
+		return a * b, true
+	case "max":
+		return max(a, b), true
+	case "min":
+		return min(a, b), true
+	}
+	return a, false
 }
 
 // Float64s1 returns element i as float64.
