@@ -633,15 +633,7 @@ func variadic(ff func(a, b float64) float64, fi func(a, b int64) int64, mean boo
 		case clsF, clsD:
 			acc := make([]float64, out.Len())
 			for j, t := range ts {
-				idx := bcastIndex(shape, t.Shape)
-				f := t.Float64s()
-				for k := range acc {
-					if j == 0 {
-						acc[k] = f[at(idx, k)]
-					} else {
-						acc[k] = ff(acc[k], f[at(idx, k)])
-					}
-				}
+				zipBroadcast(acc, acc, nil, t.Float64s(), bcastIndex(shape, t.Shape), firstOr(j, ff))
 			}
 			for k, v := range acc {
 				if mean {
@@ -654,20 +646,22 @@ func variadic(ff func(a, b float64) float64, fi func(a, b int64) int64, mean boo
 				return nil, c.unsupported("integer inputs")
 			}
 			for j, t := range ts {
-				idx := bcastIndex(shape, t.Shape)
-				for k := range out.I {
-					if j == 0 {
-						out.I[k] = t.I[at(idx, k)]
-					} else {
-						out.I[k] = fi(out.I[k], t.I[at(idx, k)])
-					}
-				}
+				zipBroadcast(out.I, out.I, nil, t.I, bcastIndex(shape, t.Shape), firstOr(j, fi))
 			}
 		default:
 			return nil, c.Errorf("inputs must be numeric, got %s", ts[0])
 		}
 		return []*Tensor{out}, nil
 	}
+}
+
+// firstOr returns f, or for the first operand (j == 0) a function that
+// takes it as it is: a fold of a variadic op starts from its first input.
+func firstOr[T any](j int, f func(acc, x T) T) func(acc, x T) T {
+	if j == 0 {
+		return func(_, x T) T { return x }
+	}
+	return f
 }
 
 func kernelWhere(c *Ctx, in []*Tensor) ([]*Tensor, error) {

@@ -190,3 +190,33 @@ func BenchmarkIndexKernels(b *testing.B) {
 		benchOp(b, "Gather", map[string][]int64{"a": {3, 1, 4, 1, 5, 9, 2, 6}}, &ir.Attr{Name: "axis", Type: ir.AttrInt, I: 1})
 	})
 }
+
+func TestZipBroadcast(t *testing.T) {
+	sub := func(x, y int64) int64 { return x - y }
+	tests := []struct {
+		name string
+		a    []int64
+		ia   []int
+		b    []int64
+		ib   []int
+		n    int
+		want []int64
+	}{
+		{"same shape", []int64{5, 7, 9}, nil, []int64{1, 2, 3}, nil, 3, []int64{4, 5, 6}},
+		// [2,3] - [3]: b's row repeats.
+		{"broadcast b", []int64{10, 20, 30, 40, 50, 60}, nil, []int64{1, 2, 3}, []int{0, 1, 2, 0, 1, 2}, 6, []int64{9, 18, 27, 39, 48, 57}},
+		// [2,1] - [1,2]: both broadcast to [2,2].
+		{"outer", []int64{10, 20}, []int{0, 0, 1, 1}, []int64{1, 2}, []int{0, 1, 0, 1}, 4, []int64{9, 8, 19, 18}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out := make([]int64, tc.n)
+			zipBroadcast(out, tc.a, tc.ia, tc.b, tc.ib, sub)
+			for k := range out {
+				if out[k] != tc.want[k] {
+					t.Fatalf("got %v, want %v", out, tc.want)
+				}
+			}
+		})
+	}
+}
