@@ -34,8 +34,11 @@ func newCalibrateCmd(env *Env) *cobra.Command {
 		Short: "Fit a hardware file's efficiency parameters to measured kernel times",
 		Long: `calibrate fits the per-op-class efficiencies (compute and memory fraction of
 peak, fixed overhead) of a hardware preset to measured kernel times, and on a
-CPU the per-node dispatch time to measured end-to-end runs, and writes a
-hardware file that --hw accepts.
+CPU the host times (dispatch per node, overhead per run, time per MB of
+outputs allocated, time per node without a kernel) to measured end-to-end
+runs, and writes a hardware file that --hw accepts. bench/ort/profile.sh
+measures ONNX Runtime on one thread: calibrate its profiles with --base
+cpu-1t.
 
 Measurements, any mix, each flag repeatable:
   --ort-profile FILE.json           ONNX Runtime profile; the model is the one
@@ -48,7 +51,7 @@ Measurements, any mix, each flag repeatable:
 A profile that does not match its model (unknown node names, another op type,
 missing nodes) is refused. It prints the fitted parameters and each op class's
 error before and after the fit.`,
-		Example: `  wolong calibrate --ort-profile prof/cnn__mnist.json --base cpu -o cpu-fit.json
+		Example: `  wolong calibrate --ort-profile prof/cnn__mnist.json --base cpu-1t -o cpu-fit.json
   wolong calibrate --ort-profile model.onnx=ort_profile.json --table gemms.csv -o fit.json
   wolong profile model.onnx --hw cpu-fit.json`,
 		Args: usageArgs(cobra.NoArgs),
