@@ -98,8 +98,13 @@ func (c *Ctx) winograd(wd []int64, group float64, dt ir.DType) bool {
 	if dt != ir.Float32 || c.m.Opt.TF32 || c.Node.Op != "Conv" {
 		return false
 	}
+	return unitStrides(c.Node)
+}
+
+// unitStrides reports whether every stride and dilation of n is 1.
+func unitStrides(n *ir.Node) bool {
 	for _, name := range []string{"strides", "dilations"} {
-		v, _ := c.Node.AttrInts(name)
+		v, _ := n.AttrInts(name)
 		for _, s := range v {
 			if s != 1 {
 				return false
@@ -126,13 +131,8 @@ func pointwise(n *ir.Node, wd []int64) bool {
 			return false
 		}
 	}
-	for _, name := range []string{"strides", "dilations"} {
-		v, _ := n.AttrInts(name)
-		for _, s := range v {
-			if s != 1 {
-				return false
-			}
-		}
+	if !unitStrides(n) {
+		return false
 	}
 	p, _ := n.AttrInts("pads")
 	for _, v := range p {
