@@ -75,6 +75,42 @@ func kernelGather(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	return []*Tensor{out.reshaped(shape)}, nil
 }
 
+// elementWalk walks the positions of the indices of GatherElements or
+// ScatterElements in row-major order and gives the data offset that each
+// selects: the position with its axis coordinate replaced by the index
+// value there.
+type elementWalk struct {
+	offsetWalk // over the indices' shape, with the data strides (0 on axis)
+	axis       int
+	fits       bool // the indices fit in the data off the axis
+	dims, xs   []int
+	ishape     []int
+}
+
+func newElementWalk(dims, ishape []int, axis int) *elementWalk {
+	xs := strides(dims)
+	ws := append([]int{}, xs...)
+	ws[axis] = 0
+	fits := true
+	for d, n := range ishape {
+		if d != axis && n > dims[d] {
+			fits = false
+		}
+	}
+	return &elementWalk{offsetWalk: newOffsetWalk(ishape, ws, 0), axis: axis, fits: fits, dims: dims, xs: xs, ishape: ishape}
+}
+
+// offset returns the data offset for the current position, whose index
+// value is i.
+func (e *elementWalk) offset(i int64) (int, error) {
+	if !e.fits {
+		// Some positions lie outside the data: check each in full.
+		return elementOffset(e.idx, e.axis, i, e.dims, e.xs, e.ishape)
+	}
+	p, err := fixIndex(i, e.dims[e.axis])
+	return e.off + p*e.xs[e.axis], err
+}
+
 // elementOffset returns the offset, in data of shape dims and strides xs,
 // of the element that position ix of an indices tensor of shape ishape
 // selects (GatherElements, ScatterElements): ix with ix[axis] replaced by
@@ -127,17 +163,17 @@ func kernelGatherElements(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	if err := c.check(x.DType, it.Shape); err != nil {
 		return nil, err
 	}
-	xs := strides(x.Shape)
 	src := make([]int, len(idx))
 	var ferr error
-	forEachIndex(it.Shape, func(k int, ix []int) {
-		off, err := elementOffset(ix, axis, idx[k], x.Shape, xs, it.Shape)
+	w := newElementWalk(x.Shape, it.Shape, axis)
+	for k, i := range idx {
+		off, err := w.offset(i)
 		if err != nil {
-			ferr = err
-			return
+			ferr = err // the last bad index is the one reported
 		}
 		src[k] = off
-	})
+		w.next()
+	}
 	if ferr != nil {
 		return nil, ferr
 	}
@@ -265,21 +301,16 @@ func kernelScatterElements(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	}
 	out := x.Clone()
 	red := c.Str("reduction", "none")
-	xs := strides(x.Shape)
-	var ferr error
-	forEachIndex(it.Shape, func(k int, ix []int) {
-		if ferr != nil {
-			return
-		}
-		off, err := elementOffset(ix, axis, idx[k], x.Shape, xs, it.Shape)
+	w := newElementWalk(x.Shape, it.Shape, axis)
+	for k, i := range idx {
+		off, err := w.offset(i)
 		if err != nil {
-			ferr = err
-			return
+			return nil, err
 		}
-		ferr = scatterReduce(c, out, off, upd, k, red)
-	})
-	if ferr != nil {
-		return nil, ferr
+		if err := scatterReduce(c, out, off, upd, k, red); err != nil {
+			return nil, err
+		}
+		w.next()
 	}
 	return []*Tensor{out}, nil
 }

@@ -40,11 +40,21 @@ func (w *offsetWalk) next() {
 // stridedOffsets returns, for every element of shape in row-major order,
 // its source offset base + sum idx[d]*strides[d].
 func stridedOffsets(shape, strides []int, base int) []int {
-	n := numel(shape)
-	offs := make([]int, n)
-	w := newOffsetWalk(shape, strides, base)
-	for k := range offs {
-		offs[k] = w.off
+	offs := make([]int, numel(shape))
+	r := len(shape)
+	if r == 0 {
+		offs[0] = base
+		return offs
+	}
+	// Walk the rows; the innermost dim is a plain stride.
+	n, st := shape[r-1], strides[r-1]
+	w := newOffsetWalk(shape[:r-1], strides[:r-1], base)
+	for k := 0; k < len(offs); k += n {
+		row, off := offs[k:k+n], w.off
+		for j := range row {
+			row[j] = off
+			off += st
+		}
 		w.next()
 	}
 	return offs
@@ -81,18 +91,32 @@ func axisTable(n, stride int, src func(v int) int) []int {
 // any dim's contribution is -1.
 func tableOffsets(shape []int, tabs [][]int, miss int) []int {
 	offs := make([]int, numel(shape))
-	w := newOffsetWalk(shape, make([]int, len(shape)), 0)
-	for k := range offs {
-		off := 0
+	r := len(shape)
+	if r == 0 {
+		return offs
+	}
+	// Walk the rows: the outer dims give one offset per row (or a miss),
+	// the innermost dim's table the rest.
+	inner := tabs[r-1]
+	n := len(inner)
+	w := newOffsetWalk(shape[:r-1], make([]int, r-1), 0)
+	for k := 0; k < len(offs); k += n {
+		row, base := offs[k:k+n], 0
 		for d, v := range w.idx {
-			c := tabs[d][v]
-			if c < 0 {
-				off = miss
+			if c := tabs[d][v]; c < 0 {
+				base = -1
 				break
+			} else {
+				base += c
 			}
-			off += c
 		}
-		offs[k] = off
+		for j, c := range inner {
+			if base < 0 || c < 0 {
+				row[j] = miss
+			} else {
+				row[j] = base + c
+			}
+		}
 		w.next()
 	}
 	return offs

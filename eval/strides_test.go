@@ -2,6 +2,7 @@ package eval
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/wolong-dev/wolong/ir"
@@ -216,6 +217,49 @@ func TestZipBroadcast(t *testing.T) {
 				if out[k] != tc.want[k] {
 					t.Fatalf("got %v, want %v", out, tc.want)
 				}
+			}
+		})
+	}
+}
+
+func TestElementWalk(t *testing.T) {
+	tests := []struct {
+		name         string
+		dims, ishape []int
+		axis         int
+		idx          []int64
+		want         []int // offsets; nil when an error is wanted
+		err          string
+	}{
+		// data [2,3], indices [2,2] along axis 1: row r, column idx.
+		{"axis 1", []int{2, 3}, []int{2, 2}, 1, []int64{2, 0, -1, 1}, []int{2, 0, 5, 4}, ""},
+		// along axis 0: row idx, column c.
+		{"axis 0", []int{2, 3}, []int{1, 3}, 0, []int64{1, 0, 1}, []int{3, 1, 5}, ""},
+		{"bad index", []int{2, 3}, []int{1, 2}, 1, []int64{0, 3}, nil, "index 3 out of range"},
+		// indices [3,1] exceed data rows off the axis.
+		{"exceeds", []int{2, 3}, []int{3, 1}, 1, []int64{0, 1, 2}, nil, "exceeds data shape"},
+		{"exceeds, fine so far", []int{2, 3}, []int{3, 1}, 1, []int64{0, 1}, []int{0, 4}, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newElementWalk(tc.dims, tc.ishape, tc.axis)
+			var got []int
+			for _, i := range tc.idx {
+				off, err := w.offset(i)
+				if err != nil {
+					if tc.err == "" || !strings.Contains(err.Error(), tc.err) {
+						t.Fatalf("error %v, want %q", err, tc.err)
+					}
+					return
+				}
+				got = append(got, off)
+				w.next()
+			}
+			if tc.err != "" {
+				t.Fatalf("no error, want %q", tc.err)
+			}
+			if !equalInts(got, tc.want) {
+				t.Fatalf("got %v, want %v", got, tc.want)
 			}
 		})
 	}
