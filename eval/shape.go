@@ -592,13 +592,8 @@ func kernelTile(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	if err := c.check(x.DType, shape); err != nil {
 		return nil, err
 	}
-	xs := strides(x.Shape)
-	tabs := make([][]int, len(shape))
-	for d := range tabs {
-		n := x.Shape[d]
-		tabs[d] = axisTable(shape[d], xs[d], func(v int) int { return v % n })
-	}
-	out, err := c.take(x, shape, tableOffsets(shape, tabs, 0))
+	idx := mappedOffsets(shape, x.Shape, 0, func(d, v int) int { return v % x.Shape[d] })
+	out, err := c.take(x, shape, idx)
 	if err != nil {
 		return nil, err
 	}
@@ -872,13 +867,7 @@ func kernelPad(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 		return nil, err
 	}
 	src = ext
-	xs := strides(x.Shape)
-	tabs := make([][]int, r)
-	for d := range tabs {
-		n, lo := x.Shape[d], int(pads[d])
-		tabs[d] = axisTable(shape[d], xs[d], func(v int) int { return padSource(v-lo, n, mode) })
-	}
-	idx := tableOffsets(shape, tabs, nx)
+	idx := mappedOffsets(shape, x.Shape, nx, func(d, v int) int { return padSource(v-int(pads[d]), x.Shape[d], mode) })
 	if mode != "constant" && mode != "reflect" && mode != "edge" && mode != "wrap" {
 		return nil, c.Errorf("unknown mode %q", mode)
 	}
@@ -1293,18 +1282,13 @@ func kernelCenterCropPad(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	xs := strides(x.Shape)
-	tabs := make([][]int, len(shape))
-	for d := range tabs {
-		n, o := x.Shape[d], off[d]
-		tabs[d] = axisTable(shape[d], xs[d], func(v int) int {
-			if p := v + o; p >= 0 && p < n {
-				return p
-			}
-			return -1
-		})
-	}
-	out, err := c.take(ext, shape, tableOffsets(shape, tabs, x.Len()))
+	idx := mappedOffsets(shape, x.Shape, x.Len(), func(d, v int) int {
+		if p := v + off[d]; p >= 0 && p < x.Shape[d] {
+			return p
+		}
+		return -1
+	})
+	out, err := c.take(ext, shape, idx)
 	if err != nil {
 		return nil, err
 	}

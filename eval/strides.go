@@ -71,29 +71,30 @@ func forEachIndex(shape []int, fn func(k int, idx []int)) {
 	}
 }
 
-// axisTable returns the offset contribution of every position v in [0, n)
-// of one output dim: src(v)*stride, or -1 where src(v) is negative (the
-// position lies outside the source, as padding does).
-func axisTable(n, stride int, src func(v int) int) []int {
-	tab := make([]int, n)
-	for v := range tab {
-		if p := src(v); p < 0 {
-			tab[v] = -1
-		} else {
-			tab[v] = p * stride
-		}
-	}
-	return tab
-}
-
-// tableOffsets returns, for every element of shape in row-major order, the
-// sum over dims d of tabs[d][idx[d]] (tables from axisTable), or miss where
-// any dim's contribution is -1.
-func tableOffsets(shape []int, tabs [][]int, miss int) []int {
+// mappedOffsets returns, for every element of shape in row-major order,
+// the offset of the element it copies in a source of shape src (of the
+// same rank): position v of output dim d copies position at(d, v) of
+// source dim d, or nothing when at returns a negative position (padding),
+// and such elements get offset miss. at is called once per position of
+// each dim, not per element.
+func mappedOffsets(shape, src []int, miss int, at func(d, v int) int) []int {
 	offs := make([]int, numel(shape))
 	r := len(shape)
 	if r == 0 {
 		return offs
+	}
+	// tabs[d][v]: the offset contribution of position v of dim d, or -1.
+	xs := strides(src)
+	tabs := make([][]int, r)
+	for d := range tabs {
+		tabs[d] = make([]int, shape[d])
+		for v := range tabs[d] {
+			if p := at(d, v); p < 0 {
+				tabs[d][v] = -1
+			} else {
+				tabs[d][v] = p * xs[d]
+			}
+		}
 	}
 	// Walk the rows: the outer dims give one offset per row (or a miss),
 	// the innermost dim's table the rest.

@@ -72,39 +72,44 @@ func TestForEachIndex(t *testing.T) {
 	}
 }
 
-func TestTableOffsets(t *testing.T) {
-	identity := func(v int) int { return v }
+func TestMappedOffsets(t *testing.T) {
+	identity := func(d, v int) int { return v }
 	tests := []struct {
-		name  string
-		shape []int
-		tabs  [][]int
-		miss  int
-		want  []int
+		name       string
+		shape, src []int
+		miss       int
+		at         func(d, v int) int
+		want       []int
 	}{
-		{"scalar", []int{}, [][]int{}, 9, []int{0}},
-		{"identity", []int{2, 3}, [][]int{axisTable(2, 3, identity), axisTable(3, 1, identity)}, 9, []int{0, 1, 2, 3, 4, 5}},
+		{"scalar", []int{}, []int{}, 9, identity, []int{0}},
+		{"empty", []int{2, 0}, []int{2, 3}, 9, identity, []int{}},
+		{"identity", []int{2, 3}, []int{2, 3}, 9, identity, []int{0, 1, 2, 3, 4, 5}},
 		// Tile a [2] vector twice: positions 0 1 0 1.
-		{"tile", []int{4}, [][]int{axisTable(4, 1, func(v int) int { return v % 2 })}, 9, []int{0, 1, 0, 1}},
+		{"tile", []int{4}, []int{2}, 9, func(d, v int) int { return v % 2 }, []int{0, 1, 0, 1}},
 		// Pad a [2,2] matrix with one constant column on the left.
-		{"pad", []int{2, 3}, [][]int{axisTable(2, 2, identity), axisTable(3, 1, func(v int) int { return v - 1 })}, 4,
-			[]int{4, 0, 1, 4, 2, 3}},
-		// Crop the middle of a [4] vector and miss in a second dim.
-		{"miss", []int{2, 2}, [][]int{{-1, 0}, {1, 2}}, 7, []int{7, 7, 1, 2}},
+		{"pad", []int{2, 3}, []int{2, 2}, 4, func(d, v int) int { return v - d }, []int{4, 0, 1, 4, 2, 3}},
+		// Row 1 of a [4,2] matrix, then a missing row.
+		{"crop", []int{2, 2}, []int{4, 2}, 7, func(d, v int) int {
+			if d == 0 && v == 1 {
+				return -1
+			}
+			return v + 1 - d
+		}, []int{2, 3, 7, 7}},
+		// A miss in an outer dim covers its whole row.
+		{"outer miss", []int{2, 3}, []int{1, 3}, 8, func(d, v int) int {
+			if d == 0 {
+				return v - 1
+			}
+			return v
+		}, []int{8, 8, 8, 0, 1, 2}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := tableOffsets(tc.shape, tc.tabs, tc.miss)
+			got := mappedOffsets(tc.shape, tc.src, tc.miss, tc.at)
 			if !equalInts(got, tc.want) {
 				t.Fatalf("got %v, want %v", got, tc.want)
 			}
 		})
-	}
-}
-
-func TestAxisTable(t *testing.T) {
-	got := axisTable(5, 3, func(v int) int { return v - 2 })
-	if want := []int{-1, -1, 0, 3, 6}; !equalInts(got, want) {
-		t.Fatalf("got %v, want %v", got, want)
 	}
 }
 
