@@ -310,12 +310,12 @@ func (m *Model) Fill(bytes float64) float64 {
 // fraction eff of the bandwidth: the part of one kernel's traffic that fits
 // in the last-level cache moves at cache bandwidth (when the hardware
 // gives one), the rest at memory bandwidth.
-func (m *Model) memS(bytes float64, kernels int64, eff float64) float64 {
+func (m *Model) memS(bytes, kernels, eff float64) float64 {
 	h := m.HW
 	if bytes <= 0 {
 		return 0
 	}
-	k := math.Max(1, float64(kernels))
+	k := math.Max(1, kernels)
 	per := bytes / k
 	fill := m.Fill(per)
 	dram := h.MemoryBandwidthGBs * 1e9
@@ -379,10 +379,10 @@ func (m *Model) Time(c Cost) Estimate {
 	if tiled > 0 {
 		e.Occupancy = tiled // a tiled kernel occupies only the SMs its tiles run on
 	}
-	calls := c.Kernels * max(c.Steps, 1)
+	calls := float64(c.Kernels) * math.Max(float64(c.Steps), 1) // float: no int64 overflow on absurd shapes
 	staged := math.Min(math.Max(c.StagedBytes, 0), c.Bytes)
 	e.MemoryS = m.memS(c.Bytes-staged, calls, ce.Memory)
-	e.OverheadS = (float64(c.Kernels)*h.KernelOverheadUs + float64(calls)*ce.OverheadUs) * 1e-6
+	e.OverheadS = (float64(c.Kernels)*h.KernelOverheadUs + calls*ce.OverheadUs) * 1e-6
 	// staging (im2col) runs before the arithmetic, its time adds; libraries
 	// stage in cache-sized chunks, so it moves at cache bandwidth
 	stagedS := m.stagedS(staged, ce.Memory)
