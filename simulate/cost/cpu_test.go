@@ -199,3 +199,34 @@ func TestDepthwiseClass(t *testing.T) {
 		t.Errorf("grouped conv (16 channels per group): class %s on %s, want conv on fp16 tensor cores", e.Class, e.Math)
 	}
 }
+
+// TestFusedKeepsStaging: fusing a conv with its activation removes the
+// intermediate's traffic, not the conv's im2col staging or its per-group
+// library calls.
+func TestFusedKeepsStaging(t *testing.T) {
+	h := preset(t, "cpu-1t")
+	body := ir.NewGraph("body")
+	x := in(body, "x", ir.Float32, 1, 32, 56, 56)
+	w := in(body, "w", ir.Float32, 32, 1, 3, 3)
+	conv := one(body, "Conv", "conv", []*ir.Value{x, w}, iattr("group", 32), iattrs("pads", 1, 1, 1, 1))
+	relu := one(body, "Relu", "relu", []*ir.Value{conv.Outputs[0]})
+	bm := model(t, body, 17)
+	ce := New(h, bm, Options{}).Node(conv)
+	if ce.StagedBytes == 0 || ce.Steps != 32 {
+		t.Fatalf("test setup: conv staged %g bytes in %d steps", ce.StagedBytes, ce.Steps)
+	}
+	g := ir.NewGraph("main")
+	gx := in(g, "x", ir.Float32, 1, 32, 56, 56)
+	gw := in(g, "w", ir.Float32, 32, 1, 3, 3)
+	f := g.AddNode("FusedConvRelu", "wolong", "fused_0", []*ir.Value{gx, gw}, []string{"y"},
+		&ir.Attr{Name: "body", Type: ir.AttrGraph, G: body})
+	f.Outputs[0].Type = relu.Outputs[0].Type
+	body.Inputs, body.Outputs = []*ir.Value{x, w}, []*ir.Value{relu.Outputs[0]}
+	cm := New(h, &ir.Model{Opsets: bm.Opsets, Graph: g}, Options{})
+	e := cm.Node(f)
+	eff := h.Efficiency.Class(string(ce.Class))
+	inner := cm.stagedS(ce.StagedBytes, eff.Memory) + 31*eff.OverheadUs*1e-6
+	if e.DeviceS < inner {
+		t.Errorf("fused device time %g s below the conv's staging and calls %g s", e.DeviceS, inner)
+	}
+}

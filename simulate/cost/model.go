@@ -458,10 +458,20 @@ func (m *Model) fused(n *ir.Node, body *ir.Graph) Estimate {
 	e.Kernels = 1
 	e.Occupancy = 1
 	dominant, domTime := Class(""), -1.0
+	// work fusion cannot remove: a member's staging pass (im2col) and its
+	// library calls beyond the first
+	var innerS float64
 	for _, bn := range body.Nodes {
 		be := m.Node(bn)
 		e.FLOPs += be.FLOPs
 		e.ComputeS += be.ComputeS
+		if be.Kernels > 0 {
+			ce := h.Efficiency.Class(string(be.Class))
+			innerS += m.stagedS(be.StagedBytes, ce.Memory)
+			if be.Steps > 1 {
+				innerS += float64(be.Steps-1) * ce.OverheadUs * 1e-6
+			}
+		}
 		if be.Unknown && !e.Unknown {
 			e.Unknown = true
 			e.Why = fmt.Sprintf("fused member %s: %s", ir.NodeLabel(bn), be.Why)
@@ -499,7 +509,8 @@ func (m *Model) fused(n *ir.Node, body *ir.Graph) Estimate {
 	ce := h.Efficiency.Class(string(dominant))
 	e.MemoryS = m.memS(e.Bytes, 1, ce.Memory)
 	e.OverheadS = (h.KernelOverheadUs + ce.OverheadUs) * 1e-6
-	w := math.Max(e.ComputeS, e.MemoryS)
+	w := math.Max(e.ComputeS, e.MemoryS) + innerS
+	e.MemoryS += innerS
 	e.DeviceS = w + e.OverheadS
 	e.HostS = (h.LaunchUs + h.DispatchUs) * 1e-6
 	switch {
