@@ -51,10 +51,10 @@ func TestSelect(t *testing.T) {
 		wantErr bool
 	}{
 		{"O0 runs only required", 0, nil, nil, []string{"late dce"}, false},
-		{"O1 clean-up", 1, nil, nil, []string{"noop", "qdq", "constfold", "shapefold", "cse", "early dce", "late dce"}, false},
-		{"O2 adds fusion", 2, nil, nil, []string{"noop", "qdq", "constfold", "shapefold", "cse", "early dce", "bnfold", "layernorm", "rmsnorm", "gelu", "silu", "attention", "fuse", "late dce"}, false},
+		{"O1 clean-up", 1, nil, nil, []string{"noop", "qdq", "constfold", "shapefold", "reshapechain", "cse", "early dce", "late dce"}, false},
+		{"O2 adds fusion", 2, nil, nil, []string{"noop", "qdq", "constfold", "shapefold", "reshapechain", "cse", "early dce", "bnfold", "layernorm", "rmsnorm", "gelu", "silu", "attention", "fuse", "late dce"}, false},
 		{"only", 3, []string{"fuse", "cse"}, nil, []string{"cse", "fuse", "late dce"}, false},
-		{"disable", 1, nil, []string{"cse", "noop"}, []string{"qdq", "constfold", "shapefold", "early dce", "late dce"}, false},
+		{"disable", 1, nil, []string{"cse", "noop"}, []string{"qdq", "constfold", "shapefold", "reshapechain", "early dce", "late dce"}, false},
 		{"unknown pass", 3, []string{"nope"}, nil, nil, true},
 		{"required cannot be disabled", 3, nil, []string{"late dce"}, nil, true},
 		{"bad level", 4, nil, nil, nil, true},
