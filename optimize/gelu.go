@@ -19,6 +19,9 @@ package optimize
 // only x and constants.
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/wolong-dev/wolong/ir"
 )
 
@@ -102,4 +105,153 @@ func singleUseWithin(g *ir.Graph, v *ir.Value, set map[*ir.Node]bool) bool {
 		}
 	}
 	return true
+}
+
+// geluProbe are the points toNativeGelu checks a fused GELU body at;
+// all are exact in every float type.
+var geluProbe = []float64{-4, -3, -2.5, -2, -1.5, -1, -0.75, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1, 1.5, 2, 2.5, 3, 4}
+
+// toNativeGelu turns a fused wolong:Gelu node into the standard ai.onnx
+// Gelu(X) (opset 20+; approximate="tanh" for the tanh form) in place. The
+// matcher does not check the constants inside the argument (the √2
+// divisor, 0.044715, √(2/π)), so the body is evaluated at geluProbe and
+// must agree with the GELU formula of its form; it must also read one
+// float tensor x of known rank plus one-element constants of no higher
+// rank, so the native op gives the same shape. Constants of a GELU nested
+// in another fused body are found through the enclosing fused nodes'
+// inputs. It reports false, changing nothing, otherwise.
+func toNativeGelu(m *ir.Model, g *ir.Graph, n *ir.Node, fold Folder) bool {
+	body := n.AttrGraph("body")
+	if body == nil || n.Op != "Gelu" || n.Domain != FusedDomain || len(n.Outputs) != 1 || n.Output(0) == nil || m.Opset("") < 20 {
+		return false
+	}
+	var x *ir.Value
+	xi := -1
+	args := make([]*ir.Tensor, len(n.Inputs))
+	for i, v := range n.Inputs {
+		if v == nil {
+			return false
+		}
+		if t := fusedConst(g, v); t != nil {
+			args[i] = t
+			continue
+		}
+		if x != nil {
+			return false
+		}
+		x, xi = v, i
+	}
+	if x == nil || !x.Type.IsTensor() || !x.Type.Shape.Known || n.Output(0).Type.DType != x.Type.DType {
+		return false
+	}
+	for _, t := range args {
+		if t == nil {
+			continue
+		}
+		if k, ok := t.NumElements(); !ok || k != 1 || len(t.Dims) > x.Type.Shape.Rank() {
+			return false
+		}
+	}
+	approx := ""
+	switch {
+	case bodyHas(body, "Tanh") && !bodyHas(body, "Erf"):
+		approx = "tanh"
+	case bodyHas(body, "Erf") && !bodyHas(body, "Tanh"):
+	default:
+		return false
+	}
+	probe, tol := floatProbe(x.Type.DType, geluProbe)
+	if probe == nil {
+		return false
+	}
+	args[xi] = probe
+	out, err := fold.Fold(m, n, args)
+	if err != nil || len(out) != 1 || out[0] == nil {
+		return false
+	}
+	got, err := out[0].Float64Values(int64(len(geluProbe)))
+	if err != nil || len(got) != len(geluProbe) {
+		return false
+	}
+	for i, v := range geluProbe {
+		want := 0.5 * v * (1 + math.Erf(v/math.Sqrt2))
+		if approx == "tanh" {
+			want = 0.5 * v * (1 + math.Tanh(math.Sqrt(2/math.Pi)*(v+0.044715*v*v*v)))
+		}
+		if math.IsNaN(got[i]) || math.Abs(got[i]-want) > tol*(1+math.Abs(want)) {
+			return false
+		}
+	}
+	for i := range n.Inputs {
+		n.SetInput(i, nil)
+	}
+	n.Inputs = nil
+	n.Inputs = append(n.Inputs, nil)
+	n.SetInput(0, x)
+	n.Op, n.Domain, n.Attrs = "Gelu", "", nil
+	if approx != "" {
+		n.Attrs = []*ir.Attr{{Name: "approximate", Type: ir.AttrString, S: []byte(approx)}}
+	}
+	return true
+}
+
+// fusedConst returns v's constant data, looking through the inputs of the
+// fused nodes whose bodies enclose g.
+func fusedConst(g *ir.Graph, v *ir.Value) *ir.Tensor {
+	for depth := 0; depth < 64 && v != nil; depth++ {
+		if v.Const != nil {
+			return v.Const
+		}
+		p := g.ParentNode
+		if p == nil || p.Domain != FusedDomain || g.Parent == nil {
+			return nil
+		}
+		next := (*ir.Value)(nil)
+		for i, in := range g.Inputs {
+			if in == v && i < len(p.Inputs) {
+				next = p.Inputs[i]
+			}
+		}
+		v, g = next, g.Parent
+	}
+	return nil
+}
+
+// bodyHas reports whether g has a node of the ai.onnx op.
+func bodyHas(g *ir.Graph, op string) bool {
+	for _, n := range g.Nodes {
+		if is(n, op) {
+			return true
+		}
+	}
+	return false
+}
+
+// floatProbe returns vals as a 1-D tensor of dtype dt and the relative
+// tolerance a GELU computed in dt meets, or nil for other dtypes.
+func floatProbe(dt ir.DType, vals []float64) (*ir.Tensor, float64) {
+	var raw []byte
+	tol := 1e-4
+	switch dt {
+	case ir.Float32:
+		for _, v := range vals {
+			raw = binary.LittleEndian.AppendUint32(raw, math.Float32bits(float32(v)))
+		}
+	case ir.Float64:
+		for _, v := range vals {
+			raw = binary.LittleEndian.AppendUint64(raw, math.Float64bits(v))
+		}
+	case ir.Float16, ir.BFloat16:
+		tol = 3e-2
+		for _, v := range vals {
+			h := ir.Float32ToHalf(float32(v))
+			if dt == ir.BFloat16 {
+				h = ir.Float32ToBFloat16(float32(v))
+			}
+			raw = binary.LittleEndian.AppendUint16(raw, h)
+		}
+	default:
+		return nil, 0
+	}
+	return &ir.Tensor{Name: "gelu_probe", DType: dt, Dims: []int64{int64(len(vals))}, Raw: raw}, tol
 }

@@ -10,9 +10,12 @@ import (
 
 // ToONNX rewrites m in place so that it is a valid ONNX model any runtime
 // can load: a fused LayerNorm becomes the standard LayerNormalization op
-// when the model's opset has it (17+); every other fused node (domain "wolong" with a "body" graph) becomes
-// a call of a model-local ONNX function of domain "wolong" whose body is
-// the group's subgraph, and the model imports the "wolong" domain. The
+// when the model's opset has it (17+), a fused GELU becomes the standard
+// Gelu op (approximate="tanh" for the tanh form) from opset 20 when its
+// body checks out (toNativeGelu); every other fused node (domain "wolong"
+// with a "body" graph) becomes a call of a model-local ONNX function of
+// domain "wolong" whose body is the group's subgraph, and the model
+// imports the "wolong" domain. The
 // standard rewrites (folding, BatchNorm in Conv weights, batching with
 // Concat'd weights + Split) are already standard ops. The graph's inputs
 // and outputs are untouched. It returns the number of functions added.
@@ -23,6 +26,20 @@ func ToONNX(m *ir.Model) (int, error) {
 	taken := map[string]bool{}
 	for _, f := range m.Functions {
 		taken[f.Domain+":"+f.Name] = true
+	}
+	// A fused GELU becomes the standard Gelu op (opset 20+), at any depth:
+	// first, while each fused body still knows its fused node, so the
+	// constants of a nested GELU resolve to the outer initializers.
+	if m.Opset("") >= 20 {
+		fold := defaultFolder()
+		m.Graph.Walk(func(g *ir.Graph) bool {
+			for _, n := range g.Nodes {
+				if n.Domain == FusedDomain && n.Op == "Gelu" {
+					toNativeGelu(m, g, n, fold)
+				}
+			}
+			return true
+		})
 	}
 	added := 0
 	var err error
