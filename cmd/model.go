@@ -26,7 +26,7 @@ func addModelFlags(env *Env, c *cobra.Command, f *ModelFlags) {
 	f.progress = env.Progress
 	c.Flags().StringArrayVar(&f.Dims, "dim", nil, "give a symbolic dim a value: `name=value` (repeatable)")
 	c.Flags().StringArrayVar(&f.Inputs, "input", nil, "override an input's shape: `name=1x3x224x224` (repeatable; symbolic dims allowed)")
-	c.Flags().StringVar(&f.MaxMemory, "max-memory", "4GiB", "refuse work that would allocate more than this (`bytes`, with KiB/MiB/GiB suffix)")
+	c.Flags().StringVar(&f.MaxMemory, "max-memory", "4GiB", "refuse work that would allocate more than this, or hold more than this in the evaluator's live tensors (`bytes`, with KiB/MiB/GiB suffix)")
 }
 
 // Loaded is a model read, verified and shape-inferred.

@@ -13,8 +13,18 @@
 // by the optimizer) runs as that subgraph, its inputs bound positionally,
 // so a fusion is checkable by construction.
 //
-// Every output allocation is checked against Options.MaxMemory before it is
-// made. Bad input (a missing graph input, a wrong dtype, rank or dim, an
+// Memory: each value leaves its scope after the last node that reads it
+// (a node reads what its subgraphs capture from outer scopes; graph
+// outputs stay for the caller, the parent node or the next loop
+// iteration); the order of release is planned once per graph, like its
+// topological order. Options.MaxMemory bounds the live set, the bytes of
+// the tensors held in the scopes of the main graph and of the subgraphs
+// and function bodies running inside it (shared storage counted once,
+// constants not counted), as well as every single output allocation, which
+// is checked before it is made. Exceeding it fails with one line naming
+// the node and the limit. Evaluator.PeakLiveBytes reports a run's peak.
+//
+// Bad input (a missing graph input, a wrong dtype, rank or dim, an
 // index out of range) gives an error naming the node; a kernel panic is
 // recovered into an error. An Evaluator caches converted initializers and
 // is not safe for concurrent use.

@@ -12,7 +12,8 @@ import (
 	"github.com/wolong-dev/wolong/ir"
 )
 
-// DefaultMaxMemory is the default bound on one allocation (4 GiB).
+// DefaultMaxMemory is the default of Options.MaxMemory (4 GiB): the bound
+// on the tensors a run holds live at once and on any one allocation.
 const DefaultMaxMemory = 4 << 30
 
 // maxDepth bounds nesting of subgraphs and function calls.
@@ -20,9 +21,19 @@ const maxDepth = 64
 
 // Options steer evaluation.
 type Options struct {
-	// MaxMemory bounds the bytes any single op may allocate for one
-	// output (0: DefaultMaxMemory). An op that would exceed it fails
-	// before allocating.
+	// MaxMemory bounds, in bytes (0: DefaultMaxMemory), both the live
+	// set of a run and every single allocation. The live set is the
+	// tensors held in the scopes of the main graph and of the subgraphs
+	// and function bodies running inside it; a value leaves its scope
+	// after the last node that reads it (graph outputs stay). Storage
+	// shared by several values (views, values passed into a subgraph)
+	// counts once; initializers and constants do not count, nor do a
+	// kernel's temporaries or a Loop/Scan's accumulated scan outputs
+	// beyond their own allocation checks. Bytes are the evaluator's
+	// storage: 4 per element for every float type except float64, 8 for
+	// float64 and every integer type, 1 for bool, 16 for string. An
+	// allocation that would take the live set over the bound fails
+	// before it is made; a node whose outputs would, fails naming it.
 	MaxMemory int64
 	// OnNode, when set, is called before each node of the main graph
 	// with its 1-based position i among the graph's n nodes, for
@@ -152,6 +163,11 @@ type Evaluator struct {
 	opt    Options
 	consts map[*ir.Tensor]*Tensor
 	orders map[*ir.Graph][]*ir.Node
+	lives  map[*ir.Graph]*liveness
+	live   liveSet
+	// keepAll disables dropping values after their last use (tests
+	// measure the difference).
+	keepAll bool
 }
 
 // New returns an evaluator for m.
@@ -159,7 +175,7 @@ func New(m *ir.Model, opt Options) *Evaluator {
 	if opt.MaxMemory <= 0 {
 		opt.MaxMemory = DefaultMaxMemory
 	}
-	return &Evaluator{model: m, opt: opt, consts: map[*ir.Tensor]*Tensor{}, orders: map[*ir.Graph][]*ir.Node{}}
+	return &Evaluator{model: m, opt: opt, consts: map[*ir.Tensor]*Tensor{}, orders: map[*ir.Graph][]*ir.Node{}, lives: map[*ir.Graph]*liveness{}}
 }
 
 // Run evaluates m's main graph on inputs (keyed by graph input name) and
@@ -185,6 +201,8 @@ func (e *Evaluator) Run(inputs map[string]Value) ([]Value, error) {
 		}
 	}
 	sc := &scope{vals: map[*ir.Value]Value{}, opsets: e.model.Opsets}
+	e.live = liveSet{}
+	defer e.releaseScope(sc)
 	for _, in := range g.Inputs {
 		v, ok := inputs[in.Name]
 		if !ok || v == nil {
@@ -196,7 +214,10 @@ func (e *Evaluator) Run(inputs map[string]Value) ([]Value, error) {
 		if err := checkInput(in, v); err != nil {
 			return nil, err
 		}
-		sc.vals[in] = v
+		e.bind(sc, in, v)
+	}
+	if e.live.bytes > e.opt.MaxMemory {
+		return nil, fmt.Errorf("eval: the inputs hold %d bytes, over the memory limit of %d bytes (--max-memory)", e.live.bytes, e.opt.MaxMemory)
 	}
 	return e.runGraph(g, sc, 0)
 }
@@ -304,8 +325,11 @@ func (e *Evaluator) order(g *ir.Graph) ([]*ir.Node, error) {
 }
 
 // runGraph evaluates g's nodes in sc (its inputs already bound) and
-// returns g's outputs.
+// returns g's outputs. Each value of sc leaves it after the last node that
+// reads it; whatever sc still holds is released when runGraph returns
+// (its outputs then belong to the caller).
 func (e *Evaluator) runGraph(g *ir.Graph, sc *scope, depth int) ([]Value, error) {
+	defer e.releaseScope(sc)
 	if depth > maxDepth {
 		return nil, fmt.Errorf("eval: graph %q: subgraphs nested deeper than %d", g.Name, maxDepth)
 	}
@@ -313,9 +337,15 @@ func (e *Evaluator) runGraph(g *ir.Graph, sc *scope, depth int) ([]Value, error)
 	if err != nil {
 		return nil, err
 	}
+	lv := e.plan(g, order)
 	onNode := e.opt.OnNode
 	if depth != 0 || g != e.model.Graph {
 		onNode = nil
+	}
+	if !e.keepAll {
+		for _, v := range lv.unread {
+			e.drop(sc, v)
+		}
 	}
 	for i, n := range order {
 		if onNode != nil {
@@ -323,6 +353,14 @@ func (e *Evaluator) runGraph(g *ir.Graph, sc *scope, depth int) ([]Value, error)
 		}
 		if err := e.runNode(n, sc, depth); err != nil {
 			return nil, err
+		}
+		if err := e.checkLive(n); err != nil {
+			return nil, err
+		}
+		if !e.keepAll {
+			for _, v := range lv.after[i] {
+				e.drop(sc, v)
+			}
 		}
 	}
 	out := make([]Value, len(g.Outputs))
@@ -450,7 +488,7 @@ func (e *Evaluator) runNode(n *ir.Node, sc *scope, depth int) (err error) {
 		if i >= len(outs) || outs[i] == nil {
 			return nodeErr(n, fmt.Errorf("output %d (%q) was not produced", i, o.Name))
 		}
-		sc.vals[o] = outs[i]
+		e.bind(sc, o, outs[i])
 	}
 	return nil
 }
@@ -544,7 +582,7 @@ func (e *Evaluator) callFunction(c *Ctx, f *ir.Function, in []Value) ([]Value, e
 	}
 	for i, p := range f.Body.Inputs {
 		if i < len(in) && in[i] != nil {
-			sc.vals[p] = in[i]
+			e.bind(sc, p, in[i])
 		}
 	}
 	return e.runGraph(f.Body, sc, c.depth+1)
@@ -645,8 +683,12 @@ func (c *Ctx) check(dt ir.DType, shape []int) error {
 	if n < 0 {
 		return fmt.Errorf("invalid output shape %v", shape)
 	}
-	if b := int64(n) * elemBytes(dt); b > c.e.opt.MaxMemory {
+	b := int64(n) * elemBytes(dt)
+	if b > c.e.opt.MaxMemory {
 		return fmt.Errorf("output %s%s needs %d bytes, over the memory limit of %d bytes", dt, shapeString(shape), b, c.e.opt.MaxMemory)
+	}
+	if live := c.e.live.bytes; b > c.e.opt.MaxMemory-live {
+		return fmt.Errorf("output %s%s needs %d bytes with %d bytes of tensors live, over the memory limit of %d bytes (--max-memory)", dt, shapeString(shape), b, live, c.e.opt.MaxMemory)
 	}
 	return nil
 }
@@ -665,12 +707,12 @@ func (c *Ctx) RunSubgraph(g *ir.Graph, in []Value) ([]Value, error) {
 	sc := &scope{vals: map[*ir.Value]Value{}, parent: c.sc, opsets: c.sc.opsets}
 	for i, p := range g.Inputs {
 		if i < len(in) && in[i] != nil {
-			sc.vals[p] = in[i]
+			c.e.bind(sc, p, in[i])
 		} else if i >= len(in) {
 			// Some exporters declare If-branch inputs that shadow outer
 			// values of the same name: bind them to those values.
 			if v, ok := c.sc.lookupName(p.Name); ok {
-				sc.vals[p] = v
+				c.e.bind(sc, p, v)
 			}
 		}
 	}
