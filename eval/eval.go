@@ -27,13 +27,14 @@ type Options struct {
 	// and function bodies running inside it; a value leaves its scope
 	// after the last node that reads it (graph outputs stay). Storage
 	// shared by several values (views, values passed into a subgraph)
-	// counts once; initializers and constants do not count, nor do a
-	// kernel's temporaries or a Loop/Scan's accumulated scan outputs
-	// beyond their own allocation checks. Bytes are the evaluator's
-	// storage: 4 per element for every float type except float64, 8 for
-	// float64 and every integer type, 1 for bool, 16 for string. An
-	// allocation that would take the live set over the bound fails
-	// before it is made; a node whose outputs would, fails naming it.
+	// counts once; initializers and constants do not count, and neither
+	// do a kernel's temporaries or a Loop/Scan's accumulated scan
+	// outputs once allocated. Bytes are the evaluator's storage: 4 per
+	// element for every float type except float64, 8 for float64 and
+	// every integer type, 1 for bool, 16 for string. An allocation (an
+	// output or a kernel's temporary) that, added to the live set, would
+	// exceed the bound fails before it is made; a node whose bound
+	// outputs take the live set over it fails naming the node.
 	MaxMemory int64
 	// OnNode, when set, is called before each node of the main graph
 	// with its 1-based position i among the graph's n nodes, for
@@ -681,7 +682,13 @@ func (c *Ctx) unsupported(format string, args ...any) error {
 func (c *Ctx) check(dt ir.DType, shape []int) error {
 	n := numel(shape)
 	if n < 0 {
-		return fmt.Errorf("invalid output shape %v", shape)
+		for _, d := range shape {
+			if d < 0 {
+				return fmt.Errorf("invalid output shape %v", shape)
+			}
+		}
+		// numel refuses counts past 2^51 elements.
+		return fmt.Errorf("output %s%s has more than 2^51 elements, over the memory limit of %d bytes (--max-memory)", dt, shapeString(shape), c.e.opt.MaxMemory)
 	}
 	b := int64(n) * elemBytes(dt)
 	if b > c.e.opt.MaxMemory {

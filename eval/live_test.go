@@ -368,3 +368,42 @@ func TestLiveModels(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckMessages checks the allocation check's one-line errors: a shape
+// too large to count names the limit, a negative dim is an invalid shape.
+func TestCheckMessages(t *testing.T) {
+	e := New(&ir.Model{Graph: ir.NewGraph("g")}, Options{MaxMemory: 1 << 20})
+	c := &Ctx{e: e}
+	tests := []struct {
+		name  string
+		dt    ir.DType
+		shape []int
+		live  int
+		want  string
+	}{
+		{"fits", ir.Float32, []int{256, 1024}, 0, ""},
+		{"one allocation over", ir.Int64, []int{256, 1024}, 0, "output int64[256,1024] needs 2097152 bytes, over the memory limit of 1048576 bytes"},
+		{"live set over", ir.Float32, []int{128, 1024}, 200000, "output float32[128,1024] needs 524288 bytes with 800000 bytes of tensors live, over the memory limit of 1048576 bytes (--max-memory)"},
+		{"too many elements", ir.Float32, []int{1 << 30, 1 << 30}, 0, "output float32[1073741824,1073741824] has more than 2^51 elements, over the memory limit of 1048576 bytes (--max-memory)"},
+		{"negative dim", ir.Float32, []int{2, -1}, 0, "invalid output shape [2 -1]"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			sc := &scope{vals: map[*ir.Value]Value{}}
+			if tc.live > 0 {
+				e.bind(sc, &ir.Value{Name: "held"}, newTensor(ir.Float32, []int{tc.live}))
+			}
+			err := c.check(tc.dt, tc.shape)
+			e.releaseScope(sc)
+			if tc.want == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if err == nil || err.Error() != tc.want {
+				t.Fatalf("got %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
