@@ -407,3 +407,21 @@ func TestCheckMessages(t *testing.T) {
 		})
 	}
 }
+
+// TestRandomTensorLimits: a random input too large to count, or over the
+// limit, names --max-memory; a negative dim is an invalid shape.
+func TestRandomTensorLimits(t *testing.T) {
+	for _, c := range []struct {
+		shape []int
+		want  string
+	}{
+		{[]int{1 << 30, 1 << 30}, "more than 2^51 elements, over the memory limit of 1024 bytes (--max-memory)"},
+		{[]int{16, 32}, "needs 2048 bytes, over the memory limit of 1024 bytes (--max-memory)"},
+		{[]int{-1, 4}, "invalid shape"},
+	} {
+		_, err := RandomTensor(NewRand(1), ir.Float32, c.shape, 1024)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: error %v, want %q", c.shape, err, c.want)
+		}
+	}
+}

@@ -33,13 +33,19 @@ func (r *Rand) Next() uint32 {
 func RandomTensor(r *Rand, dt ir.DType, shape []int, maxBytes int64) (*Tensor, error) {
 	n := numel(shape)
 	if n < 0 {
-		return nil, fmt.Errorf("eval: invalid shape %v", shape)
+		for _, d := range shape {
+			if d < 0 {
+				return nil, fmt.Errorf("eval: invalid shape %v", shape)
+			}
+		}
+		// numel refuses counts past 2^51 elements
+		return nil, fmt.Errorf("eval: random input %s%s has more than 2^51 elements, over the memory limit of %d bytes (--max-memory)", dt, shapeString(shape), maxBytes)
 	}
 	if classOf(dt) == clsBad || dt == ir.String {
 		return nil, fmt.Errorf("eval: cannot generate random %s values", dt)
 	}
 	if maxBytes > 0 && int64(n)*elemBytes(dt) > maxBytes {
-		return nil, fmt.Errorf("eval: random input %s%s needs %d bytes, over the memory limit of %d bytes", dt, shapeString(shape), int64(n)*elemBytes(dt), maxBytes)
+		return nil, fmt.Errorf("eval: random input %s%s needs %d bytes, over the memory limit of %d bytes (--max-memory)", dt, shapeString(shape), int64(n)*elemBytes(dt), maxBytes)
 	}
 	t := newTensor(dt, shape)
 	for i := 0; i < n; i++ {
