@@ -9,7 +9,8 @@ import (
 )
 
 // constFold evaluates, with the Folder (the reference evaluator), every
-// main-graph node whose inputs are all constant and turns its outputs into
+// main-graph node whose inputs are all constant (CastLike only needs its
+// target's element type) and turns its outputs into
 // initializers. Folding is skipped when an output would be larger than
 // Options.FoldMaxBytes (so folding never bloats the model), for random
 // ops, for nodes with subgraphs, for non-tensor outputs and for graph
@@ -36,6 +37,12 @@ func constFold(c *Context) ([]Rewrite, error) {
 				continue
 			}
 			if v.Const == nil {
+				if n.Op == "CastLike" && i == 1 && v.Type.DType.Valid() {
+					// only target_type's element type is read: CastLike of
+					// a constant to a tensor of known type is a constant
+					in[i] = &ir.Tensor{Name: v.Name, DType: v.Type.DType, Dims: []int64{0}}
+					continue
+				}
 				ok = false
 				break
 			}

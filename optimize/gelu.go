@@ -63,6 +63,9 @@ func matchGelu(g *ir.Graph, e *ir.Node) []*ir.Node {
 	}
 	// Forward: Add(1), then Muls by x, 0.5 or 0.5*x.
 	add := consumer(g, e, "Add")
+	if s := consumer(g, e, "Sum"); add == nil && s != nil && len(s.Inputs) == 2 {
+		add = s // ONNX's own function body of Gelu writes the add as Sum
+	}
 	if add == nil || !constNear(other(add, e.Output(0)), 1) {
 		return nil
 	}
