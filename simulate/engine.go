@@ -36,27 +36,21 @@ func schedule(res *Result, h *hw.Hardware) {
 		res.FLOPs += e.FLOPs
 		res.Bytes += e.Bytes
 		res.Kernels += e.Kernels
+		// the host issues every node (a synchronous CPU runtime only once
+		// its inputs are ready), kernel or not
+		t.IssueStart = hostFree
+		if sync {
+			t.IssueStart = math.Max(hostFree, ready)
+		}
+		t.IssueEnd = t.IssueStart + e.HostS
+		res.HostBusyS += e.HostS
 		if e.Kernels == 0 {
-			// no kernel; the host may still spend dispatch time on it
 			t.Stream = -1
-			t.IssueStart = hostFree
-			if sync {
-				t.IssueStart = math.Max(hostFree, ready)
-			}
-			t.IssueEnd = t.IssueStart + e.HostS
-			res.HostBusyS += e.HostS
 			t.Start, t.End = math.Max(ready, t.IssueEnd), math.Max(ready, t.IssueEnd)
 			hostFree = t.IssueEnd
 			cp[i] = cpIn
 			continue
 		}
-		t.IssueStart = hostFree
-		t.IssueEnd = hostFree + e.HostS
-		if sync {
-			t.IssueStart = math.Max(hostFree, ready)
-			t.IssueEnd = t.IssueStart + e.HostS
-		}
-		res.HostBusyS += e.HostS
 		s := 0
 		best := math.Max(math.Max(ready, t.IssueEnd), streamFree[0])
 		for k := 1; k < nStreams; k++ {

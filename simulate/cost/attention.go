@@ -38,7 +38,7 @@ func (c *Ctx) attention(b, heads, sq, skv, dqk, dv, projFLOPs, projTiles float64
 	if projFLOPs > 0 {
 		cost.Work = append(cost.Work, Work{FLOPs: projFLOPs, Tiles: projTiles, Count: 1})
 	}
-	if c.m.HW.Kind == "cpu" {
+	if c.cpuLibrary() {
 		// a CPU runtime runs attention unfused: per batch and head a QK^T
 		// GEMM, a softmax and a PV GEMM, each a library call
 		cost.Steps = int64(math.Min(3*b*heads, 1<<30))

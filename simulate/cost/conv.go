@@ -152,9 +152,7 @@ func (c *Ctx) stage(cost *Cost, v *ir.Value, elems float64) {
 	if v == nil || v.Type.Kind != ir.KindTensor {
 		return
 	}
-	b := max(c.m.dtype(v.Type.DType).StorageBytes(1), 4)
-	cost.StagedBytes += elems * float64(b)
-	cost.Bytes += elems * float64(b)
+	cost.addStaged(elems * float64(max(c.m.dtype(v.Type.DType).StorageBytes(1), 4)))
 }
 
 // ConvTranspose(X[N, C, in...], W[C, M/group, k...]).

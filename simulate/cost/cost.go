@@ -255,6 +255,16 @@ func (c *Ctx) Simple(flops float64) (Cost, error) {
 	return Cost{Class: c.Class, FLOPs: flops, Bytes: b, Kernels: 1, DType: c.DType()}, nil
 }
 
+// addStaged adds b bytes of staging traffic (see StagedBytes).
+func (c *Cost) addStaged(b float64) {
+	c.StagedBytes += b
+	c.Bytes += b
+}
+
+// cpuLibrary reports whether the node runs as calls into a CPU library
+// (one thread of control, library loops instead of kernel launches).
+func (c *Ctx) cpuLibrary() bool { return c.m.HW.Kind == "cpu" }
+
 func prod(d []int64) float64 {
 	p := 1.0
 	for _, x := range d {

@@ -225,7 +225,7 @@ func TestFusedKeepsStaging(t *testing.T) {
 	cm := New(h, &ir.Model{Opsets: bm.Opsets, Graph: g}, Options{})
 	e := cm.Node(f)
 	eff := h.Efficiency.Class(string(ce.Class))
-	inner := cm.stagedS(ce.StagedBytes, eff.Memory) + 31*eff.OverheadUs*1e-6
+	inner := cm.stagedS(ce.Cost, eff.Memory) + 31*eff.OverheadUs*1e-6
 	if e.DeviceS < inner {
 		t.Errorf("fused device time %g s below the conv's staging and calls %g s", e.DeviceS, inner)
 	}

@@ -100,11 +100,9 @@ func qlinearMatmulCost(c *Ctx) (Cost, error) {
 // it in a second pass, 4 bytes written and read back per element before
 // the u8/i8 output is written. GPU int8 GEMMs fuse the epilogue.
 func (c *Ctx) requantize(cost *Cost, outputs float64) {
-	if c.m.HW.Kind != "cpu" {
-		return
+	if c.cpuLibrary() {
+		cost.addStaged(8 * outputs)
 	}
-	cost.StagedBytes += 8 * outputs
-	cost.Bytes += 8 * outputs
 }
 
 // Gemm(A, B, C?): Y = alpha op(A) op(B) + beta C.

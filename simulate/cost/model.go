@@ -327,17 +327,27 @@ func (m *Model) memS(bytes, kernels, eff float64) float64 {
 	return k * t / (eff * fill)
 }
 
-// stagedS is the time of a staging pass of bytes at the fraction eff of
-// the cache bandwidth (memory bandwidth when the hardware gives no cache).
-func (m *Model) stagedS(bytes, eff float64) float64 {
-	if bytes <= 0 {
+// stagedS is the time of c's staging pass (im2col, accumulators) at the
+// fraction eff of the cache bandwidth (memory bandwidth when the hardware
+// gives no cache): libraries stage in cache-sized chunks.
+func (m *Model) stagedS(c Cost, eff float64) float64 {
+	if c.StagedBytes <= 0 {
 		return 0
 	}
 	bw := m.HW.CacheBandwidthGBs
 	if bw <= 0 {
 		bw = m.HW.MemoryBandwidthGBs
 	}
-	return bytes / (bw * 1e9 * eff)
+	return math.Min(c.StagedBytes, c.Bytes) / (bw * 1e9 * eff)
+}
+
+// extraCallsS is the fixed time of c's library calls beyond the first of
+// each kernel (Cost.Steps), at the class overhead ce.
+func extraCallsS(c Cost, ce hw.ClassEfficiency) float64 {
+	if c.Steps <= 1 {
+		return 0
+	}
+	return float64(c.Kernels) * float64(c.Steps-1) * ce.OverheadUs * 1e-6
 }
 
 // Time turns a Cost into an Estimate on the model's hardware.
@@ -380,12 +390,10 @@ func (m *Model) Time(c Cost) Estimate {
 		e.Occupancy = tiled // a tiled kernel occupies only the SMs its tiles run on
 	}
 	calls := float64(c.Kernels) * math.Max(float64(c.Steps), 1) // float: no int64 overflow on absurd shapes
-	staged := math.Min(math.Max(c.StagedBytes, 0), c.Bytes)
-	e.MemoryS = m.memS(c.Bytes-staged, calls, ce.Memory)
-	e.OverheadS = (float64(c.Kernels)*h.KernelOverheadUs + calls*ce.OverheadUs) * 1e-6
-	// staging (im2col) runs before the arithmetic, its time adds; libraries
-	// stage in cache-sized chunks, so it moves at cache bandwidth
-	stagedS := m.stagedS(staged, ce.Memory)
+	e.MemoryS = m.memS(c.Bytes-math.Min(math.Max(c.StagedBytes, 0), c.Bytes), calls, ce.Memory)
+	e.OverheadS = float64(c.Kernels)*(h.KernelOverheadUs+ce.OverheadUs)*1e-6 + extraCallsS(c, ce)
+	// staging (im2col) runs before the arithmetic: its time adds
+	stagedS := m.stagedS(c, ce.Memory)
 	work1 := math.Max(e.ComputeS, e.MemoryS) + stagedS
 	e.MemoryS += stagedS
 	e.DeviceS = work1 + e.OverheadS
@@ -467,10 +475,7 @@ func (m *Model) fused(n *ir.Node, body *ir.Graph) Estimate {
 		e.ComputeS += be.ComputeS
 		if be.Kernels > 0 {
 			ce := h.Efficiency.Class(string(be.Class))
-			innerS += m.stagedS(be.StagedBytes, ce.Memory)
-			if be.Steps > 1 {
-				innerS += float64(be.Steps-1) * ce.OverheadUs * 1e-6
-			}
+			innerS += m.stagedS(be.Cost, ce.Memory) + extraCallsS(be.Cost, ce)
 		}
 		if be.Unknown && !e.Unknown {
 			e.Unknown = true

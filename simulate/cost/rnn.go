@@ -60,7 +60,7 @@ func rnnCost(gates float64) Func {
 			cost.Bytes += rb * (t - 1)
 		}
 		cost.Kernels = int64(dirs * (t + 1))
-		if c.m.HW.Kind == "cpu" {
+		if c.cpuLibrary() {
 			// a CPU library runs the whole sequence in one call: the steps
 			// are loop iterations, not kernels
 			cost.Steps, cost.Kernels = cost.Kernels, 1
