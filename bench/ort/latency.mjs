@@ -1,0 +1,254 @@
+// Measures ONNX Runtime 1.30 end-to-end latency as people run it: profiling
+// off, warm, many runs, median. The targets of wolong calibrate / validate
+// (--ort-latency).
+//
+//   node latency.mjs OUTDIR [--runs N] [--warmup W] [--max-seconds S]
+//        [--threads T] [--level disabled|basic|extended|all] [--profiled]
+//        [--interleave] [--spec SPEC.json] [MODEL.onnx ...]
+//
+// MODEL paths are relative to ../shared/models (default: every model in
+// testdata/ort/manifest.json), or absolute. A SPEC file lists the models
+// instead: {"models": [{"model": PATH, "inputs": [{name, dtype, shape,
+// fill}], "seed": 1, "out": "file.json"}]}; inputs not listed are taken from
+// the manifest entry of the same model path.
+//
+// Each model runs in its own session: T intra-op threads (default 1), one
+// inter-op thread, the sequential executor, the given graph optimization
+// level (default disabled: ORT runs the model's own nodes), profiling off.
+// Inputs are the deterministic ones of profile.mjs / run.mjs (seeded
+// mulberry32). W warm-up runs (default 20, and at least 0.2 s) are dropped;
+// then runs continue until N (default 300) or S seconds (default 5) have
+// passed, and at least 10. With --interleave every model's session is made
+// first and the models take turns, one run each, so a slow drift of the
+// machine (another process, frequency) falls on every model alike: use it
+// for speedups (a model and its optimized export). With --profiled a second
+// session with ORT's profiler on runs alternately with the unprofiled one,
+// and the file also records the profiled median: (profiled - unprofiled) /
+// nodes executed is the profiler's own cost per node.
+//
+// Writes OUTDIR/<model path with / as __>.json (or the spec's "out"):
+//   {"format": "wolong-ort-latency", "version": 1, "model", "ort",
+//    "threads", "graph_optimization", "profiling": false, "inputs",
+//    "warmup", "runs", "median_us", "p10_us", "p90_us", "min_us", "mean_us",
+//    "cpu_wall_ratio_median", "host": {"cpu", "cores", "platform"}, "date",
+//    "profiled_median_us"?, "profiled_node_events"?}
+// Times are wall-clock microseconds of session.run (binding inputs and
+// returning outputs included, as a caller sees it).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+// The harness folder holding node_modules: WOLONG_ORT_HOME when set (wolong
+// calibrate --host installs one in the user's cache), else this folder.
+const home = process.env.WOLONG_ORT_HOME || here;
+const ort = createRequire(path.join(home, 'package.json'))('onnxruntime-node');
+const repo = path.resolve(here, '..', '..');
+const modelsDir = process.env.WOLONG_MODELS || path.resolve(repo, '..', 'shared', 'models');
+const manifestPath = path.join(repo, 'testdata', 'ort', 'manifest.json');
+
+function mulberry32(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6D2B79F5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return (t ^ (t >>> 14)) >>> 0;
+  };
+}
+
+function makeInput(next, inp) {
+  const n = inp.shape.reduce((a, b) => a * b, 1);
+  const fill = inp.fill;
+  const num = () => (fill === undefined ? ((next() >>> 8) / 8388608) - 1 : fill);
+  const int = () => (fill === undefined ? next() % 10 : fill);
+  switch (inp.dtype) {
+    case 'float32': return new ort.Tensor('float32', Float32Array.from({ length: n }, num), inp.shape);
+    case 'float64': return new ort.Tensor('float64', Float64Array.from({ length: n }, num), inp.shape);
+    case 'float16': return new ort.Tensor('float16', Uint16Array.from({ length: n }, () => 0x3c00 * (num() > 0)), inp.shape);
+    case 'int64': return new ort.Tensor('int64', BigInt64Array.from({ length: n }, () => BigInt(int())), inp.shape);
+    case 'int32': return new ort.Tensor('int32', Int32Array.from({ length: n }, int), inp.shape);
+    case 'int8': return new ort.Tensor('int8', Int8Array.from({ length: n }, int), inp.shape);
+    case 'uint8': return new ort.Tensor('uint8', Uint8Array.from({ length: n }, int), inp.shape);
+    case 'bool': return new ort.Tensor('bool', Uint8Array.from({ length: n }, () => (fill === undefined ? next() & 1 : (fill ? 1 : 0))), inp.shape);
+  }
+  throw new Error(`input ${inp.name}: dtype ${inp.dtype} not handled`);
+}
+
+function quantile(xs, q) {
+  const s = [...xs].sort((a, b) => a - b);
+  if (!s.length) return 0;
+  const pos = (s.length - 1) * q;
+  const lo = Math.floor(pos), hi = Math.ceil(pos);
+  return s[lo] + (s[hi] - s[lo]) * (pos - lo);
+}
+const median = (xs) => quantile(xs, 0.5);
+
+function hostInfo() {
+  const cpus = os.cpus();
+  return { cpu: cpus.length ? cpus[0].model.trim() : 'unknown', cores: cpus.length, platform: `${os.platform()} ${os.arch()}` };
+}
+
+async function makeSession(file, opt, profiled, tmp) {
+  const so = {
+    graphOptimizationLevel: opt.level,
+    intraOpNumThreads: opt.threads,
+    interOpNumThreads: 1,
+    executionMode: 'sequential',
+    enableCpuMemArena: true,
+    logSeverityLevel: 3,
+  };
+  if (profiled) Object.assign(so, { enableProfiling: true, profileFilePrefix: path.join(tmp, 'ort') });
+  return ort.InferenceSession.create(file, so);
+}
+
+// job: one model to measure: its session(s), feeds and the run times.
+async function prepare(entry, opt) {
+  const file = path.isAbsolute(entry.model) ? entry.model : path.join(modelsDir, entry.model);
+  const next = mulberry32(entry.seed ?? 1);
+  const feeds = {};
+  for (const inp of entry.inputs || []) feeds[inp.name] = makeInput(next, inp);
+  const job = { entry, file, feeds, times: [], ratios: [], ptimes: [], tmp: null };
+  job.session = await makeSession(file, opt, false);
+  if (opt.profiled) {
+    job.tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'wolong-ort-'));
+    job.psession = await makeSession(file, opt, true, job.tmp);
+  }
+  return job;
+}
+
+async function timedRun(session, feeds) {
+  const c0 = process.cpuUsage();
+  const t0 = process.hrtime.bigint();
+  await session.run(feeds);
+  const us = Number(process.hrtime.bigint() - t0) / 1000;
+  const c = process.cpuUsage(c0);
+  return { us, ratio: Math.min(1, (c.user + c.system) / Math.max(us, 1)) };
+}
+
+// round runs every job once (and its profiled twin); measure says whether
+// the times count.
+async function round(jobs, measure) {
+  for (const j of jobs) {
+    const r = await timedRun(j.session, j.feeds);
+    if (measure) { j.times.push(r.us); j.ratios.push(r.ratio); }
+    if (j.psession) {
+      const p = await timedRun(j.psession, j.feeds);
+      if (measure) j.ptimes.push(p.us);
+    }
+  }
+}
+
+async function measure(jobs, opt) {
+  let t0 = Date.now();
+  for (let w = 0; w < opt.warmup || Date.now() - t0 < 200; w++) await round(jobs, false);
+  t0 = Date.now();
+  for (let r = 0; r < opt.runs; r++) {
+    await round(jobs, true);
+    if (r + 1 >= 10 && (Date.now() - t0) / 1000 > opt.maxSeconds) break;
+  }
+}
+
+function profiledNodeEvents(job) {
+  job.psession.endProfiling();
+  const files = fs.readdirSync(job.tmp).filter((f) => f.endsWith('.json'));
+  if (files.length !== 1) return undefined;
+  const events = JSON.parse(fs.readFileSync(path.join(job.tmp, files[0]), 'utf8'));
+  const runs = events.filter((e) => e.cat === 'Session' && e.name === 'model_run').length;
+  const nodes = events.filter((e) => e.cat === 'Node' && e.name.endsWith('_kernel_time')).length;
+  return runs ? nodes / runs : undefined;
+}
+
+async function finish(job, opt, outDir) {
+  const rec = {
+    format: 'wolong-ort-latency', version: 1,
+    model: job.entry.model, ort: ort.env.versions?.node || '1.30.0',
+    threads: opt.threads, graph_optimization: opt.level, profiling: false,
+    inputs: (job.entry.inputs || []).map((i) => ({ name: i.name, dtype: i.dtype, shape: i.shape, ...(i.fill !== undefined ? { fill: i.fill } : {}) })),
+    warmup: opt.warmup, runs: job.times.length,
+    median_us: median(job.times), p10_us: quantile(job.times, 0.1), p90_us: quantile(job.times, 0.9),
+    min_us: Math.min(...job.times), mean_us: job.times.reduce((a, b) => a + b, 0) / job.times.length,
+    cpu_wall_ratio_median: median(job.ratios),
+    interleaved: opt.interleave,
+    host: hostInfo(), date: new Date().toISOString(),
+  };
+  if (job.psession) {
+    rec.profiled_median_us = median(job.ptimes);
+    rec.profiled_node_events = profiledNodeEvents(job);
+    await job.psession.release();
+    fs.rmSync(job.tmp, { recursive: true, force: true });
+  }
+  await job.session.release();
+  const out = job.entry.out
+    ? (path.isAbsolute(job.entry.out) ? job.entry.out : path.join(outDir, job.entry.out))
+    : path.join(outDir, job.entry.model.replace(/^\/+/, '').replaceAll('/', '__').replace(/\.onnx$/, '.json'));
+  fs.writeFileSync(out, JSON.stringify(rec, null, 1) + '\n');
+  return { out, rec };
+}
+
+function report(entry, r) {
+  const p = r.rec.profiled_median_us !== undefined ? `, profiled ${(r.rec.profiled_median_us / 1000).toFixed(4)} ms` : '';
+  console.log(`${entry.model}: ${(r.rec.median_us / 1000).toFixed(4)} ms median over ${r.rec.runs} runs (p10 ${(r.rec.p10_us / 1000).toFixed(4)}, p90 ${(r.rec.p90_us / 1000).toFixed(4)})${p}`);
+}
+
+async function main() {
+  const argv = process.argv.slice(2);
+  const opt = { runs: 300, warmup: 20, maxSeconds: 5, threads: 1, level: 'disabled', profiled: false, interleave: false };
+  const models = [];
+  let outDir = null, spec = null;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--runs') opt.runs = Number(argv[++i]);
+    else if (a === '--warmup') opt.warmup = Number(argv[++i]);
+    else if (a === '--max-seconds') opt.maxSeconds = Number(argv[++i]);
+    else if (a === '--threads') opt.threads = Number(argv[++i]);
+    else if (a === '--level') opt.level = argv[++i];
+    else if (a === '--profiled') opt.profiled = true;
+    else if (a === '--interleave') opt.interleave = true;
+    else if (a === '--spec') spec = argv[++i];
+    else if (outDir === null) outDir = a;
+    else models.push(a);
+  }
+  if (!outDir) {
+    console.error('usage: node latency.mjs OUTDIR [--runs N] [--warmup W] [--max-seconds S] [--threads T] [--level L] [--profiled] [--interleave] [--spec SPEC.json] [MODEL.onnx ...]');
+    process.exit(2);
+  }
+  fs.mkdirSync(outDir, { recursive: true });
+  const manifest = fs.existsSync(manifestPath) ? JSON.parse(fs.readFileSync(manifestPath, 'utf8')) : { models: [] };
+  const known = (m) => manifest.models.find((e) => e.model === m);
+  let entries;
+  if (spec) {
+    entries = JSON.parse(fs.readFileSync(spec, 'utf8')).models.map((e) => ({ ...(known(e.model) || {}), ...e, inputs: e.inputs || known(e.model)?.inputs || [] }));
+  } else {
+    entries = models.length ? models.map((m) => known(m) || { model: m, inputs: [] }) : manifest.models;
+  }
+  ort.env.logLevel = 'error';
+  let failed = 0;
+  if (opt.interleave) {
+    const jobs = [];
+    for (const e of entries) {
+      try { jobs.push(await prepare(e, opt)); } catch (err) { failed++; console.log(`${e.model}: ERROR ${String(err?.message ?? err).split('\n')[0]}`); }
+    }
+    try {
+      await measure(jobs, opt);
+      for (const j of jobs) report(j.entry, await finish(j, opt, outDir));
+    } catch (err) { failed = entries.length; console.log(`interleaved run: ERROR ${String(err?.message ?? err).split('\n')[0]}`); }
+  } else {
+    for (const e of entries) {
+      try {
+        const j = await prepare(e, opt);
+        await measure([j], opt);
+        report(e, await finish(j, opt, outDir));
+      } catch (err) {
+        failed++;
+        console.log(`${e.model}: ERROR ${String(err?.message ?? err).split('\n')[0]}`);
+      }
+    }
+  }
+  if (failed === entries.length) process.exit(1);
+}
+
+main().catch((e) => { console.error(e); process.exit(1); });
