@@ -1,8 +1,9 @@
 // Measures ONNX Runtime 1.30 end-to-end latency as people run it: profiling
 // off, warm, many runs, median. The targets of wolong calibrate / validate
-// (--ort-latency).
+// (--ort-latency). wolong embeds this file (internal/ortbench) and runs it
+// from its harness folder; bench/ort/latency.sh runs it from the repo.
 //
-//   node latency.mjs OUTDIR [--runs N] [--warmup W] [--max-seconds S]
+//   node measure.mjs OUTDIR [--runs N] [--warmup W] [--max-seconds S]
 //        [--threads T] [--level disabled|basic|extended|all] [--profiled]
 //        [--interleave] [--spec SPEC.json] [MODEL.onnx ...]
 //
@@ -24,16 +25,25 @@
 // for speedups (a model and its optimized export). With --profiled a second
 // session with ORT's profiler on runs alternately with the unprofiled one,
 // and the file also records the profiled median: (profiled - unprofiled) /
-// nodes executed is the profiler's own cost per node.
+// nodes executed is the profiler's own cost per node. The profiled session's
+// per-node medians over the measured runs are written beside it as
+// <name>.profile.json, in ONNX Runtime's event format (a "wolong_profile"
+// metadata event, one "model_run" event with the profiled median, one
+// "<node>_kernel_time" event per node): wolong's --ort-profile reads it.
 //
 // Writes OUTDIR/<model path with / as __>.json (or the spec's "out"):
 //   {"format": "wolong-ort-latency", "version": 1, "model", "ort",
 //    "threads", "graph_optimization", "profiling": false, "inputs",
 //    "warmup", "runs", "median_us", "p10_us", "p90_us", "min_us", "mean_us",
-//    "cpu_wall_ratio_median", "host": {"cpu", "cores", "platform"}, "date",
+//    "cpu_wall_ratio_median", "steady_median_us", "steady_runs",
+//    "host": {"cpu", "cores", "platform"}, "date",
 //    "profiled_median_us"?, "profiled_node_events"?}
 // Times are wall-clock microseconds of session.run (binding inputs and
-// returning outputs included, as a caller sees it).
+// returning outputs included, as a caller sees it). steady_median_us is the
+// median over the runs the process was not preempted in (process CPU time
+// at least 90% of wall time; one thread only), when at least half the runs
+// were: on a machine busy with other work it is what the same machine
+// would measure quiet; else it equals median_us.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -41,11 +51,12 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-// The harness folder holding node_modules: WOLONG_ORT_HOME when set (wolong
-// calibrate --host installs one in the user's cache), else this folder.
+// The harness folder holding node_modules: WOLONG_ORT_HOME when set
+// (bench/ort, or the folder wolong installs in the user's cache), else this
+// folder.
 const home = process.env.WOLONG_ORT_HOME || here;
 const ort = createRequire(path.join(home, 'package.json'))('onnxruntime-node');
-const repo = path.resolve(here, '..', '..');
+const repo = process.env.WOLONG_REPO || path.resolve(here, '..', '..', '..');
 const modelsDir = process.env.WOLONG_MODELS || path.resolve(repo, '..', 'shared', 'models');
 const manifestPath = path.join(repo, 'testdata', 'ort', 'manifest.json');
 
@@ -87,6 +98,13 @@ function quantile(xs, q) {
 }
 const median = (xs) => quantile(xs, 0.5);
 
+// steady is the median over unpreempted runs (see the header).
+function steady(job, opt) {
+  const clean = opt.threads === 1 ? job.times.filter((_, i) => job.ratios[i] >= 0.9) : [];
+  if (clean.length * 2 < job.times.length) return { steady_median_us: median(job.times), steady_runs: job.times.length };
+  return { steady_median_us: median(clean), steady_runs: clean.length };
+}
+
 function hostInfo() {
   const cpus = os.cpus();
   return { cpu: cpus.length ? cpus[0].model.trim() : 'unknown', cores: cpus.length, platform: `${os.platform()} ${os.arch()}` };
@@ -111,7 +129,7 @@ async function prepare(entry, opt) {
   const next = mulberry32(entry.seed ?? 1);
   const feeds = {};
   for (const inp of entry.inputs || []) feeds[inp.name] = makeInput(next, inp);
-  const job = { entry, file, feeds, times: [], ratios: [], ptimes: [], tmp: null };
+  const job = { entry, file, feeds, times: [], ratios: [], ptimes: [], pwarm: 0, tmp: null };
   job.session = await makeSession(file, opt, false);
   if (opt.profiled) {
     job.tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'wolong-ort-'));
@@ -138,6 +156,7 @@ async function round(jobs, measure) {
     if (j.psession) {
       const p = await timedRun(j.psession, j.feeds);
       if (measure) j.ptimes.push(p.us);
+      else j.pwarm++;
     }
   }
 }
@@ -152,14 +171,50 @@ async function measure(jobs, opt) {
   }
 }
 
-function profiledNodeEvents(job) {
+// profiledNodes reads the profiled session's events: the node events per
+// run and, per node, the median duration over the measured runs (warm-up
+// runs dropped), in execution order.
+function profiledNodes(job) {
   job.psession.endProfiling();
   const files = fs.readdirSync(job.tmp).filter((f) => f.endsWith('.json'));
-  if (files.length !== 1) return undefined;
+  if (files.length !== 1) throw new Error(`expected one ORT profile in ${job.tmp}, found ${files.length}`);
   const events = JSON.parse(fs.readFileSync(path.join(job.tmp, files[0]), 'utf8'));
-  const runs = events.filter((e) => e.cat === 'Session' && e.name === 'model_run').length;
-  const nodes = events.filter((e) => e.cat === 'Node' && e.name.endsWith('_kernel_time')).length;
-  return runs ? nodes / runs : undefined;
+  const runs = events.filter((e) => e.cat === 'Session' && e.name === 'model_run').sort((a, b) => a.ts - b.ts);
+  const skip = Math.min(job.pwarm, runs.length - 1);
+  const runOf = (ts) => {
+    for (let i = runs.length - 1; i >= 0; i--) if (ts >= runs[i].ts) return i;
+    return -1;
+  };
+  const byNode = new Map();
+  let count = 0;
+  for (const e of events) {
+    if (e.cat !== 'Node' || !e.name.endsWith('_kernel_time')) continue;
+    count++;
+    if (runOf(e.ts) < skip) continue;
+    let r = byNode.get(e.name);
+    if (!r) { r = { ts: e.ts, durs: [], args: e.args }; byNode.set(e.name, r); }
+    r.durs.push(e.dur);
+  }
+  return { perRun: runs.length ? count / runs.length : 0, nodes: [...byNode.entries()].sort((a, b) => a[1].ts - b[1].ts) };
+}
+
+function writeProfile(file, rec, nodes) {
+  const out = [{
+    cat: 'wolong', name: 'wolong_profile', ph: 'M', pid: 0, tid: 0, ts: 0,
+    args: {
+      model: rec.model, ort: rec.ort, threads: rec.threads, graph_optimization: rec.graph_optimization,
+      runs: rec.runs, warmup: rec.warmup, time: 'wall time, profiled session (alternating with an unprofiled one)',
+      inputs: rec.inputs.map((i) => ({ name: i.name, dtype: i.dtype, shape: i.shape })),
+    },
+  }, { cat: 'Session', name: 'model_run', ph: 'X', pid: 0, tid: 0, ts: 0, dur: rec.profiled_median_us }];
+  let ts = 0;
+  for (const [name, r] of nodes) {
+    const dur = median(r.durs);
+    const a = r.args || {};
+    out.push({ cat: 'Node', name, ph: 'X', pid: 0, tid: 0, ts, dur, args: { op_name: a.op_name, provider: a.provider, input_type_shape: a.input_type_shape, output_type_shape: a.output_type_shape } });
+    ts += dur;
+  }
+  fs.writeFileSync(file, JSON.stringify(out) + '\n');
 }
 
 async function finish(job, opt, outDir) {
@@ -172,19 +227,22 @@ async function finish(job, opt, outDir) {
     median_us: median(job.times), p10_us: quantile(job.times, 0.1), p90_us: quantile(job.times, 0.9),
     min_us: Math.min(...job.times), mean_us: job.times.reduce((a, b) => a + b, 0) / job.times.length,
     cpu_wall_ratio_median: median(job.ratios),
+    ...steady(job, opt),
     interleaved: opt.interleave,
     host: hostInfo(), date: new Date().toISOString(),
   };
+  const out = job.entry.out
+    ? (path.isAbsolute(job.entry.out) ? job.entry.out : path.join(outDir, job.entry.out))
+    : path.join(outDir, job.entry.model.replace(/^\/+/, '').replaceAll('/', '__').replace(/\.onnx$/, '.json'));
   if (job.psession) {
     rec.profiled_median_us = median(job.ptimes);
-    rec.profiled_node_events = profiledNodeEvents(job);
+    const p = profiledNodes(job);
+    rec.profiled_node_events = p.perRun;
+    writeProfile(out.replace(/\.json$/, '') + '.profile.json', rec, p.nodes);
     await job.psession.release();
     fs.rmSync(job.tmp, { recursive: true, force: true });
   }
   await job.session.release();
-  const out = job.entry.out
-    ? (path.isAbsolute(job.entry.out) ? job.entry.out : path.join(outDir, job.entry.out))
-    : path.join(outDir, job.entry.model.replace(/^\/+/, '').replaceAll('/', '__').replace(/\.onnx$/, '.json'));
   fs.writeFileSync(out, JSON.stringify(rec, null, 1) + '\n');
   return { out, rec };
 }
@@ -213,7 +271,7 @@ async function main() {
     else models.push(a);
   }
   if (!outDir) {
-    console.error('usage: node latency.mjs OUTDIR [--runs N] [--warmup W] [--max-seconds S] [--threads T] [--level L] [--profiled] [--interleave] [--spec SPEC.json] [MODEL.onnx ...]');
+    console.error('usage: node measure.mjs OUTDIR [--runs N] [--warmup W] [--max-seconds S] [--threads T] [--level L] [--profiled] [--interleave] [--spec SPEC.json] [MODEL.onnx ...]');
     process.exit(2);
   }
   fs.mkdirSync(outDir, { recursive: true });

@@ -1,0 +1,224 @@
+// Package ortbench runs ONNX Runtime on this machine through its node
+// package (onnxruntime-node 1.30, CPU binaries), to measure models as people
+// run them. The measuring script (js/measure.mjs) is embedded in wolong, so
+// the harness works outside the repository: Open writes it into a harness
+// folder in the user's cache and installs onnxruntime-node there with npm
+// the first time. Node.js and npm are the only things it needs.
+package ortbench
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// Version is the ONNX Runtime release the harness installs.
+const Version = "1.30.0"
+
+//go:embed js/measure.mjs js/package.json
+var scripts embed.FS
+
+// ErrMissing reports that node or npm is not installed; its message names
+// what is absent.
+var ErrMissing = errors.New("ortbench: missing")
+
+// Harness is a folder with the measuring script and onnxruntime-node.
+type Harness struct {
+	Dir  string // holds measure.mjs, package.json and node_modules
+	Node string // the node executable
+}
+
+// DefaultDir is the harness folder wolong keeps in the user's cache:
+// $XDG_CACHE_HOME/wolong/ort-1.30.0 (~/.cache on Linux, ~/Library/Caches
+// on macOS).
+func DefaultDir() (string, error) {
+	c, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("ortbench: no cache folder for the ONNX Runtime harness: %v", err)
+	}
+	return filepath.Join(c, "wolong", "ort-"+Version), nil
+}
+
+// Options steer Open.
+type Options struct {
+	Dir string // harness folder (default DefaultDir)
+	// Log receives npm's progress lines while installing (nil: discarded).
+	Log io.Writer
+}
+
+// Open finds node (and npm, when onnxruntime-node is not installed yet),
+// writes the embedded scripts into the harness folder and installs
+// onnxruntime-node there if it is missing. An absent node or npm is an
+// error wrapping ErrMissing with one line that says what to install.
+func Open(ctx context.Context, opt Options) (*Harness, error) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		return nil, fmt.Errorf("%w: node is not installed (ONNX Runtime %s runs under Node.js: install Node.js 18 or later, with npm)", ErrMissing, Version)
+	}
+	dir := opt.Dir
+	if dir == "" {
+		if dir, err = DefaultDir(); err != nil {
+			return nil, err
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("ortbench: %v", err)
+	}
+	for _, name := range []string{"measure.mjs", "package.json"} {
+		data, _ := scripts.ReadFile("js/" + name)
+		if err := writeIfChanged(filepath.Join(dir, name), data); err != nil {
+			return nil, fmt.Errorf("ortbench: %v", err)
+		}
+	}
+	h := &Harness{Dir: dir, Node: node}
+	if h.installed() {
+		return h, nil
+	}
+	npm, err := exec.LookPath("npm")
+	if err != nil {
+		return nil, fmt.Errorf("%w: npm is not installed (needed once, to install onnxruntime-node %s into %s)", ErrMissing, Version, dir)
+	}
+	cmd := exec.CommandContext(ctx, npm, "install", "--no-audit", "--no-fund", "--no-save", "onnxruntime-node@"+Version)
+	cmd.Dir = dir
+	// CPU binaries only: the package would otherwise download CUDA ones.
+	cmd.Env = append(os.Environ(), "ONNXRUNTIME_NODE_INSTALL=skip", "ONNXRUNTIME_NODE_INSTALL_CUDA=skip")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if opt.Log != nil {
+		cmd.Stdout, cmd.Stderr = io.MultiWriter(&out, opt.Log), io.MultiWriter(&out, opt.Log)
+	}
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("ortbench: npm install onnxruntime-node@%s in %s failed: %v: %s", Version, dir, err, lastLine(out.String()))
+	}
+	if !h.installed() {
+		return nil, fmt.Errorf("ortbench: npm install onnxruntime-node@%s in %s left no node_modules/onnxruntime-node", Version, dir)
+	}
+	return h, nil
+}
+
+func (h *Harness) installed() bool {
+	_, err := os.Stat(filepath.Join(h.Dir, "node_modules", "onnxruntime-node", "package.json"))
+	return err == nil
+}
+
+func writeIfChanged(path string, data []byte) error {
+	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, data) {
+		return nil
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
+}
+
+// Input is one model input of a measurement: its element type, shape and
+// optional constant fill (else seeded random values).
+type Input struct {
+	Name  string   `json:"name"`
+	DType string   `json:"dtype"`
+	Shape []int64  `json:"shape"`
+	Fill  *float64 `json:"fill,omitempty"`
+}
+
+// Job is one model to measure.
+type Job struct {
+	Model  string  `json:"model"` // absolute path
+	Inputs []Input `json:"inputs"`
+	Seed   int     `json:"seed,omitempty"`
+	Out    string  `json:"out"` // file name of the latency record in the output folder
+}
+
+// Measure says how to measure.
+type Measure struct {
+	Threads    int     // intra-op threads (default 1)
+	Level      string  // graph optimization level (default "disabled")
+	Runs       int     // most measured runs (default 300)
+	Warmup     int     // warm-up runs (default 20; at least 0.2 s either way)
+	MaxSeconds float64 // stop measuring a model after this long (default 5)
+	Profiled   bool    // also run a profiled session alternately (per-node profile files)
+	Interleave bool    // models take turns, one run each
+	// Line receives each line the script prints (one per model measured).
+	Line func(string)
+}
+
+// Run measures jobs into outDir: a latency record per job (Job.Out) and,
+// with Profiled, its per-node profile (Out without .json + .profile.json).
+func (h *Harness) Run(ctx context.Context, outDir string, jobs []Job, m Measure) error {
+	if m.Threads <= 0 {
+		m.Threads = 1
+	}
+	if m.Level == "" {
+		m.Level = "disabled"
+	}
+	spec, err := json.Marshal(struct {
+		Models []Job `json:"models"`
+	}{jobs})
+	if err != nil {
+		return err
+	}
+	specFile := filepath.Join(outDir, "spec.json")
+	if err := os.WriteFile(specFile, spec, 0o644); err != nil {
+		return fmt.Errorf("ortbench: %v", err)
+	}
+	args := []string{filepath.Join(h.Dir, "measure.mjs"), outDir, "--spec", specFile,
+		"--threads", fmt.Sprint(m.Threads), "--level", m.Level}
+	if m.Runs > 0 {
+		args = append(args, "--runs", fmt.Sprint(m.Runs))
+	}
+	if m.Warmup > 0 {
+		args = append(args, "--warmup", fmt.Sprint(m.Warmup))
+	}
+	if m.MaxSeconds > 0 {
+		args = append(args, "--max-seconds", fmt.Sprint(m.MaxSeconds))
+	}
+	if m.Profiled {
+		args = append(args, "--profiled")
+	}
+	if m.Interleave {
+		args = append(args, "--interleave")
+	}
+	cmd := exec.CommandContext(ctx, h.Node, args...)
+	cmd.Env = append(os.Environ(), "WOLONG_ORT_HOME="+h.Dir)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("ortbench: %v", err)
+	}
+	var failed []string
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.Contains(line, ": ERROR ") {
+			failed = append(failed, line)
+		}
+		if m.Line != nil {
+			m.Line(line)
+		}
+	}
+	if err := cmd.Wait(); err != nil && len(failed) == 0 {
+		return fmt.Errorf("ortbench: node measure.mjs: %v: %s", err, lastLine(stderr.String()))
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("ortbench: ONNX Runtime failed on %d model(s): %s", len(failed), failed[0])
+	}
+	return nil
+}
