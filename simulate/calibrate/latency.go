@@ -1,0 +1,119 @@
+package calibrate
+
+// This file reads end-to-end latency measurements: what a user of the
+// runtime sees (profiling off, warm, median of many runs).
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+)
+
+// LatencyFormat is the "format" field of a latency file.
+const LatencyFormat = "wolong-ort-latency"
+
+// Host is the machine a measurement was taken on, as the harness read it.
+type Host struct {
+	CPU      string `json:"cpu"`
+	Cores    int    `json:"cores"`
+	Platform string `json:"platform,omitempty"`
+}
+
+// Latency is one model's end-to-end latency measured by the ORT harness
+// (internal/ortbench/js/measure.mjs): the runtime as people run it.
+type Latency struct {
+	Source string `json:"-"` // file name, for messages
+
+	Format            string       `json:"format"`
+	Version           int          `json:"version"`
+	Model             string       `json:"model"`
+	ORT               string       `json:"ort"`
+	Threads           int          `json:"threads"`
+	GraphOptimization string       `json:"graph_optimization"`
+	Profiling         bool         `json:"profiling"`
+	Inputs            []GraphInput `json:"inputs"`
+	Warmup            int          `json:"warmup"`
+	Runs              int          `json:"runs"`
+	MedianUs          float64      `json:"median_us"`
+	P10Us             float64      `json:"p10_us"`
+	P90Us             float64      `json:"p90_us"`
+	MinUs             float64      `json:"min_us"`
+	MeanUs            float64      `json:"mean_us"`
+	CPUWallRatio      float64      `json:"cpu_wall_ratio_median"`
+	// SteadyMedianUs is the median over the runs the process was not
+	// preempted in (CPU time >= 90% of wall time), when at least half the
+	// runs were; SteadyRuns counts them. 0: not recorded.
+	SteadyMedianUs float64 `json:"steady_median_us"`
+	SteadyRuns     int     `json:"steady_runs"`
+	Interleaved       bool         `json:"interleaved"`
+	Host              Host         `json:"host"`
+	Date              string       `json:"date"`
+	// With the harness's --profiled: the median of a second session with
+	// ORT's profiler on, run alternately with the first, and the node
+	// events it recorded per run; (ProfiledMedianUs - MedianUs) /
+	// ProfiledNodeEvents is the profiler's own cost per node.
+	ProfiledMedianUs   float64 `json:"profiled_median_us,omitempty"`
+	ProfiledNodeEvents float64 `json:"profiled_node_events,omitempty"`
+}
+
+// ParseLatency reads a latency file. src names it in messages.
+func ParseLatency(src string, data []byte) (*Latency, error) {
+	l := &Latency{Source: src}
+	d := json.NewDecoder(bytes.NewReader(data))
+	if err := d.Decode(l); err != nil {
+		return nil, fmt.Errorf("calibrate: %s: not a latency file: %v", src, err)
+	}
+	if l.Format != LatencyFormat {
+		return nil, fmt.Errorf("calibrate: %s: format %q, want %q (written by the ORT harness's measure.mjs)", src, l.Format, LatencyFormat)
+	}
+	if l.Version != 1 {
+		return nil, fmt.Errorf("calibrate: %s: version %d, this wolong reads version 1", src, l.Version)
+	}
+	for _, v := range []struct {
+		name string
+		x    float64
+	}{{"median_us", l.MedianUs}, {"steady_median_us", l.SteadyMedianUs}, {"profiled_median_us", l.ProfiledMedianUs}, {"profiled_node_events", l.ProfiledNodeEvents}} {
+		if !(v.x >= 0) || math.IsInf(v.x, 0) {
+			return nil, fmt.Errorf("calibrate: %s: bad %s %v", src, v.name, v.x)
+		}
+	}
+	if l.MedianUs <= 0 {
+		return nil, fmt.Errorf("calibrate: %s: no median_us", src)
+	}
+	if l.Profiling {
+		return nil, fmt.Errorf("calibrate: %s: measured with profiling on: a latency target must be an unprofiled run", src)
+	}
+	for _, in := range l.Inputs {
+		if err := checkDims(in.Shape); err != nil {
+			return nil, fmt.Errorf("calibrate: %s: input %q: %v", src, in.Name, err)
+		}
+	}
+	return l, nil
+}
+
+// TargetUs is the end-to-end time a prediction is compared with: the
+// steady median when recorded (what the machine measures when nothing else
+// runs on it), else the median.
+func (l *Latency) TargetUs() float64 {
+	if l.SteadyMedianUs > 0 {
+		return l.SteadyMedianUs
+	}
+	return l.MedianUs
+}
+
+// ProfilerNodeUs is the ORT profiler's own cost per node event measured
+// with the model (profiled minus unprofiled median, over the node events
+// of one profiled run), µs; 0 when not measured.
+func (l *Latency) ProfilerNodeUs() float64 {
+	if l.ProfiledMedianUs <= 0 || l.ProfiledNodeEvents <= 0 {
+		return 0
+	}
+	return math.Max(0, l.ProfiledMedianUs-l.MedianUs) / l.ProfiledNodeEvents
+}
+
+// RunsEveryNode reports whether the runtime executed the model's own nodes
+// without folding any (graph optimizations disabled).
+func (l *Latency) RunsEveryNode() bool {
+	return l.GraphOptimization == "" || l.GraphOptimization == "disabled"
+}
