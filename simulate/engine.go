@@ -13,7 +13,7 @@ import (
 // gapEps ignores idle slivers from floating-point rounding.
 const gapEps = 1e-12
 
-func schedule(res *Result, h *hw.Hardware) {
+func schedule(res *Result, h *hw.Hardware, before, after float64) {
 	tasks := res.Tasks
 	nStreams := res.Options.Streams
 	sync := h.Kind == "cpu"
@@ -22,7 +22,7 @@ func schedule(res *Result, h *hw.Hardware) {
 	cp := make([]float64, len(tasks))
 	var gaps []Gap
 	// the host's per-run work (binding inputs) comes before the first node
-	hostFree := h.RunOverheadUs * 1e-6
+	hostFree := before
 	res.HostBusyS += hostFree
 	var active []running
 	for i := range tasks {
@@ -90,6 +90,9 @@ func schedule(res *Result, h *hw.Hardware) {
 	for i := range tasks {
 		total = math.Max(total, tasks[i].End)
 	}
+	// then the outputs go back to the caller
+	total += after
+	res.HostBusyS += after
 	for _, c := range cp {
 		res.CriticalPathS = math.Max(res.CriticalPathS, c)
 	}

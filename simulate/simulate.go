@@ -158,7 +158,8 @@ func Run(m *ir.Model, h *hw.Hardware, opt Options) (*Result, error) {
 		tasks = appendTraining(g, tasks, cm, res)
 	}
 	res.Tasks = tasks
-	schedule(res, h)
+	before, after := cm.RunS(g)
+	schedule(res, h, before, after)
 	memory(res, g, opt.Mode == Train)
 	res.Assumptions = assumptions(res, cm, h, opt)
 	res.Warnings = append(res.Warnings, unknownWarnings(res)...)

@@ -94,6 +94,36 @@ func usable(e cost.Estimate) bool {
 // MinClassKernels is the fewest measured kernels a class is fitted on.
 const MinClassKernels = 5
 
+// MinOpKernels is the fewest measured kernels, from at least two runs, an
+// op type gets an efficiency of its own from.
+const MinOpKernels = 8
+
+// OpFit is the fit of one op type's own efficiency.
+type OpFit struct {
+	Op, Class string
+	N         int
+	After     hw.ClassEfficiency
+	MAPEAfter float64
+}
+
+func distinctRuns(os []Obs) int {
+	seen := map[float64]bool{}
+	for _, o := range os {
+		seen[o.RunUs] = true
+	}
+	return len(seen)
+}
+
+func byOpOf(obs []Obs, op string) []Obs {
+	var out []Obs
+	for _, o := range obs {
+		if o.Cost.Op == op {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
 // ClassFit is the fit of one op class.
 type ClassFit struct {
 	Class         string
@@ -110,6 +140,7 @@ type ClassFit struct {
 type Result struct {
 	HW      *hw.Hardware
 	Classes []ClassFit // classes with observations, schema order
+	Ops     []OpFit    // op types fitted on their own, sorted
 	// Host parameters fitted to end-to-end runs (Runs == 0: not fitted).
 	Runs                        int
 	Host                        []HostFit
@@ -128,6 +159,9 @@ type Options struct {
 	Name string
 	// Prior is the weight of the pull toward the base parameters (default 0.001).
 	Prior float64
+	// NoPerOp keeps every op on its class's efficiency (no hw
+	// efficiency.ops entries).
+	NoPerOp bool
 }
 
 // Fit fits base's per-class efficiencies to obs and, when runs are given,
@@ -172,6 +206,35 @@ func Fit(base *hw.Hardware, obs []Obs, runs []Run, opt Options) (*Result, error)
 		cf.MAPEAfter, cf.SumErrAfter = classError(h, os)
 		res.Classes = append(res.Classes, cf)
 	}
+	// Ops of a class measured often enough get their own efficiency,
+	// pulled toward their class's.
+	if !opt.NoPerOp {
+		byOp := map[string][]Obs{}
+		for _, o := range obs {
+			if o.Cost.Op != "" {
+				byOp[o.Cost.Op] = append(byOp[o.Cost.Op], o)
+			}
+		}
+		ops := make([]string, 0, len(byOp))
+		for op, os := range byOp {
+			if len(os) >= MinOpKernels && distinctRuns(os) >= 2 {
+				ops = append(ops, op)
+			}
+		}
+		sort.Strings(ops)
+		for _, op := range ops {
+			os := byOp[op]
+			class := string(os[0].Cost.Class)
+			start := h.Efficiency.Class(class)
+			after := fitOp(h, op, start, os, 10*opt.Prior)
+			if h.Efficiency.Ops == nil {
+				h.Efficiency.Ops = map[string]hw.ClassEfficiency{}
+			}
+			h.Efficiency.Ops[op] = after
+			of := OpFit{Op: op, Class: class, N: len(os), After: after}
+			res.Ops = append(res.Ops, of)
+		}
+	}
 	// Memory efficiencies are fitted unbounded above (exp): a class whose
 	// tensors stay in cache sustains more than the preset's DRAM bandwidth.
 	// The bandwidth is raised to the largest, and every class's fraction
@@ -179,6 +242,9 @@ func Fit(base *hw.Hardware, obs []Obs, runs []Run, opt Options) (*Result, error)
 	scale := 1.0
 	for _, c := range h.Efficiency.Classes() {
 		scale = math.Max(scale, c.Eff.Memory)
+	}
+	for _, e := range h.Efficiency.Ops {
+		scale = math.Max(scale, e.Memory)
 	}
 	if scale > 1 {
 		h.MemoryBandwidthGBs = round4(base.MemoryBandwidthGBs * scale)
@@ -190,6 +256,14 @@ func Fit(base *hw.Hardware, obs []Obs, runs []Run, opt Options) (*Result, error)
 		e := c.Eff
 		e.Memory = math.Min(1, round4(e.Memory/scale))
 		setClass(&h.Efficiency, c.Name, e)
+	}
+	for op, e := range h.Efficiency.Ops {
+		e.Memory = math.Min(1, round4(e.Memory/scale))
+		h.Efficiency.Ops[op] = e
+	}
+	for i := range res.Ops {
+		res.Ops[i].After = h.Efficiency.Ops[res.Ops[i].Op]
+		res.Ops[i].MAPEAfter, _ = classError(h, byOpOf(obs, res.Ops[i].Op))
 	}
 	for i := range res.Classes {
 		res.Classes[i].After = h.Efficiency.Class(res.Classes[i].Class)
@@ -251,7 +325,23 @@ const minOverheadUs = 0.01
 func weight(us float64) float64 { return math.Sqrt(math.Max(us, 0.5)) }
 
 func fitClass(base *hw.Hardware, class string, os []Obs, prior float64) hw.ClassEfficiency {
-	start := base.Efficiency.Class(class)
+	return fitEff(base, base.Efficiency.Class(class), func(e *hw.Efficiency, c hw.ClassEfficiency) { setClass(e, class, c) }, os, prior)
+}
+
+// fitOp fits op's own efficiency, starting from (and pulled toward) start,
+// its class's fitted values.
+func fitOp(base *hw.Hardware, op string, start hw.ClassEfficiency, os []Obs, prior float64) hw.ClassEfficiency {
+	return fitEff(base, start, func(e *hw.Efficiency, c hw.ClassEfficiency) {
+		if e.Ops == nil {
+			e.Ops = map[string]hw.ClassEfficiency{}
+		}
+		e.Ops[op] = c
+	}, os, prior)
+}
+
+// fitEff fits one efficiency triple (set writes it into a hardware
+// copy) to os, from start.
+func fitEff(base *hw.Hardware, start hw.ClassEfficiency, set func(*hw.Efficiency, hw.ClassEfficiency), os []Obs, prior float64) hw.ClassEfficiency {
 	x0 := []float64{logit(start.Compute), math.Log(math.Max(start.Memory, 1e-4)), math.Log(math.Max(start.OverheadUs, 0.5))}
 	h := base.Clone()
 	var wsum float64
@@ -269,7 +359,7 @@ func fitClass(base *hw.Hardware, class string, os []Obs, prior float64) hw.Class
 	// residuals: weighted log ratios, then the prior's pull
 	resid := func(x []float64, r []float64) []float64 {
 		r = r[:0]
-		setClass(&h.Efficiency, class, decode(x))
+		set(&h.Efficiency, decode(x))
 		cm := cost.New(h, nil, cost.Options{})
 		for _, o := range os {
 			p := cm.Time(o.Cost).DeviceS * 1e6
@@ -366,7 +456,8 @@ func reliableRun(h *hw.Hardware, r Run) bool {
 // sequential executor).
 func predictRun(h *hw.Hardware, r Run) float64 {
 	cm := cost.New(h, r.Model, r.Opt)
-	t := h.RunOverheadUs
+	before, after := cm.RunS(r.Model.Graph)
+	t := (before + after) * 1e6
 	for _, n := range r.Model.Graph.Nodes {
 		e := cm.Node(n)
 		t += (e.DeviceS + e.HostS) * 1e6
@@ -394,6 +485,7 @@ var hostParams = []struct {
 	{"run_overhead_us", func(h *hw.Hardware) *float64 { return &h.RunOverheadUs }, 1},
 	{"alloc_us_per_mb", func(h *hw.Hardware) *float64 { return &h.AllocUsPerMB }, 0.1},
 	{"free_node_us", func(h *hw.Hardware) *float64 { return &h.FreeNodeUs }, 0.1},
+	{"output_us_per_mb", func(h *hw.Hardware) *float64 { return &h.OutputUsPerMB }, 0.1},
 }
 
 // fitHost fits h's host parameters (dispatch per node, overhead per run,
@@ -475,10 +567,17 @@ func SortObs(obs []Obs) {
 // with gonum/mat). It is deterministic: the same function and start give
 // the same result.
 func levmar(resid func(x, r []float64) []float64, x0 []float64) []float64 {
-	const (
-		maxIter = 200
-		h       = 1e-6
-	)
+	return levmarJ(resid, nil, x0, 200)
+}
+
+// jacobian fills J with the derivatives of the residuals at x (r: the
+// residuals there).
+type jacobian func(x, r []float64, J *mat.Dense)
+
+// levmarJ is Levenberg-Marquardt with the Jacobian from jac, or by forward
+// differences when jac is nil, for at most maxIter iterations.
+func levmarJ(resid func(x, r []float64) []float64, jac jacobian, x0 []float64, maxIter int) []float64 {
+	const h = 1e-6
 	n := len(x0)
 	x := append([]float64(nil), x0...)
 	r := resid(x, nil)
@@ -496,12 +595,16 @@ func levmar(resid func(x, r []float64) []float64, x0 []float64) []float64 {
 	xt := make([]float64, n)
 	var rt, rn []float64
 	for it := 0; it < maxIter; it++ {
-		for j := 0; j < n; j++ {
-			copy(xt, x)
-			xt[j] += h
-			rt = resid(xt, rt)
-			for i := 0; i < m; i++ {
-				J.Set(i, j, (rt[i]-r[i])/h)
+		if jac != nil {
+			jac(x, r, J)
+		} else {
+			for j := 0; j < n; j++ {
+				copy(xt, x)
+				xt[j] += h
+				rt = resid(xt, rt)
+				for i := 0; i < m; i++ {
+					J.Set(i, j, (rt[i]-r[i])/h)
+				}
 			}
 		}
 		var A mat.Dense

@@ -47,7 +47,11 @@ type Work struct {
 // Cost is what a per-op function reports: the op's work, independent of
 // the hardware.
 type Cost struct {
-	Class   Class
+	Class Class
+	// Op is the key the efficiency is looked up by (hw.Efficiency.For):
+	// the node's op type, domain-qualified outside ai.onnx (OpKey); set by
+	// Model.Node. "" takes the class's efficiency.
+	Op      string
 	FLOPs   float64 // total floating-point operations (2 x MACs)
 	Bytes   float64 // bytes read + written in device memory
 	Kernels int64   // kernel launches

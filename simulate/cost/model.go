@@ -162,6 +162,9 @@ func (m *Model) Node(n *ir.Node) Estimate {
 			return e
 		}
 		cost.WeightBytes = m.weightBytes(n)
+		if cost.Op == "" {
+			cost.Op = OpKey(n)
+		}
 		m.note(cost.Note)
 		e := m.Time(cost)
 		if cost.Class == Free && n.Op != "Constant" {
@@ -192,6 +195,34 @@ func (m *Model) Node(n *ir.Node) Estimate {
 	e := m.Time(cost)
 	e.HostS += m.allocS(n, e)
 	return e
+}
+
+// OpKey is the key of n's op in hw.Efficiency.Ops: the op type,
+// domain-qualified outside ai.onnx.
+func OpKey(n *ir.Node) string {
+	if n.Domain == "" || n.Domain == "ai.onnx" {
+		return n.Op
+	}
+	return n.Domain + ":" + n.Op
+}
+
+// RunS is the host time of one run outside its nodes: before the first
+// node, the runtime's per-run overhead (binding inputs); after the last,
+// handing the graph outputs back to the caller (hw output_us_per_mb per MB
+// of outputs).
+func (m *Model) RunS(g *ir.Graph) (before, after float64) {
+	h := m.HW
+	before = h.RunOverheadUs * 1e-6
+	if h.OutputUsPerMB > 0 && g != nil {
+		var b float64
+		for _, o := range g.Outputs {
+			if v, err := m.valueBytes(o); err == nil {
+				b += v
+			}
+		}
+		after = b / 1e6 * h.OutputUsPerMB * 1e-6
+	}
+	return before, after
 }
 
 // allocS is the host time to allocate the outputs of a node that launches
@@ -358,7 +389,7 @@ func (m *Model) Time(c Cost) Estimate {
 		e.Bound = BoundFree
 		return e
 	}
-	ce := h.Efficiency.Class(string(c.Class))
+	ce := h.Efficiency.For(c.Op, string(c.Class))
 	mode := hw.Vector
 	if c.Class.Matrix() {
 		mode = hw.Tensor
@@ -474,7 +505,7 @@ func (m *Model) fused(n *ir.Node, body *ir.Graph) Estimate {
 		e.FLOPs += be.FLOPs
 		e.ComputeS += be.ComputeS
 		if be.Kernels > 0 {
-			ce := h.Efficiency.Class(string(be.Class))
+			ce := h.Efficiency.For(be.Op, string(be.Class))
 			innerS += m.stagedS(be.Cost, ce.Memory) + extraCallsS(be.Cost, ce)
 		}
 		if be.Unknown && !e.Unknown {
@@ -532,6 +563,15 @@ func (m *Model) fused(n *ir.Node, body *ir.Graph) Estimate {
 	return e
 }
 
+func opNames(m map[string]hw.ClassEfficiency) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
 // Assumptions lists, one per line, what every estimate of m assumes.
 func (m *Model) Assumptions() []string {
 	h := m.HW
@@ -554,8 +594,11 @@ func (m *Model) Assumptions() []string {
 		h.Efficiency.TileM, h.Efficiency.TileN, h.Efficiency.BlocksPerSM, h.SMs, h.Efficiency.MemBlocksPerSM, h.Efficiency.MemBytesPerBlock))
 	a = append(a, fmt.Sprintf("launch %.1f us per kernel and dispatch %.1f us per executed node on one host thread, %.1f us fixed device time per kernel",
 		h.LaunchUs, h.DispatchUs, h.KernelOverheadUs))
-	if h.RunOverheadUs > 0 || h.AllocUsPerMB > 0 {
-		a = append(a, fmt.Sprintf("host: %.1f us per inference run, %.1f us per MB of node outputs allocated", h.RunOverheadUs, h.AllocUsPerMB))
+	if h.RunOverheadUs > 0 || h.AllocUsPerMB > 0 || h.OutputUsPerMB > 0 {
+		a = append(a, fmt.Sprintf("host: %.3g us per inference run, %.3g us per MB of node outputs allocated, %.3g us per MB of graph outputs returned", h.RunOverheadUs, h.AllocUsPerMB, h.OutputUsPerMB))
+	}
+	if n := len(h.Efficiency.Ops); n > 0 {
+		a = append(a, fmt.Sprintf("%d op types have efficiencies of their own (measured by calibration): %s", n, strings.Join(opNames(h.Efficiency.Ops), ", ")))
 	}
 	if h.FreeNodeUs > 0 {
 		a = append(a, fmt.Sprintf("nodes without a kernel (views, shape queries) take %.1f us beyond dispatch", h.FreeNodeUs))

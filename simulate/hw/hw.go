@@ -70,6 +70,22 @@ type Efficiency struct {
 	// (too few bytes in flight cannot hide memory latency).
 	MemBytesPerBlock int `json:"mem_bytes_per_block"`
 	MemBlocksPerSM   int `json:"mem_blocks_per_sm"`
+
+	// Ops overrides the class efficiency for single op types a
+	// calibration measured enough of (keyed by op type, domain-qualified
+	// outside ai.onnx: "com.microsoft:FusedConv"): a runtime's kernels for
+	// ops of one class differ (a CPU's pooling loops run at a fraction of
+	// its vectorized Softmax). Ops not listed take their class's values.
+	Ops map[string]ClassEfficiency `json:"ops,omitempty"`
+}
+
+// For returns the efficiency of op (its own entry in Ops, else its
+// class's).
+func (e Efficiency) For(op, class string) ClassEfficiency {
+	if c, ok := e.Ops[op]; ok {
+		return c
+	}
+	return e.Class(class)
 }
 
 // Hardware describes one device. The JSON form is the --hw file schema.
@@ -106,6 +122,10 @@ type Hardware struct {
 	// views are metadata only; ONNX Runtime on a CPU runs them as small
 	// copying kernels. µs.
 	FreeNodeUs float64 `json:"free_node_us,omitempty"`
+	// OutputUsPerMB is host time per MB of graph outputs handed back to the
+	// caller at the end of a run (a runtime's language binding copies them
+	// into fresh arrays). 0: not modelled. µs.
+	OutputUsPerMB float64 `json:"output_us_per_mb,omitempty"`
 	// CacheBandwidthGBs is the bandwidth of the last-level cache (l2_mb):
 	// the part of a kernel's traffic that fits in it moves at this rate,
 	// the rest at memory_bandwidth_gbs. 0: no cache model (every byte at
@@ -236,6 +256,12 @@ func (h *Hardware) Clone() *Hardware {
 	c := *h
 	c.Sources = append([]string(nil), h.Sources...)
 	c.Assumptions = append([]string(nil), h.Assumptions...)
+	if h.Efficiency.Ops != nil {
+		c.Efficiency.Ops = make(map[string]ClassEfficiency, len(h.Efficiency.Ops))
+		for k, v := range h.Efficiency.Ops {
+			c.Efficiency.Ops[k] = v
+		}
+	}
 	return &c
 }
 
@@ -284,6 +310,7 @@ func (h *Hardware) Validate() error {
 	nonneg("run_overhead_us", h.RunOverheadUs)
 	nonneg("alloc_us_per_mb", h.AllocUsPerMB)
 	nonneg("free_node_us", h.FreeNodeUs)
+	nonneg("output_us_per_mb", h.OutputUsPerMB)
 	nonneg("cache_bandwidth_gbs", h.CacheBandwidthGBs)
 	nonneg("nvlink_gbs", h.NVLinkGBs)
 	nonneg("pcie_gbs", h.PCIeGBs)
@@ -291,6 +318,19 @@ func (h *Hardware) Validate() error {
 		frac("efficiency."+c.Name+".compute", c.Eff.Compute)
 		frac("efficiency."+c.Name+".memory", c.Eff.Memory)
 		nonneg("efficiency."+c.Name+".overhead_us", c.Eff.OverheadUs)
+	}
+	if len(h.Efficiency.Ops) > 1024 {
+		bad = append(bad, "efficiency.ops lists more than 1024 ops")
+	}
+	for _, op := range sortedKeys(h.Efficiency.Ops) {
+		c := h.Efficiency.Ops[op]
+		if op == "" || len(op) > 128 {
+			bad = append(bad, fmt.Sprintf("efficiency.ops: bad op name %q", op))
+			continue
+		}
+		frac("efficiency.ops."+op+".compute", c.Compute)
+		frac("efficiency.ops."+op+".memory", c.Memory)
+		nonneg("efficiency.ops."+op+".overhead_us", c.OverheadUs)
 	}
 	e := h.Efficiency
 	for _, p := range []struct {
@@ -331,6 +371,15 @@ func (e Efficiency) Class(name string) ClassEfficiency {
 		}
 	}
 	return e.Other
+}
+
+func sortedKeys(m map[string]ClassEfficiency) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // MathMode is the kind of arithmetic unit an op runs on.
