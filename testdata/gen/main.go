@@ -4,7 +4,8 @@
 // and a test checks the committed files match. -all also writes the larger
 // generated models the checks use (not committed): the Deep Speech-style
 // unrolled LSTM, a transformer encoder in primitive ops and an
-// Inception-like multi-branch net.
+// Inception-like multi-branch net. -suite writes the host-calibration
+// suite instead (wolong calibrate --host generates the same models).
 package main
 
 import (
@@ -22,12 +23,19 @@ import (
 func main() {
 	out := flag.String("o", "testdata/models", "output folder")
 	all := flag.Bool("all", false, "also write the large generated models (LSTM 50x4x1024, transformer, Inception-like)")
+	suite := flag.Bool("suite", false, "write only the host-calibration suite (what wolong calibrate --host measures)")
 	flag.Parse()
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
 	}
 	models := modelgen.Samples()
+	if *suite {
+		models = map[string]*ir.Model{}
+		for _, s := range modelgen.CalibrationSuite() {
+			models[s.Name+".onnx"] = s.Model
+		}
+	}
 	if *all {
 		models["lstm_deepspeech_50x4x1024.onnx"] = modelgen.LSTM(50, 4, 1024, 1024)
 		models["transformer_2layer.onnx"] = modelgen.Transformer(2, 1, 128, 256, 4, 1024)

@@ -1,0 +1,233 @@
+package hostcal
+
+// This file fits a hardware file to a measured suite folder.
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/wolong-dev/wolong/importer"
+	"github.com/wolong-dev/wolong/ir"
+	"github.com/wolong-dev/wolong/simulate"
+	"github.com/wolong-dev/wolong/simulate/calibrate"
+	"github.com/wolong-dev/wolong/simulate/cost"
+	"github.com/wolong-dev/wolong/simulate/hw"
+)
+
+// FitOptions steer Fit.
+type FitOptions struct {
+	Base    *hw.Hardware // preset to start from (a CPU preset)
+	Threads int          // the thread count to fit (default 1)
+	Name    string       // name of the fitted hardware
+	// HoldEvery: every HoldEvery-th model of the suite (by position) is
+	// held back from the fit and only predicted (default 4; 0 keeps the
+	// default, a negative value holds none back).
+	HoldEvery int
+}
+
+// ModelResult is one suite model's end-to-end time, measured and
+// predicted by the fitted file.
+type ModelResult struct {
+	Name, Group             string
+	MeasuredUs, PredictedUs float64
+	HeldOut                 bool
+}
+
+// ErrorPct is the prediction's signed error, % of measured.
+func (r ModelResult) ErrorPct() float64 { return 100 * (r.PredictedUs - r.MeasuredUs) / r.MeasuredUs }
+
+// FitResult is a host calibration.
+type FitResult struct {
+	HW     *hw.Hardware
+	Calib  *calibrate.Result
+	Models []ModelResult
+	// End-to-end MAPE on the models fitted on and on those held back.
+	TrainMAPE, HeldMAPE float64
+	// ProfilerNodeUs is the ORT profiler's own cost per node (profiled
+	// minus unprofiled run, per node event), median over the suite;
+	// KernelInflationUs is the part of it inside the profiler's kernel
+	// timings (the median profiled duration of kernels that do almost no
+	// work), taken off every profiled kernel before the fit.
+	ProfilerNodeUs, KernelInflationUs float64
+}
+
+// suiteRun is one measured suite model.
+type suiteRun struct {
+	mm      ManifestModel
+	model   *ir.Model
+	lat     *calibrate.Latency
+	prof    *calibrate.Profile
+	pairs   []calibrate.Pair
+	heldOut bool
+}
+
+// Fit fits opt.Base to the suite measured in dir: kernel efficiencies to
+// the profiled kernel times (corrected for the profiler's own cost) and
+// host times to the unprofiled end-to-end runs, on every model but the
+// held-back ones; then predicts every model with the result.
+func Fit(dir string, man *Manifest, opt FitOptions) (*FitResult, error) {
+	if opt.Base == nil || opt.Base.Kind != "cpu" {
+		return nil, fmt.Errorf("hostcal: the base must be a CPU preset")
+	}
+	if opt.Threads <= 0 {
+		opt.Threads = 1
+	}
+	if opt.HoldEvery == 0 {
+		opt.HoldEvery = 4
+	}
+	runs, err := loadRuns(dir, man, opt)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		for _, r := range runs {
+			r.model.Close()
+		}
+	}()
+	// A CPU runtime's fixed time per kernel is fitted per class (and op):
+	// start from none.
+	base := opt.Base.Clone()
+	base.KernelOverheadUs = 0
+	opt.Base = base
+	res := &FitResult{}
+	res.ProfilerNodeUs, res.KernelInflationUs = profilerCost(runs)
+	copt := cost.Options{NoFold: true}
+	var obs []calibrate.Obs
+	var targets []calibrate.Run
+	for _, r := range runs {
+		if r.heldOut {
+			continue
+		}
+		for _, p := range r.pairs {
+			s := *p.Sample
+			s.Us = math.Max(s.Us-res.KernelInflationUs, 0.05*s.Us)
+			p.Sample = &s
+			obs = append(obs, calibrate.Observations(opt.Base, r.model, []calibrate.Pair{p}, copt, r.lat.TargetUs())...)
+		}
+		targets = append(targets, calibrate.Run{Label: r.mm.Name, Model: r.model, Us: r.lat.TargetUs(), Opt: copt})
+	}
+	cr, err := calibrate.Fit(opt.Base, obs, targets, calibrate.Options{Name: opt.Name})
+	if err != nil {
+		return nil, err
+	}
+	res.HW, res.Calib = cr.HW, cr
+	var train, held []float64
+	for _, r := range runs {
+		sr, err := simulate.Run(r.model, cr.HW, simulate.Options{Streams: 1, Cost: copt})
+		if err != nil {
+			return nil, fmt.Errorf("hostcal: predicting %s: %v", r.mm.Name, err)
+		}
+		mr := ModelResult{Name: r.mm.Name, Group: r.mm.Group, MeasuredUs: r.lat.TargetUs(), PredictedUs: sr.TotalS * 1e6, HeldOut: r.heldOut}
+		res.Models = append(res.Models, mr)
+		e := math.Abs(mr.ErrorPct())
+		if r.heldOut {
+			held = append(held, e)
+		} else {
+			train = append(train, e)
+		}
+	}
+	res.TrainMAPE, res.HeldMAPE = mean(train), mean(held)
+	return res, nil
+}
+
+func loadRuns(dir string, man *Manifest, opt FitOptions) ([]*suiteRun, error) {
+	var runs []*suiteRun
+	i := 0
+	for _, mm := range man.Models {
+		if opt.Threads > 1 && !mm.TwoThreads {
+			continue
+		}
+		latFile := filepath.Join(dir, LatencyFile(mm.Name, opt.Threads))
+		data, err := os.ReadFile(latFile)
+		if err != nil {
+			return nil, fmt.Errorf("hostcal: %v", err)
+		}
+		lat, err := calibrate.ParseLatency(latFile, data)
+		if err != nil {
+			return nil, err
+		}
+		profFile := filepath.Join(dir, ProfileFile(mm.Name, opt.Threads))
+		if data, err = os.ReadFile(profFile); err != nil {
+			return nil, fmt.Errorf("hostcal: %v", err)
+		}
+		prof, err := calibrate.ParseORT(profFile, data)
+		if err != nil {
+			return nil, err
+		}
+		m, err := importer.Load(filepath.Join(dir, mm.File), importer.Options{})
+		if err != nil {
+			return nil, err
+		}
+		ir.InferModel(m, ir.InferOptions{})
+		pairs, err := calibrate.Match(m, prof)
+		if err != nil {
+			m.Close()
+			return nil, fmt.Errorf("hostcal: %s: %v", mm.Name, err)
+		}
+		runs = append(runs, &suiteRun{mm: mm, model: m, lat: lat, prof: prof, pairs: pairs,
+			heldOut: opt.HoldEvery > 0 && i%opt.HoldEvery == opt.HoldEvery-1})
+		i++
+	}
+	if len(runs) == 0 {
+		return nil, fmt.Errorf("hostcal: %s holds no measurements at %d thread(s)", dir, opt.Threads)
+	}
+	return runs, nil
+}
+
+// profilerCost estimates the ORT profiler's own cost per node and the part
+// of it inside kernel timings, from the suite's chains of tiny kernels and
+// views (whose kernels do almost no work).
+func profilerCost(runs []*suiteRun) (perNode, inflation float64) {
+	var per, tiny []float64
+	for _, r := range runs {
+		if c := r.lat.ProfilerNodeUs(); c > 0 {
+			per = append(per, c)
+		}
+		if r.mm.Group != "host" && r.mm.Group != "view" {
+			continue
+		}
+		for _, s := range r.prof.Samples {
+			if s.Op != "Relu" && s.Op != "Add" {
+				tiny = append(tiny, s.Us)
+			} else if len(s.Inputs) > 0 && product(s.Inputs[0].Dims) <= 16 {
+				tiny = append(tiny, s.Us)
+			}
+		}
+	}
+	return medianOf(per), medianOf(tiny)
+}
+
+func product(d []int64) int64 {
+	p := int64(1)
+	for _, x := range d {
+		p *= x
+	}
+	return p
+}
+
+func medianOf(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	m := len(s) / 2
+	if len(s)%2 == 1 {
+		return s[m]
+	}
+	return (s[m-1] + s[m]) / 2
+}
+
+func mean(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	var s float64
+	for _, x := range xs {
+		s += x
+	}
+	return s / float64(len(xs))
+}

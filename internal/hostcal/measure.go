@@ -1,0 +1,148 @@
+// Package hostcal fits a CPU hardware file to the machine it runs on: it
+// generates the calibration suite (internal/modelgen.CalibrationSuite),
+// measures every model in ONNX Runtime through the harness
+// (internal/ortbench) unprofiled for end-to-end targets and profiled for
+// the per-kernel split, and fits the efficiency and host parameters
+// (simulate/calibrate) with part of the suite held back to state the fit's
+// error. It backs `wolong calibrate --host`.
+package hostcal
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/wolong-dev/wolong/importer"
+	"github.com/wolong-dev/wolong/internal/modelgen"
+	"github.com/wolong-dev/wolong/internal/ortbench"
+	"github.com/wolong-dev/wolong/ir"
+)
+
+// MeasureOptions steer Measure.
+type MeasureOptions struct {
+	Dir        string  // folder for the models and measurements (must exist)
+	Threads    []int   // intra-op thread counts to measure (default 1)
+	MaxSeconds float64 // per model and thread count (default 0.4)
+	// Only, when set, keeps the suite models whose name it accepts.
+	Only func(name string) bool
+	// Progress is told each model measured (nil: silent).
+	Progress func(done, total int, line string)
+}
+
+// Manifest is what a measured suite folder holds: suite.json lists the
+// models and, per thread count, their measurement files.
+type Manifest struct {
+	Format  string          `json:"format"` // "wolong-host-suite"
+	Version int             `json:"version"`
+	ORT     string          `json:"ort"`
+	Models  []ManifestModel `json:"models"`
+	Threads []int           `json:"threads"`
+}
+
+// ManifestModel is one suite model in a measured folder.
+type ManifestModel struct {
+	Name       string `json:"name"`
+	Group      string `json:"group"`
+	File       string `json:"file"` // model file, relative to the folder
+	TwoThreads bool   `json:"two_threads,omitempty"`
+}
+
+const manifestFormat = "wolong-host-suite"
+
+// LatencyFile and ProfileFile name a model's measurements for a thread
+// count in a suite folder.
+func LatencyFile(name string, threads int) string {
+	return fmt.Sprintf("%s.t%d.json", name, threads)
+}
+
+// ProfileFile is the per-node profile beside LatencyFile.
+func ProfileFile(name string, threads int) string {
+	return fmt.Sprintf("%s.t%d.profile.json", name, threads)
+}
+
+// Measure writes the suite's models into opt.Dir and measures them with h:
+// at one thread every model, at more threads the models marked
+// TwoThreads. It writes suite.json last, so a folder with one is complete.
+func Measure(ctx context.Context, h *ortbench.Harness, opt MeasureOptions) (*Manifest, error) {
+	if len(opt.Threads) == 0 {
+		opt.Threads = []int{1}
+	}
+	if opt.MaxSeconds <= 0 {
+		opt.MaxSeconds = 0.4
+	}
+	man := &Manifest{Format: manifestFormat, Version: 1, ORT: ortbench.Version, Threads: opt.Threads}
+	var jobs = map[int][]ortbench.Job{}
+	for _, s := range modelgen.CalibrationSuite() {
+		if opt.Only != nil && !opt.Only(s.Name) {
+			continue
+		}
+		file := s.Name + ".onnx"
+		if err := importer.WriteFile(s.Model, filepath.Join(opt.Dir, file)); err != nil {
+			return nil, fmt.Errorf("hostcal: writing %s: %v", file, err)
+		}
+		man.Models = append(man.Models, ManifestModel{Name: s.Name, Group: s.Group, File: file, TwoThreads: s.TwoThreads})
+		for _, t := range opt.Threads {
+			if t > 1 && !s.TwoThreads {
+				continue
+			}
+			jobs[t] = append(jobs[t], ortbench.Job{
+				Model:  filepath.Join(opt.Dir, file),
+				Inputs: inputsOf(s.Model),
+				Out:    LatencyFile(s.Name, t),
+			})
+		}
+	}
+	total := 0
+	for _, js := range jobs {
+		total += len(js)
+	}
+	done := 0
+	for _, t := range opt.Threads {
+		err := h.Run(ctx, opt.Dir, jobs[t], ortbench.Measure{
+			Threads: t, MaxSeconds: opt.MaxSeconds, Warmup: 5, Runs: 400, Profiled: true,
+			Line: func(line string) {
+				done++
+				if opt.Progress != nil {
+					opt.Progress(done, total, fmt.Sprintf("%d thread(s): %s", t, strings.TrimPrefix(line, opt.Dir+string(filepath.Separator))))
+				}
+			},
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	data, _ := json.MarshalIndent(man, "", " ")
+	if err := os.WriteFile(filepath.Join(opt.Dir, "suite.json"), append(data, '\n'), 0o644); err != nil {
+		return nil, fmt.Errorf("hostcal: %v", err)
+	}
+	return man, nil
+}
+
+// inputsOf lists a suite model's graph inputs for the harness (every one a
+// static float32 tensor).
+func inputsOf(m *ir.Model) []ortbench.Input {
+	var in []ortbench.Input
+	for _, v := range m.Graph.Inputs {
+		dims, _ := v.Type.Shape.Ints()
+		in = append(in, ortbench.Input{Name: v.Name, DType: v.Type.DType.String(), Shape: dims})
+	}
+	return in
+}
+
+// ReadManifest reads dir/suite.json.
+func ReadManifest(dir string) (*Manifest, error) {
+	data, err := os.ReadFile(filepath.Join(dir, "suite.json"))
+	if err != nil {
+		return nil, fmt.Errorf("hostcal: %s is not a measured suite folder: %v", dir, err)
+	}
+	var m Manifest
+	if err := json.Unmarshal(data, &m); err != nil || m.Format != manifestFormat {
+		return nil, fmt.Errorf("hostcal: %s/suite.json: not a %s file", dir, manifestFormat)
+	}
+	sort.Ints(m.Threads)
+	return &m, nil
+}
