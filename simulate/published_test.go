@@ -135,13 +135,16 @@ func (m measured) seconds() (float64, error) {
 	return 0, fmt.Errorf("unit %q: want us, ms, TFLOP/s or items/s", m.Unit)
 }
 
-func loadPublished(t *testing.T) map[string]pubFile {
+// loadPublished reads every source file, by base name, and the names
+// sorted.
+func loadPublished(t *testing.T) (map[string]pubFile, []string) {
 	t.Helper()
 	paths, err := filepath.Glob(filepath.Join(publishedDir, "*.json"))
 	if err != nil || len(paths) == 0 {
 		t.Fatalf("no published cases under %s (%v)", publishedDir, err)
 	}
 	out := map[string]pubFile{}
+	var names []string
 	for _, p := range paths {
 		b, err := os.ReadFile(p)
 		if err != nil {
@@ -157,8 +160,9 @@ func loadPublished(t *testing.T) map[string]pubFile {
 			t.Fatalf("%s: source title, url, where and at least one case are required", p)
 		}
 		out[filepath.Base(p)] = f
+		names = append(names, filepath.Base(p))
 	}
-	return out
+	return out, names // Glob returns paths sorted
 }
 
 // buildOp returns a one-node model of spec.
@@ -354,12 +358,7 @@ func overlay(h *hw.Hardware, set map[string]any) (*hw.Hardware, error) {
 
 // TestPublishedGPU predicts every published case and reports the error.
 func TestPublishedGPU(t *testing.T) {
-	files := loadPublished(t)
-	names := make([]string, 0, len(files))
-	for n := range files {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	files, names := loadPublished(t)
 	models := map[string]*ir.Model{}
 	type row struct {
 		file, name, hw, precision string
@@ -434,12 +433,7 @@ func TestPublishedGPU(t *testing.T) {
 // single-op cases' ops, as `wolong microbench` would list their graphs
 // (go test ./simulate -run PublishedSweep -update rewrites it).
 func TestPublishedSweep(t *testing.T) {
-	files := loadPublished(t)
-	names := make([]string, 0, len(files))
-	for n := range files {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	files, names := loadPublished(t)
 	type sweep struct {
 		Model  string         `json:"model"`
 		Format string         `json:"format"`
