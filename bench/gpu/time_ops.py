@@ -5,6 +5,10 @@ measured_us,domain,name) for `wolong calibrate --table` / `wolong validate --tab
 
     python bench/gpu/time_ops.py ops.json [more.json ...] --out h200_ops.csv [--warmup 10] [--iters 50]
 
+bench/gpu/published_ops.json is a prepared sweep: the ops of the published
+GPU cases (testdata/published), run on whatever GPU is lent (see
+bench/gpu/README.md).
+
 Each op runs --warmup times, then --iters times, each timed with CUDA events;
 the median is written. Ops this script cannot express in PyTorch are listed on
 stderr and left out. Not run in the session that wrote it (no GPU was lent).
@@ -16,7 +20,7 @@ import torch.nn.functional as F
 
 DT = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16,
       "float64": torch.float64, "int64": torch.int64, "int32": torch.int32, "int8": torch.int8,
-      "uint8": torch.uint8, "bool": torch.bool}
+      "uint8": torch.uint8, "bool": torch.bool, "float8e4m3fn": torch.float8_e4m3fn}
 
 
 def parse_inputs(field, dtype):
@@ -50,6 +54,8 @@ def make(inp, dev):
     dt = DT[inp["dtype"]]
     if inp["values"] is not None:
         return torch.tensor(inp["values"], device=dev).to(dt).reshape(inp["shape"])
+    if dt == torch.float8_e4m3fn:
+        return torch.randn(inp["shape"], device=dev).to(dt)
     if dt.is_floating_point:
         return torch.randn(inp["shape"], device=dev, dtype=dt)
     return torch.randint(0, 4, inp["shape"], device=dev).to(dt)
@@ -57,6 +63,11 @@ def make(inp, dev):
 
 def build(op, x, a):
     """Returns a zero-argument callable running the op, or None."""
+    if op == "MatMul" and x[0].dtype == torch.float8_e4m3fn:
+        # fp8 GEMM: torch._scaled_mm wants B column-major, per-tensor scales
+        one = torch.ones((), device=x[0].device)
+        b = x[1].t().contiguous().t()
+        return lambda: torch._scaled_mm(x[0], b, scale_a=one, scale_b=one, out_dtype=torch.bfloat16)
     if op in ("MatMul",):
         return lambda: torch.matmul(x[0], x[1])
     if op == "Gemm":
@@ -103,6 +114,19 @@ def build(op, x, a):
         if nd != 2 or pads[:nd] != pads[nd:]:
             return None
         return lambda: fn(x[0], k, stride=a.get("strides", k), padding=pads[:nd])
+    if op == "Attention" and all(t is not None and t.dim() == 4 for t in x[:3]) and len(x) == 3:
+        # ai.onnx Attention (opset 23), Q/K/V [B, heads, S, d]: PyTorch's
+        # fused attention (FlashAttention on sm80+)
+        return lambda: F.scaled_dot_product_attention(x[0], x[1], x[2])
+    if op in ("LSTM", "GRU", "RNN"):
+        # X [T, B, I], W [dirs, G*H, I], R [dirs, G*H, H]: one cuDNN call
+        # over the sequence, as ONNX Runtime's CUDA RNN ops make
+        t_, b_, i_ = x[0].shape
+        h = a.get("hidden_size", x[2].shape[2])
+        bidir = a.get("direction", "forward") == "bidirectional"
+        cls = {"LSTM": torch.nn.LSTM, "GRU": torch.nn.GRU, "RNN": torch.nn.RNN}[op]
+        m = cls(i_, h, bidirectional=bidir).to(device=x[0].device, dtype=x[0].dtype).requires_grad_(False)
+        return lambda: m(x[0])
     if op == "GlobalAveragePool":
         return lambda: x[0].mean(dim=list(range(2, x[0].dim())), keepdim=True)
     return None

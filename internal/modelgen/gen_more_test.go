@@ -67,3 +67,43 @@ func TestDeepSpeechLSTMSize(t *testing.T) {
 		t.Errorf("weights %d bytes, want at least %d", bytes, want)
 	}
 }
+
+// TestResNet50Size checks the ResNet-50 v1.5 generator against
+// torchvision's resnet50 (a v1.5 model): 25,557,032 parameters and 4.09 G
+// multiply-adds per 224x224 image (torchvision's model table lists them
+// as "GFLOPS 4.09"), with a [N, 1000] output.
+func TestResNet50Size(t *testing.T) {
+	if testing.Short() {
+		t.Skip("generates 100 MB of weights")
+	}
+	m := ResNet50()
+	if err := ir.Verify(m); err != nil {
+		t.Fatal(err)
+	}
+	ir.InferModel(m, ir.InferOptions{Dims: map[string]int64{"N": 2}})
+	if s := m.Graph.Outputs[0].Type.Shape.String(); s != "[2,1000]" {
+		t.Errorf("output shape %s, want [2,1000]", s)
+	}
+	var params, macs int64
+	for _, v := range m.Graph.Initializers {
+		if n, ok := v.Type.Shape.NumElements(); ok {
+			params += n
+		}
+	}
+	for _, n := range m.Graph.Nodes {
+		r := ir.NodeMACs(n)
+		if r.Counted && !r.Known {
+			t.Fatalf("%s: MACs unknown", ir.NodeLabel(n))
+		}
+		macs += r.MACs
+	}
+	// the 53 BatchNorms' running mean and variance (2 x 26,560 channels)
+	// are initializers too, beside the trainable parameters
+	if want := int64(25557032 + 2*26560); params != want {
+		t.Errorf("%d parameters, want %d", params, want)
+	}
+	t.Logf("%d parameters, %.4g MACs per image", params, float64(macs)/2)
+	if perImage := float64(macs) / 2; perImage < 4.08e9 || perImage > 4.12e9 {
+		t.Errorf("%.3g MACs per image, want about 4.09 G", perImage)
+	}
+}

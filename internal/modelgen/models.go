@@ -18,19 +18,7 @@ func SampleCNN() *ir.Model {
 		p := k / 2
 		return b.Op("Conv", []*ir.Value{in, w, bias}, Ints("kernel_shape", k, k), Ints("strides", stride, stride), Ints("pads", p, p, p, p))
 	}
-	bn := func(in *ir.Value, c int64) *ir.Value {
-		i := b.count["BatchNormalization"]
-		ones := make([]float32, c)
-		zeros := make([]float32, c)
-		for j := range ones {
-			ones[j] = 1
-		}
-		scale := b.ConstF(fmt.Sprintf("bn%d.scale", i), []int64{c}, ones...)
-		shift := b.Weight(fmt.Sprintf("bn%d.bias", i), c)
-		mean := b.ConstF(fmt.Sprintf("bn%d.mean", i), []int64{c}, zeros...)
-		vr := b.ConstF(fmt.Sprintf("bn%d.var", i), []int64{c}, ones...)
-		return b.Op("BatchNormalization", []*ir.Value{in, scale, shift, mean, vr}, Float("epsilon", 1e-5))
-	}
+	bn := b.batchNorm
 	h := b.Op("Relu", []*ir.Value{bn(conv(x, 3, 16, 3, 1), 16)})
 	for blk := 0; blk < 2; blk++ {
 		y := b.Op("Relu", []*ir.Value{bn(conv(h, 16, 16, 3, 1), 16)})

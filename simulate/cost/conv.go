@@ -59,6 +59,9 @@ func convCost(x, w int) Func {
 		if depthwise(wd, group) {
 			cost.Class = Depthwise
 		}
+		// implicit GEMM: K = input channels per group x taps; the
+		// libraries' requirement is on the channels
+		cost.Unaligned = c.unaligned(float64(wd[1]), m/group)
 		if c.winograd(wd, group, cost.DType) {
 			// the FLOPs stay the direct algorithm's (2 x MACs); the time
 			// is that of 2.25x fewer multiplies

@@ -74,6 +74,9 @@ type Cost struct {
 	// each call paying the class's fixed overhead on its own slice of the
 	// traffic.
 	Steps int64
+	// Unaligned marks a matrix op whose GEMM dimensions are not multiples
+	// of the hardware's tensor_core_align: it runs on the vector units.
+	Unaligned bool
 }
 
 // Func computes the cost of one node. Returning an error makes the cost
@@ -257,6 +260,21 @@ func (c *Ctx) Simple(flops float64) (Cost, error) {
 		return Cost{}, err
 	}
 	return Cost{Class: c.Class, FLOPs: flops, Bytes: b, Kernels: 1, DType: c.DType()}, nil
+}
+
+// unaligned reports whether the hardware requires tensor-core GEMM
+// dimensions to be multiples of tensor_core_align and one of dims is not.
+func (c *Ctx) unaligned(dims ...float64) bool {
+	a := float64(c.m.HW.TensorCoreAlign)
+	if a <= 1 {
+		return false
+	}
+	for _, d := range dims {
+		if math.Mod(d, a) != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // addStaged adds b bytes of staging traffic (see StagedBytes).

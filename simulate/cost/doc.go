@@ -11,7 +11,9 @@
 //
 // on the device, and launch + dispatch on the host thread that issues it.
 // peak is the dtype's tensor-core peak for matrix ops (MatMul, Conv,
-// attention, RNN) and the vector (FP32/FP64) peak for everything else; eff
+// attention, RNN; the vector peak when the hardware's tensor_core_align
+// rejects the op's dimensions) and the vector (FP32/FP64, fp16_vector)
+// peak for everything else; eff
 // is the op class's efficiency from the hardware file; waves is the
 // small-kernel derating of a GEMM-like kernel whose T output tiles run in
 // ceil(T/(SMs x blocks_per_sm)) waves; fill derates a kernel that moves too

@@ -69,6 +69,7 @@ func (c *Ctx) gemm(a, b, out []int64) (Cost, error) {
 		return Cost{}, err
 	}
 	cost.Work = []Work{{FLOPs: cost.FLOPs, Tiles: c.Tiles(batch, m, n), Count: 1}}
+	cost.Unaligned = c.unaligned(m, n, k)
 	return cost, nil
 }
 
@@ -132,6 +133,7 @@ func gemmCost(c *Ctx) (Cost, error) {
 		return Cost{}, err
 	}
 	cost.Work = []Work{{FLOPs: flops, Tiles: c.Tiles(1, m, n), Count: 1}}
+	cost.Unaligned = c.unaligned(m, n, float64(k))
 	return cost, nil
 }
 

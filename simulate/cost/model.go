@@ -393,6 +393,10 @@ func (m *Model) Time(c Cost) Estimate {
 	mode := hw.Vector
 	if c.Class.Matrix() {
 		mode = hw.Tensor
+		if c.Unaligned {
+			mode = hw.Vector
+			m.note(fmt.Sprintf("%s runs matrix ops whose GEMM dimensions are not multiples of %d elements on the CUDA cores (tensor_core_align: cuBLAS before 11.0, cuDNN before 7.6.3)", h.Name, h.TensorCoreAlign))
+		}
 	}
 	peak, used, note := h.PeakFLOPS(c.DType, mode, m.Opt.TF32)
 	m.note(note)

@@ -29,6 +29,11 @@ type Peak struct {
 	BF16 float64 `json:"bf16"` // tensor cores, dense
 	FP8  float64 `json:"fp8"`  // tensor cores, dense
 	INT8 float64 `json:"int8"` // TOP/s, dense
+	// FP16Vector is the half-precision rate of the CUDA cores (packed
+	// half2 arithmetic), used for float16 work that does not run on
+	// tensor cores (see Hardware.TensorCoreAlign). 0: float16 vector work
+	// runs at the fp32 rate.
+	FP16Vector float64 `json:"fp16_vector,omitempty"`
 }
 
 // ClassEfficiency is the achievable fraction of peak for one op class, on
@@ -143,6 +148,13 @@ type Hardware struct {
 	// direct algorithm (Lavin & Gray, CVPR 2016). Tensor-core convs stay
 	// implicit GEMM.
 	ConvWinograd bool `json:"conv_winograd,omitempty"`
+	// TensorCoreAlign, when > 0, says the matrix libraries run a GEMM or
+	// convolution on tensor cores only when its GEMM dimensions (M, N, K;
+	// a convolution's input and output channels per group) are multiples
+	// of this many elements, as cuBLAS before 11.0 and cuDNN before 7.6.3
+	// required (8 for fp16); the others run on the CUDA cores. 0: tensor
+	// cores for every shape (cuBLAS 11 and later).
+	TensorCoreAlign int `json:"tensor_core_align,omitempty"`
 
 	// Interconnects, GB/s per direction unless noted in Sources.
 	NVLinkGBs float64 `json:"nvlink_gbs"`
@@ -294,7 +306,7 @@ func (h *Hardware) Validate() error {
 	for _, p := range []struct {
 		n string
 		v float64
-	}{{"fp64", h.PeakTFLOPS.FP64}, {"tf32", h.PeakTFLOPS.TF32}, {"fp16", h.PeakTFLOPS.FP16}, {"bf16", h.PeakTFLOPS.BF16}, {"fp8", h.PeakTFLOPS.FP8}, {"int8", h.PeakTFLOPS.INT8}} {
+	}{{"fp64", h.PeakTFLOPS.FP64}, {"tf32", h.PeakTFLOPS.TF32}, {"fp16", h.PeakTFLOPS.FP16}, {"bf16", h.PeakTFLOPS.BF16}, {"fp8", h.PeakTFLOPS.FP8}, {"int8", h.PeakTFLOPS.INT8}, {"fp16_vector", h.PeakTFLOPS.FP16Vector}} {
 		nonneg("peak_tflops."+p.n, p.v)
 	}
 	pos("memory_gb", h.MemoryGB)
@@ -312,6 +324,9 @@ func (h *Hardware) Validate() error {
 	nonneg("free_node_us", h.FreeNodeUs)
 	nonneg("output_us_per_mb", h.OutputUsPerMB)
 	nonneg("cache_bandwidth_gbs", h.CacheBandwidthGBs)
+	if h.TensorCoreAlign < 0 || h.TensorCoreAlign > 1024 {
+		bad = append(bad, "tensor_core_align must be in 0..1024")
+	}
 	nonneg("nvlink_gbs", h.NVLinkGBs)
 	nonneg("pcie_gbs", h.PCIeGBs)
 	for _, c := range h.Efficiency.Classes() {
@@ -399,6 +414,9 @@ func (h *Hardware) PeakFLOPS(dt ir.DType, mode MathMode, tf32 bool) (flops float
 	if mode == Vector {
 		if dt == ir.Float64 && p.FP64 > 0 {
 			return p.FP64 * 1e12, "fp64", ""
+		}
+		if dt == ir.Float16 && p.FP16Vector > 0 {
+			return p.FP16Vector * 1e12, "fp16 (CUDA cores)", ""
 		}
 		return p.FP32 * 1e12, "fp32", ""
 	}

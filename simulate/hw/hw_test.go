@@ -79,6 +79,8 @@ func TestPeakFallback(t *testing.T) {
 		{"h200 vector", h200, ir.BFloat16, Vector, false, 67e12, false},
 		{"v100 bf16 falls back to fp16", v100, ir.BFloat16, Tensor, false, 125e12, true},
 		{"v100 tf32 falls back to fp32", v100, ir.Float32, Tensor, true, 15.7e12, true},
+		{"v100 fp16 on the CUDA cores: half2", v100, ir.Float16, Vector, false, 31.4e12, false},
+		{"h200 fp16 vector without fp16_vector: fp32 rate", h200, ir.Float16, Vector, false, 67e12, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -148,6 +150,8 @@ func TestHostFieldsValidated(t *testing.T) {
 		func(h *Hardware) { h.FreeNodeUs = math.NaN() },
 		func(h *Hardware) { h.CacheBandwidthGBs = -5 },
 		func(h *Hardware) { h.MemoryBandwidthGBs = math.Inf(1) },
+		func(h *Hardware) { h.TensorCoreAlign = -8 },
+		func(h *Hardware) { h.PeakTFLOPS.FP16Vector = math.NaN() },
 	} {
 		h, _ := Preset("cpu-1t")
 		set(h)
