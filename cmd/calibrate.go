@@ -25,6 +25,15 @@ type CalibrateOptions struct {
 	Out    string
 	Name   string
 	Models string // directory a profile's recorded model path is relative to
+
+	// --host: measure this machine with generated models
+	Host       bool
+	Threads    string  // --threads 1,2
+	Keep       string  // --keep DIR: keep the suite's models and measurements
+	From       string  // --from DIR: refit a kept folder
+	MaxSeconds float64 // --max-seconds per model
+	NoSave     bool    // --no-save: do not save in the user's config folder
+	Format     string
 }
 
 func newCalibrateCmd(env *Env) *cobra.Command {
@@ -32,7 +41,21 @@ func newCalibrateCmd(env *Env) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "calibrate",
 		Short: "Fit a hardware file's efficiency parameters to measured kernel times",
-		Long: `calibrate fits the per-op-class efficiencies (compute and memory fraction of
+		Long: `calibrate --host measures the machine it runs on and writes a hardware file
+for it: it generates about 130 small models (GEMM and conv shapes across the
+cache sizes, elementwise and reduction chains, data movement, views, chains
+of tiny kernels for the per-node host cost, a loop and an If, LSTM/GRU layers,
+small complete models), runs each in ONNX Runtime 1.30 on one thread and on
+two (unprofiled for the end-to-end targets, profiled alternately for the
+per-kernel split, with the profiler's own cost measured and taken out), fits
+the efficiencies and host times, and prints the fit's error on the models it
+was fitted on and on a held-back quarter. It needs Node.js and npm only: the
+harness is installed once into the user's cache folder. The file is written
+with -o and saved in the user's config folder, where --hw NAME finds it
+(~/.config/wolong/hw/local.json on Linux; local-2t for two threads).
+Re-calibrate after a change of machine, ONNX Runtime version or CPU governor.
+
+calibrate with measurements fits the per-op-class efficiencies (compute and memory fraction of
 peak, fixed overhead) of a hardware preset to measured kernel times, and on a
 CPU the host times (dispatch per node, overhead per run, time per MB of
 outputs allocated, time per node without a kernel) to measured end-to-end
@@ -51,22 +74,37 @@ Measurements, any mix, each flag repeatable:
 A profile that does not match its model (unknown node names, another op type,
 missing nodes) is refused. It prints the fitted parameters and each op class's
 error before and after the fit.`,
-		Example: `  wolong calibrate --ort-profile prof/cnn__mnist.json --base cpu-1t -o cpu-fit.json
+		Example: `  wolong calibrate --host -o local.json          # then: wolong profile model.onnx --hw local
+  wolong calibrate --host --threads 1 --keep suite/ ; wolong calibrate --host --from suite/ -o refit.json
+  wolong calibrate --ort-profile prof/cnn__mnist.json --base cpu-1t -o cpu-fit.json
   wolong calibrate --ort-profile model.onnx=ort_profile.json --table gemms.csv -o fit.json
   wolong profile model.onnx --hw cpu-fit.json`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(c *cobra.Command, args []string) error {
+			if opts.Host {
+				return runCalibrateHost(env, opts)
+			}
+			if opts.From != "" || opts.Keep != "" || c.Flags().Changed("threads") || opts.NoSave {
+				return Usagef("--from, --keep, --threads and --no-save go with --host")
+			}
 			return runCalibrate(env, opts)
 		},
 	}
 	f := c.Flags()
+	f.BoolVar(&opts.Host, "host", false, "measure this machine with generated models (needs node and npm) and fit a hardware file for it")
+	f.StringVar(&opts.Threads, "threads", "1,2", "with --host: intra-op thread counts to fit, one file each (`1,2`)")
+	f.StringVar(&opts.Keep, "keep", "", "with --host: keep the generated models and measurements in `DIR`")
+	f.StringVar(&opts.From, "from", "", "with --host: refit the measurements kept in `DIR` instead of measuring")
+	f.Float64Var(&opts.MaxSeconds, "max-seconds", 0.3, "with --host: measure each model for at most this long (`seconds`)")
+	f.BoolVar(&opts.NoSave, "no-save", false, "with --host: do not save the fit in the user's config folder (for --hw NAME)")
+	f.StringVar(&opts.Format, "format", "table", "with --host: output format, table or json")
 	f.StringArrayVar(&opts.ORT, "ort-profile", nil, "ONNX Runtime profile `[MODEL.onnx=]FILE.json` (repeatable)")
 	f.StringArrayVar(&opts.Torch, "torch-trace", nil, "PyTorch profiler Chrome trace `FILE.json` (repeatable)")
 	f.StringArrayVar(&opts.Tables, "table", nil, "measured-op table `FILE.csv` (repeatable)")
 	f.StringVar(&opts.Base, "base", "cpu", "preset or hardware file to start from")
 	f.StringVarP(&opts.Out, "output", "o", "", "write the fitted hardware file to `hw.json`")
-	f.StringVar(&opts.Name, "name", "", "name of the fitted hardware (default: BASE-calibrated)")
-	f.StringVar(&opts.Models, "models", filepath.Join("..", "shared", "models"), "directory that model paths recorded in profiles are relative to")
+	f.StringVar(&opts.Name, "name", "", "name of the fitted hardware (default: BASE-calibrated; with --host: local)")
+	f.StringVar(&opts.Models, "models", "", "directory that model paths recorded in profiles are relative to (default: as recorded, else beside the profile, else $WOLONG_MODELS)")
 	_ = c.RegisterFlagCompletionFunc("base", cobra.FixedCompletions(hw.Names(), cobra.ShellCompDirectiveDefault))
 	return c
 }
@@ -102,6 +140,63 @@ func readProfile(file string, parse func(string, []byte) (*calibrate.Profile, er
 	return parse(file, data)
 }
 
+// recordedModel finds the model a measurement file records: in modelsDir
+// when given; else as recorded (absolute, or relative to the working
+// folder), beside the measurement file, or in $WOLONG_MODELS. The first
+// candidate is returned when none exists (the load error names it).
+func recordedModel(rec, measurement, modelsDir string) string {
+	if filepath.IsAbs(rec) {
+		return rec
+	}
+	if modelsDir != "" {
+		return filepath.Join(modelsDir, rec)
+	}
+	cands := []string{rec, filepath.Join(filepath.Dir(measurement), rec)}
+	if env := os.Getenv("WOLONG_MODELS"); env != "" {
+		cands = append(cands, filepath.Join(env, rec))
+	}
+	for _, c := range cands {
+		if _, err := os.Stat(c); err == nil {
+			return c
+		}
+	}
+	return cands[0]
+}
+
+// withMeasuredInputs adds to mf an --input for each input shape a
+// measurement recorded that mf does not set itself.
+func withMeasuredInputs(mf ModelFlags, inputs []calibrate.GraphInput) ModelFlags {
+	given := map[string]bool{}
+	for _, in := range mf.Inputs {
+		name, _, _ := strings.Cut(in, "=")
+		given[name] = true
+	}
+	mf.Inputs = append([]string(nil), mf.Inputs...)
+	for _, in := range inputs {
+		if given[in.Name] {
+			continue
+		}
+		dims := make([]string, len(in.Shape))
+		for i, d := range in.Shape {
+			dims[i] = fmt.Sprint(d)
+		}
+		mf.Inputs = append(mf.Inputs, in.Name+"="+strings.Join(dims, "x"))
+	}
+	return mf
+}
+
+// readLatency reads a latency file (bench/ort/latency.sh, the harness's
+// measure.mjs).
+func readLatency(file string) (*calibrate.Latency, error) {
+	var l *calibrate.Latency
+	_, err := readProfile(file, func(src string, data []byte) (*calibrate.Profile, error) {
+		var err error
+		l, err = calibrate.ParseLatency(src, data)
+		return nil, err
+	})
+	return l, err
+}
+
 // loadORTProfile reads an ORT profile, loads its model (model, or the one
 // the profile records, relative to modelsDir) with the recorded input
 // shapes plus mf's, and matches them.
@@ -118,28 +213,9 @@ func loadORTProfile(arg, model, modelsDir string, mf ModelFlags) (*profiledModel
 		if p.Model == "" {
 			return nil, fmt.Errorf("%s records no model: give it as MODEL.onnx=%s", file, file)
 		}
-		m = p.Model
-		if !filepath.IsAbs(m) {
-			if _, err := os.Stat(m); err != nil {
-				m = filepath.Join(modelsDir, m)
-			}
-		}
+		m = recordedModel(p.Model, file, modelsDir)
 	}
-	given := map[string]bool{}
-	for _, in := range mf.Inputs {
-		name, _, _ := strings.Cut(in, "=")
-		given[name] = true
-	}
-	for _, in := range p.Inputs {
-		if given[in.Name] {
-			continue
-		}
-		dims := make([]string, len(in.Shape))
-		for i, d := range in.Shape {
-			dims[i] = fmt.Sprint(d)
-		}
-		mf.Inputs = append(mf.Inputs, in.Name+"="+strings.Join(dims, "x"))
-	}
+	mf = withMeasuredInputs(mf, p.Inputs)
 	inferOpt, err := mf.inferOptions()
 	if err != nil {
 		return nil, err

@@ -19,8 +19,9 @@ import (
 type ValidateOptions struct {
 	Model  ModelFlags
 	HW     string
-	ORT    string
-	Table  string
+	ORT     string
+	Latency string // --ort-latency: unprofiled end-to-end target
+	Table   string
 	Format string
 	Top    int
 }
@@ -37,8 +38,15 @@ bench/ort/profile.mjs are applied) or a table (--table; rows matched by node
 name when they carry one, else by op, dtype, shapes and attributes). It prints
 the end-to-end error (predicted vs the profile's median run, or the sum of the
 measured nodes), the error per op type and the largest nodes. Per node,
-predicted is the kernel's device time, measured the runtime's node time.`,
-		Example: `  wolong validate mnist.onnx --hw cpu-fit.json --ort-profile prof/cnn__mnist.json
+predicted is the kernel's device time, measured the runtime's node time.
+
+--ort-latency FILE.json gives the end-to-end target as a user measures it:
+ONNX Runtime unprofiled, warm, the median of many runs (bench/ort/latency.sh
+writes it; its input shapes are applied). With it the end-to-end error is
+against that run, not the profiled one (ORT's profiler costs several us per
+node); alone, it gives the end-to-end comparison without the per-node one.`,
+		Example: `  wolong validate mnist.onnx --hw cpu-fit.json --ort-latency lat/cnn__mnist.json --ort-profile lat/cnn__mnist.profile.json
+  wolong validate mnist.onnx --hw local --ort-latency lat/cnn__mnist.json
   wolong validate model.onnx --hw h200 --table h200_ops.csv --format json`,
 		Args:              usageArgs(cobra.ExactArgs(1)),
 		ValidArgsFunction: completeONNX,
@@ -49,7 +57,8 @@ predicted is the kernel's device time, measured the runtime's node time.`,
 	addModelFlags(env, c, &opts.Model)
 	f := c.Flags()
 	f.StringVar(&opts.HW, "hw", "cpu", "hardware: a preset or a hardware file `path.json` (from wolong calibrate)")
-	f.StringVar(&opts.ORT, "ort-profile", "", "ONNX Runtime profile `FILE.json`")
+	f.StringVar(&opts.ORT, "ort-profile", "", "ONNX Runtime profile `FILE.json` (per-node times)")
+	f.StringVar(&opts.Latency, "ort-latency", "", "unprofiled end-to-end latency `FILE.json` (bench/ort/latency.sh)")
 	f.StringVar(&opts.Table, "table", "", "measured-op table `FILE.csv`")
 	f.StringVar(&opts.Format, "format", "table", "output format: table or json")
 	f.IntVar(&opts.Top, "top", 15, "nodes listed in the table output")
@@ -61,8 +70,8 @@ func runValidate(env *Env, opts *ValidateOptions, path string) error {
 	if err != nil {
 		return Usagef("--format: %v", err)
 	}
-	if (opts.ORT == "") == (opts.Table == "") {
-		return Usagef("give exactly one of --ort-profile or --table")
+	if opts.ORT != "" && opts.Table != "" || opts.ORT == "" && opts.Table == "" && opts.Latency == "" {
+		return Usagef("give --ort-profile or --table (not both), and/or --ort-latency")
 	}
 	if opts.Top < 0 {
 		return Usagef("--top must not be negative")
@@ -76,7 +85,26 @@ func runValidate(env *Env, opts *ValidateOptions, path string) error {
 	v := &report.Validation{Model: path, Hardware: h.Name}
 	var runUs float64
 	noFold := false // a table measures kernels, not how the runtime folds
-	if opts.ORT != "" {
+	var lat *calibrate.Latency
+	if opts.Latency != "" {
+		if lat, err = readLatency(opts.Latency); err != nil {
+			return fmt.Errorf("--ort-latency: %v", err)
+		}
+		opts.Model = withMeasuredInputs(opts.Model, lat.Inputs)
+	}
+	if opts.ORT == "" && opts.Table == "" {
+		inferOpt, err := opts.Model.inferOptions()
+		if err != nil {
+			return err
+		}
+		if l, err = opts.Model.loadModel(path); err != nil {
+			return err
+		}
+		if len(defaultSymbolicDims(l.Model.Graph, inferOpt)) > 0 {
+			l.Infer = ir.InferModel(l.Model, inferOpt)
+		}
+		noFold = lat.RunsEveryNode()
+	} else if opts.ORT != "" {
 		pm, err := loadORTProfile(opts.ORT, path, "", opts.Model)
 		if err != nil {
 			return err
@@ -143,8 +171,20 @@ func runValidate(env *Env, opts *ValidateOptions, path string) error {
 		v.Nodes = append(v.Nodes, report.ValidateNode{Name: ir.NodeLabel(t.Node), Op: t.Op, PredictedMs: nodeTimeS(t.Est, h) * 1e3, MeasuredMs: m / 1e3})
 	}
 	v.PredictedMs = r.TotalS * 1e3
+	if lat != nil {
+		runUs = lat.TargetUs()
+		v.Measurement = strings.TrimPrefix(v.Measurement+", "+opts.Latency, ", ")
+		v.Notes = append(v.Notes, fmt.Sprintf("end to end: %s, profiling off, %d threads, median of %d warm runs (%s)", opts.Latency, lat.Threads, lat.Runs, lat.Host.CPU))
+		if c := lat.ProfilerNodeUs(); c > 0 {
+			v.Notes = append(v.Notes, fmt.Sprintf("ONNX Runtime's profiler costs %.2f us per node on this model (profiled %.3f ms vs %.3f ms unprofiled)", c, lat.ProfiledMedianUs/1e3, lat.MedianUs/1e3))
+		}
+	}
 	if runUs > 0 {
-		v.MeasuredMs, v.MeasuredWhat = runUs/1e3, "median end-to-end run"
+		what := "median end-to-end run"
+		if lat != nil {
+			what = "median unprofiled end-to-end run"
+		}
+		v.MeasuredMs, v.MeasuredWhat = runUs/1e3, what
 	} else {
 		v.MeasuredMs, v.MeasuredWhat = sumMeasured/1e3, "sum of the measured nodes"
 		var dev float64

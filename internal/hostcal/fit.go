@@ -26,6 +26,9 @@ type FitOptions struct {
 	// held back from the fit and only predicted (default 4; 0 keeps the
 	// default, a negative value holds none back).
 	HoldEvery int
+	// FixHost keeps the base's host times (per node, per run, per MB):
+	// for a suite part without the models that set them.
+	FixHost bool
 }
 
 // ModelResult is one suite model's end-to-end time, measured and
@@ -91,6 +94,14 @@ func Fit(dir string, man *Manifest, opt FitOptions) (*FitResult, error) {
 	// start from none.
 	base := opt.Base.Clone()
 	base.KernelOverheadUs = 0
+	// a core streams even a small tensor at full speed (no GPU-style fill)
+	base.Efficiency.MemBytesPerBlock, base.Efficiency.MemBlocksPerSM = 1, 1
+	if base.AllocMinMB == 0 {
+		base.AllocMinMB = 1
+	}
+	if c := HostCPU(); c.L2KB > 0 {
+		base.L2MB = float64(c.L2KB) * 1024 / 1e6
+	}
 	opt.Base = base
 	res := &FitResult{}
 	res.ProfilerNodeUs, res.KernelInflationUs = profilerCost(runs)
@@ -109,7 +120,7 @@ func Fit(dir string, man *Manifest, opt FitOptions) (*FitResult, error) {
 		}
 		targets = append(targets, calibrate.Run{Label: r.mm.Name, Model: r.model, Us: r.lat.TargetUs(), Opt: copt})
 	}
-	cr, err := calibrate.Fit(opt.Base, obs, targets, calibrate.Options{Name: opt.Name})
+	cr, err := calibrate.Fit(opt.Base, obs, targets, calibrate.Options{Name: opt.Name, FixHost: opt.FixHost})
 	if err != nil {
 		return nil, err
 	}

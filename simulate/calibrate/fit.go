@@ -96,7 +96,7 @@ const MinClassKernels = 5
 
 // MinOpKernels is the fewest measured kernels, from at least two runs, an
 // op type gets an efficiency of its own from.
-const MinOpKernels = 8
+const MinOpKernels = 3
 
 // OpFit is the fit of one op type's own efficiency.
 type OpFit struct {
@@ -145,6 +145,8 @@ type Result struct {
 	Runs                        int
 	Host                        []HostFit
 	RunMAPEBefore, RunMAPEAfter float64
+	// Joint: the parameters were refined together against the runs.
+	Joint bool
 }
 
 // HostFit is one fitted host-side parameter (hw JSON name, µs).
@@ -159,6 +161,12 @@ type Options struct {
 	Name string
 	// Prior is the weight of the pull toward the base parameters (default 0.001).
 	Prior float64
+	// FixHost keeps the base's host times; the runs then inform only the
+	// joint refinement of the kernel parameters and bandwidths.
+	FixHost bool
+	// NoJoint skips the joint refinement of a CPU fit (every parameter
+	// at once against the end-to-end runs, kernels as a light pull).
+	NoJoint bool
 	// NoPerOp keeps every op on its class's efficiency (no hw
 	// efficiency.ops entries).
 	NoPerOp bool
@@ -281,7 +289,33 @@ func Fit(base *hw.Hardware, obs []Obs, runs []Run, opt Options) (*Result, error)
 	if len(runs) > 0 {
 		res.Runs = len(runs)
 		res.RunMAPEBefore = runError(h, runs)
-		res.Host = fitHost(h, runs, opt.Prior)
+		if !opt.FixHost {
+			res.Host = fitHost(h, runs, opt.Prior)
+		}
+		if h.Kind == "cpu" && !opt.NoJoint {
+			var classes, ops []string
+			for _, c := range res.Classes {
+				if !c.Kept {
+					classes = append(classes, c.Class)
+				}
+			}
+			for _, o := range res.Ops {
+				ops = append(ops, o.Op)
+			}
+			refineJoint(h, obs, runs, classes, ops, opt.Prior*0.01, !opt.FixHost)
+			res.Joint = true
+			for i := range res.Host {
+				res.Host[i].After = *hostParams[i].field(h)
+			}
+			for i := range res.Classes {
+				res.Classes[i].After = h.Efficiency.Class(res.Classes[i].Class)
+				res.Classes[i].MAPEAfter, res.Classes[i].SumErrAfter = classError(h, byClass[res.Classes[i].Class])
+			}
+			for i := range res.Ops {
+				res.Ops[i].After = h.Efficiency.Ops[res.Ops[i].Op]
+				res.Ops[i].MAPEAfter, _ = classError(h, byOpOf(obs, res.Ops[i].Op))
+			}
+		}
 		res.RunMAPEAfter = runError(h, runs)
 	}
 	h.Sources = append(append([]string(nil), base.Sources...), fmt.Sprintf("wolong calibrate: efficiencies fitted to %d measured kernels%s, starting from preset %s", len(obs), runsText(len(runs)), base.Name))

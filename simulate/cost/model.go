@@ -234,7 +234,7 @@ func (m *Model) allocS(n *ir.Node, e Estimate) float64 {
 	var b float64
 	for _, o := range n.Outputs {
 		if v, err := m.valueBytes(o); err == nil {
-			b += v
+			b += math.Max(0, v-m.HW.AllocMinMB*1e6)
 		}
 	}
 	return b / 1e6 * m.HW.AllocUsPerMB * 1e-6

@@ -12,6 +12,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -122,6 +123,11 @@ type Hardware struct {
 	// allocator and the first touch of fresh pages). Both 0: not modelled.
 	RunOverheadUs float64 `json:"run_overhead_us,omitempty"`
 	AllocUsPerMB  float64 `json:"alloc_us_per_mb,omitempty"`
+	// AllocMinMB is the size below which an output comes from the
+	// runtime's arena at no cost: alloc_us_per_mb applies to the part of
+	// each output above it (large buffers are mapped fresh and fault in
+	// their pages on every run). 0: every byte costs. MB.
+	AllocMinMB float64 `json:"alloc_min_mb,omitempty"`
 	// FreeNodeUs is the host time, beyond dispatch, of a node that
 	// launches no kernel (a view such as Reshape, a shape query): 0 where
 	// views are metadata only; ONNX Runtime on a CPU runs them as small
@@ -161,6 +167,43 @@ type Hardware struct {
 	PCIeGBs   float64 `json:"pcie_gbs"`
 
 	Efficiency Efficiency `json:"efficiency"`
+
+	// Fitted says which machine and which measurements a calibrated file
+	// describes (nil: datasheet figures, or fitted before wolong recorded
+	// it).
+	Fitted *Fitted `json:"fitted,omitempty"`
+}
+
+// Fitted describes the machine a CPU hardware file was fitted on and how.
+type Fitted struct {
+	CPU     string `json:"cpu"`     // the OS's model name
+	Cores   int    `json:"cores"`   // logical CPUs of the machine
+	Threads int    `json:"threads"` // intra-op threads the runtime ran with
+	L1dKB   int    `json:"l1d_kb,omitempty"`
+	L2KB    int    `json:"l2_kb,omitempty"`
+	L3KB    int    `json:"l3_kb,omitempty"`
+	Flags   string `json:"flags,omitempty"` // vector extensions
+	OS      string `json:"os,omitempty"`
+	Runtime string `json:"runtime"` // "onnxruntime 1.30.0 (node), graph optimizations disabled"
+	Date    string `json:"date"`    // RFC 3339, UTC
+	Method  string `json:"method"`  // how: models, runs, profiled or not
+	Models  int    `json:"models"`  // models measured
+	// ProfilerNodeUs is the runtime profiler's own cost per node on this
+	// machine; KernelInflationUs the part of it inside its kernel timings
+	// (taken off profiled kernel times). µs.
+	ProfilerNodeUs    float64 `json:"profiler_node_us,omitempty"`
+	KernelInflationUs float64 `json:"kernel_inflation_us,omitempty"`
+	// The fit's end-to-end MAPE on the models it was fitted on and on the
+	// ones held back (HeldOut of them), %.
+	TrainMAPE   float64 `json:"train_mape_pct"`
+	HeldOutMAPE float64 `json:"held_out_mape_pct"`
+	HeldOut     int     `json:"held_out"`
+}
+
+// Describe is one line saying what machine h was fitted on and how.
+func (f *Fitted) Describe() string {
+	return fmt.Sprintf("fitted on %s (%d logical CPUs, %d thread(s) used; L2 %d KiB, L3 %d KiB) with %s on %s: %s; end-to-end MAPE %.1f%% on the %d models fitted on, %.1f%% on the %d held back",
+		f.CPU, f.Cores, f.Threads, f.L2KB, f.L3KB, f.Runtime, f.Date, f.Method, f.TrainMAPE, f.Models-f.HeldOut, f.HeldOutMAPE, f.HeldOut)
 }
 
 //go:embed presets.json
@@ -260,14 +303,57 @@ func Resolve(arg string) (*Hardware, error) {
 	if strings.HasSuffix(arg, ".json") || strings.ContainsRune(arg, os.PathSeparator) {
 		return Load(arg)
 	}
-	return Preset(arg)
+	h, err := Preset(arg)
+	if err == nil {
+		return h, nil
+	}
+	// a name wolong calibrate --host saved in the user's config folder
+	if dir, derr := UserDir(); derr == nil && validName(arg) {
+		p := filepath.Join(dir, arg+".json")
+		if _, serr := os.Stat(p); serr == nil {
+			return Load(p)
+		}
+	}
+	return nil, fmt.Errorf("%v, and no hardware file %s.json saved by wolong calibrate --host", err, arg)
 }
+
+// UserDir is the folder where wolong calibrate --host saves hardware files
+// that --hw NAME finds: $XDG_CONFIG_HOME/wolong/hw (~/.config/wolong/hw on
+// Linux, ~/Library/Application Support/wolong/hw on macOS).
+func UserDir() (string, error) {
+	c, err := os.UserConfigDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(c, "wolong", "hw"), nil
+}
+
+// validName reports whether name can name a saved hardware file: letters,
+// digits, '-', '_' and '.', not starting with '.'.
+func validName(name string) bool {
+	if name == "" || len(name) > 64 || name[0] == '.' {
+		return false
+	}
+	for _, r := range name {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+// ValidName reports whether name can name a hardware file saved in UserDir.
+func ValidName(name string) bool { return validName(name) }
 
 // Clone returns a deep copy of h.
 func (h *Hardware) Clone() *Hardware {
 	c := *h
 	c.Sources = append([]string(nil), h.Sources...)
 	c.Assumptions = append([]string(nil), h.Assumptions...)
+	if h.Fitted != nil {
+		f := *h.Fitted
+		c.Fitted = &f
+	}
 	if h.Efficiency.Ops != nil {
 		c.Efficiency.Ops = make(map[string]ClassEfficiency, len(h.Efficiency.Ops))
 		for k, v := range h.Efficiency.Ops {
@@ -321,6 +407,7 @@ func (h *Hardware) Validate() error {
 	nonneg("kernel_overhead_us", h.KernelOverheadUs)
 	nonneg("run_overhead_us", h.RunOverheadUs)
 	nonneg("alloc_us_per_mb", h.AllocUsPerMB)
+	nonneg("alloc_min_mb", h.AllocMinMB)
 	nonneg("free_node_us", h.FreeNodeUs)
 	nonneg("output_us_per_mb", h.OutputUsPerMB)
 	nonneg("cache_bandwidth_gbs", h.CacheBandwidthGBs)

@@ -1,0 +1,248 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/wolong-dev/wolong/internal/hostcal"
+	"github.com/wolong-dev/wolong/internal/ortbench"
+	"github.com/wolong-dev/wolong/internal/safefile"
+	"github.com/wolong-dev/wolong/report"
+	"github.com/wolong-dev/wolong/simulate/hw"
+)
+
+// hostOptions are calibrate's --host inputs, typed.
+type hostOptions struct {
+	threads []int
+	format  report.Format
+}
+
+func parseThreads(s string) ([]int, error) {
+	var out []int
+	seen := map[int]bool{}
+	for _, p := range strings.Split(s, ",") {
+		t, err := strconv.Atoi(strings.TrimSpace(p))
+		if err != nil || t < 1 || t > 256 {
+			return nil, fmt.Errorf("want a list of thread counts such as 1,2, got %q", s)
+		}
+		if !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	sort.Ints(out)
+	if out[0] != 1 {
+		return nil, fmt.Errorf("the list must include 1 (the other counts start from its fit), got %q", s)
+	}
+	return out, nil
+}
+
+// runCalibrateHost is `wolong calibrate --host`: measure this machine with
+// generated models and write (and save) the fitted hardware file.
+func runCalibrateHost(env *Env, opts *CalibrateOptions) error {
+	threads, err := parseThreads(opts.Threads)
+	if err != nil {
+		return Usagef("--threads: %v", err)
+	}
+	format, err := report.ParseFormat(opts.Format)
+	if err != nil {
+		return Usagef("--format: %v", err)
+	}
+	if len(opts.ORT)+len(opts.Torch)+len(opts.Tables) > 0 {
+		return Usagef("--host measures this machine itself: it takes no --ort-profile, --torch-trace or --table")
+	}
+	if opts.Name == "" {
+		opts.Name = "local"
+	}
+	if !hw.ValidName(opts.Name) {
+		return Usagef("--name %q: use letters, digits, '-', '_' and '.'", opts.Name)
+	}
+	if opts.Out == "" && opts.NoSave {
+		return Usagef("give -o FILE.json, or drop --no-save: the fit would go nowhere")
+	}
+	ho := hostOptions{threads: threads, format: format}
+	p := env.Progress
+	res, err := hostcal.Calibrate(context.Background(), hostcal.Options{
+		Name: opts.Name, Threads: ho.threads, Dir: opts.Keep, From: opts.From, MaxSeconds: opts.MaxSeconds,
+		Progress: func(done, total int, line string) {
+			p.Printf("calibrate --host: measured %d/%d: %s", done, total, line)
+		},
+	})
+	p.Done()
+	if err != nil {
+		if errors.Is(err, ortbench.ErrMissing) {
+			return errors.New(strings.TrimPrefix(err.Error(), ortbench.ErrMissing.Error()+": "))
+		}
+		return err
+	}
+	// every output or none: the files are written before any is reported
+	var written []string
+	write := func(path string, h *hw.Hardware) error {
+		if err := safefile.Write(path, nil, func(w io.Writer) error { return h.WriteJSON(w) }); err != nil {
+			return err
+		}
+		written = append(written, path)
+		return nil
+	}
+	outs := map[int]string{}
+	for i, f := range res.Fits {
+		t := ho.threads[i]
+		if opts.Out != "" {
+			path := opts.Out
+			if t > 1 {
+				path = strings.TrimSuffix(opts.Out, ".json") + fmt.Sprintf("-%dt.json", t)
+			}
+			if err := write(path, f.HW); err != nil {
+				return fmt.Errorf("-o: %v", err)
+			}
+			outs[t] = path
+		}
+		if !opts.NoSave {
+			dir, err := hw.UserDir()
+			if err == nil {
+				err = os.MkdirAll(dir, 0o755)
+			}
+			if err == nil {
+				err = write(filepath.Join(dir, f.HW.Name+".json"), f.HW)
+			}
+			if err != nil {
+				return fmt.Errorf("saving %s for --hw %s: %v (use --no-save -o FILE.json)", f.HW.Name, f.HW.Name, err)
+			}
+		}
+	}
+	if format == report.JSON {
+		return report.WriteJSON(env.Out, hostReport(res, ho, written))
+	}
+	writeHost(env.Out, res, ho, outs, opts.NoSave)
+	return nil
+}
+
+// hostJSON is calibrate --host --format json.
+type hostJSON struct {
+	Fits    []hostFitJSON `json:"fits"`
+	Written []string      `json:"written"`
+}
+
+type hostFitJSON struct {
+	Name        string             `json:"name"`
+	Threads     int                `json:"threads"`
+	TrainMAPE   float64            `json:"train_mape_pct"`
+	HeldOutMAPE float64            `json:"held_out_mape_pct"`
+	Models      []hostModelJSON    `json:"models"`
+	Hardware    *hw.Hardware       `json:"hardware"`
+	Host        map[string]float64 `json:"host"`
+}
+
+type hostModelJSON struct {
+	Name        string  `json:"name"`
+	Group       string  `json:"group"`
+	HeldOut     bool    `json:"held_out"`
+	MeasuredMs  float64 `json:"measured_ms"`
+	PredictedMs float64 `json:"predicted_ms"`
+	ErrorPct    float64 `json:"error_pct"`
+}
+
+func hostReport(res *hostcal.Result, ho hostOptions, written []string) hostJSON {
+	out := hostJSON{Written: written}
+	for i, f := range res.Fits {
+		j := hostFitJSON{Name: f.HW.Name, Threads: ho.threads[i], TrainMAPE: f.TrainMAPE, HeldOutMAPE: f.HeldMAPE, Hardware: f.HW, Host: map[string]float64{}}
+		for _, hp := range f.Calib.Host {
+			j.Host[hp.Name] = hp.After
+		}
+		for _, m := range f.Models {
+			j.Models = append(j.Models, hostModelJSON{Name: m.Name, Group: m.Group, HeldOut: m.HeldOut,
+				MeasuredMs: m.MeasuredUs / 1e3, PredictedMs: m.PredictedUs / 1e3, ErrorPct: m.ErrorPct()})
+		}
+		out.Fits = append(out.Fits, j)
+	}
+	return out
+}
+
+func writeHost(w io.Writer, res *hostcal.Result, ho hostOptions, outs map[int]string, noSave bool) {
+	for i, f := range res.Fits {
+		t := ho.threads[i]
+		fmt.Fprintf(w, "%s: %s\n", f.HW.Name, f.HW.Fitted.Describe())
+		// per group: models, MAPE fitted / held out
+		type acc struct {
+			n, nh    int
+			fit, hld float64
+		}
+		groups := map[string]*acc{}
+		var names []string
+		for _, m := range f.Models {
+			a := groups[m.Group]
+			if a == nil {
+				a = &acc{}
+				groups[m.Group] = a
+				names = append(names, m.Group)
+			}
+			e := m.ErrorPct()
+			if e < 0 {
+				e = -e
+			}
+			if m.HeldOut {
+				a.nh++
+				a.hld += e
+			} else {
+				a.n++
+				a.fit += e
+			}
+		}
+		rows := [][]string{}
+		for _, g := range names {
+			a := groups[g]
+			held := "-"
+			if a.nh > 0 {
+				held = fmt.Sprintf("%.1f%% (%d)", a.hld/float64(a.nh), a.nh)
+			}
+			fit := "-"
+			if a.n > 0 {
+				fit = fmt.Sprintf("%.1f%% (%d)", a.fit/float64(a.n), a.n)
+			}
+			rows = append(rows, []string{g, fit, held})
+		}
+		fmt.Fprintf(w, "\nend-to-end error by group, %d thread(s) (MAPE, models):\n", t)
+		report.WriteTable(w, []string{"group", "fitted on", "held out"}, rows)
+		var hp []string
+		for _, p := range f.Calib.Host {
+			hp = append(hp, fmt.Sprintf("%s %.4g", p.Name, p.After))
+		}
+		host := strings.Join(hp, ", ")
+		if host == "" {
+			host = "kept from the one-thread fit"
+		}
+		fmt.Fprintf(w, "host: %s; memory %.4g GB/s, cache %.4g GB/s (L2 %.3g MB); %d op types with efficiencies of their own\n",
+			host, f.HW.MemoryBandwidthGBs, f.HW.CacheBandwidthGBs, f.HW.L2MB, len(f.HW.Efficiency.Ops))
+		fmt.Fprintf(w, "fit: %.1f%% MAPE on the %d models fitted on, %.1f%% on the %d held out\n", f.TrainMAPE, count(f.Models, false), f.HeldMAPE, count(f.Models, true))
+		if p := outs[t]; p != "" {
+			fmt.Fprintf(w, "wrote %s (use it with --hw %s)\n", p, p)
+		}
+		if !noSave {
+			dir, _ := hw.UserDir()
+			fmt.Fprintf(w, "saved %s (use it with --hw %s)\n", filepath.Join(dir, f.HW.Name+".json"), f.HW.Name)
+		}
+		if i < len(res.Fits)-1 {
+			fmt.Fprintln(w)
+		}
+	}
+	if res.Dir != "" {
+		fmt.Fprintf(w, "models and measurements kept in %s (refit them with --from %s)\n", res.Dir, res.Dir)
+	}
+}
+
+func count(ms []hostcal.ModelResult, held bool) int {
+	n := 0
+	for _, m := range ms {
+		if m.HeldOut == held {
+			n++
+		}
+	}
+	return n
+}
