@@ -46,9 +46,9 @@ type Latency struct {
 	// runs were; SteadyRuns counts them. 0: not recorded.
 	SteadyMedianUs float64 `json:"steady_median_us"`
 	SteadyRuns     int     `json:"steady_runs"`
-	Interleaved       bool         `json:"interleaved"`
-	Host              Host         `json:"host"`
-	Date              string       `json:"date"`
+	Interleaved    bool    `json:"interleaved"`
+	Host           Host    `json:"host"`
+	Date           string  `json:"date"`
 	// With the harness's --profiled: the median of a second session with
 	// ORT's profiler on, run alternately with the first, and the node
 	// events it recorded per run; (ProfiledMedianUs - MedianUs) /

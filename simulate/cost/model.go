@@ -121,7 +121,11 @@ func (m *Model) valueBytes(v *ir.Value) (float64, error) {
 	if !ok {
 		return 0, fmt.Errorf("shape of %q is %s", v.Name, v.Type.String())
 	}
-	b := m.dtype(v.Type.DType).StorageBytes(n)
+	dt := m.dtype(v.Type.DType)
+	if dt == ir.Float16 && m.HW.FP16Casts {
+		dt = ir.Float32 // computed in fp32 after the runtime's casts
+	}
+	b := dt.StorageBytes(n)
 	if b < 0 {
 		return 0, fmt.Errorf("%q has element type %s of no fixed size", v.Name, v.Type.DType)
 	}
@@ -172,6 +176,9 @@ func (m *Model) Node(n *ir.Node) Estimate {
 			e.HostS = (m.HW.DispatchUs + m.HW.FreeNodeUs) * 1e-6
 		}
 		e.HostS += m.allocS(n, e)
+		if m.HW.FP16Casts && e.Kernels > 0 && n.Op != "Cast" {
+			m.addCasts(n, &e)
+		}
 		return e
 	}
 	if m.IR != nil {
@@ -195,6 +202,53 @@ func (m *Model) Node(n *ir.Node) Estimate {
 	e := m.Time(cost)
 	e.HostS += m.allocS(n, e)
 	return e
+}
+
+const castNote = "fp16 ops run in fp32 on this hardware: the runtime casts fp16 weights, graph inputs and graph outputs (one Cast kernel each)"
+
+// addCasts adds to e the Casts a runtime without half-precision kernels
+// runs around n (hw fp16_casts): one per fp16 weight or graph input n is
+// the first to read (weights only when every node runs: otherwise the cast
+// of a constant folds at load time), one per fp16 graph output n writes.
+func (m *Model) addCasts(n *ir.Node, e *Estimate) {
+	var elems []float64
+	half := func(v *ir.Value) bool {
+		return v != nil && v.Type.Kind == ir.KindTensor && m.dtype(v.Type.DType) == ir.Float16
+	}
+	for _, v := range n.Inputs {
+		if !half(v) || v.Producer != nil && v.Producer.Op != "Constant" || len(v.Uses) == 0 || v.Uses[0].Node != n {
+			continue
+		}
+		if v.Const != nil || v.Producer != nil {
+			if !m.Opt.NoFold {
+				continue
+			}
+		} else if n.Graph != nil && n.Graph.Parent != nil {
+			continue // a body's formal input: not a graph input of the run
+		}
+		if c, ok := v.Type.Shape.NumElements(); ok {
+			elems = append(elems, float64(c))
+		}
+	}
+	for _, v := range n.Outputs {
+		if half(v) && n.Graph != nil && n.Graph.Parent == nil && n.Graph.IsOutput(v) {
+			if c, ok := v.Type.Shape.NumElements(); ok {
+				elems = append(elems, float64(c))
+			}
+		}
+	}
+	for _, c := range elems {
+		ce := m.Time(Cost{Class: Elementwise, Op: "Cast", Bytes: 6 * c, Kernels: 1, DType: ir.Float32})
+		e.DeviceS += ce.DeviceS
+		e.MemoryS += ce.MemoryS
+		e.OverheadS += ce.OverheadS
+		e.HostS += ce.HostS
+		e.Kernels++
+		e.Bytes += 6 * c
+	}
+	if len(elems) > 0 {
+		m.note(castNote)
+	}
 }
 
 // OpKey is the key of n's op in hw.Efficiency.Ops: the op type,

@@ -154,6 +154,12 @@ type Hardware struct {
 	// direct algorithm (Lavin & Gray, CVPR 2016). Tensor-core convs stay
 	// implicit GEMM.
 	ConvWinograd bool `json:"conv_winograd,omitempty"`
+	// FP16Casts says the runtime has no half-precision kernels here: it
+	// computes fp16 ops in fp32 and inserts a Cast for each fp16 weight and
+	// graph input an op reads and each fp16 graph output (ONNX Runtime's
+	// CPU provider); with every node run (no load-time folding) the weight
+	// casts run on every inference.
+	FP16Casts bool `json:"fp16_casts,omitempty"`
 	// TensorCoreAlign, when > 0, says the matrix libraries run a GEMM or
 	// convolution on tensor cores only when its GEMM dimensions (M, N, K;
 	// a convolution's input and output channels per group) are multiples
