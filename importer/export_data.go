@@ -203,6 +203,9 @@ func copySource(w io.Writer, s ir.Source) error {
 	return err
 }
 
+// zeroBlock is the unit in which writeData leaves zeros as holes.
+const zeroBlock = 64 << 10
+
 // extAlign aligns every tensor in the data file, so runtimes may map it.
 const extAlign = 4096
 
@@ -285,8 +288,8 @@ func inside(dir, file string) (string, bool) {
 }
 
 // writeData writes the data file: each copy at its offset, streamed
-// through one buffer; all-zero blocks are skipped with a seek when w can
-// seek, leaving holes.
+// through one buffer; holes of a sparse source are not read, and they and
+// all-zero blocks are skipped with a seek when w can seek, leaving holes.
 func (x *extData) writeData(w io.Writer) error {
 	f, sparse := w.(interface {
 		io.WriteSeeker
@@ -315,7 +318,18 @@ func (x *extData) writeData(w io.Writer) error {
 		}
 		pos = c.off
 		size := c.src.Size()
+		holes, _ := c.src.(interface{ nextData(int64) int64 })
 		for o := int64(0); o < size; {
+			if holes != nil {
+				if next := holes.nextData(o); next > o {
+					if err := skip(next - o); err != nil {
+						return err
+					}
+					pos += next - o
+					o = next
+					continue
+				}
+			}
 			k := int(min(int64(len(buf)), size-o))
 			n, err := c.src.ReadAt(buf[:k], o)
 			if n == k {
@@ -326,13 +340,16 @@ func (x *extData) writeData(w io.Writer) error {
 			if err != nil {
 				return fmt.Errorf("importer: export: external data: %v", err)
 			}
-			if bytes.Equal(buf[:k], zero[:k]) {
-				err = skip(int64(k))
-			} else {
-				_, err = w.Write(buf[:k])
-			}
-			if err != nil {
-				return err
+			for i := 0; i < k; i += zeroBlock {
+				blk := buf[i:min(i+zeroBlock, k)]
+				if bytes.Equal(blk, zero[:len(blk)]) {
+					err = skip(int64(len(blk)))
+				} else {
+					_, err = w.Write(blk)
+				}
+				if err != nil {
+					return err
+				}
 			}
 			o += int64(k)
 			pos += int64(k)

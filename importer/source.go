@@ -6,9 +6,12 @@ package importer
 // becomes part of wolong's resident memory.
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
+
+	"golang.org/x/sys/unix"
 )
 
 // fileSource reads n bytes at off of a mapped file, through a descriptor
@@ -47,6 +50,26 @@ func (s *fileSource) ReadAt(p []byte, off int64) (int, error) {
 		err = io.EOF
 	}
 	return k, err
+}
+
+// nextData returns the offset, at or after off, where s's next run of
+// data starts in a sparse file (s.n when only a hole is left), so a copy
+// skips holes without reading them; off itself when the file system
+// cannot tell.
+func (s *fileSource) nextData(off int64) int64 {
+	f, done, err := s.m.owner.open(s.m)
+	if err != nil {
+		return off
+	}
+	defer done()
+	pos, err := unix.Seek(int(f.Fd()), s.off+off, unix.SEEK_DATA)
+	switch {
+	case errors.Is(err, unix.ENXIO):
+		return s.n
+	case err != nil || pos < s.off+off:
+		return off
+	}
+	return min(pos-s.off, s.n)
 }
 
 // source returns a Source over b, a view of m's data, or nil when b does
