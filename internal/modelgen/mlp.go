@@ -1,7 +1,6 @@
 package modelgen
 
 import (
-	"encoding/binary"
 	"fmt"
 	"io"
 	"math"
@@ -113,7 +112,7 @@ func NewSparseFile(path string) (*SparseFile, error) {
 // +-1/sqrt(fan-in), as Builder.Weight) in its first SparseHead bytes and
 // zeros after: no two weights are equal, as with real ones.
 func (s *SparseFile) Weight(b *Builder, name string, dims ...int64) (*ir.Value, error) {
-	return s.add(b, name, dims, SparseHead)
+	return s.add(b, name, dims, SparseHead/4)
 }
 
 // Fill adds a float32 initializer with random values throughout (biases
@@ -122,21 +121,14 @@ func (s *SparseFile) Fill(b *Builder, name string, dims ...int64) (*ir.Value, er
 	return s.add(b, name, dims, math.MaxInt64)
 }
 
-func (s *SparseFile) add(b *Builder, name string, dims []int64, fill int64) (*ir.Value, error) {
+// add writes the first limit elements of name's values; the rest of the
+// tensor stays a hole.
+func (s *SparseFile) add(b *Builder, name string, dims []int64, limit int64) (*ir.Value, error) {
 	n := int64(4)
 	for _, d := range dims {
 		n *= d
 	}
-	fan := int64(1)
-	for _, d := range dims[min(1, len(dims)):] {
-		fan *= d
-	}
-	scale := 1 / math.Sqrt(float64(max(fan, 1)))
-	r := b.rng(name)
-	head := make([]byte, min(n, fill))
-	for i := 0; i+4 <= len(head); i += 4 {
-		binary.LittleEndian.PutUint32(head[i:], math.Float32bits(float32((r.Float64()*2-1)*scale)))
-	}
+	head := b.weightBytes(name, dims, limit)
 	if _, err := s.f.WriteAt(head, s.off); err != nil {
 		return nil, err
 	}
