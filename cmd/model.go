@@ -42,6 +42,10 @@ func (l *Loaded) Close() { l.Model.Close() }
 
 // loadModel imports path, verifies it, and infers shapes with the flags'
 // dims and input shapes. Errors name the file.
+// loadHook, set by tests only, sees every model loadModel imports (the
+// memory tests guard its weights' bytes with it).
+var loadHook func(*ir.Model)
+
 func (f *ModelFlags) loadModel(path string) (*Loaded, error) {
 	opt, err := f.inferOptions()
 	if err != nil {
@@ -64,6 +68,9 @@ func (f *ModelFlags) loadModel(path string) (*Loaded, error) {
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}
 	l.Model = m
+	if loadHook != nil {
+		loadHook(m)
+	}
 	f.progress.Printf("inferring shapes of %s (%d nodes)", path, len(m.Graph.Nodes))
 	l.Infer = ir.InferModel(m, opt)
 	l.Warnings = append(l.Warnings, l.Infer.Warnings()...)

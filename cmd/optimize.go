@@ -27,6 +27,7 @@ type OptimizeOptions struct {
 	Format     string
 	Plan       string // -o plan.json
 	EmitONNX   string
+	External   string // --external-data auto|always
 	Batch      int64
 	TF32       bool
 	VerifyEach bool
@@ -95,6 +96,7 @@ plan and the JSON output. Passes: ` + strings.Join(passNameList(), ", ") + `.`,
 	addPipelineFlags(env, c, opts)
 	c.Flags().StringVarP(&opts.Plan, "output", "o", "", "write the plan as JSON to `plan.json`")
 	c.Flags().StringVar(&opts.EmitONNX, "emit-onnx", "", "write the optimized model as ONNX to `out.onnx`")
+	c.Flags().StringVar(&opts.External, "external-data", "auto", "with --emit-onnx, weights as external data: `auto` (only when the model would pass protobuf's 2 GiB limit) or always; weights already in an external file in the output's folder are referenced there, others go into out.onnx.data")
 	return c
 }
 
@@ -220,6 +222,11 @@ func runOptimize(env *Env, opts *OptimizeOptions, path string) error {
 	if err != nil {
 		return Usagef("--format: %v", err)
 	}
+	mode, err := importer.ParseExternalMode(opts.External)
+	if err != nil {
+		return Usagef("--external-data: %v", err)
+	}
+	wopt := importer.WriteOptions{External: mode}
 	p, err := loadPipeline(opts, path)
 	if err != nil {
 		return err
@@ -269,9 +276,11 @@ func runOptimize(env *Env, opts *OptimizeOptions, path string) error {
 		if _, err := optimize.ToONNX(m); err != nil {
 			return err
 		}
-		if err := importer.WriteFile(m, opts.EmitONNX, path); err != nil {
+		wr, err := importer.WriteFileWith(m, opts.EmitONNX, wopt, path)
+		if err != nil {
 			return fmt.Errorf("--emit-onnx: %v", err)
 		}
+		p.assume = append(p.assume, externalNote(wr)...)
 	}
 	r := report.NewOptimize(path, p.hw.Name, res, dedupe(p.assume), p.warnings)
 	if p.placer != nil {
@@ -281,6 +290,19 @@ func runOptimize(env *Env, opts *OptimizeOptions, path string) error {
 		return report.WriteJSON(env.Out, r)
 	}
 	return r.WriteText(env.Out)
+}
+
+// externalNote says where --emit-onnx put the weights when it wrote
+// external data.
+func externalNote(w *importer.Written) []string {
+	var out []string
+	if w.Copied > 0 {
+		out = append(out, fmt.Sprintf("--emit-onnx: %d weight(s), %s, written as external data to %s", w.Copied, report.Bytes(w.CopiedBytes), w.DataFile))
+	}
+	if w.Referenced > 0 {
+		out = append(out, fmt.Sprintf("--emit-onnx: %d weight(s), %s, left in %s and referenced from the written model (keep it beside the model)", w.Referenced, report.Bytes(w.ReferencedBytes), strings.Join(w.ReferencedFiles, ", ")))
+	}
+	return out
 }
 
 // dedupe drops repeated lines, keeping the first.

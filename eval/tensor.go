@@ -356,6 +356,17 @@ func FromIR(t *ir.Tensor, maxBytes int64) (*Tensor, error) {
 	if err := t.CheckData(); err != nil {
 		return nil, fmt.Errorf("eval: %v", err)
 	}
+	if t.Raw == nil && t.Src != nil {
+		// data computed on demand (a derived weight): read it once, within
+		// the size just checked
+		raw, err := t.Packed(t.DType.StorageBytes(n64))
+		if err != nil {
+			return nil, fmt.Errorf("eval: %v", err)
+		}
+		c := *t
+		c.Raw, c.Src = raw, nil
+		t = &c
+	}
 	n := int(n64)
 	shape := make([]int, len(t.Dims))
 	for i, d := range t.Dims {

@@ -16,6 +16,7 @@ type decoder struct {
 	path  string
 	dir   string // folder external data is confined to ("" when decoding memory)
 	maps  *mappings
+	self  *mapping // the mapping of file (nil when decoding memory)
 	ext   map[string]*mapping
 	opt   Options
 	depth int

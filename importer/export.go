@@ -4,7 +4,10 @@ package importer
 //
 // Messages are assembled as lists of chunks, so large initializer data is
 // referenced, never copied, until the final write: exporting a model with a
-// gigabyte of mapped weights streams the mapping straight to the file.
+// gigabyte of mapped weights streams each weight from its Source (a pread
+// of the file it came from, or a computation) straight to the output,
+// holding one buffer at a time. Models over protobuf's 2 GiB limit are
+// written with external data (export_data.go).
 
 import (
 	"bufio"
@@ -25,16 +28,23 @@ const maxProtoSize = 1<<31 - 1
 
 // msg is a protobuf message under construction.
 type msg struct {
-	chunks [][]byte
+	chunks []chunk
 	tail   []byte
 	size   int
+}
+
+// chunk is a piece of the encoded message: bytes, or a Source streamed at
+// write time.
+type chunk struct {
+	b   []byte
+	src ir.Source
 }
 
 const bigChunk = 1 << 12
 
 func (m *msg) flush() {
 	if len(m.tail) > 0 {
-		m.chunks = append(m.chunks, m.tail)
+		m.chunks = append(m.chunks, chunk{b: m.tail})
 		m.tail = nil
 	}
 }
@@ -42,7 +52,7 @@ func (m *msg) flush() {
 func (m *msg) raw(b []byte) {
 	if len(b) >= bigChunk {
 		m.flush()
-		m.chunks = append(m.chunks, b)
+		m.chunks = append(m.chunks, chunk{b: b})
 	} else {
 		m.tail = append(m.tail, b...)
 	}
@@ -120,7 +130,13 @@ func (m *msg) packedFloats(n num, vs []float32) {
 func (m *msg) writeTo(w io.Writer) error {
 	m.flush()
 	for _, c := range m.chunks {
-		if _, err := w.Write(c); err != nil {
+		if c.src != nil {
+			if err := copySource(w, c.src); err != nil {
+				return err
+			}
+			continue
+		}
+		if _, err := w.Write(c.b); err != nil {
 			return err
 		}
 	}
@@ -136,7 +152,7 @@ func Export(m *ir.Model, w io.Writer) error {
 		return err
 	}
 	if mm.size > maxProtoSize {
-		return fmt.Errorf("importer: export: model is %d bytes, over protobuf's 2 GiB limit", mm.size)
+		return fmt.Errorf("importer: export: model is %d bytes, over protobuf's 2 GiB limit (write it to a file, with its weights as external data)", mm.size)
 	}
 	bw := bufio.NewWriterSize(w, 1<<20)
 	if err := mm.writeTo(bw); err != nil {
@@ -147,13 +163,13 @@ func Export(m *ir.Model, w io.Writer) error {
 
 // WriteFile exports m to path atomically: it writes a temporary file in
 // the same folder and renames it into place, so a failure leaves no
-// partial file. It refuses to overwrite the file m was read from (or any
-// file in the refuse list).
+// partial file. It refuses to overwrite the file m was read from, the
+// files its weights are in (or any file in the refuse list). A model over
+// protobuf's 2 GiB limit is written with external data, as WriteFileWith
+// does with the default options.
 func WriteFile(m *ir.Model, path string, refuse ...string) error {
-	if m.Path != "" {
-		refuse = append(refuse, m.Path)
-	}
-	return AtomicWrite(path, refuse, func(w io.Writer) error { return Export(m, w) })
+	_, err := WriteFileWith(m, path, WriteOptions{}, refuse...)
+	return err
 }
 
 // AtomicWrite creates path atomically and refuses to write over any file
@@ -172,6 +188,8 @@ type exporter struct {
 	// captured holds the exported names of outer values that the subgraph
 	// being reserved reads.
 	captured map[string]bool
+	// out steers where tensor data goes (export_data.go).
+	out dataOut
 }
 
 func (e *exporter) isTaken(s string) bool {
@@ -324,7 +342,7 @@ func (e *exporter) graph(g *ir.Graph) (*msg, error) {
 		isInput[v] = true
 	}
 	for _, v := range g.Initializers {
-		tm, err := e.tensor(v.Const, e.name(v))
+		tm, err := e.initializer(v.Const, e.name(v))
 		if err != nil {
 			return nil, err
 		}
@@ -544,8 +562,9 @@ func (e *exporter) attr(a *ir.Attr) (*msg, error) {
 	return am, nil
 }
 
-// tensor encodes t. Data is written inline (external data is read from its
-// mapping and inlined); Raw data is referenced without copying.
+// tensor encodes t. Packed data is written by e.data: inline (streamed
+// from its Source, or Raw referenced without copying) or, for initializers
+// when writing external data, as a reference into an external file.
 func (e *exporter) tensor(t *ir.Tensor, name string) (*msg, error) {
 	tm := &msg{}
 	tm.packedInts(tensorDims, t.Dims)
@@ -570,9 +589,7 @@ func (e *exporter) tensor(t *ir.Tensor, name string) (*msg, error) {
 	tm.packedInts(tensorInt64Data, t.Int64s)
 	tm.strNonEmpty(tensorName, name)
 	tm.strNonEmpty(tensorDocString, t.Doc)
-	if t.Raw != nil {
-		tm.bytes(tensorRawData, t.Raw)
-	}
+	e.data(tm, t)
 	if len(t.Float64s) > 0 {
 		b := make([]byte, 0, 8*len(t.Float64s))
 		for _, v := range t.Float64s {

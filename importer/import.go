@@ -58,7 +58,7 @@ func Load(path string, opt Options) (*ir.Model, error) {
 	maps := &mappings{}
 	maps.add(m)
 	abs, _ := filepath.Abs(path)
-	model, err := decodeModel(m.data, path, filepath.Dir(abs), maps, opt)
+	model, err := decodeModel(m.data, path, filepath.Dir(abs), maps, m, opt)
 	if err != nil {
 		maps.Close()
 		return nil, err
@@ -72,14 +72,14 @@ func Load(path string, opt Options) (*ir.Model, error) {
 // change while the model is in use. Models with external data cannot be
 // decoded this way (there is no folder to resolve them against).
 func Decode(data []byte, opt Options) (*ir.Model, error) {
-	return decodeModel(data, "<memory>", "", &mappings{}, opt)
+	return decodeModel(data, "<memory>", "", &mappings{}, nil, opt)
 }
 
-func decodeModel(data []byte, path, dir string, maps *mappings, opt Options) (*ir.Model, error) {
+func decodeModel(data []byte, path, dir string, maps *mappings, self *mapping, opt Options) (*ir.Model, error) {
 	if opt.MaxDepth <= 0 {
 		opt.MaxDepth = 64
 	}
-	d := &decoder{file: data, path: path, dir: dir, maps: maps, ext: map[string]*mapping{}, opt: opt}
+	d := &decoder{file: data, path: path, dir: dir, maps: maps, self: self, ext: map[string]*mapping{}, opt: opt}
 	if len(data) == 0 {
 		return nil, &Error{File: path, Err: errors.New("empty file")}
 	}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sync"
 
 	"golang.org/x/sys/unix"
@@ -14,9 +15,13 @@ import (
 
 // mapping is a read-only view of a whole file.
 type mapping struct {
-	path string
+	path string // absolute
 	data []byte
 	mmap bool // data must be unmapped (false: empty file or heap copy)
+	// info identifies the mapped file (for the Sources over it); owner
+	// caches its descriptor.
+	info  os.FileInfo
+	owner *mappings
 }
 
 // mapFile maps path read-only. Empty files give an empty mapping.
@@ -34,8 +39,12 @@ func mapFile(path string) (*mapping, error) {
 		return nil, fmt.Errorf("%s: not a regular file", path)
 	}
 	size := st.Size()
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		abs = path
+	}
 	if size == 0 {
-		return &mapping{path: path}, nil
+		return &mapping{path: abs, info: st}, nil
 	}
 	if size != int64(int(size)) {
 		return nil, fmt.Errorf("%s: file too large to map (%d bytes)", path, size)
@@ -44,7 +53,7 @@ func mapFile(path string) (*mapping, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: mmap: %w", path, err)
 	}
-	return &mapping{path: path, data: data, mmap: true}, nil
+	return &mapping{path: abs, data: data, mmap: true, info: st}, nil
 }
 
 func (m *mapping) close() error {
@@ -58,13 +67,16 @@ func (m *mapping) close() error {
 
 // mappings is the set of files one model views; it is the model's Closer.
 type mappings struct {
-	mu    sync.Mutex
-	files []*mapping
+	mu     sync.Mutex
+	files  []*mapping
+	fds    []*openFile // descriptors for Sources, most recently used first
+	closed bool
 }
 
 func (ms *mappings) add(m *mapping) {
 	ms.mu.Lock()
 	ms.files = append(ms.files, m)
+	m.owner = ms
 	ms.mu.Unlock()
 }
 
@@ -79,5 +91,12 @@ func (ms *mappings) Close() error {
 		}
 	}
 	ms.files = nil
+	for _, o := range ms.fds {
+		o.evicted = true
+		if o.refs == 0 {
+			o.f.Close()
+		}
+	}
+	ms.fds, ms.closed = nil, true
 	return errors.Join(errs...)
 }

@@ -15,13 +15,17 @@ import (
 
 // fileOffset returns the offset of view b within the mapped file, or -1
 // when b does not lie inside it.
-func (d *decoder) fileOffset(b []byte) int64 {
-	if len(b) == 0 || len(d.file) == 0 {
+func (d *decoder) fileOffset(b []byte) int64 { return offsetIn(d.file, b) }
+
+// offsetIn returns the offset of view b within data, or -1 when b does not
+// lie inside it.
+func offsetIn(data, b []byte) int64 {
+	if len(b) == 0 || len(data) == 0 {
 		return -1
 	}
-	start := uintptr(unsafe.Pointer(unsafe.SliceData(d.file)))
+	start := uintptr(unsafe.Pointer(unsafe.SliceData(data)))
 	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
-	if p < start || p >= start+uintptr(len(d.file)) {
+	if p < start || p+uintptr(len(b)) > start+uintptr(len(data)) {
 		return -1
 	}
 	return int64(p - start)
@@ -68,6 +72,9 @@ func (d *decoder) tensor(b []byte) (*ir.Tensor, error) {
 			}
 			if off := d.fileOffset(f.b); off >= 0 {
 				t.Loc = ir.Location{File: d.path, Offset: off, Length: int64(len(f.b))}
+				if s := d.self.source(f.b); s != nil {
+					t.Src = s
+				}
 			}
 		case tensorDoubleData:
 			t.Float64s, err = appendDoubles(t.Float64s, f)
@@ -157,6 +164,10 @@ func (d *decoder) external(t *ir.Tensor, kvs []ir.StringPair) error {
 	}
 	t.Raw = m.data[offset : offset+length : offset+length]
 	t.Loc = ir.Location{File: path, Offset: offset, Length: length, External: true, ExternalPath: loc, Checksum: t.Loc.Checksum}
+	t.Src = nil
+	if s := m.source(t.Raw); s != nil {
+		t.Src = s
+	}
 	return nil
 }
 

@@ -4,8 +4,10 @@ package ir
 // tensor attributes).
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
+	"io"
 	"math"
 )
 
@@ -40,10 +42,73 @@ type Tensor struct {
 	Uint64s  []uint64  // uint64_data: uint32, uint64
 	Strings  [][]byte  // string_data
 
-	Loc     Location // where Raw came from (File empty when Raw is owned)
+	Loc Location // where Raw came from (File empty when Raw is owned)
+	// Src, when set, reads the same packed bytes as Raw without touching
+	// them; Raw is then nil for data computed on demand (see Source).
+	// Code that gives a tensor other data must clear Src and Loc.
+	Src     Source
 	Segment *[2]int64
 	// Metadata is TensorProto.metadata_props, kept for export.
 	Metadata []StringPair
+}
+
+// Source reads a tensor's packed little-endian bytes on demand, so that no
+// stage has to hold a large weight in memory. The importer gives every
+// tensor it maps one that reads the file (pread: streaming a weight through
+// it, as export does, leaves the weight out of resident memory, where
+// touching the mapping would page it in); passes that derive large weights
+// (BatchNorm folded into Conv, concatenated GEMM weights) give theirs one
+// that computes the bytes piece by piece from the weights they came from.
+type Source interface {
+	io.ReaderAt
+	Size() int64 // the number of bytes
+}
+
+// HasPacked reports whether t's data is packed bytes (Raw or Src), as
+// opposed to the typed *_data fields.
+func (t *Tensor) HasPacked() bool { return t.Raw != nil || t.Src != nil }
+
+// PackedSize is the length of t's packed data (Raw or Src), or -1 when it
+// has none.
+func (t *Tensor) PackedSize() int64 {
+	switch {
+	case t.Raw != nil:
+		return int64(len(t.Raw))
+	case t.Src != nil:
+		return t.Src.Size()
+	}
+	return -1
+}
+
+// Packed returns t's packed bytes: Raw itself, or, for data held only by
+// Src, a copy read from it. It refuses to read more than max bytes, so a
+// caller never pulls a large weight into memory unless it asked to; it
+// returns nil, nil when t has no packed data (typed fields).
+func (t *Tensor) Packed(max int64) ([]byte, error) {
+	if t.Raw != nil || t.Src == nil {
+		return t.Raw, nil
+	}
+	n := t.Src.Size()
+	if n > max {
+		return nil, fmt.Errorf("tensor %q: %d bytes of data exceed the limit %d", t.Name, n, max)
+	}
+	b := make([]byte, n)
+	if _, err := t.Src.ReadAt(b, 0); err != nil && !(err == io.EOF && n == 0) {
+		return nil, fmt.Errorf("tensor %q: reading data: %v", t.Name, err)
+	}
+	return b, nil
+}
+
+// Reader returns a Source over t's packed data: Src when set (reading it
+// leaves a mapping untouched), else Raw; nil when t has no packed data.
+func (t *Tensor) Reader() Source {
+	switch {
+	case t.Src != nil:
+		return t.Src
+	case t.Raw != nil:
+		return bytes.NewReader(t.Raw)
+	}
+	return nil
 }
 
 // NumElements returns the element count from Dims (1 for a scalar) and
@@ -96,13 +161,13 @@ func (t *Tensor) CheckData() error {
 		return fmt.Errorf("tensor %q: invalid data type %d", t.Name, int32(t.DType))
 	}
 	have := t.dataCount()
-	if t.Raw != nil || t.Loc.External {
+	if t.HasPacked() || t.Loc.External {
 		want := t.DType.StorageBytes(n)
 		if t.DType == String {
 			return fmt.Errorf("tensor %q: string tensor with raw data", t.Name)
 		}
-		if int64(len(t.Raw)) != want {
-			return fmt.Errorf("tensor %q: %s%v needs %d bytes, raw data has %d", t.Name, t.DType, t.Dims, want, len(t.Raw))
+		if got := max(t.PackedSize(), 0); got != want {
+			return fmt.Errorf("tensor %q: %s%v needs %d bytes, raw data has %d", t.Name, t.DType, t.Dims, want, got)
 		}
 		return nil
 	}
@@ -157,11 +222,15 @@ func (t *Tensor) Int64Values(max int64) ([]int64, error) {
 	if err := t.CheckData(); err != nil {
 		return nil, err
 	}
+	raw, err := t.Packed(t.DType.StorageBytes(n))
+	if err != nil {
+		return nil, err
+	}
 	out := make([]int64, n)
 	switch {
-	case t.Raw != nil:
+	case raw != nil:
 		for i := int64(0); i < n; i++ {
-			v, ok := rawInt(t.DType, t.Raw, i)
+			v, ok := rawInt(t.DType, raw, i)
 			if !ok {
 				return nil, fmt.Errorf("tensor %q: %s is not an integer type", t.Name, t.DType)
 			}
@@ -196,14 +265,18 @@ func (t *Tensor) Float64Values(max int64) ([]float64, error) {
 	if err := t.CheckData(); err != nil {
 		return nil, err
 	}
+	raw, err := t.Packed(t.DType.StorageBytes(n))
+	if err != nil {
+		return nil, err
+	}
 	out := make([]float64, n)
 	if n == 0 {
 		return out, nil
 	}
 	switch {
-	case t.Raw != nil:
+	case raw != nil:
 		for i := int64(0); i < n; i++ {
-			v, ok := rawFloat(t.DType, t.Raw, i)
+			v, ok := rawFloat(t.DType, raw, i)
 			if !ok {
 				return nil, fmt.Errorf("tensor %q: cannot read %s as numbers", t.Name, t.DType)
 			}

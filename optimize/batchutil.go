@@ -11,24 +11,9 @@ import (
 	"github.com/wolong-dev/wolong/ir"
 )
 
-// constBytes returns t's packed little-endian data when it is available
-// as bytes without conversion.
-func constBytes(t *ir.Tensor) ([]byte, bool) {
-	if t == nil || t.Loc.External && t.Raw == nil {
-		return nil, false
-	}
-	if t.Raw != nil {
-		return t.Raw, int64(len(t.Raw)) == t.ByteSize()
-	}
-	if t.DType == ir.Float32 && len(t.Floats) > 0 {
-		b, ok := tensorBytes(t)
-		return b, ok && int64(len(b)) == t.ByteSize()
-	}
-	return nil, false
-}
-
 // concatConsts concatenates constant tensors along axis (all of the same
-// dtype and rank, equal except along axis), or returns nil.
+// dtype and rank, equal except along axis), or returns nil. The result is
+// derived: its bytes are computed from the parts when read (derived.go).
 func concatConsts(name string, ts []*ir.Tensor, axis int) *ir.Tensor {
 	if len(ts) == 0 || ts[0] == nil {
 		return nil
@@ -40,9 +25,11 @@ func concatConsts(name string, ts []*ir.Tensor, axis int) *ir.Tensor {
 	esize := int64(dt.Bits() / 8)
 	dims := append([]int64(nil), ts[0].Dims...)
 	dims[axis] = 0
-	datas := make([][]byte, len(ts))
-	chunks := make([]int64, len(ts))
-	for i, t := range ts {
+	src := &concatSource{outer: 1}
+	for _, d := range dims[:axis] {
+		src.outer *= d
+	}
+	for _, t := range ts {
 		if t == nil || t.DType != dt || len(t.Dims) != rank {
 			return nil
 		}
@@ -51,32 +38,23 @@ func concatConsts(name string, ts []*ir.Tensor, axis int) *ir.Tensor {
 				return nil
 			}
 		}
-		b, ok := constBytes(t)
-		if !ok {
+		r := packedSource(t)
+		if r == nil {
 			return nil
 		}
-		datas[i] = b
 		dims[axis] += t.Dims[axis]
-		chunks[i] = esize
+		chunk := esize
 		for _, d := range t.Dims[axis:] {
-			chunks[i] *= d
+			chunk *= d
 		}
+		src.parts = append(src.parts, r)
+		src.chunks = append(src.chunks, chunk)
+		src.block += chunk
 	}
-	outer := int64(1)
-	for _, d := range dims[:axis] {
-		outer *= d
+	if src.outer == 0 || src.block == 0 {
+		return nil
 	}
-	var total int64
-	for _, b := range datas {
-		total += int64(len(b))
-	}
-	raw := make([]byte, 0, total)
-	for o := int64(0); o < outer; o++ {
-		for i, b := range datas {
-			raw = append(raw, b[o*chunks[i]:(o+1)*chunks[i]]...)
-		}
-	}
-	return &ir.Tensor{Name: name, DType: dt, Dims: dims, Raw: raw}
+	return derived(name, dt, dims, src)
 }
 
 // weightCache remembers concatenated weights by their parts.
@@ -172,8 +150,8 @@ func attrsEqual(a, b *ir.Node) bool {
 			return false
 		}
 		var kx, ky strings.Builder
-		attrKey(&kx, x)
-		attrKey(&ky, y)
+		attrKey(&kx, x, nil)
+		attrKey(&ky, y, nil)
 		if kx.String() != ky.String() {
 			return false
 		}

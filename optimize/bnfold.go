@@ -68,17 +68,26 @@ func bnFold(c *Context) ([]Rewrite, error) {
 
 type foldedBN struct{ w, b *ir.Tensor }
 
-// maxFoldElems bounds the weights folding decodes (64 Mi elements).
+// maxFoldElems bounds the per-channel vectors folding decodes (64 Mi
+// elements).
 const maxFoldElems = 64 << 20
 
-// foldBN computes the folded weights, or false when an operand is not a
-// float32 constant of the right size.
+// foldBN builds the folded weights, or false when an operand is not a
+// float32 constant of the right size. The statistics and the bias (one
+// value per output channel) are computed now; the new weight is derived
+// (derived.go): its bytes are computed from the old weight's when read,
+// so folding reads no weight and holds none, whatever its size.
 func foldBN(c *Context, conv, bn *ir.Node) (foldedBN, bool) {
 	wt := constOf(conv.Input(1))
-	if wt == nil || wt.DType != ir.Float32 || len(wt.Dims) < 2 {
+	if wt == nil || wt.DType != ir.Float32 || len(wt.Dims) < 2 || wt.Dims[0] <= 0 {
 		return foldedBN{}, false
 	}
 	co := wt.Dims[0]
+	n, ok := wt.NumElements()
+	ws := packedSource(wt)
+	if !ok || ws == nil {
+		return foldedBN{}, false
+	}
 	vecs := make([][]float64, 4)
 	for i := range vecs {
 		t := constOf(bn.Input(1 + i))
@@ -102,23 +111,15 @@ func foldBN(c *Context, conv, bn *ir.Node) (foldedBN, bool) {
 	} else if conv.Input(2) != nil {
 		return foldedBN{}, false
 	}
-	w, err := wt.Float64Values(maxFoldElems)
-	if err != nil {
-		return foldedBN{}, false
-	}
 	eps := float64(bn.AttrFloat("epsilon", 1e-5))
-	per := int64(len(w)) / co
-	nw := make([]float32, len(w))
+	scale := make([]float64, co)
 	nb := make([]float32, co)
 	for o := int64(0); o < co; o++ {
-		s := gamma[o] / math.Sqrt(vr[o]+eps)
-		for k := o * per; k < (o+1)*per; k++ {
-			nw[k] = float32(w[k] * s)
-		}
-		nb[o] = float32((bias[o]-mean[o])*s + beta[o])
+		scale[o] = gamma[o] / math.Sqrt(vr[o]+eps)
+		nb[o] = float32((bias[o]-mean[o])*scale[o] + beta[o])
 	}
 	return foldedBN{
-		w: f32Tensor(c.newName(conv.Input(1).Name+"_bnfold"), wt.Dims, nw),
+		w: derived(c.newName(conv.Input(1).Name+"_bnfold"), ir.Float32, wt.Dims, &scaleSource{w: ws, per: n / co, scale: scale}),
 		b: f32Tensor(c.newName(bn.Input(2).Name+"_bnfold_bias"), []int64{co}, nb),
 	}, true
 }

@@ -11,8 +11,9 @@ import (
 // constFold evaluates, with the Folder (the reference evaluator), every
 // main-graph node whose inputs are all constant (CastLike only needs its
 // target's element type) and turns its outputs into
-// initializers. Folding is skipped when an output would be larger than
-// Options.FoldMaxBytes (so folding never bloats the model), for random
+// initializers. Folding is skipped when an input or an output is larger
+// than Options.FoldMaxBytes (so folding never bloats the model, and never
+// reads a large weight: Shape and Size of one are shapefold's), for random
 // ops, for nodes with subgraphs, for non-tensor outputs and for graph
 // outputs (the optimized model keeps node-produced outputs). A node the
 // evaluator cannot run is left as it is; that is not an error.
@@ -44,6 +45,10 @@ func constFold(c *Context) ([]Rewrite, error) {
 					continue
 				}
 				ok = false
+				break
+			}
+			if v.Const.ByteSize() > c.Opt.FoldMaxBytes {
+				ok = false // a weight is read only to fold small constants
 				break
 			}
 			in[i] = v.Const

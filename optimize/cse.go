@@ -3,10 +3,7 @@ package optimize
 // This file implements common-subexpression elimination.
 
 import (
-	"bytes"
-	"encoding/binary"
 	"fmt"
-	"hash/fnv"
 	"math"
 	"strconv"
 	"strings"
@@ -22,33 +19,37 @@ var nondeterministic = map[string]bool{
 
 // cse merges main-graph nodes that apply the same op, with equal
 // attributes, to the same inputs, and initializers with identical data.
-// Keys are strings hashed in a map (linear, never all pairs); tensor
-// attributes enter the key by a hash and are compared byte for byte on a
-// match. Nodes with subgraphs and random ops are left alone. CSE only
-// relinks uses; the duplicates it leaves are deleted by dce.
+// Keys are strings hashed in a map (linear, never all pairs); a tensor
+// attribute enters the key as the first equal tensor seen (tensoreq.go:
+// small tensors are hashed, large ones compared by dtype, shape and file
+// location first and read, with early exit, only when another tensor of
+// their dtype and shape exists), so a weight's bytes are not read to find
+// that it has no twin. Nodes with subgraphs and random ops are left alone.
+// CSE only relinks uses; the duplicates it leaves are deleted by dce.
 func cse(c *Context) ([]Rewrite, error) {
 	g := c.Graph()
 	var rw []Rewrite
 	// Identical initializers first, so nodes reading them become equal.
-	seenInit := map[string]*ir.Value{}
+	if c.probes == nil {
+		c.probes = map[*ir.Tensor]probe{}
+	}
+	idx := newTensorIndex(c.probes)
+	byTensor := map[*ir.Tensor]*ir.Value{}
 	isInput := map[*ir.Value]bool{}
 	for _, v := range g.Inputs {
 		isInput[v] = true
 	}
 	for _, v := range g.Initializers {
-		if isInput[v] || v.Const == nil || g.IsOutput(v) {
-			continue
+		if isInput[v] || v.Const == nil || g.IsOutput(v) || len(v.Uses) == 0 {
+			continue // dead ones are dce's: comparing them would read them
 		}
-		k := tensorKey(v.Const)
-		if k == "" {
-			continue
-		}
-		if w := seenInit[k]; w != nil && tensorDataEqual(w.Const, v.Const) {
+		c := idx.canonical(v.Const)
+		if w := byTensor[c]; w != nil && w != v {
 			v.ReplaceAllUses(w)
 			rw = append(rw, Rewrite{Before: []string{v.Name}, After: []string{w.Name}, Remark: "identical initializer"})
 			continue
 		}
-		seenInit[k] = v
+		byTensor[c] = v
 	}
 	order, err := ir.Topo(g)
 	if err != nil {
@@ -59,12 +60,10 @@ func cse(c *Context) ([]Rewrite, error) {
 		if hasSubgraph(n) || (isDefault(n) && nondeterministic[n.Op]) || len(n.Outputs) == 0 {
 			continue
 		}
-		k := nodeKey(n)
+		k := nodeKey(n, idx)
 		m := seen[k]
-		if m == nil || !attrsDataEqual(m, n) {
-			if m == nil {
-				seen[k] = n
-			}
+		if m == nil {
+			seen[k] = n
 			continue
 		}
 		ok := true
@@ -97,8 +96,9 @@ func canRename(g *ir.Graph, v *ir.Value) bool {
 	return v.Producer != nil && v.Graph == g && !g.IsOutput(v)
 }
 
-// nodeKey is the op, the input value IDs and the attributes.
-func nodeKey(n *ir.Node) string {
+// nodeKey is the op, the input value IDs and the attributes (tensors by
+// their canonical tensor in idx).
+func nodeKey(n *ir.Node, idx *tensorIndex) string {
 	var b strings.Builder
 	b.WriteString(n.Domain)
 	b.WriteByte(':')
@@ -124,14 +124,16 @@ func nodeKey(n *ir.Node) string {
 	for _, a := range n.Attrs {
 		b.WriteString(a.Name)
 		b.WriteByte('=')
-		attrKey(&b, a)
+		attrKey(&b, a, idx)
 		b.WriteByte(';')
 	}
 	b.WriteByte('}')
 	return b.String()
 }
 
-func attrKey(b *strings.Builder, a *ir.Attr) {
+// attrKey writes a's part of a node key; tensors as tensorAttrKey does
+// (idx may be nil).
+func attrKey(b *strings.Builder, a *ir.Attr, idx *tensorIndex) {
 	fmt.Fprintf(b, "%d@%s:", a.Type, a.RefAttrName)
 	switch a.Type {
 	case ir.AttrFloat:
@@ -156,10 +158,10 @@ func attrKey(b *strings.Builder, a *ir.Attr) {
 			b.WriteByte(',')
 		}
 	case ir.AttrTensor:
-		b.WriteString(tensorKey(a.T))
+		tensorAttrKey(b, a.T, idx)
 	case ir.AttrTensors:
 		for _, t := range a.Tensors {
-			b.WriteString(tensorKey(t))
+			tensorAttrKey(b, t, idx)
 			b.WriteByte(',')
 		}
 	default:
@@ -167,86 +169,4 @@ func attrKey(b *strings.Builder, a *ir.Attr) {
 		// node never merges.
 		fmt.Fprintf(b, "%p", a)
 	}
-}
-
-// tensorKey is the dtype, dims and a hash of the data ("" when the data
-// cannot be read).
-func tensorKey(t *ir.Tensor) string {
-	if t == nil {
-		return "nil"
-	}
-	data, ok := tensorBytes(t)
-	if !ok {
-		return ""
-	}
-	h := fnv.New64a()
-	h.Write(data)
-	return fmt.Sprintf("%d%v#%x/%d", t.DType, t.Dims, h.Sum64(), len(data))
-}
-
-// tensorBytes returns a byte image of t's data.
-func tensorBytes(t *ir.Tensor) ([]byte, bool) {
-	if t.Raw != nil {
-		return t.Raw, true
-	}
-	if t.Loc.External {
-		return nil, false
-	}
-	var buf bytes.Buffer
-	switch {
-	case len(t.Floats) > 0:
-		binary.Write(&buf, binary.LittleEndian, t.Floats)
-	case len(t.Int32s) > 0:
-		binary.Write(&buf, binary.LittleEndian, t.Int32s)
-	case len(t.Int64s) > 0:
-		binary.Write(&buf, binary.LittleEndian, t.Int64s)
-	case len(t.Float64s) > 0:
-		binary.Write(&buf, binary.LittleEndian, t.Float64s)
-	case len(t.Uint64s) > 0:
-		binary.Write(&buf, binary.LittleEndian, t.Uint64s)
-	case len(t.Strings) > 0:
-		for _, s := range t.Strings {
-			fmt.Fprintf(&buf, "%d:", len(s))
-			buf.Write(s)
-		}
-	}
-	return buf.Bytes(), true
-}
-
-func tensorDataEqual(a, b *ir.Tensor) bool {
-	if a.DType != b.DType || len(a.Dims) != len(b.Dims) {
-		return false
-	}
-	for i := range a.Dims {
-		if a.Dims[i] != b.Dims[i] {
-			return false
-		}
-	}
-	x, ok1 := tensorBytes(a)
-	y, ok2 := tensorBytes(b)
-	return ok1 && ok2 && bytes.Equal(x, y)
-}
-
-// attrsDataEqual confirms a key match on tensor attributes byte for byte.
-func attrsDataEqual(m, n *ir.Node) bool {
-	for _, a := range n.Attrs {
-		switch a.Type {
-		case ir.AttrTensor:
-			b := m.Attr(a.Name)
-			if b == nil || b.T == nil || a.T == nil || !tensorDataEqual(a.T, b.T) {
-				return false
-			}
-		case ir.AttrTensors:
-			b := m.Attr(a.Name)
-			if b == nil || len(b.Tensors) != len(a.Tensors) {
-				return false
-			}
-			for i := range a.Tensors {
-				if !tensorDataEqual(a.Tensors[i], b.Tensors[i]) {
-					return false
-				}
-			}
-		}
-	}
-	return true
 }

@@ -105,13 +105,13 @@ func horizontalCand(n *ir.Node) (hCand, bool) {
 	if wt == nil {
 		return hCand{}, false
 	}
-	if _, ok := constBytes(wt); !ok {
+	if packedSource(wt) == nil {
 		return hCand{}, false
 	}
 	var attrs strings.Builder
 	for _, a := range n.Attrs {
 		attrs.WriteString(a.Name + "=")
-		attrKey(&attrs, a)
+		attrKey(&attrs, a, nil)
 		attrs.WriteString(";")
 	}
 	dt := wt.DType

@@ -46,7 +46,8 @@ type Options struct {
 	// Folder evaluates constant nodes; nil uses the evaluator (eval).
 	Folder Folder
 	// FoldMaxBytes caps the size of a tensor constant folding may create
-	// (default 1 MiB), so folding never bloats the model.
+	// or read (default 1 MiB), so folding never bloats the model nor reads
+	// a large weight.
 	FoldMaxBytes int64
 	// GroupCap caps the nodes of one fused group (default 256).
 	GroupCap int

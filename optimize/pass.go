@@ -179,6 +179,9 @@ type Context struct {
 	sizes map[string]*ir.Value
 	// folder evaluates constant nodes (nil: constant folding is skipped).
 	folder Folder
+	// probes caches the hashes of large tensors' first bytes across the
+	// CSE passes, so each weight is probed at most once per run.
+	probes map[*ir.Tensor]probe
 }
 
 // Graph is the main graph.

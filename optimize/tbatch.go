@@ -92,7 +92,7 @@ func batchSignature(n *ir.Node) (string, bool) {
 		fmt.Fprintf(&b, "|%p", n.Input(2))
 		for _, at := range n.Attrs {
 			b.WriteString(at.Name + "=")
-			attrKey(&b, at)
+			attrKey(&b, at, nil)
 		}
 	}
 	return b.String(), true

@@ -92,20 +92,16 @@ func NewInspect(path string, m *ir.Model, warnings []string, withNodes bool) *In
 			r.NodesTotal += len(f.Body.Nodes)
 		}
 	}
-	for _, v := range m.Graph.Initializers {
-		n, _ := v.Const.NumElements()
-		r.Params += n
-		r.ParamBytes += v.Const.ByteSize()
-	}
+	pc := newParamCounter()
+	pc.model(m)
+	r.Params, r.ParamBytes = pc.elems, pc.bytes
 	var macs int64
 	known := true
 	for _, n := range m.Graph.Nodes {
 		res := ir.NodeMACs(n)
 		var params int64
-		if p, b, ok := constantParams(n); ok {
+		if p, _, ok := constantParams(n); ok {
 			params = p
-			r.Params += p
-			r.ParamBytes += b
 		}
 		for _, in := range n.Inputs {
 			if in != nil && in.Const != nil && in.Producer == nil {
@@ -147,9 +143,9 @@ func NewInspect(path string, m *ir.Model, warnings []string, withNodes bool) *In
 }
 
 // constantParams counts the tensors that constant nodes materialize:
-// Constant values, and ConstantOfShape outputs whose shape input is itself
-// constant (some exporters and the ONNX "light" zoo models store weights
-// that way).
+// Constant values (as inference decoded them), and ConstantOfShape outputs
+// whose shape input is itself constant (some exporters and the ONNX
+// "light" zoo models store weights that way).
 func constantParams(n *ir.Node) (elems, bytes int64, ok bool) {
 	if n.Domain != "" {
 		return 0, 0, false

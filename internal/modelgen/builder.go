@@ -77,10 +77,17 @@ func (b *Builder) rng(name string) *rand.Rand {
 // Weight adds a float32 initializer with values uniform in [-scale, scale]
 // where scale = 1/sqrt(fan-in) (fan-in: product of all dims but the first).
 func (b *Builder) Weight(name string, dims ...int64) *ir.Value {
+	return b.G.AddInitializer(&ir.Tensor{Name: name, DType: ir.Float32, Dims: dims, Raw: b.weightBytes(name, dims, math.MaxInt64)})
+}
+
+// weightBytes packs the first min(elements, limit) values of Weight's
+// stream for name and dims.
+func (b *Builder) weightBytes(name string, dims []int64, limit int64) []byte {
 	n := int64(1)
 	for _, d := range dims {
 		n *= d
 	}
+	n = min(n, limit)
 	fan := int64(1)
 	for _, d := range dims[min(1, len(dims)):] {
 		fan *= d
@@ -89,10 +96,9 @@ func (b *Builder) Weight(name string, dims ...int64) *ir.Value {
 	r := b.rng(name)
 	raw := make([]byte, 4*n)
 	for i := int64(0); i < n; i++ {
-		v := float32((r.Float64()*2 - 1) * scale)
-		binary.LittleEndian.PutUint32(raw[4*i:], math.Float32bits(v))
+		binary.LittleEndian.PutUint32(raw[4*i:], math.Float32bits(float32((r.Float64()*2-1)*scale)))
 	}
-	return b.G.AddInitializer(&ir.Tensor{Name: name, DType: ir.Float32, Dims: dims, Raw: raw})
+	return raw
 }
 
 // ConstF adds a float32 initializer with the given values.

@@ -35,6 +35,7 @@ func TestGeneratorsVerify(t *testing.T) {
 		"sample": SampleCNN(),
 		"chain":  Chain(100, 16),
 		"wide":   Wide(2000),
+		"mlp":    MLP(16, 3),
 	} {
 		if err := ir.Verify(m); err != nil {
 			t.Errorf("%s: %v", name, err)

@@ -6,6 +6,11 @@
 // unrolled LSTM, a transformer encoder in primitive ops and an
 // Inception-like multi-branch net. -suite writes the host-calibration
 // suite instead (wolong calibrate --host generates the same models).
+// -mlp HIDDENxLAYERS writes only an MLP of that size (hidden 8192, 4
+// layers: 1 GiB of float32 weights) for the memory benchmarks, its weights
+// inline (streamed from a sparse scratch file) or, with -external, in a
+// sparse external-data file beside it that takes almost no disk whatever
+// its size.
 package main
 
 import (
@@ -24,10 +29,19 @@ func main() {
 	out := flag.String("o", "testdata/models", "output folder")
 	all := flag.Bool("all", false, "also write the large generated models (LSTM 50x4x1024, transformer, Inception-like)")
 	suite := flag.Bool("suite", false, "write only the host-calibration suite (what wolong calibrate --host measures)")
+	mlp := flag.String("mlp", "", "write only an MLP of `HIDDENxLAYERS` (e.g. 8192x4: 1 GiB of weights)")
+	external := flag.Bool("external", false, "with -mlp: keep the weights in a sparse external-data file")
 	flag.Parse()
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
+	}
+	if *mlp != "" {
+		if err := writeMLP(*out, *mlp, *external); err != nil {
+			fmt.Fprintln(os.Stderr, "gen:", err)
+			os.Exit(1)
+		}
+		return
 	}
 	models := modelgen.Samples()
 	if *suite {
@@ -57,3 +71,32 @@ func main() {
 }
 
 func write(m *ir.Model, path string) error { return importer.WriteFile(m, path) }
+
+// writeMLP writes mlp_HIDDENxLAYERS.onnx (and .onnx.data with external).
+func writeMLP(out, spec string, external bool) error {
+	var hidden int64
+	var layers int
+	if _, err := fmt.Sscanf(spec, "%dx%d", &hidden, &layers); err != nil || fmt.Sprintf("%dx%d", hidden, layers) != spec {
+		return fmt.Errorf("-mlp %q: want HIDDENxLAYERS, e.g. 8192x4", spec)
+	}
+	path := filepath.Join(out, "mlp_"+spec+".onnx")
+	data := path + ".data"
+	if !external {
+		data = filepath.Join(out, ".mlp_"+spec+".scratch")
+		defer os.Remove(data)
+	}
+	m, err := modelgen.MLPSparse(hidden, layers, data)
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	opt := importer.WriteOptions{}
+	if external {
+		opt.External = importer.ExternalAlways
+	}
+	if _, err := importer.WriteFileWith(m, path, opt); err != nil {
+		return err
+	}
+	fmt.Println("wrote", path)
+	return nil
+}

@@ -1,0 +1,156 @@
+package importer
+
+// This file implements ir.Source over a region of a mapped file: streaming
+// readers (export, CSE's byte comparison, weights derived on demand) read a
+// weight with pread instead of through the mapping, so the weight never
+// becomes part of wolong's resident memory.
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// fileSource reads n bytes at off of a mapped file, through a descriptor
+// its model keeps in a small cache (a model may have thousands of
+// external files, more than a process may keep open; a concatenated
+// weight reads its parts row by row). The file is checked to be the one
+// that was mapped.
+type fileSource struct {
+	m      *mapping
+	off, n int64
+}
+
+func (s *fileSource) Size() int64 { return s.n }
+
+func (s *fileSource) ReadAt(p []byte, off int64) (int, error) {
+	if off < 0 {
+		return 0, fmt.Errorf("importer: %s: negative offset", s.m.path)
+	}
+	if off >= s.n {
+		if len(p) == 0 {
+			return 0, nil
+		}
+		return 0, io.EOF
+	}
+	short := false
+	if int64(len(p)) > s.n-off {
+		p, short = p[:s.n-off], true
+	}
+	f, done, err := s.m.owner.open(s.m)
+	if err != nil {
+		return 0, err
+	}
+	defer done()
+	k, err := f.ReadAt(p, s.off+off)
+	if err == nil && short {
+		err = io.EOF
+	}
+	return k, err
+}
+
+// nextData returns the offset, at or after off, where s's next run of
+// data starts in a sparse file (s.n when only a hole is left), so a copy
+// skips holes without reading them; off itself when the file system
+// cannot tell.
+func (s *fileSource) nextData(off int64) int64 {
+	f, done, err := s.m.owner.open(s.m)
+	if err != nil {
+		return off
+	}
+	defer done()
+	pos, err := unix.Seek(int(f.Fd()), s.off+off, unix.SEEK_DATA)
+	switch {
+	case errors.Is(err, unix.ENXIO):
+		return s.n
+	case err != nil || pos < s.off+off:
+		return off
+	}
+	return min(pos-s.off, s.n)
+}
+
+// source returns a Source over b, a view of m's data, or nil when b does
+// not lie inside m or m has no file behind it.
+func (m *mapping) source(b []byte) *fileSource {
+	if m == nil || m.info == nil || len(b) == 0 {
+		return nil
+	}
+	off := offsetIn(m.data, b)
+	if off < 0 {
+		return nil
+	}
+	return &fileSource{m: m, off: off, n: int64(len(b))}
+}
+
+// maxOpenFiles bounds the descriptors one model keeps for its Sources.
+const maxOpenFiles = 8
+
+// openFile is a cached descriptor; refs counts the reads using it, and an
+// entry evicted while in use is closed by its last reader.
+type openFile struct {
+	m       *mapping
+	f       *os.File
+	refs    int
+	evicted bool
+}
+
+// open returns a descriptor of m's file (checked to be the file mapped)
+// and a function to call when done with it. ms may be nil: the file is
+// then opened for this read only.
+func (ms *mappings) open(m *mapping) (*os.File, func(), error) {
+	if ms != nil {
+		ms.mu.Lock()
+		for i, o := range ms.fds {
+			if o.m == m {
+				copy(ms.fds[1:i+1], ms.fds[:i]) // most recently used first
+				ms.fds[0] = o
+				o.refs++
+				ms.mu.Unlock()
+				return o.f, ms.release(o), nil
+			}
+		}
+		ms.mu.Unlock()
+	}
+	f, err := os.Open(m.path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if st, err := f.Stat(); err != nil || !os.SameFile(st, m.info) {
+		f.Close()
+		return nil, nil, fmt.Errorf("importer: %s changed since it was loaded", m.path)
+	}
+	if ms == nil {
+		return f, func() { f.Close() }, nil
+	}
+	ms.mu.Lock()
+	defer ms.mu.Unlock()
+	if ms.closed {
+		f.Close()
+		return nil, nil, fmt.Errorf("importer: %s: model closed", m.path)
+	}
+	o := &openFile{m: m, f: f, refs: 1}
+	ms.fds = append([]*openFile{o}, ms.fds...)
+	if len(ms.fds) > maxOpenFiles {
+		last := ms.fds[len(ms.fds)-1]
+		ms.fds = ms.fds[:len(ms.fds)-1]
+		last.evicted = true
+		if last.refs == 0 {
+			last.f.Close()
+		}
+	}
+	return f, ms.release(o), nil
+}
+
+func (ms *mappings) release(o *openFile) func() {
+	return func() {
+		ms.mu.Lock()
+		defer ms.mu.Unlock()
+		o.refs--
+		if o.evicted && o.refs == 0 {
+			o.f.Close()
+		}
+	}
+}

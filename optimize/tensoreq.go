@@ -1,0 +1,239 @@
+package optimize
+
+// This file implements finding equal constant tensors while reading as
+// little of them as possible (CSE's initializer and tensor-attribute
+// matching). A weight's bytes are read only when another tensor of its
+// dtype and shape exists, and then only its first bytes unless those
+// match too.
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"hash/fnv"
+	"strings"
+
+	"github.com/wolong-dev/wolong/ir"
+)
+
+const (
+	// cseHashMaxBytes: tensors up to this size (shapes, scales, biases)
+	// are hashed whole; larger ones are compared lazily.
+	cseHashMaxBytes = 64 << 10
+	// cseProbeBytes is how much of a large tensor is hashed, once another
+	// tensor of its dtype and shape appears.
+	cseProbeBytes = 4 << 10
+	// cseCompareChunk is the unit of the byte comparison (with early exit).
+	cseCompareChunk = 64 << 10
+)
+
+// tensorIndex maps tensors to the first equal one seen.
+type tensorIndex struct {
+	small  map[string][]*ir.Tensor // dtype, dims and hash of the data
+	large  map[string][]*ir.Tensor // dtype and dims
+	canon  map[*ir.Tensor]*ir.Tensor
+	probes map[*ir.Tensor]probe
+	buf    [2][]byte
+}
+
+// probe is the hash of a large tensor's first bytes (ok: they could be
+// read).
+type probe struct {
+	ok   bool
+	hash uint64
+}
+
+// newTensorIndex returns an empty index; probes (may be nil) caches probe
+// hashes across indexes.
+func newTensorIndex(probes map[*ir.Tensor]probe) *tensorIndex {
+	if probes == nil {
+		probes = map[*ir.Tensor]probe{}
+	}
+	return &tensorIndex{small: map[string][]*ir.Tensor{}, large: map[string][]*ir.Tensor{}, canon: map[*ir.Tensor]*ir.Tensor{}, probes: probes}
+}
+
+// canonical returns the first tensor added that holds the same data as t
+// (t itself when there is none, or when t's data cannot be read).
+func (x *tensorIndex) canonical(t *ir.Tensor) *ir.Tensor {
+	if t == nil {
+		return nil
+	}
+	if c, ok := x.canon[t]; ok {
+		return c
+	}
+	c := x.find(t)
+	x.canon[t] = c
+	return c
+}
+
+func (x *tensorIndex) find(t *ir.Tensor) *ir.Tensor {
+	shape := fmt.Sprintf("%d%v", t.DType, t.Dims)
+	if !t.HasPacked() && !hasTyped(t) {
+		return t // no data to compare (or external data not loaded)
+	}
+	if t.ByteSize() <= cseHashMaxBytes {
+		data, ok := tensorBytes(t)
+		if !ok {
+			return t
+		}
+		h := fnv.New64a()
+		h.Write(data)
+		k := fmt.Sprintf("%s#%x/%d", shape, h.Sum64(), len(data))
+		for _, c := range x.small[k] {
+			if tensorDataEqual(c, t) {
+				return c
+			}
+		}
+		x.small[k] = append(x.small[k], t)
+		return t
+	}
+	for _, c := range x.large[shape] {
+		if sameSource(c, t) {
+			return c
+		}
+		if p, q := x.probe(c), x.probe(t); p.ok && q.ok && p.hash == q.hash && x.equal(c, t) {
+			return c
+		}
+	}
+	x.large[shape] = append(x.large[shape], t)
+	return t
+}
+
+// sameSource reports whether a and b view the same bytes of one file.
+func sameSource(a, b *ir.Tensor) bool {
+	return a.Loc.File != "" && a.Loc.File == b.Loc.File && a.Loc.Offset == b.Loc.Offset && a.Loc.Length == b.Loc.Length &&
+		a.Loc.Length == a.PackedSize() && b.Loc.Length == b.PackedSize()
+}
+
+// probe hashes the first cseProbeBytes of t's data, once.
+func (x *tensorIndex) probe(t *ir.Tensor) probe {
+	if p, ok := x.probes[t]; ok {
+		return p
+	}
+	var res probe
+	if r := readerOf(t); r != nil {
+		b := make([]byte, min(r.Size(), cseProbeBytes))
+		if n, err := r.ReadAt(b, 0); n == len(b) || err == nil {
+			h := fnv.New64a()
+			h.Write(b)
+			res = probe{ok: true, hash: h.Sum64()}
+		}
+	}
+	x.probes[t] = res
+	return res
+}
+
+// equal compares the data of a and b (same dtype and dims) chunk by chunk,
+// stopping at the first difference.
+func (x *tensorIndex) equal(a, b *ir.Tensor) bool {
+	ra, rb := readerOf(a), readerOf(b)
+	if ra == nil || rb == nil || ra.Size() != rb.Size() {
+		return false
+	}
+	for i := range x.buf {
+		if x.buf[i] == nil {
+			x.buf[i] = make([]byte, cseCompareChunk)
+		}
+	}
+	for off := int64(0); off < ra.Size(); off += cseCompareChunk {
+		k := int(min(cseCompareChunk, ra.Size()-off))
+		p, q := x.buf[0][:k], x.buf[1][:k]
+		if n, err := ra.ReadAt(p, off); n != k && err != nil {
+			return false
+		}
+		if n, err := rb.ReadAt(q, off); n != k && err != nil {
+			return false
+		}
+		if !bytes.Equal(p, q) {
+			return false
+		}
+	}
+	return true
+}
+
+// readerOf returns a Source over t's data as packed bytes (typed fields
+// are packed; they are in memory already).
+func readerOf(t *ir.Tensor) ir.Source {
+	if r := t.Reader(); r != nil {
+		return r
+	}
+	b, ok := tensorBytes(t)
+	if !ok {
+		return nil
+	}
+	return bytes.NewReader(b)
+}
+
+func hasTyped(t *ir.Tensor) bool {
+	return len(t.Floats) > 0 || len(t.Int32s) > 0 || len(t.Int64s) > 0 || len(t.Float64s) > 0 || len(t.Uint64s) > 0 || len(t.Strings) > 0 ||
+		(t.DType.Valid() && t.ByteSize() == 0)
+}
+
+// tensorBytes returns a byte image of t's data, read whole: callers use
+// it on small tensors only.
+func tensorBytes(t *ir.Tensor) ([]byte, bool) {
+	if t.HasPacked() {
+		b, err := t.Packed(max(t.PackedSize(), 0))
+		return b, err == nil
+	}
+	if t.Loc.External {
+		return nil, false
+	}
+	var buf bytes.Buffer
+	switch {
+	case len(t.Floats) > 0:
+		binary.Write(&buf, binary.LittleEndian, t.Floats)
+	case len(t.Int32s) > 0:
+		binary.Write(&buf, binary.LittleEndian, t.Int32s)
+	case len(t.Int64s) > 0:
+		binary.Write(&buf, binary.LittleEndian, t.Int64s)
+	case len(t.Float64s) > 0:
+		binary.Write(&buf, binary.LittleEndian, t.Float64s)
+	case len(t.Uint64s) > 0:
+		binary.Write(&buf, binary.LittleEndian, t.Uint64s)
+	case len(t.Strings) > 0:
+		for _, s := range t.Strings {
+			fmt.Fprintf(&buf, "%d:", len(s))
+			buf.Write(s)
+		}
+	}
+	return buf.Bytes(), true
+}
+
+// tensorDataEqual compares two small tensors byte for byte.
+func tensorDataEqual(a, b *ir.Tensor) bool {
+	if a.DType != b.DType || len(a.Dims) != len(b.Dims) {
+		return false
+	}
+	for i := range a.Dims {
+		if a.Dims[i] != b.Dims[i] {
+			return false
+		}
+	}
+	x, ok1 := tensorBytes(a)
+	y, ok2 := tensorBytes(b)
+	return ok1 && ok2 && bytes.Equal(x, y)
+}
+
+// tensorAttrKey writes a tensor attribute's part of a node key: the
+// canonical tensor's identity when an index is given (equal data, equal
+// key), else the hash of a small tensor's data or a large one's identity.
+func tensorAttrKey(b *strings.Builder, t *ir.Tensor, idx *tensorIndex) {
+	switch {
+	case t == nil:
+		b.WriteString("nil")
+	case idx != nil:
+		fmt.Fprintf(b, "%p", idx.canonical(t))
+	case t.ByteSize() <= cseHashMaxBytes:
+		data, ok := tensorBytes(t)
+		if !ok {
+			fmt.Fprintf(b, "%p", t)
+			return
+		}
+		h := fnv.New64a()
+		h.Write(data)
+		fmt.Fprintf(b, "%d%v#%x/%d", t.DType, t.Dims, h.Sum64(), len(data))
+	default:
+		fmt.Fprintf(b, "%p", t)
+	}
+}
