@@ -17,13 +17,13 @@ import (
 
 // ValidateOptions are the inputs of `wolong validate`.
 type ValidateOptions struct {
-	Model  ModelFlags
-	HW     string
+	Model   ModelFlags
+	HW      string
 	ORT     string
 	Latency string // --ort-latency: unprofiled end-to-end target
 	Table   string
-	Format string
-	Top    int
+	Format  string
+	Top     int
 }
 
 func newValidateCmd(env *Env) *cobra.Command {
