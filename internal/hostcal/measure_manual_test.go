@@ -48,5 +48,7 @@ func TestManualFit(t *testing.T) {
 	for _, c := range r.Calib.Classes {
 		t.Logf("class %s n=%d %+v -> %+v mape %.1f -> %.1f", c.Class, c.N, c.Before, c.After, c.MAPEBefore, c.MAPEAfter)
 	}
-	f, _ := os.Create("/tmp/local.json"); r.HW.WriteJSON(f); f.Close()
+	f, _ := os.Create("/tmp/local.json")
+	r.HW.WriteJSON(f)
+	f.Close()
 }
