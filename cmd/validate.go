@@ -3,6 +3,7 @@ package cmd
 import (
 	"fmt"
 	"math"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -24,6 +25,7 @@ type ValidateOptions struct {
 	Table   string
 	Format  string
 	Top     int
+	Models  string // --models: where the records' model paths are relative to
 }
 
 func newValidateCmd(env *Env) *cobra.Command {
@@ -44,13 +46,23 @@ predicted is the kernel's device time, measured the runtime's node time.
 ONNX Runtime unprofiled, warm, the median of many runs (bench/ort/latency.sh
 writes it; its input shapes are applied). With it the end-to-end error is
 against that run, not the profiled one (ORT's profiler costs several us per
-node); alone, it gives the end-to-end comparison without the per-node one.`,
-		Example: `  wolong validate mnist.onnx --hw cpu-fit.json --ort-latency lat/cnn__mnist.json --ort-profile lat/cnn__mnist.profile.json
+node); alone, it gives the end-to-end comparison without the per-node one.
+
+Without MODEL, --ort-latency DIR validates the hardware file on every model
+recorded in the folder's latency records (bench/ort/latency.sh DIR writes
+them): predicted vs measured per model, the MAPE, and how many models are
+within 15% and 25% or off by more than 1.5x and 2x. This is how to state the
+error of a file from wolong calibrate --host on models it did not see.`,
+		Example: `  wolong validate --hw local --ort-latency lat/ --models ../shared/models   # every model measured in lat/
+  wolong validate mnist.onnx --hw cpu-fit.json --ort-latency lat/cnn__mnist.json --ort-profile lat/cnn__mnist.profile.json
   wolong validate mnist.onnx --hw local --ort-latency lat/cnn__mnist.json
   wolong validate model.onnx --hw h200 --table h200_ops.csv --format json`,
-		Args:              usageArgs(cobra.ExactArgs(1)),
+		Args:              usageArgs(cobra.MaximumNArgs(1)),
 		ValidArgsFunction: completeONNX,
 		RunE: func(c *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return runValidateFolder(env, opts)
+			}
 			return runValidate(env, opts, args[0])
 		},
 	}
@@ -62,6 +74,7 @@ node); alone, it gives the end-to-end comparison without the per-node one.`,
 	f.StringVar(&opts.Table, "table", "", "measured-op table `FILE.csv`")
 	f.StringVar(&opts.Format, "format", "table", "output format: table or json")
 	f.IntVar(&opts.Top, "top", 15, "nodes listed in the table output")
+	f.StringVar(&opts.Models, "models", "", "with --ort-latency DIR: folder the records' model paths are relative to (default: as recorded, else beside the record, else $WOLONG_MODELS)")
 	return c
 }
 
@@ -257,4 +270,24 @@ func nodeTimeS(e cost.Estimate, h *hw.Hardware) float64 {
 		return e.DeviceS
 	}
 	return e.DeviceS + math.Max(0, e.HostS-h.DispatchUs*1e-6)
+}
+
+// runValidateFolder is validate without MODEL: --ort-latency names a
+// folder of latency records.
+func runValidateFolder(env *Env, opts *ValidateOptions) error {
+	format, err := report.ParseFormat(opts.Format)
+	if err != nil {
+		return Usagef("--format: %v", err)
+	}
+	if opts.Latency == "" || opts.ORT != "" || opts.Table != "" {
+		return Usagef("without MODEL, give --ort-latency DIR (a folder of latency records) and no --ort-profile or --table")
+	}
+	if st, err := os.Stat(opts.Latency); err != nil || !st.IsDir() {
+		return Usagef("without MODEL, --ort-latency must name a folder of latency records: %s is not one", opts.Latency)
+	}
+	h, err := hw.Resolve(opts.HW)
+	if err != nil {
+		return Usagef("--hw: %v", err)
+	}
+	return runValidateSet(env, opts, h, opts.Latency, format)
 }

@@ -31,6 +31,10 @@ type MeasureOptions struct {
 	Only func(name string) bool
 	// Progress is told each model measured (nil: silent).
 	Progress func(done, total int, line string)
+	// Extra models are measured at one thread in the same interleaved run
+	// as the suite (so the same slow spells fall on them), for checking a
+	// fit on models it did not see; their records go into Dir too.
+	Extra []ortbench.Job
 }
 
 // Manifest is what a measured suite folder holds: suite.json lists the
@@ -96,6 +100,7 @@ func Measure(ctx context.Context, h *ortbench.Harness, opt MeasureOptions) (*Man
 			})
 		}
 	}
+	jobs[1] = append(jobs[1], opt.Extra...)
 	total := 0
 	for _, js := range jobs {
 		total += len(js)
@@ -103,7 +108,7 @@ func Measure(ctx context.Context, h *ortbench.Harness, opt MeasureOptions) (*Man
 	done := 0
 	for _, t := range opt.Threads {
 		err := h.Run(ctx, opt.Dir, jobs[t], ortbench.Measure{
-			Threads: t, MaxSeconds: opt.MaxSeconds, Warmup: 5, Runs: 400, Profiled: true,
+			Threads: t, MaxSeconds: opt.MaxSeconds, Warmup: 5, Runs: 400, Profiled: true, Blocks: true,
 			Line: func(line string) {
 				done++
 				if opt.Progress != nil {

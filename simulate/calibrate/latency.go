@@ -47,6 +47,13 @@ type Latency struct {
 	SteadyMedianUs float64 `json:"steady_median_us"`
 	SteadyRuns     int     `json:"steady_runs"`
 	Interleaved    bool    `json:"interleaved"`
+	// With the harness's --blocks: the median with each interleaved
+	// round's speed factor divided out, the number of rounds and the
+	// smallest and largest factor (how much the machine's speed drifted).
+	DriftCorrectedMedianUs float64 `json:"drift_corrected_median_us,omitempty"`
+	DriftRounds            int     `json:"drift_rounds,omitempty"`
+	DriftMin               float64 `json:"drift_min,omitempty"`
+	DriftMax               float64 `json:"drift_max,omitempty"`
 	Host           Host    `json:"host"`
 	Date           string  `json:"date"`
 	// With the harness's --profiled: the median of a second session with
@@ -73,7 +80,7 @@ func ParseLatency(src string, data []byte) (*Latency, error) {
 	for _, v := range []struct {
 		name string
 		x    float64
-	}{{"median_us", l.MedianUs}, {"steady_median_us", l.SteadyMedianUs}, {"profiled_median_us", l.ProfiledMedianUs}, {"profiled_node_events", l.ProfiledNodeEvents}} {
+	}{{"median_us", l.MedianUs}, {"steady_median_us", l.SteadyMedianUs}, {"drift_corrected_median_us", l.DriftCorrectedMedianUs}, {"profiled_median_us", l.ProfiledMedianUs}, {"profiled_node_events", l.ProfiledNodeEvents}} {
 		if !(v.x >= 0) || math.IsInf(v.x, 0) {
 			return nil, fmt.Errorf("calibrate: %s: bad %s %v", src, v.name, v.x)
 		}
@@ -93,9 +100,13 @@ func ParseLatency(src string, data []byte) (*Latency, error) {
 }
 
 // TargetUs is the end-to-end time a prediction is compared with: the
-// steady median when recorded (what the machine measures when nothing else
-// runs on it), else the median.
+// drift-corrected median when recorded (the machine at its usual speed),
+// else the steady median (what the machine measures when nothing else runs
+// on it), else the median.
 func (l *Latency) TargetUs() float64 {
+	if l.DriftCorrectedMedianUs > 0 {
+		return l.DriftCorrectedMedianUs
+	}
 	if l.SteadyMedianUs > 0 {
 		return l.SteadyMedianUs
 	}

@@ -98,6 +98,16 @@ function quantile(xs, q) {
 }
 const median = (xs) => quantile(xs, 0.5);
 
+// trimmedMean drops the lowest and highest fraction q of xs: a node's time
+// from whole-microsecond profile durations (a median of them would be
+// whole microseconds too).
+function trimmedMean(xs, q) {
+  const s = [...xs].sort((a, b) => a - b);
+  const k = Math.floor(s.length * q);
+  const t = s.slice(k, s.length - k);
+  return t.length ? t.reduce((a, b) => a + b, 0) / t.length : 0;
+}
+
 // steady is the median over unpreempted runs (see the header).
 function steady(job, opt) {
   const clean = opt.threads === 1 ? job.times.filter((_, i) => job.ratios[i] >= 0.9) : [];
@@ -129,7 +139,7 @@ async function prepare(entry, opt) {
   const next = mulberry32(entry.seed ?? 1);
   const feeds = {};
   for (const inp of entry.inputs || []) feeds[inp.name] = makeInput(next, inp);
-  const job = { entry, file, feeds, times: [], ratios: [], ptimes: [], pwarm: 0, tmp: null };
+  const job = { entry, file, feeds, times: [], ratios: [], ptimes: [], pwarm: 0, tmp: null, pwarmRuns: null, prunRound: null };
   job.session = await makeSession(file, opt, false);
   if (opt.profiled) {
     job.tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'wolong-ort-'));
@@ -161,6 +171,98 @@ async function round(jobs, measure) {
   }
 }
 
+// measureBlocks interleaves the models in blocks: each round gives every
+// model a block of runs lasting about opt.blockMs (one unrecorded run
+// first, so its caches are as warm as in a loop of its own), and its
+// profiled twin as many. A slow spell of the machine (another tenant, a
+// frequency change) then falls on every model alike, and is taken out:
+// each round's speed factor is the median over the models of the round's
+// median over the model's overall median, and every time is divided by its
+// round's factor (drift_corrected_median_us). Rounds go on until
+// opt.maxSeconds x models seconds have passed (at least 3 rounds); --runs
+// does not apply.
+async function measureBlocks(all, opt) {
+  const t0 = Date.now();
+  // a model the runtime fails on is reported and dropped; the rest go on
+  const fail = (j, err) => {
+    j.failed = true;
+    console.log(`${j.entry.model}: ERROR ${String(err?.message ?? err).split('\n')[0]}`);
+  };
+  let jobs = all;
+  for (const j of jobs) {
+    try {
+      await warmBlocks(j, opt);
+    } catch (err) { fail(j, err); }
+  }
+  jobs = jobs.filter((j) => !j.failed);
+  const budget = opt.maxSeconds * jobs.length * 1000;
+  for (let r = 0; jobs.length; r++) {
+    for (const j of jobs) {
+      try {
+        await block(j, r, opt);
+      } catch (err) { fail(j, err); }
+    }
+    jobs = jobs.filter((j) => !j.failed);
+    if (r >= 2 && Date.now() - t0 > budget) break;
+  }
+  if (jobs.length) correctDrift(jobs);
+  return jobs;
+}
+
+async function warmBlocks(j, opt) {
+  j.rounds = [];
+  j.prounds = [];
+  const w0 = Date.now();
+  j.pwarmRuns = new Set();
+  j.prunRound = [];
+  for (let w = 0; w < Math.max(2, opt.warmup) && (w < 2 || Date.now() - w0 < 50); w++) {
+    await j.session.run(j.feeds);
+    if (j.psession) { await j.psession.run(j.feeds); j.pwarmRuns.add(j.prunRound.length); j.prunRound.push(-1); }
+  }
+}
+
+// block runs one model's block of round r: a cache-warming run, then runs
+// for opt.blockMs (at least one), then as many profiled runs.
+async function block(j, r, opt) {
+  await j.session.run(j.feeds);
+  const b0 = Date.now();
+  let k = 0;
+  do {
+    const x = await timedRun(j.session, j.feeds);
+    j.times.push(x.us); j.ratios.push(x.ratio); j.rounds.push(r);
+    k++;
+  } while (Date.now() - b0 < opt.blockMs);
+  if (j.psession) {
+    await j.psession.run(j.feeds); j.pwarmRuns.add(j.prunRound.length); j.prunRound.push(-1);
+    for (let i = 0; i < k; i++) {
+      const x = await timedRun(j.psession, j.feeds);
+      j.ptimes.push(x.us); j.prounds.push(r); j.prunRound.push(r);
+    }
+  }
+}
+
+// correctDrift sets each job's drift-corrected times from the rounds'
+// speed factors.
+function correctDrift(jobs) {
+  const rounds = Math.max(...jobs.map((j) => Math.max(...j.rounds))) + 1;
+  const factors = [];
+  for (let r = 0; r < rounds; r++) {
+    const ratios = [];
+    for (const j of jobs) {
+      const m = median(j.times);
+      const xs = j.times.filter((_, i) => j.rounds[i] === r);
+      if (xs.length && m > 0) ratios.push(median(xs) / m);
+    }
+    factors.push(ratios.length ? median(ratios) : 1);
+  }
+  for (const j of jobs) {
+    j.corrected = j.times.map((t, i) => t / factors[j.rounds[i]]);
+    j.pcorrected = j.ptimes.map((t, i) => t / factors[j.prounds[i]]);
+    j.drift = { rounds, min: Math.min(...factors), max: Math.max(...factors) };
+    j.factors = factors;
+  }
+}
+
 async function measure(jobs, opt) {
   let t0 = Date.now();
   for (let w = 0; w < opt.warmup || Date.now() - t0 < 200; w++) await round(jobs, false);
@@ -180,7 +282,10 @@ function profiledNodes(job) {
   if (files.length !== 1) throw new Error(`expected one ORT profile in ${job.tmp}, found ${files.length}`);
   const events = JSON.parse(fs.readFileSync(path.join(job.tmp, files[0]), 'utf8'));
   const runs = events.filter((e) => e.cat === 'Session' && e.name === 'model_run').sort((a, b) => a.ts - b.ts);
-  const skip = Math.min(job.pwarm, runs.length - 1);
+  // warm-up runs are dropped; in blocks mode, the run before each block
+  // too, and each run's node times are divided by its round's factor
+  const warm = job.pwarmRuns || new Set(Array.from({ length: Math.min(job.pwarm, runs.length - 1) }, (_, i) => i));
+  const factorOf = (i) => (job.prunRound && job.factors && job.prunRound[i] >= 0 ? job.factors[job.prunRound[i]] : 1);
   const runOf = (ts) => {
     for (let i = runs.length - 1; i >= 0; i--) if (ts >= runs[i].ts) return i;
     return -1;
@@ -190,10 +295,13 @@ function profiledNodes(job) {
   for (const e of events) {
     if (e.cat !== 'Node' || !e.name.endsWith('_kernel_time')) continue;
     count++;
-    if (runOf(e.ts) < skip) continue;
+    const run = runOf(e.ts);
+    if (run < 0 || warm.has(run)) continue;
     let r = byNode.get(e.name);
     if (!r) { r = { ts: e.ts, durs: [], args: e.args }; byNode.set(e.name, r); }
-    r.durs.push(e.dur);
+    // ORT truncates durations to whole microseconds: half a microsecond
+    // back makes the mean unbiased
+    r.durs.push((e.dur + (Number.isInteger(e.dur) ? 0.5 : 0)) / factorOf(run));
   }
   return { perRun: runs.length ? count / runs.length : 0, nodes: [...byNode.entries()].sort((a, b) => a[1].ts - b[1].ts) };
 }
@@ -209,7 +317,7 @@ function writeProfile(file, rec, nodes) {
   }, { cat: 'Session', name: 'model_run', ph: 'X', pid: 0, tid: 0, ts: 0, dur: rec.profiled_median_us }];
   let ts = 0;
   for (const [name, r] of nodes) {
-    const dur = median(r.durs);
+    const dur = trimmedMean(r.durs, 0.1);
     const a = r.args || {};
     out.push({ cat: 'Node', name, ph: 'X', pid: 0, tid: 0, ts, dur, args: { op_name: a.op_name, provider: a.provider, input_type_shape: a.input_type_shape, output_type_shape: a.output_type_shape } });
     ts += dur;
@@ -228,14 +336,18 @@ async function finish(job, opt, outDir) {
     min_us: Math.min(...job.times), mean_us: job.times.reduce((a, b) => a + b, 0) / job.times.length,
     cpu_wall_ratio_median: median(job.ratios),
     ...steady(job, opt),
-    interleaved: opt.interleave,
+    interleaved: opt.interleave || opt.blocks,
+    ...(j => j.corrected ? {
+      drift_corrected_median_us: median(j.corrected),
+      drift_rounds: j.drift.rounds, drift_min: j.drift.min, drift_max: j.drift.max,
+    } : {})(job),
     host: hostInfo(), date: new Date().toISOString(),
   };
   const out = job.entry.out
     ? (path.isAbsolute(job.entry.out) ? job.entry.out : path.join(outDir, job.entry.out))
     : path.join(outDir, job.entry.model.replace(/^\/+/, '').replaceAll('/', '__').replace(/\.onnx$/, '.json'));
   if (job.psession) {
-    rec.profiled_median_us = median(job.ptimes);
+    rec.profiled_median_us = median(job.pcorrected || job.ptimes);
     const p = profiledNodes(job);
     rec.profiled_node_events = p.perRun;
     writeProfile(out.replace(/\.json$/, '') + '.profile.json', rec, p.nodes);
@@ -254,7 +366,7 @@ function report(entry, r) {
 
 async function main() {
   const argv = process.argv.slice(2);
-  const opt = { runs: 300, warmup: 20, maxSeconds: 5, threads: 1, level: 'disabled', profiled: false, interleave: false };
+  const opt = { runs: 300, warmup: 20, maxSeconds: 5, threads: 1, level: 'disabled', profiled: false, interleave: false, blocks: false, blockMs: 5 };
   const models = [];
   let outDir = null, spec = null;
   for (let i = 0; i < argv.length; i++) {
@@ -266,12 +378,14 @@ async function main() {
     else if (a === '--level') opt.level = argv[++i];
     else if (a === '--profiled') opt.profiled = true;
     else if (a === '--interleave') opt.interleave = true;
+    else if (a === '--blocks') opt.blocks = true;
+    else if (a === '--block-ms') opt.blockMs = Number(argv[++i]);
     else if (a === '--spec') spec = argv[++i];
     else if (outDir === null) outDir = a;
     else models.push(a);
   }
   if (!outDir) {
-    console.error('usage: node measure.mjs OUTDIR [--runs N] [--warmup W] [--max-seconds S] [--threads T] [--level L] [--profiled] [--interleave] [--spec SPEC.json] [MODEL.onnx ...]');
+    console.error('usage: node measure.mjs OUTDIR [--runs N] [--warmup W] [--max-seconds S] [--threads T] [--level L] [--profiled] [--interleave | --blocks [--block-ms B]] [--spec SPEC.json] [MODEL.onnx ...]');
     process.exit(2);
   }
   fs.mkdirSync(outDir, { recursive: true });
@@ -285,14 +399,18 @@ async function main() {
   }
   ort.env.logLevel = 'error';
   let failed = 0;
-  if (opt.interleave) {
+  if (opt.interleave || opt.blocks) {
     const jobs = [];
     for (const e of entries) {
       try { jobs.push(await prepare(e, opt)); } catch (err) { failed++; console.log(`${e.model}: ERROR ${String(err?.message ?? err).split('\n')[0]}`); }
     }
     try {
-      await measure(jobs, opt);
-      for (const j of jobs) report(j.entry, await finish(j, opt, outDir));
+      let done = jobs;
+      if (opt.blocks) {
+        done = await measureBlocks(jobs, opt);
+        failed += jobs.length - done.length;
+      } else await measure(jobs, opt);
+      for (const j of done) report(j.entry, await finish(j, opt, outDir));
     } catch (err) { failed = entries.length; console.log(`interleaved run: ERROR ${String(err?.message ?? err).split('\n')[0]}`); }
   } else {
     for (const e of entries) {
