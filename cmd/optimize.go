@@ -181,6 +181,7 @@ func loadPipeline(o *OptimizeOptions, path string) (*pipeline, error) {
 		p.assume = append(p.assume, "symbolic dims not given with --dim set to 1: "+strings.Join(defaulted, ", "))
 	}
 	p.pred = &simPredictor{h: h, opt: simulate.Options{Streams: 1, Mode: simulate.Inference, Cost: cost.Options{TF32: o.TF32}}}
+	p.warnings = withHostWarning(p.warnings, h)
 	return p, nil
 }
 

@@ -197,7 +197,7 @@ func runProfile(env *Env, opts *ProfileOptions, path string, changed func(string
 			return fmt.Errorf("--trace: %v", err)
 		}
 	}
-	p := report.NewProfile(path, r, warnings)
+	p := report.NewProfile(path, r, withHostWarning(warnings, h))
 	if format == report.JSON {
 		return report.WriteJSON(env.Out, p)
 	}

@@ -33,12 +33,19 @@ func main() {
 	models := flag.String("models", "../shared/models", "shared models folder")
 	manifest := flag.String("manifest", "testdata/ort/manifest.json", "models and their inputs")
 	maxSec := flag.Float64("max-seconds", 0.3, "measuring budget per model (s)")
+	flag.Float64Var(&modelWeight, "model-weight", 0, "weight of the complete models' runs in the fit (0: hostcal's default)")
+	flag.Float64Var(&jointPrior, "joint-prior", 0, "pull of the joint refinement toward the staged fit (0: default)")
+	flag.Float64Var(&minKernel, "min-kernel-us", 0, "profiled kernels shorter than this are left out of the kernel fit (0: default)")
+	flag.BoolVar(&joint, "joint", false, "fit with the staged and joint fit (calibrate.Fit) instead of the direct fit")
 	flag.Parse()
 	if err := run(*out, *from, *models, *manifest, *maxSec); err != nil {
 		fmt.Fprintln(os.Stderr, "hostcheck:", err)
 		os.Exit(1)
 	}
 }
+
+var modelWeight, jointPrior, minKernel float64
+var joint bool
 
 func run(out, from, models, manifest string, maxSec float64) error {
 	dir := from
@@ -75,7 +82,11 @@ func run(out, from, models, manifest string, maxSec float64) error {
 		return err
 	}
 	base.Fitted = nil
-	f, err := hostcal.Fit(dir, man, hostcal.FitOptions{Base: base, Threads: 1, Name: "hostcheck"})
+	fo := hostcal.FitOptions{Base: base, Threads: 1, Name: "hostcheck", JointPrior: jointPrior, MinKernelUs: minKernel, Joint: joint}
+	if modelWeight > 0 {
+		fo.GroupWeight = map[string]float64{"model": modelWeight}
+	}
+	f, err := hostcal.Fit(dir, man, fo)
 	if err != nil {
 		return err
 	}

@@ -29,7 +29,32 @@ type FitOptions struct {
 	// FixHost keeps the base's host times (per node, per run, per MB):
 	// for a suite part without the models that set them.
 	FixHost bool
+	// GroupWeight weighs the end-to-end runs of a suite group in the fit
+	// (default 1; the complete models, DefaultGroupWeight).
+	GroupWeight map[string]float64
+	// JointPrior is the pull of the joint refinement toward the staged
+	// fit (0: calibrate's default).
+	JointPrior float64
+	// Joint fits with the staged per-kernel fit and the joint refinement
+	// (calibrate.Fit) instead of the direct fit to the unprofiled runs
+	// (calibrate.FitDirect).
+	Joint bool
+	// MinKernelUs: profiled kernels shorter than this (after the
+	// profiler's own cost is taken off) are left out of the kernel fit:
+	// the profiler's cost, and how much it varies from run to run, is of
+	// their size; their fixed costs come from the unprofiled end-to-end
+	// runs instead (0: DefaultMinKernelUs; negative: keep all).
+	MinKernelUs float64
 }
+
+// DefaultMinKernelUs is FitOptions.MinKernelUs's default.
+const DefaultMinKernelUs = 20
+
+// DefaultGroupWeight is how much more a complete model's end-to-end run
+// counts in the fit than a one-op chain's: a real model runs many
+// different kernels on data that is not all in cache, as the chains'
+// repeated op does not.
+var DefaultGroupWeight = map[string]float64{"model": 4}
 
 // ModelResult is one suite model's end-to-end time, measured and
 // predicted by the fitted file.
@@ -81,6 +106,12 @@ func Fit(dir string, man *Manifest, opt FitOptions) (*FitResult, error) {
 	if opt.HoldEvery == 0 {
 		opt.HoldEvery = 4
 	}
+	if opt.MinKernelUs == 0 {
+		opt.MinKernelUs = DefaultMinKernelUs
+	}
+	if opt.GroupWeight == nil {
+		opt.GroupWeight = DefaultGroupWeight
+	}
 	runs, err := loadRuns(dir, man, opt)
 	if err != nil {
 		return nil, err
@@ -99,13 +130,16 @@ func Fit(dir string, man *Manifest, opt FitOptions) (*FitResult, error) {
 	if base.AllocMinMB == 0 {
 		base.AllocMinMB = 1
 	}
-	if c := HostCPU(); c.L2KB > 0 {
+	if c := hw.HostCPU(); c.L2KB > 0 {
 		base.L2MB = float64(c.L2KB) * 1024 / 1e6
 	}
 	opt.Base = base
 	res := &FitResult{}
 	res.ProfilerNodeUs, res.KernelInflationUs = profilerCost(runs)
 	copt := cost.Options{NoFold: true}
+	if !opt.Joint {
+		return fitDirect(res, runs, opt, copt)
+	}
 	var obs []calibrate.Obs
 	var targets []calibrate.Run
 	for _, r := range runs {
@@ -115,12 +149,19 @@ func Fit(dir string, man *Manifest, opt FitOptions) (*FitResult, error) {
 		for _, p := range r.pairs {
 			s := *p.Sample
 			s.Us = math.Max(s.Us-res.KernelInflationUs, 0.05*s.Us)
+			if s.Us < opt.MinKernelUs {
+				continue
+			}
 			p.Sample = &s
 			obs = append(obs, calibrate.Observations(opt.Base, r.model, []calibrate.Pair{p}, copt, r.lat.TargetUs())...)
 		}
-		targets = append(targets, calibrate.Run{Label: r.mm.Name, Model: r.model, Us: r.lat.TargetUs(), Opt: copt})
+		w := 1.0
+		if gw, ok := opt.GroupWeight[r.mm.Group]; ok {
+			w = gw
+		}
+		targets = append(targets, calibrate.Run{Label: r.mm.Name, Model: r.model, Us: r.lat.TargetUs(), Opt: copt, Weight: w})
 	}
-	cr, err := calibrate.Fit(opt.Base, obs, targets, calibrate.Options{Name: opt.Name, FixHost: opt.FixHost})
+	cr, err := calibrate.Fit(opt.Base, obs, targets, calibrate.Options{Name: opt.Name, FixHost: opt.FixHost, JointPrior: opt.JointPrior})
 	if err != nil {
 		return nil, err
 	}
@@ -173,11 +214,10 @@ func loadRuns(dir string, man *Manifest, opt FitOptions) ([]*suiteRun, error) {
 			return nil, err
 		}
 		ir.InferModel(m, ir.InferOptions{})
-		pairs, err := calibrate.Match(m, prof)
-		if err != nil {
-			m.Close()
-			return nil, fmt.Errorf("hostcal: %s: %v", mm.Name, err)
-		}
+		// a profile the runtime ran differently (nodes it rewrote even
+		// with optimizations off) gives no kernel split: the run still
+		// counts end to end
+		pairs, _ := calibrate.Match(m, prof)
 		runs = append(runs, &suiteRun{mm: mm, model: m, lat: lat, prof: prof, pairs: pairs,
 			heldOut: opt.HoldEvery > 0 && i%opt.HoldEvery == opt.HoldEvery-1})
 		i++
@@ -241,4 +281,36 @@ func mean(xs []float64) float64 {
 		s += x
 	}
 	return s / float64(len(xs))
+}
+
+// fitDirect fits with calibrate.FitDirect: the unprofiled runs set every
+// parameter; each run's profile only shares its kernel time among its
+// kernels.
+func fitDirect(res *FitResult, runs []*suiteRun, opt FitOptions, copt cost.Options) (*FitResult, error) {
+	var drs []calibrate.DirectRun
+	for _, r := range runs {
+		split := map[*ir.Node]float64{}
+		for _, p := range r.pairs {
+			split[p.Node] = math.Max(p.Sample.Us-res.KernelInflationUs, 0.05*p.Sample.Us)
+		}
+		drs = append(drs, calibrate.DirectRun{Label: r.mm.Name, Model: r.model, Us: r.lat.TargetUs(), Opt: copt, Split: split, HeldOut: r.heldOut})
+	}
+	dr, err := calibrate.FitDirect(opt.Base, drs, calibrate.DirectOptions{Name: opt.Name})
+	if err != nil {
+		return nil, err
+	}
+	res.HW = dr.HW
+	res.Calib = &calibrate.Result{HW: dr.HW, Classes: dr.Classes, Ops: dr.Ops, Host: dr.Host, Runs: len(drs), Joint: false}
+	var train, held []float64
+	for i, r := range runs {
+		mr := ModelResult{Name: r.mm.Name, Group: r.mm.Group, MeasuredUs: r.lat.TargetUs(), PredictedUs: calibrate.PredictRun(dr.HW, drs[i]), HeldOut: r.heldOut}
+		res.Models = append(res.Models, mr)
+		if r.heldOut {
+			held = append(held, math.Abs(mr.ErrorPct()))
+		} else {
+			train = append(train, math.Abs(mr.ErrorPct()))
+		}
+	}
+	res.TrainMAPE, res.HeldMAPE = mean(train), mean(held)
+	return res, nil
 }

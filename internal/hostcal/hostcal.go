@@ -7,7 +7,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/wolong-dev/wolong/internal/ortbench"
@@ -91,7 +90,7 @@ func Calibrate(ctx context.Context, opt Options) (*Result, error) {
 			res.Dir = dir
 		}
 	}
-	cpu := HostCPU()
+	cpu := hw.HostCPU()
 	base, err := hw.Preset("cpu-1t")
 	if err != nil {
 		return nil, err
@@ -131,7 +130,7 @@ func scaleThreads(h *hw.Hardware, t int) *hw.Hardware {
 
 // describe sets f's hardware name, description, sources, assumptions and
 // Fitted record from the machine and the measurement.
-func describe(f *FitResult, cpu CPUInfo, threads int, man *Manifest, now time.Time) {
+func describe(f *FitResult, cpu hw.CPUInfo, threads int, man *Manifest, now time.Time) {
 	h := f.HW
 	n := 0
 	for _, m := range man.Models {
@@ -145,7 +144,7 @@ func describe(f *FitResult, cpu CPUInfo, threads int, man *Manifest, now time.Ti
 		h.L2MB = float64(l2) * 1024 / 1e6
 	}
 	h.Fitted = &hw.Fitted{
-		CPU: cpu.Model, Cores: cpu.Cores, Threads: threads, L1dKB: cpu.L1dKB, L2KB: cpu.L2KB, L3KB: cpu.L3KB,
+		CPU: cpu.Model, CPUID: cpu.ID, Cores: cpu.Cores, Threads: threads, L1dKB: cpu.L1dKB, L2KB: cpu.L2KB, L3KB: cpu.L3KB,
 		Flags: cpu.Flags, OS: cpu.OS,
 		Runtime: "onnxruntime " + man.ORT + " (node, onnxruntime-node), graph optimizations disabled, sequential executor",
 		Date:    now.UTC().Format(time.RFC3339),
@@ -188,22 +187,4 @@ func sign(v float64) float64 {
 		return -1
 	}
 	return 1
-}
-
-// HostMismatch returns a warning when h was fitted on a CPU other than
-// this machine's, or says nothing of where it was fitted ("" when it
-// matches or h is not a CPU).
-func HostMismatch(h *hw.Hardware) string {
-	if h == nil || h.Kind != "cpu" {
-		return ""
-	}
-	cpu := HostCPU()
-	if h.Fitted == nil {
-		return fmt.Sprintf("--hw %s does not say which machine it was fitted on; run wolong calibrate --host to fit this one (%s)", h.Name, cpu.Model)
-	}
-	if cpu.Model != "" && (!strings.EqualFold(strings.TrimSpace(cpu.Model), strings.TrimSpace(h.Fitted.CPU)) || cpu.Cores != h.Fitted.Cores) {
-		return fmt.Sprintf("--hw %s was fitted on %s (%d logical CPUs), this machine is %s (%d): its predictions are for that machine; run wolong calibrate --host to fit this one",
-			h.Name, h.Fitted.CPU, h.Fitted.Cores, cpu.Model, cpu.Cores)
-	}
-	return ""
 }

@@ -68,6 +68,11 @@ func ProfileFile(name string, threads int) string {
 	return fmt.Sprintf("%s.t%d.profile.json", name, threads)
 }
 
+// passes is how many times the harness measures each model (the pass
+// with the lowest median counts: a slow spell of the machine seldom falls
+// on both).
+const passes = 2
+
 // Measure writes the suite's models into opt.Dir and measures them with h:
 // at one thread every model, at more threads the models marked
 // TwoThreads. It writes suite.json last, so a folder with one is complete.
@@ -103,12 +108,12 @@ func Measure(ctx context.Context, h *ortbench.Harness, opt MeasureOptions) (*Man
 	jobs[1] = append(jobs[1], opt.Extra...)
 	total := 0
 	for _, js := range jobs {
-		total += len(js)
+		total += len(js) * passes // the harness prints a line per model and pass
 	}
 	done := 0
 	for _, t := range opt.Threads {
 		err := h.Run(ctx, opt.Dir, jobs[t], ortbench.Measure{
-			Threads: t, MaxSeconds: opt.MaxSeconds, Warmup: 5, Runs: 400, Profiled: true, Blocks: true,
+			Threads: t, MaxSeconds: opt.MaxSeconds, Warmup: 5, WarmupMs: 50, Runs: 400, Profiled: true, Passes: passes,
 			Line: func(line string) {
 				done++
 				if opt.Progress != nil {

@@ -134,6 +134,12 @@ func CalibrationSuite() []SuiteModel {
 	add("rnn", "gru_50x1x128x128", false, rnnModel("GRU", 50, 1, 128, 128))
 	add("rnn", "lstm_100x1x32x32", false, rnnModel("LSTM", 100, 1, 32, 32))
 	add("rnn", "lstm_16x2x96x48", false, rnnModel("LSTM", 16, 2, 96, 48))
+	// Transformer fused operators, attention, recurrent layers as speech
+	// models use them.
+	transformerSuite(add)
+	cnnSuite(add)
+	// The fixed cost per call of the ops small models run.
+	zooSuite(add)
 	// Small complete models.
 	add("model", "mlp_3x64", false, tinyMLP(64, 3))
 	add("model", "mlp_4x512", false, tinyMLP(512, 4))

@@ -152,14 +152,13 @@ type Measure struct {
 	MaxSeconds float64 // stop measuring a model after this long (default 5)
 	Profiled   bool    // also run a profiled session alternately (per-node profile files)
 	Interleave bool    // models take turns, one run each
-	// Blocks: models take turns in blocks of runs lasting about BlockMs
-	// (default 5) each, a cache-warming run first, and each round's speed
-	// factor (the median over models of the round's median over the
-	// model's) is divided out: the record's drift_corrected_median_us is
-	// the model's time with the machine's slow spells taken out. MaxSeconds
-	// is then the budget per model of the whole interleaved run.
-	Blocks  bool
-	BlockMs float64
+	// WarmupMs: warm-up lasts at least this long too (default 200).
+	WarmupMs float64
+	// Passes: measure every model this many times, in passes over all of
+	// them (sessions kept open), and keep each model's pass with the lowest
+	// median: a slow spell of the machine seldom falls on every pass
+	// (default 1). Profiled runs come in the last pass. Not with Interleave.
+	Passes int
 	// Line receives each line the script prints (one per model measured).
 	Line func(string)
 }
@@ -200,11 +199,11 @@ func (h *Harness) Run(ctx context.Context, outDir string, jobs []Job, m Measure)
 	if m.Interleave {
 		args = append(args, "--interleave")
 	}
-	if m.Blocks {
-		args = append(args, "--blocks")
-		if m.BlockMs > 0 {
-			args = append(args, "--block-ms", fmt.Sprint(m.BlockMs))
-		}
+	if m.WarmupMs > 0 {
+		args = append(args, "--warmup-ms", fmt.Sprint(m.WarmupMs))
+	}
+	if m.Passes > 1 {
+		args = append(args, "--passes", fmt.Sprint(m.Passes))
 	}
 	cmd := exec.CommandContext(ctx, h.Node, args...)
 	cmd.Env = append(os.Environ(), "WOLONG_ORT_HOME="+h.Dir)

@@ -35,6 +35,26 @@ type Run struct {
 	Model *ir.Model
 	Us    float64      // measured, µs
 	Opt   cost.Options // how the measured runtime ran it (NoFold: every node)
+	// Weight is how much the run counts in the fit of the host times and
+	// the joint refinement, relative to the others (0: 1).
+	Weight float64
+}
+
+// runWeights are the runs' weights normalized to mean 1.
+func runWeights(runs []Run) []float64 {
+	w := make([]float64, len(runs))
+	var sum float64
+	for i, r := range runs {
+		w[i] = r.Weight
+		if w[i] <= 0 {
+			w[i] = 1
+		}
+		sum += w[i]
+	}
+	for i := range w {
+		w[i] *= float64(len(w)) / sum
+	}
+	return w
 }
 
 // Observations turns matched pairs into fit observations: nodes whose cost
@@ -170,6 +190,9 @@ type Options struct {
 	// NoPerOp keeps every op on its class's efficiency (no hw
 	// efficiency.ops entries).
 	NoPerOp bool
+	// JointPrior is the pull of the joint refinement toward the staged fit
+	// (default Prior / 100).
+	JointPrior float64
 }
 
 // Fit fits base's per-class efficiencies to obs and, when runs are given,
@@ -302,7 +325,11 @@ func Fit(base *hw.Hardware, obs []Obs, runs []Run, opt Options) (*Result, error)
 			for _, o := range res.Ops {
 				ops = append(ops, o.Op)
 			}
-			refineJoint(h, obs, runs, classes, ops, opt.Prior*0.01, !opt.FixHost)
+			jp := opt.JointPrior
+			if jp <= 0 {
+				jp = opt.Prior * 0.01
+			}
+			refineJoint(h, obs, runs, classes, ops, jp, !opt.FixHost)
 			res.Joint = true
 			for i := range res.Host {
 				res.Host[i].After = *hostParams[i].field(h)
@@ -538,6 +565,7 @@ func fitHost(h *hw.Hardware, runs []Run, prior float64) []HostFit {
 		k    []float64
 	}
 	ls := make([]lin, len(runs))
+	rw := runWeights(runs)
 	for i, r := range runs {
 		for _, p := range hostParams {
 			*p.field(h) = 0
@@ -557,12 +585,12 @@ func fitHost(h *hw.Hardware, runs []Run, prior float64) []HostFit {
 	}
 	resid := func(x []float64, r []float64) []float64 {
 		r = r[:0]
-		for _, l := range ls {
+		for i, l := range ls {
 			p := l.a
 			for j := range x {
 				p += l.k[j] * math.Exp(x[j])
 			}
-			r = append(r, (p-l.m)/l.m/math.Sqrt(float64(len(ls))))
+			r = append(r, math.Sqrt(rw[i])*(p-l.m)/l.m/math.Sqrt(float64(len(ls))))
 		}
 		for j := range x {
 			r = append(r, math.Sqrt(prior)*(x[j]-x0[j]))

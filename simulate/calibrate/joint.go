@@ -109,9 +109,10 @@ func refineJoint(h *hw.Hardware, obs []Obs, runs []Run, classes, ops []string, p
 			p.decode(h, x[i])
 		}
 	}
+	rw := runWeights(runs)
 	runResid := func(i int) float64 {
 		m := math.Max(runs[i].Us, 0.5)
-		return (predictRun(h, runs[i]) - m) / m / math.Sqrt(float64(nr))
+		return math.Sqrt(rw[i]) * (predictRun(h, runs[i]) - m) / m / math.Sqrt(float64(nr))
 	}
 	obsResid := func(cm *cost.Model, i int) float64 {
 		p := cm.Time(obs[i].Cost).DeviceS * 1e6

@@ -47,15 +47,12 @@ type Latency struct {
 	SteadyMedianUs float64 `json:"steady_median_us"`
 	SteadyRuns     int     `json:"steady_runs"`
 	Interleaved    bool    `json:"interleaved"`
-	// With the harness's --blocks: the median with each interleaved
-	// round's speed factor divided out, the number of rounds and the
-	// smallest and largest factor (how much the machine's speed drifted).
-	DriftCorrectedMedianUs float64 `json:"drift_corrected_median_us,omitempty"`
-	DriftRounds            int     `json:"drift_rounds,omitempty"`
-	DriftMin               float64 `json:"drift_min,omitempty"`
-	DriftMax               float64 `json:"drift_max,omitempty"`
-	Host           Host    `json:"host"`
-	Date           string  `json:"date"`
+	// With the harness's --passes: each pass's median; the record's figures
+	// are those of the pass with the lowest.
+	Passes        int       `json:"passes,omitempty"`
+	PassMediansUs []float64 `json:"pass_medians_us,omitempty"`
+	Host          Host      `json:"host"`
+	Date          string    `json:"date"`
 	// With the harness's --profiled: the median of a second session with
 	// ORT's profiler on, run alternately with the first, and the node
 	// events it recorded per run; (ProfiledMedianUs - MedianUs) /
@@ -80,7 +77,7 @@ func ParseLatency(src string, data []byte) (*Latency, error) {
 	for _, v := range []struct {
 		name string
 		x    float64
-	}{{"median_us", l.MedianUs}, {"steady_median_us", l.SteadyMedianUs}, {"drift_corrected_median_us", l.DriftCorrectedMedianUs}, {"profiled_median_us", l.ProfiledMedianUs}, {"profiled_node_events", l.ProfiledNodeEvents}} {
+	}{{"median_us", l.MedianUs}, {"steady_median_us", l.SteadyMedianUs}, {"profiled_median_us", l.ProfiledMedianUs}, {"profiled_node_events", l.ProfiledNodeEvents}} {
 		if !(v.x >= 0) || math.IsInf(v.x, 0) {
 			return nil, fmt.Errorf("calibrate: %s: bad %s %v", src, v.name, v.x)
 		}
@@ -100,13 +97,9 @@ func ParseLatency(src string, data []byte) (*Latency, error) {
 }
 
 // TargetUs is the end-to-end time a prediction is compared with: the
-// drift-corrected median when recorded (the machine at its usual speed),
-// else the steady median (what the machine measures when nothing else runs
-// on it), else the median.
+// steady median when recorded (what the machine measures when nothing else
+// runs on it), else the median.
 func (l *Latency) TargetUs() float64 {
-	if l.DriftCorrectedMedianUs > 0 {
-		return l.DriftCorrectedMedianUs
-	}
 	if l.SteadyMedianUs > 0 {
 		return l.SteadyMedianUs
 	}

@@ -35,6 +35,7 @@ func loopCost(c *Ctx) (Cost, error) {
 	}
 	c.m.note(note)
 	e := c.m.sumBody(body, trip)
+	e.HostS += c.m.subgraphS(trip)
 	e.Note = note
 	c.composite = e
 	return Cost{Class: Control}, nil
@@ -76,6 +77,7 @@ func scanCost(c *Ctx) (Cost, error) {
 		trip *= float64(d[0]) // the body runs per batch entry too
 	}
 	e := c.m.sumBody(body, trip)
+	e.HostS += c.m.subgraphS(trip)
 	e.Note = fmt.Sprintf("Scan %s: %g iterations from its scan input", ir.NodeLabel(c.Node), trip)
 	c.composite = e
 	return Cost{Class: Control}, nil
@@ -95,6 +97,7 @@ func ifCost(c *Ctx) (Cost, error) {
 				g, which = thenG, "then"
 			}
 			e := c.m.sumBody(g, 1)
+			e.HostS += c.m.subgraphS(1)
 			e.Note = fmt.Sprintf("If %s: constant condition selects the %s branch", ir.NodeLabel(c.Node), which)
 			c.composite = e
 			return Cost{Class: Control}, nil
@@ -105,6 +108,7 @@ func ifCost(c *Ctx) (Cost, error) {
 	if ee.DeviceS+ee.HostS > te.DeviceS+te.HostS {
 		e, which = ee, "else"
 	}
+	e.HostS += c.m.subgraphS(1)
 	e.Note = fmt.Sprintf("If %s: condition not static, costed the costlier (%s) branch", ir.NodeLabel(c.Node), which)
 	c.m.note("If nodes with a dynamic condition are costed by their costlier branch")
 	c.composite = e
@@ -122,4 +126,10 @@ func staticInt(v *ir.Value) (int64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// subgraphS is the host time of n executions of a control-flow body (hw
+// subgraph_us each).
+func (m *Model) subgraphS(n float64) float64 {
+	return n * m.HW.SubgraphUs * 1e-6
 }

@@ -191,8 +191,11 @@ func (m *Model) Node(n *ir.Node) Estimate {
 	if ir.LookupOp(n.Domain, n.Op) == nil {
 		return m.unknown(Other, "opaque operator "+n.QualifiedOp()+": no cost model")
 	}
-	// A known op without a cost function: cost its data movement.
-	c := &Ctx{Node: n, Class: DataMovement, m: m}
+	// A known op without a cost function: cost its data movement as one
+	// streaming pass, in the elementwise class (the cheapest kernel a
+	// runtime has: a data-movement class fitted on gathers and resizes
+	// would charge their fixed cost to every small unmodelled op).
+	c := &Ctx{Node: n, Class: Elementwise, m: m}
 	cost, err := c.Simple(0)
 	if err != nil {
 		return m.unknown(Other, "no cost model for "+n.QualifiedOp()+" and "+err.Error())
@@ -635,6 +638,9 @@ func (m *Model) Assumptions() []string {
 	h := m.HW
 	var a []string
 	a = append(a, fmt.Sprintf("hardware %s: %s", h.Name, h.Description))
+	if h.Fitted != nil {
+		a = append(a, fmt.Sprintf("hardware %s: %s", h.Name, h.Fitted.Describe()))
+	}
 	if m.Opt.DType != ir.Undefined {
 		a = append(a, fmt.Sprintf("every float tensor costed as %s (--dtype)", m.Opt.DType))
 	}
@@ -657,6 +663,9 @@ func (m *Model) Assumptions() []string {
 	}
 	if n := len(h.Efficiency.Ops); n > 0 {
 		a = append(a, fmt.Sprintf("%d op types have efficiencies of their own (measured by calibration): %s", n, strings.Join(opNames(h.Efficiency.Ops), ", ")))
+	}
+	if h.SubgraphUs > 0 {
+		a = append(a, fmt.Sprintf("each execution of a control-flow body (a Loop or Scan iteration, an If) takes %.2g us of host time to set up", h.SubgraphUs))
 	}
 	if h.FreeNodeUs > 0 {
 		a = append(a, fmt.Sprintf("nodes without a kernel (views, shape queries) take %.1f us beyond dispatch", h.FreeNodeUs))

@@ -133,6 +133,10 @@ type Hardware struct {
 	// views are metadata only; ONNX Runtime on a CPU runs them as small
 	// copying kernels. µs.
 	FreeNodeUs float64 `json:"free_node_us,omitempty"`
+	// SubgraphUs is host time per execution of a control-flow body (each
+	// Loop or Scan iteration, each If): the runtime sets up the body's
+	// frame and passes values in and out. 0: not modelled. µs.
+	SubgraphUs float64 `json:"subgraph_us,omitempty"`
 	// OutputUsPerMB is host time per MB of graph outputs handed back to the
 	// caller at the end of a run (a runtime's language binding copies them
 	// into fresh arrays). 0: not modelled. µs.
@@ -182,9 +186,10 @@ type Hardware struct {
 
 // Fitted describes the machine a CPU hardware file was fitted on and how.
 type Fitted struct {
-	CPU     string `json:"cpu"`     // the OS's model name
-	Cores   int    `json:"cores"`   // logical CPUs of the machine
-	Threads int    `json:"threads"` // intra-op threads the runtime ran with
+	CPU     string `json:"cpu"`              // the OS's model name
+	CPUID   string `json:"cpu_id,omitempty"` // vendor family/model/stepping
+	Cores   int    `json:"cores"`            // logical CPUs of the machine
+	Threads int    `json:"threads"`          // intra-op threads the runtime ran with
 	L1dKB   int    `json:"l1d_kb,omitempty"`
 	L2KB    int    `json:"l2_kb,omitempty"`
 	L3KB    int    `json:"l3_kb,omitempty"`
@@ -209,7 +214,7 @@ type Fitted struct {
 // Describe is one line saying what machine h was fitted on and how.
 func (f *Fitted) Describe() string {
 	return fmt.Sprintf("fitted on %s (%d logical CPUs, %d thread(s) used; L2 %d KiB, L3 %d KiB) with %s on %s: %s; end-to-end MAPE %.1f%% on the %d models fitted on, %.1f%% on the %d held back",
-		f.CPU, f.Cores, f.Threads, f.L2KB, f.L3KB, f.Runtime, f.Date, f.Method, f.TrainMAPE, f.Models-f.HeldOut, f.HeldOutMAPE, f.HeldOut)
+		cpuName(CPUInfo{Model: f.CPU, ID: f.CPUID}), f.Cores, f.Threads, f.L2KB, f.L3KB, f.Runtime, f.Date, f.Method, f.TrainMAPE, f.Models-f.HeldOut, f.HeldOutMAPE, f.HeldOut)
 }
 
 //go:embed presets.json

@@ -139,7 +139,7 @@ async function prepare(entry, opt) {
   const next = mulberry32(entry.seed ?? 1);
   const feeds = {};
   for (const inp of entry.inputs || []) feeds[inp.name] = makeInput(next, inp);
-  const job = { entry, file, feeds, times: [], ratios: [], ptimes: [], pwarm: 0, tmp: null, pwarmRuns: null, prunRound: null };
+  const job = { entry, file, feeds, times: [], ratios: [], ptimes: [], pwarm: 0, tmp: null, passes: [] };
   job.session = await makeSession(file, opt, false);
   if (opt.profiled) {
     job.tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'wolong-ort-'));
@@ -171,106 +171,48 @@ async function round(jobs, measure) {
   }
 }
 
-// measureBlocks interleaves the models in blocks: each round gives every
-// model a block of runs lasting about opt.blockMs (one unrecorded run
-// first, so its caches are as warm as in a loop of its own), and its
-// profiled twin as many. A slow spell of the machine (another tenant, a
-// frequency change) then falls on every model alike, and is taken out:
-// each round's speed factor is the median over the models of the round's
-// median over the model's overall median, and every time is divided by its
-// round's factor (drift_corrected_median_us). Rounds go on until
-// opt.maxSeconds x models seconds have passed (at least 3 rounds); --runs
-// does not apply.
-async function measureBlocks(all, opt) {
-  const t0 = Date.now();
-  // a model the runtime fails on is reported and dropped; the rest go on
-  const fail = (j, err) => {
-    j.failed = true;
-    console.log(`${j.entry.model}: ERROR ${String(err?.message ?? err).split('\n')[0]}`);
-  };
-  let jobs = all;
-  for (const j of jobs) {
-    try {
-      await warmBlocks(j, opt);
-    } catch (err) { fail(j, err); }
-  }
-  jobs = jobs.filter((j) => !j.failed);
-  const budget = opt.maxSeconds * jobs.length * 1000;
-  for (let r = 0; jobs.length; r++) {
-    for (const j of jobs) {
-      try {
-        await block(j, r, opt);
-      } catch (err) { fail(j, err); }
-    }
-    jobs = jobs.filter((j) => !j.failed);
-    if (r >= 2 && Date.now() - t0 > budget) break;
-  }
-  if (jobs.length) correctDrift(jobs);
-  return jobs;
-}
-
-async function warmBlocks(j, opt) {
-  j.rounds = [];
-  j.prounds = [];
-  const w0 = Date.now();
-  j.pwarmRuns = new Set();
-  j.prunRound = [];
-  for (let w = 0; w < Math.max(2, opt.warmup) && (w < 2 || Date.now() - w0 < 50); w++) {
-    await j.session.run(j.feeds);
-    if (j.psession) { await j.psession.run(j.feeds); j.pwarmRuns.add(j.prunRound.length); j.prunRound.push(-1); }
-  }
-}
-
-// block runs one model's block of round r: a cache-warming run, then runs
-// for opt.blockMs (at least one), then as many profiled runs.
-async function block(j, r, opt) {
-  await j.session.run(j.feeds);
-  const b0 = Date.now();
-  let k = 0;
-  do {
-    const x = await timedRun(j.session, j.feeds);
-    j.times.push(x.us); j.ratios.push(x.ratio); j.rounds.push(r);
-    k++;
-  } while (Date.now() - b0 < opt.blockMs);
-  if (j.psession) {
-    await j.psession.run(j.feeds); j.pwarmRuns.add(j.prunRound.length); j.prunRound.push(-1);
-    for (let i = 0; i < k; i++) {
-      const x = await timedRun(j.psession, j.feeds);
-      j.ptimes.push(x.us); j.prounds.push(r); j.prunRound.push(r);
-    }
-  }
-}
-
-// correctDrift sets each job's drift-corrected times from the rounds'
-// speed factors.
-function correctDrift(jobs) {
-  const rounds = Math.max(...jobs.map((j) => Math.max(...j.rounds))) + 1;
-  const factors = [];
-  for (let r = 0; r < rounds; r++) {
-    const ratios = [];
-    for (const j of jobs) {
-      const m = median(j.times);
-      const xs = j.times.filter((_, i) => j.rounds[i] === r);
-      if (xs.length && m > 0) ratios.push(median(xs) / m);
-    }
-    factors.push(ratios.length ? median(ratios) : 1);
-  }
-  for (const j of jobs) {
-    j.corrected = j.times.map((t, i) => t / factors[j.rounds[i]]);
-    j.pcorrected = j.ptimes.map((t, i) => t / factors[j.prounds[i]]);
-    j.drift = { rounds, min: Math.min(...factors), max: Math.max(...factors) };
-    j.factors = factors;
-  }
-}
-
 async function measure(jobs, opt) {
   let t0 = Date.now();
-  for (let w = 0; w < opt.warmup || Date.now() - t0 < 200; w++) await round(jobs, false);
+  for (let w = 0; w < opt.warmup || Date.now() - t0 < opt.warmupMs; w++) await round(jobs, false);
   t0 = Date.now();
   for (let r = 0; r < opt.runs; r++) {
     await round(jobs, true);
     if (r + 1 >= 10 && (Date.now() - t0) / 1000 > opt.maxSeconds) break;
   }
+}
+
+// measureOne measures one model as people run it: warm-up runs, then runs
+// in a loop (one pass, appended to j.passes); with profiled, its profiled
+// twin's runs come after, in a loop of their own (the profiler's buffers
+// do not disturb the unprofiled runs).
+async function measureOne(j, opt, profiled) {
+  const loop = async (session, measured, warmup, warmupMs, maxSeconds) => {
+    let t0 = Date.now();
+    for (let w = 0; w < warmup || Date.now() - t0 < warmupMs; w++) {
+      await session.run(j.feeds);
+      if (session === j.psession) j.pwarm++;
+    }
+    t0 = Date.now();
+    for (let r = 0; r < opt.runs; r++) {
+      measured(await timedRun(session, j.feeds));
+      if (r + 1 >= 10 && (Date.now() - t0) / 1000 > maxSeconds) break;
+    }
+  };
+  const pass = { times: [], ratios: [] };
+  await loop(j.session, (x) => { pass.times.push(x.us); pass.ratios.push(x.ratio); }, opt.warmup, opt.warmupMs, opt.maxSeconds / opt.passes);
+  j.passes.push(pass);
+  if (profiled && j.psession) await loop(j.psession, (x) => j.ptimes.push(x.us), Math.min(opt.warmup, 5), opt.warmupMs / 2, opt.maxSeconds / 2);
+}
+
+// choosePass makes the pass with the lowest median the job's times: a
+// slow spell of the machine (another process on the other core thrashing
+// the memory bus, a frequency change) seldom falls on every pass.
+function choosePass(j) {
+  let best = j.passes[0];
+  for (const p of j.passes) if (median(p.times) < median(best.times)) best = p;
+  j.times = best.times;
+  j.ratios = best.ratios;
+  j.passMedians = j.passes.map((p) => median(p.times));
 }
 
 // profiledNodes reads the profiled session's events: the node events per
@@ -282,10 +224,8 @@ function profiledNodes(job) {
   if (files.length !== 1) throw new Error(`expected one ORT profile in ${job.tmp}, found ${files.length}`);
   const events = JSON.parse(fs.readFileSync(path.join(job.tmp, files[0]), 'utf8'));
   const runs = events.filter((e) => e.cat === 'Session' && e.name === 'model_run').sort((a, b) => a.ts - b.ts);
-  // warm-up runs are dropped; in blocks mode, the run before each block
-  // too, and each run's node times are divided by its round's factor
-  const warm = job.pwarmRuns || new Set(Array.from({ length: Math.min(job.pwarm, runs.length - 1) }, (_, i) => i));
-  const factorOf = (i) => (job.prunRound && job.factors && job.prunRound[i] >= 0 ? job.factors[job.prunRound[i]] : 1);
+  // warm-up runs are dropped
+  const warm = new Set(Array.from({ length: Math.min(job.pwarm, runs.length - 1) }, (_, i) => i));
   const runOf = (ts) => {
     for (let i = runs.length - 1; i >= 0; i--) if (ts >= runs[i].ts) return i;
     return -1;
@@ -301,7 +241,7 @@ function profiledNodes(job) {
     if (!r) { r = { ts: e.ts, durs: [], args: e.args }; byNode.set(e.name, r); }
     // ORT truncates durations to whole microseconds: half a microsecond
     // back makes the mean unbiased
-    r.durs.push((e.dur + (Number.isInteger(e.dur) ? 0.5 : 0)) / factorOf(run));
+    r.durs.push(e.dur + (Number.isInteger(e.dur) ? 0.5 : 0));
   }
   return { perRun: runs.length ? count / runs.length : 0, nodes: [...byNode.entries()].sort((a, b) => a[1].ts - b[1].ts) };
 }
@@ -311,7 +251,7 @@ function writeProfile(file, rec, nodes) {
     cat: 'wolong', name: 'wolong_profile', ph: 'M', pid: 0, tid: 0, ts: 0,
     args: {
       model: rec.model, ort: rec.ort, threads: rec.threads, graph_optimization: rec.graph_optimization,
-      runs: rec.runs, warmup: rec.warmup, time: 'wall time, profiled session (alternating with an unprofiled one)',
+      runs: rec.runs, warmup: rec.warmup, time: 'wall time, profiled session (after the unprofiled runs, or alternating with them when interleaved); node times: trimmed mean',
       inputs: rec.inputs.map((i) => ({ name: i.name, dtype: i.dtype, shape: i.shape })),
     },
   }, { cat: 'Session', name: 'model_run', ph: 'X', pid: 0, tid: 0, ts: 0, dur: rec.profiled_median_us }];
@@ -325,7 +265,19 @@ function writeProfile(file, rec, nodes) {
   fs.writeFileSync(file, JSON.stringify(out) + '\n');
 }
 
-async function finish(job, opt, outDir) {
+// collect ends a measured job: reads its profile and releases its
+// sessions.
+async function collect(job) {
+  if (job.psession) {
+    job.profile = profiledNodes(job);
+    await job.psession.release();
+    fs.rmSync(job.tmp, { recursive: true, force: true });
+  }
+  await job.session.release();
+}
+
+// write writes a collected job's latency record (and profile).
+function write(job, opt, outDir) {
   const rec = {
     format: 'wolong-ort-latency', version: 1,
     model: job.entry.model, ort: ort.env.versions?.node || '1.30.0',
@@ -336,37 +288,32 @@ async function finish(job, opt, outDir) {
     min_us: Math.min(...job.times), mean_us: job.times.reduce((a, b) => a + b, 0) / job.times.length,
     cpu_wall_ratio_median: median(job.ratios),
     ...steady(job, opt),
-    interleaved: opt.interleave || opt.blocks,
-    ...(j => j.corrected ? {
-      drift_corrected_median_us: median(j.corrected),
-      drift_rounds: j.drift.rounds, drift_min: j.drift.min, drift_max: j.drift.max,
-    } : {})(job),
+    interleaved: opt.interleave,
+    ...(job.passMedians && job.passMedians.length > 1 ? { passes: job.passMedians.length, pass_medians_us: job.passMedians } : {}),
     host: hostInfo(), date: new Date().toISOString(),
   };
   const out = job.entry.out
     ? (path.isAbsolute(job.entry.out) ? job.entry.out : path.join(outDir, job.entry.out))
     : path.join(outDir, job.entry.model.replace(/^\/+/, '').replaceAll('/', '__').replace(/\.onnx$/, '.json'));
-  if (job.psession) {
-    rec.profiled_median_us = median(job.pcorrected || job.ptimes);
-    const p = profiledNodes(job);
-    rec.profiled_node_events = p.perRun;
-    writeProfile(out.replace(/\.json$/, '') + '.profile.json', rec, p.nodes);
-    await job.psession.release();
-    fs.rmSync(job.tmp, { recursive: true, force: true });
+  if (job.profile) {
+    rec.profiled_median_us = median(job.ptimes);
+    rec.profiled_node_events = job.profile.perRun;
+    writeProfile(out.replace(/\.json$/, '') + '.profile.json', rec, job.profile.nodes);
   }
-  await job.session.release();
   fs.writeFileSync(out, JSON.stringify(rec, null, 1) + '\n');
   return { out, rec };
 }
 
-function report(entry, r) {
-  const p = r.rec.profiled_median_us !== undefined ? `, profiled ${(r.rec.profiled_median_us / 1000).toFixed(4)} ms` : '';
-  console.log(`${entry.model}: ${(r.rec.median_us / 1000).toFixed(4)} ms median over ${r.rec.runs} runs (p10 ${(r.rec.p10_us / 1000).toFixed(4)}, p90 ${(r.rec.p90_us / 1000).toFixed(4)})${p}`);
+// report prints one line per model measured (raw, before drift
+// correction): the progress a caller shows.
+function report(j) {
+  const p = j.ptimes.length ? `, profiled ${(median(j.ptimes) / 1000).toFixed(4)} ms` : '';
+  console.log(`${j.entry.model}: ${(median(j.times) / 1000).toFixed(4)} ms median over ${j.times.length} runs (p10 ${(quantile(j.times, 0.1) / 1000).toFixed(4)}, p90 ${(quantile(j.times, 0.9) / 1000).toFixed(4)})${p}`);
 }
 
 async function main() {
   const argv = process.argv.slice(2);
-  const opt = { runs: 300, warmup: 20, maxSeconds: 5, threads: 1, level: 'disabled', profiled: false, interleave: false, blocks: false, blockMs: 5 };
+  const opt = { runs: 300, warmup: 20, warmupMs: 200, maxSeconds: 5, threads: 1, level: 'disabled', profiled: false, interleave: false, passes: 1 };
   const models = [];
   let outDir = null, spec = null;
   for (let i = 0; i < argv.length; i++) {
@@ -378,14 +325,14 @@ async function main() {
     else if (a === '--level') opt.level = argv[++i];
     else if (a === '--profiled') opt.profiled = true;
     else if (a === '--interleave') opt.interleave = true;
-    else if (a === '--blocks') opt.blocks = true;
-    else if (a === '--block-ms') opt.blockMs = Number(argv[++i]);
+    else if (a === '--warmup-ms') opt.warmupMs = Number(argv[++i]);
+    else if (a === '--passes') opt.passes = Math.max(1, Number(argv[++i]));
     else if (a === '--spec') spec = argv[++i];
     else if (outDir === null) outDir = a;
     else models.push(a);
   }
   if (!outDir) {
-    console.error('usage: node measure.mjs OUTDIR [--runs N] [--warmup W] [--max-seconds S] [--threads T] [--level L] [--profiled] [--interleave | --blocks [--block-ms B]] [--spec SPEC.json] [MODEL.onnx ...]');
+    console.error('usage: node measure.mjs OUTDIR [--runs N] [--warmup W] [--max-seconds S] [--threads T] [--level L] [--profiled] [--warmup-ms MS] [--interleave | --passes P] [--spec SPEC.json] [MODEL.onnx ...]');
     process.exit(2);
   }
   fs.mkdirSync(outDir, { recursive: true });
@@ -399,28 +346,41 @@ async function main() {
   }
   ort.env.logLevel = 'error';
   let failed = 0;
-  if (opt.interleave || opt.blocks) {
+  const fail = (e, err) => { failed++; console.log(`${e.model}: ERROR ${String(err?.message ?? err).split('\n')[0]}`); };
+  if (opt.interleave) {
     const jobs = [];
     for (const e of entries) {
-      try { jobs.push(await prepare(e, opt)); } catch (err) { failed++; console.log(`${e.model}: ERROR ${String(err?.message ?? err).split('\n')[0]}`); }
+      try { jobs.push(await prepare(e, opt)); } catch (err) { fail(e, err); }
     }
     try {
-      let done = jobs;
-      if (opt.blocks) {
-        done = await measureBlocks(jobs, opt);
-        failed += jobs.length - done.length;
-      } else await measure(jobs, opt);
-      for (const j of done) report(j.entry, await finish(j, opt, outDir));
+      await measure(jobs, opt);
+      for (const j of jobs) { await collect(j); report(j); write(j, opt, outDir); }
     } catch (err) { failed = entries.length; console.log(`interleaved run: ERROR ${String(err?.message ?? err).split('\n')[0]}`); }
   } else {
-    for (const e of entries) {
-      try {
-        const j = await prepare(e, opt);
-        await measure([j], opt);
-        report(e, await finish(j, opt, outDir));
-      } catch (err) {
-        failed++;
-        console.log(`${e.model}: ERROR ${String(err?.message ?? err).split('\n')[0]}`);
+    // one model at a time, as people run it; with several passes, every
+    // model's session stays open and the passes go over all the models in
+    // turn (the profiled runs in the last), and the pass with the lowest
+    // median counts
+    const live = [];
+    for (let p = 0; p < opt.passes; p++) {
+      const last = p === opt.passes - 1;
+      for (const [i, e] of entries.entries()) {
+        try {
+          if (p === 0) live[i] = await prepare(e, opt);
+          const j = live[i];
+          if (!j) continue;
+          await measureOne(j, opt, last);
+          if (!last) console.log(`${e.model}: pass ${p + 1} of ${opt.passes}: ${(median(j.passes[p].times) / 1000).toFixed(4)} ms median over ${j.passes[p].times.length} runs`);
+          if (last) {
+            choosePass(j);
+            await collect(j);
+            report(j);
+            write(j, opt, outDir);
+          }
+        } catch (err) {
+          if (live[i]) { live[i].session.release().catch(() => {}); live[i] = null; }
+          fail(e, err);
+        }
       }
     }
   }

@@ -1,0 +1,174 @@
+package modelgen
+
+// This file generates the calibration suite's transformer and recurrent
+// models beyond the generic ones: the fused operators ONNX Runtime's
+// exporters and optimizers emit (com.microsoft Attention,
+// MultiHeadAttention, SkipLayerNormalization, FastGelu, BiasGelu), the
+// standard Attention of opset 23, and recurrent layers as speech and VAD
+// models use them (bidirectional, with states passed in and out, one step
+// at a time). Small sizes on purpose: for a decoder step or a wake-word
+// model, their fixed cost per call is most of their time.
+
+import (
+	"fmt"
+
+	"github.com/wolong-dev/wolong/ir"
+)
+
+// msDomain is ONNX Runtime's contrib-op domain.
+const msDomain = "com.microsoft"
+
+// OpDomain adds a node of op in domain with n outputs (importing the
+// domain at version 1 when the model does not yet).
+func (b *Builder) OpDomain(domain, op string, n int, inputs []*ir.Value, attrs ...*ir.Attr) []*ir.Value {
+	have := false
+	for _, o := range b.M.Opsets {
+		have = have || o.Domain == domain
+	}
+	if !have {
+		b.M.Opsets = append(b.M.Opsets, ir.OpsetID{Domain: domain, Version: 1})
+	}
+	k := b.count[op]
+	b.count[op]++
+	name := fmt.Sprintf("%s_%d", op, k)
+	outs := make([]string, n)
+	for i := range outs {
+		outs[i] = fmt.Sprintf("%s_out%d", name, i)
+	}
+	return b.G.AddNode(op, domain, name, inputs, outs, attrs...).Outputs
+}
+
+// transformerSuite adds the attention, contrib and recurrent models.
+func transformerSuite(add func(group, name string, two bool, m *ir.Model)) {
+	for _, c := range []struct{ seq, hidden, heads int64 }{{1, 64, 4}, {16, 64, 4}, {64, 128, 4}, {128, 256, 8}} {
+		add("attention", fmt.Sprintf("Attention_%dx%dh%d", c.seq, c.hidden, c.heads), false, msAttentionChain(c.seq, c.hidden, c.heads))
+	}
+	for _, c := range []struct{ seq, hidden, heads int64 }{{16, 64, 4}, {64, 256, 8}} {
+		add("attention", fmt.Sprintf("MultiHeadAttention_%dx%dh%d", c.seq, c.hidden, c.heads), false, mhaChain(c.seq, c.hidden, c.heads))
+	}
+	for _, c := range []struct{ heads, seq, dim int64 }{{4, 16, 16}, {8, 64, 32}} {
+		add("attention", fmt.Sprintf("Attention23_h%dx%dx%d", c.heads, c.seq, c.dim), false, onnxAttentionChain(c.heads, c.seq, c.dim))
+	}
+	for _, c := range []struct{ rows, cols int64 }{{1, 64}, {16, 256}, {128, 768}} {
+		add("norm", fmt.Sprintf("SkipLayerNorm_%dx%d", c.rows, c.cols), false, skipLayerNormChain(c.rows, c.cols))
+	}
+	for _, n := range []int64{256, 1 << 14, 1 << 18} {
+		add("elementwise", fmt.Sprintf("FastGelu_%d", n), false, biasActChain("FastGelu", n))
+		add("elementwise", fmt.Sprintf("BiasGelu_%d", n), false, biasActChain("BiasGelu", n))
+	}
+	add("rnn", "lstm_bidi_8x1x64x64", false, rnnBidi("LSTM", 8, 64, 64))
+	add("rnn", "gru_bidi_16x1x32x32", false, rnnBidi("GRU", 16, 32, 32))
+	add("rnn", "lstm_state_1x1x257x128", false, lstmStep(257, 128))
+	add("rnn", "lstm_state_1x1x64x64", false, lstmStep(64, 64))
+}
+
+// msAttentionChain is two com.microsoft Attention layers over [1, seq,
+// hidden] (QKV projection inside the op).
+func msAttentionChain(seq, hidden, heads int64) *ir.Model {
+	b := New(fmt.Sprintf("ms_attention_%dx%d", seq, hidden), suiteOpset)
+	h := b.Input("x", ir.Float32, 1, int(seq), int(hidden))
+	for i := 0; i < 2; i++ {
+		h = b.OpDomain(msDomain, "Attention", 1, []*ir.Value{h, b.Weight(fmt.Sprintf("w%d", i), hidden, 3*hidden), b.Weight(fmt.Sprintf("b%d", i), 3*hidden)},
+			Int("num_heads", heads))[0]
+	}
+	h.Name = "y"
+	b.Output(h)
+	return b.Model()
+}
+
+// mhaChain is two com.microsoft MultiHeadAttention layers: the output
+// queries the same keys and values again.
+func mhaChain(seq, hidden, heads int64) *ir.Model {
+	b := New(fmt.Sprintf("mha_%dx%d", seq, hidden), suiteOpset)
+	q := b.Input("q", ir.Float32, 1, int(seq), int(hidden))
+	k := b.Input("k", ir.Float32, 1, int(seq), int(hidden))
+	v := b.Input("v", ir.Float32, 1, int(seq), int(hidden))
+	for i := 0; i < 2; i++ {
+		q = b.OpDomain(msDomain, "MultiHeadAttention", 1, []*ir.Value{q, k, v}, Int("num_heads", heads))[0]
+	}
+	q.Name = "y"
+	b.Output(q)
+	return b.Model()
+}
+
+// onnxAttentionChain is two opset-23 Attention ops over [1, heads, seq,
+// dim] queries, keys and values.
+func onnxAttentionChain(heads, seq, dim int64) *ir.Model {
+	b := New(fmt.Sprintf("attention23_%dx%dx%d", heads, seq, dim), 23)
+	q := b.Input("q", ir.Float32, 1, int(heads), int(seq), int(dim))
+	k := b.Input("k", ir.Float32, 1, int(heads), int(seq), int(dim))
+	v := b.Input("v", ir.Float32, 1, int(heads), int(seq), int(dim))
+	for i := 0; i < 2; i++ {
+		q = b.Op("Attention", []*ir.Value{q, k, v})
+	}
+	q.Name = "y"
+	b.Output(q)
+	return b.Model()
+}
+
+// skipLayerNormChain is repeat com.microsoft SkipLayerNormalization ops
+// over [1, rows, cols], each adding the same skip input.
+func skipLayerNormChain(rows, cols int64) *ir.Model {
+	b := New(fmt.Sprintf("skip_layernorm_%dx%d", rows, cols), suiteOpset)
+	h := b.Input("x", ir.Float32, 1, int(rows), int(cols))
+	skip := b.Input("skip", ir.Float32, 1, int(rows), int(cols))
+	for i := 0; i < repeat; i++ {
+		h = b.OpDomain(msDomain, "SkipLayerNormalization", 1, []*ir.Value{h, skip, b.Weight(fmt.Sprintf("g%d", i), cols), b.Weight(fmt.Sprintf("b%d", i), cols), b.Weight(fmt.Sprintf("bias%d", i), cols)},
+			Float("epsilon", 1e-5))[0]
+	}
+	h.Name = "y"
+	b.Output(h)
+	return b.Model()
+}
+
+// biasActChain is repeat com.microsoft FastGelu or BiasGelu ops (input
+// plus a bias, then the activation) over [1, n/256, 256].
+func biasActChain(op string, n int64) *ir.Model {
+	b := New(fmt.Sprintf("%s_%d", op, n), suiteOpset)
+	h := b.Input("x", ir.Float32, 1, int(n/256), 256)
+	for i := 0; i < repeat; i++ {
+		h = b.OpDomain(msDomain, op, 1, []*ir.Value{h, b.Weight(fmt.Sprintf("bias%d", i), 256)})[0]
+	}
+	h.Name = "y"
+	b.Output(h)
+	return b.Model()
+}
+
+// rnnBidi is a bidirectional LSTM or GRU over [seq, 1, input] returning
+// its whole output sequence.
+func rnnBidi(op string, seq, input, hidden int64) *ir.Model {
+	b := New(fmt.Sprintf("%s_bidi_%dx%dx%d", op, seq, input, hidden), suiteOpset)
+	x := b.Input("x", ir.Float32, int(seq), 1, int(input))
+	gates := int64(4)
+	if op == "GRU" {
+		gates = 3
+	}
+	outs := b.OpN(op, 2, []*ir.Value{x, b.Weight("W", 2, gates*hidden, input), b.Weight("R", 2, gates*hidden, hidden), b.Weight("B", 2, 2*gates*hidden)},
+		Int("hidden_size", hidden), Str("direction", "bidirectional"))
+	outs[0].Name = "y"
+	b.Output(outs[0])
+	return b.Model()
+}
+
+// lstmStep is two stacked one-step LSTMs whose states come in and go out
+// as graph inputs and outputs, as a streaming speech model runs them
+// (DTLN, VAD).
+func lstmStep(input, hidden int64) *ir.Model {
+	b := New(fmt.Sprintf("lstm_step_%dx%d", input, hidden), suiteOpset)
+	x := b.Input("x", ir.Float32, 1, 1, int(input))
+	var outs []*ir.Value
+	in := input
+	for i := 0; i < 2; i++ {
+		h0 := b.Input(fmt.Sprintf("h%d", i), ir.Float32, 1, 1, int(hidden))
+		c0 := b.Input(fmt.Sprintf("c%d", i), ir.Float32, 1, 1, int(hidden))
+		o := b.OpN("LSTM", 3, []*ir.Value{x, b.Weight(fmt.Sprintf("W%d", i), 1, 4*hidden, in), b.Weight(fmt.Sprintf("R%d", i), 1, 4*hidden, hidden),
+			b.Weight(fmt.Sprintf("B%d", i), 1, 8*hidden), nil, h0, c0}, Int("hidden_size", hidden))
+		o[1].Name, o[2].Name = fmt.Sprintf("h%d_out", i), fmt.Sprintf("c%d_out", i)
+		outs = append(outs, o[1], o[2])
+		x = b.Op("Squeeze", []*ir.Value{o[0], b.ConstI(fmt.Sprintf("ax%d", i), []int64{1}, 1)})
+		in = hidden
+	}
+	x.Name = "y"
+	b.Output(append([]*ir.Value{x}, outs...)...)
+	return b.Model()
+}

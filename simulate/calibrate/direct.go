@@ -1,0 +1,399 @@
+package calibrate
+
+// This file implements the direct fit of a CPU hardware file to unprofiled
+// end-to-end runs: what a user measures, and the only timing that does not
+// carry a profiler's own cost.
+//
+// A run's time is the runtime's host costs (per run, per view node, per MB
+// of outputs returned) plus its kernels' times. Given the host costs, what
+// is left of a run's measured time is its kernel time; it is shared among
+// the run's kernels in proportion to their profiled times when a profile
+// gives them (the profiler's cost then largely cancels: it is a split, not
+// a time), else to their predicted times. Each op type is then fitted on its
+// own (fixed time per call, compute and memory fraction of peak) against
+// the kernel times it got in every run, pulled toward its class; each
+// class takes the median of its ops (for ops no run measured); and the host
+// costs are refitted to the runs. A few rounds of the two steps settle.
+//
+// With one-op chains at several sizes, each op's parameters are set by its
+// own runs alone, so a noisy run moves one op, not the whole file.
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"sort"
+
+	"github.com/wolong-dev/wolong/ir"
+	"github.com/wolong-dev/wolong/simulate/cost"
+	"github.com/wolong-dev/wolong/simulate/hw"
+)
+
+// DirectRun is one measured run for FitDirect.
+type DirectRun struct {
+	Label string
+	Model *ir.Model
+	Us    float64      // measured end-to-end time, unprofiled, µs
+	Opt   cost.Options // how the runtime ran it (NoFold: every node)
+	// Split, when set, gives the profiled time of the run's kernel nodes
+	// (µs, the profiler's own cost taken off): how the run's kernel time
+	// is shared among them. Nodes it lacks are split by predicted time.
+	Split map[*ir.Node]float64
+	// HeldOut runs are only predicted, not fitted on.
+	HeldOut bool
+}
+
+// DirectOptions steer FitDirect.
+type DirectOptions struct {
+	Name string
+	// Rounds of attribution and fit (default 4).
+	Rounds int
+	// Prior is the pull of an op's parameters toward its class's, in
+	// squared log units per unit of run weight (default 0.05).
+	Prior float64
+}
+
+// DirectResult is a direct fit.
+type DirectResult struct {
+	HW      *hw.Hardware
+	Ops     []OpFit // ops fitted on their own, sorted; N: runs they were measured in
+	Classes []ClassFit
+	Host    []HostFit
+}
+
+// directHost are the host parameters FitDirect fits (and the cache
+// bandwidth, which sets how much faster a tensor in cache streams than one
+// in memory for every op); dispatch per node and launch are folded into
+// the ops' fixed times and set to zero.
+var directHost = []struct {
+	name  string
+	field func(*hw.Hardware) *float64
+}{
+	{"run_overhead_us", func(h *hw.Hardware) *float64 { return &h.RunOverheadUs }},
+	{"free_node_us", func(h *hw.Hardware) *float64 { return &h.FreeNodeUs }},
+	{"output_us_per_mb", func(h *hw.Hardware) *float64 { return &h.OutputUsPerMB }},
+	{"alloc_us_per_mb", func(h *hw.Hardware) *float64 { return &h.AllocUsPerMB }},
+	{"subgraph_us", func(h *hw.Hardware) *float64 { return &h.SubgraphUs }},
+	{"cache_bandwidth_gbs", func(h *hw.Hardware) *float64 { return &h.CacheBandwidthGBs }},
+}
+
+// FitDirect fits base (a CPU preset) to runs. base is not changed.
+func FitDirect(base *hw.Hardware, runs []DirectRun, opt DirectOptions) (*DirectResult, error) {
+	if base.Kind != "cpu" {
+		return nil, fmt.Errorf("calibrate: the direct fit is for CPU hardware")
+	}
+	if opt.Rounds <= 0 {
+		opt.Rounds = 4
+	}
+	if opt.Prior <= 0 {
+		opt.Prior = 0.05
+	}
+	var fit []DirectRun
+	for _, r := range runs {
+		if !(r.Us > 0) || math.IsInf(r.Us, 0) {
+			return nil, fmt.Errorf("calibrate: %s: bad measured time %v", r.Label, r.Us)
+		}
+		if !r.HeldOut {
+			fit = append(fit, r)
+		}
+	}
+	if len(fit) == 0 {
+		return nil, fmt.Errorf("calibrate: no runs to fit")
+	}
+	h := base.Clone()
+	if opt.Name != "" {
+		h.Name = opt.Name
+	}
+	h.DispatchUs, h.LaunchUs, h.KernelOverheadUs = 0, 0, 0
+	if h.AllocMinMB == 0 {
+		h.AllocMinMB = 1
+	}
+	if h.AllocUsPerMB == 0 {
+		h.AllocUsPerMB = 10
+	}
+	if h.SubgraphUs == 0 {
+		h.SubgraphUs = 1
+	}
+	h.Efficiency.Ops = map[string]hw.ClassEfficiency{}
+	res := &DirectResult{HW: h}
+	before := make([]float64, len(directHost))
+	for i, p := range directHost {
+		before[i] = *p.field(base)
+	}
+	var counts map[string]int
+	opClass := map[string]string{} // each op's class, as the cost model gives it
+	for round := 0; round < opt.Rounds; round++ {
+		fitDirectHost(h, fit)
+		obs := attribute(h, fit, opClass)
+		counts = fitDirectOps(h, obs, opClass, opt.Prior)
+		classMedians(h, base, opClass)
+	}
+	fitDirectHost(h, fit)
+	normalizeMemory(h)
+	h.MemoryBandwidthGBs, h.CacheBandwidthGBs = round4(h.MemoryBandwidthGBs), round4(h.CacheBandwidthGBs)
+	for i, p := range directHost {
+		*p.field(h) = round4(*p.field(h))
+		res.Host = append(res.Host, HostFit{Name: p.name, Before: before[i], After: *p.field(h)})
+	}
+	ops := make([]string, 0, len(h.Efficiency.Ops))
+	for op := range h.Efficiency.Ops {
+		ops = append(ops, op)
+	}
+	sort.Strings(ops)
+	for _, op := range ops {
+		e := h.Efficiency.Ops[op]
+		e.Compute, e.Memory, e.OverheadUs = round4(e.Compute), round4(e.Memory), round4(e.OverheadUs)
+		h.Efficiency.Ops[op] = e
+		res.Ops = append(res.Ops, OpFit{Op: op, Class: opClass[op], N: counts[op], After: e})
+	}
+	for _, c := range h.Efficiency.Classes() {
+		res.Classes = append(res.Classes, ClassFit{Class: c.Name, Before: base.Efficiency.Class(c.Name), After: c.Eff})
+	}
+	if err := h.Validate(); err != nil {
+		return nil, fmt.Errorf("calibrate: fitted hardware is invalid: %v", err)
+	}
+	return res, nil
+}
+
+// directObs is one kernel's share of a run's kernel time.
+type directObs struct {
+	cost   cost.Cost
+	us     float64 // the kernel's time, µs
+	weight float64 // its share of its run's kernel time
+	run    int
+}
+
+// PredictRun predicts r's end-to-end time on h, µs.
+func PredictRun(h *hw.Hardware, r DirectRun) float64 {
+	return predictRun(h, Run{Model: r.Model, Opt: r.Opt})
+}
+
+// attribute shares each run's measured kernel time (its time less the
+// host costs and the nodes that are not kernels of one op) among its
+// kernel nodes.
+func attribute(h *hw.Hardware, runs []DirectRun, opClass map[string]string) map[string][]directObs {
+	obs := map[string][]directObs{}
+	for i, r := range runs {
+		cm := cost.New(h, r.Model, r.Opt)
+		type kn struct {
+			n     *ir.Node
+			e     cost.Estimate
+			share float64
+		}
+		var ks []kn
+		var kernelPred, splitSum float64
+		for _, n := range r.Model.Graph.Nodes {
+			e := cm.Node(n)
+			if !usable(e) || e.Cost.Op == "" {
+				continue
+			}
+			w := e.DeviceS * 1e6
+			if s, ok := r.Split[n]; ok && s > 0 {
+				w = s
+			}
+			ks = append(ks, kn{n, e, w})
+			kernelPred += (e.DeviceS + e.HostS) * 1e6
+			splitSum += w
+		}
+		if len(ks) == 0 || splitSum <= 0 {
+			continue
+		}
+		rest := predictRun(h, Run{Model: r.Model, Opt: r.Opt}) - kernelPred
+		kernel := r.Us - rest
+		if kernel <= 0.05*r.Us {
+			continue // the host costs already account for the run
+		}
+		for _, k := range ks {
+			share := k.share / splitSum
+			opClass[k.e.Cost.Op] = string(k.e.Cost.Class)
+			obs[k.e.Cost.Op] = append(obs[k.e.Cost.Op], directObs{cost: k.e.Cost, us: kernel * share, weight: share, run: i})
+		}
+	}
+	return obs
+}
+
+// fitDirectOps fits every op with observations to them, pulled toward its
+// class; it returns how many runs measured each op.
+func fitDirectOps(h *hw.Hardware, obs map[string][]directObs, opClass map[string]string, prior float64) map[string]int {
+	counts := map[string]int{}
+	ops := make([]string, 0, len(obs))
+	for op := range obs {
+		ops = append(ops, op)
+	}
+	sort.Strings(ops)
+	for _, op := range ops {
+		obsOp := obs[op]
+		runs := map[int]bool{}
+		var w float64
+		for _, o := range obsOp {
+			runs[o.run] = true
+			w += o.weight
+		}
+		counts[op] = len(runs)
+		if w < 0.2 {
+			continue // never more than a fifth of a run: its class serves
+		}
+		class := opClass[op]
+		start, ok := h.Efficiency.Ops[op]
+		if !ok {
+			start = h.Efficiency.Class(class)
+		}
+		anchor := h.Efficiency.Class(class)
+		h.Efficiency.Ops[op] = fitDirectOp(h, op, anchor, start, obsOp, prior)
+		if os.Getenv("WOLONG_DEBUG_OP") == op {
+			cm := cost.New(h, nil, cost.Options{})
+			for _, o := range obs[op] {
+				fmt.Fprintf(os.Stderr, "%s run %d share %.2f attributed %.2f predicted %.2f bytes %.0f flops %.0f\n", op, o.run, o.weight, o.us, cm.Time(o.cost).DeviceS*1e6, o.cost.Bytes, o.cost.FLOPs)
+			}
+			fmt.Fprintf(os.Stderr, "%s %+v\n", op, h.Efficiency.Ops[op])
+		}
+	}
+	return counts
+}
+
+// encodeEff maps an efficiency to the fit's unbounded space.
+func encodeEff(e hw.ClassEfficiency) []float64 {
+	return []float64{logit(e.Compute), math.Log(math.Max(e.Memory, 1e-4)), math.Log(math.Max(e.OverheadUs, minOverheadUs))}
+}
+
+// decodeEff is encodeEff's inverse. The memory fraction may exceed 1 in
+// the fit (tensors in cache stream faster than the preset's bandwidth);
+// normalizeMemory brings it back into (0, 1].
+func decodeEff(x []float64) hw.ClassEfficiency {
+	return hw.ClassEfficiency{Compute: logistic(x[0]), Memory: math.Min(maxMemoryFraction, math.Exp(x[1])), OverheadUs: math.Exp(x[2])}
+}
+
+// maxMemoryFraction bounds a memory fraction during the fit.
+const maxMemoryFraction = 16
+
+// normalizeMemory raises the bandwidths by the largest memory fraction
+// and divides every fraction by it: the same predictions, fractions in
+// (0, 1].
+func normalizeMemory(h *hw.Hardware) {
+	scale := 1.0
+	for _, c := range h.Efficiency.Classes() {
+		scale = math.Max(scale, c.Eff.Memory)
+	}
+	for _, e := range h.Efficiency.Ops {
+		scale = math.Max(scale, e.Memory)
+	}
+	if scale <= 1 {
+		return
+	}
+	h.MemoryBandwidthGBs *= scale
+	h.CacheBandwidthGBs *= scale
+	for _, c := range h.Efficiency.Classes() {
+		e := c.Eff
+		e.Memory /= scale
+		setClass(&h.Efficiency, c.Name, e)
+	}
+	for op, e := range h.Efficiency.Ops {
+		e.Memory /= scale
+		h.Efficiency.Ops[op] = e
+	}
+}
+
+// fitDirectOp fits one op: weighted log ratios of predicted to attributed
+// kernel times, and a pull of every parameter toward anchor's.
+func fitDirectOp(h *hw.Hardware, op string, anchor, start hw.ClassEfficiency, os []directObs, prior float64) hw.ClassEfficiency {
+	t := h.Clone()
+	xa := encodeEff(anchor)
+	resid := func(x, r []float64) []float64 {
+		r = r[:0]
+		t.Efficiency.Ops[op] = decodeEff(x)
+		cm := cost.New(t, nil, cost.Options{})
+		for _, o := range os {
+			p := cm.Time(o.cost).DeviceS * 1e6
+			r = append(r, math.Sqrt(o.weight)*(math.Log(math.Max(p, 0.01))-math.Log(math.Max(o.us, 0.01))))
+		}
+		for i := range x {
+			r = append(r, math.Sqrt(prior)*(x[i]-xa[i]))
+		}
+		return r
+	}
+	ss := func(x []float64) float64 {
+		var v float64
+		for _, r := range resid(x, nil) {
+			v += r * r
+		}
+		return v
+	}
+	// the max() of compute and memory time makes the loss piecewise: start
+	// from the current value and a fixed grid, keep the best
+	starts := [][]float64{encodeEff(start), xa}
+	for _, c := range []float64{0.05, 0.3, 0.8} {
+		for _, m := range []float64{0.1, 0.5} {
+			for _, o := range []float64{0.3, 3} {
+				starts = append(starts, encodeEff(hw.ClassEfficiency{Compute: c, Memory: m, OverheadUs: o}))
+			}
+		}
+	}
+	var best []float64
+	bestV := math.Inf(1)
+	for _, st := range starts {
+		x := levmar(resid, st)
+		if v := ss(x); v < bestV {
+			best, bestV = x, v
+		}
+	}
+	return decodeEff(best)
+}
+
+// classMedians sets each class with fitted ops to the median of their
+// parameters (in the fit's space): what an op no run measured gets.
+func classMedians(h, base *hw.Hardware, opClass map[string]string) {
+	byClass := map[string][][]float64{}
+	for op, e := range h.Efficiency.Ops {
+		c := opClass[op]
+		byClass[c] = append(byClass[c], encodeEff(e))
+	}
+	for _, c := range base.Efficiency.Classes() {
+		xs := byClass[c.Name]
+		if len(xs) == 0 {
+			setClass(&h.Efficiency, c.Name, c.Eff)
+			continue
+		}
+		m := make([]float64, 3)
+		for i := range m {
+			col := make([]float64, len(xs))
+			for j, x := range xs {
+				col[j] = x[i]
+			}
+			sort.Float64s(col)
+			if n := len(col); n%2 == 1 {
+				m[i] = col[n/2]
+			} else {
+				m[i] = (col[n/2-1] + col[n/2]) / 2
+			}
+		}
+		setClass(&h.Efficiency, c.Name, decodeEff(m))
+	}
+}
+
+// fitDirectHost fits the host parameters to the runs' relative errors, the
+// ops held fixed.
+func fitDirectHost(h *hw.Hardware, runs []DirectRun) {
+	n := len(directHost)
+	x0 := make([]float64, n)
+	for i, p := range directHost {
+		x0[i] = math.Log(math.Max(*p.field(h), 0.01))
+	}
+	set := func(x []float64) {
+		for i, p := range directHost {
+			*p.field(h) = math.Exp(x[i])
+		}
+	}
+	resid := func(x, r []float64) []float64 {
+		set(x)
+		r = r[:0]
+		for _, run := range runs {
+			p := predictRun(h, Run{Model: run.Model, Opt: run.Opt})
+			r = append(r, (math.Log(math.Max(p, 0.01))-math.Log(run.Us))/math.Sqrt(float64(len(runs))))
+		}
+		for i := range x {
+			r = append(r, 0.01*(x[i]-x0[i]))
+		}
+		return r
+	}
+	set(levmar(resid, x0))
+}
