@@ -3,8 +3,10 @@ package cmd
 import (
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -34,6 +36,7 @@ type CalibrateOptions struct {
 	MaxSeconds float64 // --max-seconds per model
 	NoSave     bool    // --no-save: do not save in the user's config folder
 	Format     string
+	Fit        string // --fit direct|joint (CPU runs with latency records)
 }
 
 func newCalibrateCmd(env *Env) *cobra.Command {
@@ -42,14 +45,17 @@ func newCalibrateCmd(env *Env) *cobra.Command {
 		Use:   "calibrate",
 		Short: "Fit a hardware file's efficiency parameters to measured kernel times",
 		Long: `calibrate --host measures the machine it runs on and writes a hardware file
-for it: it generates about 130 small models (GEMM and conv shapes across the
-cache sizes, elementwise and reduction chains, data movement, views, chains
-of tiny kernels for the per-node host cost, a loop and an If, LSTM/GRU layers,
-small complete models), runs each in ONNX Runtime 1.30 on one thread and on
-two (unprofiled for the end-to-end targets, profiled alternately for the
-per-kernel split, with the profiler's own cost measured and taken out), fits
-the efficiencies and host times, and prints the fit's error on the models it
-was fitted on and on a held-back quarter. It needs Node.js and npm only: the
+for it: it generates about 190 small models (GEMM and conv shapes across the
+cache sizes, elementwise and reduction chains, data movement, views, a zoo of
+the ops small models run at tiny sizes, attention and ONNX Runtime's fused
+transformer ops, a loop, a Scan and an If, LSTM/GRU layers, small complete
+CNNs and transformers), runs each in ONNX Runtime 1.30 on one thread and on
+two (unprofiled for the end-to-end targets, the lower median of two passes;
+profiled afterwards to share each run's kernel time among its nodes, with
+the profiler's own cost measured and taken out), fits the host costs and
+each op's fixed time and speeds directly to the unprofiled runs (--fit), and
+prints the fit's error on the models it was fitted on and on a held-back
+quarter. It needs Node.js and npm only: the
 harness is installed once into the user's cache folder. The file is written
 with -o and saved in the user's config folder, where --hw NAME finds it
 (~/.config/wolong/hw/local.json on Linux; local-2t for two threads).
@@ -73,7 +79,16 @@ Measurements, any mix, each flag repeatable:
 
 A profile that does not match its model (unknown node names, another op type,
 missing nodes) is refused. It prints the fitted parameters and each op class's
-error before and after the fit.`,
+error before and after the fit.
+
+A profile written by bench/ort/latency.sh --profiled (NAME.profile.json)
+has its unprofiled latency record beside it (NAME.json): its median is the
+run's end-to-end target, as a user measures it (ONNX Runtime's profiler
+costs several microseconds per node), and the profiler's own cost inside
+kernel timings (the base file's fitted kernel_inflation_us) is taken off
+each profiled kernel. On a CPU such runs are fitted directly (--fit): the
+runs set every parameter, each profile only shares its run's kernel time
+among its nodes.`,
 		Example: `  wolong calibrate --host -o local.json          # then: wolong profile model.onnx --hw local
   wolong calibrate --host --threads 1 --keep suite/ ; wolong calibrate --host --from suite/ -o refit.json
   wolong calibrate --ort-profile prof/cnn__mnist.json --base cpu-1t -o cpu-fit.json
@@ -81,6 +96,9 @@ error before and after the fit.`,
   wolong profile model.onnx --hw cpu-fit.json`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(c *cobra.Command, args []string) error {
+			if opts.Fit != "direct" && opts.Fit != "joint" {
+				return Usagef("--fit %q: want direct or joint", opts.Fit)
+			}
 			if opts.Host {
 				return runCalibrateHost(env, opts)
 			}
@@ -98,6 +116,7 @@ error before and after the fit.`,
 	f.Float64Var(&opts.MaxSeconds, "max-seconds", 0.3, "with --host: measure each model for at most this long (`seconds`)")
 	f.BoolVar(&opts.NoSave, "no-save", false, "with --host: do not save the fit in the user's config folder (for --hw NAME)")
 	f.StringVar(&opts.Format, "format", "table", "with --host: output format, table or json")
+	f.StringVar(&opts.Fit, "fit", "direct", "how a CPU file is fitted to profiles with unprofiled latency records: `direct` (the runs set every parameter, profiles only split each run's kernel time) or joint (per-kernel fit, then a joint refinement)")
 	f.StringArrayVar(&opts.ORT, "ort-profile", nil, "ONNX Runtime profile `[MODEL.onnx=]FILE.json` (repeatable)")
 	f.StringArrayVar(&opts.Torch, "torch-trace", nil, "PyTorch profiler Chrome trace `FILE.json` (repeatable)")
 	f.StringArrayVar(&opts.Tables, "table", nil, "measured-op table `FILE.csv` (repeatable)")
@@ -248,8 +267,13 @@ func runCalibrate(env *Env, opts *CalibrateOptions) error {
 	}
 	var obs []calibrate.Obs
 	var runs []calibrate.Run
+	var direct []calibrate.DirectRun
 	var inputs []string
 	var skipped []string
+	inflation := 0.0
+	if base.Fitted != nil {
+		inflation = base.Fitted.KernelInflationUs
+	}
 	for _, arg := range opts.ORT {
 		pm, err := loadORTProfile(arg, "", opts.Models, ModelFlags{MaxMemory: "4GiB"})
 		if err != nil {
@@ -259,12 +283,37 @@ func runCalibrate(env *Env, opts *CalibrateOptions) error {
 		_, file := splitProfileArg(arg)
 		inputs = append(inputs, file, pm.Path)
 		copt := cost.Options{NoFold: pm.Profile.RunsEveryNode()}
-		o := calibrate.Observations(base, pm.Loaded.Model, pm.Pairs, copt, pm.Profile.RunUs)
-		obs = append(obs, o...)
-		if pm.Profile.RunUs > 0 && base.Kind == "cpu" {
-			runs = append(runs, calibrate.Run{Label: pm.Path, Model: pm.Loaded.Model, Us: pm.Profile.RunUs, Opt: copt})
+		runUs := pm.Profile.RunUs
+		lat := latencyBeside(file)
+		if lat != nil {
+			runUs = lat.TargetUs()
+			inputs = append(inputs, lat.Source)
 		}
-		fmt.Fprintf(env.Out, "%s: %d nodes matched in %s, %d kernels used\n", file, len(pm.Pairs), pm.Path, len(o))
+		o := calibrate.Observations(base, pm.Loaded.Model, pm.Pairs, copt, runUs)
+		if lat != nil {
+			for i := range o {
+				o[i].Us = math.Max(o[i].Us-inflation, 0.05*o[i].Us)
+			}
+		}
+		obs = append(obs, o...)
+		if runUs > 0 && base.Kind == "cpu" {
+			runs = append(runs, calibrate.Run{Label: pm.Path, Model: pm.Loaded.Model, Us: runUs, Opt: copt})
+			if lat != nil {
+				split := map[*ir.Node]float64{}
+				for _, p := range pm.Pairs {
+					split[p.Node] = math.Max(p.Sample.Us-inflation, 0.05*p.Sample.Us)
+				}
+				direct = append(direct, calibrate.DirectRun{Label: pm.Path, Model: pm.Loaded.Model, Us: runUs, Opt: copt, Split: split})
+			}
+		}
+		target := "the profiled run"
+		if lat != nil {
+			target = "unprofiled run " + lat.Source
+		}
+		fmt.Fprintf(env.Out, "%s: %d nodes matched in %s, %d kernels used; end to end: %s\n", file, len(pm.Pairs), pm.Path, len(o), target)
+	}
+	if opts.Fit == "direct" && base.Kind == "cpu" && len(direct) > 0 && len(direct) == len(opts.ORT) && len(opts.Torch)+len(opts.Tables) == 0 {
+		return calibrateDirect(env, opts, base, direct, inputs)
 	}
 	for _, file := range opts.Torch {
 		p, err := readProfile(file, calibrate.ParseTorch)
@@ -321,4 +370,68 @@ func writeFit(w io.Writer, r *calibrate.Result) {
 		fmt.Fprintf(w, "host: %s, fitted to %d end-to-end runs (MAPE %.1f%% > %.1f%%)\n",
 			strings.Join(ps, ", "), r.Runs, r.RunMAPEBefore, r.RunMAPEAfter)
 	}
+}
+
+// latencyBeside returns the unprofiled latency record beside a profile
+// written by the harness (NAME.json beside NAME.profile.json), or nil.
+func latencyBeside(profile string) *calibrate.Latency {
+	if !strings.HasSuffix(profile, ".profile.json") {
+		return nil
+	}
+	l, err := readLatency(strings.TrimSuffix(profile, ".profile.json") + ".json")
+	if err != nil {
+		return nil
+	}
+	return l
+}
+
+// calibrateDirect fits base to CPU runs with unprofiled targets
+// (calibrate.FitDirect), writes the file and prints the fit.
+func calibrateDirect(env *Env, opts *CalibrateOptions, base *hw.Hardware, runs []calibrate.DirectRun, inputs []string) error {
+	name := opts.Name
+	if name == "" {
+		name = base.Name + "-calibrated"
+	}
+	r, err := calibrate.FitDirect(base, runs, calibrate.DirectOptions{Name: name})
+	if err != nil {
+		return err
+	}
+	if err := safefile.Write(opts.Out, inputs, func(w io.Writer) error { return r.HW.WriteJSON(w) }); err != nil {
+		return fmt.Errorf("-o: %v", err)
+	}
+	var before, after []float64
+	for _, run := range runs {
+		m := run.Us
+		before = append(before, math.Abs(calibrate.PredictRun(base, run)-m)/m*100)
+		after = append(after, math.Abs(calibrate.PredictRun(r.HW, run)-m)/m*100)
+	}
+	fmt.Fprintf(env.Out, "\nfit of %s to %d unprofiled runs (direct): end-to-end MAPE %.1f%% with %s, %.1f%% fitted\n", r.HW.Name, len(runs), meanOf(before), base.Name, meanOf(after))
+	var hp []string
+	for _, p := range r.Host {
+		hp = append(hp, fmt.Sprintf("%s %.4g > %.4g", p.Name, p.Before, p.After))
+	}
+	fmt.Fprintf(env.Out, "host: %s\n", strings.Join(hp, ", "))
+	worst := make([]int, len(runs))
+	for i := range worst {
+		worst[i] = i
+	}
+	sort.SliceStable(worst, func(a, b int) bool { return after[worst[a]] > after[worst[b]] })
+	for _, i := range worst[:min(5, len(worst))] {
+		p := calibrate.PredictRun(r.HW, runs[i])
+		fmt.Fprintf(env.Out, "  largest error: %s: measured %.4g ms, fitted %.4g ms (%+.1f%%)\n", runs[i].Label, runs[i].Us/1e3, p/1e3, 100*(p-runs[i].Us)/runs[i].Us)
+	}
+	fmt.Fprintf(env.Out, "%d op types with efficiencies of their own\n", len(r.Ops))
+	fmt.Fprintf(env.Out, "wrote %s (use it with --hw %s)\n", opts.Out, opts.Out)
+	return nil
+}
+
+func meanOf(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	var s float64
+	for _, x := range xs {
+		s += x
+	}
+	return s / float64(len(xs))
 }

@@ -70,7 +70,7 @@ func runCalibrateHost(env *Env, opts *CalibrateOptions) error {
 	ho := hostOptions{threads: threads, format: format}
 	p := env.Progress
 	res, err := hostcal.Calibrate(context.Background(), hostcal.Options{
-		Name: opts.Name, Threads: ho.threads, Dir: opts.Keep, From: opts.From, MaxSeconds: opts.MaxSeconds,
+		Name: opts.Name, Threads: ho.threads, Dir: opts.Keep, From: opts.From, MaxSeconds: opts.MaxSeconds, Joint: opts.Fit == "joint",
 		Progress: func(done, total int, line string) {
 			p.Printf("calibrate --host: measured %d/%d: %s", done, total, line)
 		},

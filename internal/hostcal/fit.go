@@ -295,7 +295,7 @@ func fitDirect(res *FitResult, runs []*suiteRun, opt FitOptions, copt cost.Optio
 		}
 		drs = append(drs, calibrate.DirectRun{Label: r.mm.Name, Model: r.model, Us: r.lat.TargetUs(), Opt: copt, Split: split, HeldOut: r.heldOut})
 	}
-	dr, err := calibrate.FitDirect(opt.Base, drs, calibrate.DirectOptions{Name: opt.Name})
+	dr, err := calibrate.FitDirect(opt.Base, drs, calibrate.DirectOptions{Name: opt.Name, FixHost: opt.FixHost})
 	if err != nil {
 		return nil, err
 	}

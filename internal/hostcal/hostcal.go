@@ -26,6 +26,9 @@ type Options struct {
 	Progress   func(done, total int, line string)
 	// Now stamps the result (default time.Now).
 	Now func() time.Time
+	// Joint fits with calibrate.Fit's staged and joint fit instead of the
+	// direct fit (see FitOptions.Joint).
+	Joint bool
 }
 
 // Result is one fitted hardware file per thread count.
@@ -98,7 +101,7 @@ func Calibrate(ctx context.Context, opt Options) (*Result, error) {
 	base.Fitted = nil
 	for _, t := range opt.Threads {
 		name := opt.Name
-		fo := FitOptions{Base: base, Threads: t, Name: name}
+		fo := FitOptions{Base: base, Threads: t, Name: name, Joint: opt.Joint}
 		if t > 1 {
 			// the multi-thread suite has no host models: keep the one-thread
 			// host times, fit the kernels
@@ -148,8 +151,8 @@ func describe(f *FitResult, cpu hw.CPUInfo, threads int, man *Manifest, now time
 		Flags: cpu.Flags, OS: cpu.OS,
 		Runtime: "onnxruntime " + man.ORT + " (node, onnxruntime-node), graph optimizations disabled, sequential executor",
 		Date:    now.UTC().Format(time.RFC3339),
-		Method: fmt.Sprintf("%d generated models (GEMM, conv, elementwise, reduction, normalization, data movement, views, tiny-kernel chains, control flow, RNNs, small models); end-to-end targets: unprofiled medians of warm runs; kernel split: a profiled session run alternately, minus the profiler's %.2f us inside each kernel timing; every %d-th model held back",
-			n, f.KernelInflationUs, 4),
+		Method: fmt.Sprintf("%d generated models (GEMM, conv, depthwise, elementwise, reduction, normalization, data movement, views, a tiny-op zoo, attention and ONNX Runtime's fused ops, control flow, RNNs, small CNNs and transformers); end-to-end targets: unprofiled medians of warm runs, the lower of two passes; %s; every %d-th model held back",
+			n, fitMethod(f), 4),
 		Models:            n,
 		HeldOut:           heldOut(f),
 		ProfilerNodeUs:    round2(f.ProfilerNodeUs),
@@ -187,4 +190,12 @@ func sign(v float64) float64 {
 		return -1
 	}
 	return 1
+}
+
+// fitMethod says how f was fitted.
+func fitMethod(f *FitResult) string {
+	if f.Calib != nil && f.Calib.Joint {
+		return fmt.Sprintf("kernels fitted to profiled runs (the profiler's %.2f us inside each kernel timing taken off), then every parameter refined against the end-to-end runs", f.KernelInflationUs)
+	}
+	return fmt.Sprintf("fitted directly to the end-to-end runs: host costs, then each op's fixed time and speeds from the kernel time its runs leave, shared among a run's kernels by a profiled run (the profiler's %.2f us inside each kernel timing taken off)", f.KernelInflationUs)
 }

@@ -21,7 +21,6 @@ package calibrate
 import (
 	"fmt"
 	"math"
-	"os"
 	"sort"
 
 	"github.com/wolong-dev/wolong/ir"
@@ -46,11 +45,15 @@ type DirectRun struct {
 // DirectOptions steer FitDirect.
 type DirectOptions struct {
 	Name string
-	// Rounds of attribution and fit (default 4).
+	// Rounds of attribution and fit (default 12: by then a fit has
+	// settled to within a fraction of a percent).
 	Rounds int
 	// Prior is the pull of an op's parameters toward its class's, in
 	// squared log units per unit of run weight (default 0.05).
 	Prior float64
+	// FixHost keeps base's host parameters (for runs that cannot set
+	// them, such as a suite part without the host models).
+	FixHost bool
 }
 
 // DirectResult is a direct fit.
@@ -74,6 +77,8 @@ var directHost = []struct {
 	{"output_us_per_mb", func(h *hw.Hardware) *float64 { return &h.OutputUsPerMB }},
 	{"alloc_us_per_mb", func(h *hw.Hardware) *float64 { return &h.AllocUsPerMB }},
 	{"subgraph_us", func(h *hw.Hardware) *float64 { return &h.SubgraphUs }},
+	{"input_us", func(h *hw.Hardware) *float64 { return &h.InputUs }},
+	{"output_us", func(h *hw.Hardware) *float64 { return &h.OutputUs }},
 	{"cache_bandwidth_gbs", func(h *hw.Hardware) *float64 { return &h.CacheBandwidthGBs }},
 }
 
@@ -83,7 +88,7 @@ func FitDirect(base *hw.Hardware, runs []DirectRun, opt DirectOptions) (*DirectR
 		return nil, fmt.Errorf("calibrate: the direct fit is for CPU hardware")
 	}
 	if opt.Rounds <= 0 {
-		opt.Rounds = 4
+		opt.Rounds = 12
 	}
 	if opt.Prior <= 0 {
 		opt.Prior = 0.05
@@ -104,7 +109,9 @@ func FitDirect(base *hw.Hardware, runs []DirectRun, opt DirectOptions) (*DirectR
 	if opt.Name != "" {
 		h.Name = opt.Name
 	}
-	h.DispatchUs, h.LaunchUs, h.KernelOverheadUs = 0, 0, 0
+	if !opt.FixHost {
+		h.DispatchUs, h.LaunchUs, h.KernelOverheadUs = 0, 0, 0
+	}
 	if h.AllocMinMB == 0 {
 		h.AllocMinMB = 1
 	}
@@ -114,6 +121,12 @@ func FitDirect(base *hw.Hardware, runs []DirectRun, opt DirectOptions) (*DirectR
 	if h.SubgraphUs == 0 {
 		h.SubgraphUs = 1
 	}
+	if h.InputUs == 0 {
+		h.InputUs = 1
+	}
+	if h.OutputUs == 0 {
+		h.OutputUs = 1
+	}
 	h.Efficiency.Ops = map[string]hw.ClassEfficiency{}
 	res := &DirectResult{HW: h}
 	before := make([]float64, len(directHost))
@@ -122,13 +135,19 @@ func FitDirect(base *hw.Hardware, runs []DirectRun, opt DirectOptions) (*DirectR
 	}
 	var counts map[string]int
 	opClass := map[string]string{} // each op's class, as the cost model gives it
-	for round := 0; round < opt.Rounds; round++ {
-		fitDirectHost(h, fit)
-		obs := attribute(h, fit, opClass)
-		counts = fitDirectOps(h, obs, opClass, opt.Prior)
-		classMedians(h, base, opClass)
+	fitHost := func() {
+		if !opt.FixHost {
+			fitDirectHost(h, fit)
+		}
 	}
-	fitDirectHost(h, fit)
+	for round := 0; round < opt.Rounds; round++ {
+		fitHost()
+		obs := attribute(h, fit, opClass)
+		var weights map[string]float64
+		counts, weights = fitDirectOps(h, obs, opClass, opt.Prior)
+		classMedians(h, base, opClass, weights)
+	}
+	fitHost()
 	normalizeMemory(h)
 	h.MemoryBandwidthGBs, h.CacheBandwidthGBs = round4(h.MemoryBandwidthGBs), round4(h.CacheBandwidthGBs)
 	for i, p := range directHost {
@@ -214,8 +233,9 @@ func attribute(h *hw.Hardware, runs []DirectRun, opClass map[string]string) map[
 
 // fitDirectOps fits every op with observations to them, pulled toward its
 // class; it returns how many runs measured each op.
-func fitDirectOps(h *hw.Hardware, obs map[string][]directObs, opClass map[string]string, prior float64) map[string]int {
+func fitDirectOps(h *hw.Hardware, obs map[string][]directObs, opClass map[string]string, prior float64) (map[string]int, map[string]float64) {
 	counts := map[string]int{}
+	weights := map[string]float64{}
 	ops := make([]string, 0, len(obs))
 	for op := range obs {
 		ops = append(ops, op)
@@ -230,6 +250,7 @@ func fitDirectOps(h *hw.Hardware, obs map[string][]directObs, opClass map[string
 			w += o.weight
 		}
 		counts[op] = len(runs)
+		weights[op] = w
 		if w < 0.2 {
 			continue // never more than a fifth of a run: its class serves
 		}
@@ -240,15 +261,8 @@ func fitDirectOps(h *hw.Hardware, obs map[string][]directObs, opClass map[string
 		}
 		anchor := h.Efficiency.Class(class)
 		h.Efficiency.Ops[op] = fitDirectOp(h, op, anchor, start, obsOp, prior)
-		if os.Getenv("WOLONG_DEBUG_OP") == op {
-			cm := cost.New(h, nil, cost.Options{})
-			for _, o := range obs[op] {
-				fmt.Fprintf(os.Stderr, "%s run %d share %.2f attributed %.2f predicted %.2f bytes %.0f flops %.0f\n", op, o.run, o.weight, o.us, cm.Time(o.cost).DeviceS*1e6, o.cost.Bytes, o.cost.FLOPs)
-			}
-			fmt.Fprintf(os.Stderr, "%s %+v\n", op, h.Efficiency.Ops[op])
-		}
 	}
-	return counts
+	return counts, weights
 }
 
 // encodeEff maps an efficiency to the fit's unbounded space.
@@ -339,13 +353,19 @@ func fitDirectOp(h *hw.Hardware, op string, anchor, start hw.ClassEfficiency, os
 	return decodeEff(best)
 }
 
-// classMedians sets each class with fitted ops to the median of their
-// parameters (in the fit's space): what an op no run measured gets.
-func classMedians(h, base *hw.Hardware, opClass map[string]string) {
-	byClass := map[string][][]float64{}
+// classMedians sets each class with fitted ops to the weighted median of
+// their parameters (in the fit's space; each op weighs the share of run
+// time it was measured in, so a class's common op outweighs a rare one):
+// what an op no run measured gets.
+func classMedians(h, base *hw.Hardware, opClass map[string]string, weights map[string]float64) {
+	type wx struct {
+		x []float64
+		w float64
+	}
+	byClass := map[string][]wx{}
 	for op, e := range h.Efficiency.Ops {
 		c := opClass[op]
-		byClass[c] = append(byClass[c], encodeEff(e))
+		byClass[c] = append(byClass[c], wx{encodeEff(e), weights[op]})
 	}
 	for _, c := range base.Efficiency.Classes() {
 		xs := byClass[c.Name]
@@ -355,15 +375,18 @@ func classMedians(h, base *hw.Hardware, opClass map[string]string) {
 		}
 		m := make([]float64, 3)
 		for i := range m {
-			col := make([]float64, len(xs))
-			for j, x := range xs {
-				col[j] = x[i]
+			col := append([]wx(nil), xs...)
+			sort.Slice(col, func(a, b int) bool { return col[a].x[i] < col[b].x[i] })
+			var total, acc float64
+			for _, v := range col {
+				total += v.w
 			}
-			sort.Float64s(col)
-			if n := len(col); n%2 == 1 {
-				m[i] = col[n/2]
-			} else {
-				m[i] = (col[n/2-1] + col[n/2]) / 2
+			for _, v := range col {
+				acc += v.w
+				if acc >= total/2 {
+					m[i] = v.x[i]
+					break
+				}
 			}
 		}
 		setClass(&h.Efficiency, c.Name, decodeEff(m))

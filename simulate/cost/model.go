@@ -270,6 +270,16 @@ func OpKey(n *ir.Node) string {
 func (m *Model) RunS(g *ir.Graph) (before, after float64) {
 	h := m.HW
 	before = h.RunOverheadUs * 1e-6
+	if g != nil && (h.InputUs > 0 || h.OutputUs > 0) {
+		in := 0
+		for _, v := range g.Inputs {
+			if v.Const == nil { // an initializer listed as an input is not bound
+				in++
+			}
+		}
+		before += float64(in) * h.InputUs * 1e-6
+		after += float64(len(g.Outputs)) * h.OutputUs * 1e-6
+	}
 	if h.OutputUsPerMB > 0 && g != nil {
 		var b float64
 		for _, o := range g.Outputs {
@@ -277,7 +287,7 @@ func (m *Model) RunS(g *ir.Graph) (before, after float64) {
 				b += v
 			}
 		}
-		after = b / 1e6 * h.OutputUsPerMB * 1e-6
+		after += b / 1e6 * h.OutputUsPerMB * 1e-6
 	}
 	return before, after
 }
@@ -660,6 +670,9 @@ func (m *Model) Assumptions() []string {
 		h.LaunchUs, h.DispatchUs, h.KernelOverheadUs))
 	if h.RunOverheadUs > 0 || h.AllocUsPerMB > 0 || h.OutputUsPerMB > 0 {
 		a = append(a, fmt.Sprintf("host: %.3g us per inference run, %.3g us per MB of node outputs allocated, %.3g us per MB of graph outputs returned", h.RunOverheadUs, h.AllocUsPerMB, h.OutputUsPerMB))
+	}
+	if h.InputUs > 0 || h.OutputUs > 0 {
+		a = append(a, fmt.Sprintf("host: %.3g us per graph input bound and %.3g us per graph output returned in each run", h.InputUs, h.OutputUs))
 	}
 	if n := len(h.Efficiency.Ops); n > 0 {
 		a = append(a, fmt.Sprintf("%d op types have efficiencies of their own (measured by calibration): %s", n, strings.Join(opNames(h.Efficiency.Ops), ", ")))

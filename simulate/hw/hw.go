@@ -141,6 +141,11 @@ type Hardware struct {
 	// caller at the end of a run (a runtime's language binding copies them
 	// into fresh arrays). 0: not modelled. µs.
 	OutputUsPerMB float64 `json:"output_us_per_mb,omitempty"`
+	// InputUs and OutputUs are host time per graph input bound and per
+	// graph output returned in a run (a language binding wraps each in a
+	// tensor object of its own). 0: not modelled. µs.
+	InputUs  float64 `json:"input_us,omitempty"`
+	OutputUs float64 `json:"output_us,omitempty"`
 	// CacheBandwidthGBs is the bandwidth of the last-level cache (l2_mb):
 	// the part of a kernel's traffic that fits in it moves at this rate,
 	// the rest at memory_bandwidth_gbs. 0: no cache model (every byte at

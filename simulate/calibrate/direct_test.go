@@ -1,0 +1,140 @@
+package calibrate
+
+import (
+	"bytes"
+	"math"
+	"math/rand"
+	"sort"
+	"testing"
+
+	"github.com/wolong-dev/wolong/internal/modelgen"
+	"github.com/wolong-dev/wolong/ir"
+	"github.com/wolong-dev/wolong/simulate/cost"
+	"github.com/wolong-dev/wolong/simulate/hw"
+)
+
+// directTruth is a CPU unlike the cpu-1t preset: other host costs, other
+// fixed costs and speeds for a few ops.
+func directTruth(t *testing.T) (base, truth *hw.Hardware) {
+	t.Helper()
+	base, err := hw.Preset("cpu-1t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	truth = base.Clone()
+	truth.DispatchUs, truth.LaunchUs, truth.KernelOverheadUs = 0, 0, 0
+	truth.RunOverheadUs, truth.FreeNodeUs, truth.OutputUsPerMB, truth.AllocUsPerMB = 7, 0.4, 60, 20
+	truth.InputUs, truth.OutputUs, truth.SubgraphUs = 0.6, 3, 0.8
+	truth.Efficiency.Ops = map[string]hw.ClassEfficiency{
+		"Conv":   {Compute: 0.7, Memory: 0.5, OverheadUs: 1.5},
+		"MatMul": {Compute: 0.9, Memory: 0.6, OverheadUs: 0.8},
+		"Add":    {Compute: 0.3, Memory: 0.8, OverheadUs: 0.4},
+		"Relu":   {Compute: 0.3, Memory: 0.9, OverheadUs: 0.3},
+		"Gemm":   {Compute: 0.85, Memory: 0.6, OverheadUs: 1.1},
+	}
+	return base, truth
+}
+
+// directRuns are the calibration suite's runs as truth predicts them
+// (times 1 +- noise); every fourth held out.
+func directRuns(t *testing.T, truth *hw.Hardware, noise float64, seed int64) []DirectRun {
+	t.Helper()
+	rng := rand.New(rand.NewSource(seed))
+	var runs []DirectRun
+	for i, s := range modelgen.CalibrationSuite() {
+		if s.Group == "model" && i%3 != 0 {
+			continue // a few complete models are enough, and keep the test fast
+		}
+		ir.InferModel(s.Model, ir.InferOptions{})
+		r := DirectRun{Label: s.Name, Model: s.Model, Opt: cost.Options{NoFold: true}, HeldOut: i%4 == 3}
+		r.Us = PredictRun(truth, r) * (1 + noise*(2*rng.Float64()-1))
+		runs = append(runs, r)
+	}
+	return runs
+}
+
+func mapeOf(h *hw.Hardware, runs []DirectRun, heldOut bool) float64 {
+	var s float64
+	n := 0
+	for _, r := range runs {
+		if r.HeldOut != heldOut {
+			continue
+		}
+		s += math.Abs(PredictRun(h, r)/r.Us - 1)
+		n++
+	}
+	return 100 * s / float64(n)
+}
+
+// TestFitDirectRecovers: runs that a known CPU predicts exactly are fitted
+// to within a few percent, on the runs fitted on and on those held out; the
+// host costs come back; the same input gives the same file.
+func TestFitDirectRecovers(t *testing.T) {
+	base, truth := directTruth(t)
+	runs := directRuns(t, truth, 0, 1)
+	r, err := FitDirect(base, runs, DirectOptions{Name: "fit"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	train, held := mapeOf(r.HW, runs, false), mapeOf(r.HW, runs, true)
+	t.Logf("exact runs: MAPE %.2f%% fitted on, %.2f%% held out; host %+v", train, held, r.Host)
+	if train > 3 || held > 6 {
+		t.Errorf("MAPE %.2f%% fitted on, %.2f%% held out: want <= 3%% and <= 6%%", train, held)
+	}
+	for _, c := range []struct {
+		name      string
+		got, want float64
+	}{
+		{"run_overhead_us", r.HW.RunOverheadUs, truth.RunOverheadUs},
+		{"output_us", r.HW.OutputUs, truth.OutputUs},
+	} {
+		if math.Abs(c.got/c.want-1) > 0.25 {
+			t.Errorf("%s = %.3g, truth %.3g", c.name, c.got, c.want)
+		}
+	}
+	again, err := FitDirect(base, runs, DirectOptions{Name: "fit"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a, b bytes.Buffer
+	if err := r.HW.WriteJSON(&a); err != nil {
+		t.Fatal(err)
+	}
+	if err := again.HW.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a.Bytes(), b.Bytes()) {
+		t.Error("two fits of the same runs differ")
+	}
+}
+
+// TestFitDirectStable: two measurements with independent noise of up to 3%
+// (uniform: about what two passes of the harness leave on a quiet machine)
+// give files whose predictions agree within 5% on the median run and within
+// 12% on every run (the check a user makes by calibrating twice; the worst
+// are ops measured in one or two runs, which take those runs' noise).
+func TestFitDirectStable(t *testing.T) {
+	base, truth := directTruth(t)
+	var fits []*hw.Hardware
+	for _, seed := range []int64{7, 8} {
+		r, err := FitDirect(base, directRuns(t, truth, 0.03, seed), DirectOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fits = append(fits, r.HW)
+	}
+	var diffs []float64
+	for _, r := range directRuns(t, truth, 0, 1) {
+		d := math.Abs(PredictRun(fits[1], r)/PredictRun(fits[0], r) - 1)
+		diffs = append(diffs, d)
+		if d > 0.12 {
+			t.Errorf("%s: the two fits differ by %.1f%%", r.Label, 100*d)
+		}
+	}
+	sort.Float64s(diffs)
+	med := diffs[len(diffs)/2]
+	t.Logf("difference between the two fits: median %.2f%%, largest %.2f%%", 100*med, 100*diffs[len(diffs)-1])
+	if med > 0.05 {
+		t.Errorf("median difference %.1f%%, want <= 5%%", 100*med)
+	}
+}
