@@ -201,13 +201,14 @@ func loadRuns(dir string, man *Manifest, opt FitOptions) ([]*suiteRun, error) {
 		if err != nil {
 			return nil, err
 		}
+		// a model measured without a profile (a chain of one op) has no
+		// split to give
+		var prof *calibrate.Profile
 		profFile := filepath.Join(dir, ProfileFile(mm.Name, opt.Threads))
-		if data, err = os.ReadFile(profFile); err != nil {
-			return nil, fmt.Errorf("hostcal: %v", err)
-		}
-		prof, err := calibrate.ParseORT(profFile, data)
-		if err != nil {
-			return nil, err
+		if data, err := os.ReadFile(profFile); err == nil {
+			if prof, err = calibrate.ParseORT(profFile, data); err != nil {
+				return nil, err
+			}
 		}
 		m, err := importer.Load(filepath.Join(dir, mm.File), importer.Options{})
 		if err != nil {
@@ -217,7 +218,10 @@ func loadRuns(dir string, man *Manifest, opt FitOptions) ([]*suiteRun, error) {
 		// a profile the runtime ran differently (nodes it rewrote even
 		// with optimizations off) gives no kernel split: the run still
 		// counts end to end
-		pairs, _ := calibrate.Match(m, prof)
+		var pairs []calibrate.Pair
+		if prof != nil {
+			pairs, _ = calibrate.Match(m, prof)
+		}
 		runs = append(runs, &suiteRun{mm: mm, model: m, lat: lat, prof: prof, pairs: pairs,
 			heldOut: opt.HoldEvery > 0 && i%opt.HoldEvery == opt.HoldEvery-1})
 		i++
@@ -237,7 +241,7 @@ func profilerCost(runs []*suiteRun) (perNode, inflation float64) {
 		if c := r.lat.ProfilerNodeUs(); c > 0 {
 			per = append(per, c)
 		}
-		if r.mm.Group != "host" && r.mm.Group != "view" {
+		if r.prof == nil || r.mm.Group != "host" && r.mm.Group != "view" {
 			continue
 		}
 		for _, s := range r.prof.Samples {

@@ -102,6 +102,9 @@ func Measure(ctx context.Context, h *ortbench.Harness, opt MeasureOptions) (*Man
 				Model:  filepath.Join(opt.Dir, file),
 				Inputs: inputsOf(s.Model),
 				Out:    LatencyFile(s.Name, t),
+				// a chain of one op needs no profile to share its kernel
+				// time; the host and view chains measure the profiler
+				NoProfile: singleOp(s.Model) && s.Group != "host" && s.Group != "view",
 			})
 		}
 	}
@@ -155,4 +158,14 @@ func ReadManifest(dir string) (*Manifest, error) {
 	}
 	sort.Ints(m.Threads)
 	return &m, nil
+}
+
+// singleOp reports whether every node of m's main graph is of one op type.
+func singleOp(m *ir.Model) bool {
+	for _, n := range m.Graph.Nodes {
+		if n.Op != m.Graph.Nodes[0].Op || n.Domain != m.Graph.Nodes[0].Domain {
+			return false
+		}
+	}
+	return true
 }

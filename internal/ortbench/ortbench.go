@@ -141,6 +141,9 @@ type Job struct {
 	Inputs []Input `json:"inputs"`
 	Seed   int     `json:"seed,omitempty"`
 	Out    string  `json:"out"` // file name of the latency record in the output folder
+	// NoProfile: no profiled runs for this model, even with
+	// Measure.Profiled.
+	NoProfile bool `json:"no_profile,omitempty"`
 }
 
 // Measure says how to measure.

@@ -127,7 +127,9 @@ func FitDirect(base *hw.Hardware, runs []DirectRun, opt DirectOptions) (*DirectR
 	if h.OutputUs == 0 {
 		h.OutputUs = 1
 	}
-	h.Efficiency.Ops = map[string]hw.ClassEfficiency{}
+	if h.Efficiency.Ops == nil { // ops no run measures keep base's
+		h.Efficiency.Ops = map[string]hw.ClassEfficiency{}
+	}
 	res := &DirectResult{HW: h}
 	before := make([]float64, len(directHost))
 	for i, p := range directHost {

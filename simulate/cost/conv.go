@@ -57,7 +57,10 @@ func convCost(x, w int) Func {
 		}
 		cost.Work = []Work{{FLOPs: cost.FLOPs, Tiles: c.Tiles(group, n*spatial, m/group), Count: 1}}
 		if depthwise(wd, group) {
+			// a class, and an op key (hw efficiency.ops), of its own: a
+			// depthwise conv runs another kernel than a dense one
 			cost.Class = Depthwise
+			cost.Op = OpKey(c.Node) + "/depthwise"
 		}
 		// implicit GEMM: K = input channels per group x taps; the
 		// libraries' requirement is on the channels

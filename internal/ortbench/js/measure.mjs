@@ -141,7 +141,7 @@ async function prepare(entry, opt) {
   for (const inp of entry.inputs || []) feeds[inp.name] = makeInput(next, inp);
   const job = { entry, file, feeds, times: [], ratios: [], ptimes: [], pwarm: 0, tmp: null, passes: [] };
   job.session = await makeSession(file, opt, false);
-  if (opt.profiled) {
+  if (opt.profiled && !entry.no_profile) {
     job.tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'wolong-ort-'));
     job.psession = await makeSession(file, opt, true, job.tmp);
   }
