@@ -117,6 +117,12 @@ func runCalibrateHost(env *Env, opts *CalibrateOptions) error {
 			}
 		}
 	}
+	for i, f := range res.Fits {
+		if f.NoisePct > hostcal.NoisyPct {
+			fmt.Fprintf(env.Err, "warning: %d thread(s): the machine's speed varied while measuring (a model's two passes differ by %.1f%% at the median, %d models by more than 10%%): another process was likely running; the fit is less reliable: re-run wolong calibrate --host when the machine is quiet\n",
+				ho.threads[i], f.NoisePct, f.NoisyModels)
+		}
+	}
 	if format == report.JSON {
 		return report.WriteJSON(env.Out, hostReport(res, ho, written))
 	}
@@ -135,6 +141,8 @@ type hostFitJSON struct {
 	Threads     int                `json:"threads"`
 	TrainMAPE   float64            `json:"train_mape_pct"`
 	HeldOutMAPE float64            `json:"held_out_mape_pct"`
+	NoisePct    float64            `json:"noise_pct"` // median difference between a model's two measuring passes
+	NoisyModels int                `json:"noisy_models"`
 	Models      []hostModelJSON    `json:"models"`
 	Hardware    *hw.Hardware       `json:"hardware"`
 	Host        map[string]float64 `json:"host"`
@@ -152,7 +160,7 @@ type hostModelJSON struct {
 func hostReport(res *hostcal.Result, ho hostOptions, written []string) hostJSON {
 	out := hostJSON{Written: written}
 	for i, f := range res.Fits {
-		j := hostFitJSON{Name: f.HW.Name, Threads: ho.threads[i], TrainMAPE: f.TrainMAPE, HeldOutMAPE: f.HeldMAPE, Hardware: f.HW, Host: map[string]float64{}}
+		j := hostFitJSON{Name: f.HW.Name, Threads: ho.threads[i], TrainMAPE: f.TrainMAPE, HeldOutMAPE: f.HeldMAPE, NoisePct: f.NoisePct, NoisyModels: f.NoisyModels, Hardware: f.HW, Host: map[string]float64{}}
 		for _, hp := range f.Calib.Host {
 			j.Host[hp.Name] = hp.After
 		}
@@ -221,6 +229,7 @@ func writeHost(w io.Writer, res *hostcal.Result, ho hostOptions, outs map[int]st
 		fmt.Fprintf(w, "host: %s; memory %.4g GB/s, cache %.4g GB/s (L2 %.3g MB); %d op types with efficiencies of their own\n",
 			host, f.HW.MemoryBandwidthGBs, f.HW.CacheBandwidthGBs, f.HW.L2MB, len(f.HW.Efficiency.Ops))
 		fmt.Fprintf(w, "fit: %.1f%% MAPE on the %d models fitted on, %.1f%% on the %d held out\n", f.TrainMAPE, count(f.Models, false), f.HeldMAPE, count(f.Models, true))
+		fmt.Fprintf(w, "machine noise: a model's two measuring passes differ by %.1f%% (median); %d models by more than 10%%\n", f.NoisePct, f.NoisyModels)
 		if p := outs[t]; p != "" {
 			fmt.Fprintf(w, "wrote %s (use it with --hw %s)\n", p, p)
 		}

@@ -80,6 +80,38 @@ type FitResult struct {
 	// timings (the median profiled duration of kernels that do almost no
 	// work), taken off every profiled kernel before the fit.
 	ProfilerNodeUs, KernelInflationUs float64
+	// NoisePct is how much the machine's speed varied while measuring: the
+	// median over the suite of how much a model's two passes differ (%);
+	// NoisyModels counts the models whose passes differ by more than 10%.
+	NoisePct    float64
+	NoisyModels int
+}
+
+// NoisyPct is the median pass-to-pass difference above which the machine
+// counts as busy while it was measured.
+const NoisyPct = 5
+
+// passNoise sets res's noise figures from the runs' pass medians.
+func passNoise(res *FitResult, runs []*suiteRun) {
+	var d []float64
+	for _, r := range runs {
+		p := r.lat.PassMediansUs
+		if len(p) < 2 {
+			continue
+		}
+		lo, hi := p[0], p[0]
+		for _, v := range p {
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
+		if lo > 0 {
+			x := 100 * (hi/lo - 1)
+			d = append(d, x)
+			if x > 10 {
+				res.NoisyModels++
+			}
+		}
+	}
+	res.NoisePct = medianOf(d)
 }
 
 // suiteRun is one measured suite model.
@@ -136,6 +168,7 @@ func Fit(dir string, man *Manifest, opt FitOptions) (*FitResult, error) {
 	opt.Base = base
 	res := &FitResult{}
 	res.ProfilerNodeUs, res.KernelInflationUs = profilerCost(runs)
+	passNoise(res, runs)
 	copt := cost.Options{NoFold: true}
 	if !opt.Joint {
 		return fitDirect(res, runs, opt, copt)

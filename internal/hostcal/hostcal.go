@@ -157,6 +157,7 @@ func describe(f *FitResult, cpu hw.CPUInfo, threads int, man *Manifest, now time
 		HeldOut:           heldOut(f),
 		ProfilerNodeUs:    round2(f.ProfilerNodeUs),
 		KernelInflationUs: round2(f.KernelInflationUs),
+		NoisePct:          round2(f.NoisePct),
 		TrainMAPE:         round2(f.TrainMAPE),
 		HeldOutMAPE:       round2(f.HeldMAPE),
 	}

@@ -10,7 +10,9 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"embed"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -33,8 +35,9 @@ var ErrMissing = errors.New("ortbench: missing")
 
 // Harness is a folder with the measuring script and onnxruntime-node.
 type Harness struct {
-	Dir  string // holds measure.mjs, package.json and node_modules
-	Node string // the node executable
+	Dir    string // holds the script, package.json and node_modules
+	Node   string // the node executable
+	Script string // the measuring script (measure-HASH.mjs in Dir)
 }
 
 // DefaultDir is the harness folder wolong keeps in the user's cache:
@@ -73,13 +76,17 @@ func Open(ctx context.Context, opt Options) (*Harness, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("ortbench: %v", err)
 	}
-	for _, name := range []string{"measure.mjs", "package.json"} {
-		data, _ := scripts.ReadFile("js/" + name)
-		if err := writeIfChanged(filepath.Join(dir, name), data); err != nil {
+	// the script is written under a name of its own content, so wolong
+	// builds of different versions sharing the folder never run each
+	// other's script
+	script := scriptName()
+	for _, f := range []struct{ src, dst string }{{"measure.mjs", script}, {"package.json", "package.json"}} {
+		data, _ := scripts.ReadFile("js/" + f.src)
+		if err := writeIfChanged(filepath.Join(dir, f.dst), data); err != nil {
 			return nil, fmt.Errorf("ortbench: %v", err)
 		}
 	}
-	h := &Harness{Dir: dir, Node: node}
+	h := &Harness{Dir: dir, Node: node, Script: filepath.Join(dir, script)}
 	if h.installed() {
 		return h, nil
 	}
@@ -185,7 +192,7 @@ func (h *Harness) Run(ctx context.Context, outDir string, jobs []Job, m Measure)
 	if err := os.WriteFile(specFile, spec, 0o644); err != nil {
 		return fmt.Errorf("ortbench: %v", err)
 	}
-	args := []string{filepath.Join(h.Dir, "measure.mjs"), outDir, "--spec", specFile,
+	args := []string{h.Script, outDir, "--spec", specFile,
 		"--threads", fmt.Sprint(m.Threads), "--level", m.Level}
 	if m.Runs > 0 {
 		args = append(args, "--runs", fmt.Sprint(m.Runs))
@@ -237,4 +244,12 @@ func (h *Harness) Run(ctx context.Context, outDir string, jobs []Job, m Measure)
 		return fmt.Errorf("ortbench: ONNX Runtime failed on %d model(s): %s", len(failed), failed[0])
 	}
 	return nil
+}
+
+// scriptName is the embedded measure.mjs's file name in a harness folder:
+// measure-<first 12 hex digits of its SHA-256>.mjs.
+func scriptName() string {
+	data, _ := scripts.ReadFile("js/measure.mjs")
+	sum := sha256.Sum256(data)
+	return "measure-" + hex.EncodeToString(sum[:6]) + ".mjs"
 }

@@ -211,6 +211,9 @@ type Fitted struct {
 	KernelInflationUs float64 `json:"kernel_inflation_us,omitempty"`
 	// The fit's end-to-end MAPE on the models it was fitted on and on the
 	// ones held back (HeldOut of them), %.
+	// NoisePct: how much the machine's speed varied while measuring (the
+	// median difference between a model's two measuring passes, %).
+	NoisePct    float64 `json:"noise_pct,omitempty"`
 	TrainMAPE   float64 `json:"train_mape_pct"`
 	HeldOutMAPE float64 `json:"held_out_mape_pct"`
 	HeldOut     int     `json:"held_out"`
