@@ -8,13 +8,14 @@ import "strings"
 
 func init() {
 	copyOp := func(c *Ctx) (Cost, error) { return c.Simple(0) }
-	Register("", DataMovement, copyOp, "Transpose", "Concat", "Split", "Slice", "Expand", "Tile", "Pad",
-		"DepthToSpace", "SpaceToDepth", "ReverseSequence", "Trilu", "CenterCropPad", "Crop", "MaxUnpool",
+	Register("", DataMovement, copyOp, "Transpose", "Concat", "Split", "Expand", "Tile", "Pad",
+		"DepthToSpace", "SpaceToDepth", "ReverseSequence", "Trilu", "MaxUnpool",
 		"Col2Im", "OneHot", "Range", "ConstantOfShape", "EyeLike", "RandomNormal", "RandomUniform",
 		"RandomNormalLike", "RandomUniformLike", "Bernoulli", "Multinomial", "Scatter", "ScatterElements",
 		"ScatterND", "TensorScatter", "HannWindow", "HammingWindow",
 		"BlackmanWindow", "MelWeightMatrix", "ImageDecoder", "AffineGrid")
 	Register("", DataMovement, gatherCost, "Gather", "GatherElements", "GatherND")
+	Register("", DataMovement, windowCost, "Slice", "Crop", "CenterCropPad")
 	Register("", DataMovement, seqCopy(true), "SplitToSequence")
 	Register("", DataMovement, seqCopy(false), "ConcatFromSequence")
 	Register("com.microsoft", DataMovement, gatherCost, "GatherBlockQuantized")
@@ -54,6 +55,27 @@ func gatherCost(c *Ctx) (Cost, error) {
 		return Cost{}, err
 	}
 	return Cost{Class: DataMovement, Bytes: ib + 2*out, Kernels: 1, DType: c.DType()}, nil
+}
+
+// Slice and crops: read only the window they copy (as many bytes as the
+// output) and their small index inputs, write the output; a slice of a
+// large constant does not stream the whole constant.
+func windowCost(c *Ctx) (Cost, error) {
+	out, err := c.OutBytes()
+	if err != nil {
+		return Cost{}, err
+	}
+	idx := 0.0
+	for i := 1; i < len(c.Node.Inputs); i++ {
+		if v := c.Input(i); v != nil {
+			b, err := c.Bytes(v)
+			if err != nil {
+				return Cost{}, err
+			}
+			idx += b
+		}
+	}
+	return Cost{Class: DataMovement, Bytes: idx + 2*out, Kernels: 1, DType: c.DType()}, nil
 }
 
 // Resize: output elements times the taps of the interpolation mode.
