@@ -113,6 +113,8 @@ type pipeline struct {
 	specialized bool
 	// placer is set with --cluster: the rdma pass places the model.
 	placer *clusterPlacer
+	// infer is what the model was inferred with (dims given or defaulted).
+	infer ir.InferOptions
 }
 
 // simPredictor predicts with the simulator (one stream, inference).
@@ -162,7 +164,7 @@ func loadPipeline(o *OptimizeOptions, path string) (*pipeline, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &pipeline{l: l, hw: h, warnings: l.Warnings, placer: placer}
+	p := &pipeline{l: l, hw: h, warnings: l.Warnings, placer: placer, infer: io}
 	if placer != nil {
 		placer.sim.Cost.TF32 = o.TF32
 	}
@@ -249,8 +251,10 @@ func runOptimize(env *Env, opts *OptimizeOptions, path string) error {
 			return fmt.Errorf("-o: %v", err)
 		}
 	}
+	var emitted *optimize.Prediction
 	if opts.EmitONNX != "" {
 		m := p.l.Model
+		emitted = &res.Final
 		if p.placer != nil {
 			p.warnings = append(p.warnings, "--emit-onnx with --cluster: ONNX has no transfer op, so the model written is the optimized model without the placement's transfer nodes (the placement is in the -o plan and the JSON output)")
 		}
@@ -272,6 +276,9 @@ func runOptimize(env *Env, opts *OptimizeOptions, path string) error {
 			}
 			m = fresh
 			p.assume = append(p.assume, "--emit-onnx: the written model was optimized with its symbolic dims kept, so it is valid for every input size")
+			if emitted, err = p.predictCopy(fresh); err != nil {
+				return err
+			}
 		}
 		if _, err := optimize.ToONNX(m); err != nil {
 			return err
@@ -283,6 +290,10 @@ func runOptimize(env *Env, opts *OptimizeOptions, path string) error {
 		p.assume = append(p.assume, externalNote(wr)...)
 	}
 	r := report.NewOptimize(path, p.hw.Name, res, dedupe(p.assume), p.warnings)
+	if emitted != nil {
+		e := report.Summary(*emitted)
+		r.Emitted = &e
+	}
 	if p.placer != nil {
 		r.Placement = p.placer.plan
 	}
@@ -290,6 +301,21 @@ func runOptimize(env *Env, opts *OptimizeOptions, path string) error {
 		return report.WriteJSON(env.Out, r)
 	}
 	return r.WriteText(env.Out)
+}
+
+// predictCopy predicts a copy of m with the pipeline's dims and options
+// (m itself keeps its symbolic dims for export).
+func (p *pipeline) predictCopy(m *ir.Model) (*optimize.Prediction, error) {
+	c, err := ir.CloneModel(m)
+	if err != nil {
+		return nil, err
+	}
+	ir.InferModel(c, p.infer)
+	r, err := simulate.Run(c, p.hw, p.pred.opt)
+	if err != nil {
+		return nil, err
+	}
+	return &optimize.Prediction{Nodes: len(c.Graph.Nodes), Kernels: r.Kernels, TotalMS: r.TotalS * 1e3, PeakBytes: int64(r.PeakMemoryBytes), Unknown: r.UnknownNodes}, nil
 }
 
 // externalNote says where --emit-onnx put the weights when it wrote

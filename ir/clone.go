@@ -106,3 +106,30 @@ func cloneGraph(src, parent *Graph, parentNode *Node, vm map[*Value]*Value, dept
 	}
 	return g, nil
 }
+
+// CloneModel returns a copy of m whose main graph and function bodies are
+// copies (CloneGraph): passes and inference on one leave the other as it
+// was. Tensor data is shared, so the copy is valid only while m is open;
+// closing the copy releases nothing.
+func CloneModel(m *Model) (*Model, error) {
+	c := *m
+	c.Closer = nil
+	c.Opsets = append([]OpsetID(nil), m.Opsets...)
+	var err error
+	if m.Graph != nil {
+		if c.Graph, err = CloneGraph(m.Graph, nil, nil); err != nil {
+			return nil, err
+		}
+	}
+	c.Functions = make([]*Function, len(m.Functions))
+	for i, f := range m.Functions {
+		cf := *f
+		if f.Body != nil {
+			if cf.Body, err = CloneGraph(f.Body, nil, nil); err != nil {
+				return nil, err
+			}
+		}
+		c.Functions[i] = &cf
+	}
+	return &c, nil
+}
