@@ -24,7 +24,7 @@ import (
 // Version is the ONNX Runtime release the harness installs.
 const Version = "1.30.0"
 
-//go:embed js/measure.mjs js/package.json
+//go:embed js/measure.mjs js/run.mjs js/package.json
 var scripts embed.FS
 
 // ErrMissing reports that node or npm is not installed; its message names
@@ -73,7 +73,7 @@ func Open(ctx context.Context, opt Options) (*Harness, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("ortbench: %v", err)
 	}
-	for _, name := range []string{"measure.mjs", "package.json"} {
+	for _, name := range []string{"measure.mjs", "run.mjs", "package.json"} {
 		data, _ := scripts.ReadFile("js/" + name)
 		if err := writeIfChanged(filepath.Join(dir, name), data); err != nil {
 			return nil, fmt.Errorf("ortbench: %v", err)
