@@ -31,7 +31,7 @@ type ortManifest struct {
 }
 
 // exportVariants are the optimize flags each shared model is emitted with.
-var exportVariants = [][]string{{"-O1"}, {"-O2"}, {"-O3"}}
+var exportVariants = [][]string{{"-O1"}, {"-O2"}, {"-O3"}, {"-O3", "--target", "ort"}}
 
 // TestEmittedModelsRunInORT: every emitted model loads in the runtime it
 // targets. Each shared model in testdata/ort/manifest.json is emitted at
