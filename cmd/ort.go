@@ -112,3 +112,35 @@ func absPath(p string) string {
 	}
 	return p
 }
+
+// makeInput makes one input of dtype and shape: filled with a constant
+// when fill is given (sample rates, sequence lengths), else random values
+// from r.
+func makeInput(r *eval.Rand, dtype string, shape []int, fill *float64) (eval.Value, error) {
+	dt, ok := ir.ParseDType(dtype)
+	if !ok {
+		return nil, fmt.Errorf("dtype %q", dtype)
+	}
+	if fill == nil {
+		return eval.RandomTensor(r, dt, shape, 1<<30)
+	}
+	t := &ir.Tensor{DType: dt}
+	n := 1
+	for _, d := range shape {
+		t.Dims = append(t.Dims, int64(d))
+		n *= d
+	}
+	for i := 0; i < n; i++ {
+		switch {
+		case dt == ir.Float32:
+			t.Floats = append(t.Floats, float32(*fill))
+		case dt == ir.Int64:
+			t.Int64s = append(t.Int64s, int64(*fill))
+		case dt.IsInt() || dt == ir.Bool:
+			t.Int32s = append(t.Int32s, int32(*fill))
+		default:
+			return nil, fmt.Errorf("a constant fill of %s", dt)
+		}
+	}
+	return eval.FromIR(t, 1<<30)
+}

@@ -11,7 +11,6 @@ import (
 
 	"github.com/wolong-dev/wolong/eval"
 	"github.com/wolong-dev/wolong/importer"
-	"github.com/wolong-dev/wolong/ir"
 )
 
 // ortManifest is testdata/ort/manifest.json: per shared model, concrete
@@ -96,7 +95,7 @@ func TestEmittedModelsRunInORT(t *testing.T) {
 		inputs := map[string]eval.Value{}
 		r := eval.NewRand(e.Seed)
 		for _, in := range e.Inputs {
-			v, err := manifestInput(r, in.DType, in.Shape, in.Fill)
+			v, err := makeInput(r, in.DType, in.Shape, in.Fill)
 			if err != nil {
 				t.Fatalf("%s: input %s: %v", e.Model, in.Name, err)
 			}
@@ -153,35 +152,4 @@ func TestEmittedModelsRunInORT(t *testing.T) {
 	if checked == 0 {
 		t.Error("no emitted model was checked")
 	}
-}
-
-// manifestInput makes one input as the manifest gives it: dtype, shape
-// and an optional constant fill, else random values from r.
-func manifestInput(r *eval.Rand, dtype string, shape []int, fill *float64) (eval.Value, error) {
-	dt, ok := ir.ParseDType(dtype)
-	if !ok {
-		return nil, fmt.Errorf("dtype %q", dtype)
-	}
-	if fill == nil {
-		return eval.RandomTensor(r, dt, shape, 1<<30)
-	}
-	t := &ir.Tensor{DType: dt}
-	n := 1
-	for _, d := range shape {
-		t.Dims = append(t.Dims, int64(d))
-		n *= d
-	}
-	for i := 0; i < n; i++ {
-		switch {
-		case dt == ir.Float32:
-			t.Floats = append(t.Floats, float32(*fill))
-		case dt == ir.Int64:
-			t.Int64s = append(t.Int64s, int64(*fill))
-		case dt.IsInt() || dt == ir.Bool:
-			t.Int32s = append(t.Int32s, int32(*fill))
-		default:
-			return nil, fmt.Errorf("a constant fill of %s", dt)
-		}
-	}
-	return eval.FromIR(t, 1<<30)
 }
