@@ -142,19 +142,11 @@ func runVerify(env *Env, opts *VerifyOptions, args []string) error {
 		names[i] = o.Name
 	}
 	if len(args) == 2 {
-		b, err := opts.Model.loadModel(args[1])
+		b, err := loadSecond(opts, args, a, inputs)
 		if err != nil {
 			return err
 		}
 		defer b.Close()
-		for _, in := range b.Model.Graph.Inputs {
-			if _, ok := inputs[in.Name]; !ok && in.Const == nil {
-				return fmt.Errorf("%s: input %q is not an input of %s", args[1], in.Name, args[0])
-			}
-		}
-		if len(b.Model.Graph.Outputs) != len(got) {
-			return fmt.Errorf("%s has %d outputs, %s has %d", args[0], len(got), args[1], len(b.Model.Graph.Outputs))
-		}
 		if want, err = evaluate(b, inputs, opts.Model.progress, filepath.Base(args[1])+": "); err != nil {
 			return fmt.Errorf("%s: %v", args[1], err)
 		}
@@ -208,19 +200,11 @@ func writeVerify(env *Env, res *report.Verify, format report.Format) error {
 
 // verifyORT is verify --ort: both models run in ONNX Runtime on inputs.
 func verifyORT(env *Env, opts *VerifyOptions, args []string, a *Loaded, inputs map[string]eval.Value, res *report.Verify, format report.Format) error {
-	b, err := opts.Model.loadModel(args[1])
+	b, err := loadSecond(opts, args, a, inputs)
 	if err != nil {
 		return err
 	}
 	defer b.Close()
-	for _, in := range b.Model.Graph.Inputs {
-		if _, ok := inputs[in.Name]; !ok && in.Const == nil {
-			return fmt.Errorf("%s: input %q is not an input of %s", args[1], in.Name, args[0])
-		}
-	}
-	if len(b.Model.Graph.Outputs) != len(a.Model.Graph.Outputs) {
-		return fmt.Errorf("%s has %d outputs, %s has %d", args[0], len(a.Model.Graph.Outputs), args[1], len(b.Model.Graph.Outputs))
-	}
 	h, err := openORT()
 	if err != nil {
 		return fmt.Errorf("verify --ort: %v", err)
@@ -244,4 +228,24 @@ func verifyORT(env *Env, opts *VerifyOptions, args []string, a *Loaded, inputs m
 	res.Against, res.Runtime = args[1], ortRuntime
 	compareOutputs(res, names, outs[0].Outputs, outs[1].Outputs, eval.Tolerance{RTol: opts.RTol, ATol: opts.ATol})
 	return writeVerify(env, res, format)
+}
+
+// loadSecond loads B (args[1]) and checks it reads only inputs A has and
+// has as many outputs.
+func loadSecond(opts *VerifyOptions, args []string, a *Loaded, inputs map[string]eval.Value) (*Loaded, error) {
+	b, err := opts.Model.loadModel(args[1])
+	if err != nil {
+		return nil, err
+	}
+	for _, in := range b.Model.Graph.Inputs {
+		if _, ok := inputs[in.Name]; !ok && in.Const == nil {
+			b.Close()
+			return nil, fmt.Errorf("%s: input %q is not an input of %s", args[1], in.Name, args[0])
+		}
+	}
+	if len(b.Model.Graph.Outputs) != len(a.Model.Graph.Outputs) {
+		b.Close()
+		return nil, fmt.Errorf("%s has %d outputs, %s has %d", args[0], len(a.Model.Graph.Outputs), args[1], len(b.Model.Graph.Outputs))
+	}
+	return b, nil
 }

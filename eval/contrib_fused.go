@@ -15,7 +15,7 @@ func init() {
 	registerDomain(msDomain, "FusedConv", kernelFusedConv)
 	registerDomain(msDomain, "FusedGemm", kernelFusedGemm)
 	registerDomain(msDomain, "FusedMatMul", kernelFusedMatMul)
-	registerDomain(msDomain, "BiasGelu", kernelBiasGelu)
+	registerDomain(msDomain, "BiasGelu", kernelMSGelu)
 	registerDomain(msDomain, "Gelu", kernelMSGelu)
 	registerDomain(msDomain, "QuickGelu", kernelQuickGelu)
 }
@@ -168,27 +168,8 @@ func kernelFusedMatMul(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 
 func erfGelu(v float64) float64 { return 0.5 * v * (1 + math.Erf(v/math.Sqrt2)) }
 
-// kernelBiasGelu: Y = Gelu(A + bias), erf form.
-func kernelBiasGelu(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	a, err := need(in, 0, "A")
-	if err != nil {
-		return nil, err
-	}
-	b, err := need(in, 1, "B")
-	if err != nil {
-		return nil, err
-	}
-	if err := requireFloat(a, "A"); err != nil {
-		return nil, err
-	}
-	sum, err := binaryOp(func(x, y float64) float64 { return x + y }, nil)(c, []*Tensor{a, b})
-	if err != nil {
-		return nil, err
-	}
-	return mapFloat(c, sum[0], erfGelu)
-}
-
-// kernelMSGelu: com.microsoft Gelu, the erf form.
+// kernelMSGelu: com.microsoft Gelu(X) and BiasGelu(A, bias) =
+// Gelu(A + bias), the erf form.
 func kernelMSGelu(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	x, err := need(in, 0, "X")
 	if err != nil {
@@ -196,6 +177,13 @@ func kernelMSGelu(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	}
 	if err := requireFloat(x, "X"); err != nil {
 		return nil, err
+	}
+	if b := optIn(in, 1); b != nil {
+		sum, err := binaryOp(func(p, q float64) float64 { return p + q }, nil)(c, []*Tensor{x, b})
+		if err != nil {
+			return nil, err
+		}
+		x = sum[0]
 	}
 	return mapFloat(c, x, erfGelu)
 }
