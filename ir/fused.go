@@ -212,11 +212,18 @@ func FusedFunctionOp(f *Function) string {
 	return ""
 }
 
+// maxInlinedNodes bounds the nodes InlineFusedFunctions copies, so a
+// file whose functions call each other many times over cannot make it
+// build an unbounded graph.
+var maxInlinedNodes = 1 << 22
+
 // InlineFusedFunctions turns every call of a wolong fused-kernel function
 // (FusedFunctionOp) in m, at any depth, back into a fused node: op the
 // kernel's, its match attributes restored, and a copy of the function's
 // body of its own (so each call's body has its own types). Functions left
-// without calls are dropped; it returns the number of calls turned.
+// without calls are dropped; it returns the number of calls turned. A
+// function that calls itself, or calls that would copy more than
+// maxInlinedNodes nodes, are an error.
 func InlineFusedFunctions(m *Model) (int, error) {
 	if m == nil || m.Graph == nil || len(m.Functions) == 0 {
 		return 0, nil
@@ -230,7 +237,8 @@ func InlineFusedFunctions(m *Model) (int, error) {
 	if len(fused) == 0 {
 		return 0, nil
 	}
-	count := 0
+	count, cloned := 0, 0
+	busy := map[*Function]bool{}
 	var err error
 	var visit func(g *Graph, depth int)
 	visit = func(g *Graph, depth int) {
@@ -241,9 +249,14 @@ func InlineFusedFunctions(m *Model) (int, error) {
 		for _, n := range g.Nodes {
 			f := m.Function(n.Domain, n.Op)
 			op, ok := fused[f]
-			if ok {
-				if len(n.Attrs) > 0 {
-					continue // a call with attributes is not one wolong wrote
+			if ok && len(n.Attrs) == 0 { // a call with attributes is not one wolong wrote
+				if busy[f] {
+					err = fmt.Errorf("ir: function %s calls itself", f.Name)
+					return
+				}
+				if cloned += len(f.Body.Nodes); cloned > maxInlinedNodes {
+					err = fmt.Errorf("ir: fused kernels expand to more than %d nodes", maxInlinedNodes)
+					return
 				}
 				body, e := CloneGraph(f.Body, g, n)
 				if e != nil {
@@ -253,6 +266,13 @@ func InlineFusedFunctions(m *Model) (int, error) {
 				n.Op = op
 				n.Attrs = append([]*Attr{{Name: FusedBodyAttr, Type: AttrGraph, G: body}}, decodeFusedMatch(f.Metadata)...)
 				count++
+				busy[f] = true
+				visit(body, depth+1)
+				busy[f] = false
+				if err != nil {
+					return
+				}
+				continue
 			}
 			for _, sg := range n.Subgraphs() {
 				visit(sg, depth+1)

@@ -1,7 +1,9 @@
 package ir
 
 import (
+	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -74,5 +76,43 @@ func TestFusedMatchEncoding(t *testing.T) {
 	got := decodeFusedMatch(EncodeFusedMatch(attrs))
 	if !reflect.DeepEqual(got, attrs) {
 		t.Errorf("round trip:\n got %+v\nwant %+v", got, attrs)
+	}
+}
+
+// TestInlineFusedFunctionsBounded: a fused function calling itself, and
+// calls doubling at every level (2^40 copies), are errors, not a hang.
+func TestInlineFusedFunctionsBounded(t *testing.T) {
+	mk := func(name string, calls ...string) *Function {
+		body := NewGraph(name)
+		x := body.AddInput("x", Type{})
+		v := x
+		for i, c := range calls {
+			v = body.AddNode(c, FusedDomain, fmt.Sprintf("c%d", i), []*Value{v}, []string{fmt.Sprintf("y%d", i)}).Outputs[0]
+		}
+		if len(calls) == 0 {
+			v = body.AddNode("Relu", "", "r", []*Value{x}, []string{"y"}).Outputs[0]
+		}
+		body.Outputs = []*Value{v}
+		return &Function{Name: name, Domain: FusedDomain, Body: body, Metadata: []StringPair{{Key: FusedOpKey, Value: "K"}}}
+	}
+	main := func(fns []*Function) *Model {
+		g := NewGraph("main")
+		c := g.AddNode(fns[0].Name, FusedDomain, "call", []*Value{g.AddInput("a", Type{})}, []string{"o"})
+		g.Outputs = c.Outputs
+		return &Model{Graph: g, Functions: fns}
+	}
+	self := main([]*Function{mk("F", "F")})
+	if _, err := InlineFusedFunctions(self); err == nil || !strings.Contains(err.Error(), "calls itself") {
+		t.Errorf("self call: %v", err)
+	}
+	defer func(n int) { maxInlinedNodes = n }(maxInlinedNodes)
+	maxInlinedNodes = 1 << 12 // the same check, sooner
+	var chain []*Function
+	for i := 0; i < 40; i++ {
+		chain = append(chain, mk(fmt.Sprintf("F%d", i), fmt.Sprintf("F%d", i+1), fmt.Sprintf("F%d", i+1)))
+	}
+	chain = append(chain, mk("F40"))
+	if _, err := InlineFusedFunctions(main(chain)); err == nil || !strings.Contains(err.Error(), "expand to more than") {
+		t.Errorf("2^40 calls: %v", err)
 	}
 }
