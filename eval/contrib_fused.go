@@ -170,7 +170,10 @@ func erfGelu(v float64) float64 { return 0.5 * v * (1 + math.Erf(v/math.Sqrt2)) 
 
 // kernelMSGelu: com.microsoft Gelu(X) and BiasGelu(A, bias) =
 // Gelu(A + bias), the erf form.
-func kernelMSGelu(c *Ctx, in []*Tensor) ([]*Tensor, error) {
+func kernelMSGelu(c *Ctx, in []*Tensor) ([]*Tensor, error) { return biasThen(c, in, erfGelu) }
+
+// biasThen applies f to X (input 0), plus the bias of input 1 when given.
+func biasThen(c *Ctx, in []*Tensor, f func(float64) float64) ([]*Tensor, error) {
 	x, err := need(in, 0, "X")
 	if err != nil {
 		return nil, err
@@ -185,7 +188,7 @@ func kernelMSGelu(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 		}
 		x = sum[0]
 	}
-	return mapFloat(c, x, erfGelu)
+	return mapFloat(c, x, f)
 }
 
 // kernelQuickGelu: Y = X * sigmoid(alpha * X) (alpha default 1.702).
