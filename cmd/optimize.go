@@ -31,6 +31,7 @@ type OptimizeOptions struct {
 	Batch      int64
 	TF32       bool
 	VerifyEach bool
+	Target     string       // --target onnx|ort
 	Cluster    ClusterFlags // --cluster NxG and its flags: place the optimized model
 	// changed reports whether a flag was given (set with the flags).
 	changed func(string) bool
@@ -48,6 +49,7 @@ func addPipelineFlags(env *Env, c *cobra.Command, o *OptimizeOptions) {
 	f.Int64Var(&o.Batch, "batch", 0, "set dim 0 of every graph input to `N` before optimizing (0: as the model gives it)")
 	f.BoolVar(&o.TF32, "tf32", false, "cost float32 matrix ops on TF32 tensor cores")
 	f.BoolVar(&o.VerifyEach, "verify-each", false, "run the IR verifier after every pass")
+	f.StringVar(&o.Target, "target", "onnx", "runtime to optimize for: onnx (standard ONNX, fused groups as model-local functions) or ort (ONNX Runtime 1.30: its fused operators where it has them, other groups inlined; predicted as ORT runs it)")
 	addPipelineClusterFlags(c, o)
 	_ = c.RegisterFlagCompletionFunc("hw", cobra.FixedCompletions(hw.Names(), cobra.ShellCompDirectiveDefault))
 	_ = c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"table", "json"}, cobra.ShellCompDirectiveNoFileComp))
@@ -78,7 +80,13 @@ as the time steps of an unrolled RNN). It prints nodes, kernels, predicted time
 on --hw and memory peak before and after, and each pass's contribution.
 -o writes the plan (kernels in schedule order with their member nodes, time and
 bound); --emit-onnx writes the optimized model as standard ONNX, fused groups as
-model-local functions. --cluster NxG (with --net, --transport, --strategy as
+model-local functions (wolong reads them back as the fused kernels they are).
+--target ort optimizes for ONNX Runtime 1.30 instead: each fused group ORT has
+a fused operator for is written as it (com.microsoft FusedConv, FusedGemm,
+FusedMatMul, BiasGelu, FastGelu, Gelu, QuickGelu, SkipLayerNormalization;
+LayerNormalization, SimplifiedLayerNormalization), every other group is
+inlined into its members as ORT would inline its function, and the prediction
+costs what ORT runs. --cluster NxG (with --net, --transport, --strategy as
 for profile) places the optimized model on a cluster: the rdma pass (-O3) tags
 every node with its device and, under pipeline, inserts RdmaWrite / RdmaRead /
 Copy transfer nodes on the cut edges; the placement (devices, transfers and
@@ -86,7 +94,8 @@ their mechanism, receive buffers, registered memory, fallbacks) goes into the
 plan and the JSON output. Passes: ` + strings.Join(passNameList(), ", ") + `.`,
 		Example: `  wolong optimize model.onnx --hw h100
   wolong optimize model.onnx -O2 --disable-pass gelu -o plan.json
-  wolong optimize model.onnx --emit-onnx model.opt.onnx --format json | jq .speedup`,
+  wolong optimize model.onnx --emit-onnx model.opt.onnx --format json | jq .speedup
+  wolong optimize model.onnx --hw cpu-1t --target ort --emit-onnx model.ort.onnx`,
 		Args:              usageArgs(cobra.ExactArgs(1)),
 		ValidArgsFunction: completeONNX,
 		RunE: func(c *cobra.Command, args []string) error {
@@ -113,6 +122,8 @@ type pipeline struct {
 	specialized bool
 	// placer is set with --cluster: the rdma pass places the model.
 	placer *clusterPlacer
+	// infer is what the model was inferred with (dims given or defaulted).
+	infer ir.InferOptions
 }
 
 // simPredictor predicts with the simulator (one stream, inference).
@@ -143,6 +154,9 @@ func loadPipeline(o *OptimizeOptions, path string) (*pipeline, error) {
 	if o.Batch < 0 {
 		return nil, Usagef("--batch must not be negative")
 	}
+	if _, err := optimize.ParseTarget(o.Target); err != nil {
+		return nil, Usagef("--target %v", err)
+	}
 	placer, err := newClusterPlacer(o)
 	if err != nil {
 		return nil, err
@@ -162,7 +176,7 @@ func loadPipeline(o *OptimizeOptions, path string) (*pipeline, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &pipeline{l: l, hw: h, warnings: l.Warnings, placer: placer}
+	p := &pipeline{l: l, hw: h, warnings: l.Warnings, placer: placer, infer: io}
 	if placer != nil {
 		placer.sim.Cost.TF32 = o.TF32
 	}
@@ -187,9 +201,13 @@ func loadPipeline(o *OptimizeOptions, path string) (*pipeline, error) {
 
 // run optimizes the pipeline's model.
 func (p *pipeline) run(o *OptimizeOptions, onPass func(string, *ir.Model) error) (*optimize.Result, error) {
+	target, _ := optimize.ParseTarget(o.Target)
 	opt := optimize.Options{Level: o.Level, Only: o.Passes, Disable: o.Disable,
 		VerifyEach: o.VerifyEach, Predictor: p.pred, OnPass: onPass, OnChipBytes: onChipBytes(p.hw),
-		OnPassStart: o.Model.progress.passHook("")}
+		OnPassStart: o.Model.progress.passHook(""), Target: target}
+	if target == optimize.TargetORT {
+		p.assume = append(p.assume, "--target ort: each fused group ONNX Runtime 1.30 has an operator for is costed as that operator, one kernel; every other group as its members, which ORT runs one by one after inlining the function (the predicted speedup is the one ORT can deliver)")
+	}
 	if p.placer != nil {
 		opt.Placer = p.placer
 	}
@@ -250,8 +268,10 @@ func runOptimize(env *Env, opts *OptimizeOptions, path string) error {
 			return fmt.Errorf("-o: %v", err)
 		}
 	}
+	var emitted *optimize.Prediction
 	if opts.EmitONNX != "" {
 		m := p.l.Model
+		emitted = &res.Final
 		if p.placer != nil {
 			p.warnings = append(p.warnings, "--emit-onnx with --cluster: ONNX has no transfer op, so the model written is the optimized model without the placement's transfer nodes (the placement is in the -o plan and the JSON output)")
 		}
@@ -265,14 +285,18 @@ func runOptimize(env *Env, opts *OptimizeOptions, path string) error {
 			}
 			defer fresh.Close()
 			ir.InferModel(fresh, ir.InferOptions{})
+			target, _ := optimize.ParseTarget(opts.Target)
 			_, err = optimize.Run(fresh, optimize.Options{Level: opts.Level, Only: opts.Passes, Disable: opts.Disable, VerifyEach: opts.VerifyEach, OnChipBytes: onChipBytes(p.hw),
-				OnPassStart: opts.Model.progress.passHook("--emit-onnx: ")})
+				OnPassStart: opts.Model.progress.passHook("--emit-onnx: "), Target: target})
 			opts.Model.progress.Done()
 			if err != nil {
 				return err
 			}
 			m = fresh
 			p.assume = append(p.assume, "--emit-onnx: the written model was optimized with its symbolic dims kept, so it is valid for every input size")
+			if emitted, err = p.predictCopy(fresh); err != nil {
+				return err
+			}
 		}
 		if _, err := optimize.ToONNX(m); err != nil {
 			return err
@@ -284,6 +308,10 @@ func runOptimize(env *Env, opts *OptimizeOptions, path string) error {
 		p.assume = append(p.assume, externalNote(wr)...)
 	}
 	r := report.NewOptimize(path, p.hw.Name, res, dedupe(p.assume), p.warnings)
+	if emitted != nil {
+		e := report.Summary(*emitted)
+		r.Emitted = &e
+	}
 	if p.placer != nil {
 		r.Placement = p.placer.plan
 	}
@@ -291,6 +319,21 @@ func runOptimize(env *Env, opts *OptimizeOptions, path string) error {
 		return report.WriteJSON(env.Out, r)
 	}
 	return r.WriteText(env.Out)
+}
+
+// predictCopy predicts a copy of m with the pipeline's dims and options
+// (m itself keeps its symbolic dims for export).
+func (p *pipeline) predictCopy(m *ir.Model) (*optimize.Prediction, error) {
+	c, err := ir.CloneModel(m)
+	if err != nil {
+		return nil, err
+	}
+	ir.InferModel(c, p.infer)
+	r, err := simulate.Run(c, p.hw, p.pred.opt)
+	if err != nil {
+		return nil, err
+	}
+	return &optimize.Prediction{Nodes: len(c.Graph.Nodes), Kernels: r.Kernels, TotalMS: r.TotalS * 1e3, PeakBytes: int64(r.PeakMemoryBytes), Unknown: r.UnknownNodes}, nil
 }
 
 // externalNote says where --emit-onnx put the weights when it wrote

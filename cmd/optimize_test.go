@@ -89,7 +89,7 @@ func TestOptimizeCommand(t *testing.T) {
 	if !fused {
 		t.Error("plan lists no fused kernel with several member nodes")
 	}
-	back, err := importer.Load(opt, importer.Options{})
+	back, err := importer.Load(opt, importer.Options{KeepFunctions: true}) // the file as written
 	if err != nil {
 		t.Fatal(err)
 	}

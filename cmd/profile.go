@@ -10,6 +10,7 @@ import (
 
 	"github.com/wolong-dev/wolong/internal/safefile"
 	"github.com/wolong-dev/wolong/ir"
+	"github.com/wolong-dev/wolong/optimize"
 	"github.com/wolong-dev/wolong/report"
 	"github.com/wolong-dev/wolong/simulate"
 	"github.com/wolong-dev/wolong/simulate/cluster"
@@ -36,6 +37,9 @@ type ProfileOptions struct {
 	ConvAlgo string
 	Winograd bool         // deprecated alias of --conv-algo winograd
 	Cluster  ClusterFlags // --cluster, --sweep and the distributed flags
+	// Level, when >= 0, runs the optimization passes of that -O level (as
+	// optimize does) before simulating: the optimized model's profile.
+	Level int
 }
 
 func newProfileCmd(env *Env) *cobra.Command {
@@ -50,7 +54,8 @@ issued by one host thread (launch + dispatch per kernel) onto device streams.
 It prints the predicted step time, achieved TFLOP/s against the peak, kernels,
 the memory peak from tensor lifetimes, the top nodes or op types, idle gaps,
 and every assumption the prediction rests on. Symbolic dims not given with
---dim default to 1 (stated).
+--dim default to 1 (stated). -O N runs optimize's passes at level N first and
+profiles the optimized model (what optimize predicts for it).
 
 With --cluster NxG it simulates one step on N machines of G GPUs (--hw, plus
 p100) over a network preset (--net), with a transport (--transport) and a
@@ -63,6 +68,7 @@ efficiency) over cluster sizes instead, and --plot writes it as an image.
 'wolong hw list' shows the GPU and network presets.`,
 		Example: `  wolong profile model.onnx --hw h100
   wolong profile model.onnx --hw h200 --by op --top 10
+  wolong profile model.onnx --hw cpu-1t -O3
   wolong profile model.onnx --hw a100 --mode train --batch 32 --trace step.json
   wolong profile model.onnx --hw my-gpu.json --format json | jq .total_ms
   wolong profile model.onnx --cluster 4x8 --net ib-hdr --mode train --batch 64
@@ -92,6 +98,7 @@ efficiency) over cluster sizes instead, and --plot writes it as an image.
 	f.BoolVar(&opts.Winograd, "winograd", false, "same as --conv-algo winograd")
 	_ = f.MarkHidden("winograd") // kept for scripts written before --conv-algo
 	f.StringVar(&opts.DType, "dtype", "", "cost every float tensor as this dtype (float16, bfloat16, ...)")
+	f.IntVarP(&opts.Level, "opt-level", "O", -1, "optimize at level `0..3` first, as optimize does, and profile the optimized model (default: the model as it is)")
 	_ = c.RegisterFlagCompletionFunc("hw", cobra.FixedCompletions(hw.Names(), cobra.ShellCompDirectiveDefault))
 	_ = c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"table", "json"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("by", cobra.FixedCompletions([]string{"node", "op"}, cobra.ShellCompDirectiveNoFileComp))
@@ -170,6 +177,16 @@ func runProfile(env *Env, opts *ProfileOptions, path string, changed func(string
 	}
 	if opts.Batch > 0 {
 		warnings = imp // simulate re-infers with the batch and reports its own
+	}
+	if opts.Level >= 0 {
+		if opts.Level > optimize.MaxLevel {
+			return Usagef("-O%d: want 0..%d", opts.Level, optimize.MaxLevel)
+		}
+		if _, err := optimize.Run(l.Model, optimize.Options{Level: opts.Level, OnChipBytes: onChipBytes(h),
+			OnPassStart: opts.Model.progress.passHook("")}); err != nil {
+			return err
+		}
+		opts.Model.progress.Done()
 	}
 	if opts.Cluster.active() {
 		cr := clusterRun{path: path, model: l.Model, infer: inferOpt, warnings: warnings, mode: mode}

@@ -26,6 +26,10 @@ type ValidateOptions struct {
 	Format  string
 	Top     int
 	Models  string // --models: where the records' model paths are relative to
+	// Optimized is --optimized OUT.onnx: validate the predicted speedup of
+	// OUT over MODEL against ONNX Runtime's.
+	Optimized string
+	Seconds   float64 // --seconds: measuring time per model
 }
 
 func newValidateCmd(env *Env) *cobra.Command {
@@ -52,14 +56,33 @@ Without MODEL, --ort-latency DIR validates the hardware file on every model
 recorded in the folder's latency records (bench/ort/latency.sh DIR writes
 them): predicted vs measured per model, the MAPE, and how many models are
 within 15% and 25% or off by more than 1.5x and 2x. This is how to state the
-error of a file from wolong calibrate --host on models it did not see.`,
+error of a file from wolong calibrate --host on models it did not see.
+
+--optimized OUT.onnx validates a predicted speedup: MODEL and OUT (written
+by optimize --emit-onnx, e.g. --target ort) are predicted on --hw (default
+cpu-1t here) with every node run, and measured in ONNX Runtime 1.30 (one
+thread, graph optimizations disabled, profiling off, the two in four
+alternating passes, each model's lowest pass median; --seconds each), or read from
+--ort-latency MODEL.json,OUT.json; both run once more in ORT to check their
+outputs are equal (as verify --ort; exit 1 if they differ). It prints the
+predicted and measured speedup and the error (--format json: predicted_ms,
+predicted_optimized_ms, measured_ms, measured_optimized_ms,
+predicted_speedup, measured_speedup, error_pct, outputs_equal).`,
 		Example: `  wolong validate --hw local --ort-latency lat/ --models ../shared/models   # every model measured in lat/
   wolong validate mnist.onnx --hw cpu-fit.json --ort-latency lat/cnn__mnist.json --ort-profile lat/cnn__mnist.profile.json
   wolong validate mnist.onnx --hw local --ort-latency lat/cnn__mnist.json
-  wolong validate model.onnx --hw h200 --table h200_ops.csv --format json`,
+  wolong validate model.onnx --hw h200 --table h200_ops.csv --format json
+  wolong validate model.onnx --optimized model.ort.onnx                      # optimize --target ort --emit-onnx model.ort.onnx
+  wolong validate model.onnx --optimized model.ort.onnx --ort-latency base.json,ort.json --format json`,
 		Args:              usageArgs(cobra.MaximumNArgs(1)),
 		ValidArgsFunction: completeONNX,
 		RunE: func(c *cobra.Command, args []string) error {
+			if opts.Optimized != "" {
+				if len(args) == 0 {
+					return Usagef("--optimized OUT.onnx needs MODEL, the model OUT was optimized from")
+				}
+				return runValidateOptimized(env, opts, args[0], c.Flags().Changed("hw"))
+			}
 			if len(args) == 0 {
 				return runValidateFolder(env, opts)
 			}
@@ -74,6 +97,8 @@ error of a file from wolong calibrate --host on models it did not see.`,
 	f.StringVar(&opts.Table, "table", "", "measured-op table `FILE.csv`")
 	f.StringVar(&opts.Format, "format", "table", "output format: table or json")
 	f.IntVar(&opts.Top, "top", 15, "nodes listed in the table output")
+	f.StringVar(&opts.Optimized, "optimized", "", "validate the speedup of `OUT.onnx` (optimize --emit-onnx, e.g. with --target ort) over MODEL: predicted vs measured in ONNX Runtime, and its outputs")
+	f.Float64Var(&opts.Seconds, "seconds", 3, "with --optimized and no --ort-latency: measuring time per model, seconds")
 	f.StringVar(&opts.Models, "models", "", "with --ort-latency DIR: folder the records' model paths are relative to (default: as recorded, else beside the record, else $WOLONG_MODELS)")
 	return c
 }

@@ -76,7 +76,7 @@ func runValidateSet(env *Env, opts *ValidateOptions, h *hw.Hardware, dir string,
 		}
 	}
 	sort.Strings(s.Warnings)
-	s.Notes = append(s.Notes, "measured: the records' unprofiled end-to-end medians (drift-corrected when the harness interleaved the models); predicted: one inference, one stream, every node run (graph optimizations disabled)")
+	s.Notes = append(s.Notes, "measured: the records' unprofiled end-to-end medians (the lowest pass median when the harness measured in passes); predicted: one inference, one stream, every node run (graph optimizations disabled)")
 	report.NewValidationSet(s)
 	for _, w := range s.Warnings {
 		fmt.Fprintf(env.Err, "warning: %s\n", w)

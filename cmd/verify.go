@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wolong-dev/wolong/eval"
+	"github.com/wolong-dev/wolong/internal/ortbench"
 	"github.com/wolong-dev/wolong/report"
 )
 
@@ -19,6 +20,7 @@ type VerifyOptions struct {
 	RTol   float64
 	ATol   float64
 	Format string
+	ORT    bool // run both models in ONNX Runtime instead of the evaluator
 }
 
 func newVerifyCmd(env *Env) *cobra.Command {
@@ -34,11 +36,19 @@ With two models, both run on the same inputs: the input_N.pb files of
 symbolic dims need --dim). With one model, --inputs must also hold the
 expected output_N.pb files (the ONNX test-data layout).
 
+With --ort, both models run in ONNX Runtime 1.30 (CPU, graph optimizations
+disabled, one thread) on the same inputs instead, through the harness wolong
+keeps in the user's cache (it needs Node.js; onnxruntime-node is installed
+with npm on first use), and their outputs are compared the same way: does
+the runtime compute the same with the optimized model? A model ONNX Runtime
+cannot load or run is an error naming the model and ORT's reason.
+
 It prints one row per output (max abs error, max rel error, ok) and exits
 with status 1 when any output differs.`,
 		Example: `  wolong verify model.onnx optimized.onnx --dim N=1
   wolong verify model.onnx --inputs test_data_set_0
-  wolong verify a.onnx b.onnx --seed 7 --rtol 1e-3 --format json`,
+  wolong verify a.onnx b.onnx --seed 7 --rtol 1e-3 --format json
+  wolong verify model.onnx optimized.onnx --ort`,
 		Args:              usageArgs(cobra.RangeArgs(1, 2)),
 		ValidArgsFunction: completeONNX,
 		RunE: func(c *cobra.Command, args []string) error {
@@ -51,6 +61,7 @@ with status 1 when any output differs.`,
 	c.Flags().Float64Var(&opts.RTol, "rtol", eval.DefaultTolerance.RTol, "relative tolerance")
 	c.Flags().Float64Var(&opts.ATol, "atol", eval.DefaultTolerance.ATol, "absolute tolerance")
 	c.Flags().StringVar(&opts.Format, "format", "table", "output format: table or json")
+	c.Flags().BoolVar(&opts.ORT, "ort", false, "run both models in ONNX Runtime "+ortbench.Version+" (node + onnxruntime-node) instead of wolong's evaluator")
 	_ = c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"table", "json"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.MarkFlagDirname("inputs")
 	return c
@@ -105,6 +116,9 @@ func runVerify(env *Env, opts *VerifyOptions, args []string) error {
 	if len(args) == 1 && opts.Inputs == "" {
 		return Usagef("with one model, give --inputs DIR holding input_N.pb and the expected output_N.pb")
 	}
+	if opts.ORT && len(args) != 2 {
+		return Usagef("--ort compares two models: give A.onnx B.onnx")
+	}
 	a, err := opts.Model.loadModel(args[0])
 	if err != nil {
 		return err
@@ -114,30 +128,25 @@ func runVerify(env *Env, opts *VerifyOptions, args []string) error {
 	if err != nil {
 		return fmt.Errorf("%s: %v", args[0], err)
 	}
+	res := &report.Verify{Models: []string{args[0]}, Inputs: source, RTol: opts.RTol, ATol: opts.ATol}
+	if opts.ORT {
+		return verifyORT(env, opts, args, a, inputs, res, format)
+	}
 	got, err := evaluate(a, inputs, opts.Model.progress, filepath.Base(args[0])+": ")
 	if err != nil {
 		return fmt.Errorf("%s: %v", args[0], err)
 	}
-	res := &report.Verify{Models: []string{args[0]}, Inputs: source, RTol: opts.RTol, ATol: opts.ATol}
 	var want []eval.Value
 	names := make([]string, len(a.Model.Graph.Outputs))
 	for i, o := range a.Model.Graph.Outputs {
 		names[i] = o.Name
 	}
 	if len(args) == 2 {
-		b, err := opts.Model.loadModel(args[1])
+		b, err := loadSecond(opts, args, a, inputs)
 		if err != nil {
 			return err
 		}
 		defer b.Close()
-		for _, in := range b.Model.Graph.Inputs {
-			if _, ok := inputs[in.Name]; !ok && in.Const == nil {
-				return fmt.Errorf("%s: input %q is not an input of %s", args[1], in.Name, args[0])
-			}
-		}
-		if len(b.Model.Graph.Outputs) != len(got) {
-			return fmt.Errorf("%s has %d outputs, %s has %d", args[0], len(got), args[1], len(b.Model.Graph.Outputs))
-		}
 		if want, err = evaluate(b, inputs, opts.Model.progress, filepath.Base(args[1])+": "); err != nil {
 			return fmt.Errorf("%s: %v", args[1], err)
 		}
@@ -156,7 +165,12 @@ func runVerify(env *Env, opts *VerifyOptions, args []string) error {
 		}
 		res.Against = "expected outputs in " + opts.Inputs
 	}
-	tol := eval.Tolerance{RTol: opts.RTol, ATol: opts.ATol}
+	compareOutputs(res, names, got, want, eval.Tolerance{RTol: opts.RTol, ATol: opts.ATol})
+	return writeVerify(env, res, format)
+}
+
+// compareOutputs fills res with one row per output of got against want.
+func compareOutputs(res *report.Verify, names []string, got, want []eval.Value, tol eval.Tolerance) {
 	res.OK = true
 	for i := range got {
 		d := eval.Compare(got[i], want[i], tol)
@@ -165,6 +179,10 @@ func runVerify(env *Env, opts *VerifyOptions, args []string) error {
 		res.OK = res.OK && row.OK
 		res.Outputs = append(res.Outputs, row)
 	}
+}
+
+// writeVerify prints res and turns a mismatch into exit status 1.
+func writeVerify(env *Env, res *report.Verify, format report.Format) error {
 	if err := report.WriteVerify(env.Out, res, format); err != nil {
 		return err
 	}
@@ -178,4 +196,56 @@ func runVerify(env *Env, opts *VerifyOptions, args []string) error {
 		return exitErr{code: 1, msg: fmt.Sprintf("verify: %d of %d outputs differ", bad, len(res.Outputs))}
 	}
 	return nil
+}
+
+// verifyORT is verify --ort: both models run in ONNX Runtime on inputs.
+func verifyORT(env *Env, opts *VerifyOptions, args []string, a *Loaded, inputs map[string]eval.Value, res *report.Verify, format report.Format) error {
+	b, err := loadSecond(opts, args, a, inputs)
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	h, err := openORT()
+	if err != nil {
+		return fmt.Errorf("verify --ort: %v", err)
+	}
+	outs, err := ortRunModels(h, []ortModel{{args[0], a.Model.Graph, inputs}, {args[1], b.Model.Graph, inputs}}, a.MaxMemory)
+	if err != nil {
+		return fmt.Errorf("verify --ort: %v", err)
+	}
+	for i, o := range outs {
+		if o.Err != "" {
+			return fmt.Errorf("verify --ort: ONNX Runtime cannot run %s: %s", args[i], o.Err)
+		}
+		if len(o.Outputs) != len(a.Model.Graph.Outputs) {
+			return fmt.Errorf("verify --ort: ONNX Runtime gave %d outputs for %s, want %d", len(o.Outputs), args[i], len(a.Model.Graph.Outputs))
+		}
+	}
+	names := make([]string, len(a.Model.Graph.Outputs))
+	for i, o := range a.Model.Graph.Outputs {
+		names[i] = o.Name
+	}
+	res.Against, res.Runtime = args[1], ortRuntime
+	compareOutputs(res, names, outs[0].Outputs, outs[1].Outputs, eval.Tolerance{RTol: opts.RTol, ATol: opts.ATol})
+	return writeVerify(env, res, format)
+}
+
+// loadSecond loads B (args[1]) and checks it reads only inputs A has and
+// has as many outputs.
+func loadSecond(opts *VerifyOptions, args []string, a *Loaded, inputs map[string]eval.Value) (*Loaded, error) {
+	b, err := opts.Model.loadModel(args[1])
+	if err != nil {
+		return nil, err
+	}
+	for _, in := range b.Model.Graph.Inputs {
+		if _, ok := inputs[in.Name]; !ok && in.Const == nil {
+			b.Close()
+			return nil, fmt.Errorf("%s: input %q is not an input of %s", args[1], in.Name, args[0])
+		}
+	}
+	if len(b.Model.Graph.Outputs) != len(a.Model.Graph.Outputs) {
+		b.Close()
+		return nil, fmt.Errorf("%s has %d outputs, %s has %d", args[0], len(a.Model.Graph.Outputs), args[1], len(b.Model.Graph.Outputs))
+	}
+	return b, nil
 }

@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/wolong-dev/wolong/eval"
 	"github.com/wolong-dev/wolong/importer"
+	"github.com/wolong-dev/wolong/internal/modelgen"
+	"github.com/wolong-dev/wolong/ir"
 )
 
 // convCase is an ONNX node test with one input and one output.
@@ -96,4 +99,53 @@ func TestVerifyAndRun(t *testing.T) {
 		}
 	}
 	_ = fmt.Sprint
+}
+
+// TestVerifyORT: verify --ort runs both models in ONNX Runtime: a model
+// and its -O3 export agree; a model and another computing something else
+// differ (exit 1); a model ORT cannot load is an error naming it (exit 1);
+// --ort with one model is a usage error.
+func TestVerifyORT(t *testing.T) {
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("node is not installed: ONNX Runtime runs under Node.js")
+	}
+	dir := t.TempDir()
+	write := func(name, op, domain string) string {
+		b := modelgen.New(name, 13)
+		x := b.Input("x", ir.Float32, 2, 8)
+		y := b.Op("Add", []*ir.Value{b.Op("MatMul", []*ir.Value{x, b.Weight("w", 8, 8)}), b.Weight("bias", 8)})
+		b.Output(b.Op(op, []*ir.Value{y}))
+		b.M.Graph.Nodes[len(b.M.Graph.Nodes)-1].Domain = domain
+		if domain != "" {
+			b.M.Opsets = append(b.M.Opsets, ir.OpsetID{Domain: domain, Version: 1})
+		}
+		p := filepath.Join(dir, name+".onnx")
+		if err := importer.WriteFile(b.Model(), p); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	relu, sig, custom := write("relu", "Relu", ""), write("sigmoid", "Sigmoid", ""), write("custom", "Relu", "com.example")
+	opt := filepath.Join(dir, "relu.opt.onnx")
+	if _, errs, code := run("optimize", relu, "--emit-onnx", opt); code != 0 {
+		t.Fatalf("optimize: %s", errs)
+	}
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		status int
+		want   string
+	}{
+		{"export agrees", []string{"verify", relu, opt, "--ort"}, 0, "in ONNX Runtime 1.30.0"},
+		{"other model differs", []string{"verify", relu, sig, "--ort"}, 1, "1 of 1 outputs differ"},
+		{"ORT refuses", []string{"verify", relu, custom, "--ort"}, 1, "ONNX Runtime cannot run " + custom},
+		{"one model", []string{"verify", relu, "--ort", "--inputs", dir}, 2, "--ort compares two models"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			stdout, stderr, code := run(tc.args...)
+			if code != tc.status || !strings.Contains(stdout+stderr, tc.want) {
+				t.Errorf("exit %d (want %d), output does not say %q:\n%s%s", code, tc.status, tc.want, stdout, stderr)
+			}
+		})
+	}
 }

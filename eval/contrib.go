@@ -270,21 +270,7 @@ func kernelSimplifiedLayerNorm(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 }
 
 func kernelFastGelu(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x, err := need(in, 0, "X")
-	if err != nil {
-		return nil, err
-	}
-	if err := requireFloat(x, "X"); err != nil {
-		return nil, err
-	}
-	if b := optIn(in, 1); b != nil {
-		sum, err := binaryOp(func(a, b float64) float64 { return a + b }, nil)(c, []*Tensor{x, b})
-		if err != nil {
-			return nil, err
-		}
-		x = sum[0]
-	}
-	return mapFloat(c, x, func(v float64) float64 {
+	return biasThen(c, in, func(v float64) float64 {
 		return 0.5 * v * (1 + math.Tanh(0.7978845608028654*(v+0.044715*v*v*v)))
 	})
 }

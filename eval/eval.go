@@ -535,13 +535,11 @@ func (e *Evaluator) call(n *ir.Node, sc *scope, in []Value, depth int) (outs []V
 		}
 		return outs, nil
 	}
+	if body := ir.FusedBody(n); body != nil {
+		return c.RunSubgraph(body, in) // a fused kernel runs its members
+	}
 	if f := e.model.Function(n.Domain, n.Op); f != nil {
 		return e.callFunction(c, f, in)
-	}
-	if n.Domain == "wolong" {
-		if body := c.Graph("body"); body != nil {
-			return c.RunSubgraph(body, in)
-		}
 	}
 	return nil, &UnsupportedError{Op: n.QualifiedOp()}
 }

@@ -353,11 +353,7 @@ func (e *exporter) graph(g *ir.Graph) (*msg, error) {
 		gm.message(graphInput, e.valueInfo(v, inputType(v)))
 	}
 	for _, v := range g.Outputs {
-		t := v.Declared
-		if t == nil || (v.Producer != nil && v.Type.Kind != ir.KindUnknown && v.Type.DType != ir.Undefined && v.Declared.DType == ir.Undefined) {
-			t = &v.Type
-		}
-		gm.message(graphOutput, e.valueInfo(v, t))
+		gm.message(graphOutput, e.valueInfo(v, outputType(v)))
 	}
 	isOutput := map[*ir.Value]bool{}
 	for _, v := range g.Outputs {
@@ -368,11 +364,7 @@ func (e *exporter) graph(g *ir.Graph) (*msg, error) {
 			if o == nil || isOutput[o] {
 				continue
 			}
-			t := o.Declared
-			if t == nil && o.Type.Kind != ir.KindUnknown {
-				t = &o.Type
-			}
-			if t != nil {
+			if t := exportType(o); writableType(t) {
 				gm.message(graphValueInfo, e.valueInfo(o, t))
 			}
 		}
@@ -388,6 +380,102 @@ func (e *exporter) graph(g *ir.Graph) (*msg, error) {
 	return gm, nil
 }
 
+// exportType is the type written for a graph output or value_info entry:
+// the IR's, which is what the graph computes now (a pass may have retyped
+// the value since the file declared it), with the file's declaration
+// filling in only what inference left unknown where the two agree on kind
+// and dtype. nil when neither says anything.
+func exportType(v *ir.Value) *ir.Type {
+	t, d := v.Type, v.Declared
+	if t.Kind == ir.KindUnknown {
+		return d
+	}
+	if d == nil || d.Kind != t.Kind {
+		return &t
+	}
+	m := mergeDeclared(t, *d)
+	return &m
+}
+
+// outputType is the type written for a graph output: its declaration
+// where that agrees with the IR (dtype, rank, and every dim both give as a
+// number), so the names a model gives its dims stay; the IR's
+// (exportType) where it does not.
+func outputType(v *ir.Value) *ir.Type {
+	t, d := v.Type, v.Declared
+	if d == nil || t.Kind == ir.KindUnknown {
+		if d != nil {
+			return d
+		}
+		return &v.Type
+	}
+	if d.Kind != t.Kind || !agrees(t, *d) {
+		return exportType(v)
+	}
+	out := d.Clone()
+	if out.DType == ir.Undefined {
+		out.DType = t.DType
+	}
+	if !out.Shape.Known {
+		out.Shape = t.Shape.Clone()
+	}
+	for i, x := range out.Shape.Dims {
+		if !x.IsConcrete() && !x.IsSymbolic() && t.Shape.Known {
+			out.Shape.Dims[i] = t.Shape.Dims[i]
+		}
+	}
+	return &out
+}
+
+// agrees reports whether declaration d contradicts nothing the IR's type
+// t says: dtypes, ranks, and dims both give as numbers are equal.
+func agrees(t, d ir.Type) bool {
+	if t.DType != ir.Undefined && d.DType != ir.Undefined && t.DType != d.DType {
+		return false
+	}
+	if !t.Shape.Known || !d.Shape.Known {
+		return true
+	}
+	if len(t.Shape.Dims) != len(d.Shape.Dims) {
+		return false
+	}
+	for i, x := range t.Shape.Dims {
+		if y := d.Shape.Dims[i]; x.IsConcrete() && y.IsConcrete() && x.Val != y.Val {
+			return false
+		}
+	}
+	return true
+}
+
+// mergeDeclared fills what t leaves unknown from d (same kind): the dtype,
+// the shape when t's rank is unknown, single dims, a sequence's element.
+func mergeDeclared(t, d ir.Type) ir.Type {
+	out := t.Clone()
+	if out.DType == ir.Undefined {
+		out.DType = d.DType
+	} else if d.DType != ir.Undefined && d.DType != out.DType {
+		return out // a stale declaration: nothing of it holds
+	}
+	switch {
+	case !out.Shape.Known && d.Shape.Known:
+		out.Shape = d.Shape.Clone()
+	case out.Shape.Known && d.Shape.Known && len(out.Shape.Dims) == len(d.Shape.Dims):
+		for i, x := range out.Shape.Dims {
+			if !x.IsConcrete() && !x.IsSymbolic() {
+				out.Shape.Dims[i] = d.Shape.Dims[i]
+			}
+		}
+	}
+	if out.Elem == nil && d.Elem != nil {
+		e := d.Elem.Clone()
+		out.Elem = &e
+	} else if out.Elem != nil && d.Elem != nil && out.Elem.Kind == d.Elem.Kind {
+		e := mergeDeclared(*out.Elem, *d.Elem)
+		out.Elem = &e
+	}
+	return out
+}
+
 func inputType(v *ir.Value) *ir.Type {
 	if v.Type.Kind == ir.KindUnknown && v.Declared != nil {
 		return v.Declared
@@ -398,12 +486,30 @@ func inputType(v *ir.Value) *ir.Type {
 func (e *exporter) valueInfo(v *ir.Value, t *ir.Type) *msg {
 	vm := &msg{}
 	vm.str(viName, e.name(v))
-	if t != nil && t.Kind != ir.KindUnknown {
+	if writableType(t) {
 		vm.message(viType, typeMsg(t))
 	}
 	vm.strNonEmpty(viDocString, v.Doc)
 	entries(vm, viMetadataProps, v.Metadata)
 	return vm
+}
+
+// writableType reports whether t says enough to be written as a
+// TypeProto: a tensor type needs its element type (a runtime refuses
+// elem_type 0), a sequence, optional or map its element's.
+func writableType(t *ir.Type) bool {
+	if t == nil {
+		return false
+	}
+	switch t.Kind {
+	case ir.KindTensor, ir.KindSparse:
+		return t.DType != ir.Undefined
+	case ir.KindSequence, ir.KindOptional:
+		return t.Elem != nil && writableType(t.Elem)
+	case ir.KindMap:
+		return t.DType != ir.Undefined && t.Elem != nil && writableType(t.Elem)
+	}
+	return false
 }
 
 func typeMsg(t *ir.Type) *msg {

@@ -67,7 +67,8 @@ type Written struct {
 }
 
 // WriteFileWith exports m to path atomically, as WriteFile, with external
-// data as opt says. The external-data file (path + ".data") is written
+// data as opt says. The written file is checked against m (CheckExported)
+// before it is moved into place. The external-data file (path + ".data") is written
 // atomically before the model, and removed again if writing the model
 // fails. It refuses to write over the file m was read from, any file its
 // weights are in, and any file in refuse.
@@ -114,13 +115,13 @@ func WriteFileWith(m *ir.Model, path string, opt WriteOptions, refuse ...string)
 			}
 		}
 	}
-	err := AtomicWrite(path, refuse, func(out io.Writer) error {
+	err := safefile.WriteChecked(path, refuse, func(out io.Writer) error {
 		bw := bufio.NewWriterSize(out, 1<<20)
 		if err := mm.writeTo(bw); err != nil {
 			return err
 		}
 		return bw.Flush()
-	})
+	}, func(tmp string) error { return CheckExported(m, tmp) })
 	if err != nil {
 		if w.DataFile != "" {
 			os.Remove(w.DataFile)

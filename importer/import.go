@@ -19,6 +19,10 @@ type Options struct {
 	MaxDepth int
 	// Warn, if set, receives non-fatal messages (ignored fields, ...).
 	Warn func(msg string)
+	// KeepFunctions keeps calls of wolong's fused-kernel functions as
+	// function calls; by default they become the fused nodes they were
+	// written from (ir.InlineFusedFunctions).
+	KeepFunctions bool
 }
 
 // Error is an import failure. It prints as one line naming the file and,
@@ -90,6 +94,11 @@ func decodeModel(data []byte, path, dir string, maps *mappings, self *mapping, o
 			return nil, ie
 		}
 		return nil, &Error{File: path, Err: err}
+	}
+	if !opt.KeepFunctions {
+		if _, err := ir.InlineFusedFunctions(m); err != nil {
+			return nil, &Error{File: path, Err: err}
+		}
 	}
 	return m, nil
 }

@@ -264,6 +264,8 @@ func (st *inferState) inferNode(n *Node) {
 	case def != nil && def.Infer != nil:
 		c.Opset = st.model.opsetFor(n)
 		err = c.safeInfer(def.Infer)
+	case IsFused(n):
+		err = c.safeInfer(func(c *InferContext) error { return c.inferFused(FusedBody(n)) })
 	case st.model.Function(n.Domain, n.Op) != nil:
 		err = c.safeInfer(func(c *InferContext) error { return c.inferFunctionCall(st.model.Function(n.Domain, n.Op)) })
 	default:
@@ -521,8 +523,11 @@ func (c *InferContext) inferFunctionCall(f *Function) error {
 	c.st.fnBusy[f] = true
 	defer delete(c.st.fnBusy, f)
 	in := make([]Type, len(f.Body.Inputs))
-	for i := range in {
+	for i, v := range f.Body.Inputs {
 		in[i] = c.InType(i)
+		if x := c.Input(i); x != nil && v != nil {
+			v.Known = x.Known // shape constants passed as arguments
+		}
 	}
 	saved := c.st.model.Opsets
 	if len(f.Opsets) > 0 {

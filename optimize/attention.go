@@ -18,7 +18,9 @@ func attentionFuse(c *Context) ([]Rewrite, error) {
 	return runPattern(c, "Attention", "attention", matchAttention)
 }
 
-func matchAttention(g *ir.Graph, sm *ir.Node) []*ir.Node {
+// matchAttention matches at the Softmax; it records the roles Q, K
+// (already transposed), V and Mask, and the scale when one is applied.
+func matchAttention(g *ir.Graph, sm *ir.Node) *match {
 	if !is(sm, "Softmax") {
 		return nil
 	}
@@ -27,6 +29,7 @@ func matchAttention(g *ir.Graph, sm *ir.Node) []*ir.Node {
 		return nil
 	}
 	ms := []*ir.Node{sm, av}
+	mt := &match{roles: map[*ir.Value]string{av.Input(1): "V"}}
 	v := sm.Input(0)
 	if p := producer(v, "Add"); p != nil && singleUse(g, v) {
 		ms = append(ms, p)
@@ -34,10 +37,17 @@ func matchAttention(g *ir.Graph, sm *ir.Node) []*ir.Node {
 		if producer(v, "MatMul") == nil && producer(v, "Mul") == nil && producer(v, "Div") == nil {
 			v = p.Input(1)
 		}
+		mt.roles[other(p, v)] = "Mask"
 	}
 	for _, op := range []string{"Mul", "Div"} {
 		if p := producer(v, op); p != nil && singleUse(g, v) && constOf(p.Input(1)) != nil {
 			ms = append(ms, p)
+			if s, ok := scalarOf(p.Input(1)); ok && s != 0 {
+				if op == "Div" {
+					s = 1 / s
+				}
+				mt.attrs = append(mt.attrs, &ir.Attr{Name: ir.FusedAlpha, Type: ir.AttrFloat, F: float32(s)})
+			}
 			v = p.Input(0)
 			break
 		}
@@ -46,5 +56,7 @@ func matchAttention(g *ir.Graph, sm *ir.Node) []*ir.Node {
 	if qk == nil || !singleUse(g, v) {
 		return nil
 	}
-	return append(ms, qk)
+	mt.roles[qk.Input(0)], mt.roles[qk.Input(1)] = "Q", "K"
+	mt.members = append(ms, qk)
+	return mt
 }

@@ -19,8 +19,8 @@ package optimize
 // only x and constants.
 
 import (
-	"encoding/binary"
 	"math"
+	"slices"
 
 	"github.com/wolong-dev/wolong/ir"
 )
@@ -29,7 +29,12 @@ func geluFuse(c *Context) ([]Rewrite, error) {
 	return runPattern(c, "Gelu", "gelu", matchGelu)
 }
 
-func matchGelu(g *ir.Graph, e *ir.Node) []*ir.Node {
+// matchGelu matches at the Erf or Tanh. It records the role X and, when
+// the argument's constants are GELU's (checked by evaluating the matched
+// argument at geluProbe) and the output has x's shape, the form as
+// ir.FusedApproximate ("none" for erf, "tanh"); without it the group is
+// still one kernel, but no lowering may write it as a GELU operator.
+func matchGelu(g *ir.Graph, e *ir.Node) *match {
 	if !is(e, "Erf") && !is(e, "Tanh") {
 		return nil
 	}
@@ -61,6 +66,7 @@ func matchGelu(g *ir.Graph, e *ir.Node) []*ir.Node {
 	if x == nil {
 		return nil
 	}
+	arg := append([]*ir.Node(nil), ms[1:]...)
 	// Forward: Add(1), then Muls by x, 0.5 or 0.5*x.
 	add := consumer(g, e, "Add")
 	if s := consumer(g, e, "Sum"); add == nil && s != nil && len(s.Inputs) == 2 {
@@ -93,7 +99,82 @@ func matchGelu(g *ir.Graph, e *ir.Node) []*ir.Node {
 	if !readsX {
 		return nil
 	}
-	return ms
+	mt := &match{members: ms, roles: map[*ir.Value]string{x: "X"}}
+	form := "none"
+	if is(e, "Tanh") {
+		form = "tanh"
+	}
+	if out := cur.Output(0); out != nil && x.Type.Shape.Known && out.Type.Shape.Identical(x.Type.Shape) &&
+		out.Type.DType == x.Type.DType && geluArgument(x, arg, e.Input(0), form) {
+		mt.attrs = []*ir.Attr{{Name: ir.FusedApproximate, Type: ir.AttrString, S: []byte(form)}}
+	}
+	return mt
+}
+
+// geluArgument reports whether nodes (elementwise ops of x and one-element
+// constants) compute arg as GELU's form does: x/√2 for erf,
+// √(2/π)(x + 0.044715x³) for tanh, checked at every geluProbe point to
+// within the rounding of half-precision constants.
+func geluArgument(x *ir.Value, nodes []*ir.Node, arg *ir.Value, form string) bool {
+	for _, p := range geluProbe {
+		vals := map[*ir.Value]float64{x: p}
+		got, ok := scalarEval(arg, vals, nodes)
+		want := p / math.Sqrt2
+		if form == "tanh" {
+			want = math.Sqrt(2/math.Pi) * (p + 0.044715*p*p*p)
+		}
+		if !ok || math.IsNaN(got) || math.Abs(got-want) > 2e-3*(1+math.Abs(want)) {
+			return false
+		}
+	}
+	return true
+}
+
+// scalarEval evaluates v at one point: vals holds the known values, nodes
+// the elementwise ops allowed to compute the rest (one-element constants
+// read as their value).
+func scalarEval(v *ir.Value, vals map[*ir.Value]float64, nodes []*ir.Node) (float64, bool) {
+	if f, ok := vals[v]; ok {
+		return f, true
+	}
+	if f, ok := scalarOf(v); ok {
+		return f, true
+	}
+	p := v.Producer
+	if p == nil || !slices.Contains(nodes, p) || len(p.Outputs) != 1 {
+		return 0, false
+	}
+	args := make([]float64, len(p.Inputs))
+	for i, in := range p.Inputs {
+		f, ok := scalarEval(in, vals, nodes)
+		if !ok {
+			return 0, false
+		}
+		args[i] = f
+	}
+	var r float64
+	switch {
+	case p.Op == "Identity" && len(args) == 1:
+		r = args[0]
+	case p.Op == "Neg" && len(args) == 1:
+		r = -args[0]
+	case p.Op == "Sqrt" && len(args) == 1:
+		r = math.Sqrt(args[0])
+	case p.Op == "Add" && len(args) == 2:
+		r = args[0] + args[1]
+	case p.Op == "Sub" && len(args) == 2:
+		r = args[0] - args[1]
+	case p.Op == "Mul" && len(args) == 2:
+		r = args[0] * args[1]
+	case p.Op == "Div" && len(args) == 2:
+		r = args[0] / args[1]
+	case p.Op == "Pow" && len(args) == 2:
+		r = math.Pow(args[0], args[1])
+	default:
+		return 0, false
+	}
+	vals[v] = r
+	return r, true
 }
 
 // singleUseWithin reports whether v is not a graph output and every use
@@ -110,151 +191,5 @@ func singleUseWithin(g *ir.Graph, v *ir.Value, set map[*ir.Node]bool) bool {
 	return true
 }
 
-// geluProbe are the points toNativeGelu checks a fused GELU body at;
-// all are exact in every float type.
+// geluProbe are the points matchGelu checks a GELU's argument at.
 var geluProbe = []float64{-4, -3, -2.5, -2, -1.5, -1, -0.75, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1, 1.5, 2, 2.5, 3, 4}
-
-// toNativeGelu turns a fused wolong:Gelu node into the standard ai.onnx
-// Gelu(X) (opset 20+; approximate="tanh" for the tanh form) in place. The
-// matcher does not check the constants inside the argument (the √2
-// divisor, 0.044715, √(2/π)), so the body is evaluated at geluProbe and
-// must agree with the GELU formula of its form; it must also read one
-// float tensor x of known rank plus one-element constants of no higher
-// rank, so the native op gives the same shape. Constants of a GELU nested
-// in another fused body are found through the enclosing fused nodes'
-// inputs. It reports false, changing nothing, otherwise.
-func toNativeGelu(m *ir.Model, g *ir.Graph, n *ir.Node, fold Folder) bool {
-	body := n.AttrGraph("body")
-	if body == nil || n.Op != "Gelu" || n.Domain != FusedDomain || len(n.Outputs) != 1 || n.Output(0) == nil || m.Opset("") < 20 {
-		return false
-	}
-	var x *ir.Value
-	xi := -1
-	args := make([]*ir.Tensor, len(n.Inputs))
-	for i, v := range n.Inputs {
-		if v == nil {
-			return false
-		}
-		if t := fusedConst(g, v); t != nil {
-			args[i] = t
-			continue
-		}
-		if x != nil {
-			return false
-		}
-		x, xi = v, i
-	}
-	if x == nil || !x.Type.IsTensor() || !x.Type.Shape.Known || n.Output(0).Type.DType != x.Type.DType {
-		return false
-	}
-	for _, t := range args {
-		if t == nil {
-			continue
-		}
-		if k, ok := t.NumElements(); !ok || k != 1 || len(t.Dims) > x.Type.Shape.Rank() {
-			return false
-		}
-	}
-	approx := ""
-	switch {
-	case bodyHas(body, "Tanh") && !bodyHas(body, "Erf"):
-		approx = "tanh"
-	case bodyHas(body, "Erf") && !bodyHas(body, "Tanh"):
-	default:
-		return false
-	}
-	probe, tol := floatProbe(x.Type.DType, geluProbe)
-	if probe == nil {
-		return false
-	}
-	args[xi] = probe
-	out, err := fold.Fold(m, n, args)
-	if err != nil || len(out) != 1 || out[0] == nil {
-		return false
-	}
-	got, err := out[0].Float64Values(int64(len(geluProbe)))
-	if err != nil || len(got) != len(geluProbe) {
-		return false
-	}
-	for i, v := range geluProbe {
-		want := 0.5 * v * (1 + math.Erf(v/math.Sqrt2))
-		if approx == "tanh" {
-			want = 0.5 * v * (1 + math.Tanh(math.Sqrt(2/math.Pi)*(v+0.044715*v*v*v)))
-		}
-		if math.IsNaN(got[i]) || math.Abs(got[i]-want) > tol*(1+math.Abs(want)) {
-			return false
-		}
-	}
-	for i := range n.Inputs {
-		n.SetInput(i, nil)
-	}
-	n.Inputs = nil
-	n.Inputs = append(n.Inputs, nil)
-	n.SetInput(0, x)
-	n.Op, n.Domain, n.Attrs = "Gelu", "", nil
-	if approx != "" {
-		n.Attrs = []*ir.Attr{{Name: "approximate", Type: ir.AttrString, S: []byte(approx)}}
-	}
-	return true
-}
-
-// fusedConst returns v's constant data, looking through the inputs of the
-// fused nodes whose bodies enclose g.
-func fusedConst(g *ir.Graph, v *ir.Value) *ir.Tensor {
-	for depth := 0; depth < 64 && v != nil; depth++ {
-		if v.Const != nil {
-			return v.Const
-		}
-		p := g.ParentNode
-		if p == nil || p.Domain != FusedDomain || g.Parent == nil {
-			return nil
-		}
-		next := (*ir.Value)(nil)
-		for i, in := range g.Inputs {
-			if in == v && i < len(p.Inputs) {
-				next = p.Inputs[i]
-			}
-		}
-		v, g = next, g.Parent
-	}
-	return nil
-}
-
-// bodyHas reports whether g has a node of the ai.onnx op.
-func bodyHas(g *ir.Graph, op string) bool {
-	for _, n := range g.Nodes {
-		if is(n, op) {
-			return true
-		}
-	}
-	return false
-}
-
-// floatProbe returns vals as a 1-D tensor of dtype dt and the relative
-// tolerance a GELU computed in dt meets, or nil for other dtypes.
-func floatProbe(dt ir.DType, vals []float64) (*ir.Tensor, float64) {
-	var raw []byte
-	tol := 1e-4
-	switch dt {
-	case ir.Float32:
-		for _, v := range vals {
-			raw = binary.LittleEndian.AppendUint32(raw, math.Float32bits(float32(v)))
-		}
-	case ir.Float64:
-		for _, v := range vals {
-			raw = binary.LittleEndian.AppendUint64(raw, math.Float64bits(v))
-		}
-	case ir.Float16, ir.BFloat16:
-		tol = 3e-2
-		for _, v := range vals {
-			h := ir.Float32ToHalf(float32(v))
-			if dt == ir.BFloat16 {
-				h = ir.Float32ToBFloat16(float32(v))
-			}
-			raw = binary.LittleEndian.AppendUint16(raw, h)
-		}
-	default:
-		return nil, 0
-	}
-	return &ir.Tensor{Name: "gelu_probe", DType: dt, Dims: []int64{int64(len(vals))}, Raw: raw}, tol
-}

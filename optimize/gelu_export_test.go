@@ -80,7 +80,7 @@ func TestGeluExport(t *testing.T) {
 			if err := importer.Export(m, &buf); err != nil {
 				t.Fatal(err)
 			}
-			back, err := importer.Decode(buf.Bytes(), importer.Options{})
+			back, err := importer.Decode(buf.Bytes(), importer.Options{KeepFunctions: true})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -8,8 +8,9 @@ import (
 	"github.com/wolong-dev/wolong/ir"
 )
 
-// FusedDomain is the domain of the nodes the optimizer creates.
-const FusedDomain = "wolong"
+// FusedDomain is the domain of the nodes the optimizer creates (the
+// fused-op contract is in package ir: ir.FusedDomain).
+const FusedDomain = ir.FusedDomain
 
 // group is a set of main-graph nodes that will become one fused node.
 type group struct {
@@ -18,6 +19,9 @@ type group struct {
 	name    string     // fused node name, e.g. "fused_conv_0"
 	remark  string
 	fused   *ir.Node // set by materialize
+	// attrs and roles are what a pattern matcher recognized (see match).
+	attrs []*ir.Attr
+	roles map[*ir.Value]string
 }
 
 // materialize replaces every group (disjoint, each convex: no path leaves
@@ -119,7 +123,14 @@ func materialize(g *ir.Graph, groups []*group) []Rewrite {
 		}
 		fn.Inputs = ext
 		fn.Outputs = exposed
-		fn.Attrs = []*ir.Attr{{Name: "body", Type: ir.AttrGraph, G: body}}
+		fn.Attrs = append([]*ir.Attr{{Name: ir.FusedBodyAttr, Type: ir.AttrGraph, G: body}}, gr.attrs...)
+		if len(gr.roles) > 0 {
+			rs := make([][]byte, len(ext))
+			for i, v := range ext {
+				rs[i] = []byte(gr.roles[v])
+			}
+			fn.Attrs = append(fn.Attrs, &ir.Attr{Name: ir.FusedRoles, Type: ir.AttrStrings, Strings: rs})
+		}
 		gr.fused = fn
 		rw = append(rw, Rewrite{Before: names(gr.members), After: []string{gr.name}, Sep: "+",
 			Remark: fmt.Sprintf("%s:%s, %d nodes in one kernel%s", FusedDomain, gr.op, len(gr.members), gr.remark)})

@@ -65,6 +65,9 @@ type Options struct {
 	// Placer, when set, places the optimized model on a cluster for the
 	// rdma pass (which is skipped without it).
 	Placer Placer
+	// Target is the runtime the model is optimized for: TargetORT runs the
+	// ort pass (skipped otherwise).
+	Target Target
 }
 
 // PassResult is what one pass did.
@@ -126,7 +129,7 @@ func Run(m *ir.Model, opt Options) (*Result, error) {
 		}
 	}
 	var torun []Pass
-	for _, p := range sel {
+	for _, p := range forTarget(sel, opt.Target) {
 		if p.NeedsPlacer && opt.Placer == nil {
 			continue
 		}

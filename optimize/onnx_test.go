@@ -12,7 +12,8 @@ import (
 // TestToONNXRoundTrip exports optimized generated models as ONNX,
 // re-imports them and checks structure and outputs: LayerNorm becomes
 // the standard LayerNormalization at opset 17, other groups become
-// model-local functions of domain wolong.
+// model-local functions of domain wolong, which read back as the fused
+// kernels they were.
 func TestToONNXRoundTrip(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
@@ -51,20 +52,40 @@ func TestToONNXRoundTrip(t *testing.T) {
 				t.Fatal(err)
 			}
 			ir.InferModel(back, dims)
+			// As written: every wolong node calls a function of the file.
+			file, err := importer.Load(p, importer.Options{KeepFunctions: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer file.Close()
 			ln, wl := 0, 0
-			for _, n := range back.Graph.Nodes {
+			for _, n := range file.Graph.Nodes {
 				switch {
 				case n.Op == "LayerNormalization":
 					ln++
 				case n.Domain == FusedDomain:
 					wl++
-					if back.Function(n.Domain, n.Op) == nil {
+					if file.Function(n.Domain, n.Op) == nil {
 						t.Errorf("node %s calls a missing function %s", n.Name, n.Op)
 					}
 				}
 			}
 			if ln != tc.layerNorm || wl == 0 {
 				t.Errorf("%d LayerNormalization (want %d), %d wolong calls", ln, tc.layerNorm, wl)
+			}
+			// As read: each call is the fused kernel it was, and the fused
+			// functions are gone.
+			fused := 0
+			for _, n := range back.Graph.Nodes {
+				if n.Domain == FusedDomain {
+					if !ir.IsFused(n) || back.Function(n.Domain, n.Op) != nil {
+						t.Errorf("node %s (%s) was not read back as a fused kernel", n.Name, n.Op)
+					}
+					fused++
+				}
+			}
+			if fused != wl || len(back.Functions) != 0 {
+				t.Errorf("read back %d fused kernels of %d calls, %d functions left", fused, wl, len(back.Functions))
 			}
 			if why := compareRuns(t, orig, back, 5, 1e-4, 1e-5); why != "" {
 				t.Fatal(why)

@@ -55,6 +55,8 @@ type Pass struct {
 	Doc      string   // one line for --help and explain
 	// NeedsPlacer: runs only when Options.Placer is set (--cluster).
 	NeedsPlacer bool
+	// ForORT: runs only when Options.Target is TargetORT (--target ort).
+	ForORT bool
 }
 
 // passes is the pipeline, in order.
@@ -77,6 +79,7 @@ var passes = [...]Pass{
 	{Name: "attention", Fn: attentionFuse, Level: 2, Doc: "fuse MatMul-Scale-Mask-Softmax-MatMul into one attention kernel"},
 	{Name: "fuse", Fn: fuseOps, Level: 2, Doc: "group elementwise/injective chains, reductions and GEMM/Conv epilogues (post-dominator fusion)"},
 	{Name: "persistent", Fn: persistentRNN, Level: 3, Doc: "run an unrolled recurrence's fused cells as one persistent kernel when its recurrent weight fits on chip"},
+	{Name: "ort", Fn: ortLower, Level: 0, Required: true, ForORT: true, Doc: "with --target ort: write each fused group ONNX Runtime has a fused operator for as that operator (FusedConv, FusedGemm, LayerNormalization, ...) and inline the rest into their members"},
 	{Name: "rdma", Fn: rdmaPlace, Level: 3, NeedsPlacer: true, Doc: "with --cluster: tag nodes with their device and insert RDMA / copy transfer nodes on the edges a pipeline placement cuts"},
 	{Name: "late dce", Fn: dce, Level: 0, Required: true, Doc: "delete nodes and initializers left unused"},
 }
@@ -103,6 +106,10 @@ var passOrder = [...]struct{ a, b, why string }{
 	{"fuse", "late dce", "fusion leaves dead constants"},
 	{"fuse", "persistent", "the persistent kernel groups the fused recurrent cells"},
 	{"persistent", "rdma", "placement applies to the final kernels"},
+	{"fuse", "ort", "ONNX Runtime's operators are written for the groups fusion made"},
+	{"persistent", "ort", "a persistent kernel is inlined back into the fused cells it groups"},
+	{"ort", "rdma", "placement applies to the kernels the runtime runs"},
+	{"ort", "late dce", "lowering leaves constants unused (a bias folded into a conv's)"},
 }
 
 // Passes returns a copy of the pipeline table.
@@ -112,8 +119,10 @@ func Passes() []Pass { return append([]Pass(nil), passes[:]...) }
 const MaxLevel = 3
 
 // Select returns the passes that level, only (when non-empty: run just
-// these, plus the required ones) and disable choose, in pipeline order. It
-// rejects unknown names and attempts to disable a required pass.
+// these, plus the required ones) and disable choose, in pipeline order,
+// without the passes of a target (the ort pass, which Run adds for
+// Options.Target). It rejects unknown names and attempts to disable a
+// required pass.
 func Select(level int, only, disable []string) ([]Pass, error) {
 	if level < 0 || level > MaxLevel {
 		return nil, fmt.Errorf("optimize: level %d out of range 0..%d", level, MaxLevel)
@@ -145,6 +154,8 @@ func Select(level int, only, disable []string) ([]Pass, error) {
 	var out []Pass
 	for _, p := range passes {
 		switch {
+		case p.ForORT:
+			continue // added by Run for its target (forTarget)
 		case p.Required:
 		case off[p.Name]:
 			continue
@@ -158,6 +169,25 @@ func Select(level int, only, disable []string) ([]Pass, error) {
 		out = append(out, p)
 	}
 	return out, nil
+}
+
+// forTarget adds to sel, in pipeline order, the passes target needs
+// (the ort pass for TargetORT).
+func forTarget(sel []Pass, target Target) []Pass {
+	if target != TargetORT {
+		return sel
+	}
+	in := map[string]bool{}
+	for _, p := range sel {
+		in[p.Name] = true
+	}
+	var out []Pass
+	for _, p := range passes {
+		if in[p.Name] || p.ForORT {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 func passNames() string {

@@ -10,9 +10,18 @@ import (
 	"github.com/wolong-dev/wolong/ir"
 )
 
-// matcher returns the members of a candidate group rooted at n (nil: no
-// match). Members may come in any order.
-type matcher func(g *ir.Graph, n *ir.Node) []*ir.Node
+// match is what a matcher found: the members of one candidate group (in
+// any order) and what it recognized, which the fused node carries: match
+// attributes (ir.FusedEpsilon, ...) and the roles of the values it reads
+// (X, Scale, B, ...; the node's ir.FusedRoles attribute).
+type match struct {
+	members []*ir.Node
+	attrs   []*ir.Attr
+	roles   map[*ir.Value]string
+}
+
+// matcher returns the candidate group rooted at n, or nil.
+type matcher func(g *ir.Graph, n *ir.Node) *match
 
 // runPattern applies match at every node and fuses each match into one
 // node of op (the node named prefix_k).
@@ -29,7 +38,11 @@ func runPattern(c *Context, op, prefix string, match matcher) ([]Rewrite, error)
 		if claimed[n] || !isDefault(n) {
 			continue
 		}
-		ms := match(g, n)
+		mt := match(g, n)
+		if mt == nil {
+			continue
+		}
+		ms := mt.members
 		if len(ms) < 2 || !acceptable(g, ms, claimed, pos) || c.pinsAny(ms) {
 			continue
 		}
@@ -37,7 +50,7 @@ func runPattern(c *Context, op, prefix string, match matcher) ([]Rewrite, error)
 		for _, m := range ms {
 			claimed[m] = true
 		}
-		groups = append(groups, &group{members: ms, op: op, name: c.newName(prefix)})
+		groups = append(groups, &group{members: ms, op: op, name: c.newName(prefix), attrs: mt.attrs, roles: mt.roles})
 	}
 	return materialize(g, groups), nil
 }

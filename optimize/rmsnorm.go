@@ -22,8 +22,9 @@ func rmsNormFuse(c *Context) ([]Rewrite, error) {
 	return runPattern(c, "RMSNorm", "rmsnorm", matchRMSNorm)
 }
 
-// matchRMSNorm matches at the Sqrt.
-func matchRMSNorm(g *ir.Graph, sqrt *ir.Node) []*ir.Node {
+// matchRMSNorm matches at the Sqrt; it records epsilon and axis as
+// matchLayerNorm does, and the roles X and Scale.
+func matchRMSNorm(g *ir.Graph, sqrt *ir.Node) *match {
 	if !is(sqrt, "Sqrt") {
 		return nil
 	}
@@ -63,8 +64,11 @@ func matchRMSNorm(g *ir.Graph, sqrt *ir.Node) []*ir.Node {
 	} else {
 		return nil
 	}
+	mt := &match{roles: map[*ir.Value]string{x: "X"}}
 	if w := consumer(g, last, "Mul"); w != nil && constOf(other(w, last.Output(0))) != nil {
 		ms = append(ms, w)
+		mt.roles[other(w, last.Output(0))] = "Scale"
 	}
-	return ms
+	mt.members, mt.attrs = ms, normAttrs(x, add.Input(1), mean)
+	return mt
 }

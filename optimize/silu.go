@@ -17,7 +17,9 @@ func siluFuse(c *Context) ([]Rewrite, error) {
 	return runPattern(c, "SiLU", "silu", matchSiLU)
 }
 
-func matchSiLU(g *ir.Graph, s *ir.Node) []*ir.Node {
+// matchSiLU matches at the Sigmoid; it records the role X and alpha 1
+// (SiLU is x*sigmoid(alpha*x) with alpha 1).
+func matchSiLU(g *ir.Graph, s *ir.Node) *match {
 	if !is(s, "Sigmoid") {
 		return nil
 	}
@@ -25,5 +27,6 @@ func matchSiLU(g *ir.Graph, s *ir.Node) []*ir.Node {
 	if mul == nil || other(mul, s.Output(0)) != s.Input(0) {
 		return nil
 	}
-	return []*ir.Node{s, mul}
+	return &match{members: []*ir.Node{s, mul}, roles: map[*ir.Value]string{s.Input(0): "X"},
+		attrs: []*ir.Attr{{Name: ir.FusedAlpha, Type: ir.AttrFloat, F: 1}}}
 }

@@ -52,8 +52,8 @@ func RewriteLine(r optimize.Rewrite) string {
 // NewExplain builds the report; focus, when not empty, keeps only that
 // pass; diffs maps a pass name to its IR diff (may be nil).
 func NewExplain(path, hardware string, res *optimize.Result, focus string, diffs map[string]string) *Explain {
-	e := &Explain{Model: path, Hardware: hardware, Level: res.Level, Baseline: summary(res.Baseline),
-		Final: summary(res.Final), Speedup: res.Speedup(), Passes: []ExplainPass{}}
+	e := &Explain{Model: path, Hardware: hardware, Level: res.Level, Baseline: Summary(res.Baseline),
+		Final: Summary(res.Final), Speedup: res.Speedup(), Passes: []ExplainPass{}}
 	for i := range res.Passes {
 		p := &res.Passes[i]
 		if focus != "" && p.Name != focus {

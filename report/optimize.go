@@ -46,16 +46,21 @@ type Optimize struct {
 	Warnings    []string   `json:"warnings,omitempty"`
 	// Placement is the --cluster plan (nil without --cluster).
 	Placement *cluster.Placement `json:"placement,omitempty"`
+	// Emitted is the prediction for the model --emit-onnx wrote, with the
+	// same dims (nil without --emit-onnx). It differs from Optimized when
+	// the written model was optimized with its symbolic dims kept.
+	Emitted *OptSummary `json:"emitted,omitempty"`
 }
 
-func summary(p optimize.Prediction) OptSummary {
+// Summary is the table row of a prediction.
+func Summary(p optimize.Prediction) OptSummary {
 	return OptSummary{Nodes: p.Nodes, Kernels: p.Kernels, TotalMS: p.TotalMS, PeakBytes: p.PeakBytes, Unknown: p.Unknown}
 }
 
 // NewOptimize summarizes an optimization run.
 func NewOptimize(path, hardware string, res *optimize.Result, assumptions, warnings []string) *Optimize {
 	r := &Optimize{Model: path, Hardware: hardware, Level: res.Level,
-		Baseline: summary(res.Baseline), Optimized: summary(res.Final), Speedup: res.Speedup(),
+		Baseline: Summary(res.Baseline), Optimized: Summary(res.Final), Speedup: res.Speedup(),
 		Assumptions: assumptions, Warnings: warnings, Passes: []OptPass{}}
 	for i := range res.Passes {
 		p := &res.Passes[i]
@@ -83,7 +88,11 @@ func (r *Optimize) WriteText(w io.Writer) error {
 	if err := WriteTable(w, []string{"", "before", "after", "ratio"}, rows); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\npredicted speedup: %.2fx\n\n", r.Speedup)
+	fmt.Fprintf(w, "\npredicted speedup: %.2fx\n", r.Speedup)
+	if e := r.Emitted; e != nil && e.TotalMS != r.Optimized.TotalMS {
+		fmt.Fprintf(w, "written model (--emit-onnx, symbolic dims kept): %s predicted with the same dims, %s\n", ms(e.TotalMS), ratio(r.Baseline.TotalMS, e.TotalMS))
+	}
+	fmt.Fprintln(w)
 	var prow [][]string
 	for _, p := range r.Passes {
 		prow = append(prow, []string{p.Name, fmt.Sprint(p.Rewrites), fmt.Sprint(p.Nodes), fmt.Sprint(p.Kernels), ms(p.TotalMS), signedMS(p.DeltaMS)})

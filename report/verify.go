@@ -31,6 +31,8 @@ type Verify struct {
 	Outputs  []VerifyOutput `json:"outputs"`
 	OK       bool           `json:"ok"`
 	Warnings []string       `json:"warnings,omitempty"`
+	// Runtime is what ran the models when not wolong's evaluator.
+	Runtime string `json:"runtime,omitempty"`
 }
 
 // finite makes JSON-safe numbers (JSON has no Inf or NaN): they are
@@ -82,6 +84,10 @@ func WriteVerify(w io.Writer, v *Verify, f Format) error {
 	if bad > 0 {
 		verdict = fmt.Sprintf("%d of %d outputs differ", bad, len(v.Outputs))
 	}
-	_, err := fmt.Fprintf(w, "%s against %s on %s (rtol %g, atol %g): %s\n", joinComma(v.Models), v.Against, v.Inputs, v.RTol, v.ATol, verdict)
+	in := ""
+	if v.Runtime != "" {
+		in = " in " + v.Runtime
+	}
+	_, err := fmt.Fprintf(w, "%s against %s on %s%s (rtol %g, atol %g): %s\n", joinComma(v.Models), v.Against, v.Inputs, in, v.RTol, v.ATol, verdict)
 	return err
 }

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Exports every model under ../shared/models and the light zoo models with
-# wolong (import -> export at -O0, and the optimized model at -O3), then
-# checks that ONNX Runtime 1.30 loads each export, as it loads the original.
+# wolong (import -> export at -O0, the optimized model at -O3 and at -O3
+# --target ort), then checks that ONNX Runtime 1.30 loads each export, as it
+# loads the original. go test ./cmd -run EmittedModelsRunInORT also runs
+# them and compares outputs.
 # Needs node and npm; installs onnxruntime-node without GPU downloads.
 set -uo pipefail
 cd "$(dirname "$0")"
@@ -16,11 +18,12 @@ for m in $models; do
   node load.mjs "$m" >/dev/null 2>&1 || { echo "skip (ORT cannot load the original either): $m"; continue; }
   originals_ok=$((originals_ok+1))
   b=$(basename "$m" .onnx)
-  for lvl in 0 3; do
-    if "$out/wolong" optimize "$m" -O$lvl --emit-onnx "$out/$b.O$lvl.onnx" >/dev/null 2>"$out/err"; then
-      exports+=("$out/$b.O$lvl.onnx")
+  for v in "-O0" "-O3" "-O3 --target ort"; do
+    f="$out/$b.$(echo "$v" | tr -d ' -').onnx"
+    if "$out/wolong" optimize "$m" $v --emit-onnx "$f" >/dev/null 2>"$out/err"; then
+      exports+=("$f")
     else
-      echo "FAIL wolong optimize -O$lvl $m: $(head -1 "$out/err")"
+      echo "FAIL wolong optimize $v $m: $(head -1 "$out/err")"
     fi
   done
 done

@@ -26,7 +26,7 @@ import (
 // Version is the ONNX Runtime release the harness installs.
 const Version = "1.30.0"
 
-//go:embed js/measure.mjs js/package.json
+//go:embed js/measure.mjs js/run.mjs js/package.json
 var scripts embed.FS
 
 // ErrMissing reports that node or npm is not installed; its message names
@@ -38,6 +38,7 @@ type Harness struct {
 	Dir    string // holds the script, package.json and node_modules
 	Node   string // the node executable
 	Script string // the measuring script (measure-HASH.mjs in Dir)
+	Runner string // the running script (run-HASH.mjs in Dir)
 }
 
 // DefaultDir is the harness folder wolong keeps in the user's cache:
@@ -76,17 +77,16 @@ func Open(ctx context.Context, opt Options) (*Harness, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("ortbench: %v", err)
 	}
-	// the script is written under a name of its own content, so wolong
+	// the scripts are written under names of their own content, so wolong
 	// builds of different versions sharing the folder never run each
-	// other's script
-	script := scriptName()
-	for _, f := range []struct{ src, dst string }{{"measure.mjs", script}, {"package.json", "package.json"}} {
+	// other's scripts
+	for _, f := range []struct{ src, dst string }{{"measure.mjs", scriptName("measure.mjs")}, {"run.mjs", scriptName("run.mjs")}, {"package.json", "package.json"}} {
 		data, _ := scripts.ReadFile("js/" + f.src)
 		if err := writeIfChanged(filepath.Join(dir, f.dst), data); err != nil {
 			return nil, fmt.Errorf("ortbench: %v", err)
 		}
 	}
-	h := &Harness{Dir: dir, Node: node, Script: filepath.Join(dir, script)}
+	h := &Harness{Dir: dir, Node: node, Script: filepath.Join(dir, scriptName("measure.mjs")), Runner: filepath.Join(dir, scriptName("run.mjs"))}
 	if h.installed() {
 		return h, nil
 	}
@@ -246,10 +246,10 @@ func (h *Harness) Run(ctx context.Context, outDir string, jobs []Job, m Measure)
 	return nil
 }
 
-// scriptName is the embedded measure.mjs's file name in a harness folder:
-// measure-<first 12 hex digits of its SHA-256>.mjs.
-func scriptName() string {
-	data, _ := scripts.ReadFile("js/measure.mjs")
+// scriptName is an embedded script's file name in a harness folder: its
+// name with the first 12 hex digits of its SHA-256 (measure-0123abcd.mjs).
+func scriptName(name string) string {
+	data, _ := scripts.ReadFile("js/" + name)
 	sum := sha256.Sum256(data)
-	return "measure-" + hex.EncodeToString(sum[:6]) + ".mjs"
+	return strings.TrimSuffix(name, ".mjs") + "-" + hex.EncodeToString(sum[:6]) + ".mjs"
 }

@@ -14,7 +14,14 @@ import (
 // Write creates or replaces path with what write produces. It refuses to
 // write over any file in refuse (compared by identity, so links and other
 // spellings of the same path are caught) and over a directory.
-func Write(path string, refuse []string, write func(io.Writer) error) (err error) {
+func Write(path string, refuse []string, write func(io.Writer) error) error {
+	return WriteChecked(path, refuse, write, nil)
+}
+
+// WriteChecked is Write with a check of the finished temporary file
+// (its path is given) before it is moved into place: when check fails,
+// path is left as it was and the error returned. A nil check is none.
+func WriteChecked(path string, refuse []string, write func(io.Writer) error, check func(tmp string) error) (err error) {
 	if st, err := os.Stat(path); err == nil {
 		if st.IsDir() {
 			return fmt.Errorf("%s is a directory", path)
@@ -47,6 +54,11 @@ func Write(path string, refuse []string, write func(io.Writer) error) (err error
 	}
 	if err = f.Close(); err != nil {
 		return err
+	}
+	if check != nil {
+		if err = check(tmp); err != nil {
+			return err
+		}
 	}
 	if err = os.Chmod(tmp, 0o644); err != nil {
 		return err

@@ -42,3 +42,36 @@ func TestWrite(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteChecked: a failing check leaves the old file and no temporary;
+// the check sees the finished content.
+func TestWriteChecked(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out.onnx")
+	os.WriteFile(out, []byte("old"), 0o644)
+	write := func(w io.Writer) error { _, err := io.WriteString(w, "new"); return err }
+	var seen string
+	err := WriteChecked(out, nil, write, func(tmp string) error {
+		b, _ := os.ReadFile(tmp)
+		seen = string(b)
+		return errors.New("bad model")
+	})
+	if err == nil || err.Error() != "bad model" {
+		t.Fatalf("err %v, want the check's", err)
+	}
+	if seen != "new" {
+		t.Errorf("check saw %q, want the written content", seen)
+	}
+	if b, _ := os.ReadFile(out); string(b) != "old" {
+		t.Errorf("file replaced although the check failed: %q", b)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("left behind: %d entries", len(ents))
+	}
+	if err := WriteChecked(out, nil, write, func(string) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(out); string(b) != "new" {
+		t.Errorf("content %q after a passing check", b)
+	}
+}

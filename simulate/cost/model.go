@@ -167,7 +167,7 @@ func (m *Model) Node(n *ir.Node) Estimate {
 		}
 		cost.WeightBytes = m.weightBytes(n)
 		if cost.Op == "" {
-			cost.Op = OpKey(n)
+			cost.Op = m.effKey(n)
 		}
 		m.note(cost.Note)
 		e := m.Time(cost)
@@ -567,7 +567,7 @@ func (m *Model) fused(n *ir.Node, body *ir.Graph) Estimate {
 	e.Class = Fused
 	e.Kernels = 1
 	e.Occupancy = 1
-	dominant, domTime := Class(""), -1.0
+	dominant, domTime, domOp := Class(""), -1.0, ""
 	// work fusion cannot remove: a member's staging pass (im2col) and its
 	// library calls beyond the first
 	var innerS float64
@@ -585,12 +585,12 @@ func (m *Model) fused(n *ir.Node, body *ir.Graph) Estimate {
 		}
 		t := math.Max(be.ComputeS, be.MemoryS)
 		if be.Class.Matrix() && !dominant.Matrix() || (be.Class.Matrix() == dominant.Matrix() && t > domTime) {
-			dominant, domTime = be.Class, t
+			dominant, domTime, domOp = be.Class, t, be.Op
 			e.DType, e.Math = be.DType, be.Math
 		}
 	}
 	if dominant == "" || dominant == Free || dominant == Control || dominant == Fused {
-		dominant = Elementwise
+		dominant, domOp = Elementwise, ""
 	}
 	ext := func(vs, formal []*ir.Value) {
 		for i, v := range vs {
@@ -613,7 +613,7 @@ func (m *Model) fused(n *ir.Node, body *ir.Graph) Estimate {
 	ext(n.Inputs, body.Inputs)
 	ext(n.Outputs, body.Outputs)
 	e.WeightBytes = m.weightBytes(n)
-	ce := h.Efficiency.Class(string(dominant))
+	ce := h.Efficiency.For(domOp, string(dominant)) // the dominant member's kernel
 	e.MemoryS = m.memS(e.Bytes, 1, ce.Memory)
 	e.OverheadS = (h.KernelOverheadUs + ce.OverheadUs) * 1e-6
 	w := math.Max(e.ComputeS, e.MemoryS) + innerS
