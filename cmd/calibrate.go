@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -25,6 +26,7 @@ type CalibrateOptions struct {
 	Out    string
 	Name   string
 	Models string // directory a profile's recorded model path is relative to
+	Model  ModelFlags // --dim, --input, --max-memory for the profiles' models
 
 	// --host: measure this machine with generated models
 	Host       bool
@@ -82,6 +84,11 @@ error before and after the fit.`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(c *cobra.Command, args []string) error {
 			if opts.Host {
+				for _, f := range []string{"dim", "input", "force-input", "max-memory"} {
+					if c.Flags().Changed(f) {
+						return Usagef("--%s goes with the measurements' models (--ort-profile); --host generates its own", f)
+					}
+				}
 				return runCalibrateHost(env, opts)
 			}
 			if opts.From != "" || opts.Keep != "" || c.Flags().Changed("threads") || opts.NoSave {
@@ -90,6 +97,7 @@ error before and after the fit.`,
 			return runCalibrate(env, opts)
 		},
 	}
+	addModelFlags(env, c, &opts.Model)
 	f := c.Flags()
 	f.BoolVar(&opts.Host, "host", false, "measure this machine with generated models (needs node and npm) and fit a hardware file for it")
 	f.StringVar(&opts.Threads, "threads", "1,2", "with --host: intra-op thread counts to fit, one file each (`1,2`)")
@@ -163,24 +171,31 @@ func recordedModel(rec, measurement, modelsDir string) string {
 	return cands[0]
 }
 
-// withMeasuredInputs adds to mf an --input for each input shape a
-// measurement recorded that mf does not set itself.
-func withMeasuredInputs(mf ModelFlags, inputs []calibrate.GraphInput) ModelFlags {
+// withMeasuredInputs adds to mf the input shapes the measurement file
+// recorded, for the inputs mf's --input does not set. The model's loading
+// checks them as it checks --input, except that a recorded input the model
+// lacks is left to the profile's matching to judge.
+func withMeasuredInputs(mf ModelFlags, inputs []calibrate.GraphInput, file string) ModelFlags {
 	given := map[string]bool{}
 	for _, in := range mf.Inputs {
 		name, _, _ := strings.Cut(in, "=")
-		given[name] = true
+		given[strings.TrimSpace(name)] = true
 	}
-	mf.Inputs = append([]string(nil), mf.Inputs...)
+	mf.recorded = append([]inputFlag(nil), mf.recorded...)
 	for _, in := range inputs {
 		if given[in.Name] {
 			continue
 		}
-		dims := make([]string, len(in.Shape))
+		dims := make([]ir.Dim, len(in.Shape))
+		text := make([]string, len(in.Shape))
 		for i, d := range in.Shape {
-			dims[i] = fmt.Sprint(d)
+			dims[i], text[i] = ir.D(d), fmt.Sprint(d)
 		}
-		mf.Inputs = append(mf.Inputs, in.Name+"="+strings.Join(dims, "x"))
+		spec := strings.Join(text, "x")
+		if spec == "" {
+			spec = "scalar"
+		}
+		mf.recorded = append(mf.recorded, inputFlag{text: in.Name + "=" + spec, name: in.Name, shape: ir.DimsShape(dims...), from: file})
 	}
 	return mf
 }
@@ -215,18 +230,12 @@ func loadORTProfile(arg, model, modelsDir string, mf ModelFlags) (*profiledModel
 		}
 		m = recordedModel(p.Model, file, modelsDir)
 	}
-	mf = withMeasuredInputs(mf, p.Inputs)
-	inferOpt, err := mf.inferOptions()
-	if err != nil {
-		return nil, err
-	}
+	mf = withMeasuredInputs(mf, p.Inputs, file)
 	l, err := mf.loadModel(m)
 	if err != nil {
 		return nil, err
 	}
-	if len(defaultSymbolicDims(l.Model.Graph, inferOpt)) > 0 {
-		l.Infer = ir.InferModel(l.Model, inferOpt)
-	}
+	l.DefaultDims()
 	pairs, err := calibrate.Match(l.Model, p)
 	if err != nil {
 		l.Close()
@@ -251,11 +260,16 @@ func runCalibrate(env *Env, opts *CalibrateOptions) error {
 	var inputs []string
 	var skipped []string
 	for _, arg := range opts.ORT {
-		pm, err := loadORTProfile(arg, "", opts.Models, ModelFlags{MaxMemory: "4GiB"})
+		pm, err := loadORTProfile(arg, "", opts.Models, opts.Model)
 		if err != nil {
-			return fmt.Errorf("--ort-profile: %v", err)
+			var ue usageErr
+			if errors.As(err, &ue) {
+				return usageErr{fmt.Errorf("--ort-profile %s: %v", arg, err)}
+			}
+			return fmt.Errorf("--ort-profile %s: %v", arg, err)
 		}
 		defer pm.Loaded.Close()
+		env.warn(prefixed(pm.Path, pm.Loaded.Warnings))
 		_, file := splitProfileArg(arg)
 		inputs = append(inputs, file, pm.Path)
 		copt := cost.Options{NoFold: pm.Profile.RunsEveryNode()}
@@ -287,7 +301,7 @@ func runCalibrate(env *Env, opts *CalibrateOptions) error {
 		fmt.Fprintf(env.Out, "%s: %d rows, %d kernels used\n", file, len(p.Samples), len(o))
 	}
 	for _, s := range skipped {
-		fmt.Fprintf(env.Err, "warning: skipped %s\n", s)
+		env.warn([]string{"skipped " + s})
 	}
 	r, err := calibrate.Fit(base, obs, runs, calibrate.Options{Name: opts.Name})
 	if err != nil {

@@ -102,7 +102,8 @@ func runExplain(env *Env, opts *ExplainOptions, path string) error {
 	if err != nil {
 		return err
 	}
-	e := report.NewExplain(path, p.hw.Name, res, opts.Pass, diffs)
+	e := report.NewExplain(path, p.hw.Name, res, opts.Pass, diffs, p.warnings)
+	env.warn(e.Warnings)
 	if format == report.JSON {
 		return report.WriteJSON(env.Out, e)
 	}

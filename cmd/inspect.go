@@ -55,6 +55,7 @@ func runInspect(env *Env, opts *InspectOptions, path string) error {
 		return ir.Fprint(env.Out, l.Model)
 	}
 	r := report.NewInspect(path, l.Model, l.Warnings, opts.Nodes)
+	env.warn(r.Warnings)
 	if format == report.JSON {
 		return report.WriteJSON(env.Out, r)
 	}

@@ -154,29 +154,23 @@ func loadPipeline(o *OptimizeOptions, path string) (*pipeline, error) {
 	if err != nil {
 		return nil, Usagef("--hw: %v", err)
 	}
-	io, err := o.Model.inferOptions()
-	if err != nil {
-		return nil, err
-	}
 	l, err := o.Model.loadModel(path)
 	if err != nil {
 		return nil, err
 	}
-	p := &pipeline{l: l, hw: h, warnings: l.Warnings, placer: placer}
+	p := &pipeline{l: l, hw: h, placer: placer}
 	if placer != nil {
 		placer.sim.Cost.TF32 = o.TF32
 	}
-	p.specialized = len(io.Dims) > 0 || len(io.Inputs) > 0 || o.Batch > 0
-	defaulted := defaultSymbolicDims(l.Model.Graph, io)
+	p.specialized = len(l.Opt.Dims) > 0 || len(l.Opt.Inputs) > 0 || o.Batch > 0
+	defaulted := l.DefaultDims()
 	p.specialized = p.specialized || len(defaulted) > 0
 	if o.Batch > 0 {
+		io := l.Opt
 		io.Inputs = simulate.BatchInputs(l.Model.Graph, o.Batch, io.Inputs)
+		l.Reinfer(io)
 	}
-	if len(defaulted) > 0 || o.Batch > 0 {
-		imp := p.warnings[:len(p.warnings)-len(l.Infer.Warnings())]
-		l.Infer = ir.InferModel(l.Model, io)
-		p.warnings = append(append([]string{}, imp...), l.Infer.Warnings()...)
-	}
+	p.warnings = l.Warnings
 	if len(defaulted) > 0 {
 		p.assume = append(p.assume, "symbolic dims not given with --dim set to 1: "+strings.Join(defaulted, ", "))
 	}
@@ -287,6 +281,7 @@ func runOptimize(env *Env, opts *OptimizeOptions, path string) error {
 	if p.placer != nil {
 		r.Placement = p.placer.plan
 	}
+	env.warn(r.Warnings)
 	if format == report.JSON {
 		return report.WriteJSON(env.Out, r)
 	}

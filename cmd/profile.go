@@ -151,25 +151,16 @@ func runProfile(env *Env, opts *ProfileOptions, path string, changed func(string
 	default:
 		return Usagef("--conv-algo %q: want auto, direct or winograd", opts.ConvAlgo)
 	}
-	inferOpt, err := opts.Model.inferOptions()
-	if err != nil {
-		return err
-	}
 	l, err := opts.Model.loadModel(path)
 	if err != nil {
 		return err
 	}
 	defer l.Close()
-	imp := l.Warnings[:len(l.Warnings)-len(l.Infer.Warnings())] // import warnings
+	defaulted := l.DefaultDims()
+	inferOpt := l.Opt
 	warnings := l.Warnings
-	defaulted := defaultSymbolicDims(l.Model.Graph, inferOpt)
-	if len(defaulted) > 0 {
-		// re-infer with the defaults, replacing the inference warnings
-		l.Infer = ir.InferModel(l.Model, inferOpt)
-		warnings = append(append([]string{}, imp...), l.Infer.Warnings()...)
-	}
 	if opts.Batch > 0 {
-		warnings = imp // simulate re-infers with the batch and reports its own
+		warnings = l.imported // simulate re-infers with the batch and reports its own
 	}
 	if opts.Cluster.active() {
 		cr := clusterRun{path: path, model: l.Model, infer: inferOpt, warnings: warnings, mode: mode}
@@ -198,6 +189,7 @@ func runProfile(env *Env, opts *ProfileOptions, path string, changed func(string
 		}
 	}
 	p := report.NewProfile(path, r, withHostWarning(warnings, h))
+	env.warn(p.Warnings)
 	if format == report.JSON {
 		return report.WriteJSON(env.Out, p)
 	}

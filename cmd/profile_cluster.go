@@ -239,6 +239,7 @@ func runProfileCluster(env *Env, opts *ProfileOptions, format report.Format, gpu
 				return fmt.Errorf("--plot: %v", err)
 			}
 		}
+		env.warn(s.Warnings)
 		if format == report.JSON {
 			return report.WriteJSON(env.Out, s)
 		}
@@ -260,6 +261,7 @@ func runProfileCluster(env *Env, opts *ProfileOptions, format report.Format, gpu
 		cr.assumptions = append(cr.assumptions, fmt.Sprintf("--trace draws the first %d GPU(s) and their machines' NICs", min(r.GPUs, o.TraceGPUs)))
 	}
 	p := report.NewClusterProfile(cr.path, c, r, cr.assumptions, warnings)
+	env.warn(p.Warnings)
 	if format == report.JSON {
 		return report.WriteJSON(env.Out, p)
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"runtime/debug"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -142,11 +143,24 @@ func isCobraUsage(err error) bool {
 	return false
 }
 
-// oneLine folds a message onto one line.
+// maxLine bounds a printed error or warning (a hostile model can make a
+// message quote a million attribute values).
+const maxLine = 1000
+
+// oneLine folds a message onto one line of at most maxLine bytes (plus
+// the note saying how much was cut).
 func oneLine(s string) string {
 	s = strings.TrimSpace(s)
 	s = strings.ReplaceAll(s, "\r", " ")
-	return strings.ReplaceAll(s, "\n", "; ")
+	s = strings.ReplaceAll(s, "\n", "; ")
+	if len(s) > maxLine {
+		cut := maxLine
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = fmt.Sprintf("%s... (%d more bytes)", s[:cut], len(s)-cut)
+	}
+	return s
 }
 
 // completeONNX completes positional arguments with .onnx files.

@@ -17,6 +17,7 @@ type RunOptions struct {
 	Seed   uint32
 	Out    string
 	Save   bool
+	Fill   []string // --fill name=value
 }
 
 func newRunCmd(env *Env) *cobra.Command {
@@ -42,6 +43,7 @@ SequenceProto or OptionalProto) into the -o folder, each atomically.
 	c.Flags().Uint32Var(&opts.Seed, "seed", 1, "seed of the random inputs (without --inputs)")
 	c.Flags().StringVarP(&opts.Out, "output", "o", "", "folder to write output_N.pb into (created if missing)")
 	c.Flags().BoolVar(&opts.Save, "save-inputs", false, "also write the inputs used as input_N.pb")
+	addFillFlag(c, &opts.Fill)
 	_ = c.MarkFlagDirname("inputs")
 	_ = c.MarkFlagDirname("output")
 	return c
@@ -56,9 +58,10 @@ func runRun(env *Env, opts *RunOptions, path string) error {
 		return err
 	}
 	defer l.Close()
-	inputs, source, err := modelInputs(l, opts.Inputs, opts.Seed)
+	env.warn(l.Warnings)
+	inputs, source, err := modelInputs(l, opts.Inputs, opts.Seed, opts.Fill)
 	if err != nil {
-		return fmt.Errorf("%s: %v", path, err)
+		return err
 	}
 	outs, err := evaluate(l, inputs, opts.Model.progress, "")
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -19,6 +20,7 @@ type VerifyOptions struct {
 	RTol   float64
 	ATol   float64
 	Format string
+	Fill   []string // --fill name=value
 }
 
 func newVerifyCmd(env *Env) *cobra.Command {
@@ -51,19 +53,35 @@ with status 1 when any output differs.`,
 	c.Flags().Float64Var(&opts.RTol, "rtol", eval.DefaultTolerance.RTol, "relative tolerance")
 	c.Flags().Float64Var(&opts.ATol, "atol", eval.DefaultTolerance.ATol, "absolute tolerance")
 	c.Flags().StringVar(&opts.Format, "format", "table", "output format: table or json")
+	addFillFlag(c, &opts.Fill)
 	_ = c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"table", "json"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.MarkFlagDirname("inputs")
 	return c
 }
 
-// modelInputs returns the inputs for l's main graph: from dir, or random.
-func modelInputs(l *Loaded, dir string, seed uint32) (map[string]eval.Value, string, error) {
+// modelInputs returns the inputs for l's main graph: from dir, or random,
+// then those fills (--fill name=value) set. The source says which. Errors
+// name the model.
+func modelInputs(l *Loaded, dir string, seed uint32, fills []string) (map[string]eval.Value, string, error) {
+	var in map[string]eval.Value
+	var err error
+	source := dir
 	if dir != "" {
-		in, err := eval.ReadInputDir(l.Model.Graph, dir, l.MaxMemory)
-		return in, dir, err
+		in, err = eval.ReadInputDir(l.Model.Graph, dir, l.MaxMemory)
+	} else {
+		in, err = eval.RandomInputs(l.Model.Graph, seed, l.MaxMemory)
+		source = fmt.Sprintf("random inputs (seed %d)", seed)
 	}
-	in, err := eval.RandomInputs(l.Model.Graph, seed, l.MaxMemory)
-	return in, fmt.Sprintf("random inputs (seed %d)", seed), err
+	if err != nil {
+		return nil, "", fmt.Errorf("%s: %v", l.Model.Path, err)
+	}
+	if err := applyFills(l, in, fills); err != nil {
+		return nil, "", err
+	}
+	if len(fills) > 0 {
+		source += ", " + strings.Join(fills, ", ")
+	}
+	return in, source, nil
 }
 
 // evaluate runs l on inputs, keeping only those the graph declares, and
@@ -110,15 +128,20 @@ func runVerify(env *Env, opts *VerifyOptions, args []string) error {
 		return err
 	}
 	defer a.Close()
-	inputs, source, err := modelInputs(a, opts.Inputs, opts.Seed)
+	warnings := a.Warnings
+	if len(args) == 2 {
+		warnings = prefixed(args[0], warnings)
+	}
+	env.warn(warnings) // now: evaluation may fail because of what they say
+	inputs, source, err := modelInputs(a, opts.Inputs, opts.Seed, opts.Fill)
 	if err != nil {
-		return fmt.Errorf("%s: %v", args[0], err)
+		return err
 	}
 	got, err := evaluate(a, inputs, opts.Model.progress, filepath.Base(args[0])+": ")
 	if err != nil {
 		return fmt.Errorf("%s: %v", args[0], err)
 	}
-	res := &report.Verify{Models: []string{args[0]}, Inputs: source, RTol: opts.RTol, ATol: opts.ATol}
+	res := &report.Verify{Models: []string{args[0]}, Inputs: source, RTol: opts.RTol, ATol: opts.ATol, Warnings: warnings}
 	var want []eval.Value
 	names := make([]string, len(a.Model.Graph.Outputs))
 	for i, o := range a.Model.Graph.Outputs {
@@ -130,6 +153,9 @@ func runVerify(env *Env, opts *VerifyOptions, args []string) error {
 			return err
 		}
 		defer b.Close()
+		bw := prefixed(args[1], b.Warnings)
+		env.warn(bw)
+		res.Warnings = append(res.Warnings, bw...)
 		for _, in := range b.Model.Graph.Inputs {
 			if _, ok := inputs[in.Name]; !ok && in.Const == nil {
 				return fmt.Errorf("%s: input %q is not an input of %s", args[1], in.Name, args[0])

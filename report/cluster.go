@@ -151,20 +151,16 @@ func (p *ClusterProfile) WriteText(w io.Writer) error {
 		}
 		ew.check(WriteTable(ew, []string{"stage", "device", "ops", "nodes", "compute", "cut bytes", "transfer/micro", "activations", "params"}, rows))
 	}
-	writeNotes(ew, p.Assumptions, p.Warnings)
+	writeNotes(ew, p.Assumptions)
 	return ew.err
 }
 
-func writeNotes(ew *errWriter, assumptions, warnings []string) {
+// writeNotes prints the assumptions (warnings go to stderr, from the
+// command).
+func writeNotes(ew *errWriter, assumptions []string) {
 	fmt.Fprintln(ew, "\nAssumptions:")
 	for _, a := range assumptions {
 		fmt.Fprintf(ew, "  - %s\n", a)
-	}
-	if len(warnings) > 0 {
-		fmt.Fprintf(ew, "\nWarnings (%d):\n", len(warnings))
-		for _, s := range warnings {
-			fmt.Fprintf(ew, "  %s\n", s)
-		}
 	}
 }
 
@@ -210,6 +206,6 @@ func (s *Scaling) WriteText(w io.Writer) error {
 	if declined > 0 {
 		fmt.Fprintf(ew, "%d size(s) declined by the strategy (see note).\n", declined)
 	}
-	writeNotes(ew, s.Assumptions, s.Warnings)
+	writeNotes(ew, s.Assumptions)
 	return ew.err
 }

@@ -31,6 +31,7 @@ type Explain struct {
 	Final    OptSummary    `json:"optimized"`
 	Speedup  float64       `json:"speedup"`
 	Passes   []ExplainPass `json:"passes"`
+	Warnings []string      `json:"warnings"`
 }
 
 // maxRewriteItems is how many node names one rewrite line lists.
@@ -50,10 +51,11 @@ func RewriteLine(r optimize.Rewrite) string {
 }
 
 // NewExplain builds the report; focus, when not empty, keeps only that
-// pass; diffs maps a pass name to its IR diff (may be nil).
-func NewExplain(path, hardware string, res *optimize.Result, focus string, diffs map[string]string) *Explain {
+// pass; diffs maps a pass name to its IR diff (may be nil); warnings are
+// the import, inference and hardware messages.
+func NewExplain(path, hardware string, res *optimize.Result, focus string, diffs map[string]string, warnings []string) *Explain {
 	e := &Explain{Model: path, Hardware: hardware, Level: res.Level, Baseline: summary(res.Baseline),
-		Final: summary(res.Final), Speedup: res.Speedup(), Passes: []ExplainPass{}}
+		Final: summary(res.Final), Speedup: res.Speedup(), Passes: []ExplainPass{}, Warnings: append([]string{}, warnings...)}
 	for i := range res.Passes {
 		p := &res.Passes[i]
 		if focus != "" && p.Name != focus {

@@ -202,7 +202,8 @@ func valueJSON(v *ir.Value) ValueJSON {
 	return j
 }
 
-// WriteText prints the summary as tables.
+// WriteText prints the summary as tables. Warnings are not printed:
+// the command writes them on stderr.
 func (r *Inspect) WriteText(w io.Writer) error {
 	ew := &errWriter{w: w}
 	fmt.Fprintf(ew, "Model: %s\n", r.Model)
@@ -263,12 +264,6 @@ func (r *Inspect) WriteText(w io.Writer) error {
 		fmt.Fprintf(ew, "MACs: %sMAC (%d); FLOPs: %sFLOP (%d, = 2 x MACs)\n", SI(float64(*r.MACs)), *r.MACs, SI(float64(*r.FLOPs)), *r.FLOPs)
 	} else {
 		fmt.Fprintln(ew, "MACs: unknown; FLOPs: unknown")
-	}
-	if len(r.Warnings) > 0 {
-		fmt.Fprintf(ew, "\nWarnings (%d):\n", len(r.Warnings))
-		for _, s := range r.Warnings {
-			fmt.Fprintf(ew, "  %s\n", s)
-		}
 	}
 	return ew.err
 }

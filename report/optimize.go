@@ -43,7 +43,7 @@ type Optimize struct {
 	Speedup     float64    `json:"speedup"`
 	Passes      []OptPass  `json:"passes"`
 	Assumptions []string   `json:"assumptions,omitempty"`
-	Warnings    []string   `json:"warnings,omitempty"`
+	Warnings    []string   `json:"warnings"`
 	// Placement is the --cluster plan (nil without --cluster).
 	Placement *cluster.Placement `json:"placement,omitempty"`
 }
@@ -56,7 +56,7 @@ func summary(p optimize.Prediction) OptSummary {
 func NewOptimize(path, hardware string, res *optimize.Result, assumptions, warnings []string) *Optimize {
 	r := &Optimize{Model: path, Hardware: hardware, Level: res.Level,
 		Baseline: summary(res.Baseline), Optimized: summary(res.Final), Speedup: res.Speedup(),
-		Assumptions: assumptions, Warnings: warnings, Passes: []OptPass{}}
+		Assumptions: assumptions, Warnings: append([]string{}, warnings...), Passes: []OptPass{}}
 	for i := range res.Passes {
 		p := &res.Passes[i]
 		r.Passes = append(r.Passes, OptPass{Name: p.Name, Rewrites: len(p.Rewrites), DeltaMS: p.DeltaMS(),

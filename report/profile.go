@@ -207,7 +207,8 @@ func aggregateOps(nodes []ProfileNode, busyMs float64) []ProfileOp {
 }
 
 // WriteText prints the summary, the top rows by node or by op ("node" or
-// "op"), the largest idle gaps, the assumptions and the warnings.
+// "op"), the largest idle gaps and the assumptions (not the warnings: the
+// command writes them on stderr).
 func (p *Profile) WriteText(w io.Writer, by string, top int) error {
 	ew := &errWriter{w: w}
 	fmt.Fprintf(ew, "Model: %s\n", p.Model)
@@ -298,12 +299,6 @@ func (p *Profile) WriteText(w io.Writer, by string, top int) error {
 	fmt.Fprintln(ew, "\nAssumptions:")
 	for _, a := range p.Assumptions {
 		fmt.Fprintf(ew, "  - %s\n", a)
-	}
-	if len(p.Warnings) > 0 {
-		fmt.Fprintf(ew, "\nWarnings (%d):\n", len(p.Warnings))
-		for _, s := range p.Warnings {
-			fmt.Fprintf(ew, "  %s\n", s)
-		}
 	}
 	return ew.err
 }

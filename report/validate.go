@@ -47,6 +47,9 @@ type Validation struct {
 	Nodes             []ValidateNode `json:"nodes"`
 	Ops               []ValidateOp   `json:"ops"`
 	Notes             []string       `json:"notes,omitempty"`
+	// Warnings are the import, inference, simulation and hardware
+	// messages (the command also writes them on stderr).
+	Warnings []string `json:"warnings"`
 }
 
 func errPct(p, m float64) float64 {

@@ -30,7 +30,7 @@ type Verify struct {
 	ATol     float64        `json:"atol"`
 	Outputs  []VerifyOutput `json:"outputs"`
 	OK       bool           `json:"ok"`
-	Warnings []string       `json:"warnings,omitempty"`
+	Warnings []string       `json:"warnings"`
 }
 
 // finite makes JSON-safe numbers (JSON has no Inf or NaN): they are
@@ -46,6 +46,9 @@ func finite(v float64) float64 {
 func WriteVerify(w io.Writer, v *Verify, f Format) error {
 	if f == JSON {
 		c := *v
+		if c.Warnings == nil {
+			c.Warnings = []string{}
+		}
 		c.Outputs = make([]VerifyOutput, len(v.Outputs))
 		for i, o := range v.Outputs {
 			if math.IsInf(o.MaxAbsErr, 0) || math.IsNaN(o.MaxAbsErr) {
