@@ -25,7 +25,7 @@ type CalibrateOptions struct {
 	Base   string
 	Out    string
 	Name   string
-	Models string // directory a profile's recorded model path is relative to
+	Models string     // directory a profile's recorded model path is relative to
 	Model  ModelFlags // --dim, --input, --max-memory for the profiles' models
 
 	// --host: measure this machine with generated models
