@@ -10,7 +10,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/wolong-dev/wolong/internal/safefile"
 	"github.com/wolong-dev/wolong/ir"
 	"github.com/wolong-dev/wolong/simulate/calibrate"
 	"github.com/wolong-dev/wolong/simulate/cost"
@@ -251,6 +250,11 @@ func runCalibrate(env *Env, opts *CalibrateOptions) error {
 	if opts.Out == "" {
 		return Usagef("-o hw.json is required")
 	}
+	out := newOutputs()
+	defer out.abort()
+	if err := out.check("-o", opts.Out); err != nil {
+		return err
+	}
 	base, err := hw.Resolve(opts.Base)
 	if err != nil {
 		return Usagef("--base: %v", err)
@@ -307,8 +311,11 @@ func runCalibrate(env *Env, opts *CalibrateOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := safefile.Write(opts.Out, inputs, func(w io.Writer) error { return r.HW.WriteJSON(w) }); err != nil {
+	if err := out.b.Write(opts.Out, inputs, func(w io.Writer) error { return r.HW.WriteJSON(w) }); err != nil {
 		return fmt.Errorf("-o: %v", err)
+	}
+	if err := out.commit(); err != nil {
+		return err
 	}
 	writeFit(env.Out, r)
 	fmt.Fprintf(env.Out, "wrote %s (use it with --hw %s)\n", opts.Out, opts.Out)

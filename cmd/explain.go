@@ -4,13 +4,11 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/wolong-dev/wolong/importer"
 	"github.com/wolong-dev/wolong/ir"
 	"github.com/wolong-dev/wolong/report"
 )
@@ -64,10 +62,10 @@ func runExplain(env *Env, opts *ExplainOptions, path string) error {
 			return Usagef("--pass %q: unknown pass (known: %s)", opts.Pass, strings.Join(passNameList(), ", "))
 		}
 	}
-	if opts.Dot != "" {
-		if err := os.MkdirAll(opts.Dot, 0o755); err != nil {
-			return fmt.Errorf("--dot: %v", err)
-		}
+	out := newOutputs(path)
+	defer out.abort()
+	if err := out.checkDir("--dot", opts.Dot); err != nil {
+		return err
 	}
 	p, err := loadPipeline(&opts.OptimizeOptions, path)
 	if err != nil {
@@ -91,8 +89,8 @@ func runExplain(env *Env, opts *ExplainOptions, path string) error {
 		}
 		if opts.Dot != "" && (focused || name == "input") {
 			file := filepath.Join(opts.Dot, fmt.Sprintf("%02d_%s.dot", seq, strings.ReplaceAll(name, " ", "_")))
-			if err := importer.AtomicWrite(file, []string{path}, func(w io.Writer) error { return report.WriteDOT(w, m, name) }); err != nil {
-				return fmt.Errorf("--dot: %v", err)
+			if err := out.write("--dot", file, func(w io.Writer) error { return report.WriteDOT(w, m, name) }); err != nil {
+				return err
 			}
 		}
 		seq++
@@ -100,6 +98,9 @@ func runExplain(env *Env, opts *ExplainOptions, path string) error {
 	}
 	res, err := p.run(&opts.OptimizeOptions, onPass)
 	if err != nil {
+		return err
+	}
+	if err := out.commit(); err != nil {
 		return err
 	}
 	e := report.NewExplain(path, p.hw.Name, res, opts.Pass, diffs, p.warnings)

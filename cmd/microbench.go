@@ -6,7 +6,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/wolong-dev/wolong/internal/safefile"
 	"github.com/wolong-dev/wolong/report"
 	"github.com/wolong-dev/wolong/simulate/calibrate"
 )
@@ -60,6 +59,11 @@ func runMicrobench(env *Env, opts *MicrobenchOptions, path string) error {
 	if err != nil {
 		return Usagef("--format: %v", err)
 	}
+	out := newOutputs(path)
+	defer out.abort()
+	if err := out.check("--out", opts.Out); err != nil {
+		return err
+	}
 	l, err := opts.Model.loadModel(path)
 	if err != nil {
 		return err
@@ -75,8 +79,11 @@ func runMicrobench(env *Env, opts *MicrobenchOptions, path string) error {
 	}
 	env.warn(f.Warnings)
 	if opts.Out != "" {
-		if err := safefile.Write(opts.Out, []string{path}, func(w io.Writer) error { return report.WriteJSON(w, f) }); err != nil {
-			return fmt.Errorf("--out: %v", err)
+		if err := out.write("--out", opts.Out, func(w io.Writer) error { return report.WriteJSON(w, f) }); err != nil {
+			return err
+		}
+		if err := out.commit(); err != nil {
+			return err
 		}
 	}
 	if format == report.JSON {

@@ -221,7 +221,15 @@ func runOptimize(env *Env, opts *OptimizeOptions, path string) error {
 	if err != nil {
 		return Usagef("--external-data: %v", err)
 	}
-	wopt := importer.WriteOptions{External: mode}
+	out := newOutputs(path)
+	defer out.abort()
+	if err := out.check("-o", opts.Plan); err != nil {
+		return err
+	}
+	if err := out.check("--emit-onnx", opts.EmitONNX); err != nil {
+		return err
+	}
+	wopt := importer.WriteOptions{External: mode, Batch: out.b}
 	p, err := loadPipeline(opts, path)
 	if err != nil {
 		return err
@@ -240,8 +248,8 @@ func runOptimize(env *Env, opts *OptimizeOptions, path string) error {
 		if p.placer != nil {
 			plan.Placement = p.placer.plan
 		}
-		if err := importer.AtomicWrite(opts.Plan, []string{path}, func(w io.Writer) error { return report.WriteJSON(w, plan) }); err != nil {
-			return fmt.Errorf("-o: %v", err)
+		if err := out.write("-o", opts.Plan, func(w io.Writer) error { return report.WriteJSON(w, plan) }); err != nil {
+			return err
 		}
 	}
 	if opts.EmitONNX != "" {
@@ -276,6 +284,9 @@ func runOptimize(env *Env, opts *OptimizeOptions, path string) error {
 			return fmt.Errorf("--emit-onnx: %v", err)
 		}
 		p.assume = append(p.assume, externalNote(wr)...)
+	}
+	if err := out.commit(); err != nil {
+		return err
 	}
 	r := report.NewOptimize(path, p.hw.Name, res, dedupe(p.assume), p.warnings)
 	if p.placer != nil {

@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/wolong-dev/wolong/internal/safefile"
 	"github.com/wolong-dev/wolong/ir"
 	"github.com/wolong-dev/wolong/report"
 	"github.com/wolong-dev/wolong/simulate"
@@ -151,6 +150,14 @@ func runProfile(env *Env, opts *ProfileOptions, path string, changed func(string
 	default:
 		return Usagef("--conv-algo %q: want auto, direct or winograd", opts.ConvAlgo)
 	}
+	out := newOutputs(path)
+	defer out.abort()
+	if err := out.check("--trace", opts.Trace); err != nil {
+		return err
+	}
+	if err := out.check("--plot", opts.Cluster.Plot); err != nil {
+		return err
+	}
 	l, err := opts.Model.loadModel(path)
 	if err != nil {
 		return err
@@ -163,7 +170,7 @@ func runProfile(env *Env, opts *ProfileOptions, path string, changed func(string
 		warnings = l.imported // simulate re-infers with the batch and reports its own
 	}
 	if opts.Cluster.active() {
-		cr := clusterRun{path: path, model: l.Model, infer: inferOpt, warnings: warnings, mode: mode}
+		cr := clusterRun{path: path, model: l.Model, infer: inferOpt, warnings: warnings, mode: mode, out: out}
 		if len(defaulted) > 0 {
 			cr.assumptions = append(cr.assumptions, "dims not given with --dim / --input set to 1: "+strings.Join(defaulted, ", "))
 		}
@@ -184,8 +191,11 @@ func runProfile(env *Env, opts *ProfileOptions, path string, changed func(string
 		r.Assumptions = append(r.Assumptions, "dims not given with --dim / --input set to 1: "+strings.Join(defaulted, ", "))
 	}
 	if opts.Trace != "" {
-		if err := safefile.Write(opts.Trace, []string{path}, func(w io.Writer) error { return report.WriteTrace(w, path, r) }); err != nil {
-			return fmt.Errorf("--trace: %v", err)
+		if err := out.write("--trace", opts.Trace, func(w io.Writer) error { return report.WriteTrace(w, path, r) }); err != nil {
+			return err
+		}
+		if err := out.commit(); err != nil {
+			return err
 		}
 	}
 	p := report.NewProfile(path, r, withHostWarning(warnings, h))

@@ -13,7 +13,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/wolong-dev/wolong/internal/safefile"
 	"github.com/wolong-dev/wolong/ir"
 	"github.com/wolong-dev/wolong/report"
 	"github.com/wolong-dev/wolong/simulate"
@@ -170,6 +169,7 @@ type clusterRun struct {
 	warnings    []string // import and inference
 	assumptions []string // the command's defaults
 	mode        simulate.Mode
+	out         *outputs // --trace and --plot, checked
 }
 
 // runProfileCluster simulates the loaded model on a cluster (or a sweep of
@@ -235,8 +235,11 @@ func runProfileCluster(env *Env, opts *ProfileOptions, format report.Format, gpu
 		}
 		if o.Plot != "" {
 			ext := strings.TrimPrefix(filepath.Ext(o.Plot), ".")
-			if err := safefile.Write(o.Plot, []string{cr.path}, func(w io.Writer) error { return report.WriteScalingPlot(w, s, ext) }); err != nil {
-				return fmt.Errorf("--plot: %v", err)
+			if err := cr.out.write("--plot", o.Plot, func(w io.Writer) error { return report.WriteScalingPlot(w, s, ext) }); err != nil {
+				return err
+			}
+			if err := cr.out.commit(); err != nil {
+				return err
 			}
 		}
 		env.warn(s.Warnings)
@@ -255,8 +258,11 @@ func runProfileCluster(env *Env, opts *ProfileOptions, format report.Format, gpu
 		return err
 	}
 	if opts.Trace != "" {
-		if err := safefile.Write(opts.Trace, []string{cr.path}, func(w io.Writer) error { return report.WriteClusterTrace(w, cr.path, r) }); err != nil {
-			return fmt.Errorf("--trace: %v", err)
+		if err := cr.out.write("--trace", opts.Trace, func(w io.Writer) error { return report.WriteClusterTrace(w, cr.path, r) }); err != nil {
+			return err
+		}
+		if err := cr.out.commit(); err != nil {
+			return err
 		}
 		cr.assumptions = append(cr.assumptions, fmt.Sprintf("--trace draws the first %d GPU(s) and their machines' NICs", min(r.GPUs, o.TraceGPUs)))
 	}

@@ -2,7 +2,7 @@ package cmd
 
 import (
 	"fmt"
-	"os"
+	"io"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
@@ -53,6 +53,11 @@ func runRun(env *Env, opts *RunOptions, path string) error {
 	if opts.Out == "" {
 		return Usagef("give the output folder with -o DIR")
 	}
+	out := newOutputs(path)
+	defer out.abort()
+	if err := out.checkDir("-o", opts.Out); err != nil {
+		return err
+	}
 	l, err := opts.Model.loadModel(path)
 	if err != nil {
 		return err
@@ -67,8 +72,13 @@ func runRun(env *Env, opts *RunOptions, path string) error {
 	if err != nil {
 		return fmt.Errorf("%s: %v", path, err)
 	}
-	if err := os.MkdirAll(opts.Out, 0o755); err != nil {
-		return fmt.Errorf("run: %v", err)
+	// every file is staged first: all appear, or none
+	writePB := func(file string, v eval.Value, name string) error {
+		b, err := eval.EncodeValue(v, name)
+		if err != nil {
+			return err
+		}
+		return out.write("-o", file, func(w io.Writer) error { _, err := w.Write(b); return err })
 	}
 	if opts.Save {
 		k := 0
@@ -77,18 +87,25 @@ func runRun(env *Env, opts *RunOptions, path string) error {
 			if !ok || in.Const != nil {
 				continue
 			}
-			if err := eval.WriteValueFile(filepath.Join(opts.Out, fmt.Sprintf("input_%d.pb", k)), v, in.Name); err != nil {
+			if err := writePB(filepath.Join(opts.Out, fmt.Sprintf("input_%d.pb", k)), v, in.Name); err != nil {
 				return err
 			}
 			k++
 		}
 	}
+	var listing []string
 	for i, o := range l.Model.Graph.Outputs {
 		p := filepath.Join(opts.Out, fmt.Sprintf("output_%d.pb", i))
-		if err := eval.WriteValueFile(p, outs[i], o.Name); err != nil {
+		if err := writePB(p, outs[i], o.Name); err != nil {
 			return err
 		}
-		fmt.Fprintf(env.Out, "%s  %s  %s\n", p, o.Name, typeText(outs[i]))
+		listing = append(listing, fmt.Sprintf("%s  %s  %s\n", p, o.Name, typeText(outs[i])))
+	}
+	if err := out.commit(); err != nil {
+		return err
+	}
+	for _, line := range listing {
+		fmt.Fprint(env.Out, line)
 	}
 	fmt.Fprintf(env.Err, "run: %s evaluated on %s\n", path, source)
 	return nil
