@@ -111,7 +111,7 @@ error before and after the fit.`,
 	f.StringVar(&opts.Base, "base", "cpu", "preset or hardware file to start from")
 	f.StringVarP(&opts.Out, "output", "o", "", "write the fitted hardware file to `hw.json`")
 	f.StringVar(&opts.Name, "name", "", "name of the fitted hardware (default: BASE-calibrated; with --host: local)")
-	f.StringVar(&opts.Models, "models", "", "directory that model paths recorded in profiles are relative to (default: as recorded, else beside the profile, else $WOLONG_MODELS)")
+	f.StringVar(&opts.Models, "models", "", "directory that model paths recorded in profiles are relative to (default: as recorded, else beside the profile, else the absolute path bench/ort/profile.mjs records, else $WOLONG_MODELS)")
 	_ = c.RegisterFlagCompletionFunc("base", cobra.FixedCompletions(hw.Names(), cobra.ShellCompDirectiveDefault))
 	return c
 }
@@ -149,9 +149,10 @@ func readProfile(file string, parse func(string, []byte) (*calibrate.Profile, er
 
 // recordedModel finds the model a measurement file records: in modelsDir
 // when given; else as recorded (absolute, or relative to the working
-// folder), beside the measurement file, or in $WOLONG_MODELS. The first
+// folder), beside the measurement file, at the absolute path the file
+// recorded too (abs, "" if none), or in $WOLONG_MODELS. The first
 // candidate is returned when none exists (the load error names it).
-func recordedModel(rec, measurement, modelsDir string) string {
+func recordedModel(rec, abs, measurement, modelsDir string) string {
 	if filepath.IsAbs(rec) {
 		return rec
 	}
@@ -159,6 +160,9 @@ func recordedModel(rec, measurement, modelsDir string) string {
 		return filepath.Join(modelsDir, rec)
 	}
 	cands := []string{rec, filepath.Join(filepath.Dir(measurement), rec)}
+	if abs != "" {
+		cands = append(cands, abs)
+	}
 	if env := os.Getenv("WOLONG_MODELS"); env != "" {
 		cands = append(cands, filepath.Join(env, rec))
 	}
@@ -227,7 +231,7 @@ func loadORTProfile(arg, model, modelsDir string, mf ModelFlags) (*profiledModel
 		if p.Model == "" {
 			return nil, fmt.Errorf("%s records no model: give it as MODEL.onnx=%s", file, file)
 		}
-		m = recordedModel(p.Model, file, modelsDir)
+		m = recordedModel(p.Model, p.ModelPath, file, modelsDir)
 	}
 	mf = withMeasuredInputs(mf, p.Inputs, file)
 	l, err := mf.loadModel(m)

@@ -58,7 +58,7 @@ func runValidateSet(env *Env, opts *ValidateOptions, h *hw.Hardware, dir string,
 			continue
 		}
 		hosts[lat.Host.CPU] = true
-		model := recordedModel(lat.Model, file, opts.Models)
+		model := recordedModel(lat.Model, "", file, opts.Models)
 		ms, err := predictLatency(opts.Model, model, h, lat)
 		row := report.SetModel{Model: lat.Model, Measurement: file, MeasuredMs: lat.TargetUs() / 1e3, PredictedMs: ms}
 		if err != nil {

@@ -108,7 +108,14 @@ func (r *Optimize) WriteText(w io.Writer) error {
 
 func ms(v float64) string { return fmt.Sprintf("%.4f ms", v) }
 
-func signedMS(v float64) string { return fmt.Sprintf("%+.4f ms", v) }
+// signedMS formats a time difference with its sign ("+0.0000 ms" for
+// zero, never "-0.0000 ms").
+func signedMS(v float64) string {
+	if v == 0 {
+		v = 0 // drops the sign of -0
+	}
+	return fmt.Sprintf("%+.4f ms", v)
+}
 
 // PlanKernel is one kernel of the plan, in schedule order.
 type PlanKernel struct {
