@@ -63,16 +63,16 @@ type GraphInput struct {
 
 // Profile is one measurement file.
 type Profile struct {
-	Source  string // file name, for messages
-	Format  Format
-	Model   string       // model path the profile names ("" if none)
+	Source string // file name, for messages
+	Format Format
+	Model  string // model path the profile names ("" if none)
 	// ModelPath is the model's absolute path when the profile was taken
 	// (bench/ort/profile.mjs records it), for finding the model from any
 	// working folder; "" if not recorded.
 	ModelPath string
-	Inputs  []GraphInput // input shapes the profile names (nil if none)
-	RunUs   float64      // median end-to-end run time, µs (0: unknown)
-	Samples []Sample
+	Inputs    []GraphInput // input shapes the profile names (nil if none)
+	RunUs     float64      // median end-to-end run time, µs (0: unknown)
+	Samples   []Sample
 	// GraphOptimization is the runtime's graph optimization level the
 	// profile records ("" if it records none; bench/ort/profile.mjs writes
 	// "disabled").
