@@ -62,6 +62,7 @@ efficiency) over cluster sizes instead, and --plot writes it as an image.
 'wolong hw list' shows the GPU and network presets.`,
 		Example: `  wolong profile model.onnx --hw h100
   wolong profile model.onnx --hw h200 --by op --top 10
+  wolong profile model.onnx --hw h200 --by op --format csv > ops.csv
   wolong profile model.onnx --hw a100 --mode train --batch 32 --trace step.json
   wolong profile model.onnx --hw my-gpu.json --format json | jq .total_ms
   wolong profile model.onnx --cluster 4x8 --net ib-hdr --mode train --batch 64
@@ -78,7 +79,7 @@ efficiency) over cluster sizes instead, and --plot writes it as an image.
 	addClusterFlags(c, &opts.Cluster)
 	f := c.Flags()
 	f.StringVar(&opts.HW, "hw", "h100", "hardware: a preset ("+strings.Join(hw.Names(), ", ")+"; with --cluster also "+strings.Join(cluster.GPUNames(), ", ")+") or a hardware file `path.json`")
-	f.StringVar(&opts.Format, "format", "table", "output format: table or json")
+	f.StringVar(&opts.Format, "format", "table", "output format: table, json, or csv (every node, or every op type with --by op; with --sweep, every size)")
 	f.StringVar(&opts.By, "by", "node", "top-N table by `node` or by op type (op)")
 	f.IntVar(&opts.Top, "top", 20, "rows in the top-N table")
 	f.StringVar(&opts.Trace, "trace", "", "write a Chrome-trace / Perfetto timeline to `file.json`")
@@ -92,7 +93,7 @@ efficiency) over cluster sizes instead, and --plot writes it as an image.
 	_ = f.MarkHidden("winograd") // kept for scripts written before --conv-algo
 	f.StringVar(&opts.DType, "dtype", "", "cost every float tensor as this dtype (float16, bfloat16, ...)")
 	_ = c.RegisterFlagCompletionFunc("hw", cobra.FixedCompletions(hw.Names(), cobra.ShellCompDirectiveDefault))
-	_ = c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"table", "json"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"table", "json", "csv"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("by", cobra.FixedCompletions([]string{"node", "op"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("mode", cobra.FixedCompletions([]string{"inference", "train"}, cobra.ShellCompDirectiveNoFileComp))
 	return c
@@ -101,7 +102,7 @@ efficiency) over cluster sizes instead, and --plot writes it as an image.
 // runProfile runs `wolong profile`; changed says whether a flag was given
 // on the command line.
 func runProfile(env *Env, opts *ProfileOptions, path string, changed func(string) bool) error {
-	format, err := report.ParseFormat(opts.Format)
+	format, err := report.ParseFormat(opts.Format, report.CSV)
 	if err != nil {
 		return Usagef("--format: %v", err)
 	}
@@ -128,6 +129,9 @@ func runProfile(env *Env, opts *ProfileOptions, path string, changed func(string
 	}
 	if err := opts.Cluster.check(changed, opts.Trace); err != nil {
 		return err
+	}
+	if format == report.CSV && opts.Cluster.active() && opts.Cluster.Sweep == "" {
+		return Usagef("--format csv: with --cluster, only the --sweep table is CSV (use --format json)")
 	}
 	var h *hw.Hardware
 	if opts.Cluster.active() {
@@ -200,8 +204,11 @@ func runProfile(env *Env, opts *ProfileOptions, path string, changed func(string
 	}
 	p := report.NewProfile(path, r, withHostWarning(warnings, h))
 	env.warn(p.Warnings)
-	if format == report.JSON {
+	switch format {
+	case report.JSON:
 		return report.WriteJSON(env.Out, p)
+	case report.CSV:
+		return p.WriteCSV(env.Out, opts.By)
 	}
 	return p.WriteText(env.Out, opts.By, opts.Top)
 }

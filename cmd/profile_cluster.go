@@ -243,8 +243,11 @@ func runProfileCluster(env *Env, opts *ProfileOptions, format report.Format, gpu
 			}
 		}
 		env.warn(s.Warnings)
-		if format == report.JSON {
+		switch format {
+		case report.JSON:
 			return report.WriteJSON(env.Out, s)
+		case report.CSV:
+			return s.WriteCSV(env.Out)
 		}
 		return s.WriteText(env.Out)
 	}

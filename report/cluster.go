@@ -202,7 +202,8 @@ func (s *Scaling) WriteText(w io.Writer) error {
 		rows = append(rows, []string{fmt.Sprint(p.GPUs), shape, string(p.Strategy), Millis(p.StepMS / 1e3), Millis(p.CommMS / 1e3), Millis(p.BubbleMS / 1e3),
 			fmt.Sprintf("%.4g", p.Throughput), fmt.Sprintf("%.2fx", p.Speedup), Pct(p.Efficiency), ""})
 	}
-	ew.check(WriteTable(ew, []string{"GPUs", "cluster", "strategy", "step", "exposed comm", "bubbles", "samples/s", "speedup", "efficiency", "note"}, rows))
+	ew.check(TextTable{Header: []string{"GPUs", "cluster", "strategy", "step", "exposed comm", "bubbles", "samples/s", "speedup", "efficiency", "note"},
+		Rows: rows, Drop: []int{5, 1, 4}, Prose: []int{9}}.Write(ew))
 	if declined > 0 {
 		fmt.Fprintf(ew, "%d size(s) declined by the strategy (see note).\n", declined)
 	}

@@ -87,7 +87,7 @@ func (e *Explain) WriteText(w io.Writer) error {
 			fmt.Fprintf(w, "  %s\n", r)
 		}
 		if p.Diff != "" {
-			io.WriteString(w, p.Diff)
+			io.WriteString(Unfit(w), p.Diff)
 		}
 	}
 	return nil

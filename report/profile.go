@@ -265,7 +265,7 @@ func (p *Profile) WriteText(w io.Writer, by string, top int) error {
 			rows = append(rows, []string{fmt.Sprint(i + 1), o.Op, fmt.Sprint(o.Count), fmt.Sprint(o.Kernels), SI(o.FLOPs), SI(o.Bytes) + "B",
 				Ratio(o.Intensity), o.Bound, Millis(o.TimeMs / 1e3), Pct(o.Share)})
 		}
-		ew.check(WriteTable(ew, []string{"#", "op", "nodes", "kernels", "FLOPs", "bytes", "FLOP/B", "bound", "time", "share"}, rows))
+		ew.check(TextTable{Header: []string{"#", "op", "nodes", "kernels", "FLOPs", "bytes", "FLOP/B", "bound", "time", "share"}, Rows: rows, Drop: []int{6, 5, 3, 0}}.Write(ew))
 	} else {
 		order := make([]int, len(p.Nodes))
 		for i := range order {
@@ -286,7 +286,7 @@ func (p *Profile) WriteText(w io.Writer, by string, top int) error {
 			rows = append(rows, []string{fmt.Sprint(i + 1), name, n.Op, SI(n.FLOPs), SI(n.Bytes) + "B",
 				Ratio(n.Intensity), n.Bound, Millis(n.TimeMs / 1e3), Pct(n.Share)})
 		}
-		ew.check(WriteTable(ew, []string{"#", "node", "op", "FLOPs", "bytes", "FLOP/B", "bound", "time", "share"}, rows))
+		ew.check(TextTable{Header: []string{"#", "node", "op", "FLOPs", "bytes", "FLOP/B", "bound", "time", "share"}, Rows: rows, Drop: []int{5, 4, 0, 6}}.Write(ew))
 	}
 	if len(p.LargestGaps) > 0 {
 		fmt.Fprintln(ew, "\nLargest idle gaps:")
