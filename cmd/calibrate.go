@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wolong-dev/wolong/ir"
+	"github.com/wolong-dev/wolong/report"
 	"github.com/wolong-dev/wolong/simulate/calibrate"
 	"github.com/wolong-dev/wolong/simulate/cost"
 	"github.com/wolong-dev/wolong/simulate/hw"
@@ -286,7 +287,7 @@ func runCalibrate(env *Env, opts *CalibrateOptions) error {
 		if pm.Profile.RunUs > 0 && base.Kind == "cpu" {
 			runs = append(runs, calibrate.Run{Label: pm.Path, Model: pm.Loaded.Model, Us: pm.Profile.RunUs, Opt: copt})
 		}
-		fmt.Fprintf(env.Out, "%s: %d nodes matched in %s, %d kernels used\n", file, len(pm.Pairs), pm.Path, len(o))
+		fmt.Fprintf(env.Out, "%s: %s matched in %s, %s used\n", file, report.Count(len(pm.Pairs), "node"), pm.Path, report.Count(len(o), "kernel"))
 	}
 	for _, file := range opts.Torch {
 		p, err := readProfile(file, calibrate.ParseTorch)
@@ -296,7 +297,7 @@ func runCalibrate(env *Env, opts *CalibrateOptions) error {
 		o, sk := calibrate.SampleObs(base, p.Samples)
 		obs, skipped = append(obs, o...), append(skipped, sk...)
 		inputs = append(inputs, file)
-		fmt.Fprintf(env.Out, "%s: %d ops, %d kernels used\n", file, len(p.Samples), len(o))
+		fmt.Fprintf(env.Out, "%s: %s, %s used\n", file, report.Count(len(p.Samples), "op"), report.Count(len(o), "kernel"))
 	}
 	for _, file := range opts.Tables {
 		p, err := readProfile(file, calibrate.ParseTable)
@@ -306,7 +307,7 @@ func runCalibrate(env *Env, opts *CalibrateOptions) error {
 		o, sk := calibrate.SampleObs(base, p.Samples)
 		obs, skipped = append(obs, o...), append(skipped, sk...)
 		inputs = append(inputs, file)
-		fmt.Fprintf(env.Out, "%s: %d rows, %d kernels used\n", file, len(p.Samples), len(o))
+		fmt.Fprintf(env.Out, "%s: %s, %s used\n", file, report.Count(len(p.Samples), "row"), report.Count(len(o), "kernel"))
 	}
 	for _, s := range skipped {
 		env.warn([]string{"skipped " + s})

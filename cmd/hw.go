@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"fmt"
 	"io"
 	"strings"
 
@@ -99,7 +98,7 @@ hardware presets as an array (rows), or with --networks the network presets.`,
 					h, err = g, nil
 				} else if strings.Contains(err.Error(), "no preset") {
 					names := append(hw.Names(), cluster.GPUNames()...)
-					err = fmt.Errorf("hw: no preset %q (hardware: %s; networks: %s)", args[0], strings.Join(names, ", "), strings.Join(cluster.NetworkNames(), ", "))
+					err = Usagef("no preset %q (hardware: %s; networks: %s)", args[0], strings.Join(names, ", "), strings.Join(cluster.NetworkNames(), ", "))
 				}
 			}
 			if err != nil {

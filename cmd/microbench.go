@@ -90,7 +90,7 @@ func runMicrobench(env *Env, opts *MicrobenchOptions, path string) error {
 		return report.WriteJSON(env.Out, f)
 	}
 	if opts.Out != "" {
-		_, err := fmt.Fprintf(env.Out, "%d distinct ops (%d nodes skipped) -> %s\n", len(ops), len(skipped), opts.Out)
+		_, err := fmt.Fprintf(env.Out, "%s (%s skipped) -> %s\n", report.Count(len(ops), "distinct op"), report.Count(len(skipped), "node"), opts.Out)
 		return err
 	}
 	return report.WriteMicrobench(env.Out, ops, skipped)

@@ -197,7 +197,7 @@ func runProfileCluster(env *Env, opts *ProfileOptions, format report.Format, gpu
 	var sizes []int
 	if o.Sweep != "" {
 		if sizes, err = cluster.ParseGPUList(o.Sweep); err != nil {
-			return Usagef("--sweep: %v", err)
+			return Usagef("%v", err) // it names --sweep
 		}
 		for _, n := range sizes {
 			if n > c.GPUsPerMachine && n%c.GPUsPerMachine != 0 {

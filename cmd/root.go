@@ -76,6 +76,7 @@ var commands = []func(*Env) *cobra.Command{
 	newValidateCmd,
 	newMicrobenchCmd,
 	newPlanCmd,
+	newVersionCmd,
 }
 
 // NewRootCmd builds the command tree.
@@ -147,7 +148,7 @@ func Main(args []string, stdout, stderr io.Writer) (status int) {
 	if err == nil {
 		return 0
 	}
-	fmt.Fprintf(stderr, "wolong: %s\n", oneLine(err.Error()))
+	fmt.Fprintf(stderr, "wolong: %s\n", oneLine(tidy(err.Error())))
 	var ue usageErr
 	if errors.As(err, &ue) || isCobraUsage(err) {
 		return 2

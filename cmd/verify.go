@@ -162,7 +162,7 @@ func runVerify(env *Env, opts *VerifyOptions, args []string) error {
 			}
 		}
 		if len(b.Model.Graph.Outputs) != len(got) {
-			return fmt.Errorf("%s has %d outputs, %s has %d", args[0], len(got), args[1], len(b.Model.Graph.Outputs))
+			return fmt.Errorf("%s has %s, %s has %d", args[0], report.Count(len(got), "output"), args[1], len(b.Model.Graph.Outputs))
 		}
 		if want, err = evaluate(b, inputs, opts.Model.progress, filepath.Base(args[1])+": "); err != nil {
 			return fmt.Errorf("%s: %v", args[1], err)
@@ -201,7 +201,7 @@ func runVerify(env *Env, opts *VerifyOptions, args []string) error {
 				bad++
 			}
 		}
-		return exitErr{code: 1, msg: fmt.Sprintf("verify: %d of %d outputs differ", bad, len(res.Outputs))}
+		return exitErr{code: 1, msg: "verify: " + report.Verdict(bad, len(res.Outputs), "output")}
 	}
 	return nil
 }

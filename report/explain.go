@@ -72,9 +72,9 @@ func NewExplain(path, hardware string, res *optimize.Result, focus string, diffs
 
 // WriteText prints one block per pass.
 func (e *Explain) WriteText(w io.Writer) error {
-	fmt.Fprintf(w, "model %s on %s at -O%d: %d nodes / %d kernels / %s -> %d nodes / %d kernels / %s (%.2fx)\n",
-		e.Model, e.Hardware, e.Level, e.Baseline.Nodes, e.Baseline.Kernels, ms(e.Baseline.TotalMS),
-		e.Final.Nodes, e.Final.Kernels, ms(e.Final.TotalMS), e.Speedup)
+	fmt.Fprintf(w, "model %s on %s at -O%d: %s / %s / %s -> %s / %s / %s (%.2fx)\n",
+		e.Model, e.Hardware, e.Level, Count(e.Baseline.Nodes, "node"), Count(e.Baseline.Kernels, "kernel"), ms(e.Baseline.TotalMS),
+		Count(e.Final.Nodes, "node"), Count(e.Final.Kernels, "kernel"), ms(e.Final.TotalMS), e.Speedup)
 	for _, p := range e.Passes {
 		if len(p.Rewrites) == 0 && p.Diff == "" {
 			fmt.Fprintf(w, "\n== %s: no change\n", p.Name)

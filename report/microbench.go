@@ -22,7 +22,7 @@ func WriteMicrobench(w io.Writer, ops []calibrate.Op, skipped []string) error {
 		}
 		rows[i] = []string{fmt.Sprint(o.Count), op, o.DType, o.Inputs, o.Attributes, o.Class}
 	}
-	fmt.Fprintf(ew, "%d distinct ops:\n", len(ops))
+	fmt.Fprintf(ew, "%s:\n", Count(len(ops), "distinct op"))
 	ew.check(WriteTable(ew, []string{"nodes", "op", "dtype", "input shapes", "attributes", "class"}, rows))
 	if len(skipped) > 0 {
 		fmt.Fprintf(ew, "\nskipped (shapes not static, or graph attributes): %s\n", strings.Join(skipped, ", "))

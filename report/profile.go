@@ -225,7 +225,7 @@ func (p *Profile) WriteText(w io.Writer, by string, top int) error {
 	fmt.Fprintf(ew, "Predicted step time: %s%s\n", Millis(p.TotalMs/1e3), lb)
 	fmt.Fprintf(ew, "  device busy %s, host issuing %s, critical path %s\n", Millis(p.DeviceBusyMs/1e3), Millis(p.HostBusyMs/1e3), Millis(p.CriticalPathMs/1e3))
 	fmt.Fprintf(ew, "Achieved: %.3g TFLOP/s of %g TFLOP/s %s peak (%s)\n", p.AchievedTFLOPS, p.PeakTFLOPS, p.DType, Pct(p.AchievedTFLOPS/p.PeakTFLOPS))
-	fmt.Fprintf(ew, "Work: %sFLOP, %sB moved, %d kernels launched\n", SI(p.FLOPs), SI(p.Bytes), p.Kernels)
+	fmt.Fprintf(ew, "Work: %sFLOP, %sB moved, %s launched\n", SI(p.FLOPs), SI(p.Bytes), Count(p.Kernels, "kernel"))
 	fmt.Fprintf(ew, "Memory peak: %s (weights %s", Bytes(int64(p.PeakMemoryBytes)), Bytes(int64(p.WeightBytes)))
 	if p.OptimizerBytes > 0 {
 		fmt.Fprintf(ew, ", optimizer state %s", Bytes(int64(p.OptimizerBytes)))
@@ -256,7 +256,7 @@ func (p *Profile) WriteText(w io.Writer, by string, top int) error {
 		top = 20
 	}
 	if by == "op" {
-		fmt.Fprintf(ew, "\nTop %d op types by device time:\n", min(top, len(p.Ops)))
+		fmt.Fprintf(ew, "\nTop %s by device time:\n", Count(min(top, len(p.Ops)), "op type"))
 		var rows [][]string
 		for i, o := range p.Ops {
 			if i == top {
@@ -272,7 +272,7 @@ func (p *Profile) WriteText(w io.Writer, by string, top int) error {
 			order[i] = i
 		}
 		sort.SliceStable(order, func(a, b int) bool { return p.Nodes[order[a]].TimeMs > p.Nodes[order[b]].TimeMs })
-		fmt.Fprintf(ew, "\nTop %d nodes by device time:\n", min(top, len(p.Nodes)))
+		fmt.Fprintf(ew, "\nTop %s by device time:\n", Count(min(top, len(p.Nodes)), "node"))
 		var rows [][]string
 		for i, k := range order {
 			if i == top {

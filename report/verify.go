@@ -81,10 +81,7 @@ func WriteVerify(w io.Writer, v *Verify, f Format) error {
 	if err := WriteTable(w, []string{"output", "type", "max abs err", "max rel err", "ok"}, rows); err != nil {
 		return err
 	}
-	verdict := fmt.Sprintf("all %d outputs match", len(v.Outputs))
-	if bad > 0 {
-		verdict = fmt.Sprintf("%d of %d outputs differ", bad, len(v.Outputs))
-	}
+	verdict := Verdict(bad, len(v.Outputs), "output")
 	_, err := fmt.Fprintf(w, "%s against %s on %s (rtol %g, atol %g): %s\n", joinComma(v.Models), v.Against, v.Inputs, v.RTol, v.ATol, verdict)
 	return err
 }
