@@ -141,7 +141,7 @@ func TestProfileTraceAndTable(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	for _, want := range []string{"Predicted step time", "Top 1 op types", "MatMul", "Assumptions:"} {
+	for _, want := range []string{"Predicted step time", "Top 1 op type by", "MatMul", "Assumptions:"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
