@@ -69,10 +69,7 @@ func (o *outputs) checkDir(flag, dir string) error {
 	if err := o.b.MkdirAll(dir); err != nil {
 		return fmt.Errorf("%s: %v", flag, err)
 	}
-	if err := o.b.Check(filepath.Join(dir, ".wolong-probe")); err != nil {
-		return fmt.Errorf("%s: %v", flag, err)
-	}
-	return nil
+	return o.check(flag, filepath.Join(dir, ".wolong-probe")) // takes a file
 }
 
 // write stages path's content; it appears at commit.

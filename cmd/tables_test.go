@@ -11,6 +11,10 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
 
+// Tests that compare text run unfitted whatever the shell exports; the
+// table tests set COLUMNS themselves.
+func init() { os.Unsetenv("COLUMNS") }
+
 // golden compares got with testdata/golden/name (rewritten with -update).
 func golden(t *testing.T, name, got string) {
 	t.Helper()
