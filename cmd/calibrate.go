@@ -105,7 +105,7 @@ error before and after the fit.`,
 	f.StringVar(&opts.From, "from", "", "with --host: refit the measurements kept in `DIR` instead of measuring")
 	f.Float64Var(&opts.MaxSeconds, "max-seconds", 0.3, "with --host: measure each model for at most this long (`seconds`)")
 	f.BoolVar(&opts.NoSave, "no-save", false, "with --host: do not save the fit in the user's config folder (for --hw NAME)")
-	f.StringVar(&opts.Format, "format", "table", "with --host: output format, table or json")
+	f.StringVar(&opts.Format, "format", "table", "output format: table or json (the fit, and the file written)")
 	f.StringArrayVar(&opts.ORT, "ort-profile", nil, "ONNX Runtime profile `[MODEL.onnx=]FILE.json` (repeatable)")
 	f.StringArrayVar(&opts.Torch, "torch-trace", nil, "PyTorch profiler Chrome trace `FILE.json` (repeatable)")
 	f.StringArrayVar(&opts.Tables, "table", nil, "measured-op table `FILE.csv` (repeatable)")
@@ -255,6 +255,18 @@ func runCalibrate(env *Env, opts *CalibrateOptions) error {
 	if opts.Out == "" {
 		return Usagef("-o hw.json is required")
 	}
+	format, err := report.ParseFormat(opts.Format)
+	if err != nil {
+		return Usagef("--format: %v", err)
+	}
+	// what was used from each file: printed first in a table, kept for JSON
+	var lines, warnings []string
+	used := func(line string, args ...any) {
+		lines = append(lines, fmt.Sprintf(line, args...))
+		if format == report.Table {
+			fmt.Fprintln(env.Out, lines[len(lines)-1])
+		}
+	}
 	out := newOutputs()
 	defer out.abort()
 	if err := out.check("-o", opts.Out); err != nil {
@@ -278,7 +290,7 @@ func runCalibrate(env *Env, opts *CalibrateOptions) error {
 			return fmt.Errorf("--ort-profile %s: %v", arg, err)
 		}
 		defer pm.Loaded.Close()
-		env.warn(prefixed(pm.Path, pm.Loaded.Warnings))
+		warnings = append(warnings, prefixed(pm.Path, pm.Loaded.Warnings)...)
 		_, file := splitProfileArg(arg)
 		inputs = append(inputs, file, pm.Path)
 		copt := cost.Options{NoFold: pm.Profile.RunsEveryNode()}
@@ -287,7 +299,7 @@ func runCalibrate(env *Env, opts *CalibrateOptions) error {
 		if pm.Profile.RunUs > 0 && base.Kind == "cpu" {
 			runs = append(runs, calibrate.Run{Label: pm.Path, Model: pm.Loaded.Model, Us: pm.Profile.RunUs, Opt: copt})
 		}
-		fmt.Fprintf(env.Out, "%s: %s matched in %s, %s used\n", file, report.Count(len(pm.Pairs), "node"), pm.Path, report.Count(len(o), "kernel"))
+		used("%s: %s matched in %s, %s used", file, report.Count(len(pm.Pairs), "node"), pm.Path, report.Count(len(o), "kernel"))
 	}
 	for _, file := range opts.Torch {
 		p, err := readProfile(file, calibrate.ParseTorch)
@@ -297,7 +309,7 @@ func runCalibrate(env *Env, opts *CalibrateOptions) error {
 		o, sk := calibrate.SampleObs(base, p.Samples)
 		obs, skipped = append(obs, o...), append(skipped, sk...)
 		inputs = append(inputs, file)
-		fmt.Fprintf(env.Out, "%s: %s, %s used\n", file, report.Count(len(p.Samples), "op"), report.Count(len(o), "kernel"))
+		used("%s: %s, %s used", file, report.Count(len(p.Samples), "op"), report.Count(len(o), "kernel"))
 	}
 	for _, file := range opts.Tables {
 		p, err := readProfile(file, calibrate.ParseTable)
@@ -307,11 +319,12 @@ func runCalibrate(env *Env, opts *CalibrateOptions) error {
 		o, sk := calibrate.SampleObs(base, p.Samples)
 		obs, skipped = append(obs, o...), append(skipped, sk...)
 		inputs = append(inputs, file)
-		fmt.Fprintf(env.Out, "%s: %s, %s used\n", file, report.Count(len(p.Samples), "row"), report.Count(len(o), "kernel"))
+		used("%s: %s, %s used", file, report.Count(len(p.Samples), "row"), report.Count(len(o), "kernel"))
 	}
 	for _, s := range skipped {
-		env.warn([]string{"skipped " + s})
+		warnings = append(warnings, "skipped "+s)
 	}
+	env.warn(warnings)
 	r, err := calibrate.Fit(base, obs, runs, calibrate.Options{Name: opts.Name})
 	if err != nil {
 		return err
@@ -321,6 +334,9 @@ func runCalibrate(env *Env, opts *CalibrateOptions) error {
 	}
 	if err := out.commit(); err != nil {
 		return err
+	}
+	if format == report.JSON {
+		return report.WriteJSON(env.Out, newCalibrateJSON(r, opts.Out, lines, warnings))
 	}
 	writeFit(env.Out, r)
 	fmt.Fprintf(env.Out, "wrote %s (use it with --hw %s)\n", opts.Out, opts.Out)

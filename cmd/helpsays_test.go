@@ -76,6 +76,15 @@ func TestCalibrateModelFlags(t *testing.T) {
 	if _, stderr, code := run("calibrate", "--ort-profile", prof, "--base", "cpu-1t", "-o", fit); code != 0 {
 		t.Fatalf("calibrate outside the repository: exit %d: %s", code, stderr)
 	}
+	out, stderr, code := run("calibrate", "--ort-profile", prof, "--base", "cpu-1t", "-o", fit, "--format", "json")
+	var doc struct {
+		Classes  []map[string]any `json:"classes"`
+		Hardware map[string]any   `json:"hardware"`
+		Written  string           `json:"written"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); code != 0 || err != nil || len(doc.Classes) == 0 || doc.Hardware["name"] != "cpu-1t-calibrated" || doc.Written != fit {
+		t.Errorf("calibrate --format json: exit %d, %v, %s\n%s", code, err, stderr, out)
+	}
 	for _, tc := range []struct {
 		flags []string
 		want  string

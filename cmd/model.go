@@ -30,8 +30,8 @@ type ModelFlags struct {
 // loading report progress through env.
 func addModelFlags(env *Env, c *cobra.Command, f *ModelFlags) {
 	f.progress = env.Progress
-	c.Flags().StringArrayVar(&f.Dims, "dim", nil, "give a symbolic dim a value: `name=value` (repeatable)")
-	c.Flags().StringArrayVar(&f.Inputs, "input", nil, "override an input's shape: `name=1x3x224x224` (repeatable; symbolic dims allowed)")
+	c.Flags().StringArrayVar(&f.Dims, "dim", nil, "give a symbolic dim of the inputs a value: `name=value` (repeatable; a name no input has is refused)")
+	c.Flags().StringArrayVar(&f.Inputs, "input", nil, "set an input's shape: `name=1x3x224x224` or name=scalar (repeatable; symbolic dims allowed; must match the declared rank and fixed dims)")
 	c.Flags().BoolVar(&f.Force, "force-input", false, "let --input change dims the model declares as fixed (e.g. another image size; ONNX Runtime would refuse such an input)")
 	c.Flags().StringVar(&f.MaxMemory, "max-memory", "4GiB", "refuse work that would allocate more than this, or hold more than this in the evaluator's live tensors (`bytes`, with KiB/MiB/GiB suffix)")
 }

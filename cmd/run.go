@@ -27,11 +27,13 @@ func newRunCmd(env *Env) *cobra.Command {
 		Short: "Evaluate a model on the CPU reference evaluator and write its outputs as .pb",
 		Long: `run evaluates a model with wolong's CPU reference evaluator on the
 input_N.pb files of --inputs (else deterministic random inputs: --seed, and
---dim for symbolic dims) and writes output_N.pb files (TensorProto,
-SequenceProto or OptionalProto) into the -o folder, each atomically.
---save-inputs also writes the inputs used as input_N.pb.`,
+--dim for symbolic dims; --fill name=value for an input that must hold one
+value, such as a sample rate) and writes output_N.pb files (TensorProto,
+SequenceProto or OptionalProto) into the -o folder: all of them, or none
+when the run fails. --save-inputs also writes the inputs used as input_N.pb.`,
 		Example: `  wolong run model.onnx --inputs test_data_set_0 -o out
-  wolong run model.onnx --dim N=1 --seed 3 -o out --save-inputs`,
+  wolong run model.onnx --dim N=1 --seed 3 -o out --save-inputs
+  wolong run silero_vad.onnx --input input=1x512 --input state=2x1x128 --fill sr=16000 -o out`,
 		Args:              usageArgs(cobra.ExactArgs(1)),
 		ValidArgsFunction: completeONNX,
 		RunE: func(c *cobra.Command, args []string) error {

@@ -33,7 +33,8 @@ outputs element by element: |a-b| <= atol + rtol*|b|.
 
 With two models, both run on the same inputs: the input_N.pb files of
 --inputs, else deterministic random inputs of the declared types (--seed;
-symbolic dims need --dim). With one model, --inputs must also hold the
+symbolic dims need --dim); --fill name=value sets an input to one value
+(a sample rate, a flag). With one model, --inputs must also hold the
 expected output_N.pb files (the ONNX test-data layout).
 
 It prints one row per output (max abs error, max rel error, ok) and exits
