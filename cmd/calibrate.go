@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -11,8 +12,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/wolong-dev/wolong/internal/safefile"
 	"github.com/wolong-dev/wolong/ir"
+	"github.com/wolong-dev/wolong/report"
 	"github.com/wolong-dev/wolong/simulate/calibrate"
 	"github.com/wolong-dev/wolong/simulate/cost"
 	"github.com/wolong-dev/wolong/simulate/hw"
@@ -26,7 +27,8 @@ type CalibrateOptions struct {
 	Base   string
 	Out    string
 	Name   string
-	Models string // directory a profile's recorded model path is relative to
+	Models string     // directory a profile's recorded model path is relative to
+	Model  ModelFlags // --dim, --input, --max-memory for the profiles' models
 
 	// --host: measure this machine with generated models
 	Host       bool
@@ -100,6 +102,11 @@ among its nodes.`,
 				return Usagef("--fit %q: want direct or joint", opts.Fit)
 			}
 			if opts.Host {
+				for _, f := range []string{"dim", "input", "force-input", "max-memory"} {
+					if c.Flags().Changed(f) {
+						return Usagef("--%s goes with the measurements' models (--ort-profile); --host generates its own", f)
+					}
+				}
 				return runCalibrateHost(env, opts)
 			}
 			if opts.From != "" || opts.Keep != "" || c.Flags().Changed("threads") || opts.NoSave {
@@ -108,6 +115,7 @@ among its nodes.`,
 			return runCalibrate(env, opts)
 		},
 	}
+	addModelFlags(env, c, &opts.Model)
 	f := c.Flags()
 	f.BoolVar(&opts.Host, "host", false, "measure this machine with generated models (needs node and npm) and fit a hardware file for it")
 	f.StringVar(&opts.Threads, "threads", "1,2", "with --host: intra-op thread counts to fit, one file each (`1,2`)")
@@ -115,7 +123,7 @@ among its nodes.`,
 	f.StringVar(&opts.From, "from", "", "with --host: refit the measurements kept in `DIR` instead of measuring")
 	f.Float64Var(&opts.MaxSeconds, "max-seconds", 0.3, "with --host: measure each model for at most this long (`seconds`)")
 	f.BoolVar(&opts.NoSave, "no-save", false, "with --host: do not save the fit in the user's config folder (for --hw NAME)")
-	f.StringVar(&opts.Format, "format", "table", "with --host: output format, table or json")
+	f.StringVar(&opts.Format, "format", "table", "output format: table or json (the fit, and the file written)")
 	f.StringVar(&opts.Fit, "fit", "direct", "how a CPU file is fitted to profiles with unprofiled latency records: `direct` (the runs set every parameter, profiles only split each run's kernel time) or joint (per-kernel fit, then a joint refinement)")
 	f.StringArrayVar(&opts.ORT, "ort-profile", nil, "ONNX Runtime profile `[MODEL.onnx=]FILE.json` (repeatable)")
 	f.StringArrayVar(&opts.Torch, "torch-trace", nil, "PyTorch profiler Chrome trace `FILE.json` (repeatable)")
@@ -123,7 +131,7 @@ among its nodes.`,
 	f.StringVar(&opts.Base, "base", "cpu", "preset or hardware file to start from")
 	f.StringVarP(&opts.Out, "output", "o", "", "write the fitted hardware file to `hw.json`")
 	f.StringVar(&opts.Name, "name", "", "name of the fitted hardware (default: BASE-calibrated; with --host: local)")
-	f.StringVar(&opts.Models, "models", "", "directory that model paths recorded in profiles are relative to (default: as recorded, else beside the profile, else $WOLONG_MODELS)")
+	f.StringVar(&opts.Models, "models", "", "directory that model paths recorded in profiles are relative to (default: as recorded, else beside the profile, else the absolute path bench/ort/profile.mjs records, else $WOLONG_MODELS)")
 	_ = c.RegisterFlagCompletionFunc("base", cobra.FixedCompletions(hw.Names(), cobra.ShellCompDirectiveDefault))
 	return c
 }
@@ -161,9 +169,10 @@ func readProfile(file string, parse func(string, []byte) (*calibrate.Profile, er
 
 // recordedModel finds the model a measurement file records: in modelsDir
 // when given; else as recorded (absolute, or relative to the working
-// folder), beside the measurement file, or in $WOLONG_MODELS. The first
+// folder), beside the measurement file, at the absolute path the file
+// recorded too (abs, "" if none), or in $WOLONG_MODELS. The first
 // candidate is returned when none exists (the load error names it).
-func recordedModel(rec, measurement, modelsDir string) string {
+func recordedModel(rec, abs, measurement, modelsDir string) string {
 	if filepath.IsAbs(rec) {
 		return rec
 	}
@@ -171,6 +180,9 @@ func recordedModel(rec, measurement, modelsDir string) string {
 		return filepath.Join(modelsDir, rec)
 	}
 	cands := []string{rec, filepath.Join(filepath.Dir(measurement), rec)}
+	if abs != "" {
+		cands = append(cands, abs)
+	}
 	if env := os.Getenv("WOLONG_MODELS"); env != "" {
 		cands = append(cands, filepath.Join(env, rec))
 	}
@@ -182,24 +194,31 @@ func recordedModel(rec, measurement, modelsDir string) string {
 	return cands[0]
 }
 
-// withMeasuredInputs adds to mf an --input for each input shape a
-// measurement recorded that mf does not set itself.
-func withMeasuredInputs(mf ModelFlags, inputs []calibrate.GraphInput) ModelFlags {
+// withMeasuredInputs adds to mf the input shapes the measurement file
+// recorded, for the inputs mf's --input does not set. The model's loading
+// checks them as it checks --input, except that a recorded input the model
+// lacks is left to the profile's matching to judge.
+func withMeasuredInputs(mf ModelFlags, inputs []calibrate.GraphInput, file string) ModelFlags {
 	given := map[string]bool{}
 	for _, in := range mf.Inputs {
 		name, _, _ := strings.Cut(in, "=")
-		given[name] = true
+		given[strings.TrimSpace(name)] = true
 	}
-	mf.Inputs = append([]string(nil), mf.Inputs...)
+	mf.recorded = append([]inputFlag(nil), mf.recorded...)
 	for _, in := range inputs {
 		if given[in.Name] {
 			continue
 		}
-		dims := make([]string, len(in.Shape))
+		dims := make([]ir.Dim, len(in.Shape))
+		text := make([]string, len(in.Shape))
 		for i, d := range in.Shape {
-			dims[i] = fmt.Sprint(d)
+			dims[i], text[i] = ir.D(d), fmt.Sprint(d)
 		}
-		mf.Inputs = append(mf.Inputs, in.Name+"="+strings.Join(dims, "x"))
+		spec := strings.Join(text, "x")
+		if spec == "" {
+			spec = "scalar"
+		}
+		mf.recorded = append(mf.recorded, inputFlag{text: in.Name + "=" + spec, name: in.Name, shape: ir.DimsShape(dims...), from: file})
 	}
 	return mf
 }
@@ -232,20 +251,14 @@ func loadORTProfile(arg, model, modelsDir string, mf ModelFlags) (*profiledModel
 		if p.Model == "" {
 			return nil, fmt.Errorf("%s records no model: give it as MODEL.onnx=%s", file, file)
 		}
-		m = recordedModel(p.Model, file, modelsDir)
+		m = recordedModel(p.Model, p.ModelPath, file, modelsDir)
 	}
-	mf = withMeasuredInputs(mf, p.Inputs)
-	inferOpt, err := mf.inferOptions()
-	if err != nil {
-		return nil, err
-	}
+	mf = withMeasuredInputs(mf, p.Inputs, file)
 	l, err := mf.loadModel(m)
 	if err != nil {
 		return nil, err
 	}
-	if len(defaultSymbolicDims(l.Model.Graph, inferOpt)) > 0 {
-		l.Infer = ir.InferModel(l.Model, inferOpt)
-	}
+	l.DefaultDims()
 	pairs, err := calibrate.Match(l.Model, p)
 	if err != nil {
 		l.Close()
@@ -261,6 +274,23 @@ func runCalibrate(env *Env, opts *CalibrateOptions) error {
 	if opts.Out == "" {
 		return Usagef("-o hw.json is required")
 	}
+	format, err := report.ParseFormat(opts.Format)
+	if err != nil {
+		return Usagef("--format: %v", err)
+	}
+	// what was used from each file: printed first in a table, kept for JSON
+	var lines, warnings []string
+	used := func(line string, args ...any) {
+		lines = append(lines, fmt.Sprintf(line, args...))
+		if format == report.Table {
+			fmt.Fprintln(env.Out, lines[len(lines)-1])
+		}
+	}
+	out := newOutputs()
+	defer out.abort()
+	if err := out.check("-o", opts.Out); err != nil {
+		return err
+	}
 	base, err := hw.Resolve(opts.Base)
 	if err != nil {
 		return Usagef("--base: %v", err)
@@ -275,11 +305,16 @@ func runCalibrate(env *Env, opts *CalibrateOptions) error {
 		inflation = base.Fitted.KernelInflationUs
 	}
 	for _, arg := range opts.ORT {
-		pm, err := loadORTProfile(arg, "", opts.Models, ModelFlags{MaxMemory: "4GiB"})
+		pm, err := loadORTProfile(arg, "", opts.Models, opts.Model)
 		if err != nil {
-			return fmt.Errorf("--ort-profile: %v", err)
+			var ue usageErr
+			if errors.As(err, &ue) {
+				return usageErr{fmt.Errorf("--ort-profile %s: %v", arg, err)}
+			}
+			return fmt.Errorf("--ort-profile %s: %v", arg, err)
 		}
 		defer pm.Loaded.Close()
+		warnings = append(warnings, prefixed(pm.Path, pm.Loaded.Warnings)...)
 		_, file := splitProfileArg(arg)
 		inputs = append(inputs, file, pm.Path)
 		copt := cost.Options{NoFold: pm.Profile.RunsEveryNode()}
@@ -310,10 +345,7 @@ func runCalibrate(env *Env, opts *CalibrateOptions) error {
 		if lat != nil {
 			target = "unprofiled run " + lat.Source
 		}
-		fmt.Fprintf(env.Out, "%s: %d nodes matched in %s, %d kernels used; end to end: %s\n", file, len(pm.Pairs), pm.Path, len(o), target)
-	}
-	if opts.Fit == "direct" && base.Kind == "cpu" && len(direct) > 0 && len(direct) == len(opts.ORT) && len(opts.Torch)+len(opts.Tables) == 0 {
-		return calibrateDirect(env, opts, base, direct, inputs)
+		used("%s: %s matched in %s, %s used; end to end: %s", file, report.Count(len(pm.Pairs), "node"), pm.Path, report.Count(len(o), "kernel"), target)
 	}
 	for _, file := range opts.Torch {
 		p, err := readProfile(file, calibrate.ParseTorch)
@@ -323,7 +355,7 @@ func runCalibrate(env *Env, opts *CalibrateOptions) error {
 		o, sk := calibrate.SampleObs(base, p.Samples)
 		obs, skipped = append(obs, o...), append(skipped, sk...)
 		inputs = append(inputs, file)
-		fmt.Fprintf(env.Out, "%s: %d ops, %d kernels used\n", file, len(p.Samples), len(o))
+		used("%s: %s, %s used", file, report.Count(len(p.Samples), "op"), report.Count(len(o), "kernel"))
 	}
 	for _, file := range opts.Tables {
 		p, err := readProfile(file, calibrate.ParseTable)
@@ -333,17 +365,27 @@ func runCalibrate(env *Env, opts *CalibrateOptions) error {
 		o, sk := calibrate.SampleObs(base, p.Samples)
 		obs, skipped = append(obs, o...), append(skipped, sk...)
 		inputs = append(inputs, file)
-		fmt.Fprintf(env.Out, "%s: %d rows, %d kernels used\n", file, len(p.Samples), len(o))
+		used("%s: %s, %s used", file, report.Count(len(p.Samples), "row"), report.Count(len(o), "kernel"))
 	}
 	for _, s := range skipped {
-		fmt.Fprintf(env.Err, "warning: skipped %s\n", s)
+		warnings = append(warnings, "skipped "+s)
+	}
+	env.warn(warnings)
+	if opts.Fit == "direct" && base.Kind == "cpu" && len(direct) > 0 && len(direct) == len(opts.ORT) && len(opts.Torch)+len(opts.Tables) == 0 {
+		return calibrateDirect(env, opts, base, direct, inputs, out, format, lines, warnings)
 	}
 	r, err := calibrate.Fit(base, obs, runs, calibrate.Options{Name: opts.Name})
 	if err != nil {
 		return err
 	}
-	if err := safefile.Write(opts.Out, inputs, func(w io.Writer) error { return r.HW.WriteJSON(w) }); err != nil {
+	if err := out.b.Write(opts.Out, inputs, func(w io.Writer) error { return r.HW.WriteJSON(w) }); err != nil {
 		return fmt.Errorf("-o: %v", err)
+	}
+	if err := out.commit(); err != nil {
+		return err
+	}
+	if format == report.JSON {
+		return report.WriteJSON(env.Out, newCalibrateJSON(r, opts.Out, lines, warnings))
 	}
 	writeFit(env.Out, r)
 	fmt.Fprintf(env.Out, "wrote %s (use it with --hw %s)\n", opts.Out, opts.Out)
@@ -387,7 +429,7 @@ func latencyBeside(profile string) *calibrate.Latency {
 
 // calibrateDirect fits base to CPU runs with unprofiled targets
 // (calibrate.FitDirect), writes the file and prints the fit.
-func calibrateDirect(env *Env, opts *CalibrateOptions, base *hw.Hardware, runs []calibrate.DirectRun, inputs []string) error {
+func calibrateDirect(env *Env, opts *CalibrateOptions, base *hw.Hardware, runs []calibrate.DirectRun, inputs []string, out *outputs, format report.Format, lines, warnings []string) error {
 	name := opts.Name
 	if name == "" {
 		name = base.Name + "-calibrated"
@@ -396,8 +438,15 @@ func calibrateDirect(env *Env, opts *CalibrateOptions, base *hw.Hardware, runs [
 	if err != nil {
 		return err
 	}
-	if err := safefile.Write(opts.Out, inputs, func(w io.Writer) error { return r.HW.WriteJSON(w) }); err != nil {
+	if err := out.b.Write(opts.Out, inputs, func(w io.Writer) error { return r.HW.WriteJSON(w) }); err != nil {
 		return fmt.Errorf("-o: %v", err)
+	}
+	if err := out.commit(); err != nil {
+		return err
+	}
+	if format == report.JSON {
+		cr := &calibrate.Result{HW: r.HW, Classes: r.Classes, Ops: r.Ops, Host: r.Host, Runs: len(runs)}
+		return report.WriteJSON(env.Out, newCalibrateJSON(cr, opts.Out, lines, warnings))
 	}
 	var before, after []float64
 	for _, run := range runs {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -13,7 +12,6 @@ import (
 
 	"github.com/wolong-dev/wolong/internal/hostcal"
 	"github.com/wolong-dev/wolong/internal/ortbench"
-	"github.com/wolong-dev/wolong/internal/safefile"
 	"github.com/wolong-dev/wolong/report"
 	"github.com/wolong-dev/wolong/simulate/hw"
 )
@@ -67,6 +65,11 @@ func runCalibrateHost(env *Env, opts *CalibrateOptions) error {
 	if opts.Out == "" && opts.NoSave {
 		return Usagef("give -o FILE.json, or drop --no-save: the fit would go nowhere")
 	}
+	if opts.Out != "" {
+		if err := checkOutputName("-o", opts.Out); err != nil {
+			return err
+		}
+	}
 	ho := hostOptions{threads: threads, format: format}
 	p := env.Progress
 	res, err := hostcal.Calibrate(context.Background(), hostcal.Options{
@@ -82,10 +85,12 @@ func runCalibrateHost(env *Env, opts *CalibrateOptions) error {
 		}
 		return err
 	}
-	// every output or none: the files are written before any is reported
+	// every output or none: the files are staged, then committed together
+	out := newOutputs()
+	defer out.abort()
 	var written []string
 	write := func(path string, h *hw.Hardware) error {
-		if err := safefile.Write(path, nil, func(w io.Writer) error { return h.WriteJSON(w) }); err != nil {
+		if err := out.b.Write(path, nil, func(w io.Writer) error { return h.WriteJSON(w) }); err != nil {
 			return err
 		}
 		written = append(written, path)
@@ -107,7 +112,7 @@ func runCalibrateHost(env *Env, opts *CalibrateOptions) error {
 		if !opts.NoSave {
 			dir, err := hw.UserDir()
 			if err == nil {
-				err = os.MkdirAll(dir, 0o755)
+				err = out.b.MkdirAll(dir)
 			}
 			if err == nil {
 				err = write(filepath.Join(dir, f.HW.Name+".json"), f.HW)
@@ -117,10 +122,13 @@ func runCalibrateHost(env *Env, opts *CalibrateOptions) error {
 			}
 		}
 	}
+	if err := out.commit(); err != nil {
+		return err
+	}
 	for i, f := range res.Fits {
 		if f.NoisePct > hostcal.NoisyPct {
-			fmt.Fprintf(env.Err, "warning: %d thread(s): the machine's speed varied while measuring (a model's two passes differ by %.1f%% at the median, %d models by more than 10%%): another process was likely running; the fit is less reliable: re-run wolong calibrate --host when the machine is quiet\n",
-				ho.threads[i], f.NoisePct, f.NoisyModels)
+			env.warn([]string{fmt.Sprintf("%d thread(s): the machine's speed varied while measuring (a model's two passes differ by %.1f%% at the median, %d models by more than 10%%): another process was likely running; the fit is less reliable: re-run wolong calibrate --host when the machine is quiet",
+				ho.threads[i], f.NoisePct, f.NoisyModels)})
 		}
 	}
 	if format == report.JSON {

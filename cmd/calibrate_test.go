@@ -85,7 +85,7 @@ func TestCalibrateValidate(t *testing.T) {
 		t.Errorf("calibrate on a mismatched profile: code %d, %s", code, stderr)
 	}
 	// microbench lists distinct ops
-	stdout, _, code = run("microbench", filepath.Join(models, "cnn", "mnist_cntk_opset7.onnx"))
+	stdout, _, code = run("microbench", filepath.Join(models, "cnn", "mnist_cntk_opset7.onnx"), "--format", "json")
 	if code != 0 || !strings.Contains(stdout, `"input_shapes": "1x1x28x28;8x1x5x5"`) {
 		t.Errorf("microbench: %d\n%s", code, stdout)
 	}
@@ -99,7 +99,7 @@ func TestValidateTable(t *testing.T) {
 	if _, err := os.Stat(model); err != nil {
 		t.Skip("../shared/models absent")
 	}
-	stdout, stderr, code := run("microbench", model)
+	stdout, stderr, code := run("microbench", model, "--format", "json")
 	if code != 0 {
 		t.Fatal(stderr)
 	}

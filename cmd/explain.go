@@ -4,14 +4,13 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/wolong-dev/wolong/importer"
 	"github.com/wolong-dev/wolong/ir"
+	"github.com/wolong-dev/wolong/optimize"
 	"github.com/wolong-dev/wolong/report"
 )
 
@@ -36,7 +35,7 @@ focuses on one pass, --diff adds a unified diff of the IR text, --dot DIR writes
 Graphviz DOT after each pass with fused groups drawn as clusters.`,
 		Example: `  wolong explain model.onnx
   wolong explain model.onnx --pass fuse --diff
-  wolong explain model.onnx --dot out/ && dot -Tsvg out/15_fuse.dot -o fuse.svg`,
+  wolong explain model.onnx --dot out/ && dot -Tsvg out/` + dotExample("fuse") + ` -o fuse.svg`,
 		Args:              usageArgs(cobra.ExactArgs(1)),
 		ValidArgsFunction: completeONNX,
 		RunE: func(c *cobra.Command, args []string) error {
@@ -50,24 +49,46 @@ Graphviz DOT after each pass with fused groups drawn as clusters.`,
 	return c
 }
 
+// dotFileName names the DOT file --dot writes after the seq-th pass that
+// ran (0: the input model).
+func dotFileName(seq int, pass string) string {
+	return fmt.Sprintf("%02d_%s.dot", seq, pass)
+}
+
+// dotExample is the DOT file --dot writes after pass at the default
+// level -O3 without --cluster, for the help text (derived from the pass
+// table, so it does not go stale).
+func dotExample(pass string) string {
+	sel, _ := optimize.Select(optimize.MaxLevel, nil, nil)
+	seq := 0
+	for _, p := range sel {
+		if p.NeedsPlacer {
+			continue
+		}
+		seq++
+		if p.Name == pass {
+			break
+		}
+	}
+	return dotFileName(seq, pass)
+}
+
 func runExplain(env *Env, opts *ExplainOptions, path string) error {
 	format, err := report.ParseFormat(opts.Format)
 	if err != nil {
 		return Usagef("--format: %v", err)
 	}
 	if opts.Pass != "" {
-		found := false
-		for _, n := range passNameList() {
-			found = found || n == opts.Pass
+		p, ok := optimize.LookupPass(opts.Pass)
+		if !ok {
+			return Usagef("--pass %s: unknown pass (known: %s)", opts.Pass, strings.Join(passNameList(), ", "))
 		}
-		if !found {
-			return Usagef("--pass %q: unknown pass (known: %s)", opts.Pass, strings.Join(passNameList(), ", "))
-		}
+		opts.Pass = p.Name
 	}
-	if opts.Dot != "" {
-		if err := os.MkdirAll(opts.Dot, 0o755); err != nil {
-			return fmt.Errorf("--dot: %v", err)
-		}
+	out := newOutputs(path)
+	defer out.abort()
+	if err := out.checkDir("--dot", opts.Dot); err != nil {
+		return err
 	}
 	p, err := loadPipeline(&opts.OptimizeOptions, path)
 	if err != nil {
@@ -90,9 +111,9 @@ func runExplain(env *Env, opts *ExplainOptions, path string) error {
 			prevText = b.String()
 		}
 		if opts.Dot != "" && (focused || name == "input") {
-			file := filepath.Join(opts.Dot, fmt.Sprintf("%02d_%s.dot", seq, strings.ReplaceAll(name, " ", "_")))
-			if err := importer.AtomicWrite(file, []string{path}, func(w io.Writer) error { return report.WriteDOT(w, m, name) }); err != nil {
-				return fmt.Errorf("--dot: %v", err)
+			file := filepath.Join(opts.Dot, dotFileName(seq, name))
+			if err := out.write("--dot", file, func(w io.Writer) error { return report.WriteDOT(w, m, name) }); err != nil {
+				return err
 			}
 		}
 		seq++
@@ -102,7 +123,11 @@ func runExplain(env *Env, opts *ExplainOptions, path string) error {
 	if err != nil {
 		return err
 	}
-	e := report.NewExplain(path, p.hw.Name, res, opts.Pass, diffs)
+	if err := out.commit(); err != nil {
+		return err
+	}
+	e := report.NewExplain(path, p.hw.Name, res, opts.Pass, diffs, p.warnings)
+	env.warn(e.Warnings)
 	if format == report.JSON {
 		return report.WriteJSON(env.Out, e)
 	}

@@ -36,8 +36,13 @@ func outcome(t *testing.T, name string, args []string, out string) (code int, er
 		t.Errorf("%s: panic: %s", name, errs)
 	case code != 0 && code != 1:
 		t.Errorf("%s: exit %d (stderr %q)", name, code, errs)
-	case code == 1 && (strings.Count(errs, "\n") != 1 || !strings.HasPrefix(errs, "wolong: ")):
-		t.Errorf("%s: stderr is not one 'wolong: ...' line: %q", name, errs)
+	case code == 1 && (len(errorLines(errs)) != 1 || !strings.HasPrefix(errorLines(errs)[0], "wolong: ")):
+		t.Errorf("%s: stderr is not one 'wolong: ...' line (and warnings): %q", name, errs)
+	}
+	for _, l := range strings.Split(errs, "\n") {
+		if len(l) > maxLine+100 {
+			t.Errorf("%s: stderr line of %d bytes: %.200q...", name, len(l), l)
+		}
 	}
 	var leftovers []string
 	filepath.Walk(out, func(p string, info os.FileInfo, err error) error {

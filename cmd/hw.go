@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"fmt"
 	"io"
 	"strings"
 
@@ -31,11 +30,11 @@ prints a file that --hw path.json accepts (for a GPU or CPU).`,
 		Use:   "list",
 		Short: "List the hardware presets and the network presets",
 		Long: `list prints the GPU and CPU presets (--hw), then the network presets
-(--net, with profile --cluster). With --format json it prints the hardware
-presets as an array, or with --networks the network presets as an array.`,
+(--net, with profile --cluster). With --format json (or csv) it prints the
+hardware presets as an array (rows), or with --networks the network presets.`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(c *cobra.Command, args []string) error {
-			f, err := report.ParseFormat(format)
+			f, err := report.ParseFormat(format, report.CSV)
 			if err != nil {
 				return Usagef("--format: %v", err)
 			}
@@ -44,8 +43,11 @@ presets as an array, or with --networks the network presets as an array.`,
 				return err
 			}
 			if networks {
-				if f == report.JSON {
+				switch f {
+				case report.JSON:
 					return report.WriteJSON(env.Out, nets)
+				case report.CSV:
+					return report.WriteNetworkCSV(env.Out, nets)
 				}
 				return report.WriteNetworkList(env.Out, nets)
 			}
@@ -53,8 +55,11 @@ presets as an array, or with --networks the network presets as an array.`,
 			if err != nil {
 				return err
 			}
-			if f == report.JSON {
+			switch f {
+			case report.JSON:
 				return report.WriteJSON(env.Out, hws)
+			case report.CSV:
+				return report.WriteHardwareCSV(env.Out, hws)
 			}
 			if err := report.WriteHardwareList(env.Out, hws); err != nil {
 				return err
@@ -65,7 +70,7 @@ presets as an array, or with --networks the network presets as an array.`,
 			return report.WriteNetworkList(env.Out, nets)
 		},
 	}
-	list.Flags().StringVar(&format, "format", "table", "output format: table or json")
+	list.Flags().StringVar(&format, "format", "table", "output format: table, json or csv")
 	list.Flags().BoolVar(&networks, "networks", false, "list only the network presets")
 	var showFormat string
 	show := &cobra.Command{
@@ -93,7 +98,7 @@ presets as an array, or with --networks the network presets as an array.`,
 					h, err = g, nil
 				} else if strings.Contains(err.Error(), "no preset") {
 					names := append(hw.Names(), cluster.GPUNames()...)
-					err = fmt.Errorf("hw: no preset %q (hardware: %s; networks: %s)", args[0], strings.Join(names, ", "), strings.Join(cluster.NetworkNames(), ", "))
+					err = Usagef("no preset %q (hardware: %s; networks: %s)", args[0], strings.Join(names, ", "), strings.Join(cluster.NetworkNames(), ", "))
 				}
 			}
 			if err != nil {

@@ -23,10 +23,13 @@ func newInspectCmd(env *Env) *cobra.Command {
 		Long: `inspect imports an ONNX model, infers every tensor's type and shape, and
 prints its inputs and outputs, the op histogram, the parameter count and size,
 and the multiply-accumulate count (FLOPs = 2 x MACs). --nodes adds a per-node
-table; --ir prints wolong's IR text instead.`,
+table (input and output shapes, memory of the outputs, parameters, MACs and
+their share of the model's); --format csv prints that table as CSV; --ir
+prints wolong's IR text instead.`,
 		Example: `  wolong inspect model.onnx
   wolong inspect model.onnx --dim N=1 --nodes
-  wolong inspect model.onnx --format json | jq .flops`,
+  wolong inspect model.onnx --format json | jq .flops
+  wolong inspect model.onnx --dim N=1 --format csv > nodes.csv`,
 		Args:              usageArgs(cobra.ExactArgs(1)),
 		ValidArgsFunction: completeONNX,
 		RunE: func(c *cobra.Command, args []string) error {
@@ -34,15 +37,15 @@ table; --ir prints wolong's IR text instead.`,
 		},
 	}
 	addModelFlags(env, c, &opts.Model)
-	c.Flags().StringVar(&opts.Format, "format", "table", "output format: table or json")
-	c.Flags().BoolVar(&opts.Nodes, "nodes", false, "add a per-node table (op, output shapes, params, MACs, FLOPs)")
+	c.Flags().StringVar(&opts.Format, "format", "table", "output format: table, json, or csv (the per-node table)")
+	c.Flags().BoolVar(&opts.Nodes, "nodes", false, "add a per-node table (op, input and output shapes, memory of the outputs, params, MACs and their share, FLOPs)")
 	c.Flags().BoolVar(&opts.IR, "ir", false, "print the IR in wolong's text form")
-	_ = c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"table", "json"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"table", "json", "csv"}, cobra.ShellCompDirectiveNoFileComp))
 	return c
 }
 
 func runInspect(env *Env, opts *InspectOptions, path string) error {
-	format, err := report.ParseFormat(opts.Format)
+	format, err := report.ParseFormat(opts.Format, report.CSV)
 	if err != nil {
 		return Usagef("--format: %v", err)
 	}
@@ -52,11 +55,15 @@ func runInspect(env *Env, opts *InspectOptions, path string) error {
 	}
 	defer l.Close()
 	if opts.IR {
-		return ir.Fprint(env.Out, l.Model)
+		return ir.Fprint(report.Unfit(env.Out), l.Model)
 	}
-	r := report.NewInspect(path, l.Model, l.Warnings, opts.Nodes)
-	if format == report.JSON {
+	r := report.NewInspect(path, l.Model, l.Warnings, opts.Nodes || format == report.CSV)
+	env.warn(r.Warnings)
+	switch format {
+	case report.JSON:
 		return report.WriteJSON(env.Out, r)
+	case report.CSV:
+		return r.WriteCSV(env.Out)
 	}
 	return r.WriteText(env.Out)
 }

@@ -1,29 +1,29 @@
 package cmd
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
 
-	"github.com/wolong-dev/wolong/internal/safefile"
-	"github.com/wolong-dev/wolong/ir"
+	"github.com/wolong-dev/wolong/report"
 	"github.com/wolong-dev/wolong/simulate/calibrate"
 )
 
 // MicrobenchOptions are the inputs of `wolong microbench`.
 type MicrobenchOptions struct {
-	Model ModelFlags
-	Out   string
+	Model  ModelFlags
+	Out    string
+	Format string
 }
 
-// microbenchFile is what --out holds.
+// microbenchFile is what --out holds (and --format json prints).
 type microbenchFile struct {
-	Model   string         `json:"model"`
-	Format  string         `json:"format"`
-	Ops     []calibrate.Op `json:"ops"`
-	Skipped []string       `json:"skipped,omitempty"`
+	Model    string         `json:"model"`
+	Format   string         `json:"format"`
+	Ops      []calibrate.Op `json:"ops"`
+	Skipped  []string       `json:"skipped,omitempty"`
+	Warnings []string       `json:"warnings"`
 }
 
 func newMicrobenchCmd(env *Env) *cobra.Command {
@@ -34,10 +34,12 @@ func newMicrobenchCmd(env *Env) *cobra.Command {
 		Long: `microbench lists each distinct (op, dtype, input shapes, attributes) of
 MODEL's main graph that launches a kernel, with how many nodes share it, in
 the table format's syntax (see wolong calibrate). bench/gpu/time_ops.py times
-the list with PyTorch on a CUDA GPU and writes a --table file for
-wolong calibrate and wolong validate. Nodes whose shapes are not static (give
---dim / --input) or whose attributes are graphs are listed as skipped.`,
-		Example: `  wolong microbench model.onnx --out ops.json
+the list (--out ops.json) with PyTorch on a CUDA GPU and writes a --table
+file for wolong calibrate and wolong validate. Symbolic dims are not given
+values: nodes whose shapes are not static (give --dim / --input) or whose
+attributes are graphs are listed as skipped.`,
+		Example: `  wolong microbench model.onnx --dim N=1
+  wolong microbench model.onnx --dim N=1 --out ops.json
   python bench/gpu/time_ops.py ops.json --out h200_ops.csv`,
 		Args:              usageArgs(cobra.ExactArgs(1)),
 		ValidArgsFunction: completeONNX,
@@ -46,13 +48,20 @@ wolong calibrate and wolong validate. Nodes whose shapes are not static (give
 		},
 	}
 	addModelFlags(env, c, &opts.Model)
-	c.Flags().StringVar(&opts.Out, "out", "", "write the op list to `ops.json` (default: stdout)")
+	c.Flags().StringVar(&opts.Out, "out", "", "write the op list as JSON to `ops.json` (what bench/gpu/time_ops.py reads)")
+	c.Flags().StringVar(&opts.Format, "format", "table", "output format: table or json (the --out file's content)")
+	_ = c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"table", "json"}, cobra.ShellCompDirectiveNoFileComp))
 	return c
 }
 
 func runMicrobench(env *Env, opts *MicrobenchOptions, path string) error {
-	inferOpt, err := opts.Model.inferOptions()
+	format, err := report.ParseFormat(opts.Format)
 	if err != nil {
+		return Usagef("--format: %v", err)
+	}
+	out := newOutputs(path)
+	defer out.abort()
+	if err := out.check("--out", opts.Out); err != nil {
 		return err
 	}
 	l, err := opts.Model.loadModel(path)
@@ -60,26 +69,29 @@ func runMicrobench(env *Env, opts *MicrobenchOptions, path string) error {
 		return err
 	}
 	defer l.Close()
-	if len(defaultSymbolicDims(l.Model.Graph, inferOpt)) > 0 {
-		l.Infer = ir.InferModel(l.Model, inferOpt)
-	}
 	ops, skipped := calibrate.DistinctOps(l.Model.Graph)
-	f := microbenchFile{Model: path, Format: "wolong-microbench-1", Ops: ops, Skipped: skipped}
+	f := microbenchFile{Model: path, Format: "wolong-microbench-1", Ops: ops, Skipped: skipped, Warnings: append([]string{}, l.Warnings...)}
 	if f.Ops == nil {
 		f.Ops = []calibrate.Op{}
 	}
-	write := func(w io.Writer) error {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		return enc.Encode(f)
+	if len(skipped) > 0 {
+		f.Warnings = append(f.Warnings, fmt.Sprintf("%d node(s) skipped: shapes not static (give --dim / --input) or graph attributes", len(skipped)))
 	}
-	if opts.Out == "" {
-		return write(env.Out)
+	env.warn(f.Warnings)
+	if opts.Out != "" {
+		if err := out.write("--out", opts.Out, func(w io.Writer) error { return report.WriteJSON(w, f) }); err != nil {
+			return err
+		}
+		if err := out.commit(); err != nil {
+			return err
+		}
 	}
-	if err := safefile.Write(opts.Out, []string{path}, write); err != nil {
-		return fmt.Errorf("--out: %v", err)
+	if format == report.JSON {
+		return report.WriteJSON(env.Out, f)
 	}
-	fmt.Fprintf(env.Out, "%d distinct ops (%d nodes skipped) -> %s\n", len(ops), len(skipped), opts.Out)
-	return nil
+	if opts.Out != "" {
+		_, err := fmt.Fprintf(env.Out, "%s (%s skipped) -> %s\n", report.Count(len(ops), "distinct op"), report.Count(len(skipped), "node"), opts.Out)
+		return err
+	}
+	return report.WriteMicrobench(env.Out, ops, skipped)
 }

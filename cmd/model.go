@@ -16,7 +16,13 @@ type ModelFlags struct {
 	Dims      []string // --dim name=value
 	Inputs    []string // --input name=1x3x224x224
 	MaxMemory string   // --max-memory 4GiB
+	// Force lets --input replace concrete dims the model declares
+	// (--force-input).
+	Force bool
 
+	// recorded are the input shapes a measurement file recorded (see
+	// withMeasuredInputs), checked like --input.
+	recorded []inputFlag
 	progress *progress // set by addModelFlags from the command's Env
 }
 
@@ -24,8 +30,9 @@ type ModelFlags struct {
 // loading report progress through env.
 func addModelFlags(env *Env, c *cobra.Command, f *ModelFlags) {
 	f.progress = env.Progress
-	c.Flags().StringArrayVar(&f.Dims, "dim", nil, "give a symbolic dim a value: `name=value` (repeatable)")
-	c.Flags().StringArrayVar(&f.Inputs, "input", nil, "override an input's shape: `name=1x3x224x224` (repeatable; symbolic dims allowed)")
+	c.Flags().StringArrayVar(&f.Dims, "dim", nil, "give a symbolic dim of the inputs a value: `name=value` (repeatable; a name no input has is refused)")
+	c.Flags().StringArrayVar(&f.Inputs, "input", nil, "set an input's shape: `name=1x3x224x224` or name=scalar (repeatable; symbolic dims allowed; must match the declared rank and fixed dims)")
+	c.Flags().BoolVar(&f.Force, "force-input", false, "let --input change dims the model declares as fixed (e.g. another image size; ONNX Runtime would refuse such an input)")
 	c.Flags().StringVar(&f.MaxMemory, "max-memory", "4GiB", "refuse work that would allocate more than this, or hold more than this in the evaluator's live tensors (`bytes`, with KiB/MiB/GiB suffix)")
 }
 
@@ -35,22 +42,49 @@ type Loaded struct {
 	Infer     *ir.InferResult
 	Warnings  []string // import and inference warnings, in order
 	MaxMemory int64
+	// Opt are the inference options: --dim and --input, plus the values
+	// --input gave to symbolic dims other inputs share, plus the defaults
+	// DefaultDims set.
+	Opt ir.InferOptions
+
+	imported []string // the import warnings (Warnings without inference's)
 }
 
 // Close releases the model's file mappings.
 func (l *Loaded) Close() { l.Model.Close() }
 
-// loadModel imports path, verifies it, and infers shapes with the flags'
-// dims and input shapes. Errors name the file.
+// Reinfer infers shapes again with opt (kept as l.Opt), replacing the
+// inference warnings.
+func (l *Loaded) Reinfer(opt ir.InferOptions) {
+	l.Opt = opt
+	l.Infer = ir.InferModel(l.Model, opt)
+	l.Warnings = append(append([]string{}, l.imported...), l.Infer.Warnings()...)
+}
+
+// DefaultDims sets every symbolic or unnamed dim of the inputs that the
+// flags leave open to 1 (see defaultSymbolicDims), infers again if it set
+// any, and returns what it set.
+func (l *Loaded) DefaultDims() []string {
+	set := defaultSymbolicDims(l.Model.Graph, l.Opt)
+	if len(set) > 0 {
+		l.Reinfer(l.Opt)
+	}
+	return set
+}
+
 // loadHook, set by tests only, sees every model loadModel imports (the
 // memory tests guard its weights' bytes with it).
 var loadHook func(*ir.Model)
 
+// loadModel imports path, verifies it, checks --dim and --input against
+// its inputs (a usage error when the model cannot take them), and infers
+// shapes with them. Errors name the file.
 func (f *ModelFlags) loadModel(path string) (*Loaded, error) {
-	opt, err := f.inferOptions()
+	sf, err := parseShapeFlags(f.Dims, f.Inputs)
 	if err != nil {
 		return nil, err
 	}
+	sf.inputs = append(sf.inputs, f.recorded...)
 	maxMem, err := parseBytes(f.MaxMemory)
 	if err != nil {
 		return nil, Usagef("--max-memory: %v", err)
@@ -58,7 +92,7 @@ func (f *ModelFlags) loadModel(path string) (*Loaded, error) {
 	l := &Loaded{MaxMemory: maxMem}
 	defer f.progress.Done()
 	f.progress.Printf("importing %s", path)
-	m, err := importer.Load(path, importer.Options{Warn: func(s string) { l.Warnings = append(l.Warnings, s) }})
+	m, err := importer.Load(path, importer.Options{Warn: func(s string) { l.imported = append(l.imported, s) }})
 	if err != nil {
 		return nil, err
 	}
@@ -67,63 +101,22 @@ func (f *ModelFlags) loadModel(path string) (*Loaded, error) {
 		m.Close()
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}
+	derived, err := sf.check(m.Graph, f.Force)
+	if err != nil {
+		m.Close()
+		return nil, err
+	}
+	opt := sf.options(m.Graph)
+	for name, v := range derived {
+		opt.Dims[name] = v
+	}
 	l.Model = m
 	if loadHook != nil {
 		loadHook(m)
 	}
 	f.progress.Printf("inferring shapes of %s (%d nodes)", path, len(m.Graph.Nodes))
-	l.Infer = ir.InferModel(m, opt)
-	l.Warnings = append(l.Warnings, l.Infer.Warnings()...)
+	l.Reinfer(opt)
 	return l, nil
-}
-
-func (f *ModelFlags) inferOptions() (ir.InferOptions, error) {
-	opt := ir.InferOptions{Dims: map[string]int64{}, Inputs: map[string]ir.Shape{}}
-	for _, d := range f.Dims {
-		name, val, ok := strings.Cut(d, "=")
-		v, err := strconv.ParseInt(strings.TrimSpace(val), 10, 64)
-		if !ok || name == "" || err != nil || v < 0 {
-			return opt, Usagef("--dim %q: want name=value with a value >= 0", d)
-		}
-		opt.Dims[strings.TrimSpace(name)] = v
-	}
-	for _, in := range f.Inputs {
-		name, spec, ok := strings.Cut(in, "=")
-		if !ok || name == "" {
-			return opt, Usagef("--input %q: want name=1x3x224x224", in)
-		}
-		s, err := parseShape(spec)
-		if err != nil {
-			return opt, Usagef("--input %q: %v", in, err)
-		}
-		opt.Inputs[name] = s
-	}
-	return opt, nil
-}
-
-// parseShape reads "1x3x224x224" (dims may be names: "Nx3x224x224";
-// "" or "scalar" is a scalar).
-func parseShape(spec string) (ir.Shape, error) {
-	spec = strings.TrimSpace(spec)
-	if spec == "" || spec == "scalar" {
-		return ir.Shape{Known: true}, nil
-	}
-	var dims []ir.Dim
-	for _, p := range strings.Split(spec, "x") {
-		p = strings.TrimSpace(p)
-		if v, err := strconv.ParseInt(p, 10, 64); err == nil {
-			if v < 0 {
-				return ir.Shape{}, fmt.Errorf("negative dim %d", v)
-			}
-			dims = append(dims, ir.D(v))
-			continue
-		}
-		if p == "" || p == "?" {
-			return ir.Shape{}, fmt.Errorf("empty dim in %q", spec)
-		}
-		dims = append(dims, ir.S(p))
-	}
-	return ir.DimsShape(dims...), nil
 }
 
 // parseBytes reads a size such as "4GiB", "512MiB", "1e9" or "1024".

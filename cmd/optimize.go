@@ -168,29 +168,24 @@ func loadPipeline(o *OptimizeOptions, path string) (*pipeline, error) {
 	if err != nil {
 		return nil, Usagef("--hw: %v", err)
 	}
-	io, err := o.Model.inferOptions()
-	if err != nil {
-		return nil, err
-	}
 	l, err := o.Model.loadModel(path)
 	if err != nil {
 		return nil, err
 	}
-	p := &pipeline{l: l, hw: h, warnings: l.Warnings, placer: placer, infer: io}
+	p := &pipeline{l: l, hw: h, placer: placer}
 	if placer != nil {
 		placer.sim.Cost.TF32 = o.TF32
 	}
-	p.specialized = len(io.Dims) > 0 || len(io.Inputs) > 0 || o.Batch > 0
-	defaulted := defaultSymbolicDims(l.Model.Graph, io)
+	p.specialized = len(l.Opt.Dims) > 0 || len(l.Opt.Inputs) > 0 || o.Batch > 0
+	defaulted := l.DefaultDims()
 	p.specialized = p.specialized || len(defaulted) > 0
 	if o.Batch > 0 {
+		io := l.Opt
 		io.Inputs = simulate.BatchInputs(l.Model.Graph, o.Batch, io.Inputs)
+		l.Reinfer(io)
 	}
-	if len(defaulted) > 0 || o.Batch > 0 {
-		imp := p.warnings[:len(p.warnings)-len(l.Infer.Warnings())]
-		l.Infer = ir.InferModel(l.Model, io)
-		p.warnings = append(append([]string{}, imp...), l.Infer.Warnings()...)
-	}
+	p.warnings = l.Warnings
+	p.infer = l.Opt
 	if len(defaulted) > 0 {
 		p.assume = append(p.assume, "symbolic dims not given with --dim set to 1: "+strings.Join(defaulted, ", "))
 	}
@@ -245,7 +240,15 @@ func runOptimize(env *Env, opts *OptimizeOptions, path string) error {
 	if err != nil {
 		return Usagef("--external-data: %v", err)
 	}
-	wopt := importer.WriteOptions{External: mode}
+	out := newOutputs(path)
+	defer out.abort()
+	if err := out.check("-o", opts.Plan); err != nil {
+		return err
+	}
+	if err := out.check("--emit-onnx", opts.EmitONNX); err != nil {
+		return err
+	}
+	wopt := importer.WriteOptions{External: mode, Batch: out.b}
 	p, err := loadPipeline(opts, path)
 	if err != nil {
 		return err
@@ -264,8 +267,8 @@ func runOptimize(env *Env, opts *OptimizeOptions, path string) error {
 		if p.placer != nil {
 			plan.Placement = p.placer.plan
 		}
-		if err := importer.AtomicWrite(opts.Plan, []string{path}, func(w io.Writer) error { return report.WriteJSON(w, plan) }); err != nil {
-			return fmt.Errorf("-o: %v", err)
+		if err := out.write("-o", opts.Plan, func(w io.Writer) error { return report.WriteJSON(w, plan) }); err != nil {
+			return err
 		}
 	}
 	var emitted *optimize.Prediction
@@ -307,6 +310,9 @@ func runOptimize(env *Env, opts *OptimizeOptions, path string) error {
 		}
 		p.assume = append(p.assume, externalNote(wr)...)
 	}
+	if err := out.commit(); err != nil {
+		return err
+	}
 	r := report.NewOptimize(path, p.hw.Name, res, dedupe(p.assume), p.warnings)
 	if emitted != nil {
 		e := report.Summary(*emitted)
@@ -315,6 +321,7 @@ func runOptimize(env *Env, opts *OptimizeOptions, path string) error {
 	if p.placer != nil {
 		r.Placement = p.placer.plan
 	}
+	env.warn(r.Warnings)
 	if format == report.JSON {
 		return report.WriteJSON(env.Out, r)
 	}

@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/wolong-dev/wolong/internal/safefile"
 	"github.com/wolong-dev/wolong/ir"
 	"github.com/wolong-dev/wolong/optimize"
 	"github.com/wolong-dev/wolong/report"
@@ -69,6 +68,7 @@ efficiency) over cluster sizes instead, and --plot writes it as an image.
 		Example: `  wolong profile model.onnx --hw h100
   wolong profile model.onnx --hw h200 --by op --top 10
   wolong profile model.onnx --hw cpu-1t -O3
+  wolong profile model.onnx --hw h200 --by op --format csv > ops.csv
   wolong profile model.onnx --hw a100 --mode train --batch 32 --trace step.json
   wolong profile model.onnx --hw my-gpu.json --format json | jq .total_ms
   wolong profile model.onnx --cluster 4x8 --net ib-hdr --mode train --batch 64
@@ -85,7 +85,7 @@ efficiency) over cluster sizes instead, and --plot writes it as an image.
 	addClusterFlags(c, &opts.Cluster)
 	f := c.Flags()
 	f.StringVar(&opts.HW, "hw", "h100", "hardware: a preset ("+strings.Join(hw.Names(), ", ")+"; with --cluster also "+strings.Join(cluster.GPUNames(), ", ")+") or a hardware file `path.json`")
-	f.StringVar(&opts.Format, "format", "table", "output format: table or json")
+	f.StringVar(&opts.Format, "format", "table", "output format: table, json, or csv (every node, or every op type with --by op; with --sweep, every size)")
 	f.StringVar(&opts.By, "by", "node", "top-N table by `node` or by op type (op)")
 	f.IntVar(&opts.Top, "top", 20, "rows in the top-N table")
 	f.StringVar(&opts.Trace, "trace", "", "write a Chrome-trace / Perfetto timeline to `file.json`")
@@ -100,7 +100,7 @@ efficiency) over cluster sizes instead, and --plot writes it as an image.
 	f.StringVar(&opts.DType, "dtype", "", "cost every float tensor as this dtype (float16, bfloat16, ...)")
 	f.IntVarP(&opts.Level, "opt-level", "O", -1, "optimize at level `0..3` first, as optimize does, and profile the optimized model (default: the model as it is)")
 	_ = c.RegisterFlagCompletionFunc("hw", cobra.FixedCompletions(hw.Names(), cobra.ShellCompDirectiveDefault))
-	_ = c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"table", "json"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"table", "json", "csv"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("by", cobra.FixedCompletions([]string{"node", "op"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("mode", cobra.FixedCompletions([]string{"inference", "train"}, cobra.ShellCompDirectiveNoFileComp))
 	return c
@@ -109,7 +109,7 @@ efficiency) over cluster sizes instead, and --plot writes it as an image.
 // runProfile runs `wolong profile`; changed says whether a flag was given
 // on the command line.
 func runProfile(env *Env, opts *ProfileOptions, path string, changed func(string) bool) error {
-	format, err := report.ParseFormat(opts.Format)
+	format, err := report.ParseFormat(opts.Format, report.CSV)
 	if err != nil {
 		return Usagef("--format: %v", err)
 	}
@@ -137,6 +137,9 @@ func runProfile(env *Env, opts *ProfileOptions, path string, changed func(string
 	if err := opts.Cluster.check(changed, opts.Trace); err != nil {
 		return err
 	}
+	if format == report.CSV && opts.Cluster.active() && opts.Cluster.Sweep == "" {
+		return Usagef("--format csv: with --cluster, only the --sweep table is CSV (use --format json)")
+	}
 	var h *hw.Hardware
 	if opts.Cluster.active() {
 		h, err = cluster.GPUPreset(opts.HW)
@@ -158,8 +161,12 @@ func runProfile(env *Env, opts *ProfileOptions, path string, changed func(string
 	default:
 		return Usagef("--conv-algo %q: want auto, direct or winograd", opts.ConvAlgo)
 	}
-	inferOpt, err := opts.Model.inferOptions()
-	if err != nil {
+	out := newOutputs(path)
+	defer out.abort()
+	if err := out.check("--trace", opts.Trace); err != nil {
+		return err
+	}
+	if err := out.check("--plot", opts.Cluster.Plot); err != nil {
 		return err
 	}
 	l, err := opts.Model.loadModel(path)
@@ -167,16 +174,11 @@ func runProfile(env *Env, opts *ProfileOptions, path string, changed func(string
 		return err
 	}
 	defer l.Close()
-	imp := l.Warnings[:len(l.Warnings)-len(l.Infer.Warnings())] // import warnings
+	defaulted := l.DefaultDims()
+	inferOpt := l.Opt
 	warnings := l.Warnings
-	defaulted := defaultSymbolicDims(l.Model.Graph, inferOpt)
-	if len(defaulted) > 0 {
-		// re-infer with the defaults, replacing the inference warnings
-		l.Infer = ir.InferModel(l.Model, inferOpt)
-		warnings = append(append([]string{}, imp...), l.Infer.Warnings()...)
-	}
 	if opts.Batch > 0 {
-		warnings = imp // simulate re-infers with the batch and reports its own
+		warnings = l.imported // simulate re-infers with the batch and reports its own
 	}
 	if opts.Level >= 0 {
 		if opts.Level > optimize.MaxLevel {
@@ -189,7 +191,7 @@ func runProfile(env *Env, opts *ProfileOptions, path string, changed func(string
 		opts.Model.progress.Done()
 	}
 	if opts.Cluster.active() {
-		cr := clusterRun{path: path, model: l.Model, infer: inferOpt, warnings: warnings, mode: mode}
+		cr := clusterRun{path: path, model: l.Model, infer: inferOpt, warnings: warnings, mode: mode, out: out}
 		if len(defaulted) > 0 {
 			cr.assumptions = append(cr.assumptions, "dims not given with --dim / --input set to 1: "+strings.Join(defaulted, ", "))
 		}
@@ -210,13 +212,20 @@ func runProfile(env *Env, opts *ProfileOptions, path string, changed func(string
 		r.Assumptions = append(r.Assumptions, "dims not given with --dim / --input set to 1: "+strings.Join(defaulted, ", "))
 	}
 	if opts.Trace != "" {
-		if err := safefile.Write(opts.Trace, []string{path}, func(w io.Writer) error { return report.WriteTrace(w, path, r) }); err != nil {
-			return fmt.Errorf("--trace: %v", err)
+		if err := out.write("--trace", opts.Trace, func(w io.Writer) error { return report.WriteTrace(w, path, r) }); err != nil {
+			return err
+		}
+		if err := out.commit(); err != nil {
+			return err
 		}
 	}
 	p := report.NewProfile(path, r, withHostWarning(warnings, h))
-	if format == report.JSON {
+	env.warn(p.Warnings)
+	switch format {
+	case report.JSON:
 		return report.WriteJSON(env.Out, p)
+	case report.CSV:
+		return p.WriteCSV(env.Out, opts.By)
 	}
 	return p.WriteText(env.Out, opts.By, opts.Top)
 }

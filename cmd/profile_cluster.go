@@ -13,7 +13,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/wolong-dev/wolong/internal/safefile"
 	"github.com/wolong-dev/wolong/ir"
 	"github.com/wolong-dev/wolong/report"
 	"github.com/wolong-dev/wolong/simulate"
@@ -170,6 +169,7 @@ type clusterRun struct {
 	warnings    []string // import and inference
 	assumptions []string // the command's defaults
 	mode        simulate.Mode
+	out         *outputs // --trace and --plot, checked
 }
 
 // runProfileCluster simulates the loaded model on a cluster (or a sweep of
@@ -197,7 +197,7 @@ func runProfileCluster(env *Env, opts *ProfileOptions, format report.Format, gpu
 	var sizes []int
 	if o.Sweep != "" {
 		if sizes, err = cluster.ParseGPUList(o.Sweep); err != nil {
-			return Usagef("--sweep: %v", err)
+			return Usagef("%v", err) // it names --sweep
 		}
 		for _, n := range sizes {
 			if n > c.GPUsPerMachine && n%c.GPUsPerMachine != 0 {
@@ -235,12 +235,19 @@ func runProfileCluster(env *Env, opts *ProfileOptions, format report.Format, gpu
 		}
 		if o.Plot != "" {
 			ext := strings.TrimPrefix(filepath.Ext(o.Plot), ".")
-			if err := safefile.Write(o.Plot, []string{cr.path}, func(w io.Writer) error { return report.WriteScalingPlot(w, s, ext) }); err != nil {
-				return fmt.Errorf("--plot: %v", err)
+			if err := cr.out.write("--plot", o.Plot, func(w io.Writer) error { return report.WriteScalingPlot(w, s, ext) }); err != nil {
+				return err
+			}
+			if err := cr.out.commit(); err != nil {
+				return err
 			}
 		}
-		if format == report.JSON {
+		env.warn(s.Warnings)
+		switch format {
+		case report.JSON:
 			return report.WriteJSON(env.Out, s)
+		case report.CSV:
+			return s.WriteCSV(env.Out)
 		}
 		return s.WriteText(env.Out)
 	}
@@ -254,12 +261,16 @@ func runProfileCluster(env *Env, opts *ProfileOptions, format report.Format, gpu
 		return err
 	}
 	if opts.Trace != "" {
-		if err := safefile.Write(opts.Trace, []string{cr.path}, func(w io.Writer) error { return report.WriteClusterTrace(w, cr.path, r) }); err != nil {
-			return fmt.Errorf("--trace: %v", err)
+		if err := cr.out.write("--trace", opts.Trace, func(w io.Writer) error { return report.WriteClusterTrace(w, cr.path, r) }); err != nil {
+			return err
+		}
+		if err := cr.out.commit(); err != nil {
+			return err
 		}
 		cr.assumptions = append(cr.assumptions, fmt.Sprintf("--trace draws the first %d GPU(s) and their machines' NICs", min(r.GPUs, o.TraceGPUs)))
 	}
 	p := report.NewClusterProfile(cr.path, c, r, cr.assumptions, warnings)
+	env.warn(p.Warnings)
 	if format == report.JSON {
 		return report.WriteJSON(env.Out, p)
 	}

@@ -473,7 +473,7 @@ func TestHwNetworks(t *testing.T) {
 		t.Errorf("hw show ib-ndr: exit %d\n%s", code, out)
 	}
 	_, errs, code := wolong(t, "hw", "show", "tpu")
-	if code != 1 || !strings.Contains(errs, "roce-25") || !strings.Contains(errs, "p100") {
+	if code != 2 || !strings.Contains(errs, "roce-25") || !strings.Contains(errs, "p100") {
 		t.Errorf("hw show tpu: exit %d, %q: want the hardware and network names", code, errs)
 	}
 	out, _, code = wolong(t, "hw", "show", "p100")

@@ -141,7 +141,7 @@ func TestProfileTraceAndTable(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	for _, want := range []string{"Predicted step time", "Top 1 op types", "MatMul", "Assumptions:"} {
+	for _, want := range []string{"Predicted step time", "Top 1 op type by", "MatMul", "Assumptions:"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
@@ -175,7 +175,7 @@ func TestProfileUsageErrors(t *testing.T) {
 		{[]string{"profile", mm, "--streams", "0"}, 2, "--streams"},
 		{[]string{"profile", mm, "--dtype", "int8"}, 2, "--dtype"},
 		{[]string{"profile", filepath.Join(t.TempDir(), "missing.onnx")}, 1, "missing.onnx"},
-		{[]string{"hw", "show", "tpu"}, 1, "no preset"},
+		{[]string{"hw", "show", "tpu"}, 2, "no preset"}, // a name, like --hw tpu: a usage error
 	}
 	for _, tc := range tests {
 		_, errs, code := wolong(t, tc.args...)

@@ -28,7 +28,7 @@ func runTerminal(args ...string) (string, string, error) {
 }
 
 var (
-	passLine = regexp.MustCompile(`\r\x1b\[K(--emit-onnx: )?pass (\d+)/(\d+): [a-z][a-z -]* \(\d{1,3}(,\d{3})* nodes\)`)
+	passLine = regexp.MustCompile(`\r\x1b\[K(--emit-onnx: )?pass (\d+)/(\d+): [a-z][a-z_]* \(\d{1,3}(,\d{3})* nodes\)`)
 	nodeLine = regexp.MustCompile(`\r\x1b\[K([^\r]*: )?evaluating node (\d+)/(\d+): [A-Za-z.:]+`)
 )
 

@@ -6,10 +6,14 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
+
+	"github.com/wolong-dev/wolong/report"
 )
 
 // Version is wolong's version, set at link time with
@@ -29,11 +33,34 @@ func version() string {
 // Env is what every command gets: where to write, and whether stderr is a
 // terminal (progress is shown only then).
 type Env struct {
+	// Out is stdout, carrying the width tables fit (report.FitTo): the
+	// terminal's, or $COLUMNS; none when stdout is not a terminal and
+	// COLUMNS is not set, or with --wide.
 	Out           io.Writer
 	Err           io.Writer
 	ErrIsTerminal bool
 	// Progress shows long work on stderr when it is a terminal.
 	Progress *progress
+
+	stdout io.Writer // Out without a width
+	wide   bool      // --wide
+}
+
+// outputWidth is the width tables are fitted to: $COLUMNS when set to a
+// number, else the terminal's width when stdout is one, else 0 (no
+// fitting: a pipe or file gets whole lines).
+func outputWidth(stdout io.Writer) int {
+	if c := strings.TrimSpace(os.Getenv("COLUMNS")); c != "" {
+		if n, err := strconv.Atoi(c); err == nil && n > 0 {
+			return n
+		}
+	}
+	if f, ok := stdout.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
+			return w
+		}
+	}
+	return 0
 }
 
 // commands lists the subcommands in the order help shows them.
@@ -49,6 +76,7 @@ var commands = []func(*Env) *cobra.Command{
 	newValidateCmd,
 	newMicrobenchCmd,
 	newPlanCmd,
+	newVersionCmd,
 }
 
 // NewRootCmd builds the command tree.
@@ -63,8 +91,14 @@ on a cost model of GPU and RDMA hardware, and reports the predicted speedup.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.SetOut(env.Out)
+	root.SetOut(report.Unfit(env.Out)) // help keeps cobra's own layout
 	root.SetErr(env.Err)
+	root.PersistentFlags().BoolVar(&env.wide, "wide", false, "print tables at full width (by default they fit the terminal, or $COLUMNS: long cells wrap, less important columns are left out)")
+	root.PersistentPreRun = func(c *cobra.Command, args []string) {
+		if env.wide && env.stdout != nil {
+			env.Out = env.stdout
+		}
+	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageErr{err} })
 	for _, mk := range commands {
 		root.AddCommand(mk(env))
@@ -94,7 +128,7 @@ func Usagef(format string, args ...any) error { return usageErr{fmt.Errorf(forma
 // success, 1 on failure, 2 on a usage error. Errors are printed as one
 // line on stderr. A panic is caught and reported as an internal error.
 func Main(args []string, stdout, stderr io.Writer) (status int) {
-	env := &Env{Out: stdout, Err: stderr}
+	env := &Env{Out: report.FitTo(stdout, outputWidth(stdout)), Err: stderr, stdout: stdout}
 	if f, ok := stderr.(*os.File); ok {
 		env.ErrIsTerminal = term.IsTerminal(int(f.Fd()))
 	}
@@ -108,10 +142,13 @@ func Main(args []string, stdout, stderr io.Writer) (status int) {
 	root := NewRootCmd(env)
 	root.SetArgs(args)
 	err := root.Execute()
+	if ferr := report.Flush(env.Out); err == nil {
+		err = ferr
+	}
 	if err == nil {
 		return 0
 	}
-	fmt.Fprintf(stderr, "wolong: %s\n", oneLine(err.Error()))
+	fmt.Fprintf(stderr, "wolong: %s\n", oneLine(tidy(err.Error())))
 	var ue usageErr
 	if errors.As(err, &ue) || isCobraUsage(err) {
 		return 2
@@ -142,11 +179,24 @@ func isCobraUsage(err error) bool {
 	return false
 }
 
-// oneLine folds a message onto one line.
+// maxLine bounds a printed error or warning (a hostile model can make a
+// message quote a million attribute values).
+const maxLine = 1000
+
+// oneLine folds a message onto one line of at most maxLine bytes (plus
+// the note saying how much was cut).
 func oneLine(s string) string {
 	s = strings.TrimSpace(s)
 	s = strings.ReplaceAll(s, "\r", " ")
-	return strings.ReplaceAll(s, "\n", "; ")
+	s = strings.ReplaceAll(s, "\n", "; ")
+	if len(s) > maxLine {
+		cut := maxLine
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = fmt.Sprintf("%s... (%d more bytes)", s[:cut], len(s)-cut)
+	}
+	return s
 }
 
 // completeONNX completes positional arguments with .onnx files.

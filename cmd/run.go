@@ -2,7 +2,7 @@ package cmd
 
 import (
 	"fmt"
-	"os"
+	"io"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
@@ -17,6 +17,7 @@ type RunOptions struct {
 	Seed   uint32
 	Out    string
 	Save   bool
+	Fill   []string // --fill name=value
 }
 
 func newRunCmd(env *Env) *cobra.Command {
@@ -26,11 +27,13 @@ func newRunCmd(env *Env) *cobra.Command {
 		Short: "Evaluate a model on the CPU reference evaluator and write its outputs as .pb",
 		Long: `run evaluates a model with wolong's CPU reference evaluator on the
 input_N.pb files of --inputs (else deterministic random inputs: --seed, and
---dim for symbolic dims) and writes output_N.pb files (TensorProto,
-SequenceProto or OptionalProto) into the -o folder, each atomically.
---save-inputs also writes the inputs used as input_N.pb.`,
+--dim for symbolic dims; --fill name=value for an input that must hold one
+value, such as a sample rate) and writes output_N.pb files (TensorProto,
+SequenceProto or OptionalProto) into the -o folder: all of them, or none
+when the run fails. --save-inputs also writes the inputs used as input_N.pb.`,
 		Example: `  wolong run model.onnx --inputs test_data_set_0 -o out
-  wolong run model.onnx --dim N=1 --seed 3 -o out --save-inputs`,
+  wolong run model.onnx --dim N=1 --seed 3 -o out --save-inputs
+  wolong run silero_vad.onnx --input input=1x512 --input state=2x1x128 --fill sr=16000 -o out`,
 		Args:              usageArgs(cobra.ExactArgs(1)),
 		ValidArgsFunction: completeONNX,
 		RunE: func(c *cobra.Command, args []string) error {
@@ -42,6 +45,7 @@ SequenceProto or OptionalProto) into the -o folder, each atomically.
 	c.Flags().Uint32Var(&opts.Seed, "seed", 1, "seed of the random inputs (without --inputs)")
 	c.Flags().StringVarP(&opts.Out, "output", "o", "", "folder to write output_N.pb into (created if missing)")
 	c.Flags().BoolVar(&opts.Save, "save-inputs", false, "also write the inputs used as input_N.pb")
+	addFillFlag(c, &opts.Fill)
 	_ = c.MarkFlagDirname("inputs")
 	_ = c.MarkFlagDirname("output")
 	return c
@@ -51,21 +55,32 @@ func runRun(env *Env, opts *RunOptions, path string) error {
 	if opts.Out == "" {
 		return Usagef("give the output folder with -o DIR")
 	}
+	out := newOutputs(path)
+	defer out.abort()
+	if err := out.checkDir("-o", opts.Out); err != nil {
+		return err
+	}
 	l, err := opts.Model.loadModel(path)
 	if err != nil {
 		return err
 	}
 	defer l.Close()
-	inputs, source, err := modelInputs(l, opts.Inputs, opts.Seed)
+	env.warn(l.Warnings)
+	inputs, source, err := modelInputs(l, opts.Inputs, opts.Seed, opts.Fill)
 	if err != nil {
-		return fmt.Errorf("%s: %v", path, err)
+		return err
 	}
 	outs, err := evaluate(l, inputs, opts.Model.progress, "")
 	if err != nil {
 		return fmt.Errorf("%s: %v", path, err)
 	}
-	if err := os.MkdirAll(opts.Out, 0o755); err != nil {
-		return fmt.Errorf("run: %v", err)
+	// every file is staged first: all appear, or none
+	writePB := func(file string, v eval.Value, name string) error {
+		b, err := eval.EncodeValue(v, name)
+		if err != nil {
+			return err
+		}
+		return out.write("-o", file, func(w io.Writer) error { _, err := w.Write(b); return err })
 	}
 	if opts.Save {
 		k := 0
@@ -74,18 +89,25 @@ func runRun(env *Env, opts *RunOptions, path string) error {
 			if !ok || in.Const != nil {
 				continue
 			}
-			if err := eval.WriteValueFile(filepath.Join(opts.Out, fmt.Sprintf("input_%d.pb", k)), v, in.Name); err != nil {
+			if err := writePB(filepath.Join(opts.Out, fmt.Sprintf("input_%d.pb", k)), v, in.Name); err != nil {
 				return err
 			}
 			k++
 		}
 	}
+	var listing []string
 	for i, o := range l.Model.Graph.Outputs {
 		p := filepath.Join(opts.Out, fmt.Sprintf("output_%d.pb", i))
-		if err := eval.WriteValueFile(p, outs[i], o.Name); err != nil {
+		if err := writePB(p, outs[i], o.Name); err != nil {
 			return err
 		}
-		fmt.Fprintf(env.Out, "%s  %s  %s\n", p, o.Name, typeText(outs[i]))
+		listing = append(listing, fmt.Sprintf("%s  %s  %s\n", p, o.Name, typeText(outs[i])))
+	}
+	if err := out.commit(); err != nil {
+		return err
+	}
+	for _, line := range listing {
+		fmt.Fprint(env.Out, line)
 	}
 	fmt.Fprintf(env.Err, "run: %s evaluated on %s\n", path, source)
 	return nil

@@ -128,19 +128,13 @@ func runValidate(env *Env, opts *ValidateOptions, path string) error {
 		if lat, err = readLatency(opts.Latency); err != nil {
 			return fmt.Errorf("--ort-latency: %v", err)
 		}
-		opts.Model = withMeasuredInputs(opts.Model, lat.Inputs)
+		opts.Model = withMeasuredInputs(opts.Model, lat.Inputs, opts.Latency)
 	}
 	if opts.ORT == "" && opts.Table == "" {
-		inferOpt, err := opts.Model.inferOptions()
-		if err != nil {
-			return err
-		}
 		if l, err = opts.Model.loadModel(path); err != nil {
 			return err
 		}
-		if len(defaultSymbolicDims(l.Model.Graph, inferOpt)) > 0 {
-			l.Infer = ir.InferModel(l.Model, inferOpt)
-		}
+		l.DefaultDims()
 		noFold = lat.RunsEveryNode()
 	} else if opts.ORT != "" {
 		pm, err := loadORTProfile(opts.ORT, path, "", opts.Model)
@@ -171,16 +165,10 @@ func runValidate(env *Env, opts *ValidateOptions, path string) error {
 		if err != nil {
 			return fmt.Errorf("--table: %v", err)
 		}
-		inferOpt, err := opts.Model.inferOptions()
-		if err != nil {
-			return err
-		}
 		if l, err = opts.Model.loadModel(path); err != nil {
 			return err
 		}
-		if len(defaultSymbolicDims(l.Model.Graph, inferOpt)) > 0 {
-			l.Infer = ir.InferModel(l.Model, inferOpt)
-		}
+		l.DefaultDims()
 		if err := matchTable(l.Model, p, measured); err != nil {
 			l.Close()
 			return err
@@ -188,14 +176,12 @@ func runValidate(env *Env, opts *ValidateOptions, path string) error {
 		v.Measurement = opts.Table
 	}
 	defer l.Close()
-	inferOpt, err := opts.Model.inferOptions()
+	r, err := simulate.Run(l.Model, h, simulate.Options{Streams: 1, Infer: l.Opt, Cost: cost.Options{NoFold: noFold}})
 	if err != nil {
 		return err
 	}
-	r, err := simulate.Run(l.Model, h, simulate.Options{Streams: 1, Infer: inferOpt, Cost: cost.Options{NoFold: noFold}})
-	if err != nil {
-		return err
-	}
+	v.Warnings = withHostWarning(append(append([]string{}, l.Warnings...), r.Warnings...), h)
+	env.warn(v.Warnings)
 	var sumMeasured float64
 	for _, t := range r.Tasks {
 		if t.Node == nil {

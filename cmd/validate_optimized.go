@@ -138,18 +138,12 @@ func measuredHow(lats [2]*calibrate.Latency) string {
 // measuredShapes loads path with the model flags (symbolic dims default to
 // 1) and returns its inputs' concrete shapes, for the harness.
 func measuredShapes(mf ModelFlags, path string) ([]latencyInput, error) {
-	inferOpt, err := mf.inferOptions()
-	if err != nil {
-		return nil, err
-	}
 	l, err := mf.loadModel(path)
 	if err != nil {
 		return nil, err
 	}
 	defer l.Close()
-	if len(defaultSymbolicDims(l.Model.Graph, inferOpt)) > 0 {
-		ir.InferModel(l.Model, inferOpt)
-	}
+	l.DefaultDims()
 	var out []latencyInput
 	for _, in := range l.Model.Graph.Inputs {
 		if in.Const != nil {

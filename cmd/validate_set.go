@@ -10,7 +10,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/wolong-dev/wolong/ir"
 	"github.com/wolong-dev/wolong/report"
 	"github.com/wolong-dev/wolong/simulate"
 	"github.com/wolong-dev/wolong/simulate/calibrate"
@@ -59,7 +58,7 @@ func runValidateSet(env *Env, opts *ValidateOptions, h *hw.Hardware, dir string,
 			continue
 		}
 		hosts[lat.Host.CPU] = true
-		model := recordedModel(lat.Model, file, opts.Models)
+		model := recordedModel(lat.Model, "", file, opts.Models)
 		ms, err := predictLatency(opts.Model, model, h, lat)
 		row := report.SetModel{Model: lat.Model, Measurement: file, MeasuredMs: lat.TargetUs() / 1e3, PredictedMs: ms}
 		if err != nil {
@@ -91,20 +90,14 @@ func runValidateSet(env *Env, opts *ValidateOptions, h *hw.Hardware, dir string,
 // measured it: its input shapes, and no load-time folding when the
 // runtime ran every node.
 func predictLatency(mf ModelFlags, model string, h *hw.Hardware, lat *calibrate.Latency) (float64, error) {
-	mf = withMeasuredInputs(mf, lat.Inputs)
-	inferOpt, err := mf.inferOptions()
-	if err != nil {
-		return 0, err
-	}
+	mf = withMeasuredInputs(mf, lat.Inputs, lat.Source)
 	l, err := mf.loadModel(model)
 	if err != nil {
 		return 0, err
 	}
 	defer l.Close()
-	if len(defaultSymbolicDims(l.Model.Graph, inferOpt)) > 0 {
-		l.Infer = ir.InferModel(l.Model, inferOpt)
-	}
-	r, err := simulate.Run(l.Model, h, simulate.Options{Streams: 1, Infer: inferOpt, Cost: cost.Options{NoFold: lat.RunsEveryNode()}})
+	l.DefaultDims()
+	r, err := simulate.Run(l.Model, h, simulate.Options{Streams: 1, Infer: l.Opt, Cost: cost.Options{NoFold: lat.RunsEveryNode()}})
 	if err != nil {
 		return 0, err
 	}

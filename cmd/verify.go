@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -20,7 +21,8 @@ type VerifyOptions struct {
 	RTol   float64
 	ATol   float64
 	Format string
-	ORT    bool // run both models in ONNX Runtime instead of the evaluator
+	ORT    bool     // run both models in ONNX Runtime instead of the evaluator
+	Fill   []string // --fill name=value
 }
 
 func newVerifyCmd(env *Env) *cobra.Command {
@@ -33,7 +35,8 @@ outputs element by element: |a-b| <= atol + rtol*|b|.
 
 With two models, both run on the same inputs: the input_N.pb files of
 --inputs, else deterministic random inputs of the declared types (--seed;
-symbolic dims need --dim). With one model, --inputs must also hold the
+symbolic dims need --dim); --fill name=value sets an input to one value
+(a sample rate, a flag). With one model, --inputs must also hold the
 expected output_N.pb files (the ONNX test-data layout).
 
 With --ort, both models run in ONNX Runtime 1.30 (CPU, graph optimizations
@@ -48,7 +51,7 @@ with status 1 when any output differs.`,
 		Example: `  wolong verify model.onnx optimized.onnx --dim N=1
   wolong verify model.onnx --inputs test_data_set_0
   wolong verify a.onnx b.onnx --seed 7 --rtol 1e-3 --format json
-  wolong verify model.onnx optimized.onnx --ort`,
+  wolong verify model.onnx optimized.onnx --dim N=1 --ort`,
 		Args:              usageArgs(cobra.RangeArgs(1, 2)),
 		ValidArgsFunction: completeONNX,
 		RunE: func(c *cobra.Command, args []string) error {
@@ -62,19 +65,35 @@ with status 1 when any output differs.`,
 	c.Flags().Float64Var(&opts.ATol, "atol", eval.DefaultTolerance.ATol, "absolute tolerance")
 	c.Flags().StringVar(&opts.Format, "format", "table", "output format: table or json")
 	c.Flags().BoolVar(&opts.ORT, "ort", false, "run both models in ONNX Runtime "+ortbench.Version+" (node + onnxruntime-node) instead of wolong's evaluator")
+	addFillFlag(c, &opts.Fill)
 	_ = c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"table", "json"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.MarkFlagDirname("inputs")
 	return c
 }
 
-// modelInputs returns the inputs for l's main graph: from dir, or random.
-func modelInputs(l *Loaded, dir string, seed uint32) (map[string]eval.Value, string, error) {
+// modelInputs returns the inputs for l's main graph: from dir, or random,
+// then those fills (--fill name=value) set. The source says which. Errors
+// name the model.
+func modelInputs(l *Loaded, dir string, seed uint32, fills []string) (map[string]eval.Value, string, error) {
+	var in map[string]eval.Value
+	var err error
+	source := dir
 	if dir != "" {
-		in, err := eval.ReadInputDir(l.Model.Graph, dir, l.MaxMemory)
-		return in, dir, err
+		in, err = eval.ReadInputDir(l.Model.Graph, dir, l.MaxMemory)
+	} else {
+		in, err = eval.RandomInputs(l.Model.Graph, seed, l.MaxMemory)
+		source = fmt.Sprintf("random inputs (seed %d)", seed)
 	}
-	in, err := eval.RandomInputs(l.Model.Graph, seed, l.MaxMemory)
-	return in, fmt.Sprintf("random inputs (seed %d)", seed), err
+	if err != nil {
+		return nil, "", fmt.Errorf("%s: %v", l.Model.Path, err)
+	}
+	if err := applyFills(l, in, fills); err != nil {
+		return nil, "", err
+	}
+	if len(fills) > 0 {
+		source += ", " + strings.Join(fills, ", ")
+	}
+	return in, source, nil
 }
 
 // evaluate runs l on inputs, keeping only those the graph declares, and
@@ -124,11 +143,16 @@ func runVerify(env *Env, opts *VerifyOptions, args []string) error {
 		return err
 	}
 	defer a.Close()
-	inputs, source, err := modelInputs(a, opts.Inputs, opts.Seed)
-	if err != nil {
-		return fmt.Errorf("%s: %v", args[0], err)
+	warnings := a.Warnings
+	if len(args) == 2 {
+		warnings = prefixed(args[0], warnings)
 	}
-	res := &report.Verify{Models: []string{args[0]}, Inputs: source, RTol: opts.RTol, ATol: opts.ATol}
+	env.warn(warnings) // now: evaluation may fail because of what they say
+	inputs, source, err := modelInputs(a, opts.Inputs, opts.Seed, opts.Fill)
+	if err != nil {
+		return err
+	}
+	res := &report.Verify{Models: []string{args[0]}, Inputs: source, RTol: opts.RTol, ATol: opts.ATol, Warnings: warnings}
 	if opts.ORT {
 		return verifyORT(env, opts, args, a, inputs, res, format)
 	}
@@ -142,7 +166,7 @@ func runVerify(env *Env, opts *VerifyOptions, args []string) error {
 		names[i] = o.Name
 	}
 	if len(args) == 2 {
-		b, err := loadSecond(opts, args, a, inputs)
+		b, err := loadSecond(env, opts, args, a, inputs, res)
 		if err != nil {
 			return err
 		}
@@ -193,14 +217,14 @@ func writeVerify(env *Env, res *report.Verify, format report.Format) error {
 				bad++
 			}
 		}
-		return exitErr{code: 1, msg: fmt.Sprintf("verify: %d of %d outputs differ", bad, len(res.Outputs))}
+		return exitErr{code: 1, msg: "verify: " + report.Verdict(bad, len(res.Outputs), "output")}
 	}
 	return nil
 }
 
 // verifyORT is verify --ort: both models run in ONNX Runtime on inputs.
 func verifyORT(env *Env, opts *VerifyOptions, args []string, a *Loaded, inputs map[string]eval.Value, res *report.Verify, format report.Format) error {
-	b, err := loadSecond(opts, args, a, inputs)
+	b, err := loadSecond(env, opts, args, a, inputs, res)
 	if err != nil {
 		return err
 	}
@@ -232,11 +256,14 @@ func verifyORT(env *Env, opts *VerifyOptions, args []string, a *Loaded, inputs m
 
 // loadSecond loads B (args[1]) and checks it reads only inputs A has and
 // has as many outputs.
-func loadSecond(opts *VerifyOptions, args []string, a *Loaded, inputs map[string]eval.Value) (*Loaded, error) {
+func loadSecond(env *Env, opts *VerifyOptions, args []string, a *Loaded, inputs map[string]eval.Value, res *report.Verify) (*Loaded, error) {
 	b, err := opts.Model.loadModel(args[1])
 	if err != nil {
 		return nil, err
 	}
+	bw := prefixed(args[1], b.Warnings)
+	env.warn(bw)
+	res.Warnings = append(res.Warnings, bw...)
 	for _, in := range b.Model.Graph.Inputs {
 		if _, ok := inputs[in.Name]; !ok && in.Const == nil {
 			b.Close()
@@ -245,7 +272,7 @@ func loadSecond(opts *VerifyOptions, args []string, a *Loaded, inputs map[string
 	}
 	if len(b.Model.Graph.Outputs) != len(a.Model.Graph.Outputs) {
 		b.Close()
-		return nil, fmt.Errorf("%s has %d outputs, %s has %d", args[0], len(a.Model.Graph.Outputs), args[1], len(b.Model.Graph.Outputs))
+		return nil, fmt.Errorf("%s has %s, %s has %d", args[0], report.Count(len(a.Model.Graph.Outputs), "output"), args[1], len(b.Model.Graph.Outputs))
 	}
 	return b, nil
 }

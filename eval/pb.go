@@ -6,12 +6,13 @@ package eval
 
 import (
 	"fmt"
+	"io"
 	"os"
-	"path/filepath"
 
 	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/wolong-dev/wolong/importer"
+	"github.com/wolong-dev/wolong/internal/safefile"
 	"github.com/wolong-dev/wolong/ir"
 )
 
@@ -249,32 +250,14 @@ func ReadValueFile(path string, kind ir.TypeKind, maxBytes int64) (Value, error)
 	return v, nil
 }
 
-// WriteValueFile writes v to path atomically (a temporary file in the
-// same folder, then a rename).
+// WriteValueFile writes v to path atomically, with mode 0644 (see
+// internal/safefile).
 func WriteValueFile(path string, v Value, name string) error {
 	b, err := EncodeValue(v, name)
 	if err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), ".wolong-*.pb.tmp")
-	if err != nil {
-		return fmt.Errorf("eval: %v", err)
-	}
-	tmp := f.Name()
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return fmt.Errorf("eval: writing %s: %v", path, err)
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("eval: writing %s: %v", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("eval: %v", err)
-	}
-	return nil
+	return safefile.Write(path, nil, func(w io.Writer) error { _, err := w.Write(b); return err })
 }
 
 // KindOf returns the kind of a graph value: its inferred type's kind, or

@@ -7,6 +7,7 @@ package eval
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/wolong-dev/wolong/ir"
@@ -141,4 +142,66 @@ func shapeHint(s ir.Shape) string {
 		}
 	}
 	return strings.Join(parts, "x")
+}
+
+// FilledTensor returns a tensor of dt and shape whose every element is
+// value, written as text: a number for float and integer types (an
+// integer must fit the type), true/false (or 1/0) for bool, any text for
+// string. It is how `--fill name=value` sets an input the model branches
+// on (a sample rate, a flag) instead of a random one.
+func FilledTensor(dt ir.DType, shape []int, value string, maxBytes int64) (*Tensor, error) {
+	n := numel(shape)
+	if n < 0 {
+		return nil, fmt.Errorf("eval: invalid shape %v", shape)
+	}
+	if maxBytes > 0 && int64(n)*elemBytes(dt) > maxBytes {
+		return nil, fmt.Errorf("eval: %s%s needs %d bytes, over the memory limit of %d bytes (--max-memory)", dt, shapeString(shape), int64(n)*elemBytes(dt), maxBytes)
+	}
+	t := newTensor(dt, shape)
+	value = strings.TrimSpace(value)
+	switch classOf(dt) {
+	case clsF, clsD:
+		f, err := strconv.ParseFloat(value, 64)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not a number (the input is %s)", value, dt)
+		}
+		for i := 0; i < n; i++ {
+			t.setF(i, f)
+		}
+	case clsI:
+		var v int64
+		var err error
+		if dt == ir.Uint64 {
+			var u uint64
+			u, err = strconv.ParseUint(value, 10, 64)
+			v = int64(u)
+		} else {
+			v, err = strconv.ParseInt(value, 10, 64)
+			if err == nil && wrapInt(dt, v) != v {
+				err = fmt.Errorf("out of range")
+			}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%q is not a whole number that fits %s", value, dt)
+		}
+		for i := range t.I {
+			t.I[i] = v
+		}
+	case clsB:
+		b, err := strconv.ParseBool(value)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not true or false (the input is bool)", value)
+		}
+		for i := range t.B {
+			t.B[i] = b
+		}
+	case clsS:
+		for i := range t.S {
+			t.S[i] = value
+		}
+	default:
+		return nil, fmt.Errorf("cannot fill a %s input", dt)
+	}
+	t.normalize()
+	return t, nil
 }

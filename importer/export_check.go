@@ -20,7 +20,13 @@ import (
 // returns nil or an error naming the first problem and how many there
 // are.
 func CheckExported(m *ir.Model, path string) error {
-	got, err := Load(path, Options{KeepFunctions: true})
+	return checkExported(m, path, nil)
+}
+
+// checkExported is CheckExported with external data locations read from
+// staged temporaries (Options.Staged).
+func checkExported(m *ir.Model, path string, staged map[string]string) error {
+	got, err := Load(path, Options{KeepFunctions: true, Staged: staged})
 	if err != nil {
 		return fmt.Errorf("the written model does not read back: %v", err)
 	}

@@ -14,7 +14,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -54,6 +53,10 @@ type WriteOptions struct {
 	// writing external data (default 1 KiB, the threshold of onnx's
 	// convert_model_to_external_data).
 	MinExternalBytes int64
+	// Batch, when set, stages the files (model and external data) in it:
+	// they appear when the caller commits the batch with its other
+	// outputs, or not at all.
+	Batch *safefile.Batch
 }
 
 // Written says where WriteFileWith put the weights.
@@ -108,25 +111,41 @@ func WriteFileWith(m *ir.Model, path string, opt WriteOptions, refuse ...string)
 		for f := range x.refFiles {
 			w.ReferencedFiles = append(w.ReferencedFiles, f)
 		}
-		if len(x.copies) > 0 {
-			w.DataFile = x.path
-			if err := safefile.Write(x.path, refuse, x.writeData); err != nil {
-				return nil, err
-			}
+	}
+	b := opt.Batch
+	if b == nil {
+		b = safefile.NewBatch()
+		defer b.Abort()
+	}
+	if x := e.out.ext; x != nil && len(x.copies) > 0 {
+		w.DataFile = x.path
+		if err := b.Write(x.path, refuse, x.writeData); err != nil {
+			return nil, err
 		}
 	}
-	err := safefile.WriteChecked(path, refuse, func(out io.Writer) error {
+	err := b.WriteChecked(path, refuse, func(out io.Writer) error {
 		bw := bufio.NewWriterSize(out, 1<<20)
 		if err := mm.writeTo(bw); err != nil {
 			return err
 		}
 		return bw.Flush()
-	}, func(tmp string) error { return CheckExported(m, tmp) })
-	if err != nil {
-		if w.DataFile != "" {
-			os.Remove(w.DataFile)
+	}, func(tmp string) error {
+		// the data file the model refers to may still be staged
+		var staged map[string]string
+		if x := e.out.ext; x != nil && w.DataFile != "" {
+			if t := b.Staged(x.path); t != "" {
+				staged = map[string]string{x.name: t}
+			}
 		}
+		return checkExported(m, tmp, staged)
+	})
+	if err != nil {
 		return nil, err
+	}
+	if opt.Batch == nil {
+		if err := b.Commit(); err != nil {
+			return nil, err
+		}
 	}
 	return w, nil
 }

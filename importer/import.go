@@ -23,6 +23,10 @@ type Options struct {
 	// function calls; by default they become the fused nodes they were
 	// written from (ir.InlineFusedFunctions).
 	KeepFunctions bool
+	// Staged reads the external data at a location (as the file writes it)
+	// from another path: an exporter checks a model whose data file is
+	// still staged under a temporary name.
+	Staged map[string]string
 }
 
 // Error is an import failure. It prints as one line naming the file and,

@@ -148,6 +148,9 @@ func (d *decoder) external(t *ir.Tensor, kvs []ir.StringPair) error {
 		return fmt.Errorf("tensor %q: external data %q needs the model's folder (load from a file)", t.Name, loc)
 	}
 	path, err := confine(d.dir, loc)
+	if tmp, ok := d.opt.Staged[loc]; ok {
+		path, err = tmp, nil
+	}
 	if err != nil {
 		return fmt.Errorf("tensor %q: %v", t.Name, err)
 	}

@@ -22,7 +22,7 @@ func TestHBatch(t *testing.T) {
 				b.Output(b.Op("MatMul", in(y, b.Weight("wo", 6, 8))))
 				b.Output(q, k, v)
 			},
-			passes: []string{"hbatch", "late dce"},
+			passes: []string{"hbatch", "late_dce"},
 			want:   []string{`^hbatch: MatMul_0 \|\| MatMul_1 \|\| MatMul_2 -> batched_matmul_0, split_0  \(3 MatMul ops sharing x -> one 20-wide op \+ Split\)`},
 			ops:    "MatMul MatMul Split",
 		},

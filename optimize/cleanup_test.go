@@ -16,8 +16,8 @@ func TestDCE(t *testing.T) {
 			b.Op("Exp", in(b.Op("Add", in(x, b.Weight("unused", 3)))))
 			b.Output(b.Op("Relu", in(x)))
 		},
-		passes: []string{"early dce"},
-		want:   []string{`^early dce: Add_0 -> \(removed\)`, `^early dce: Exp_0 -> \(removed\)`, `unused -> \(removed\)  \(unused initializers\)`},
+		passes: []string{"early_dce"},
+		want:   []string{`^early_dce: Add_0 -> \(removed\)`, `^early_dce: Exp_0 -> \(removed\)`, `unused -> \(removed\)  \(unused initializers\)`},
 		ops:    "Relu",
 	}})
 }
@@ -72,7 +72,7 @@ func TestNoop(t *testing.T) {
 				y.Name = "y"
 				b.Output(y)
 			},
-			passes: []string{"noop", "late dce"},
+			passes: []string{"noop", "late_dce"},
 			want:   []string{`^noop: Identity_0 -> \(removed\)  \(Identity\)`, `Dropout_0 .*Dropout at inference`, `Cast_0 .*same type`, `Reshape_0 .*same shape`, `Transpose_1 .*inverse Transpose pair`, `Mul_0 .*identity constant`},
 			ops:    "Relu",
 		},
@@ -84,7 +84,7 @@ func TestNoop(t *testing.T) {
 				y.Name = "y"
 				b.Output(y)
 			},
-			passes: []string{"noop", "late dce"},
+			passes: []string{"noop", "late_dce"},
 			want:   []string{`^noop: Identity_0`},
 			ops:    "Relu",
 		},
@@ -120,7 +120,7 @@ func TestConstFold(t *testing.T) {
 			w = b.Op("Mul", in(w, b.ConstF("two", nil, 2)))
 			b.Output(b.Op("MatMul", in(x, w)))
 		},
-		passes: []string{"constfold", "late dce"},
+		passes: []string{"constfold", "late_dce"},
 		want:   []string{`^constfold: Transpose_0 -> \(removed\)  \(folded Transpose`, `^constfold: Mul_0 -> \(removed\)`},
 		ops:    "MatMul",
 	}})
@@ -151,7 +151,7 @@ func TestShapeFold(t *testing.T) {
 			shape := b.Op("Concat", in(d0, b.ConstI("m1", []int64{1}, -1)), modelgen.Int("axis", 0))
 			b.Output(b.Op("Reshape", in(b.Op("Relu", in(x)), shape)))
 		},
-		passes: []string{"shapefold", "late dce"},
+		passes: []string{"shapefold", "late_dce"},
 		want:   []string{`^shapefold: Shape_0 -> \(removed\)`},
 		ops:    "Relu Reshape",
 	}})

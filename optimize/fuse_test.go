@@ -106,7 +106,7 @@ func TestBNFold(t *testing.T) {
 			y = b.Op("BatchNormalization", in(y, b.Weight("g", 5), b.Weight("beta", 5), b.Weight("mean", 5), b.ConstF("var", []int64{5}, 0.5, 1, 2, 3, 4)))
 			b.Output(b.Op("Relu", in(y)))
 		},
-		passes: []string{"bnfold", "late dce"},
+		passes: []string{"bnfold", "late_dce"},
 		want:   []string{`^bnfold: Conv_0 \+ BatchNormalization_0 -> Conv_0  \(BatchNorm folded into Conv weights\)`},
 		ops:    "Conv Relu",
 	}})

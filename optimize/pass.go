@@ -48,7 +48,7 @@ type PassFunc func(c *Context) ([]Rewrite, error)
 
 // Pass is one row of the pipeline.
 type Pass struct {
-	Name     string   // unique, may be a phrase ("early dce")
+	Name     string   // unique, in canonical form: lower case, words joined by '_' ("early_dce")
 	Fn       PassFunc // the same function may appear under several names
 	Level    int      // lowest -O level that runs it
 	Required bool     // runs at every level and cannot be disabled
@@ -67,11 +67,11 @@ var passes = [...]Pass{
 	{Name: "shapefold", Fn: shapeFold, Level: 1, Doc: "replace shape computations whose values inference knows by constants"},
 	{Name: "reshapechain", Fn: reshapeChain, Level: 1, Doc: "collapse single-use chains of Reshape/Flatten/Squeeze/Unsqueeze into one Reshape to the static final shape"},
 	{Name: "cse", Fn: cse, Level: 1, Doc: "merge nodes computing the same op of the same inputs"},
-	{Name: "early dce", Fn: dce, Level: 1, Doc: "delete nodes whose outputs are never used"},
+	{Name: "early_dce", Fn: dce, Level: 1, Doc: "delete nodes whose outputs are never used"},
 	{Name: "bnfold", Fn: bnFold, Level: 2, Doc: "fold inference BatchNormalization into the preceding Conv's weights"},
 	{Name: "hbatch", Fn: hBatch, Level: 3, Doc: "batch sibling MatMul/Gemm/Conv sharing an input into one wider op + Split"},
 	{Name: "tbatch", Fn: tBatch, Level: 3, Doc: "batch independent same-signature MatMuls ready together (across time steps) into one GEMM"},
-	{Name: "late cse", Fn: cse, Level: 3, Doc: "merge duplicates the batching passes exposed"},
+	{Name: "late_cse", Fn: cse, Level: 3, Doc: "merge duplicates the batching passes exposed"},
 	{Name: "layernorm", Fn: layerNormFuse, Level: 2, Doc: "fuse the primitive LayerNorm pattern into one kernel"},
 	{Name: "rmsnorm", Fn: rmsNormFuse, Level: 2, Doc: "fuse the primitive RMSNorm pattern into one kernel"},
 	{Name: "gelu", Fn: geluFuse, Level: 2, Doc: "fuse the erf and tanh forms of GELU into one kernel"},
@@ -81,7 +81,7 @@ var passes = [...]Pass{
 	{Name: "persistent", Fn: persistentRNN, Level: 3, Doc: "run an unrolled recurrence's fused cells as one persistent kernel when its recurrent weight fits on chip"},
 	{Name: "ort", Fn: ortLower, Level: 0, Required: true, ForORT: true, Doc: "with --target ort: write each fused group ONNX Runtime has a fused operator for as that operator (FusedConv, FusedGemm, LayerNormalization, ...) and inline the rest into their members"},
 	{Name: "rdma", Fn: rdmaPlace, Level: 3, NeedsPlacer: true, Doc: "with --cluster: tag nodes with their device and insert RDMA / copy transfer nodes on the edges a pipeline placement cuts"},
-	{Name: "late dce", Fn: dce, Level: 0, Required: true, Doc: "delete nodes and initializers left unused"},
+	{Name: "late_dce", Fn: dce, Level: 0, Required: true, Doc: "delete nodes and initializers left unused"},
 }
 
 // passOrder lists "a runs before b" constraints with the reason;
@@ -92,7 +92,7 @@ var passOrder = [...]struct{ a, b, why string }{
 	{"constfold", "shapefold", "shape folding reads values that folding made constant"},
 	{"noop", "reshapechain", "removing Identity between shape ops joins their chains"},
 	{"reshapechain", "cse", "collapsed chains make equal reshapes of one value look alike"},
-	{"cse", "early dce", "CSE leaves the duplicates dead"},
+	{"cse", "early_dce", "CSE leaves the duplicates dead"},
 	{"bnfold", "fuse", "BatchNorm must be in the Conv weights before the Conv epilogue is fused"},
 	{"hbatch", "tbatch", "time batching batches the widened per-step GEMMs"},
 	{"hbatch", "fuse", "fused groups are opaque to batching"},
@@ -103,13 +103,34 @@ var passOrder = [...]struct{ a, b, why string }{
 	{"silu", "fuse", "the pattern fusion names the kernel; the generic fuser would absorb it anonymously"},
 	{"attention", "fuse", "attention spans two GEMMs, which the generic fuser never joins"},
 	{"layernorm", "attention", "attention matching must not swallow normalization nodes"},
-	{"fuse", "late dce", "fusion leaves dead constants"},
+	{"fuse", "late_dce", "fusion leaves dead constants"},
 	{"fuse", "persistent", "the persistent kernel groups the fused recurrent cells"},
 	{"persistent", "rdma", "placement applies to the final kernels"},
 	{"fuse", "ort", "ONNX Runtime's operators are written for the groups fusion made"},
 	{"persistent", "ort", "a persistent kernel is inlined back into the fused cells it groups"},
 	{"ort", "rdma", "placement applies to the kernels the runtime runs"},
-	{"ort", "late dce", "lowering leaves constants unused (a bias folded into a conv's)"},
+	{"ort", "late_dce", "lowering leaves constants unused (a bias folded into a conv's)"},
+}
+
+// CanonicalPassName returns the canonical spelling of a pass name: lower
+// case, with spaces and hyphens between words as underscores, so that
+// "late dce", "late-dce" and "Late_DCE" all name the pass late_dce (the
+// spelling output and DOT file names use).
+func CanonicalPassName(s string) string {
+	s = strings.ToLower(strings.TrimSpace(s))
+	return strings.Join(strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == '-' || r == '_' || r == '\t' }), "_")
+}
+
+// LookupPass returns the pass named name in any spelling CanonicalPassName
+// accepts.
+func LookupPass(name string) (Pass, bool) {
+	c := CanonicalPassName(name)
+	for _, p := range passes {
+		if p.Name == c {
+			return p, true
+		}
+	}
+	return Pass{}, false
 }
 
 // Passes returns a copy of the pipeline table.
@@ -133,18 +154,17 @@ func Select(level int, only, disable []string) ([]Pass, error) {
 	}
 	onlySet := map[string]bool{}
 	for _, n := range only {
-		n = strings.TrimSpace(n)
-		if known[n] == nil {
+		if known[CanonicalPassName(n)] == nil {
 			return nil, fmt.Errorf("optimize: unknown pass %q (known: %s)", n, passNames())
 		}
-		onlySet[n] = true
+		onlySet[CanonicalPassName(n)] = true
 	}
 	off := map[string]bool{}
-	for _, n := range disable {
-		n = strings.TrimSpace(n)
+	for _, given := range disable {
+		n := CanonicalPassName(given)
 		p := known[n]
 		if p == nil {
-			return nil, fmt.Errorf("optimize: unknown pass %q (known: %s)", n, passNames())
+			return nil, fmt.Errorf("optimize: unknown pass %q (known: %s)", given, passNames())
 		}
 		if p.Required {
 			return nil, fmt.Errorf("optimize: pass %q is required and cannot be disabled", n)

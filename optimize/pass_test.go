@@ -1,6 +1,7 @@
 package optimize
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -50,13 +51,13 @@ func TestSelect(t *testing.T) {
 		want    []string
 		wantErr bool
 	}{
-		{"O0 runs only required", 0, nil, nil, []string{"late dce"}, false},
-		{"O1 clean-up", 1, nil, nil, []string{"noop", "qdq", "constfold", "shapefold", "reshapechain", "cse", "early dce", "late dce"}, false},
-		{"O2 adds fusion", 2, nil, nil, []string{"noop", "qdq", "constfold", "shapefold", "reshapechain", "cse", "early dce", "bnfold", "layernorm", "rmsnorm", "gelu", "silu", "attention", "fuse", "late dce"}, false},
-		{"only", 3, []string{"fuse", "cse"}, nil, []string{"cse", "fuse", "late dce"}, false},
-		{"disable", 1, nil, []string{"cse", "noop"}, []string{"qdq", "constfold", "shapefold", "reshapechain", "early dce", "late dce"}, false},
+		{"O0 runs only required", 0, nil, nil, []string{"late_dce"}, false},
+		{"O1 clean-up", 1, nil, nil, []string{"noop", "qdq", "constfold", "shapefold", "reshapechain", "cse", "early_dce", "late_dce"}, false},
+		{"O2 adds fusion", 2, nil, nil, []string{"noop", "qdq", "constfold", "shapefold", "reshapechain", "cse", "early_dce", "bnfold", "layernorm", "rmsnorm", "gelu", "silu", "attention", "fuse", "late_dce"}, false},
+		{"only", 3, []string{"fuse", "cse"}, nil, []string{"cse", "fuse", "late_dce"}, false},
+		{"disable", 1, nil, []string{"cse", "noop"}, []string{"qdq", "constfold", "shapefold", "reshapechain", "early_dce", "late_dce"}, false},
 		{"unknown pass", 3, []string{"nope"}, nil, nil, true},
-		{"required cannot be disabled", 3, nil, []string{"late dce"}, nil, true},
+		{"required cannot be disabled", 3, nil, []string{"late_dce"}, nil, true},
 		{"bad level", 4, nil, nil, nil, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -77,5 +78,33 @@ func TestSelect(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestPassNameSpellings checks that every pass is named in canonical form
+// and that each other spelling of a name selects it.
+func TestPassNameSpellings(t *testing.T) {
+	for _, p := range Passes() {
+		if CanonicalPassName(p.Name) != p.Name {
+			t.Errorf("pass %q is not in canonical form (%q)", p.Name, CanonicalPassName(p.Name))
+		}
+	}
+	for _, tc := range []struct{ given, want string }{
+		{"late dce", "late_dce"}, {"late-dce", "late_dce"}, {" Late_DCE ", "late_dce"}, {"early  dce", "early_dce"}, {"fuse", "fuse"},
+	} {
+		p, ok := LookupPass(tc.given)
+		if !ok || p.Name != tc.want {
+			t.Errorf("LookupPass(%q) = %q, %v; want %q", tc.given, p.Name, ok, tc.want)
+		}
+		sel, err := Select(1, []string{tc.given}, nil)
+		if err != nil || sel[0].Name != tc.want && sel[len(sel)-1].Name != tc.want {
+			t.Errorf("Select(only %q) = %v, %v", tc.given, sel, err)
+		}
+	}
+	if _, ok := LookupPass("latedce"); ok {
+		t.Error("LookupPass accepts a name that is no spelling of a pass")
+	}
+	if _, err := Select(1, nil, []string{"late dce"}); err == nil || !strings.Contains(err.Error(), `"late_dce" is required`) {
+		t.Errorf("disabling a required pass by another spelling: %v", err)
 	}
 }

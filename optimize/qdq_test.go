@@ -30,14 +30,14 @@ func TestQDQ(t *testing.T) {
 		{
 			name:   "same parameters",
 			build:  build(0.05),
-			passes: []string{"qdq", "late dce"},
+			passes: []string{"qdq", "late_dce"},
 			want:   []string{`^qdq: DequantizeLinear_0 \+ Reshape_0 \+ QuantizeLinear_1 -> Reshape_0`},
 			ops:    "QuantizeLinear Reshape DequantizeLinear",
 		},
 		{
 			name:   "different scale stays",
 			build:  build(0.1),
-			passes: []string{"qdq", "late dce"},
+			passes: []string{"qdq", "late_dce"},
 			ops:    "QuantizeLinear DequantizeLinear Reshape QuantizeLinear DequantizeLinear",
 		},
 	})

@@ -151,20 +151,16 @@ func (p *ClusterProfile) WriteText(w io.Writer) error {
 		}
 		ew.check(WriteTable(ew, []string{"stage", "device", "ops", "nodes", "compute", "cut bytes", "transfer/micro", "activations", "params"}, rows))
 	}
-	writeNotes(ew, p.Assumptions, p.Warnings)
+	writeNotes(ew, p.Assumptions)
 	return ew.err
 }
 
-func writeNotes(ew *errWriter, assumptions, warnings []string) {
+// writeNotes prints the assumptions (warnings go to stderr, from the
+// command).
+func writeNotes(ew *errWriter, assumptions []string) {
 	fmt.Fprintln(ew, "\nAssumptions:")
 	for _, a := range assumptions {
 		fmt.Fprintf(ew, "  - %s\n", a)
-	}
-	if len(warnings) > 0 {
-		fmt.Fprintf(ew, "\nWarnings (%d):\n", len(warnings))
-		for _, s := range warnings {
-			fmt.Fprintf(ew, "  %s\n", s)
-		}
 	}
 }
 
@@ -206,10 +202,11 @@ func (s *Scaling) WriteText(w io.Writer) error {
 		rows = append(rows, []string{fmt.Sprint(p.GPUs), shape, string(p.Strategy), Millis(p.StepMS / 1e3), Millis(p.CommMS / 1e3), Millis(p.BubbleMS / 1e3),
 			fmt.Sprintf("%.4g", p.Throughput), fmt.Sprintf("%.2fx", p.Speedup), Pct(p.Efficiency), ""})
 	}
-	ew.check(WriteTable(ew, []string{"GPUs", "cluster", "strategy", "step", "exposed comm", "bubbles", "samples/s", "speedup", "efficiency", "note"}, rows))
+	ew.check(TextTable{Header: []string{"GPUs", "cluster", "strategy", "step", "exposed comm", "bubbles", "samples/s", "speedup", "efficiency", "note"},
+		Rows: rows, Drop: []int{5, 1, 4}, Prose: []int{9}}.Write(ew))
 	if declined > 0 {
 		fmt.Fprintf(ew, "%d size(s) declined by the strategy (see note).\n", declined)
 	}
-	writeNotes(ew, s.Assumptions, s.Warnings)
+	writeNotes(ew, s.Assumptions)
 	return ew.err
 }

@@ -31,6 +31,7 @@ type Explain struct {
 	Final    OptSummary    `json:"optimized"`
 	Speedup  float64       `json:"speedup"`
 	Passes   []ExplainPass `json:"passes"`
+	Warnings []string      `json:"warnings"`
 }
 
 // maxRewriteItems is how many node names one rewrite line lists.
@@ -50,10 +51,11 @@ func RewriteLine(r optimize.Rewrite) string {
 }
 
 // NewExplain builds the report; focus, when not empty, keeps only that
-// pass; diffs maps a pass name to its IR diff (may be nil).
-func NewExplain(path, hardware string, res *optimize.Result, focus string, diffs map[string]string) *Explain {
+// pass; diffs maps a pass name to its IR diff (may be nil); warnings are
+// the import, inference and hardware messages.
+func NewExplain(path, hardware string, res *optimize.Result, focus string, diffs map[string]string, warnings []string) *Explain {
 	e := &Explain{Model: path, Hardware: hardware, Level: res.Level, Baseline: Summary(res.Baseline),
-		Final: Summary(res.Final), Speedup: res.Speedup(), Passes: []ExplainPass{}}
+		Final: Summary(res.Final), Speedup: res.Speedup(), Passes: []ExplainPass{}, Warnings: append([]string{}, warnings...)}
 	for i := range res.Passes {
 		p := &res.Passes[i]
 		if focus != "" && p.Name != focus {
@@ -70,9 +72,9 @@ func NewExplain(path, hardware string, res *optimize.Result, focus string, diffs
 
 // WriteText prints one block per pass.
 func (e *Explain) WriteText(w io.Writer) error {
-	fmt.Fprintf(w, "model %s on %s at -O%d: %d nodes / %d kernels / %s -> %d nodes / %d kernels / %s (%.2fx)\n",
-		e.Model, e.Hardware, e.Level, e.Baseline.Nodes, e.Baseline.Kernels, ms(e.Baseline.TotalMS),
-		e.Final.Nodes, e.Final.Kernels, ms(e.Final.TotalMS), e.Speedup)
+	fmt.Fprintf(w, "model %s on %s at -O%d: %s / %s / %s -> %s / %s / %s (%.2fx)\n",
+		e.Model, e.Hardware, e.Level, Count(e.Baseline.Nodes, "node"), Count(e.Baseline.Kernels, "kernel"), ms(e.Baseline.TotalMS),
+		Count(e.Final.Nodes, "node"), Count(e.Final.Kernels, "kernel"), ms(e.Final.TotalMS), e.Speedup)
 	for _, p := range e.Passes {
 		if len(p.Rewrites) == 0 && p.Diff == "" {
 			fmt.Fprintf(w, "\n== %s: no change\n", p.Name)
@@ -85,7 +87,7 @@ func (e *Explain) WriteText(w io.Writer) error {
 			fmt.Fprintf(w, "  %s\n", r)
 		}
 		if p.Diff != "" {
-			io.WriteString(w, p.Diff)
+			io.WriteString(Unfit(w), p.Diff)
 		}
 	}
 	return nil

@@ -26,7 +26,9 @@ func WriteHardwareList(w io.Writer, hs []*hw.Hardware) error {
 			tflops(h.PeakTFLOPS.BF16), tflops(h.PeakTFLOPS.FP16), tflops(h.PeakTFLOPS.FP8),
 			fmt.Sprintf("%g", h.MemoryGB), fmt.Sprintf("%g", h.MemoryBandwidthGBs), fmt.Sprint(h.SMs), h.Description})
 	}
-	return WriteTable(w, []string{"name", "kind", "fp32 TFLOP/s", "tf32", "bf16", "fp16", "fp8", "memory GB", "bandwidth GB/s", "SMs/cores", "description"}, rows)
+	// narrow terminals lose tf32, fp8, bf16, SMs/cores, kind, in that order
+	return TextTable{Header: []string{"name", "kind", "fp32 TFLOP/s", "tf32", "bf16", "fp16", "fp8", "memory GB", "bandwidth GB/s", "SMs/cores", "description"},
+		Rows: rows, Drop: []int{3, 6, 4, 9, 1}, Prose: []int{10}}.Write(w)
 }
 
 // WriteHardware prints every field of h, its sources and assumptions.
@@ -70,12 +72,12 @@ func WriteHardware(w io.Writer, h *hw.Hardware) error {
 	}
 	ew.check(WriteTable(ew, []string{"op class", "compute", "memory", "extra us/kernel"}, rows))
 	fmt.Fprintln(ew, "\nSources:")
-	for _, s := range h.Sources {
-		fmt.Fprintf(ew, "  - %s\n", s)
+	for _, a := range h.Sources {
+		fmt.Fprintf(ew, "  - %s\n", a)
 	}
 	fmt.Fprintln(ew, "Assumptions:")
-	for _, s := range h.Assumptions {
-		fmt.Fprintf(ew, "  - %s\n", s)
+	for _, a := range h.Assumptions {
+		fmt.Fprintf(ew, "  - %s\n", a)
 	}
 	return ew.err
 }
@@ -94,7 +96,9 @@ func WriteNetworkList(w io.Writer, ns []*cluster.Network) error {
 		rows = append(rows, []string{n.Name, n.Kind, fmt.Sprintf("%g", n.BandwidthGbps), fmt.Sprintf("%.0f%%", 100*n.Efficiency),
 			fmt.Sprintf("%g", n.LatencyUs), fmt.Sprintf("%g", n.CPUPerMessageUs), rdma, gd, fmt.Sprintf("%g", n.TCPGBs), n.Description})
 	}
-	return WriteTable(w, []string{"network", "kind", "Gb/s", "achievable", "latency us", "cpu us/msg", "rdma", "gpudirect", "tcp GB/s", "description"}, rows)
+	// narrow terminals lose cpu us/msg, tcp GB/s, achievable, gpudirect, kind
+	return TextTable{Header: []string{"network", "kind", "Gb/s", "achievable", "latency us", "cpu us/msg", "rdma", "gpudirect", "tcp GB/s", "description"},
+		Rows: rows, Drop: []int{5, 8, 3, 7, 1}, Prose: []int{9}}.Write(w)
 }
 
 // WriteNetwork prints every field of a network preset, its sources and
@@ -120,12 +124,12 @@ func WriteNetwork(w io.Writer, n *cluster.Network) error {
 	}
 	ew.check(WriteTable(ew, []string{"field", "value"}, rows))
 	fmt.Fprintln(ew, "\nSources:")
-	for _, s := range n.Sources {
-		fmt.Fprintf(ew, "  - %s\n", s)
+	for _, a := range n.Sources {
+		fmt.Fprintf(ew, "  - %s\n", a)
 	}
 	fmt.Fprintln(ew, "Assumptions:")
-	for _, s := range n.Assumptions {
-		fmt.Fprintf(ew, "  - %s\n", s)
+	for _, a := range n.Assumptions {
+		fmt.Fprintf(ew, "  - %s\n", a)
 	}
 	return ew.err
 }

@@ -21,14 +21,44 @@ type ValueJSON struct {
 	Shape []any  `json:"shape"`
 }
 
-// NodeInfo is one row of the per-node table.
+// NodeInfo is one row of the per-node table (onnx-tool's columns: input
+// and output shapes, memory of the outputs, MACs and their share).
 type NodeInfo struct {
 	Name    string   `json:"name"`
 	Op      string   `json:"op"`
+	Inputs  []string `json:"inputs"`  // "name: float32[1,3,224,224]" (omitted inputs left out)
 	Outputs []string `json:"outputs"` // "name: float32[1,64,112,112]"
-	Params  int64    `json:"params"`
-	MACs    *int64   `json:"macs"`  // null when the op does MACs but shapes are unknown
-	FLOPs   *int64   `json:"flops"` // 2 x MACs
+	// OutputBytes is the size of the node's outputs (null when a shape is
+	// not static): the memory the node allocates.
+	OutputBytes *int64   `json:"output_bytes"`
+	Params      int64    `json:"params"`
+	MACs        *int64   `json:"macs"`      // null when the op does MACs but shapes are unknown
+	MACShare    *float64 `json:"mac_share"` // MACs / the model's MACs (null when either is unknown or the model has none)
+	FLOPs       *int64   `json:"flops"`     // 2 x MACs
+}
+
+// typesOf returns the type part of "name: type" entries.
+func typesOf(entries []string) []string {
+	out := make([]string, len(entries))
+	for i, e := range entries {
+		out[i] = e
+		if k := strings.LastIndex(e, ": "); k >= 0 {
+			out[i] = e[k+2:]
+		}
+	}
+	return out
+}
+
+// valueBytes is the storage size of a tensor value, if static.
+func valueBytes(v *ir.Value) (int64, bool) {
+	if v.Type.Kind != ir.KindTensor {
+		return 0, false
+	}
+	n, ok := v.Type.Shape.NumElements()
+	if !ok {
+		return 0, false
+	}
+	return v.Type.DType.StorageBytes(n), true
 }
 
 // Inspect is the summary `wolong inspect` prints.
@@ -117,11 +147,23 @@ func NewInspect(path string, m *ir.Model, warnings []string, withNodes bool) *In
 			}
 		}
 		if withNodes {
-			info := NodeInfo{Name: ir.NodeLabel(n), Op: n.QualifiedOp(), Params: params}
+			info := NodeInfo{Name: ir.NodeLabel(n), Op: n.QualifiedOp(), Params: params, Inputs: []string{}}
+			for _, in := range n.Inputs {
+				if in != nil {
+					info.Inputs = append(info.Inputs, in.Name+": "+in.Type.String())
+				}
+			}
+			var size int64
+			sized := true
 			for _, o := range n.Outputs {
 				if o != nil {
 					info.Outputs = append(info.Outputs, o.Name+": "+o.Type.String())
+					b, ok := valueBytes(o)
+					size, sized = size+b, sized && ok
 				}
+			}
+			if sized {
+				info.OutputBytes = &size
 			}
 			if res.Counted && res.Known {
 				m, f := res.MACs, 2*res.MACs
@@ -136,6 +178,12 @@ func NewInspect(path string, m *ir.Model, warnings []string, withNodes bool) *In
 	if known {
 		f := 2 * macs
 		r.MACs, r.FLOPs = &macs, &f
+		for i := range r.NodeTable {
+			if m := r.NodeTable[i].MACs; m != nil && macs > 0 {
+				s := float64(*m) / float64(macs)
+				r.NodeTable[i].MACShare = &s
+			}
+		}
 	} else {
 		r.Warnings = append(r.Warnings, "MACs/FLOPs unknown: some multiply-accumulate ops have shapes that are not static (give --dim or --input values)")
 	}
@@ -202,7 +250,8 @@ func valueJSON(v *ir.Value) ValueJSON {
 	return j
 }
 
-// WriteText prints the summary as tables.
+// WriteText prints the summary as tables. Warnings are not printed:
+// the command writes them on stderr.
 func (r *Inspect) WriteText(w io.Writer) error {
 	ew := &errWriter{w: w}
 	fmt.Fprintf(ew, "Model: %s\n", r.Model)
@@ -253,9 +302,19 @@ func (r *Inspect) WriteText(w io.Writer) error {
 		fmt.Fprintln(ew, "\nNodes:")
 		rows := make([][]string, len(r.NodeTable))
 		for i, n := range r.NodeTable {
-			rows[i] = []string{fmt.Sprint(i), n.Name, n.Op, strings.Join(n.Outputs, "\n"), fmt.Sprint(n.Params), optInt(n.MACs), optInt(n.FLOPs)}
+			mem, share := "?", "?"
+			if n.OutputBytes != nil {
+				mem = Bytes(*n.OutputBytes)
+			}
+			if n.MACShare != nil {
+				share = Pct(*n.MACShare)
+			}
+			rows[i] = []string{fmt.Sprint(i), n.Name, n.Op, strings.Join(typesOf(n.Inputs), "\n"), strings.Join(typesOf(n.Outputs), "\n"),
+				mem, fmt.Sprint(n.Params), optInt(n.MACs), share, optInt(n.FLOPs)}
 		}
-		ew.check(WriteTable(ew, []string{"#", "node", "op", "outputs", "params", "MACs", "FLOPs (2 x MACs)"}, rows))
+		// narrow terminals lose FLOPs (2 x MACs), params, the inputs, #
+		ew.check(TextTable{Header: []string{"#", "node", "op", "input shapes", "output shapes", "memory", "params", "MACs", "MAC share", "FLOPs (2 x MACs)"},
+			Rows: rows, Drop: []int{9, 6, 3, 0}}.Write(ew))
 	}
 	fmt.Fprintf(ew, "\nNodes: %d in the main graph, %d in all (subgraphs and functions included)\n", r.Nodes, r.NodesTotal)
 	fmt.Fprintf(ew, "Parameters: %s (%d elements), %s\n", SI(float64(r.Params)), r.Params, Bytes(r.ParamBytes))
@@ -263,12 +322,6 @@ func (r *Inspect) WriteText(w io.Writer) error {
 		fmt.Fprintf(ew, "MACs: %sMAC (%d); FLOPs: %sFLOP (%d, = 2 x MACs)\n", SI(float64(*r.MACs)), *r.MACs, SI(float64(*r.FLOPs)), *r.FLOPs)
 	} else {
 		fmt.Fprintln(ew, "MACs: unknown; FLOPs: unknown")
-	}
-	if len(r.Warnings) > 0 {
-		fmt.Fprintf(ew, "\nWarnings (%d):\n", len(r.Warnings))
-		for _, s := range r.Warnings {
-			fmt.Fprintf(ew, "  %s\n", s)
-		}
 	}
 	return ew.err
 }

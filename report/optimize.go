@@ -43,7 +43,7 @@ type Optimize struct {
 	Speedup     float64    `json:"speedup"`
 	Passes      []OptPass  `json:"passes"`
 	Assumptions []string   `json:"assumptions,omitempty"`
-	Warnings    []string   `json:"warnings,omitempty"`
+	Warnings    []string   `json:"warnings"`
 	// Placement is the --cluster plan (nil without --cluster).
 	Placement *cluster.Placement `json:"placement,omitempty"`
 	// Emitted is the prediction for the model --emit-onnx wrote, with the
@@ -61,7 +61,7 @@ func Summary(p optimize.Prediction) OptSummary {
 func NewOptimize(path, hardware string, res *optimize.Result, assumptions, warnings []string) *Optimize {
 	r := &Optimize{Model: path, Hardware: hardware, Level: res.Level,
 		Baseline: Summary(res.Baseline), Optimized: Summary(res.Final), Speedup: res.Speedup(),
-		Assumptions: assumptions, Warnings: warnings, Passes: []OptPass{}}
+		Assumptions: assumptions, Warnings: append([]string{}, warnings...), Passes: []OptPass{}}
 	for i := range res.Passes {
 		p := &res.Passes[i]
 		r.Passes = append(r.Passes, OptPass{Name: p.Name, Rewrites: len(p.Rewrites), DeltaMS: p.DeltaMS(),
@@ -117,7 +117,14 @@ func (r *Optimize) WriteText(w io.Writer) error {
 
 func ms(v float64) string { return fmt.Sprintf("%.4f ms", v) }
 
-func signedMS(v float64) string { return fmt.Sprintf("%+.4f ms", v) }
+// signedMS formats a time difference with its sign ("+0.0000 ms" for
+// zero, never "-0.0000 ms").
+func signedMS(v float64) string {
+	if v == 0 {
+		v = 0 // drops the sign of -0
+	}
+	return fmt.Sprintf("%+.4f ms", v)
+}
 
 // PlanKernel is one kernel of the plan, in schedule order.
 type PlanKernel struct {

@@ -27,7 +27,7 @@ func writePlacementSummary(w io.Writer, pl *cluster.Placement) {
 		}
 	}
 	if replicated > 0 {
-		fmt.Fprintf(w, "  devices:    every GPU (%d nodes replicated, data parallel)\n", replicated)
+		fmt.Fprintf(w, "  devices:    every GPU (%s replicated, data parallel)\n", Count(replicated, "node"))
 	}
 	if len(devs) > 0 {
 		names := make([]string, 0, len(devs))
@@ -37,7 +37,7 @@ func writePlacementSummary(w io.Writer, pl *cluster.Placement) {
 		sort.Strings(names)
 		var parts []string
 		for _, d := range names {
-			parts = append(parts, fmt.Sprintf("%s %d nodes", d, devs[d]))
+			parts = append(parts, d+" "+Count(devs[d], "node"))
 		}
 		fmt.Fprintf(w, "  devices:    %d used: %s\n", len(names), strings.Join(parts, ", "))
 	}

@@ -207,7 +207,8 @@ func aggregateOps(nodes []ProfileNode, busyMs float64) []ProfileOp {
 }
 
 // WriteText prints the summary, the top rows by node or by op ("node" or
-// "op"), the largest idle gaps, the assumptions and the warnings.
+// "op"), the largest idle gaps and the assumptions (not the warnings: the
+// command writes them on stderr).
 func (p *Profile) WriteText(w io.Writer, by string, top int) error {
 	ew := &errWriter{w: w}
 	fmt.Fprintf(ew, "Model: %s\n", p.Model)
@@ -224,7 +225,7 @@ func (p *Profile) WriteText(w io.Writer, by string, top int) error {
 	fmt.Fprintf(ew, "Predicted step time: %s%s\n", Millis(p.TotalMs/1e3), lb)
 	fmt.Fprintf(ew, "  device busy %s, host issuing %s, critical path %s\n", Millis(p.DeviceBusyMs/1e3), Millis(p.HostBusyMs/1e3), Millis(p.CriticalPathMs/1e3))
 	fmt.Fprintf(ew, "Achieved: %.3g TFLOP/s of %g TFLOP/s %s peak (%s)\n", p.AchievedTFLOPS, p.PeakTFLOPS, p.DType, Pct(p.AchievedTFLOPS/p.PeakTFLOPS))
-	fmt.Fprintf(ew, "Work: %sFLOP, %sB moved, %d kernels launched\n", SI(p.FLOPs), SI(p.Bytes), p.Kernels)
+	fmt.Fprintf(ew, "Work: %sFLOP, %sB moved, %s launched\n", SI(p.FLOPs), SI(p.Bytes), Count(p.Kernels, "kernel"))
 	fmt.Fprintf(ew, "Memory peak: %s (weights %s", Bytes(int64(p.PeakMemoryBytes)), Bytes(int64(p.WeightBytes)))
 	if p.OptimizerBytes > 0 {
 		fmt.Fprintf(ew, ", optimizer state %s", Bytes(int64(p.OptimizerBytes)))
@@ -255,7 +256,7 @@ func (p *Profile) WriteText(w io.Writer, by string, top int) error {
 		top = 20
 	}
 	if by == "op" {
-		fmt.Fprintf(ew, "\nTop %d op types by device time:\n", min(top, len(p.Ops)))
+		fmt.Fprintf(ew, "\nTop %s by device time:\n", Count(min(top, len(p.Ops)), "op type"))
 		var rows [][]string
 		for i, o := range p.Ops {
 			if i == top {
@@ -264,14 +265,14 @@ func (p *Profile) WriteText(w io.Writer, by string, top int) error {
 			rows = append(rows, []string{fmt.Sprint(i + 1), o.Op, fmt.Sprint(o.Count), fmt.Sprint(o.Kernels), SI(o.FLOPs), SI(o.Bytes) + "B",
 				Ratio(o.Intensity), o.Bound, Millis(o.TimeMs / 1e3), Pct(o.Share)})
 		}
-		ew.check(WriteTable(ew, []string{"#", "op", "nodes", "kernels", "FLOPs", "bytes", "FLOP/B", "bound", "time", "share"}, rows))
+		ew.check(TextTable{Header: []string{"#", "op", "nodes", "kernels", "FLOPs", "bytes", "FLOP/B", "bound", "time", "share"}, Rows: rows, Drop: []int{6, 5, 3, 0}}.Write(ew))
 	} else {
 		order := make([]int, len(p.Nodes))
 		for i := range order {
 			order[i] = i
 		}
 		sort.SliceStable(order, func(a, b int) bool { return p.Nodes[order[a]].TimeMs > p.Nodes[order[b]].TimeMs })
-		fmt.Fprintf(ew, "\nTop %d nodes by device time:\n", min(top, len(p.Nodes)))
+		fmt.Fprintf(ew, "\nTop %s by device time:\n", Count(min(top, len(p.Nodes)), "node"))
 		var rows [][]string
 		for i, k := range order {
 			if i == top {
@@ -285,7 +286,7 @@ func (p *Profile) WriteText(w io.Writer, by string, top int) error {
 			rows = append(rows, []string{fmt.Sprint(i + 1), name, n.Op, SI(n.FLOPs), SI(n.Bytes) + "B",
 				Ratio(n.Intensity), n.Bound, Millis(n.TimeMs / 1e3), Pct(n.Share)})
 		}
-		ew.check(WriteTable(ew, []string{"#", "node", "op", "FLOPs", "bytes", "FLOP/B", "bound", "time", "share"}, rows))
+		ew.check(TextTable{Header: []string{"#", "node", "op", "FLOPs", "bytes", "FLOP/B", "bound", "time", "share"}, Rows: rows, Drop: []int{5, 4, 0, 6}}.Write(ew))
 	}
 	if len(p.LargestGaps) > 0 {
 		fmt.Fprintln(ew, "\nLargest idle gaps:")
@@ -298,12 +299,6 @@ func (p *Profile) WriteText(w io.Writer, by string, top int) error {
 	fmt.Fprintln(ew, "\nAssumptions:")
 	for _, a := range p.Assumptions {
 		fmt.Fprintf(ew, "  - %s\n", a)
-	}
-	if len(p.Warnings) > 0 {
-		fmt.Fprintf(ew, "\nWarnings (%d):\n", len(p.Warnings))
-		for _, s := range p.Warnings {
-			fmt.Fprintf(ew, "  %s\n", s)
-		}
 	}
 	return ew.err
 }

@@ -4,10 +4,12 @@ package report
 // human-readable numbers.
 
 import (
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
 	"math"
+	"strings"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
@@ -20,28 +22,63 @@ type Format string
 const (
 	Table Format = "table"
 	JSON  Format = "json"
+	// CSV is one header row and one row per item, numbers unformatted,
+	// for the tables a spreadsheet wants (profile's nodes or op types,
+	// inspect's nodes, hw list, the sweep).
+	CSV Format = "csv"
 )
 
-// ParseFormat validates a --format value.
-func ParseFormat(s string) (Format, error) {
-	switch Format(s) {
-	case Table, JSON:
-		return Format(s), nil
+// ParseFormat validates a --format value: table or json, plus the extra
+// formats (CSV) a command also writes.
+func ParseFormat(s string, extra ...Format) (Format, error) {
+	allowed := append([]Format{Table, JSON}, extra...)
+	names := make([]string, len(allowed))
+	for i, f := range allowed {
+		if Format(s) == f {
+			return f, nil
+		}
+		names[i] = string(f)
 	}
-	return "", fmt.Errorf("unknown format %q (want table or json)", s)
+	return "", fmt.Errorf("unknown format %q (want %s)", s, orList(names))
+}
+
+// orList joins names as "a, b or c".
+func orList(names []string) string {
+	if len(names) == 1 {
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// WriteCSV writes header and rows as CSV (RFC 4180).
+func WriteCSV(w io.Writer, header []string, rows [][]string) error {
+	cw := csv.NewWriter(Unfit(w))
+	if err := cw.Write(header); err != nil {
+		return err
+	}
+	if err := cw.WriteAll(rows); err != nil {
+		return err
+	}
+	return cw.Error()
 }
 
 // WriteJSON writes v as indented JSON followed by a newline.
 func WriteJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
+	enc := json.NewEncoder(Unfit(w))
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
 }
 
-// WriteTable renders rows under a header as a bordered text table. Header
-// names are printed as given (no upper-casing).
+// WriteTable renders rows under a header as a bordered text table fitted
+// to w's width (see TextTable).
 func WriteTable(w io.Writer, header []string, rows [][]string) error {
+	return TextTable{Header: header, Rows: rows}.Write(w)
+}
+
+// renderTable renders rows under a header as a bordered text table, as
+// given. Header names are printed as given (no upper-casing).
+func renderTable(w io.Writer, header []string, rows [][]string) error {
 	t := tablewriter.NewTable(w,
 		tablewriter.WithHeaderAutoFormat(tw.Off),
 		tablewriter.WithHeaderAlignment(tw.AlignLeft),

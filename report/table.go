@@ -37,3 +37,29 @@ func Ratio(f float64) string {
 	}
 	return fmt.Sprintf("%.2f", f)
 }
+
+// Count writes n and the noun, plural unless n is 1: "1 output",
+// "3 outputs", "0 nodes". The plural adds "s" (the nouns reports count
+// are regular).
+func Count[T ~int | ~int64](n T, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// Verdict says whether bad of n compared items differ: "the output
+// matches", "all 3 outputs match", "1 of 3 outputs differs".
+func Verdict(bad, n int, noun string) string {
+	switch {
+	case bad == 0 && n == 1:
+		return "the " + noun + " matches"
+	case bad == 0:
+		return fmt.Sprintf("all %d %ss match", n, noun)
+	case bad == 1 && n == 1:
+		return "the " + noun + " differs"
+	case bad == 1:
+		return fmt.Sprintf("1 of %d %ss differs", n, noun)
+	}
+	return fmt.Sprintf("%d of %d %ss differ", bad, n, noun)
+}

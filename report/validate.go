@@ -47,6 +47,9 @@ type Validation struct {
 	Nodes             []ValidateNode `json:"nodes"`
 	Ops               []ValidateOp   `json:"ops"`
 	Notes             []string       `json:"notes,omitempty"`
+	// Warnings are the import, inference, simulation and hardware
+	// messages (the command also writes them on stderr).
+	Warnings []string `json:"warnings"`
 }
 
 func errPct(p, m float64) float64 {
@@ -121,7 +124,7 @@ func vpct(v float64) string { return fmt.Sprintf("%+.1f%%", v) }
 func (v *Validation) WriteText(w io.Writer, top int) error {
 	fmt.Fprintf(w, "model:      %s\nhardware:   %s\nmeasured:   %s (%s)\n", v.Model, v.Hardware, v.Measurement, v.MeasuredWhat)
 	fmt.Fprintf(w, "end to end: predicted %.4f ms, measured %.4f ms, error %+.1f%% (|%.1f%%|)\n", v.PredictedMs, v.MeasuredMs, v.ErrorPct, v.AbsErrorPct)
-	fmt.Fprintf(w, "per node:   %d nodes, mean |error| %.1f%%, time-weighted |error| %.1f%%\n\n", len(v.Nodes), v.NodeMAPE, v.NodeWeightedError)
+	fmt.Fprintf(w, "per node:   %s, mean |error| %.1f%%, time-weighted |error| %.1f%%\n\n", Count(len(v.Nodes), "node"), v.NodeMAPE, v.NodeWeightedError)
 	var rows [][]string
 	for _, o := range v.Ops {
 		rows = append(rows, []string{o.Op, fmt.Sprint(o.Nodes), vms(o.PredictedMs), vms(o.MeasuredMs), vpct(o.ErrorPct), fmt.Sprintf("%.1f%%", math.Abs(o.ErrorPct))})
@@ -138,7 +141,7 @@ func (v *Validation) WriteText(w io.Writer, top int) error {
 	for _, n := range nodes {
 		rows = append(rows, []string{n.Name, n.Op, vms(n.PredictedMs), vms(n.MeasuredMs), vpct(n.ErrorPct)})
 	}
-	fmt.Fprintf(w, "\ntop %d nodes by measured time\n", len(nodes))
+	fmt.Fprintf(w, "\ntop %s by measured time\n", Count(len(nodes), "node"))
 	if err := WriteTable(w, []string{"node", "op", "predicted ms", "measured ms", "error"}, rows); err != nil {
 		return err
 	}

@@ -113,8 +113,8 @@ func (s *ValidationSet) WriteText(w io.Writer) error {
 	if err := WriteTable(w, []string{"model", "measured ms", "predicted ms", "error"}, rows); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\n%d models: MAPE %.1f%% (median |error| %.1f%%), %d within 15%%, %d within 25%%, %d off by more than 1.5x, %d by more than 2x (worst %.2fx)\n",
-		s.Predicted, s.MAPE, s.MedianAbs, s.Within15, s.Within25, s.Over1_5x, s.Over2x, s.MaxRatio)
+	fmt.Fprintf(w, "\n%s: MAPE %.1f%% (median |error| %.1f%%), %d within 15%%, %d within 25%%, %d off by more than 1.5x, %d by more than 2x (worst %.2fx)\n",
+		Count(s.Predicted, "model"), s.MAPE, s.MedianAbs, s.Within15, s.Within25, s.Over1_5x, s.Over2x, s.MaxRatio)
 	for _, n := range s.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}

@@ -30,7 +30,7 @@ type Verify struct {
 	ATol     float64        `json:"atol"`
 	Outputs  []VerifyOutput `json:"outputs"`
 	OK       bool           `json:"ok"`
-	Warnings []string       `json:"warnings,omitempty"`
+	Warnings []string       `json:"warnings"`
 	// Runtime is what ran the models when not wolong's evaluator.
 	Runtime string `json:"runtime,omitempty"`
 }
@@ -48,6 +48,9 @@ func finite(v float64) float64 {
 func WriteVerify(w io.Writer, v *Verify, f Format) error {
 	if f == JSON {
 		c := *v
+		if c.Warnings == nil {
+			c.Warnings = []string{}
+		}
 		c.Outputs = make([]VerifyOutput, len(v.Outputs))
 		for i, o := range v.Outputs {
 			if math.IsInf(o.MaxAbsErr, 0) || math.IsNaN(o.MaxAbsErr) {
@@ -80,10 +83,7 @@ func WriteVerify(w io.Writer, v *Verify, f Format) error {
 	if err := WriteTable(w, []string{"output", "type", "max abs err", "max rel err", "ok"}, rows); err != nil {
 		return err
 	}
-	verdict := fmt.Sprintf("all %d outputs match", len(v.Outputs))
-	if bad > 0 {
-		verdict = fmt.Sprintf("%d of %d outputs differ", bad, len(v.Outputs))
-	}
+	verdict := Verdict(bad, len(v.Outputs), "output")
 	in := ""
 	if v.Runtime != "" {
 		in = " in " + v.Runtime

@@ -125,7 +125,7 @@ async function profileModel(entry, outDir, opt) {
   const out = [{
     cat: 'wolong', name: 'wolong_profile', ph: 'M', pid: 0, tid: 0, ts: 0,
     args: {
-      model: entry.model, ort: '1.30.0', threads: 1, graph_optimization: 'disabled',
+      model: entry.model, model_path: path.join(modelsDir, entry.model), ort: '1.30.0', threads: 1, graph_optimization: 'disabled',
       runs: measured.length, warmup: runs - measured.length,
       time: opt.cpuTime ? 'wall time x per-run CPU/wall ratio (--cpu-time)' : 'wall time',
       cpu_wall_ratio_median: median(ratios.slice(skip)),

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -38,6 +39,83 @@ func TestWrite(t *testing.T) {
 	ents, _ := os.ReadDir(dir)
 	for _, e := range ents {
 		if e.Name() != "in.onnx" && e.Name() != "link.onnx" && e.Name() != "out.json" {
+			t.Errorf("left behind: %s", e.Name())
+		}
+	}
+}
+
+// TestBatch checks that a batch's files appear together at Commit or not
+// at all, that Check refuses what Write would refuse before any work, and
+// that no message names a temporary file.
+func TestBatch(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.onnx")
+	os.WriteFile(in, []byte("model"), 0o644)
+	put := func(s string) func(io.Writer) error {
+		return func(w io.Writer) error { _, err := io.WriteString(w, s); return err }
+	}
+	for _, tc := range []struct {
+		path string
+		want string
+	}{
+		{filepath.Join(dir, "missing", "x.json"), "folder " + filepath.Join(dir, "missing") + " does not exist"},
+		{dir, "is a directory"},
+		{in, "refusing to overwrite the input file"},
+		{filepath.Join(in, "x.json"), "is not a folder"},
+	} {
+		err := NewBatch(in).Check(tc.path)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), ".tmp") {
+			t.Errorf("Check(%s) = %v, want %q", tc.path, err, tc.want)
+		}
+	}
+	b := NewBatch(in)
+	a, c := filepath.Join(dir, "a.json"), filepath.Join(dir, "c.json")
+	if err := b.Check(a); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Check(filepath.Join(dir, ".", "a.json")); err == nil || !strings.Contains(err.Error(), "written twice") {
+		t.Errorf("the same output twice: %v", err)
+	}
+	if err := b.Write(a, nil, put("A")); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Write(c, nil, put("C")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(a); err == nil {
+		t.Fatal("a staged file is visible before Commit")
+	}
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	for p, want := range map[string]string{a: "A", c: "C"} {
+		st, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b, _ := os.ReadFile(p); string(b) != want || st.Mode().Perm() != Mode {
+			t.Errorf("%s: %q, mode %v; want %q, %v", p, b, st.Mode().Perm(), want, os.FileMode(Mode))
+		}
+	}
+	// A failing writer after a staged file: nothing appears, nothing left.
+	sub := filepath.Join(dir, "new", "deeper")
+	b = NewBatch()
+	if err := b.MkdirAll(sub); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Write(filepath.Join(sub, "one.pb"), nil, put("1")); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Write(filepath.Join(sub, "two.pb"), nil, func(io.Writer) error { return errors.New("boom") }); err == nil {
+		t.Fatal("no error")
+	}
+	b.Abort()
+	if _, err := os.Stat(filepath.Join(dir, "new")); err == nil {
+		t.Error("Abort left the folders it created")
+	}
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if strings.Contains(e.Name(), ".tmp") {
 			t.Errorf("left behind: %s", e.Name())
 		}
 	}

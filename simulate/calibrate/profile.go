@@ -63,12 +63,16 @@ type GraphInput struct {
 
 // Profile is one measurement file.
 type Profile struct {
-	Source  string // file name, for messages
-	Format  Format
-	Model   string       // model path the profile names ("" if none)
-	Inputs  []GraphInput // input shapes the profile names (nil if none)
-	RunUs   float64      // median end-to-end run time, µs (0: unknown)
-	Samples []Sample
+	Source string // file name, for messages
+	Format Format
+	Model  string // model path the profile names ("" if none)
+	// ModelPath is the model's absolute path when the profile was taken
+	// (bench/ort/profile.mjs records it), for finding the model from any
+	// working folder; "" if not recorded.
+	ModelPath string
+	Inputs    []GraphInput // input shapes the profile names (nil if none)
+	RunUs     float64      // median end-to-end run time, µs (0: unknown)
+	Samples   []Sample
 	// GraphOptimization is the runtime's graph optimization level the
 	// profile records ("" if it records none; bench/ort/profile.mjs writes
 	// "disabled").
@@ -98,6 +102,7 @@ type ortArgs struct {
 	InputShape []map[string]json.RawMessage `json:"input_type_shape"`
 	// metadata (bench/ort/profile.mjs)
 	Model             string       `json:"model"`
+	ModelPath         string       `json:"model_path"`
 	Inputs            []GraphInput `json:"inputs"`
 	GraphOptimization string       `json:"graph_optimization"`
 }
@@ -159,7 +164,7 @@ func ParseORT(src string, data []byte) (*Profile, error) {
 			if err := json.Unmarshal(e.Args, &a); err != nil {
 				return nil, fmt.Errorf("calibrate: %s: wolong_profile metadata: %v", src, err)
 			}
-			p.Model, p.Inputs, p.GraphOptimization = a.Model, a.Inputs, a.GraphOptimization
+			p.Model, p.ModelPath, p.Inputs, p.GraphOptimization = a.Model, a.ModelPath, a.Inputs, a.GraphOptimization
 		case e.Cat == "Session" && e.Name == "model_run":
 			runs = append(runs, e.Dur)
 		case e.Cat == "Node" && strings.HasSuffix(e.Name, "_kernel_time"):
