@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/wolong-dev/wolong/internal/hostile"
 )
@@ -38,6 +40,8 @@ func outcome(t *testing.T, name string, args []string, out string) (code int, er
 		t.Errorf("%s: exit %d (stderr %q)", name, code, errs)
 	case code == 1 && (strings.Count(errs, "\n") != 1 || !strings.HasPrefix(errs, "wolong: ")):
 		t.Errorf("%s: stderr is not one 'wolong: ...' line: %q", name, errs)
+	case code == 1 && !printable(strings.TrimSuffix(errs, "\n")):
+		t.Errorf("%s: error line has control characters or invalid UTF-8: %q", name, errs)
 	}
 	var leftovers []string
 	filepath.Walk(out, func(p string, info os.FileInfo, err error) error {
@@ -53,6 +57,20 @@ func outcome(t *testing.T, name string, args []string, out string) (code int, er
 		t.Errorf("%s: exit %d left files behind: %v", name, code, leftovers)
 	}
 	return code, strings.TrimSpace(errs)
+}
+
+// printable reports whether s is valid UTF-8 without control characters
+// (a terminal would act on them: ESC sequences, DEL, NUL).
+func printable(s string) bool {
+	if !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if unicode.IsControl(r) && r != '\t' {
+			return false
+		}
+	}
+	return true
 }
 
 // TestHostileModelsEveryCommand runs every command on every hostile model.

@@ -190,8 +190,8 @@ func file(name string, data []byte, side func(dir string) error) func(dir string
 // that escapes, runs past the end or is missing (and one well-formed
 // reference to it), dims bombs, negative and overflowing dims, raw data
 // shorter than its dims, deep nesting, huge attribute lists, cycles,
-// duplicate, dangling and missing outputs, non-UTF-8 names and opsets from
-// the future.
+// duplicate, dangling and missing outputs, non-UTF-8 names, names and op
+// types with control characters, and opsets from the future.
 func Cases() []Case {
 	ext := func(loc string, extra ...string) []byte {
 		e := map[string]string{"location": loc}
@@ -226,6 +226,11 @@ func Cases() []Case {
 	overflowInput := Model(Graph("g", [][]byte{Node("Relu", []string{"x"}, []string{"y"})}, nil,
 		[][]byte{ValueInfo("x", math.MaxInt64/2, 4, 4)}, [][]byte{ValueInfo("y", 2)}), 17)
 	missingOutput := Model(Graph("g", nil, nil, [][]byte{ValueInfo("x", 2)}, [][]byte{ValueInfo("y", 2)}), 17)
+	// Names with control characters (ESC, DEL, NUL) that error messages quote.
+	controlName := Model(Graph("g", [][]byte{Node("Relu\x1b[2J\x7f", []string{"ghost"}, []string{"y"})}, nil,
+		[][]byte{ValueInfo("x", 2)}, [][]byte{ValueInfo("y", 2)}), 17)
+	controlOp := Model(Graph("g", [][]byte{Node("a\x00b\x01", []string{"x"}, []string{"y"})}, nil,
+		[][]byte{ValueInfo("x", 2)}, [][]byte{ValueInfo("y", 2)}), 17)
 	negInput := Model(Graph("g", [][]byte{Node("Relu", []string{"x"}, []string{"y"})}, nil,
 		[][]byte{ValueInfo("x", -7)}, [][]byte{ValueInfo("y", 2)}), 17)
 	return []Case{
@@ -250,6 +255,8 @@ func Cases() []Case {
 		{"dangling", "nothing produces", file("dangling.onnx", dangling, nil)},
 		{"missing-output", "not produced", file("missing-output.onnx", missingOutput, nil)},
 		{"non-utf8", "UTF-8", file("non-utf8.onnx", badUTF, nil)},
+		{"control-name", "nothing produces", file("control-name.onnx", controlName, nil)},
+		{"control-op", "", file("control-op.onnx", controlOp, nil)},
 		{"future-opset", "", file("future-opset.onnx", Model(Graph("g", [][]byte{Node("Relu", []string{"x"}, []string{"y"})}, nil, [][]byte{ValueInfo("x", 2)}, [][]byte{ValueInfo("y", 2)}), 99), nil)},
 		{"absurd-opset", "out of range", file("absurd-opset.onnx", Model(Graph("g", nil, nil, nil, nil), 1<<40), nil)},
 		{"empty", "empty", file("empty.onnx", nil, nil)},
