@@ -6,7 +6,10 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -142,11 +145,27 @@ func isCobraUsage(err error) bool {
 	return false
 }
 
-// oneLine folds a message onto one line.
+// oneLine folds a message onto one printable line: line breaks become
+// "; " and any other control character (names in a model may hold ESC,
+// DEL, NUL) or invalid UTF-8 byte is written escaped, as \x1b or \u0085.
 func oneLine(s string) string {
 	s = strings.TrimSpace(s)
 	s = strings.ReplaceAll(s, "\r", " ")
-	return strings.ReplaceAll(s, "\n", "; ")
+	s = strings.ReplaceAll(s, "\n", "; ")
+	var b strings.Builder
+	for len(s) > 0 {
+		r, n := utf8.DecodeRuneInString(s)
+		switch {
+		case r == utf8.RuneError && n == 1:
+			fmt.Fprintf(&b, "\\x%02x", s[0])
+		case unicode.IsControl(r) && r != '\t':
+			b.WriteString(strings.Trim(strconv.QuoteRune(r), "'"))
+		default:
+			b.WriteString(s[:n])
+		}
+		s = s[n:]
+	}
+	return b.String()
 }
 
 // completeONNX completes positional arguments with .onnx files.
