@@ -5,26 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wolong-dev/wolong/internal/modelgen"
 	"github.com/wolong-dev/wolong/ir"
 )
-
-// scanLoop builds y = Loop(trip) whose body emits Neg(x) as a scan output
-// each iteration, x a float32[n] graph input: trip pieces of 4n bytes
-// accumulate before they are stacked into y, float32[trip, n].
-func scanLoop(trip int64, n int) *ir.Model {
-	g := ir.NewGraph("main")
-	x := g.AddInput("x", ir.TensorType(ir.Float32, ir.ShapeOf(int64(n))))
-	body := ir.NewGraph("body")
-	body.AddInput("i", ir.TensorType(ir.Int64, ir.ShapeOf()))
-	c := body.AddInput("c", ir.TensorType(ir.Bool, ir.ShapeOf()))
-	co := body.AddNode("Identity", "", "cid", []*ir.Value{c}, []string{"c_out"}).Outputs[0]
-	s := body.AddNode("Neg", "", "neg", []*ir.Value{x}, []string{"s"}).Outputs[0]
-	body.Outputs = []*ir.Value{co, s}
-	m := g.AddInitializer(&ir.Tensor{Name: "trip", DType: ir.Int64, Dims: []int64{}, Int64s: []int64{trip}})
-	g.Outputs = []*ir.Value{g.AddNode("Loop", "", "loop", []*ir.Value{m, nil}, []string{"y"},
-		&ir.Attr{Name: "body", Type: ir.AttrGraph, G: body}).Outputs[0]}
-	return &ir.Model{Opsets: []ir.OpsetID{{Domain: "", Version: 17}}, Graph: g}
-}
 
 // TestLoopScanOutputsCounted: a Loop's scan outputs count against
 // MaxMemory while they accumulate (each piece with the evaluator's
@@ -45,7 +28,7 @@ func TestLoopScanOutputsCounted(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			x := ramp(tc.n)
-			e := New(scanLoop(tc.trip, tc.n), Options{MaxMemory: tc.max})
+			e := New(modelgen.ScanLoop(tc.trip, tc.n), Options{MaxMemory: tc.max})
 			out, err := e.Run(map[string]Value{"x": x})
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
@@ -80,7 +63,7 @@ func TestDeadline(t *testing.T) {
 		in    *Tensor
 		after time.Duration
 	}{
-		{"long loop", scanLoop(1<<23, 1), ramp(1), 100 * time.Millisecond},
+		{"long loop", modelgen.ScanLoop(1<<23, 1), ramp(1), 100 * time.Millisecond},
 		{"already passed", negChain(4, 3), ramp(4), -time.Second},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
