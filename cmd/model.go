@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -13,11 +14,13 @@ import (
 
 // ModelFlags are the flags every command that reads a model shares.
 type ModelFlags struct {
-	Dims      []string // --dim name=value
-	Inputs    []string // --input name=1x3x224x224
-	MaxMemory string   // --max-memory 4GiB
+	Dims      []string      // --dim name=value
+	Inputs    []string      // --input name=1x3x224x224
+	MaxMemory string        // --max-memory 4GiB
+	Timeout   time.Duration // --timeout (run and verify only, addTimeoutFlag): 0 none
 
 	progress *progress // set by addModelFlags from the command's Env
+	deadline time.Time // start + Timeout, fixed by the first loadModel
 }
 
 // addModelFlags registers --dim, --input and --max-memory on c, and lets
@@ -35,6 +38,7 @@ type Loaded struct {
 	Infer     *ir.InferResult
 	Warnings  []string // import and inference warnings, in order
 	MaxMemory int64
+	Deadline  time.Time // when evaluation must stop (zero: no limit), shared by all models of a command
 }
 
 // Close releases the model's file mappings.
@@ -55,7 +59,11 @@ func (f *ModelFlags) loadModel(path string) (*Loaded, error) {
 	if err != nil {
 		return nil, Usagef("--max-memory: %v", err)
 	}
-	l := &Loaded{MaxMemory: maxMem}
+	deadline, err := f.evalDeadline()
+	if err != nil {
+		return nil, err
+	}
+	l := &Loaded{MaxMemory: maxMem, Deadline: deadline}
 	defer f.progress.Done()
 	f.progress.Printf("importing %s", path)
 	m, err := importer.Load(path, importer.Options{Warn: func(s string) { l.Warnings = append(l.Warnings, s) }})

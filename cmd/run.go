@@ -38,6 +38,7 @@ SequenceProto or OptionalProto) into the -o folder, each atomically.
 		},
 	}
 	addModelFlags(env, c, &opts.Model)
+	addTimeoutFlag(c, &opts.Model)
 	c.Flags().StringVar(&opts.Inputs, "inputs", "", "folder of input_N.pb files (default: random inputs)")
 	c.Flags().Uint32Var(&opts.Seed, "seed", 1, "seed of the random inputs (without --inputs)")
 	c.Flags().StringVarP(&opts.Out, "output", "o", "", "folder to write output_N.pb into (created if missing)")
