@@ -59,6 +59,7 @@ func (f *ModelFlags) loadModel(path string) (*Loaded, error) {
 	if err != nil {
 		return nil, Usagef("--max-memory: %v", err)
 	}
+	limitHeap(maxMem)
 	deadline, err := f.evalDeadline()
 	if err != nil {
 		return nil, err

@@ -102,6 +102,7 @@ func Main(args []string, stdout, stderr io.Writer) (status int) {
 		env.ErrIsTerminal = term.IsTerminal(int(f.Fd()))
 	}
 	env.Progress = &progress{w: stderr, on: env.ErrIsTerminal}
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1)) // limitHeap's, for callers in the same process
 	defer func() {
 		if r := recover(); r != nil {
 			fmt.Fprintf(stderr, "wolong: internal error: %s\n", oneLine(fmt.Sprint(r)))
