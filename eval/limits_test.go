@@ -1,6 +1,9 @@
 package eval
 
 import (
+	"math"
+	"runtime"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -79,5 +82,32 @@ func TestDeadline(t *testing.T) {
 	}
 	if _, err := Run(negChain(4, 3), map[string]Value{"x": ramp(4)}, Options{Deadline: time.Now().Add(time.Hour)}); err != nil {
 		t.Errorf("a run well within its deadline: %v", err)
+	}
+}
+
+// TestWorkingCopyUnderMemoryLimit: a kernel's float64 working copy of a
+// large input counts against the process's memory limit (the runtime's
+// soft limit, which wolong sets to --max-memory): a Conv over a 32 MiB
+// float32 input, whose copy needs 64 MiB, is refused with 48 MiB of room
+// and runs without a limit.
+func TestWorkingCopyUnderMemoryLimit(t *testing.T) {
+	g := ir.NewGraph("conv")
+	x := g.AddInput("x", ir.TensorType(ir.Float32, ir.ShapeOf(1, 1, 4096, 2048)))
+	w := g.AddInitializer(&ir.Tensor{Name: "w", DType: ir.Float32, Dims: []int64{1, 1, 1, 1}, Floats: []float32{2}})
+	g.Outputs = []*ir.Value{g.AddNode("Conv", "", "conv", []*ir.Value{x, w}, []string{"y"}).Outputs[0]}
+	m := &ir.Model{Opsets: []ir.OpsetID{{Domain: "", Version: 17}}, Graph: g}
+	in := map[string]Value{"x": NewFloat32([]int{1, 1, 4096, 2048}, make([]float32, 4096*2048))}
+
+	prev := debug.SetMemoryLimit(-1)
+	defer debug.SetMemoryLimit(prev)
+	runtime.GC()
+	debug.SetMemoryLimit(heapInUse() + 48<<20)
+	_, err := Run(m, in, Options{})
+	if err == nil || !strings.Contains(err.Error(), "memory limit") || strings.Contains(err.Error(), "internal error") {
+		t.Fatalf("with 48 MiB of room: err = %v, want the working copy refused", err)
+	}
+	debug.SetMemoryLimit(math.MaxInt64)
+	if _, err := Run(m, in, Options{}); err != nil {
+		t.Fatalf("without a limit: %v", err)
 	}
 }
