@@ -515,6 +515,10 @@ func (e *Evaluator) call(n *ir.Node, sc *scope, in []Value, depth int) (outs []V
 	c.Opset = opsetOf(sc.opsets, n.Domain)
 	defer func() {
 		if r := recover(); r != nil {
+			if mp, ok := r.(memoryPanic); ok {
+				outs, err = nil, mp.err
+				return
+			}
 			outs, err = nil, fmt.Errorf("internal error: %v", r)
 		}
 	}()
