@@ -312,7 +312,10 @@ func kernelMatMulNBits(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	if K <= 0 || N <= 0 || bs <= 0 || bits <= 0 || bits > 8 || 8%bits != 0 {
 		return nil, c.Errorf("invalid K=%d N=%d bits=%d block_size=%d", K, N, bits, bs)
 	}
-	if a.Shape[a.Rank()-1] != K || bq.cls() != clsI {
+	if err := requireFloat(a, "A"); err != nil {
+		return nil, err
+	}
+	if a.Rank() == 0 || a.Shape[a.Rank()-1] != K || bq.cls() != clsI {
 		return nil, c.Errorf("A %s or B %s does not fit K=%d", a, bq, K)
 	}
 	kb := (K + bs - 1) / bs
