@@ -39,6 +39,7 @@ type config struct {
 	roots    []string
 	hostile  bool
 	timeout  time.Duration
+	evalTime time.Duration
 	maxMem   int64
 	margin   int64
 	only     map[int]bool
@@ -46,6 +47,9 @@ type config struct {
 }
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == wrapFlag {
+		os.Exit(wrapMain(os.Args[2:]))
+	}
 	cfg, err := parseFlags(os.Args[1:])
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "mutate:", err)
@@ -72,6 +76,7 @@ func parseFlags(args []string) (*config, error) {
 	models := fs.String("models", "../shared/models,testdata/models", "comma-separated folders of seed models")
 	fs.BoolVar(&cfg.hostile, "hostile", true, "add internal/hostile's cases to the seeds")
 	fs.DurationVar(&cfg.timeout, "timeout", 30*time.Second, "time limit of one run")
+	fs.DurationVar(&cfg.evalTime, "eval-timeout", 20*time.Second, "--timeout given to run and verify (below -timeout: a long evaluation then ends with wolong's own error)")
 	maxMem := fs.String("max-memory", "1GiB", "--max-memory given to every command")
 	margin := fs.String("margin", "512MiB", "peak RSS allowed above --max-memory")
 	only := fs.String("only", "", "comma-separated variant indexes to run (of the same -n and -seed)")
@@ -181,13 +186,16 @@ func sweep(cfg *config, logw *os.File) (*summary, error) {
 	enc := json.NewEncoder(runs)
 	lim := limits{timeout: cfg.timeout, maxRSS: cfg.maxMem + cfg.margin, killRSS: 2*cfg.maxMem + cfg.margin, stderrCp: 16 << 10}
 	maxMem := strconv.FormatInt(cfg.maxMem, 10)
+	if cfg.evalTime <= 0 || cfg.evalTime >= cfg.timeout {
+		return nil, fmt.Errorf("-eval-timeout %s must be positive and below -timeout %s", cfg.evalTime, cfg.timeout)
+	}
 	sum := newSummary(cfg, seeds)
 	for i, si := range order {
 		if cfg.only != nil && !cfg.only[i] {
 			continue
 		}
 		v := makeVariant(cfg.seed, i, seeds[si], ops)
-		res, err := runVariant(bin, v, maxMem, lim)
+		res, err := runVariant(bin, v, maxMem, cfg.evalTime, lim)
 		if err != nil {
 			return nil, err
 		}
@@ -220,7 +228,7 @@ func sweep(cfg *config, logw *os.File) (*summary, error) {
 
 // runVariant writes the variant into its seed's work folder and runs the
 // six commands on it.
-func runVariant(bin string, v *variant, maxMem string, lim limits) ([]result, error) {
+func runVariant(bin string, v *variant, maxMem string, evalTimeout time.Duration, lim limits) ([]result, error) {
 	dir := v.seed.work
 	model := filepath.Join(dir, "v.onnx")
 	outDir := filepath.Join(dir, "out")
@@ -234,7 +242,7 @@ func runVariant(bin string, v *variant, maxMem string, lim limits) ([]result, er
 		return nil, err
 	}
 	var res []result
-	for _, c := range v.commands(model, outDir, maxMem) {
+	for _, c := range v.commands(model, outDir, maxMem, evalTimeout) {
 		if c.name == "verify" {
 			if _, err := os.Stat(filepath.Join(outDir, "opt.onnx")); err != nil {
 				c.args[2] = model // nothing emitted: the variant against itself

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -116,22 +117,10 @@ func TestSchedule(t *testing.T) {
 		for _, i := range order {
 			got[i]++
 		}
-		if len(order) != tc.n || !equalInts(got, tc.want) {
+		if len(order) != tc.n || !slices.Equal(got, tc.want) {
 			t.Errorf("n=%d: counts %v (total %d), want %v", tc.n, got, len(order), tc.want)
 		}
 	}
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func TestClassify(t *testing.T) {

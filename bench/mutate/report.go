@@ -33,6 +33,8 @@ type summary struct {
 	Outcomes       map[string]map[string]int `json:"outcomes"` // command -> outcome -> runs
 	Mutations      map[string]int            `json:"mutations"`
 	Mismatches     int                       `json:"verify_mismatches"` // verify ran both and outputs differ
+	TimeLimited    int                       `json:"time_limited"`      // run or verify stopped by wolong's --timeout
+	Reimport       int                       `json:"emitted_failed"`    // verify ran the variant but not the model optimize emitted (limits aside)
 	Slowest        extreme                   `json:"slowest_seconds"`
 	MaxRSS         extreme                   `json:"max_rss_bytes"`
 	TimeoutSeconds float64                   `json:"timeout_seconds"`
@@ -72,8 +74,15 @@ func (s *summary) add(v *variant, res []result) {
 			s.Failures++
 			failed = true
 		}
-		if r.Command == "verify" && strings.Contains(r.Stderr, "outputs differ") {
+		switch {
+		case r.Command == "verify" && strings.Contains(r.Stderr, "outputs differ"):
 			s.Mismatches++
+		case r.Command == "verify" && r.Outcome == outError && len(r.Args) > 2 && r.Args[2] != r.Args[1] &&
+			strings.Contains(r.Stderr, r.Args[2]+":") && !strings.Contains(r.Stderr, "limit"):
+			s.Reimport++ // the original ran; the optimized model failed to load or to run
+		}
+		if strings.Contains(r.Stderr, "over the time limit (--timeout)") {
+			s.TimeLimited++
 		}
 		if r.Seconds > s.Slowest.Value {
 			s.Slowest = extreme{r.Seconds, r.Command, r.Variant, r.Seed}
@@ -103,7 +112,7 @@ func (s *summary) print(w io.Writer) {
 		}
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintf(w, "verify found different outputs on %d variants\n", s.Mismatches)
+	fmt.Fprintf(w, "verify: outputs differ on %d variants; the emitted model failed where the variant ran on %d; %d runs stopped at --timeout\n", s.Mismatches, s.Reimport, s.TimeLimited)
 	fmt.Fprintf(w, "slowest run: %.2f s (%s, variant %d of %s); limit %.0f s\n", s.Slowest.Value, s.Slowest.Command, s.Slowest.Variant, s.Slowest.Seed, s.TimeoutSeconds)
 	fmt.Fprintf(w, "max RSS: %.0f MiB (%s, variant %d of %s); limit %d MiB (--max-memory %d MiB)\n",
 		s.MaxRSS.Value/(1<<20), s.MaxRSS.Command, s.MaxRSS.Variant, s.MaxRSS.Seed, s.RSSLimit>>20, s.MaxMemory>>20)

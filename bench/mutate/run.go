@@ -8,7 +8,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"strconv"
@@ -68,38 +70,84 @@ func (b *cappedBuffer) Write(p []byte) (int, error) {
 }
 
 // execute runs bin with args in dir under lim and classifies the result.
+// The run goes through this program's own -exec-wrapper (see wrapMain):
+// Linux starts a child's peak RSS (ru_maxrss) at its parent's peak, so
+// the sweep, which holds the seed models, cannot measure its children
+// directly; the wrapper is a fresh process of a few MiB.
 func execute(bin string, args []string, dir string, lim limits) result {
-	ctx, cancel := context.WithTimeout(context.Background(), lim.timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Dir = dir
-	var stderr = &cappedBuffer{n: lim.stderrCp}
-	cmd.Stderr = stderr
-	cmd.Stdout = nil // discarded
-	cmd.WaitDelay = 5 * time.Second
-	start := time.Now()
-	res := result{Args: args}
-	if err := cmd.Start(); err != nil {
-		res.Outcome, res.Stderr, res.Exit = outGarbled, "start: "+err.Error(), -1
+	res := result{Args: args, Exit: -1}
+	self, err := os.Executable()
+	if err != nil {
+		res.Outcome, res.Stderr = outGarbled, "executable: "+err.Error()
 		return res
 	}
-	killedMem := make(chan bool, 1)
-	done := make(chan struct{})
-	go watch(cmd.Process, lim.killRSS, done, killedMem)
-	cmd.Wait() // the exit status is read from ProcessState
-	close(done)
+	ctx, cancel := context.WithTimeout(context.Background(), lim.timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, self, append([]string{wrapFlag, strconv.FormatInt(lim.killRSS, 10), bin}, args...)...)
+	cmd.Dir = dir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // the wrapper and wolong: killed together
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	stderr := &cappedBuffer{n: lim.stderrCp}
+	var report bytes.Buffer
+	cmd.Stderr, cmd.Stdout = stderr, &report
+	cmd.WaitDelay = 5 * time.Second
+	start := time.Now()
+	err = cmd.Run()
 	res.Seconds = time.Since(start).Seconds()
 	res.Stderr = stderr.String()
-	if cmd.ProcessState != nil {
-		res.Exit = cmd.ProcessState.ExitCode()
-		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-			res.MaxRSS = ru.Maxrss * 1024 // KiB on Linux
-		}
-	}
-	overMem := <-killedMem || res.MaxRSS > lim.maxRSS
 	timedOut := errors.Is(ctx.Err(), context.DeadlineExceeded)
-	res.Outcome = classify(res.Exit, res.Stderr, timedOut, overMem)
+	var w wrapped
+	if jerr := json.Unmarshal(report.Bytes(), &w); jerr != nil && !timedOut {
+		res.Outcome = outGarbled
+		res.Stderr += fmt.Sprintf("(wrapper: %v, %v)", err, jerr)
+		return res
+	}
+	res.Exit, res.MaxRSS = w.Exit, w.MaxRSS
+	res.Outcome = classify(res.Exit, res.Stderr, timedOut, w.KilledMem || res.MaxRSS > lim.maxRSS)
 	return res
+}
+
+// wrapFlag, as the first argument, makes this program the wrapper.
+const wrapFlag = "-exec-wrapper"
+
+// wrapped is the wrapper's report on its stdout.
+type wrapped struct {
+	Exit      int   `json:"exit"`       // -1 when killed by a signal
+	MaxRSS    int64 `json:"max_rss"`    // bytes
+	KilledMem bool  `json:"killed_mem"` // the watchdog killed it
+}
+
+// wrapMain is the wrapper: args are the kill threshold in bytes, the
+// binary and its arguments. It runs the binary with stdout discarded and
+// stderr passed through, kills it past the threshold, and prints its exit
+// status and peak RSS as JSON.
+func wrapMain(args []string) int {
+	if len(args) < 2 {
+		fmt.Fprintln(os.Stderr, "mutate: -exec-wrapper KILL_BYTES BIN ARGS...")
+		return 2
+	}
+	kill, err := strconv.ParseInt(args[0], 10, 64)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "mutate:", err)
+		return 2
+	}
+	cmd := exec.Command(args[1], args[2:]...)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintln(os.Stderr, "mutate: start:", err)
+		return 2
+	}
+	killed := make(chan bool, 1)
+	done := make(chan struct{})
+	go watch(cmd.Process, kill, done, killed)
+	cmd.Wait() // the exit status is read from ProcessState
+	close(done)
+	w := wrapped{Exit: cmd.ProcessState.ExitCode(), KilledMem: <-killed}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		w.MaxRSS = ru.Maxrss * 1024 // KiB on Linux
+	}
+	json.NewEncoder(os.Stdout).Encode(w)
+	return 0
 }
 
 // watch polls the child's resident memory and kills it past kill bytes.

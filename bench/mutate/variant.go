@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"time"
 )
 
 // variant is one mutated model.
@@ -147,11 +148,13 @@ var commandNames = []string{"import", "inspect", "profile", "optimize", "verify"
 // under out: import (inspect --ir: decode, verify, infer, print the IR),
 // inspect, profile, optimize (with -o and --emit-onnx), verify (the
 // variant against the model optimize emitted, or against itself when
-// there is none: the caller fixes that up) and run. Options vary with the
-// variant's random stream so that the flags reach different code.
-func (v *variant) commands(model, out, maxMem string) []command {
+// there is none: the caller fixes that up) and run, those two with
+// --timeout evalTimeout. Options vary with the variant's random stream so
+// that the flags reach different code.
+func (v *variant) commands(model, out, maxMem string, evalTimeout time.Duration) []command {
 	r := v.r
 	mem := []string{"--max-memory", maxMem}
+	limit := []string{"--timeout", evalTimeout.String()}
 	with := func(args ...[]string) []string {
 		var out []string
 		for _, a := range args {
@@ -170,7 +173,7 @@ func (v *variant) commands(model, out, maxMem string) []command {
 		{"inspect", with([]string{"inspect", model, "--nodes"}, pick(r, [][]string{nil, {"--format", "json"}}), mem)},
 		{"profile", with([]string{"profile", model, "--trace", filepath.Join(out, "trace.json")}, pick(r, profileOpts), mem)},
 		{"optimize", with([]string{"optimize", model, fmt.Sprintf("-O%d", r.IntN(4)), "-o", filepath.Join(out, "plan.json"), "--emit-onnx", filepath.Join(out, "opt.onnx")}, pick(r, optOpts), mem)},
-		{"verify", with([]string{"verify", model, filepath.Join(out, "opt.onnx")}, dims, mem)},
-		{"run", with([]string{"run", model, "-o", filepath.Join(out, "run")}, dims, mem)},
+		{"verify", with([]string{"verify", model, filepath.Join(out, "opt.onnx")}, dims, mem, limit)},
+		{"run", with([]string{"run", model, "-o", filepath.Join(out, "run")}, dims, mem, limit)},
 	}
 }
