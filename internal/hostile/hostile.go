@@ -191,7 +191,8 @@ func file(name string, data []byte, side func(dir string) error) func(dir string
 // reference to it), dims bombs, negative and overflowing dims, raw data
 // shorter than its dims, deep nesting, huge attribute lists, cycles,
 // duplicate, dangling and missing outputs, non-UTF-8 names, names and op
-// types with control characters, and opsets from the future.
+// types with control characters, unnamed graph inputs and initializers,
+// and opsets from the future.
 func Cases() []Case {
 	ext := func(loc string, extra ...string) []byte {
 		e := map[string]string{"location": loc}
@@ -231,6 +232,10 @@ func Cases() []Case {
 		[][]byte{ValueInfo("x", 2)}, [][]byte{ValueInfo("y", 2)}), 17)
 	controlOp := Model(Graph("g", [][]byte{Node("a\x00b\x01", []string{"x"}, []string{"y"})}, nil,
 		[][]byte{ValueInfo("x", 2)}, [][]byte{ValueInfo("y", 2)}), 17)
+	// A graph input and an initializer without a name (an export then
+	// invents one, and verify cannot match the models' inputs).
+	unnamedInput := Model(Graph("g", [][]byte{Node("Relu", []string{"x"}, []string{"y"})}, nil,
+		[][]byte{ValueInfo("x", 2), ValueInfo("", 2)}, [][]byte{ValueInfo("y", 2)}), 17)
 	negInput := Model(Graph("g", [][]byte{Node("Relu", []string{"x"}, []string{"y"})}, nil,
 		[][]byte{ValueInfo("x", -7)}, [][]byte{ValueInfo("y", 2)}), 17)
 	return []Case{
@@ -257,6 +262,8 @@ func Cases() []Case {
 		{"non-utf8", "UTF-8", file("non-utf8.onnx", badUTF, nil)},
 		{"control-name", "nothing produces", file("control-name.onnx", controlName, nil)},
 		{"control-op", "", file("control-op.onnx", controlOp, nil)},
+		{"unnamed-input", "has no name", file("unnamed-input.onnx", unnamedInput, nil)},
+		{"unnamed-initializer", "has no name", file("unnamed-initializer.onnx", ReluModel(Tensor("", 1, []int64{2}, make([]byte, 8), nil)), nil)},
 		{"future-opset", "", file("future-opset.onnx", Model(Graph("g", [][]byte{Node("Relu", []string{"x"}, []string{"y"})}, nil, [][]byte{ValueInfo("x", 2)}, [][]byte{ValueInfo("y", 2)}), 99), nil)},
 		{"absurd-opset", "out of range", file("absurd-opset.onnx", Model(Graph("g", nil, nil, nil, nil), 1<<40), nil)},
 		{"empty", "empty", file("empty.onnx", nil, nil)},
