@@ -38,3 +38,23 @@ func TestTimeout(t *testing.T) {
 		}
 	}
 }
+
+// TestTimeoutWhileWriting: --timeout also stops run while it writes output
+// files (a model listing its output 20,000 times takes seconds to write;
+// the sweep met one listing it 883,011 times: 124 s).
+func TestTimeoutWhileWriting(t *testing.T) {
+	dir := t.TempDir()
+	m := modelgen.ScanLoop(1, 1)
+	for len(m.Graph.Outputs) < 20000 {
+		m.Graph.Outputs = append(m.Graph.Outputs, m.Graph.Outputs[0])
+	}
+	model := writeGen(t, dir, "many.onnx", m)
+	start := time.Now()
+	_, errs, code := run("run", model, "-o", filepath.Join(dir, "out"), "--timeout", "200ms")
+	if code != 1 || !strings.Contains(errs, "over the time limit (--timeout)") || strings.Count(errs, "\n") != 1 {
+		t.Errorf("exit %d, stderr %q; want exit 1 and one line about the time limit", code, errs)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("took %v", d)
+	}
+}
