@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -82,6 +83,9 @@ func runRun(env *Env, opts *RunOptions, path string) error {
 		}
 	}
 	for i, o := range l.Model.Graph.Outputs {
+		if !l.Deadline.IsZero() && time.Now().After(l.Deadline) {
+			return fmt.Errorf("%s: stopped after writing %d of %d outputs, over the time limit (--timeout)", path, i, len(l.Model.Graph.Outputs))
+		}
 		p := filepath.Join(opts.Out, fmt.Sprintf("output_%d.pb", i))
 		if err := eval.WriteValueFile(p, outs[i], o.Name); err != nil {
 			return err

@@ -11,7 +11,7 @@ import (
 
 // addTimeoutFlag registers --timeout on c.
 func addTimeoutFlag(c *cobra.Command, f *ModelFlags) {
-	c.Flags().DurationVar(&f.Timeout, "timeout", 0, "stop evaluating, with an error, once the command has run this long (`duration`: 30s, 5m; 0: no limit); checked between nodes and Loop/Scan iterations")
+	c.Flags().DurationVar(&f.Timeout, "timeout", 0, "stop, with an error, once the command has run this long (`duration`: 30s, 5m; 0: no limit); checked between nodes, Loop/Scan iterations and output files")
 }
 
 // evalDeadline returns when evaluation must stop (zero: no limit). The
