@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/wolong-dev/wolong/internal/hostile"
 )
@@ -38,6 +40,8 @@ func outcome(t *testing.T, name string, args []string, out string) (code int, er
 		t.Errorf("%s: exit %d (stderr %q)", name, code, errs)
 	case code == 1 && (len(errorLines(errs)) != 1 || !strings.HasPrefix(errorLines(errs)[0], "wolong: ")):
 		t.Errorf("%s: stderr is not one 'wolong: ...' line (and warnings): %q", name, errs)
+	case code == 1 && !printable(errorLines(errs)[0]):
+		t.Errorf("%s: error line has control characters or invalid UTF-8: %q", name, errs)
 	}
 	for _, l := range strings.Split(errs, "\n") {
 		if len(l) > maxLine+100 {
@@ -58,6 +62,20 @@ func outcome(t *testing.T, name string, args []string, out string) (code int, er
 		t.Errorf("%s: exit %d left files behind: %v", name, code, leftovers)
 	}
 	return code, strings.TrimSpace(errs)
+}
+
+// printable reports whether s is valid UTF-8 without control characters
+// (a terminal would act on them: ESC sequences, DEL, NUL).
+func printable(s string) bool {
+	if !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if unicode.IsControl(r) && r != '\t' {
+			return false
+		}
+	}
+	return true
 }
 
 // TestHostileModelsEveryCommand runs every command on every hostile model.

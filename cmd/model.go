@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -13,9 +14,10 @@ import (
 
 // ModelFlags are the flags every command that reads a model shares.
 type ModelFlags struct {
-	Dims      []string // --dim name=value
-	Inputs    []string // --input name=1x3x224x224
-	MaxMemory string   // --max-memory 4GiB
+	Dims      []string      // --dim name=value
+	Inputs    []string      // --input name=1x3x224x224
+	MaxMemory string        // --max-memory 4GiB
+	Timeout   time.Duration // --timeout (run and verify only, addTimeoutFlag): 0 none
 	// Force lets --input replace concrete dims the model declares
 	// (--force-input).
 	Force bool
@@ -24,6 +26,7 @@ type ModelFlags struct {
 	// withMeasuredInputs), checked like --input.
 	recorded []inputFlag
 	progress *progress // set by addModelFlags from the command's Env
+	deadline time.Time // start + Timeout, fixed by the first loadModel
 }
 
 // addModelFlags registers --dim, --input and --max-memory on c, and lets
@@ -47,7 +50,8 @@ type Loaded struct {
 	// DefaultDims set.
 	Opt ir.InferOptions
 
-	imported []string // the import warnings (Warnings without inference's)
+	imported []string  // the import warnings (Warnings without inference's)
+	Deadline time.Time // when evaluation must stop (zero: no limit), shared by all models of a command
 }
 
 // Close releases the model's file mappings.
@@ -89,7 +93,12 @@ func (f *ModelFlags) loadModel(path string) (*Loaded, error) {
 	if err != nil {
 		return nil, Usagef("--max-memory: %v", err)
 	}
-	l := &Loaded{MaxMemory: maxMem}
+	limitHeap(maxMem)
+	deadline, err := f.evalDeadline()
+	if err != nil {
+		return nil, err
+	}
+	l := &Loaded{MaxMemory: maxMem, Deadline: deadline}
 	defer f.progress.Done()
 	f.progress.Printf("importing %s", path)
 	m, err := importer.Load(path, importer.Options{Warn: func(s string) { l.imported = append(l.imported, s) }})

@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/spf13/cobra"
@@ -133,6 +134,7 @@ func Main(args []string, stdout, stderr io.Writer) (status int) {
 		env.ErrIsTerminal = term.IsTerminal(int(f.Fd()))
 	}
 	env.Progress = &progress{w: stderr, on: env.ErrIsTerminal}
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1)) // limitHeap's, for callers in the same process
 	defer func() {
 		if r := recover(); r != nil {
 			fmt.Fprintf(stderr, "wolong: internal error: %s\n", oneLine(fmt.Sprint(r)))
@@ -183,12 +185,28 @@ func isCobraUsage(err error) bool {
 // message quote a million attribute values).
 const maxLine = 1000
 
-// oneLine folds a message onto one line of at most maxLine bytes (plus
-// the note saying how much was cut).
+// oneLine folds a message onto one printable line of at most maxLine bytes
+// (plus the note saying how much was cut): line breaks become "; " and any
+// other control character (names in a model may hold ESC, DEL, NUL) or
+// invalid UTF-8 byte is written escaped, as \x1b or \u0085.
 func oneLine(s string) string {
 	s = strings.TrimSpace(s)
 	s = strings.ReplaceAll(s, "\r", " ")
 	s = strings.ReplaceAll(s, "\n", "; ")
+	var b strings.Builder
+	for len(s) > 0 {
+		r, n := utf8.DecodeRuneInString(s)
+		switch {
+		case r == utf8.RuneError && n == 1:
+			fmt.Fprintf(&b, "\\x%02x", s[0])
+		case unicode.IsControl(r) && r != '\t':
+			b.WriteString(strings.Trim(strconv.QuoteRune(r), "'"))
+		default:
+			b.WriteString(s[:n])
+		}
+		s = s[n:]
+	}
+	s = b.String()
 	if len(s) > maxLine {
 		cut := maxLine
 		for cut > 0 && !utf8.RuneStart(s[cut]) {

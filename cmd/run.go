@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -41,6 +42,7 @@ when the run fails. --save-inputs also writes the inputs used as input_N.pb.`,
 		},
 	}
 	addModelFlags(env, c, &opts.Model)
+	addTimeoutFlag(c, &opts.Model)
 	c.Flags().StringVar(&opts.Inputs, "inputs", "", "folder of input_N.pb files (default: random inputs)")
 	c.Flags().Uint32Var(&opts.Seed, "seed", 1, "seed of the random inputs (without --inputs)")
 	c.Flags().StringVarP(&opts.Out, "output", "o", "", "folder to write output_N.pb into (created if missing)")
@@ -97,6 +99,9 @@ func runRun(env *Env, opts *RunOptions, path string) error {
 	}
 	var listing []string
 	for i, o := range l.Model.Graph.Outputs {
+		if !l.Deadline.IsZero() && time.Now().After(l.Deadline) {
+			return fmt.Errorf("%s: stopped after writing %d of %d outputs, over the time limit (--timeout)", path, i, len(l.Model.Graph.Outputs))
+		}
 		p := filepath.Join(opts.Out, fmt.Sprintf("output_%d.pb", i))
 		if err := writePB(p, outs[i], o.Name); err != nil {
 			return err

@@ -59,6 +59,7 @@ with status 1 when any output differs.`,
 		},
 	}
 	addModelFlags(env, c, &opts.Model)
+	addTimeoutFlag(c, &opts.Model)
 	c.Flags().StringVar(&opts.Inputs, "inputs", "", "folder of input_N.pb files (and, with one model, the expected output_N.pb)")
 	c.Flags().Uint32Var(&opts.Seed, "seed", 1, "seed of the random inputs (without --inputs)")
 	c.Flags().Float64Var(&opts.RTol, "rtol", eval.DefaultTolerance.RTol, "relative tolerance")
@@ -106,7 +107,7 @@ func evaluate(l *Loaded, inputs map[string]eval.Value, pr *progress, prefix stri
 		}
 	}
 	defer pr.Done()
-	return eval.Run(l.Model, mine, eval.Options{MaxMemory: l.MaxMemory, OnNode: pr.nodeHook(prefix)})
+	return eval.Run(l.Model, mine, eval.Options{MaxMemory: l.MaxMemory, OnNode: pr.nodeHook(prefix), Deadline: l.Deadline})
 }
 
 func typeText(v eval.Value) string {

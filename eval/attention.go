@@ -16,7 +16,7 @@ func init() {
 
 // heads4 views a [B,S,H*D] or [B,H,S,D] tensor as [B,H,S,D] float64.
 func heads4(c *Ctx, t *Tensor, heads int64) ([]float64, [4]int, error) {
-	f := t.Float64s()
+	f := t.f64()
 	switch t.Rank() {
 	case 4:
 		return f, [4]int{t.Shape[0], t.Shape[1], t.Shape[2], t.Shape[3]}, nil
@@ -149,7 +149,7 @@ func kernelAttention(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 		if err != nil || !equalInts(full, biasShape) {
 			return nil, c.Errorf("attn_mask %s does not broadcast to %v", m, biasShape)
 		}
-		mf := m.Float64s()
+		mf := m.f64()
 		// Pad the last dim (with -inf, or false) to Skv, then broadcast.
 		padded := make([]float64, numel(pshape))
 		outer := numel(m.Shape[:m.Rank()-1])
@@ -339,7 +339,7 @@ func kernelRotaryEmbedding(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	if rd > D || rd%2 != 0 {
 		return nil, c.Errorf("rotary_embedding_dim %d does not fit head size %d", rd, D)
 	}
-	cf, sf := cosT.Float64s(), sinT.Float64s()
+	cf, sf := cosT.f64(), sinT.f64()
 	if cosT.Shape[cosT.Rank()-1] != half || sinT.Shape[sinT.Rank()-1] != half {
 		return nil, c.Errorf("caches %s, %s do not have %d columns", cosT, sinT, half)
 	}
@@ -365,7 +365,7 @@ func kernelRotaryEmbedding(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 		return s * half, nil
 	}
 	interleaved := c.Int("interleaved", 0) != 0
-	f := x.Float64s()
+	f := x.f64()
 	out := make([]float64, len(f))
 	copy(out, f)
 	for b := 0; b < B; b++ {

@@ -141,7 +141,7 @@ func castTensor(c *Ctx, x *Tensor, to ir.DType, saturate bool) (*Tensor, error) 
 			}
 			return out, nil
 		}
-		for i, v := range x.Float64s() {
+		for i, v := range x.f64() {
 			out.B[i] = v != 0
 		}
 		return out, nil
@@ -160,9 +160,9 @@ func castTensor(c *Ctx, x *Tensor, to ir.DType, saturate bool) (*Tensor, error) 
 			}
 			return out, nil
 		}
-		f = x.Float64s()
+		f = x.f64()
 	default:
-		f = x.Float64s()
+		f = x.f64()
 	}
 	switch out.cls() {
 	case clsD:

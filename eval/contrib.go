@@ -154,7 +154,7 @@ func lastAxisParam(t *Tensor, hidden int, what string) ([]float64, error) {
 	if t.Len() != hidden {
 		return nil, errf("%s %s does not match hidden size %d", what, t, hidden)
 	}
-	return t.Float64s(), nil
+	return t.f64(), nil
 }
 
 // skipNorm: SkipLayerNormalization(input, skip, gamma, beta, bias) and
@@ -196,7 +196,7 @@ func skipNorm(simplified bool) Kernel {
 			return nil, err
 		}
 		eps := float64(c.Float("epsilon", 1e-5))
-		xf, sf := x.Float64s(), sk.Float64s()
+		xf, sf := x.f64(), sk.f64()
 		rows := x.Len() / max(hidden, 1)
 		sum := make([]float64, x.Len())
 		y := make([]float64, x.Len())
@@ -252,7 +252,7 @@ func kernelSimplifiedLayerNorm(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	}
 	axis, _ := normAxis(c.Int("axis", -1), x.Rank())
 	n := numel(x.Shape[axis:])
-	f := x.Float64s()
+	f := x.f64()
 	stat := append([]int{}, x.Shape...)
 	for i := axis; i < len(stat); i++ {
 		stat[i] = 1
@@ -298,7 +298,10 @@ func kernelMatMulNBits(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	if K <= 0 || N <= 0 || bs <= 0 || bits <= 0 || bits > 8 || 8%bits != 0 {
 		return nil, c.Errorf("invalid K=%d N=%d bits=%d block_size=%d", K, N, bits, bs)
 	}
-	if a.Shape[a.Rank()-1] != K || bq.cls() != clsI {
+	if err := requireFloat(a, "A"); err != nil {
+		return nil, err
+	}
+	if a.Rank() == 0 || a.Shape[a.Rank()-1] != K || bq.cls() != clsI {
 		return nil, c.Errorf("A %s or B %s does not fit K=%d", a, bq, K)
 	}
 	kb := (K + bs - 1) / bs
@@ -308,13 +311,13 @@ func kernelMatMulNBits(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	}
 	per := 8 / bits
 	mask := int64(1<<bits - 1)
-	sf := sc.Float64s()
+	sf := sc.f64()
 	zpDefault := float64(int64(1) << (bits - 1))
 	zp := optIn(in, 3)
 	var zpf []float64
 	zpPacked := zp != nil && zp.cls() == clsI
 	if zp != nil {
-		zpf = zp.Float64s()
+		zpf = zp.f64()
 	}
 	zpBytesPerRow := (kb*bits + 7) / 8
 	if err := c.check(ir.Float64, []int{N, K}); err != nil {
@@ -342,13 +345,13 @@ func kernelMatMulNBits(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 			wt.D[k*N+n] = w[n*K+k]
 		}
 	}
-	af := &Tensor{DType: ir.Float64, Shape: a.Shape, D: a.Float64s()}
+	af := &Tensor{DType: ir.Float64, Shape: a.Shape, D: a.f64()}
 	y, err := c.matmul(af, wt, ir.Float64)
 	if err != nil {
 		return nil, err
 	}
 	if b := optIn(in, 5); b != nil {
-		bf := b.Float64s()
+		bf := b.f64()
 		if len(bf) != N {
 			return nil, c.Errorf("bias %s does not match N=%d", b, N)
 		}
@@ -366,7 +369,7 @@ func kernelScaler(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	}
 	off, _ := c.Floats("offset")
 	sc, _ := c.Floats("scale")
-	f := x.Float64s()
+	f := x.f64()
 	if f == nil || x.cls() == clsB {
 		return nil, c.Errorf("X must be numeric")
 	}

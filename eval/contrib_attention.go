@@ -50,7 +50,7 @@ func kernelEmbedLayerNorm(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 		if segIDs, err = ints(sid, "segment_ids"); err != nil {
 			return nil, err
 		}
-		segF = se.Float64s()
+		segF = se.f64()
 	}
 	var posIDs []int64
 	if p := optIn(in, 8); p != nil {
@@ -58,7 +58,7 @@ func kernelEmbedLayerNorm(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 			return nil, err
 		}
 	}
-	wf, pf := word.Float64s(), pos.Float64s()
+	wf, pf := word.f64(), pos.f64()
 	eps := float64(c.Float("epsilon", 1e-12))
 	sum := make([]float64, B*S*H)
 	y := make([]float64, B*S*H)
@@ -154,14 +154,14 @@ func kernelMSAttention(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 		return nil, c.Errorf("num_heads %d does not divide hidden size %d", N, H)
 	}
 	D := H / N
-	xt := &Tensor{DType: ir.Float64, Shape: x.Shape, D: x.Float64s()}
-	wt := &Tensor{DType: ir.Float64, Shape: w.Shape, D: w.Float64s()}
+	xt := &Tensor{DType: ir.Float64, Shape: x.Shape, D: x.f64()}
+	wt := &Tensor{DType: ir.Float64, Shape: w.Shape, D: w.f64()}
 	qkv, err := c.matmul(xt, wt, ir.Float64)
 	if err != nil {
 		return nil, err
 	}
 	if b := optIn(in, 2); b != nil {
-		bf := b.Float64s()
+		bf := b.f64()
 		if len(bf) != 3*H {
 			return nil, c.Errorf("bias %s does not match %d", b, 3*H)
 		}
@@ -176,7 +176,7 @@ func kernelMSAttention(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 			return nil, c.Errorf("past %s does not fit (2,%d,%d,P,%d)", p, B, N, D)
 		}
 		P = p.Shape[3]
-		pastF = p.Float64s()
+		pastF = p.f64()
 	}
 	T := P + S
 	// present [2, B, N, T, D]
@@ -353,7 +353,7 @@ func kernelGatherBlockQuantized(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 				zp[2*i], zp[2*i+1] = float64(v&0xF), float64(v>>4&0xF)
 			}
 		} else {
-			zp = z.Float64s()
+			zp = z.f64()
 		}
 	}
 	// Dequantize: parameters are indexed like data with quantize_axis
@@ -363,7 +363,7 @@ func kernelGatherBlockQuantized(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	if sc.Len() != numel(pshape) {
 		return nil, c.Errorf("scales %s do not fit %v", sc, pshape)
 	}
-	sf := sc.Float64s()
+	sf := sc.f64()
 	qs, ps := strides(q.Shape), strides(pshape)
 	deq := make([]float64, q.Len())
 	for i, v := range q.I {

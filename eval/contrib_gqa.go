@@ -76,9 +76,9 @@ func kernelGQA(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 			return nil, c.Errorf("past_key %s does not fit (%d,%d,P,%d)", p, B, KN, D)
 		}
 		P = p.Shape[2]
-		pk = p.Float64s()
+		pk = p.f64()
 		if pvT := optIn(in, 4); pvT != nil && pvT.Len() == p.Len() {
-			pv = pvT.Float64s()
+			pv = pvT.f64()
 		} else {
 			return nil, c.Errorf("past_value missing or of another shape")
 		}
@@ -99,7 +99,7 @@ func kernelGQA(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 		if 2*half > D {
 			return nil, c.Errorf("rotary cache %s too wide for head size %d", cosT, D)
 		}
-		cf, sf := cosT.Float64s(), sinT.Float64s()
+		cf, sf := cosT.f64(), sinT.f64()
 		inter := c.Int("rotary_interleaved", 0) != 0
 		rot := func(x []float64, heads int) error {
 			for b := 0; b < B; b++ {

@@ -84,8 +84,8 @@ func kernelMSRotary(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 		return nil, c.Errorf("position_ids %s does not fit (%d,%d)", pt, B, S)
 	}
 	interleaved := c.Int("interleaved", 0) != 0
-	f := x.Float64s()
-	cf, sf := cosT.Float64s(), sinT.Float64s()
+	f := x.f64()
+	cf, sf := cosT.f64(), sinT.f64()
 	out := append([]float64{}, f...)
 	for b := 0; b < B; b++ {
 		for s := 0; s < S; s++ {
@@ -177,7 +177,7 @@ func kernelMSMHA(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 		if sh, err := broadcastShapes(full, ab.Shape); err != nil || !equalInts(sh, full) {
 			return nil, c.Errorf("attention_bias %s does not broadcast to %v", ab, full)
 		}
-		bias, bidx = ab.Float64s(), bcastIndex(full, ab.Shape)
+		bias, bidx = ab.f64(), bcastIndex(full, ab.Shape)
 	}
 	scale := float64(c.Float("scale", 0))
 	if scale == 0 {

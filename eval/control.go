@@ -162,6 +162,8 @@ func kernelLoop(c *Ctx, in []Value) ([]Value, error) {
 	}
 	carried := append([]Value{}, in[2:]...)
 	scans := make([][]*Tensor, nScan)
+	acc := &scanAccumulator{e: c.e}
+	defer acc.release()
 	for i := int64(0); (maxTrip < 0 || i < maxTrip) && cond; i++ {
 		if i >= maxLoopIterations {
 			return nil, c.Errorf("more than %d iterations", maxLoopIterations)
@@ -183,6 +185,9 @@ func kernelLoop(c *Ctx, in []Value) ([]Value, error) {
 			t, ok := outs[1+nCarried+j].(*Tensor)
 			if !ok {
 				return nil, c.Errorf("scan output %d is not a tensor", j)
+			}
+			if err := acc.add(t, i); err != nil {
+				return nil, err
 			}
 			scans[j] = append(scans[j], t)
 		}
@@ -243,6 +248,8 @@ func kernelScan(c *Ctx, in []Value) ([]Value, error) {
 	}
 	state := append([]Value{}, in[:nState]...)
 	outs := make([][]*Tensor, nOut)
+	acc := &scanAccumulator{e: c.e}
+	defer acc.release()
 	for s := 0; s < steps; s++ {
 		args := append([]Value{}, state...)
 		for i, t := range scanIn {
@@ -266,6 +273,9 @@ func kernelScan(c *Ctx, in []Value) ([]Value, error) {
 			t, ok := res[nState+j].(*Tensor)
 			if !ok {
 				return nil, c.Errorf("scan output %d is not a tensor", j)
+			}
+			if err := acc.add(t, int64(s)); err != nil {
+				return nil, err
 			}
 			outs[j] = append(outs[j], t)
 		}
@@ -520,6 +530,8 @@ func kernelSequenceMap(c *Ctx, in []Value) ([]Value, error) {
 		dt, _ := declaredShape(body.Outputs[j])
 		outs[j] = &Sequence{Elem: dt}
 	}
+	acc := &scanAccumulator{e: c.e}
+	defer acc.release()
 	for i := 0; i < n; i++ {
 		args := make([]Value, len(in))
 		for k, v := range in {
@@ -540,6 +552,9 @@ func kernelSequenceMap(c *Ctx, in []Value) ([]Value, error) {
 			t, ok := r.(*Tensor)
 			if !ok {
 				return nil, c.Errorf("body output %d is not a tensor", j)
+			}
+			if err := acc.add(t, int64(i)); err != nil {
+				return nil, err
 			}
 			outs[j].Items = append(outs[j].Items, t)
 			outs[j].Elem = t.DType
@@ -631,6 +646,8 @@ func scan8(c *Ctx, in []Value) ([]Value, error) {
 	dirs, _ := c.Ints("directions")
 	finals := make([][]*Tensor, nState)
 	scans := make([][]*Tensor, nOut)
+	acc := &scanAccumulator{e: c.e}
+	defer acc.release()
 	for b := 0; b < batch; b++ {
 		row := func(t *Tensor) (*Tensor, error) {
 			sl, err := c.sliceAxis(t, 0, b, 1)
@@ -682,6 +699,9 @@ func scan8(c *Ctx, in []Value) ([]Value, error) {
 				if !ok {
 					return nil, c.Errorf("scan output %d is not a tensor", j)
 				}
+				if err := acc.add(t, int64(s)); err != nil {
+					return nil, err
+				}
 				outs[j] = append(outs[j], t)
 			}
 		}
@@ -696,6 +716,10 @@ func scan8(c *Ctx, in []Value) ([]Value, error) {
 			dt, shape := declaredShape(body.Outputs[nState+j])
 			st, err := c.stack(outs[j], 0, dt, shape)
 			if err != nil {
+				return nil, err
+			}
+			acc.drop(outs[j]) // stacked: the pieces are garbage, the row is held
+			if err := acc.add(st, int64(b)); err != nil {
 				return nil, err
 			}
 			scans[j] = append(scans[j], st)

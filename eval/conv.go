@@ -225,9 +225,9 @@ func kernelConv(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 		if in[2].Len() != wt.Shape[0] {
 			return nil, c.Errorf("bias %s does not match %d output channels", in[2], wt.Shape[0])
 		}
-		bias = in[2].Float64s()
+		bias = in[2].f64()
 	}
-	vals, shape, err := c.convCore(x.Float64s(), x.Shape, wt.Float64s(), wt.Shape, bias, int(c.Int("group", 1)))
+	vals, shape, err := c.convCore(x.f64(), x.Shape, wt.f64(), wt.Shape, bias, int(c.Int("group", 1)))
 	if err != nil {
 		return nil, err
 	}
@@ -298,13 +298,13 @@ func kernelQLinearConv(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 		if in[8].Len() != m {
 			return nil, c.Errorf("bias %s does not match %d output channels", in[8], m)
 		}
-		bias = in[8].Float64s()
+		bias = in[8].f64()
 	}
 	acc, shape, err := c.convCore(xf, x.Shape, wf, w.Shape, bias, int(c.Int("group", 1)))
 	if err != nil {
 		return nil, err
 	}
-	xsf, wsf, ysf := xs.Float64s(), ws.Float64s(), ys.Float64s()
+	xsf, wsf, ysf := xs.f64(), ws.f64(), ys.f64()
 	if len(xsf) != 1 || len(ysf) != 1 || (len(wsf) != 1 && len(wsf) != m) {
 		return nil, c.Errorf("scales must be per tensor (w_scale may be per output channel)")
 	}
@@ -316,7 +316,7 @@ func kernelQLinearConv(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 		return nil, c.Errorf("y_zero_point must be an integer type")
 	}
 	lo, hi := intRange(yz.DType)
-	zp := yz.Float64s()[0]
+	zp := yz.f64()[0]
 	sp := numel(shape[2:])
 	for i, v := range acc {
 		ch := (i / sp) % m
@@ -410,7 +410,7 @@ func kernelConvTranspose(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	xf, wf := x.Float64s(), wt.Float64s()
+	xf, wf := x.f64(), wt.f64()
 	res := make([]float64, out.Len())
 	inSp := x.Shape[2:]
 	P := numel(inSp)
@@ -466,7 +466,7 @@ func kernelConvTranspose(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 		}
 	}
 	if len(in) > 2 && in[2] != nil {
-		bias := in[2].Float64s()
+		bias := in[2].f64()
 		if len(bias) != m {
 			return nil, c.Errorf("bias %s does not match %d output channels", in[2], m)
 		}
@@ -518,7 +518,7 @@ func poolKernel(kind string) Kernel {
 				return nil, err
 			}
 		}
-		xf := x.Float64s()
+		xf := x.f64()
 		r := len(w.in)
 		P := numel(w.out)
 		insz := numel(w.in)
@@ -648,7 +648,7 @@ func globalPool(kind string) Kernel {
 			return nil, err
 		}
 		sp := numel(x.Shape[2:])
-		f := x.Float64s()
+		f := x.f64()
 		p := float64(c.Int("p", 2))
 		for i := 0; i < x.Shape[0]*x.Shape[1]; i++ {
 			acc := 0.0

@@ -67,20 +67,20 @@ func kernelDeformConv(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 		if m.Len() != N*og*K*oh*ow {
 			return nil, c.Errorf("mask %s does not fit", m)
 		}
-		mask = m.Float64s()
+		mask = m.f64()
 	}
 	var bias []float64
 	if b := optIn(in, 3); b != nil {
 		if b.Len() != M {
 			return nil, c.Errorf("B %s does not match %d output channels", b, M)
 		}
-		bias = b.Float64s()
+		bias = b.f64()
 	}
 	shape := []int{N, M, oh, ow}
 	if err := c.check(x.DType, shape); err != nil {
 		return nil, err
 	}
-	xf, wf, of := x.Float64s(), wt.Float64s(), off.Float64s()
+	xf, wf, of := x.f64(), wt.f64(), off.f64()
 	cg, mg, cpo := C/group, M/group, C/og
 	P := oh * ow
 	out := make([]float64, N*M*P)

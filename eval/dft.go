@@ -94,7 +94,7 @@ func kernelDFT(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 		return nil, err
 	}
 	out := make([]float64, numel(shape))
-	xf := x.Float64s()
+	xf := x.f64()
 	cin := x.Shape[r-1]
 	outer, inner := numel(x.Shape[:ax]), numel(x.Shape[ax+1:r-1])
 	re, im := make([]float64, n), make([]float64, n)
@@ -154,7 +154,7 @@ func kernelSTFT(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	step := int(sv[0])
 	var window []float64
 	if w := optIn(in, 2); w != nil {
-		window = w.Float64s()
+		window = w.f64()
 	}
 	fl := len(window)
 	if t := optIn(in, 3); t != nil {
@@ -180,7 +180,7 @@ func kernelSTFT(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	if err := c.check(x.DType, shape); err != nil {
 		return nil, err
 	}
-	xf := x.Float64s()
+	xf := x.f64()
 	out := make([]float64, numel(shape))
 	re, im := make([]float64, fl), make([]float64, fl)
 	for b := 0; b < B; b++ {

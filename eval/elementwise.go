@@ -403,7 +403,7 @@ func kernelPow(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 		zipBroadcast(out.I, a.I, ia, b.I, ib, ipow)
 		return []*Tensor{out}, nil
 	}
-	af, bf := a.Float64s(), b.Float64s()
+	af, bf := a.f64(), b.f64()
 	if af == nil || bf == nil {
 		return nil, c.Errorf("operands must be numeric, got %s and %s", a, b)
 	}
@@ -597,7 +597,7 @@ func floatPredicate(c *Ctx, in []*Tensor, f func(float64) bool) ([]*Tensor, erro
 	if err != nil {
 		return nil, err
 	}
-	for i, v := range x.Float64s() {
+	for i, v := range x.f64() {
 		out.B[i] = f(v)
 	}
 	return []*Tensor{out}, nil
@@ -633,7 +633,7 @@ func variadic(ff func(a, b float64) float64, fi func(a, b int64) int64, mean boo
 		case clsF, clsD:
 			acc := make([]float64, out.Len())
 			for j, t := range ts {
-				zipBroadcast(acc, acc, nil, t.Float64s(), bcastIndex(shape, t.Shape), firstOr(j, ff))
+				zipBroadcast(acc, acc, nil, t.f64(), bcastIndex(shape, t.Shape), firstOr(j, ff))
 			}
 			for k, v := range acc {
 				if mean {

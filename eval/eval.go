@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"time"
 
 	"github.com/wolong-dev/wolong/ir"
 )
@@ -28,8 +29,11 @@ type Options struct {
 	// after the last node that reads it (graph outputs stay). Storage
 	// shared by several values (views, values passed into a subgraph)
 	// counts once; initializers and constants do not count, and neither
-	// do a kernel's temporaries or a Loop/Scan's accumulated scan
-	// outputs once allocated. Bytes are the evaluator's storage: 4 per
+	// do a kernel's temporaries. A Loop's or Scan's scan outputs count
+	// from the iteration that made them until they are stacked, each
+	// piece with ScanPieceOverhead bytes besides its elements (so the
+	// stacking, which needs as much again, and millions of scalar pieces
+	// are both bounded). Bytes are the evaluator's storage: 4 per
 	// element for every float type except float64, 8 for float64 and
 	// every integer type, 1 for bool, 16 for string. An allocation (an
 	// output or a kernel's temporary) that, added to the live set, would
@@ -41,6 +45,11 @@ type Options struct {
 	// progress display. Nodes of subgraphs and function bodies are not
 	// reported. It is called for every node: throttle in the callback.
 	OnNode func(i, n int, node *ir.Node)
+	// Deadline, when not zero, stops the run with an error once it has
+	// passed. It is checked before every node of every graph (subgraph
+	// and function body nodes included, so between two Loop or Scan
+	// iterations too), not inside a node: one long node runs to its end.
+	Deadline time.Time
 }
 
 // Value is a runtime value: *Tensor, *Sequence or *Optional.
@@ -166,6 +175,7 @@ type Evaluator struct {
 	orders map[*ir.Graph][]*ir.Node
 	lives  map[*ir.Graph]*liveness
 	live   liveSet
+	start  time.Time // when Run began (DeadlineError says how long it ran)
 	// keepAll disables dropping values after their last use (tests
 	// measure the difference).
 	keepAll bool
@@ -203,6 +213,7 @@ func (e *Evaluator) Run(inputs map[string]Value) ([]Value, error) {
 	}
 	sc := &scope{vals: map[*ir.Value]Value{}, opsets: e.model.Opsets}
 	e.live = liveSet{}
+	e.start = time.Now()
 	defer e.releaseScope(sc)
 	for _, in := range g.Inputs {
 		v, ok := inputs[in.Name]
@@ -352,6 +363,9 @@ func (e *Evaluator) runGraph(g *ir.Graph, sc *scope, depth int) ([]Value, error)
 		if onNode != nil {
 			onNode(i+1, len(order), n)
 		}
+		if err := e.checkDeadline(n); err != nil {
+			return nil, err
+		}
 		if err := e.runNode(n, sc, depth); err != nil {
 			return nil, err
 		}
@@ -442,7 +456,8 @@ func nodeErr(n *ir.Node, err error) error {
 		return err
 	}
 	var ne *NodeError
-	if errors.As(err, &ne) {
+	var de *DeadlineError
+	if errors.As(err, &ne) || errors.As(err, &de) {
 		return err
 	}
 	return &NodeError{Node: n, Err: err}
@@ -500,6 +515,10 @@ func (e *Evaluator) call(n *ir.Node, sc *scope, in []Value, depth int) (outs []V
 	c.Opset = opsetOf(sc.opsets, n.Domain)
 	defer func() {
 		if r := recover(); r != nil {
+			if mp, ok := r.(memoryPanic); ok {
+				outs, err = nil, mp.err
+				return
+			}
 			outs, err = nil, fmt.Errorf("internal error: %v", r)
 		}
 	}()

@@ -67,7 +67,7 @@ func kernelFlexAttention(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	if a := c.Attr("scale"); a != nil && a.Type == ir.AttrFloat {
 		scale = float64(a.F)
 	}
-	q, k, v := qt.Float64s(), kt.Float64s(), vt.Float64s()
+	q, k, v := qt.f64(), kt.f64(), vt.f64()
 	rep := H / KH
 	shape := []int{B, H, L, S}
 	if err := c.check(qt.DType, shape); err != nil {
@@ -102,7 +102,7 @@ func kernelFlexAttention(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	if probs, err = c.applyMod("prob_mod", probs); err != nil {
 		return nil, err
 	}
-	pf := probs.Float64s()
+	pf := probs.f64()
 	y := make([]float64, B*H*L*Ev)
 	for b := 0; b < B; b++ {
 		for h := 0; h < H; h++ {

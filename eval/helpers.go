@@ -184,7 +184,7 @@ func scalarFloat(t *Tensor, what string) (float64, error) {
 	if t.Len() != 1 {
 		return 0, fmt.Errorf("%s must have one element, got %s", what, t)
 	}
-	f := t.Float64s()
+	f := t.f64()
 	if f == nil {
 		return 0, fmt.Errorf("%s must be numeric, got %s", what, t)
 	}

@@ -297,3 +297,47 @@ func (e *Evaluator) checkLive(n *ir.Node) error {
 // the scopes of the last Run: the quantity Options.MaxMemory bounds as a
 // whole (see Options.MaxMemory for how bytes are counted).
 func (e *Evaluator) PeakLiveBytes() int64 { return e.live.peak }
+
+// ScanPieceOverhead is the bytes a Loop or Scan holds per accumulated scan
+// output piece besides its elements (the Tensor, its slice and the list
+// entry), counted into the live set with it.
+const ScanPieceOverhead = 128
+
+// scanAccumulator counts a Loop's or Scan's accumulated scan outputs into
+// the live set until they are stacked; release takes them out again.
+type scanAccumulator struct {
+	e     *Evaluator
+	bytes int64
+}
+
+func pieceBytes(t *Tensor) int64 { return int64(t.Len())*elemBytes(t.DType) + ScanPieceOverhead }
+
+// add counts piece t and fails once the live set exceeds the memory bound.
+func (a *scanAccumulator) add(t *Tensor, iteration int64) error {
+	b := pieceBytes(t)
+	a.bytes += b
+	l := &a.e.live
+	l.bytes += b
+	if l.bytes > l.peak {
+		l.peak = l.bytes
+	}
+	if l.bytes > a.e.opt.MaxMemory {
+		return fmt.Errorf("scan outputs of %d iterations, with %d bytes of tensors live in all, are over the memory limit of %d bytes (--max-memory)", iteration+1, l.bytes, a.e.opt.MaxMemory)
+	}
+	return nil
+}
+
+// drop takes pieces that are no longer held out of the count.
+func (a *scanAccumulator) drop(ts []*Tensor) {
+	for _, t := range ts {
+		b := pieceBytes(t)
+		a.bytes -= b
+		a.e.live.bytes -= b
+	}
+}
+
+// release takes the accumulated pieces out of the live set.
+func (a *scanAccumulator) release() {
+	a.e.live.bytes -= a.bytes
+	a.bytes = 0
+}

@@ -33,7 +33,7 @@ func nll(c *Ctx, logp []float64, shape []int, target *Tensor, weight *Tensor) ([
 		if weight.Len() != ch {
 			return nil, nil, 0, c.Errorf("weight %s does not match %d classes", weight, ch)
 		}
-		w = weight.Float64s()
+		w = weight.f64()
 	}
 	ignore, hasIgnore := int64(0), c.Attr("ignore_index") != nil
 	if hasIgnore {
@@ -92,7 +92,7 @@ func kernelNLLLoss(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 		return nil, err
 	}
 	w := optIn(in, 2)
-	loss, shape, wsum, err := nll(c, x.Float64s(), x.Shape, t, w)
+	loss, shape, wsum, err := nll(c, x.f64(), x.Shape, t, w)
 	if err != nil {
 		return nil, err
 	}
@@ -123,7 +123,7 @@ func kernelSCELoss(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	}
 	n, ch := x.Shape[0], x.Shape[1]
 	sp := numel(x.Shape[2:])
-	f := x.Float64s()
+	f := x.f64()
 	logp := make([]float64, len(f))
 	for b := 0; b < n; b++ {
 		for j := 0; j < sp; j++ {

@@ -455,7 +455,7 @@ func kernelEinsum(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 			}
 		}
 		strs[i] = s
-		vals[i] = ops[i].Float64s()
+		vals[i] = ops[i].f64()
 		if vals[i] == nil {
 			return nil, c.Errorf("operand %d must be numeric", i)
 		}

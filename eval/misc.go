@@ -89,7 +89,7 @@ func kernelDet(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 		return nil, c.Errorf("X must be a batch of square matrices, got %s", x)
 	}
 	n := x.Shape[r-1]
-	f := x.Float64s()
+	f := x.f64()
 	nb := numel(x.Shape[:r-2])
 	res := make([]float64, nb)
 	a := make([]float64, n*n)
@@ -269,14 +269,14 @@ func kernelNMS(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	}
 	iouT, scoreT := 0.0, math.Inf(-1)
 	if len(in) > 3 && in[3] != nil && in[3].Len() > 0 {
-		iouT = in[3].Float64s()[0]
+		iouT = in[3].f64()[0]
 	}
 	if len(in) > 4 && in[4] != nil && in[4].Len() > 0 {
-		scoreT = in[4].Float64s()[0]
+		scoreT = in[4].f64()[0]
 	}
 	center := c.Int("center_point_box", 0) != 0
 	nb, nc, nbox := scores.Shape[0], scores.Shape[1], scores.Shape[2]
-	bf, sf := boxes.Float64s(), scores.Float64s()
+	bf, sf := boxes.f64(), scores.f64()
 	corners := func(b, i int) (y1, x1, y2, x2 float64) {
 		p := bf[(b*nbox+i)*4:]
 		if center {
@@ -349,7 +349,7 @@ func kernelImageScaler(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 		return nil, c.Errorf("bias has %d values for %d channels", len(bias), ch)
 	}
 	sp := numel(x.Shape[2:])
-	f := x.Float64s()
+	f := x.f64()
 	out, err := c.alloc(x.DType, x.Shape)
 	if err != nil {
 		return nil, err

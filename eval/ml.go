@@ -32,7 +32,7 @@ func kernelOneHotEncoder(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 		for _, v := range ci {
 			cats = append(cats, strconv.FormatInt(v, 10))
 		}
-		f := x.Float64s()
+		f := x.f64()
 		key = func(i int) string { return strconv.FormatInt(int64(f[i]), 10) }
 	} else if cs, ok := c.Strs("cats_strings"); ok && x.cls() == clsS {
 		cats = cs
@@ -89,7 +89,7 @@ func kernelFeatureVectorizer(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	}
 	off := 0
 	for k, t := range ts {
-		f := t.Float64s()
+		f := t.f64()
 		if f == nil {
 			return nil, c.Errorf("input %d must be numeric", k)
 		}
@@ -149,7 +149,7 @@ func treeEnsemble(classifier bool) Kernel {
 		if err != nil {
 			return nil, err
 		}
-		f := x.Float64s()
+		f := x.f64()
 		if f == nil || x.Rank() > 2 {
 			return nil, c.Errorf("X must be a numeric [N, F] tensor")
 		}
@@ -448,7 +448,7 @@ func kernelTreeEnsemble5(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	splits, modes, weights := splitsT.Float64s(), modesT.Int64s(), weightsT.Float64s()
+	splits, modes, weights := splitsT.f64(), modesT.Int64s(), weightsT.f64()
 	feat, _ := c.Ints("nodes_featureids")
 	tIDs, _ := c.Ints("nodes_truenodeids")
 	fIDs, _ := c.Ints("nodes_falsenodeids")
@@ -468,7 +468,7 @@ func kernelTreeEnsemble5(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	// Membership sets, in node order for MEMBER nodes.
 	sets := map[int][]float64{}
 	if memT != nil {
-		mv := memT.Float64s()
+		mv := memT.f64()
 		k := 0
 		for i, m := range modes {
 			if m != 6 {
@@ -488,7 +488,7 @@ func kernelTreeEnsemble5(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 		return nil, c.unsupported("post_transform %d", pt)
 	}
 	N, F := x.Shape[0], x.Shape[1]
-	xf := x.Float64s()
+	xf := x.f64()
 	out := make([]float64, N*nt)
 	for b := 0; b < N; b++ {
 		acc := out[b*nt : (b+1)*nt]

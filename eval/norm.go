@@ -29,7 +29,7 @@ func perChannel(t *Tensor, ch int, what string) ([]float64, error) {
 	if t.Len() != ch {
 		return nil, errf("%s %s does not match %d channels", what, t, ch)
 	}
-	return t.Float64s(), nil
+	return t.f64(), nil
 }
 
 func kernelBatchNorm(c *Ctx, in []*Tensor) ([]*Tensor, error) {
@@ -60,7 +60,7 @@ func kernelBatchNorm(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	training := c.Int("training_mode", 0) != 0 || (c.Opset < 7 && c.Int("is_test", 0) == 0 && len(c.Node.Outputs) > 1)
 	n := x.Shape[0]
 	sp := numel(x.Shape[2:])
-	f := x.Float64s()
+	f := x.f64()
 	var runMean, runVar []float64
 	if training {
 		bm, bv := make([]float64, ch), make([]float64, ch)
@@ -134,7 +134,7 @@ func kernelInstanceNorm(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	}
 	eps := float64(c.Float("epsilon", 1e-5))
 	sp := numel(x.Shape[2:])
-	f := x.Float64s()
+	f := x.f64()
 	out, err := c.alloc(x.DType, x.Shape)
 	if err != nil {
 		return nil, err
@@ -177,7 +177,7 @@ func tailParam(c *Ctx, p *Tensor, tail []int) (func(i int) float64, error) {
 		return nil, c.Errorf("parameter %s does not broadcast to %v", p, tail)
 	}
 	idx := bcastIndex(tail, p.Shape)
-	f := p.Float64s()
+	f := p.f64()
 	return func(i int) float64 { return f[at(idx, i)] }, nil
 }
 
@@ -210,7 +210,7 @@ func kernelLayerNorm(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 		return nil, err
 	}
 	outer, n := numel(x.Shape[:axis]), numel(tail)
-	f := x.Float64s()
+	f := x.f64()
 	out, err := c.alloc(x.DType, x.Shape)
 	if err != nil {
 		return nil, err
@@ -256,7 +256,7 @@ func kernelRMSNorm(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	}
 	tail := x.Shape[axis:]
 	outer, n := numel(x.Shape[:axis]), numel(tail)
-	f := x.Float64s()
+	f := x.f64()
 	out, err := c.alloc(x.DType, x.Shape)
 	if err != nil {
 		return nil, err
@@ -303,7 +303,7 @@ func kernelGroupNorm(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	sc, bs := st.Float64s(), bt.Float64s()
+	sc, bs := st.f64(), bt.f64()
 	perGroup := len(sc) == g && g != ch
 	if !perGroup && len(sc) != ch || len(bs) != len(sc) {
 		return nil, c.Errorf("scale %s and bias %s fit neither %d channels nor %d groups", st, bt, ch, g)
@@ -311,7 +311,7 @@ func kernelGroupNorm(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	eps := float64(c.Float("epsilon", 1e-5))
 	sp := numel(x.Shape[2:])
 	cg := ch / g
-	f := x.Float64s()
+	f := x.f64()
 	out, err := c.alloc(x.DType, x.Shape)
 	if err != nil {
 		return nil, err
@@ -353,7 +353,7 @@ func kernelLRN(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	alpha, beta, bias := float64(c.Float("alpha", 1e-4)), float64(c.Float("beta", 0.75)), float64(c.Float("bias", 1))
 	ch := x.Shape[1]
 	sp := numel(x.Shape[2:])
-	f := x.Float64s()
+	f := x.f64()
 	out, err := c.alloc(x.DType, x.Shape)
 	if err != nil {
 		return nil, err
@@ -392,7 +392,7 @@ func kernelLpNorm(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 		return nil, c.Errorf("p must be 1 or 2, got %d", p)
 	}
 	outer, n, inner := numel(x.Shape[:axis]), x.Shape[axis], numel(x.Shape[axis+1:])
-	f := x.Float64s()
+	f := x.f64()
 	out, err := c.alloc(x.DType, x.Shape)
 	if err != nil {
 		return nil, err
@@ -458,7 +458,7 @@ func kernelMVN(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 		}
 	}
 	_, idx := transposeIndex(x.Shape, perm)
-	f := x.Float64s()
+	f := x.f64()
 	out, err := c.alloc(x.DType, x.Shape)
 	if err != nil {
 		return nil, err

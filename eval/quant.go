@@ -76,10 +76,10 @@ func dequantizeAxis(c *Ctx, x, scale, zp *Tensor, axis, block int) ([]float64, e
 		if zi, err = paramIndex(x.Shape, zp, axis, block); err != nil {
 			return nil, err
 		}
-		zf = zp.Float64s()
+		zf = zp.f64()
 	}
-	sf := scale.Float64s()
-	xf := x.Float64s()
+	sf := scale.f64()
+	xf := x.f64()
 	if sf == nil || xf == nil {
 		return nil, c.Errorf("non-numeric quantization operands")
 	}
@@ -124,9 +124,9 @@ func quantizeBlock(c *Ctx, x []float64, shape []int, scale, zp *Tensor, to ir.DT
 		if zi, err = paramIndex(shape, zp, axis, block); err != nil {
 			return nil, err
 		}
-		zf = zp.Float64s()
+		zf = zp.f64()
 	}
-	sf := scale.Float64s()
+	sf := scale.f64()
 	// The reference divides in the scale's precision (float32 usually).
 	div := func(v, s float64) float64 { return v / s }
 	if scale.DType != ir.Float64 {
@@ -194,13 +194,13 @@ func kernelQuantizeLinear(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 			return nil, err
 		}
 	}
-	xf := x.Float64s()
+	xf := x.f64()
 	if xf == nil {
 		return nil, c.Errorf("x must be numeric")
 	}
 	if x.DType == ir.Float32 {
 		// The reference divides in float32.
-		sf := scale.Float64s()
+		sf := scale.f64()
 		_ = sf
 	}
 	out, err := quantizeBlock(c, xf, x.Shape, scale, zp, to, axis, int(c.Int("block_size", 0)), c.Int("saturate", 1) != 0)
@@ -255,7 +255,7 @@ func kernelDynamicQuantizeLinear(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	if err := requireFloat(x, "x"); err != nil {
 		return nil, err
 	}
-	xf := x.Float64s()
+	xf := x.f64()
 	lo, hi := 0.0, 0.0
 	for _, v := range xf {
 		lo, hi = math.Min(lo, v), math.Max(hi, v)

@@ -17,7 +17,7 @@ func unpack3(t *Tensor, heads int) (func(b, h, ti, d int) float64, int, error) {
 	if t.Rank() != 3 || heads <= 0 || t.Shape[2]%heads != 0 {
 		return nil, 0, errf("%s is not (B, T, %d*D)", t, heads)
 	}
-	f := t.Float64s()
+	f := t.f64()
 	T, HD := t.Shape[1], t.Shape[2]
 	d := HD / heads
 	return func(b, h, ti, dd int) float64 { return f[(b*T+ti)*HD+h*d+dd] }, d, nil
@@ -74,7 +74,7 @@ func kernelLinearAttention(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 		if decay.Rank() != 3 {
 			return nil, c.Errorf("decay must be rank 3")
 		}
-		df := decay.Float64s()
+		df := decay.f64()
 		switch decay.Shape[2] {
 		case hkv:
 			decayAt = func(b, h, ti, d int) float64 { return df[(b*T+ti)*hkv+h] }
@@ -90,7 +90,7 @@ func kernelLinearAttention(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 		if beta.Rank() != 3 || (bl != hkv && bl != 1) {
 			return nil, c.Errorf("beta %s does not fit", beta)
 		}
-		bf := beta.Float64s()
+		bf := beta.f64()
 		betaAt = func(b, h, ti int) float64 {
 			if bl == 1 {
 				return bf[b*T+ti]
@@ -110,7 +110,7 @@ func kernelLinearAttention(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 		if past.Len() != len(state) {
 			return nil, c.Errorf("past_state %s does not fit (%d,%d,%d,%d)", past, B, hkv, dk, dv)
 		}
-		copy(state, past.Float64s())
+		copy(state, past.f64())
 		stateDT = past.DType
 	}
 	scale := float64(c.Float("scale", 0))
@@ -204,12 +204,12 @@ func kernelCausalConvWithState(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	}
 	P := L + K - 1
 	padded := make([]float64, B*C*P)
-	xf := x.Float64s()
+	xf := x.f64()
 	if past := optIn(in, 3); past != nil {
 		if past.Len() != B*C*(K-1) {
 			return nil, c.Errorf("past_state %s does not fit (%d,%d,%d)", past, B, C, K-1)
 		}
-		pf := past.Float64s()
+		pf := past.f64()
 		for bc := 0; bc < B*C; bc++ {
 			copy(padded[bc*P:], pf[bc*(K-1):(bc+1)*(K-1)])
 		}
@@ -217,13 +217,13 @@ func kernelCausalConvWithState(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	for bc := 0; bc < B*C; bc++ {
 		copy(padded[bc*P+K-1:], xf[bc*L:(bc+1)*L])
 	}
-	wf := w.Float64s()
+	wf := w.f64()
 	var bias []float64
 	if b := optIn(in, 2); b != nil {
 		if b.Len() != C {
 			return nil, c.Errorf("bias %s does not match %d channels", b, C)
 		}
-		bias = b.Float64s()
+		bias = b.f64()
 	}
 	out := make([]float64, B*C*L)
 	for bc := 0; bc < B*C; bc++ {

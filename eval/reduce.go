@@ -213,7 +213,7 @@ func reduceKernel(r reducer) Kernel {
 			}
 			return []*Tensor{out}, nil
 		}
-		f := x.Float64s()
+		f := x.f64()
 		if f == nil || x.cls() == clsB {
 			return nil, c.Errorf("input must be numeric, got %s", x)
 		}
@@ -255,7 +255,7 @@ func kernelReduceLogSumExp(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := x.Float64s()
+	f := x.f64()
 	for o := 0; o < out.Len(); o++ {
 		m := math.Inf(-1)
 		for j := 0; j < group; j++ {
@@ -298,7 +298,7 @@ func argKernel(isMin bool) Kernel {
 		if err != nil {
 			return nil, err
 		}
-		f := x.Float64s()
+		f := x.f64()
 		if f == nil {
 			return nil, c.Errorf("input must be numeric, got %s", x)
 		}
@@ -357,7 +357,7 @@ func softmaxKernel(kind int) Kernel {
 		if err != nil {
 			return nil, err
 		}
-		f := x.Float64s()
+		f := x.f64()
 		res := make([]float64, len(f))
 		for o := 0; o < outer; o++ {
 			for i := 0; i < inner; i++ {
@@ -424,7 +424,7 @@ func cumKernel(prod bool) Kernel {
 		}
 		outer, n, inner := numel(x.Shape[:axis]), x.Shape[axis], numel(x.Shape[axis+1:])
 		isInt := x.cls() == clsI
-		f := x.Float64s()
+		f := x.f64()
 		if f == nil {
 			return nil, c.Errorf("input must be numeric")
 		}
@@ -509,7 +509,7 @@ func kernelTopK(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := x.Float64s()
+	f := x.f64()
 	if f == nil {
 		return nil, c.Errorf("input must be numeric")
 	}

@@ -207,7 +207,7 @@ func kernelUpsample(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 		if err != nil {
 			return nil, err
 		}
-		scales = st.Float64s()
+		scales = st.f64()
 	}
 	mode := c.Str("mode", "nearest")
 	if mode == "bilinear" {
@@ -238,15 +238,15 @@ func kernelResize(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 		if err != nil {
 			return nil, err
 		}
-		scales = st.Float64s()
+		scales = st.f64()
 		spec.coord = "asymmetric"
 		spec.nearest = "floor"
 	} else {
 		if len(in) > 1 && in[1] != nil {
-			roi = in[1].Float64s()
+			roi = in[1].f64()
 		}
 		if len(in) > 2 && in[2] != nil && in[2].Len() > 0 {
-			scales = in[2].Float64s()
+			scales = in[2].f64()
 		}
 		if len(in) > 3 && in[3] != nil && in[3].Len() > 0 {
 			if sizes, err = ints(in[3], "sizes"); err != nil {
@@ -340,7 +340,7 @@ func resizeWith(c *Ctx, x *Tensor, spec *resizeSpec, scales []float64, sizes []i
 	if err != nil {
 		return nil, err
 	}
-	data := x.Float64s()
+	data := x.f64()
 	if data == nil || x.cls() == clsB {
 		return nil, c.Errorf("X must be numeric, got %s", x)
 	}

@@ -124,7 +124,7 @@ func rnnKernel(kind string) Kernel {
 			if b.Len() != dirs*2*gates*hs {
 				return nil, c.Errorf("B %s does not fit", b)
 			}
-			bias = b.Float64s()
+			bias = b.f64()
 		}
 		var lens []int64
 		if t := opt(4); t != nil {
@@ -142,7 +142,7 @@ func rnnKernel(kind string) Kernel {
 			if t.Len() != dirs*batch*hs {
 				return nil, c.Errorf("%s %s does not fit", what, t)
 			}
-			f := t.Float64s()
+			f := t.f64()
 			if layout != 0 { // [batch, dirs, hs] -> [dirs, batch, hs]
 				g := make([]float64, len(f))
 				for b := 0; b < batch; b++ {
@@ -167,7 +167,7 @@ func rnnKernel(kind string) Kernel {
 				if p.Len() != dirs*3*hs {
 					return nil, c.Errorf("P %s does not fit", p)
 				}
-				peep = p.Float64s()
+				peep = p.f64()
 			}
 		}
 		names, ok := c.Strs("activations")
@@ -201,14 +201,14 @@ func rnnKernel(kind string) Kernel {
 		if err := c.check(x.DType, yShape); err != nil {
 			return nil, err
 		}
-		xf := x.Float64s()
+		xf := x.f64()
 		xat := func(t, b int) []float64 {
 			if layout != 0 {
 				return xf[(b*seq+t)*isz : (b*seq+t+1)*isz]
 			}
 			return xf[(t*batch+b)*isz : (t*batch+b+1)*isz]
 		}
-		wf, rf := w.Float64s(), r.Float64s()
+		wf, rf := w.f64(), r.f64()
 		y := make([]float64, seq*dirs*batch*hs)
 		hN := append([]float64{}, h0...)
 		cN := append([]float64{}, c0...)

@@ -52,7 +52,7 @@ func kernelRoiAlign(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	if err := c.check(x.DType, shape); err != nil {
 		return nil, err
 	}
-	xf, rf := x.Float64s(), rt.Float64s()
+	xf, rf := x.f64(), rt.f64()
 	out := make([]float64, R*C*oh*ow)
 	for r := 0; r < R; r++ {
 		b := int(bi[r])

@@ -97,7 +97,7 @@ func kernelGridSample(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 			lo[i], hi[i] = 0, float64(d-1)
 		}
 	}
-	xf, gf := x.Float64s(), grid.Float64s()
+	xf, gf := x.f64(), grid.f64()
 	P := numel(oshape)
 	img := numel(dims)
 	xst := strides(dims)
@@ -236,7 +236,7 @@ func kernelAffineGrid(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 		}
 		return -1 + (2*float64(i)+1)/float64(l)
 	}
-	tf := theta.Float64s()
+	tf := theta.f64()
 	P := numel(sp)
 	base := make([]float64, r+1)
 	for b := 0; b < int(size[0]); b++ {
@@ -322,7 +322,7 @@ func kernelCol2Im(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 		return nil, err
 	}
 	res := make([]float64, out.Len())
-	xf := x.Float64s()
+	xf := x.f64()
 	ist := strides(img)
 	isz := numel(img)
 	bs := toInts(blkS)

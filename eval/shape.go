@@ -761,7 +761,7 @@ func kernelRange(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 		}
 		return []*Tensor{out}, nil
 	}
-	start, limit, delta := s[0].Float64s()[0], s[1].Float64s()[0], s[2].Float64s()[0]
+	start, limit, delta := s[0].f64()[0], s[1].f64()[0], s[2].f64()[0]
 	if delta == 0 {
 		return nil, c.Errorf("delta is 0")
 	}
@@ -1058,7 +1058,7 @@ func kernelOneHot(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	if err := c.check(vals.DType, shape); err != nil {
 		return nil, err
 	}
-	inds := idx.Float64s()
+	inds := idx.f64()
 	outer := numel(idx.Shape[:axis])
 	inner := numel(idx.Shape[axis:])
 	src := make([]int, numel(shape))

@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"strconv"
 
 	"github.com/wolong-dev/wolong/ir"
 )
@@ -227,16 +228,44 @@ func (t *Tensor) setF(i int, v float64) {
 	}
 }
 
-// fromFloat64s makes a tensor of float type dt from vals.
+// fromFloat64s makes a tensor of type dt from vals (shared when dt is
+// float64). Kernels compute in float64 and return their input's type;
+// when that is not a float type (an invalid model) the tensor is still
+// consistent: integers truncated toward zero (NaN as 0, out of range
+// saturated), bools true for non-zero, strings formatted.
 func fromFloat64s(dt ir.DType, shape []int, vals []float64) *Tensor {
 	t := &Tensor{DType: dt, Shape: shape}
-	if dt == ir.Float64 {
+	switch classOf(dt) {
+	case clsD:
 		t.D = vals
-		return t
-	}
-	t.F = make([]float32, len(vals))
-	for i, v := range vals {
-		t.F[i] = float32(v)
+	case clsI:
+		t.I = make([]int64, len(vals))
+		for i, v := range vals {
+			switch {
+			case v != v:
+			case v >= math.MaxInt64:
+				t.I[i] = math.MaxInt64
+			case v <= math.MinInt64:
+				t.I[i] = math.MinInt64
+			default:
+				t.I[i] = int64(v)
+			}
+		}
+	case clsB:
+		t.B = make([]bool, len(vals))
+		for i, v := range vals {
+			t.B[i] = v != 0
+		}
+	case clsS:
+		t.S = make([]string, len(vals))
+		for i, v := range vals {
+			t.S[i] = strconv.FormatFloat(v, 'g', -1, 64)
+		}
+	default:
+		t.F = make([]float32, len(vals))
+		for i, v := range vals {
+			t.F[i] = float32(v)
+		}
 	}
 	return t
 }

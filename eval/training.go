@@ -48,14 +48,14 @@ func optimizerKernel(kind string, states int) Kernel {
 			if x == nil || g == nil || !isFloatCls(x) || !equalInts(x.Shape, g.Shape) {
 				return nil, c.Errorf("tensor %d: X and G must be float tensors of one shape", i)
 			}
-			xf, gf := x.Float64s(), g.Float64s()
+			xf, gf := x.f64(), g.f64()
 			st := make([][]float64, groups-2)
 			for k := range st {
 				s := rest[(2+k)*n+i]
 				if s == nil || !equalInts(s.Shape, x.Shape) {
 					return nil, c.Errorf("tensor %d: state %d must have X's shape", i, k)
 				}
-				st[k] = s.Float64s()
+				st[k] = s.f64()
 			}
 			nx := make([]float64, len(xf))
 			ns := make([][]float64, len(st))

@@ -302,7 +302,10 @@ func (d *decoder) link(rg *rawGraph, parent *scope, owner *ir.Node) (*ir.Graph, 
 		sc.names[v.Name] = v
 		return nil
 	}
-	for _, vi := range rg.inputs {
+	for i, vi := range rg.inputs {
+		if vi.name == "" {
+			return nil, fail("", fmt.Errorf("graph input #%d has no name", i))
+		}
 		var t ir.Type
 		if vi.typ != nil {
 			t = vi.typ.Clone()
@@ -317,7 +320,10 @@ func (d *decoder) link(rg *rawGraph, parent *scope, owner *ir.Node) (*ir.Graph, 
 			return nil, fail("", err)
 		}
 	}
-	for _, t := range rg.inits {
+	for i, t := range rg.inits {
+		if t.Name == "" {
+			return nil, fail("", fmt.Errorf("initializer #%d (%s) has no name", i, t.DType))
+		}
 		if v, ok := sc.names[t.Name]; ok && v.Producer == nil && v.Const == nil && t.Name != "" {
 			// IR < 4: an initializer that is also a graph input is its default value.
 			v.Const = t

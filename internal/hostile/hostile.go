@@ -190,8 +190,9 @@ func file(name string, data []byte, side func(dir string) error) func(dir string
 // that escapes, runs past the end or is missing (and one well-formed
 // reference to it), dims bombs, negative and overflowing dims, raw data
 // shorter than its dims, deep nesting, huge attribute lists, cycles,
-// duplicate, dangling and missing outputs, non-UTF-8 names and opsets from
-// the future.
+// duplicate, dangling and missing outputs, non-UTF-8 names, names and op
+// types with control characters, unnamed graph inputs and initializers,
+// a model output listed twice (valid), and opsets from the future.
 func Cases() []Case {
 	ext := func(loc string, extra ...string) []byte {
 		e := map[string]string{"location": loc}
@@ -226,6 +227,20 @@ func Cases() []Case {
 	overflowInput := Model(Graph("g", [][]byte{Node("Relu", []string{"x"}, []string{"y"})}, nil,
 		[][]byte{ValueInfo("x", math.MaxInt64/2, 4, 4)}, [][]byte{ValueInfo("y", 2)}), 17)
 	missingOutput := Model(Graph("g", nil, nil, [][]byte{ValueInfo("x", 2)}, [][]byte{ValueInfo("y", 2)}), 17)
+	// Names with control characters (ESC, DEL, NUL) that error messages quote.
+	controlName := Model(Graph("g", [][]byte{Node("Relu\x1b[2J\x7f", []string{"ghost"}, []string{"y"})}, nil,
+		[][]byte{ValueInfo("x", 2)}, [][]byte{ValueInfo("y", 2)}), 17)
+	controlOp := Model(Graph("g", [][]byte{Node("a\x00b\x01", []string{"x"}, []string{"y"})}, nil,
+		[][]byte{ValueInfo("x", 2)}, [][]byte{ValueInfo("y", 2)}), 17)
+	// A graph input and an initializer without a name (an export then
+	// invents one, and verify cannot match the models' inputs).
+	unnamedInput := Model(Graph("g", [][]byte{Node("Relu", []string{"x"}, []string{"y"})}, nil,
+		[][]byte{ValueInfo("x", 2), ValueInfo("", 2)}, [][]byte{ValueInfo("y", 2)}), 17)
+	// The same value listed twice as a model output: valid (a shared model,
+	// nnfusion_gru_bidirectional, does it); a sweep variant listed it
+	// 883,011 times, and run wrote as many files.
+	twiceOutput := Model(Graph("g", [][]byte{Node("Relu", []string{"x"}, []string{"y"})}, nil,
+		[][]byte{ValueInfo("x", 2)}, [][]byte{ValueInfo("y", 2), ValueInfo("y", 2)}), 17)
 	negInput := Model(Graph("g", [][]byte{Node("Relu", []string{"x"}, []string{"y"})}, nil,
 		[][]byte{ValueInfo("x", -7)}, [][]byte{ValueInfo("y", 2)}), 17)
 	return []Case{
@@ -250,6 +265,11 @@ func Cases() []Case {
 		{"dangling", "nothing produces", file("dangling.onnx", dangling, nil)},
 		{"missing-output", "not produced", file("missing-output.onnx", missingOutput, nil)},
 		{"non-utf8", "UTF-8", file("non-utf8.onnx", badUTF, nil)},
+		{"control-name", "nothing produces", file("control-name.onnx", controlName, nil)},
+		{"control-op", "", file("control-op.onnx", controlOp, nil)},
+		{"unnamed-input", "has no name", file("unnamed-input.onnx", unnamedInput, nil)},
+		{"output-twice", "", file("output-twice.onnx", twiceOutput, nil)},
+		{"unnamed-initializer", "has no name", file("unnamed-initializer.onnx", ReluModel(Tensor("", 1, []int64{2}, make([]byte, 8), nil)), nil)},
 		{"future-opset", "", file("future-opset.onnx", Model(Graph("g", [][]byte{Node("Relu", []string{"x"}, []string{"y"})}, nil, [][]byte{ValueInfo("x", 2)}, [][]byte{ValueInfo("y", 2)}), 99), nil)},
 		{"absurd-opset", "out of range", file("absurd-opset.onnx", Model(Graph("g", nil, nil, nil, nil), 1<<40), nil)},
 		{"empty", "empty", file("empty.onnx", nil, nil)},
