@@ -94,30 +94,14 @@ func im2col(x []float64, ch int, w *window, p0, p1 int, col []float64) {
 	// Output coordinates of each position in the chunk.
 	oc := make([]int, r*npos)
 	for j := 0; j < npos; j++ {
-		p := p0 + j
-		for d := r - 1; d >= 0; d-- {
-			oc[j*r+d] = p % w.out[d]
-			p /= w.out[d]
-		}
+		unravel(p0+j, w.out, oc[j*r:(j+1)*r])
 	}
 	kc := make([]int, r)
 	ist := strides(w.in)
 	for kk := 0; kk < kn; kk++ {
-		q := kk
-		for d := r - 1; d >= 0; d-- {
-			kc[d] = q % w.k[d]
-			q /= w.k[d]
-		}
+		unravel(kk, w.k, kc)
 		for j := 0; j < npos; j++ {
-			off := 0
-			for d := 0; d < r; d++ {
-				ic := oc[j*r+d]*w.stride[d] - w.padB[d] + kc[d]*w.dil[d]
-				if ic < 0 || ic >= w.in[d] {
-					off = -1
-					break
-				}
-				off += ic * ist[d]
-			}
+			off := w.offset(oc[j*r:(j+1)*r], kc, w.in, ist)
 			for ci := 0; ci < ch; ci++ {
 				v := 0.0
 				if off >= 0 {
@@ -355,56 +339,11 @@ func kernelConvTranspose(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	m := mg * group
 	r := x.Rank() - 2
 	kernel := wt.Shape[2:]
-	st, _ := c.Ints("strides")
-	dl, _ := c.Ints("dilations")
-	pads, _ := c.Ints("pads")
-	op, _ := c.Ints("output_padding")
-	os, hasOS := c.Ints("output_shape")
-	stride, dil, padB, padE, outSp := make([]int, r), make([]int, r), make([]int, r), make([]int, r), make([]int, r)
-	auto := c.Str("auto_pad", "NOTSET")
-	for i := 0; i < r; i++ {
-		stride[i], dil[i] = 1, 1
-		if i < len(st) {
-			stride[i] = int(st[i])
-		}
-		if i < len(dl) {
-			dil[i] = int(dl[i])
-		}
-		if stride[i] <= 0 || dil[i] <= 0 {
-			return nil, c.Errorf("invalid strides or dilations")
-		}
-		opad := 0
-		if i < len(op) {
-			opad = int(op[i])
-		}
-		ek := (kernel[i]-1)*dil[i] + 1
-		if len(pads) == 2*r {
-			padB[i], padE[i] = int(pads[i]), int(pads[i+r])
-		}
-		full := stride[i]*(x.Shape[2+i]-1) + opad + ek
-		if hasOS && len(os) >= r {
-			o := int(os[len(os)-r+i])
-			total := full - o
-			if auto == "SAME_UPPER" {
-				padB[i], padE[i] = floorDiv(total, 2), total-floorDiv(total, 2)
-			} else {
-				padB[i], padE[i] = total-floorDiv(total, 2), floorDiv(total, 2)
-			}
-		} else if auto == "SAME_UPPER" || auto == "SAME_LOWER" {
-			o := x.Shape[2+i] * stride[i]
-			total := max(0, full-o)
-			if auto == "SAME_UPPER" {
-				padB[i] = total / 2
-			} else {
-				padB[i] = total - total/2
-			}
-			padE[i] = total - padB[i]
-		}
-		outSp[i] = full - padB[i] - padE[i]
-		if outSp[i] < 0 {
-			return nil, c.Errorf("negative output size")
-		}
+	w, err := convTransposeGeometry(c, x.Shape[2:], kernel)
+	if err != nil {
+		return nil, err
 	}
+	outSp := w.out
 	outShape := append([]int{n, m}, outSp...)
 	out, err := c.alloc(x.DType, outShape)
 	if err != nil {
@@ -437,28 +376,11 @@ func kernelConvTranspose(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 			}
 			for k := 0; k < K; k++ {
 				co := k / kn
-				q := k % kn
-				for d := r - 1; d >= 0; d-- {
-					kc[d] = q % kernel[d]
-					q /= kernel[d]
-				}
+				unravel(k%kn, kernel, kc)
 				base := (b*m + g*mg + co) * O
 				for p := 0; p < P; p++ {
-					q := p
-					for d := r - 1; d >= 0; d-- {
-						ic[d] = q % inSp[d]
-						q /= inSp[d]
-					}
-					off := 0
-					for d := 0; d < r; d++ {
-						o := ic[d]*stride[d] + kc[d]*dil[d] - padB[d]
-						if o < 0 || o >= outSp[d] {
-							off = -1
-							break
-						}
-						off += o * ost[d]
-					}
-					if off >= 0 {
+					unravel(p, inSp, ic)
+					if off := w.offset(ic, kc, outSp, ost); off >= 0 {
 						res[base+off] += col[k*P+p]
 					}
 				}
@@ -532,21 +454,13 @@ func poolKernel(kind string) Kernel {
 		for img := 0; img < n*ch; img++ {
 			xi := xf[img*insz : (img+1)*insz]
 			for o := 0; o < P; o++ {
-				q := o
-				for d := r - 1; d >= 0; d-- {
-					oc[d] = q % w.out[d]
-					q /= w.out[d]
-				}
+				unravel(o, w.out, oc)
 				acc := 0.0
 				best := math.Inf(-1)
 				bestIdx := -1
 				cnt, cntPad := 0, 0
 				for kk := 0; kk < kn; kk++ {
-					q := kk
-					for d := r - 1; d >= 0; d-- {
-						kc[d] = q % w.k[d]
-						q /= w.k[d]
-					}
+					unravel(kk, w.k, kc)
 					off := 0
 					inPad := true
 					for d := 0; d < r; d++ {

@@ -326,32 +326,19 @@ func kernelCol2Im(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	ist := strides(img)
 	isz := numel(img)
 	bs := toInts(blkS)
+	w := &window{stride: make([]int, r), dil: make([]int, r), padB: make([]int, r)}
+	for d := 0; d < r; d++ {
+		w.stride[d], w.dil[d], w.padB[d] = get(str, d, 1), get(dil, d, 1), get(pads, d, 0)
+	}
 	kc := make([]int, r)
 	bc := make([]int, r)
 	for b := 0; b < n; b++ {
 		for cc := 0; cc < ch; cc++ {
 			for k := 0; k < kn; k++ {
-				q := k
-				for d := r - 1; d >= 0; d-- {
-					kc[d] = q % bs[d]
-					q /= bs[d]
-				}
+				unravel(k, bs, kc)
 				for l := 0; l < L; l++ {
-					q := l
-					for d := r - 1; d >= 0; d-- {
-						bc[d] = q % nblk[d]
-						q /= nblk[d]
-					}
-					off := 0
-					for d := 0; d < r; d++ {
-						p := bc[d]*get(str, d, 1) - get(pads, d, 0) + kc[d]*get(dil, d, 1)
-						if p < 0 || p >= img[d] {
-							off = -1
-							break
-						}
-						off += p * ist[d]
-					}
-					if off >= 0 {
+					unravel(l, nblk, bc)
+					if off := w.offset(bc, kc, img, ist); off >= 0 {
 						res[(b*ch+cc)*isz+off] += xf[((b*x.Shape[1])+cc*kn+k)*L+l]
 					}
 				}

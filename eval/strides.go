@@ -131,3 +131,12 @@ func zipBroadcast[T, U any](out []U, a []T, ia []int, b []T, ib []int, f func(x,
 		out[k] = f(a[at(ia, k)], b[at(ib, k)])
 	}
 }
+
+// unravel writes into out the row-major multi-index of flat index q in a
+// shape of dims (out has len(dims) entries).
+func unravel(q int, dims, out []int) {
+	for d := len(dims) - 1; d >= 0; d-- {
+		out[d] = q % dims[d]
+		q /= dims[d]
+	}
+}
