@@ -73,12 +73,59 @@ func kernelAttention(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	if qt.Rank() != kt.Rank() || qt.Rank() != vt.Rank() {
 		return nil, c.Errorf("Q, K and V ranks differ")
 	}
-	opt := func(i int) *Tensor {
-		if i < len(in) {
-			return in[i]
-		}
-		return nil
+	a, err := newAttnOp(c, in, qt, kt, vt)
+	if err != nil {
+		return nil, err
 	}
+	var nonpad []int64
+	if t := optIn(in, 6); t != nil {
+		if nonpad, err = ints(t, "nonpad_kv_seqlen"); err != nil {
+			return nil, err
+		}
+		if len(nonpad) != a.B {
+			return nil, c.Errorf("nonpad_kv_seqlen has %d entries for batch %d", len(nonpad), a.B)
+		}
+	}
+	bias, err := a.maskBias(c, optIn(in, 3), nonpad)
+	if err != nil {
+		return nil, err
+	}
+	y, qkOut := a.run(c, bias, qt.DType != ir.Float64)
+	B, H, Sq, D, KH, Skv, Dv := a.B, a.H, a.Sq, a.D, a.KH, a.Skv, a.Dv
+	var yt *Tensor
+	if qt.Rank() == 3 {
+		yy := make([]float64, len(y))
+		for b := 0; b < B; b++ {
+			for h := 0; h < H; h++ {
+				for i := 0; i < Sq; i++ {
+					copy(yy[((b*Sq+i)*H+h)*Dv:((b*Sq+i)*H+h+1)*Dv], y[((b*H+h)*Sq+i)*Dv:((b*H+h)*Sq+i+1)*Dv])
+				}
+			}
+		}
+		yt = fromFloat64s(qt.DType, []int{B, Sq, H * Dv}, yy)
+	} else {
+		yt = fromFloat64s(qt.DType, []int{B, H, Sq, Dv}, y)
+	}
+	return []*Tensor{
+		yt,
+		fromFloat64s(kt.DType, []int{B, KH, Skv, D}, a.k),
+		fromFloat64s(vt.DType, []int{B, KH, Skv, Dv}, a.v),
+		fromFloat64s(qt.DType, []int{B, H, Sq, Skv}, qkOut),
+	}, nil
+}
+
+// attnOp is one Attention node's Q, K and V as [B,H,S,D] float64, K and V
+// with the past cache prepended, and its scale.
+type attnOp struct {
+	q, k, v                  []float64
+	B, H, Sq, D, KH, Skv, Dv int
+	scale                    float64
+	pastLen                  int // -1 without a past key
+}
+
+// newAttnOp reads Q, K, V and the past key and value (inputs 4 and 5),
+// and checks that they fit each other.
+func newAttnOp(c *Ctx, in []*Tensor, qt, kt, vt *Tensor) (*attnOp, error) {
 	qh, kvh := c.Int("q_num_heads", 0), c.Int("kv_num_heads", 0)
 	q, qs, err := heads4(c, qt, qh)
 	if err != nil {
@@ -92,13 +139,12 @@ func kernelAttention(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	B, H, Sq, D := qs[0], qs[1], qs[2], qs[3]
-	scale := 1 / math.Sqrt(float64(D))
-	if a := c.Attr("scale"); a != nil {
-		scale = float64(a.F)
+	a := &attnOp{q: q, B: qs[0], H: qs[1], Sq: qs[2], D: qs[3], pastLen: -1}
+	a.scale = 1 / math.Sqrt(float64(a.D))
+	if at := c.Attr("scale"); at != nil {
+		a.scale = float64(at.F)
 	}
-	pastLen := -1
-	if pk := opt(4); pk != nil {
+	if pk := optIn(in, 4); pk != nil {
 		p, ps, err := heads4(c, pk, kvh)
 		if err != nil {
 			return nil, err
@@ -106,9 +152,9 @@ func kernelAttention(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 		if k, ks, err = concatSeq(p, ps, k, ks); err != nil {
 			return nil, err
 		}
-		pastLen = ps[2]
+		a.pastLen = ps[2]
 	}
-	if pv := opt(5); pv != nil {
+	if pv := optIn(in, 5); pv != nil {
 		p, ps, err := heads4(c, pv, kvh)
 		if err != nil {
 			return nil, err
@@ -117,68 +163,35 @@ func kernelAttention(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 			return nil, err
 		}
 	}
-	KH, Skv, Dv := ks[1], ks[2], vs[3]
-	if ks[0] != B || vs[0] != B || ks[3] != D || vs[1] != KH || vs[2] != Skv || KH == 0 || H%KH != 0 {
+	a.k, a.v = k, v
+	a.KH, a.Skv, a.Dv = ks[1], ks[2], vs[3]
+	if ks[0] != a.B || vs[0] != a.B || ks[3] != a.D || vs[1] != a.KH || vs[2] != a.Skv || a.KH == 0 || a.H%a.KH != 0 {
 		return nil, c.Errorf("Q %v, K %v and V %v do not fit", qs, ks, vs)
 	}
-	var nonpad []int64
-	if t := opt(6); t != nil {
-		if nonpad, err = ints(t, "nonpad_kv_seqlen"); err != nil {
-			return nil, err
-		}
-		if len(nonpad) != B {
-			return nil, c.Errorf("nonpad_kv_seqlen has %d entries for batch %d", len(nonpad), B)
-		}
-	}
+	return a, nil
+}
+
+// maskBias builds the [B,H,Sq,Skv] additive bias: attn_mask m (nil:
+// none) padded with -inf to Skv and broadcast, then -inf above the causal
+// diagonal (is_causal) and past each batch's nonpad_kv_seqlen.
+func (a *attnOp) maskBias(c *Ctx, m *Tensor, nonpad []int64) ([]float64, error) {
+	B, H, Sq, Skv := a.B, a.H, a.Sq, a.Skv
 	biasShape := []int{B, H, Sq, Skv}
 	if err := c.check(ir.Float64, biasShape); err != nil {
 		return nil, err
 	}
 	bias := make([]float64, B*H*Sq*Skv)
-	if m := opt(3); m != nil {
-		if m.Rank() < 1 || m.Rank() > 4 {
-			return nil, c.Errorf("attn_mask must have rank 1..4")
-		}
-		last := m.Shape[m.Rank()-1]
-		if last > Skv {
-			return nil, c.Errorf("attn_mask %s is longer than the key sequence %d", m, Skv)
-		}
-		pshape := append([]int{}, m.Shape...)
-		pshape[len(pshape)-1] = Skv
-		full, err := broadcastShapes(biasShape, pshape)
-		if err != nil || !equalInts(full, biasShape) {
-			return nil, c.Errorf("attn_mask %s does not broadcast to %v", m, biasShape)
-		}
-		mf := m.f64()
-		// Pad the last dim (with -inf, or false) to Skv, then broadcast.
-		padded := make([]float64, numel(pshape))
-		outer := numel(m.Shape[:m.Rank()-1])
-		for o := 0; o < outer; o++ {
-			for j := 0; j < Skv; j++ {
-				val := math.Inf(-1)
-				if j < last {
-					val = mf[o*last+j]
-					if m.cls() == clsB {
-						val = 0
-						if !m.B[o*last+j] {
-							val = math.Inf(-1)
-						}
-					}
-				}
-				padded[o*Skv+j] = val
-			}
-		}
-		idx := bcastIndex(biasShape, pshape)
-		for i := range bias {
-			bias[i] = padded[at(idx, i)]
+	if m != nil {
+		if err := padMask(c, m, biasShape, bias); err != nil {
+			return nil, err
 		}
 	}
 	if c.Int("is_causal", 0) != 0 {
 		for b := 0; b < B; b++ {
 			off := 0
 			switch {
-			case pastLen >= 0:
-				off = pastLen
+			case a.pastLen >= 0:
+				off = a.pastLen
 			case nonpad != nil:
 				off = int(nonpad[b]) - Sq
 			}
@@ -206,14 +219,67 @@ func kernelAttention(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 			}
 		}
 	}
+	return bias, nil
+}
+
+// padMask writes attn_mask m (a float bias, or a bool mask whose false
+// is -inf) into bias of shape biasShape, its last dim padded with -inf to
+// the key length and then broadcast.
+func padMask(c *Ctx, m *Tensor, biasShape []int, bias []float64) error {
+	Skv := biasShape[3]
+	if m.Rank() < 1 || m.Rank() > 4 {
+		return c.Errorf("attn_mask must have rank 1..4")
+	}
+	last := m.Shape[m.Rank()-1]
+	if last > Skv {
+		return c.Errorf("attn_mask %s is longer than the key sequence %d", m, Skv)
+	}
+	pshape := append([]int{}, m.Shape...)
+	pshape[len(pshape)-1] = Skv
+	full, err := broadcastShapes(biasShape, pshape)
+	if err != nil || !equalInts(full, biasShape) {
+		return c.Errorf("attn_mask %s does not broadcast to %v", m, biasShape)
+	}
+	mf := m.f64()
+	// Pad the last dim (with -inf, or false) to Skv, then broadcast.
+	padded := make([]float64, numel(pshape))
+	outer := numel(m.Shape[:m.Rank()-1])
+	for o := 0; o < outer; o++ {
+		for j := 0; j < Skv; j++ {
+			val := math.Inf(-1)
+			if j < last {
+				val = mf[o*last+j]
+				if m.cls() == clsB {
+					val = 0
+					if !m.B[o*last+j] {
+						val = math.Inf(-1)
+					}
+				}
+			}
+			padded[o*Skv+j] = val
+		}
+	}
+	idx := bcastIndex(biasShape, pshape)
+	for i := range bias {
+		bias[i] = padded[at(idx, i)]
+	}
+	return nil
+}
+
+// run computes Y [B,H,Sq,Dv] and the qk_matmul_output the
+// qk_matmul_output_mode attribute selects (0: scaled scores after
+// softcap, 2: with the bias added, 3: the softmax); lowPrec adds the bias
+// in float32 as the reference does for Q types other than float64.
+func (a *attnOp) run(c *Ctx, bias []float64, lowPrec bool) (y, qkOut []float64) {
+	B, H, Sq, D, KH, Skv, Dv := a.B, a.H, a.Sq, a.D, a.KH, a.Skv, a.Dv
+	q, k, v := a.q, a.k, a.v
 	softcap := float64(c.Float("softcap", 0))
 	mode := c.Int("qk_matmul_output_mode", 0)
 	rep := H / KH
-	lowPrec := qt.DType != ir.Float64
-	qkOut := make([]float64, B*H*Sq*Skv)
-	y := make([]float64, B*H*Sq*Dv)
+	qkOut = make([]float64, B*H*Sq*Skv)
+	y = make([]float64, B*H*Sq*Dv)
 	row := make([]float64, Skv)
-	ss := math.Sqrt(scale)
+	ss := math.Sqrt(a.scale)
 	for b := 0; b < B; b++ {
 		for h := 0; h < H; h++ {
 			kh := h / rep
@@ -270,26 +336,7 @@ func kernelAttention(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 			}
 		}
 	}
-	var yt *Tensor
-	if qt.Rank() == 3 {
-		yy := make([]float64, len(y))
-		for b := 0; b < B; b++ {
-			for h := 0; h < H; h++ {
-				for i := 0; i < Sq; i++ {
-					copy(yy[((b*Sq+i)*H+h)*Dv:((b*Sq+i)*H+h+1)*Dv], y[((b*H+h)*Sq+i)*Dv:((b*H+h)*Sq+i+1)*Dv])
-				}
-			}
-		}
-		yt = fromFloat64s(qt.DType, []int{B, Sq, H * Dv}, yy)
-	} else {
-		yt = fromFloat64s(qt.DType, []int{B, H, Sq, Dv}, y)
-	}
-	return []*Tensor{
-		yt,
-		fromFloat64s(kt.DType, []int{B, KH, Skv, D}, k),
-		fromFloat64s(vt.DType, []int{B, KH, Skv, Dv}, v),
-		fromFloat64s(qt.DType, []int{B, H, Sq, Skv}, qkOut),
-	}, nil
+	return y, qkOut
 }
 
 func kernelRotaryEmbedding(c *Ctx, in []*Tensor) ([]*Tensor, error) {
@@ -378,16 +425,7 @@ func kernelRotaryEmbedding(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 				return nil, c.Errorf("cache too small")
 			}
 			for h := 0; h < H; h++ {
-				for i := 0; i < half; i++ {
-					i1, i2 := i, i+half
-					if interleaved {
-						i1, i2 = 2*i, 2*i+1
-					}
-					x1, x2 := f[at(b, s, h, i1)], f[at(b, s, h, i2)]
-					co, si := cf[r+i], sf[r+i]
-					out[at(b, s, h, i1)] = co*x1 - si*x2
-					out[at(b, s, h, i2)] = si*x1 + co*x2
-				}
+				rotateHead(out, f, func(d int) int { return at(b, s, h, d) }, cf[r:], sf[r:], half, interleaved)
 			}
 		}
 	}

@@ -238,18 +238,7 @@ func kernelMSAttention(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 					row[j] = sc
 					m = math.Max(m, sc)
 				}
-				sum := 0.0
-				for j := range row {
-					row[j] = math.Exp(row[j] - m)
-					sum += row[j]
-				}
-				for d := 0; d < D; d++ {
-					acc := 0.0
-					for j := 0; j < T; j++ {
-						acc += row[j] / sum * V[j*D+d]
-					}
-					out[(b*S+s)*H+h*D+d] = acc
-				}
+				softmaxAttend(row, m, V, D, D, out[(b*S+s)*H+h*D:])
 			}
 		}
 	}

@@ -90,81 +90,103 @@ func kernelGQA(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 		}
 		L = max(L, int(lens[b])+1)
 	}
+	g := &gqaOp{B: B, S: S, N: N, KN: KN, D: D, P: P, L: L, lens: lens}
 	if c.Int("do_rotary", 0) != 0 {
-		cosT, sinT := optIn(in, 7), optIn(in, 8)
-		if cosT == nil || sinT == nil || cosT.Rank() != 2 {
-			return nil, c.Errorf("do_rotary needs cos_cache and sin_cache")
-		}
-		half := cosT.Shape[1]
-		if 2*half > D {
-			return nil, c.Errorf("rotary cache %s too wide for head size %d", cosT, D)
-		}
-		cf, sf := cosT.f64(), sinT.f64()
-		inter := c.Int("rotary_interleaved", 0) != 0
-		rot := func(x []float64, heads int) error {
-			for b := 0; b < B; b++ {
-				past := int(lens[b]) + 1 - S
-				for h := 0; h < heads; h++ {
-					for s := 0; s < S; s++ {
-						p := past + s
-						if p < 0 || p >= cosT.Shape[0] {
-							return errf("position %d out of the rotary cache", p)
-						}
-						r := x[((b*heads+h)*S+s)*D:]
-						for i := 0; i < half; i++ {
-							i1, i2 := i, i+half
-							if inter {
-								i1, i2 = 2*i, 2*i+1
-							}
-							x1, x2 := r[i1], r[i2]
-							co, si := cf[p*half+i], sf[p*half+i]
-							r[i1], r[i2] = x1*co-x2*si, x2*co+x1*si
-						}
-					}
-				}
-			}
-			return nil
-		}
-		if err := rot(q, N); err != nil {
-			return nil, err
-		}
-		if err := rot(k, KN); err != nil {
+		if err := g.rotary(c, optIn(in, 7), optIn(in, 8), q, k); err != nil {
 			return nil, err
 		}
 	}
 	if err := c.check(qt.DType, []int{B, KN, L, D}); err != nil {
 		return nil, err
 	}
-	presK := make([]float64, B*KN*L*D)
-	presV := make([]float64, B*KN*L*D)
+	presK, presV := g.present(pk, k), g.present(pv, v)
+	y := g.attend(c, q, presK, presV, qt.DType != ir.Float64)
+	return []*Tensor{
+		fromFloat64s(qt.DType, []int{B, S, N * D}, y),
+		fromFloat64s(kt.DType, []int{B, KN, L, D}, presK),
+		fromFloat64s(vt.DType, []int{B, KN, L, D}, presV),
+	}, nil
+}
+
+// gqaOp is a GroupQueryAttention node's sizes: batch B, new tokens S,
+// N query and KN KV heads of size D, a past cache of P and a present one
+// of L, and each batch's seqlens_k (its valid length - 1).
+type gqaOp struct {
+	B, S, N, KN, D, P, L int
+	lens                 []int64
+}
+
+// rotary rotates q ([B,N,S,D]) and k ([B,KN,S,D]) in place by the cos and
+// sin caches, at each batch's positions after its past.
+func (g *gqaOp) rotary(c *Ctx, cosT, sinT *Tensor, q, k []float64) error {
+	if cosT == nil || sinT == nil || cosT.Rank() != 2 {
+		return c.Errorf("do_rotary needs cos_cache and sin_cache")
+	}
+	half := cosT.Shape[1]
+	if 2*half > g.D {
+		return c.Errorf("rotary cache %s too wide for head size %d", cosT, g.D)
+	}
+	cf, sf := cosT.f64(), sinT.f64()
+	inter := c.Int("rotary_interleaved", 0) != 0
+	B, S, D := g.B, g.S, g.D
+	rot := func(x []float64, heads int) error {
+		for b := 0; b < B; b++ {
+			past := int(g.lens[b]) + 1 - S
+			for h := 0; h < heads; h++ {
+				for s := 0; s < S; s++ {
+					p := past + s
+					if p < 0 || p >= cosT.Shape[0] {
+						return errf("position %d out of the rotary cache", p)
+					}
+					r := x[((b*heads+h)*S+s)*D:]
+					rotateHead(r, r, func(d int) int { return d }, cf[p*half:], sf[p*half:], half, inter)
+				}
+			}
+		}
+		return nil
+	}
+	if err := rot(q, g.N); err != nil {
+		return err
+	}
+	return rot(k, g.KN)
+}
+
+// present is the [B,KN,L,D] cache: each batch's first past entries from
+// the past cache (nil when P is 0), then its S new ones (cur, [B,KN,S,D]).
+func (g *gqaOp) present(past, cur []float64) []float64 {
+	B, KN, S, D, P, L := g.B, g.KN, g.S, g.D, g.P, g.L
+	pres := make([]float64, B*KN*L*D)
 	for b := 0; b < B; b++ {
-		past := int(lens[b]) + 1 - S
+		n := int(g.lens[b]) + 1 - S
 		for h := 0; h < KN; h++ {
-			dk := presK[(b*KN+h)*L*D:]
-			dv := presV[(b*KN+h)*L*D:]
+			dst := pres[(b*KN+h)*L*D:]
 			if P > 0 {
-				n := min(P, past) * D
-				copy(dk[:n], pk[(b*KN+h)*P*D:])
-				copy(dv[:n], pv[(b*KN+h)*P*D:])
+				copy(dst[:min(P, n)*D], past[(b*KN+h)*P*D:])
 			}
 			for s := 0; s < S; s++ {
-				copy(dk[(past+s)*D:(past+s+1)*D], k[((b*KN+h)*S+s)*D:])
-				copy(dv[(past+s)*D:(past+s+1)*D], v[((b*KN+h)*S+s)*D:])
+				copy(dst[(n+s)*D:(n+s+1)*D], cur[((b*KN+h)*S+s)*D:])
 			}
 		}
 	}
+	return pres
+}
+
+// attend computes Y [B,S,N*D]: each query over its batch's valid cache
+// entries, causal and within local_window_size, with scale and softcap;
+// lowPrec rounds the scores to float32.
+func (g *gqaOp) attend(c *Ctx, q, presK, presV []float64, lowPrec bool) []float64 {
+	B, S, N, KN, D, L := g.B, g.S, g.N, g.KN, g.D, g.L
 	scale := float64(c.Float("scale", 0))
 	if scale == 0 {
 		scale = 1 / math.Sqrt(float64(D))
 	}
 	softcap := float64(c.Float("softcap", 0))
 	window := int(c.Int("local_window_size", -1))
-	lowPrec := qt.DType != ir.Float64
 	rep := N / KN
 	y := make([]float64, B*S*N*D)
 	row := make([]float64, L)
 	for b := 0; b < B; b++ {
-		valid := int(lens[b]) + 1
+		valid := int(g.lens[b]) + 1
 		past := valid - S
 		for h := 0; h < N; h++ {
 			K := presK[(b*KN+h/rep)*L*D:]
@@ -192,24 +214,9 @@ func kernelGQA(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 					row[j] = sc
 					m = math.Max(m, sc)
 				}
-				sum := 0.0
-				for j := 0; j < valid; j++ {
-					row[j] = math.Exp(row[j] - m)
-					sum += row[j]
-				}
-				for d := 0; d < D; d++ {
-					acc := 0.0
-					for j := 0; j < valid; j++ {
-						acc += row[j] / sum * V[j*D+d]
-					}
-					y[((b*S+s)*N+h)*D+d] = acc
-				}
+				softmaxAttend(row[:valid], m, V, D, D, y[((b*S+s)*N+h)*D:])
 			}
 		}
 	}
-	return []*Tensor{
-		fromFloat64s(qt.DType, []int{B, S, N * D}, y),
-		fromFloat64s(kt.DType, []int{B, KN, L, D}, presK),
-		fromFloat64s(vt.DType, []int{B, KN, L, D}, presV),
-	}, nil
+	return y
 }

@@ -94,16 +94,7 @@ func kernelMSRotary(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 				return nil, c.Errorf("position %d out of the cache's %d rows", p, cosT.Shape[0])
 			}
 			for h := 0; h < N; h++ {
-				for i := 0; i < half; i++ {
-					i1, i2 := i, i+half
-					if interleaved {
-						i1, i2 = 2*i, 2*i+1
-					}
-					x1, x2 := f[at(b, s, h, i1)], f[at(b, s, h, i2)]
-					co, si := cf[p*half+i], sf[p*half+i]
-					out[at(b, s, h, i1)] = x1*co - x2*si
-					out[at(b, s, h, i2)] = x2*co + x1*si
-				}
+				rotateHead(out, f, func(d int) int { return at(b, s, h, d) }, cf[p*half:], sf[p*half:], half, interleaved)
 			}
 		}
 	}
@@ -212,18 +203,7 @@ func kernelMSMHA(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 					row[j] = sc
 					m = math.Max(m, sc)
 				}
-				sum := 0.0
-				for j := range row {
-					row[j] = math.Exp(row[j] - m)
-					sum += row[j]
-				}
-				for d := 0; d < Dv; d++ {
-					acc := 0.0
-					for j := 0; j < T; j++ {
-						acc += row[j] / sum * v[((b*N+h)*T+j)*Dv+d]
-					}
-					y[((b*S+s)*N+h)*Dv+d] = acc
-				}
+				softmaxAttend(row, m, v[(b*N+h)*T*Dv:], Dv, Dv, y[((b*S+s)*N+h)*Dv:])
 			}
 		}
 	}
