@@ -69,34 +69,9 @@ func kernelLinearAttention(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	if gating != (decay != nil) || delta != (beta != nil) || (erase != nil && !delta) {
 		return nil, c.Errorf("update_rule %q does not fit the decay/beta/erase_gate inputs given", rule)
 	}
-	var decayAt func(b, h, ti, d int) float64
-	if decay != nil {
-		if decay.Rank() != 3 {
-			return nil, c.Errorf("decay must be rank 3")
-		}
-		df := decay.f64()
-		switch decay.Shape[2] {
-		case hkv:
-			decayAt = func(b, h, ti, d int) float64 { return df[(b*T+ti)*hkv+h] }
-		case hkv * dk:
-			decayAt = func(b, h, ti, d int) float64 { return df[(b*T+ti)*hkv*dk+h*dk+d] }
-		default:
-			return nil, c.Errorf("decay last dim %d fits neither %d nor %d", decay.Shape[2], hkv, hkv*dk)
-		}
-	}
-	var betaAt func(b, h, ti int) float64
-	if beta != nil {
-		bl := beta.Shape[beta.Rank()-1]
-		if beta.Rank() != 3 || (bl != hkv && bl != 1) {
-			return nil, c.Errorf("beta %s does not fit", beta)
-		}
-		bf := beta.f64()
-		betaAt = func(b, h, ti int) float64 {
-			if bl == 1 {
-				return bf[b*T+ti]
-			}
-			return bf[(b*T+ti)*hkv+h]
-		}
+	decayAt, betaAt, err := linearAttnGates(c, decay, beta, T, hkv, dk)
+	if err != nil {
+		return nil, err
 	}
 	var eraseAt func(b, h, ti, d int) float64
 	if erase != nil {
@@ -177,6 +152,41 @@ func kernelLinearAttention(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 		fromFloat64s(q.DType, []int{B, T, hq * dv}, out),
 		fromFloat64s(stateDT, []int{B, hkv, dk, dv}, state),
 	}, nil
+}
+
+// linearAttnGates gives access to LinearAttention's decay (per KV head,
+// or per KV head and key dim) and beta (per KV head, or one per token)
+// inputs at (batch b, KV head h, time ti, key dim d); a nil input gives a
+// nil accessor.
+func linearAttnGates(c *Ctx, decay, beta *Tensor, T, hkv, dk int) (decayAt func(b, h, ti, d int) float64, betaAt func(b, h, ti int) float64, err error) {
+	if decay != nil {
+		if decay.Rank() != 3 {
+			return nil, nil, c.Errorf("decay must be rank 3")
+		}
+		df := decay.f64()
+		switch decay.Shape[2] {
+		case hkv:
+			decayAt = func(b, h, ti, d int) float64 { return df[(b*T+ti)*hkv+h] }
+		case hkv * dk:
+			decayAt = func(b, h, ti, d int) float64 { return df[(b*T+ti)*hkv*dk+h*dk+d] }
+		default:
+			return nil, nil, c.Errorf("decay last dim %d fits neither %d nor %d", decay.Shape[2], hkv, hkv*dk)
+		}
+	}
+	if beta != nil {
+		bl := beta.Shape[beta.Rank()-1]
+		if beta.Rank() != 3 || (bl != hkv && bl != 1) {
+			return nil, nil, c.Errorf("beta %s does not fit", beta)
+		}
+		bf := beta.f64()
+		betaAt = func(b, h, ti int) float64 {
+			if bl == 1 {
+				return bf[b*T+ti]
+			}
+			return bf[(b*T+ti)*hkv+h]
+		}
+	}
+	return decayAt, betaAt, nil
 }
 
 func kernelCausalConvWithState(c *Ctx, in []*Tensor) ([]*Tensor, error) {
