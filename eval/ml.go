@@ -157,50 +157,17 @@ func treeEnsemble(classifier bool) Kernel {
 		if x.Rank() == 2 {
 			n, nf = x.Shape[0], x.Shape[1]
 		}
-		treeIDs, _ := c.Ints("nodes_treeids")
-		nodeIDs, _ := c.Ints("nodes_nodeids")
-		feat, _ := c.Ints("nodes_featureids")
-		vals, _ := c.Floats("nodes_values")
-		modes, _ := c.Strs("nodes_modes")
-		tIDs, _ := c.Ints("nodes_truenodeids")
-		fIDs, _ := c.Ints("nodes_falsenodeids")
-		miss, _ := c.Ints("nodes_missing_value_tracks_true")
-		nn := len(nodeIDs)
-		if len(treeIDs) != nn || len(feat) != nn || len(vals) != nn || len(modes) != nn || len(tIDs) != nn || len(fIDs) != nn {
-			if c.Attr("nodes_values_as_tensor") != nil {
-				return nil, c.unsupported("tensor-valued node attributes")
-			}
-			return nil, c.Errorf("node attribute lists differ in length")
-		}
-		type key struct{ t, n int64 }
-		index := map[key]int{}
-		var roots []int
-		seenTree := map[int64]bool{}
-		for i := 0; i < nn; i++ {
-			index[key{treeIDs[i], nodeIDs[i]}] = i
-			if !seenTree[treeIDs[i]] {
-				seenTree[treeIDs[i]] = true
-				roots = append(roots, i)
-			}
+		t, err := readTreeNodes(c)
+		if err != nil {
+			return nil, err
 		}
 		prefix := "target_"
 		if classifier {
 			prefix = "class_"
 		}
-		wt, _ := c.Ints(prefix + "treeids")
-		wn, _ := c.Ints(prefix + "nodeids")
-		wi, _ := c.Ints(prefix + "ids")
-		ww, _ := c.Floats(prefix + "weights")
-		if len(wn) != len(wt) || len(wi) != len(wt) || len(ww) != len(wt) {
-			return nil, c.Errorf("%s* lists differ in length", prefix)
-		}
-		leafW := map[int][]int{} // node index -> weight entries
-		for k := range wt {
-			i, ok := index[key{wt[k], wn[k]}]
-			if !ok {
-				return nil, c.Errorf("weight for unknown node (%d, %d)", wt[k], wn[k])
-			}
-			leafW[i] = append(leafW[i], k)
+		w, err := readTreeWeights(c, t, prefix)
+		if err != nil {
+			return nil, err
 		}
 		var ncls int
 		var labelsI []int64
@@ -215,14 +182,14 @@ func treeEnsemble(classifier bool) Kernel {
 		if ncls <= 0 {
 			return nil, c.Errorf("no classes or targets")
 		}
-		for _, id := range wi {
+		for _, id := range w.ids {
 			if id < 0 || int(id) >= ncls {
 				return nil, c.Errorf("class id %d out of range", id)
 			}
 		}
 		if classifier && ncls == 2 {
 			allZero := true
-			for _, id := range wi {
+			for _, id := range w.ids {
 				allZero = allZero && id == 0
 			}
 			if allZero {
@@ -232,69 +199,9 @@ func treeEnsemble(classifier bool) Kernel {
 		if agg := c.Str("aggregate_function", "SUM"); agg != "SUM" && agg != "AVERAGE" {
 			return nil, c.unsupported("aggregate_function %s", agg)
 		}
-		base, _ := c.Floats("base_values")
-		scores := make([]float64, n*ncls)
-		for b := 0; b < n; b++ {
-			s := scores[b*ncls : (b+1)*ncls]
-			for _, r := range roots {
-				i := r
-				for steps := 0; modes[i] != "LEAF"; steps++ {
-					if steps > nn {
-						return nil, c.Errorf("tree %d has a cycle", treeIDs[r])
-					}
-					fi := int(feat[i])
-					if fi < 0 || fi >= nf {
-						return nil, c.Errorf("feature %d out of range", fi)
-					}
-					v, th := f[b*nf+fi], float64(vals[i])
-					var goTrue bool
-					if math.IsNaN(v) && i < len(miss) && miss[i] != 0 {
-						goTrue = true
-					} else {
-						switch modes[i] {
-						case "BRANCH_LEQ":
-							goTrue = v <= th
-						case "BRANCH_LT":
-							goTrue = v < th
-						case "BRANCH_GTE":
-							goTrue = v >= th
-						case "BRANCH_GT":
-							goTrue = v > th
-						case "BRANCH_EQ":
-							goTrue = v == th
-						case "BRANCH_NEQ":
-							goTrue = v != th
-						default:
-							return nil, c.Errorf("unknown node mode %q", modes[i])
-						}
-					}
-					next := fIDs[i]
-					if goTrue {
-						next = tIDs[i]
-					}
-					j, ok := index[key{treeIDs[i], next}]
-					if !ok {
-						return nil, c.Errorf("tree %d: no node %d", treeIDs[i], next)
-					}
-					i = j
-				}
-				for _, k := range leafW[i] {
-					s[wi[k]] += float64(ww[k])
-				}
-			}
-			if c.Str("aggregate_function", "SUM") == "AVERAGE" {
-				for k := range s {
-					s[k] /= float64(len(roots))
-				}
-			}
-			for k := range s {
-				if k < len(base) {
-					s[k] += float64(base[k])
-				}
-			}
-			if err := postTransform(c, s); err != nil {
-				return nil, err
-			}
+		scores, err := t.scores(c, w, f, n, nf, ncls)
+		if err != nil {
+			return nil, err
 		}
 		if !classifier {
 			return []*Tensor{fromFloat64s(ir.Float32, []int{n, ncls}, scores)}, nil
@@ -504,27 +411,17 @@ func kernelTreeEnsemble5(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 					return nil, c.Errorf("feature %d out of range", fi)
 				}
 				v, th := xf[b*F+fi], splits[i]
-				var t bool
+				t, known := math.IsNaN(v) && i < len(miss) && miss[i] != 0, true
 				switch {
-				case math.IsNaN(v) && i < len(miss) && miss[i] != 0:
-					t = true
-				case modes[i] == 0:
-					t = v <= th
-				case modes[i] == 1:
-					t = v < th
-				case modes[i] == 2:
-					t = v >= th
-				case modes[i] == 3:
-					t = v > th
-				case modes[i] == 4:
-					t = v == th
-				case modes[i] == 5:
-					t = v != th
+				case t:
 				case modes[i] == 6:
 					for _, s := range sets[i] {
 						t = t || v == s
 					}
 				default:
+					t, known = branchTaken(modes[i], v, th)
+				}
+				if !known {
 					return nil, c.Errorf("unknown node mode %d", modes[i])
 				}
 				if t {
