@@ -167,7 +167,7 @@ func (m *Model) Node(n *ir.Node) Estimate {
 		}
 		cost.WeightBytes = m.weightBytes(n)
 		if cost.Op == "" {
-			cost.Op = m.effKey(n)
+			cost.Op = OpKey(n)
 		}
 		m.note(cost.Note)
 		e := m.Time(cost)
@@ -456,7 +456,7 @@ func (m *Model) Time(c Cost) Estimate {
 		e.Bound = BoundFree
 		return e
 	}
-	ce := h.Efficiency.For(c.Op, string(c.Class))
+	ce := m.efficiency(c.Op, string(c.Class))
 	mode := hw.Vector
 	if c.Class.Matrix() {
 		mode = hw.Tensor
@@ -576,7 +576,7 @@ func (m *Model) fused(n *ir.Node, body *ir.Graph) Estimate {
 		e.FLOPs += be.FLOPs
 		e.ComputeS += be.ComputeS
 		if be.Kernels > 0 {
-			ce := h.Efficiency.For(be.Op, string(be.Class))
+			ce := m.efficiency(be.Op, string(be.Class))
 			innerS += m.stagedS(be.Cost, ce.Memory) + extraCallsS(be.Cost, ce)
 		}
 		if be.Unknown && !e.Unknown {
@@ -613,7 +613,7 @@ func (m *Model) fused(n *ir.Node, body *ir.Graph) Estimate {
 	ext(n.Inputs, body.Inputs)
 	ext(n.Outputs, body.Outputs)
 	e.WeightBytes = m.weightBytes(n)
-	ce := h.Efficiency.For(domOp, string(dominant)) // the dominant member's kernel
+	ce := m.efficiency(domOp, string(dominant)) // the dominant member's kernel
 	e.MemoryS = m.memS(e.Bytes, 1, ce.Memory)
 	e.OverheadS = (h.KernelOverheadUs + ce.OverheadUs) * 1e-6
 	w := math.Max(e.ComputeS, e.MemoryS) + innerS
