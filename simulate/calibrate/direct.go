@@ -146,7 +146,7 @@ func FitDirect(base *hw.Hardware, runs []DirectRun, opt DirectOptions) (*DirectR
 		fitHost()
 		obs := attribute(h, fit, opClass)
 		var weights map[string]float64
-		counts, weights = fitDirectOps(h, obs, opClass, opt.Prior)
+		counts, weights = fitDirectOps(h, base, obs, opClass, opt.Prior)
 		classMedians(h, base, opClass, weights)
 	}
 	fitHost()
@@ -233,9 +233,9 @@ func attribute(h *hw.Hardware, runs []DirectRun, opClass map[string]string) map[
 	return obs
 }
 
-// fitDirectOps fits every op with observations to them, pulled toward its
-// class; it returns how many runs measured each op.
-func fitDirectOps(h *hw.Hardware, obs map[string][]directObs, opClass map[string]string, prior float64) (map[string]int, map[string]float64) {
+// fitDirectOps fits every op with observations to them, pulled toward
+// base's entry for it or its class; it returns how many runs measured each op.
+func fitDirectOps(h, base *hw.Hardware, obs map[string][]directObs, opClass map[string]string, prior float64) (map[string]int, map[string]float64) {
 	counts := map[string]int{}
 	weights := map[string]float64{}
 	ops := make([]string, 0, len(obs))
@@ -261,7 +261,12 @@ func fitDirectOps(h *hw.Hardware, obs map[string][]directObs, opClass map[string
 		if !ok {
 			start = h.Efficiency.Class(class)
 		}
-		anchor := h.Efficiency.Class(class)
+		// pulled toward what base knows of the op (a file fitted before),
+		// else toward its class
+		anchor, known := base.Efficiency.Ops[op]
+		if !known {
+			anchor = h.Efficiency.Class(class)
+		}
 		h.Efficiency.Ops[op] = fitDirectOp(h, op, anchor, start, obsOp, prior)
 	}
 	return counts, weights

@@ -21,6 +21,9 @@ func directTruth(t *testing.T) (base, truth *hw.Hardware) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// a base that knows no op of its own: every op's parameters come from
+	// the runs (or its class)
+	base.Efficiency.Ops = nil
 	truth = base.Clone()
 	truth.DispatchUs, truth.LaunchUs, truth.KernelOverheadUs = 0, 0, 0
 	truth.RunOverheadUs, truth.FreeNodeUs, truth.OutputUsPerMB, truth.AllocUsPerMB = 7, 0.4, 60, 20
