@@ -14,7 +14,9 @@ func TestCalibrateValidate(t *testing.T) {
 	if _, err := os.Stat(filepath.Join("..", "..", "shared", "models")); err != nil {
 		t.Skip("../shared/models absent")
 	}
-	prof := func(name string) string { return filepath.Join("..", "testdata", "measured", "cpu", name+".profile.json") }
+	prof := func(name string) string {
+		return filepath.Join("..", "testdata", "measured", "cpu", name+".profile.json")
+	}
 	out := filepath.Join(t.TempDir(), "fit.json")
 	models := filepath.Join("..", "..", "shared", "models")
 	stdout, stderr, code := run("calibrate", "--ort-profile", prof("cnn__mnist_cntk_opset7"), "--ort-profile", prof("rnn__dtln_model_1"),
