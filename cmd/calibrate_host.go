@@ -62,6 +62,19 @@ func runCalibrateHost(env *Env, opts *CalibrateOptions) error {
 	if !hw.ValidName(opts.Name) {
 		return Usagef("--name %q: use letters, digits, '-', '_' and '.'", opts.Name)
 	}
+	if !opts.NoSave {
+		// --hw NAME finds a preset before a saved file: a fit saved under a
+		// preset's name would never be read
+		for _, t := range threads {
+			name := opts.Name
+			if t > 1 {
+				name = fmt.Sprintf("%s-%dt", opts.Name, t)
+			}
+			if _, err := hw.Preset(name); err == nil {
+				return Usagef("--name %q: a preset is called %s, and --hw %s finds the preset: choose another name, or --no-save -o FILE.json", opts.Name, name, name)
+			}
+		}
+	}
 	if opts.Out == "" && opts.NoSave {
 		return Usagef("give -o FILE.json, or drop --no-save: the fit would go nowhere")
 	}

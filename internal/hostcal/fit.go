@@ -85,6 +85,9 @@ type FitResult struct {
 	// NoisyModels counts the models whose passes differ by more than 10%.
 	NoisePct    float64
 	NoisyModels int
+	// MeasuredAt is when the last of the runs was measured (the latency
+	// records' date, RFC 3339; "" when they carry none).
+	MeasuredAt string
 }
 
 // NoisyPct is the median pass-to-pass difference above which the machine
@@ -168,6 +171,12 @@ func Fit(dir string, man *Manifest, opt FitOptions) (*FitResult, error) {
 	}
 	opt.Base = base
 	res := &FitResult{}
+	for _, r := range runs {
+		// RFC 3339 dates in one zone order as strings
+		if d := r.lat.Date; d > res.MeasuredAt {
+			res.MeasuredAt = d
+		}
+	}
 	res.ProfilerNodeUs, res.KernelInflationUs = profilerCost(runs)
 	passNoise(res, runs)
 	copt := cost.Options{NoFold: true}
