@@ -445,7 +445,11 @@ func extraCallsS(c Cost, ce hw.ClassEfficiency) float64 {
 	if c.Steps <= 1 {
 		return 0
 	}
-	return float64(c.Kernels) * float64(c.Steps-1) * ce.OverheadUs * 1e-6
+	per := ce.OverheadUs
+	if ce.StepUs > 0 {
+		per = ce.StepUs
+	}
+	return float64(c.Kernels) * float64(c.Steps-1) * per * 1e-6
 }
 
 // Time turns a Cost into an Estimate on the model's hardware.
