@@ -12,7 +12,11 @@
 // otherwise, in reverse order, keeping activations alive until their
 // gradient is computed) and one fused Adam optimizer update.
 //
-// The engine works on a task list with dependencies and resources, so
-// later layers (fused kernels, clusters with links and NICs) add tasks and
-// resources rather than change the loop.
+// The engine works on a task list with dependencies and resources (the
+// host thread and the streams); it models one device and nothing else.
+// Clusters do not extend this loop: simulate/cluster takes one GPU's
+// training step from Run as a per-op profile and models the strategies
+// (data parallel, parameter servers, pipeline) and transports across
+// machines analytically, each with its own schedule of that profile's op
+// times against link, NIC and host resources.
 package simulate
