@@ -183,7 +183,7 @@ func (c *Ctx) convCore(x []float64, xs []int, wt []float64, ws []int, bias []flo
 func gemm64strided(m, n, k int, a, b, cm []float64, ldc int) {
 	dst := cm[:(m-1)*ldc+n]
 	tmp := make([]float64, m*n)
-	gemm64(false, false, m, n, k, 1, a, b, 0, tmp)
+	gemm(false, false, m, n, k, 1, a, b, 0, tmp)
 	for i := 0; i < m; i++ {
 		copy(dst[i*ldc:i*ldc+n], tmp[i*n:(i+1)*n])
 	}
@@ -372,7 +372,7 @@ func kernelConvTranspose(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 		for b := 0; b < n; b++ {
 			xg := xf[(b*ch+g*cg)*P : (b*ch+(g+1)*cg)*P]
 			if K > 0 && P > 0 && cg > 0 {
-				gemm64(false, false, K, P, cg, 1, wT, xg, 0, col)
+				gemm(false, false, K, P, cg, 1, wT, xg, 0, col)
 			}
 			for k := 0; k < K; k++ {
 				co := k / kn

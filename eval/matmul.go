@@ -21,8 +21,10 @@ func init() {
 	register(kernelEinsum, "Einsum")
 }
 
-// gemm32 computes C = alpha*op(A)*op(B) + beta*C for row-major data.
-func gemm32(tA, tB bool, m, n, k int, alpha float32, a []float32, b []float32, beta float32, cm []float32) {
+// gemm computes C = alpha*op(A)*op(B) + beta*C for row-major float32 or
+// float64 data (op transposes when tA or tB), through gonum's BLAS of
+// that precision.
+func gemm[T float32 | float64](tA, tB bool, m, n, k int, alpha T, a, b []T, beta T, cm []T) {
 	if m == 0 || n == 0 {
 		return
 	}
@@ -32,42 +34,19 @@ func gemm32(tA, tB bool, m, n, k int, alpha float32, a []float32, b []float32, b
 		}
 		return
 	}
-	ta, tb := blas.NoTrans, blas.NoTrans
-	ga := blas32.General{Rows: m, Cols: k, Stride: k, Data: a}
+	ta, tb, lda, ldb := blas.NoTrans, blas.NoTrans, k, n
 	if tA {
-		ta = blas.Trans
-		ga = blas32.General{Rows: k, Cols: m, Stride: m, Data: a}
+		ta, lda = blas.Trans, m
 	}
-	gb := blas32.General{Rows: k, Cols: n, Stride: n, Data: b}
 	if tB {
-		tb = blas.Trans
-		gb = blas32.General{Rows: n, Cols: k, Stride: k, Data: b}
+		tb, ldb = blas.Trans, k
 	}
-	blas32.Gemm(ta, tb, alpha, ga, gb, beta, blas32.General{Rows: m, Cols: n, Stride: n, Data: cm})
-}
-
-func gemm64(tA, tB bool, m, n, k int, alpha float64, a []float64, b []float64, beta float64, cm []float64) {
-	if m == 0 || n == 0 {
-		return
+	switch c := any(cm).(type) {
+	case []float32:
+		blas32.Implementation().Sgemm(ta, tb, m, n, k, float32(alpha), any(a).([]float32), lda, any(b).([]float32), ldb, float32(beta), c, n)
+	case []float64:
+		blas64.Implementation().Dgemm(ta, tb, m, n, k, float64(alpha), any(a).([]float64), lda, any(b).([]float64), ldb, float64(beta), c, n)
 	}
-	if k == 0 {
-		for i := range cm[:m*n] {
-			cm[i] *= beta
-		}
-		return
-	}
-	ta, tb := blas.NoTrans, blas.NoTrans
-	ga := blas64.General{Rows: m, Cols: k, Stride: k, Data: a}
-	if tA {
-		ta = blas.Trans
-		ga = blas64.General{Rows: k, Cols: m, Stride: m, Data: a}
-	}
-	gb := blas64.General{Rows: k, Cols: n, Stride: n, Data: b}
-	if tB {
-		tb = blas.Trans
-		gb = blas64.General{Rows: n, Cols: k, Stride: k, Data: b}
-	}
-	blas64.Gemm(ta, tb, alpha, ga, gb, beta, blas64.General{Rows: m, Cols: n, Stride: n, Data: cm})
 }
 
 // matmulShapes computes numpy matmul broadcasting: the output shape, the
@@ -120,12 +99,12 @@ func (c *Ctx) matmul(a, b *Tensor, outType ir.DType) (*Tensor, error) {
 	case a.cls() == clsF && b.cls() == clsF && out.cls() == clsF:
 		for t := 0; t < nb; t++ {
 			pa, pb := at(ia, t), at(ib, t)
-			gemm32(false, false, m, n, k, 1, a.F[pa*m*k:(pa+1)*m*k], b.F[pb*k*n:(pb+1)*k*n], 0, out.F[t*m*n:(t+1)*m*n])
+			gemm(false, false, m, n, k, 1, a.F[pa*m*k:(pa+1)*m*k], b.F[pb*k*n:(pb+1)*k*n], 0, out.F[t*m*n:(t+1)*m*n])
 		}
 	case a.cls() == clsD && b.cls() == clsD:
 		for t := 0; t < nb; t++ {
 			pa, pb := at(ia, t), at(ib, t)
-			gemm64(false, false, m, n, k, 1, a.D[pa*m*k:(pa+1)*m*k], b.D[pb*k*n:(pb+1)*k*n], 0, out.D[t*m*n:(t+1)*m*n])
+			gemm(false, false, m, n, k, 1, a.D[pa*m*k:(pa+1)*m*k], b.D[pb*k*n:(pb+1)*k*n], 0, out.D[t*m*n:(t+1)*m*n])
 		}
 	case a.cls() == clsI && b.cls() == clsI && out.cls() == clsI:
 		for t := 0; t < nb; t++ {
@@ -219,9 +198,9 @@ func kernelGemm(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	}
 	switch a.cls() {
 	case clsF:
-		gemm32(tA, tB, m, n, k, float32(alpha), a.F, b.F, float32(beta), out.F)
+		gemm(tA, tB, m, n, k, float32(alpha), a.F, b.F, float32(beta), out.F)
 	case clsD:
-		gemm64(tA, tB, m, n, k, alpha, a.D, b.D, beta, out.D)
+		gemm(tA, tB, m, n, k, alpha, a.D, b.D, beta, out.D)
 	case clsI:
 		for i := 0; i < m; i++ {
 			for j := 0; j < n; j++ {
