@@ -210,23 +210,9 @@ func simPipeline(p *Profile, c *Cluster, opt Options, res *Result) error {
 	if K > 1 && work < 2*K {
 		return &DeclineError{Strategy: Pipeline, Reason: fmt.Sprintf("the model has %d ops with device work, too few to split into %d stages (want at least 2 per stage); use allreduce or fewer stages", work, K)}
 	}
-	M := opt.MicroBatches
-	if M == 0 {
-		M = 4 * K
-		if p.Batch > 0 && int64(M) > p.Batch {
-			M = int(p.Batch)
-		}
-		// batch as the model gives it: no more micro-batches than its
-		// static dim 0 (a batch-1 model is one micro-batch)
-		if b := p.modelBatch(); p.Batch == 0 && b > 0 && int64(M) > b {
-			M = int(b)
-		}
-	}
-	if p.Batch > 0 && int64(M) > p.Batch {
-		return fmt.Errorf("cluster: pipeline: %d micro-batches is more than the batch of %d", M, p.Batch)
-	}
-	if M > 1<<16 {
-		return fmt.Errorf("cluster: pipeline: %d micro-batches is more than 65536", M)
+	M, err := microBatches(p, K, opt.MicroBatches)
+	if err != nil {
+		return err
 	}
 	m := float64(M)
 	kf, kb := p.idleScale()
@@ -258,92 +244,15 @@ func simPipeline(p *Profile, c *Cluster, opt Options, res *Result) error {
 	if part.bounds == nil {
 		return &DeclineError{Strategy: Pipeline, Reason: fmt.Sprintf("no split of %d ops into %d stages", n, K)}
 	}
-	// per-stage, per-micro-batch times
-	f := make([]float64, K)
-	bw := make([]float64, K)
-	xf := make([]float64, K)
-	for s := 0; s < K; s++ {
-		st := Stage{Device: c.DeviceOf(s), FirstOp: part.bounds[s], LastOp: part.bounds[s+1] - 1}
-		st.First, st.Last = p.Ops[st.FirstOp].Name, p.Ops[st.LastOp].Name
-		st.Ops = st.LastOp - st.FirstOp + 1
-		var act float64
-		for i := st.FirstOp; i <= st.LastOp; i++ {
-			f[s] += p.Ops[i].FwdS * kf / m
-			if train {
-				bw[s] += p.Ops[i].BwdS * kb / m
-			}
-			act += p.Ops[i].OutBytes / m
-			for _, k := range p.Ops[i].Params {
-				if p.Params[k].FirstUse == i {
-					st.ParamBytes += p.Params[k].Bytes
-				}
-			}
-		}
-		if s < K-1 {
-			l := link(s, st.LastOp)
-			xf[s] = l.TotalS
-			st.CutBytes = cut[st.LastOp]
-			st.TransferMS = dir * l.TotalS * 1e3
-		}
-		inflight := m
-		if opt.Schedule == OneFOneB {
-			inflight = math.Min(m, float64(K-s))
-		}
-		if !train {
-			inflight = 1
-		}
-		st.PeakActivationBytes = act * inflight
-		st.ComputeMS = m * (f[s] + bw[s]) * 1e3
-		res.Stages = append(res.Stages, st)
-	}
-	// GPipe recurrence
-	F := make([]float64, K) // finish of the last micro-batch seen, per stage
-	var spans []Span
-	traceStages := min(K, opt.TraceGPUs)
-	for mb := 0; mb < M; mb++ {
-		for s := 0; s < K; s++ {
-			start := F[s]
-			if s > 0 {
-				start = math.Max(start, F[s-1]+xf[s-1]) // F[s-1] already holds mb
-			}
-			F[s] = start + f[s]
-			if opt.Timeline && s > 0 && s-1 < traceStages {
-				spans = append(spans, stageTransferSpan(c, s-1, s, fmt.Sprintf("act%d", mb), F[s-1], xf[s-1])...)
-			}
-			if opt.Timeline && s < traceStages {
-				spans = append(spans, Span{Track: c.DeviceOf(s).String(), Name: fmt.Sprintf("F%d", mb), Cat: "forward", StartMS: start * 1e3, EndMS: F[s] * 1e3})
-			}
-		}
-	}
-	end := F[K-1]
-	if train {
-		B := make([]float64, K)
-		for s := range B {
-			B[s] = F[K-1]
-		}
-		for mb := 0; mb < M; mb++ {
-			for s := K - 1; s >= 0; s-- {
-				start := math.Max(B[s], F[s])
-				if s < K-1 {
-					start = math.Max(start, B[s+1]+xf[s])
-				}
-				B[s] = start + bw[s]
-				if opt.Timeline && s < K-1 && s+1 < traceStages {
-					spans = append(spans, stageTransferSpan(c, s+1, s, fmt.Sprintf("grad%d", mb), B[s+1], xf[s])...)
-				}
-				if opt.Timeline && s < traceStages {
-					spans = append(spans, Span{Track: c.DeviceOf(s).String(), Name: fmt.Sprintf("B%d", mb), Cat: "backward", StartMS: start * 1e3, EndMS: B[s] * 1e3})
-				}
-			}
-		}
-		end = B[0]
-	}
+	st := pipeStages{p: p, c: c, opt: opt, m: m, kf: kf, kb: kb, dir: dir, train: train}
+	st.build(part.bounds, cut, link, res)
+	end, spans := st.schedule(M)
 	// optimizer on each stage's share of the parameters; data-parallel
 	// replicas all-reduce each stage's gradients afterwards
 	var optS, arS, maxParams float64
 	maxBusy := 0.0
 	for s := range res.Stages {
-		maxBusy = math.Max(maxBusy, m*(f[s]+bw[s]))
+		maxBusy = math.Max(maxBusy, m*(st.f[s]+st.bw[s]))
 		maxParams = math.Max(maxParams, res.Stages[s].ParamBytes)
 	}
 	if train && p.ParamBytes > 0 {
@@ -365,7 +274,7 @@ func simPipeline(p *Profile, c *Cluster, opt Options, res *Result) error {
 	step := end + optS + arS
 	var xsum float64
 	for s := 0; s < K-1; s++ {
-		xsum += dir * xf[s]
+		xsum += dir * st.xf[s]
 	}
 	res.Schedule, res.Micro = opt.Schedule, M
 	res.GlobalBatch = p.samples() * float64(R)
@@ -382,19 +291,160 @@ func simPipeline(p *Profile, c *Cluster, opt Options, res *Result) error {
 	if K > 1 {
 		res.Links = append(res.Links, LinkUse{Link: "stage boundaries (sum)", Bytes: dir * cutTotal, BusyMS: m * xsum * 1e3})
 	}
-	res.Assumptions = append(res.Assumptions,
-		fmt.Sprintf("pipeline: %d stage(s) x %d replica(s), %d micro-batch(es) of 1/%d of the batch each (op time scaled linearly), %s schedule; partition by %s over %d ops balancing stage compute against activation bytes cut",
-			K, R, M, M, opt.Schedule, map[bool]string{true: "dynamic program", false: "dynamic program on op chunks (or an even split)"}[float64(K)*float64(n)*float64(n) <= dpLimit], n))
-	if kf > 1 || kb > 1 {
-		res.Assumptions = append(res.Assumptions, fmt.Sprintf("pipeline: the idle time the one-GPU step leaves between kernels (host launch and dispatch) is spread over the ops in proportion to their time (forward x%.3g, backward x%.3g) and shrinks with the micro-batch like the rest (optimistic for launch-bound models)", kf, kb))
-	}
-	if R > 1 {
-		res.Assumptions = append(res.Assumptions, "pipeline replicas all-reduce each stage's gradients (ring) after the step, not overlapped")
-	}
+	res.Assumptions = append(res.Assumptions, pipelineAssumptions(K, R, M, n, opt.Schedule, kf, kb)...)
 	if opt.Timeline {
 		res.Timeline = spans
 	}
 	return nil
+}
+
+// microBatches is the pipeline's micro-batch count: given (given > 0),
+// else 4 per stage, at most the batch (the profile's, else the model's
+// static dim 0); more than the batch or than 65536 is an error.
+func microBatches(p *Profile, K, given int) (int, error) {
+	M := given
+	if M == 0 {
+		M = 4 * K
+		if p.Batch > 0 && int64(M) > p.Batch {
+			M = int(p.Batch)
+		}
+		// batch as the model gives it: no more micro-batches than its
+		// static dim 0 (a batch-1 model is one micro-batch)
+		if b := p.modelBatch(); p.Batch == 0 && b > 0 && int64(M) > b {
+			M = int(b)
+		}
+	}
+	if p.Batch > 0 && int64(M) > p.Batch {
+		return 0, fmt.Errorf("cluster: pipeline: %d micro-batches is more than the batch of %d", M, p.Batch)
+	}
+	if M > 1<<16 {
+		return 0, fmt.Errorf("cluster: pipeline: %d micro-batches is more than 65536", M)
+	}
+	return M, nil
+}
+
+// pipeStages holds a pipeline's per-stage, per-micro-batch times:
+// forward f, backward bw (train only) and the transfer xf to the next
+// stage, each micro-batch 1/m of the batch and the ops' times scaled by
+// the idle factors kf and kb; dir is 2 in training (activations forward,
+// gradients back), else 1.
+type pipeStages struct {
+	p          *Profile
+	c          *Cluster
+	opt        Options
+	m, kf, kb  float64
+	dir        float64
+	train      bool
+	f, bw, xf  []float64
+	stageCount int
+}
+
+// build fills the stage times for the stage boundaries bounds and
+// appends each stage's Stage to res.Stages.
+func (ps *pipeStages) build(bounds []int, cut []float64, link func(s, b int) TransferCost, res *Result) {
+	p, c, m, kf, kb := ps.p, ps.c, ps.m, ps.kf, ps.kb
+	K := len(bounds) - 1
+	ps.stageCount = K
+	ps.f, ps.bw, ps.xf = make([]float64, K), make([]float64, K), make([]float64, K)
+	f, bw, xf := ps.f, ps.bw, ps.xf
+	for s := 0; s < K; s++ {
+		st := Stage{Device: c.DeviceOf(s), FirstOp: bounds[s], LastOp: bounds[s+1] - 1}
+		st.First, st.Last = p.Ops[st.FirstOp].Name, p.Ops[st.LastOp].Name
+		st.Ops = st.LastOp - st.FirstOp + 1
+		var act float64
+		for i := st.FirstOp; i <= st.LastOp; i++ {
+			f[s] += p.Ops[i].FwdS * kf / m
+			if ps.train {
+				bw[s] += p.Ops[i].BwdS * kb / m
+			}
+			act += p.Ops[i].OutBytes / m
+			for _, k := range p.Ops[i].Params {
+				if p.Params[k].FirstUse == i {
+					st.ParamBytes += p.Params[k].Bytes
+				}
+			}
+		}
+		if s < K-1 {
+			l := link(s, st.LastOp)
+			xf[s] = l.TotalS
+			st.CutBytes = cut[st.LastOp]
+			st.TransferMS = ps.dir * l.TotalS * 1e3
+		}
+		inflight := m
+		if ps.opt.Schedule == OneFOneB {
+			inflight = math.Min(m, float64(K-s))
+		}
+		if !ps.train {
+			inflight = 1
+		}
+		st.PeakActivationBytes = act * inflight
+		st.ComputeMS = m * (f[s] + bw[s]) * 1e3
+		res.Stages = append(res.Stages, st)
+	}
+}
+
+// schedule runs the GPipe recurrence over M micro-batches (forward, then
+// in training backward in reverse stage order) and returns the end of the
+// last one and, with opt.Timeline, the spans of the first TraceGPUs
+// stages.
+func (ps *pipeStages) schedule(M int) (float64, []Span) {
+	c, opt, f, bw, xf, K := ps.c, ps.opt, ps.f, ps.bw, ps.xf, ps.stageCount
+	F := make([]float64, K) // finish of the last micro-batch seen, per stage
+	var spans []Span
+	traceStages := min(K, opt.TraceGPUs)
+	for mb := 0; mb < M; mb++ {
+		for s := 0; s < K; s++ {
+			start := F[s]
+			if s > 0 {
+				start = math.Max(start, F[s-1]+xf[s-1]) // F[s-1] already holds mb
+			}
+			F[s] = start + f[s]
+			if opt.Timeline && s > 0 && s-1 < traceStages {
+				spans = append(spans, stageTransferSpan(c, s-1, s, fmt.Sprintf("act%d", mb), F[s-1], xf[s-1])...)
+			}
+			if opt.Timeline && s < traceStages {
+				spans = append(spans, Span{Track: c.DeviceOf(s).String(), Name: fmt.Sprintf("F%d", mb), Cat: "forward", StartMS: start * 1e3, EndMS: F[s] * 1e3})
+			}
+		}
+	}
+	if !ps.train {
+		return F[K-1], spans
+	}
+	B := make([]float64, K)
+	for s := range B {
+		B[s] = F[K-1]
+	}
+	for mb := 0; mb < M; mb++ {
+		for s := K - 1; s >= 0; s-- {
+			start := math.Max(B[s], F[s])
+			if s < K-1 {
+				start = math.Max(start, B[s+1]+xf[s])
+			}
+			B[s] = start + bw[s]
+			if opt.Timeline && s < K-1 && s+1 < traceStages {
+				spans = append(spans, stageTransferSpan(c, s+1, s, fmt.Sprintf("grad%d", mb), B[s+1], xf[s])...)
+			}
+			if opt.Timeline && s < traceStages {
+				spans = append(spans, Span{Track: c.DeviceOf(s).String(), Name: fmt.Sprintf("B%d", mb), Cat: "backward", StartMS: start * 1e3, EndMS: B[s] * 1e3})
+			}
+		}
+	}
+	return B[0], spans
+}
+
+// pipelineAssumptions are the lines a pipeline result states about its
+// model: stages, replicas, micro-batches and the partition, the idle-time
+// scaling when there is any, and the replicas' all-reduce.
+func pipelineAssumptions(K, R, M, n int, sched Schedule, kf, kb float64) []string {
+	out := []string{fmt.Sprintf("pipeline: %d stage(s) x %d replica(s), %d micro-batch(es) of 1/%d of the batch each (op time scaled linearly), %s schedule; partition by %s over %d ops balancing stage compute against activation bytes cut",
+		K, R, M, M, sched, map[bool]string{true: "dynamic program", false: "dynamic program on op chunks (or an even split)"}[float64(K)*float64(n)*float64(n) <= dpLimit], n)}
+	if kf > 1 || kb > 1 {
+		out = append(out, fmt.Sprintf("pipeline: the idle time the one-GPU step leaves between kernels (host launch and dispatch) is spread over the ops in proportion to their time (forward x%.3g, backward x%.3g) and shrinks with the micro-batch like the rest (optimistic for launch-bound models)", kf, kb))
+	}
+	if R > 1 {
+		out = append(out, "pipeline replicas all-reduce each stage's gradients (ring) after the step, not overlapped")
+	}
+	return out
 }
 
 // stageTransferSpan draws a transfer between pipeline stages that crosses
