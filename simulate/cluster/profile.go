@@ -102,7 +102,20 @@ func NewProfile(m *ir.Model, gpu *hw.Hardware, opt ProfileOptions) (*Profile, er
 	return p, nil
 }
 
+// build fills p from its one-GPU simulation: the forward ops, which of
+// them depend on the graph inputs, the parameters they read, the
+// activations they hand on, and the backward and optimizer times.
 func (p *Profile) build(co cost.Options) {
+	idx := p.forwardOps()
+	dyn, dynNode := p.dynamicOps(idx)
+	p.findParams(dyn, dynNode)
+	p.activations(idx, dynNode)
+	p.backward(idx, co)
+}
+
+// forwardOps appends an Op per top-level forward task (the first tasks,
+// one per top-level node, in order) and returns each node's index.
+func (p *Profile) forwardOps() map[*ir.Node]int {
 	g := p.Model.Graph
 	res := p.Sim
 	// forward tasks are the first ones, one per top-level node, in order
@@ -115,6 +128,13 @@ func (p *Profile) build(co cost.Options) {
 		idx[t.Node] = len(p.Ops)
 		p.Ops = append(p.Ops, Op{Name: t.Name, Op: t.Op, Node: t.Node, FwdS: t.Est.DeviceS, FwdEndS: t.End, LastUse: -1})
 	}
+	return idx
+}
+
+// dynamicOps finds the values and ops that depend on a graph input (an
+// op with subgraphs also through the nodes its subgraphs read).
+func (p *Profile) dynamicOps(idx map[*ir.Node]int) (map[*ir.Value]bool, []bool) {
+	g := p.Model.Graph
 	n := len(p.Ops)
 	// dynamic values: reachable from a (non-initializer) graph input
 	dyn := map[*ir.Value]bool{}
@@ -150,7 +170,12 @@ func (p *Profile) build(co cost.Options) {
 			}
 		}
 	}
-	// parameters: constant float values read by a dynamic op
+	return dyn, dynNode
+}
+
+// findParams lists the parameters: constant float values of two or more
+// elements read by a dynamic op.
+func (p *Profile) findParams(dyn map[*ir.Value]bool, dynNode []bool) {
 	pidx := map[*ir.Value]int{}
 	for i := range p.Ops {
 		if !dynNode[i] {
@@ -178,6 +203,13 @@ func (p *Profile) build(co cost.Options) {
 			p.ParamBytes += b
 		}
 	}
+}
+
+// activations sets each dynamic op's output bytes and last reader (n for
+// a graph output).
+func (p *Profile) activations(idx map[*ir.Node]int, dynNode []bool) {
+	g := p.Model.Graph
+	n := len(p.Ops)
 	// activations each op hands on, and their last reader
 	for i := range p.Ops {
 		op := &p.Ops[i]
@@ -221,6 +253,13 @@ func (p *Profile) build(co cost.Options) {
 			}
 		}
 	}
+}
+
+// backward takes the backward and optimizer times from simulate's tasks,
+// costs a fused Adam update when simulate saw no weights, and sets each
+// parameter's gradient-ready time.
+func (p *Profile) backward(idx map[*ir.Node]int, co cost.Options) {
+	res := p.Sim
 	// backward: simulate's backward tasks (reverse order), with the weight
 	// gradient added where simulate did not see a weight (weights computed
 	// by ConstantOfShape rather than stored as initializers)
