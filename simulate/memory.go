@@ -24,65 +24,98 @@ func memory(res *Result, g *ir.Graph, train bool) {
 	for nf < len(tasks) && tasks[nf].Phase == Forward {
 		nf++
 	}
-	sizeOf := func(v *ir.Value) (float64, bool) {
-		if v == nil || v.Type.Kind != ir.KindTensor {
-			return 0, false
-		}
-		n, ok := v.Type.Shape.NumElements()
-		if !ok {
-			return 0, false
-		}
-		dt := v.Type.DType
-		if o := res.Options.Cost.DType; o != ir.Undefined && dt.IsFloat() {
-			dt = o
-		}
-		b := dt.StorageBytes(n)
-		return float64(b), b >= 0
-	}
-	resident := map[*ir.Value]bool{}
-	addResident := func(v *ir.Value) {
-		if v == nil || resident[v] {
-			return
-		}
-		resident[v] = true
-		if s, ok := sizeOf(v); ok {
-			res.WeightBytes += s
-		}
-	}
+	ms := &memState{res: res, resident: map[*ir.Value]bool{}}
 	for _, v := range g.Initializers {
-		addResident(v)
+		ms.addResident(v)
 	}
-	var bufs []buffer
-	root := valueMap{ids: make([]int32, g.NumValueIDs()), g: g, other: map[*ir.Value]int{}}
-	for i := range root.ids {
-		root.ids[i] = -1
+	ms.root = valueMap{ids: make([]int32, g.NumValueIDs()), g: g, other: map[*ir.Value]int{}}
+	for i := range ms.root.ids {
+		ms.root.ids[i] = -1
 	}
 	for _, in := range g.Inputs {
 		if in.Const != nil {
-			addResident(in)
+			ms.addResident(in)
 			continue
 		}
-		if s, ok := sizeOf(in); ok {
-			root.set(in, len(bufs))
-			bufs = append(bufs, buffer{size: s, alloc: 0, free: 0})
+		if s, ok := ms.sizeOf(in); ok {
+			ms.root.set(in, len(ms.bufs))
+			ms.bufs = append(ms.bufs, buffer{size: s, alloc: 0, free: 0})
 		} else if in.Type.Kind == ir.KindTensor {
 			res.UnknownSizes++
 		}
 	}
-	use := func(v *ir.Value, t float64) {
-		if b, ok := root.get(v); ok && t > bufs[b].free {
-			bufs[b].free = t
-		}
+	ms.forward(tasks[:nf])
+	for _, o := range g.Outputs {
+		ms.use(o, res.TotalS)
 	}
-	for i := 0; i < nf; i++ {
+	if train && len(tasks) > nf {
+		ms.backward(tasks, nf)
+	}
+	peak, at := peakLive(ms.bufs)
+	res.PeakMemoryBytes = res.WeightBytes + res.OptimizerBytes + peak
+	res.PeakMemoryAtS = at
+}
+
+// memState is memory's working state: the buffers found so far, the
+// buffer each value lives in (a view shares its input's), and the values
+// counted as resident weights.
+type memState struct {
+	res      *Result
+	bufs     []buffer
+	root     valueMap
+	resident map[*ir.Value]bool
+}
+
+// sizeOf is v's size in bytes (float types as Options.Cost.DType when it
+// is set); false for a non-tensor or an unknown size.
+func (ms *memState) sizeOf(v *ir.Value) (float64, bool) {
+	if v == nil || v.Type.Kind != ir.KindTensor {
+		return 0, false
+	}
+	n, ok := v.Type.Shape.NumElements()
+	if !ok {
+		return 0, false
+	}
+	dt := v.Type.DType
+	if o := ms.res.Options.Cost.DType; o != ir.Undefined && dt.IsFloat() {
+		dt = o
+	}
+	b := dt.StorageBytes(n)
+	return float64(b), b >= 0
+}
+
+// addResident counts v once in the resident weight bytes.
+func (ms *memState) addResident(v *ir.Value) {
+	if v == nil || ms.resident[v] {
+		return
+	}
+	ms.resident[v] = true
+	if s, ok := ms.sizeOf(v); ok {
+		ms.res.WeightBytes += s
+	}
+}
+
+// use keeps v's buffer alive until at least t.
+func (ms *memState) use(v *ir.Value, t float64) {
+	if b, ok := ms.root.get(v); ok && t > ms.bufs[b].free {
+		ms.bufs[b].free = t
+	}
+}
+
+// forward walks the forward tasks: each reads its inputs (and a control
+// flow node its captured values) until it ends and allocates its outputs
+// when it starts (a kernel-less op's output is a view of its first input;
+// a constant output is resident).
+func (ms *memState) forward(tasks []Task) {
+	for i := range tasks {
 		t := &tasks[i]
 		n := t.Node
 		for _, v := range n.Inputs {
-			use(v, t.End)
+			ms.use(v, t.End)
 		}
 		if len(n.Subgraphs()) > 0 {
 			for _, v := range n.CapturedValues() {
-				use(v, t.End)
+				ms.use(v, t.End)
 			}
 		}
 		for _, o := range n.Outputs {
@@ -90,73 +123,80 @@ func memory(res *Result, g *ir.Graph, train bool) {
 				continue
 			}
 			if o.Const != nil {
-				addResident(o)
+				ms.addResident(o)
 				continue
 			}
 			if t.Est.Kernels == 0 {
 				if in := n.Input(0); in != nil {
-					if b, ok := root.get(in); ok {
-						root.set(o, b) // a view of its input
+					if b, ok := ms.root.get(in); ok {
+						ms.root.set(o, b) // a view of its input
 					}
 				}
 				continue
 			}
-			s, ok := sizeOf(o)
+			s, ok := ms.sizeOf(o)
 			if !ok {
-				res.UnknownSizes++
+				ms.res.UnknownSizes++
 				continue
 			}
-			root.set(o, len(bufs))
-			bufs = append(bufs, buffer{size: s, alloc: t.Start, free: t.End})
+			ms.root.set(o, len(ms.bufs))
+			ms.bufs = append(ms.bufs, buffer{size: s, alloc: t.Start, free: t.End})
 		}
 	}
-	for _, o := range g.Outputs {
-		use(o, res.TotalS)
+}
+
+// backward walks the backward tasks (the nf after the nf forward ones, in
+// reverse order): each keeps its forward op's inputs and outputs alive
+// until it ends, and allocates a gradient for each float input, freed by
+// its producer's backward (a weight's at the optimizer's end).
+func (ms *memState) backward(tasks []Task, nf int) {
+	bwd := func(i int) *Task { return &tasks[2*nf-1-i] }
+	optEnd := tasks[len(tasks)-1].End
+	grads := map[*ir.Value]int{}
+	pos := make(map[*ir.Node]int, nf)
+	for i := 0; i < nf; i++ {
+		pos[tasks[i].Node] = i
 	}
-	if train && len(tasks) > nf {
-		bwd := func(i int) *Task { return &tasks[2*nf-1-i] }
-		optEnd := tasks[len(tasks)-1].End
-		grads := map[*ir.Value]int{}
-		pos := make(map[*ir.Node]int, nf)
-		for i := 0; i < nf; i++ {
-			pos[tasks[i].Node] = i
+	for i := 0; i < nf; i++ {
+		b := bwd(i)
+		n := tasks[i].Node
+		for _, v := range n.Inputs {
+			ms.use(v, b.End) // saved for the backward pass
 		}
-		for i := 0; i < nf; i++ {
-			b := bwd(i)
-			n := tasks[i].Node
-			for _, v := range n.Inputs {
-				use(v, b.End) // saved for the backward pass
-			}
-			for _, v := range n.Outputs {
-				use(v, b.End)
-			}
-			if b.Est.Kernels == 0 {
+		for _, v := range n.Outputs {
+			ms.use(v, b.End)
+		}
+		if b.Est.Kernels == 0 {
+			continue
+		}
+		for _, v := range n.Inputs {
+			if v == nil || !v.Type.DType.IsFloat() {
 				continue
 			}
-			for _, v := range n.Inputs {
-				if v == nil || !v.Type.DType.IsFloat() {
-					continue
-				}
-				s, ok := sizeOf(v)
-				if !ok {
-					continue
-				}
-				free := b.End
-				if v.Const != nil {
-					free = optEnd
-				} else if j, ok := pos[v.Producer]; ok && v.Producer != nil {
-					free = bwd(j).End // the producer's backward consumes the gradient
-				}
-				if k, ok := grads[v]; ok {
-					bufs[k].alloc = math.Min(bufs[k].alloc, b.Start)
-					bufs[k].free = math.Max(bufs[k].free, free)
-					continue
-				}
-				grads[v] = len(bufs)
-				bufs = append(bufs, buffer{size: s, alloc: b.Start, free: free})
+			s, ok := ms.sizeOf(v)
+			if !ok {
+				continue
 			}
+			free := b.End
+			if v.Const != nil {
+				free = optEnd
+			} else if j, ok := pos[v.Producer]; ok && v.Producer != nil {
+				free = bwd(j).End // the producer's backward consumes the gradient
+			}
+			if k, ok := grads[v]; ok {
+				ms.bufs[k].alloc = math.Min(ms.bufs[k].alloc, b.Start)
+				ms.bufs[k].free = math.Max(ms.bufs[k].free, free)
+				continue
+			}
+			grads[v] = len(ms.bufs)
+			ms.bufs = append(ms.bufs, buffer{size: s, alloc: b.Start, free: free})
 		}
 	}
+}
+
+// peakLive is the largest sum of sizes of the buffers live at once, and
+// the first time it is reached.
+func peakLive(bufs []buffer) (peak, at float64) {
 	type ev struct {
 		t     float64
 		delta float64
@@ -175,16 +215,14 @@ func memory(res *Result, g *ir.Graph, train bool) {
 		}
 		return cmp.Compare(a.delta, b.delta)
 	})
-	base := res.WeightBytes + res.OptimizerBytes
-	cur, peak, at := 0.0, 0.0, 0.0
+	cur := 0.0
 	for _, e := range evs {
 		cur += e.delta
 		if cur > peak {
 			peak, at = cur, e.t
 		}
 	}
-	res.PeakMemoryBytes = base + peak
-	res.PeakMemoryAtS = at
+	return peak, at
 }
 
 // valueMap maps values to buffer indices: a dense slice by value ID for
