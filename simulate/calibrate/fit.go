@@ -237,34 +237,8 @@ func Fit(base *hw.Hardware, obs []Obs, runs []Run, opt Options) (*Result, error)
 		cf.MAPEAfter, cf.SumErrAfter = classError(h, os)
 		res.Classes = append(res.Classes, cf)
 	}
-	// Ops of a class measured often enough get their own efficiency,
-	// pulled toward their class's.
 	if !opt.NoPerOp {
-		byOp := map[string][]Obs{}
-		for _, o := range obs {
-			if o.Cost.Op != "" {
-				byOp[o.Cost.Op] = append(byOp[o.Cost.Op], o)
-			}
-		}
-		ops := make([]string, 0, len(byOp))
-		for op, os := range byOp {
-			if len(os) >= MinOpKernels && distinctRuns(os) >= 2 {
-				ops = append(ops, op)
-			}
-		}
-		sort.Strings(ops)
-		for _, op := range ops {
-			os := byOp[op]
-			class := string(os[0].Cost.Class)
-			start := h.Efficiency.Class(class)
-			after := fitOp(h, op, start, os, 10*opt.Prior)
-			if h.Efficiency.Ops == nil {
-				h.Efficiency.Ops = map[string]hw.ClassEfficiency{}
-			}
-			h.Efficiency.Ops[op] = after
-			of := OpFit{Op: op, Class: class, N: len(os), After: after}
-			res.Ops = append(res.Ops, of)
-		}
+		res.Ops = fitOps(h, obs, 10*opt.Prior)
 	}
 	// Memory efficiencies are fitted unbounded above (exp): a class whose
 	// tensors stay in cache sustains more than the preset's DRAM bandwidth.
@@ -292,14 +266,7 @@ func Fit(base *hw.Hardware, obs []Obs, runs []Run, opt Options) (*Result, error)
 		e.Memory = math.Min(1, round4(e.Memory/scale))
 		h.Efficiency.Ops[op] = e
 	}
-	for i := range res.Ops {
-		res.Ops[i].After = h.Efficiency.Ops[res.Ops[i].Op]
-		res.Ops[i].MAPEAfter, _ = classError(h, byOpOf(obs, res.Ops[i].Op))
-	}
-	for i := range res.Classes {
-		res.Classes[i].After = h.Efficiency.Class(res.Classes[i].Class)
-		res.Classes[i].MAPEAfter, res.Classes[i].SumErrAfter = classError(h, byClass[res.Classes[i].Class])
-	}
+	res.refreshAfter(obs, byClass)
 	// Runs whose prediction rests on an assumed loop trip count, or has
 	// nodes of unknown cost, cannot inform the dispatch time.
 	var usableRuns []Run
@@ -334,14 +301,7 @@ func Fit(base *hw.Hardware, obs []Obs, runs []Run, opt Options) (*Result, error)
 			for i := range res.Host {
 				res.Host[i].After = *hostParams[i].field(h)
 			}
-			for i := range res.Classes {
-				res.Classes[i].After = h.Efficiency.Class(res.Classes[i].Class)
-				res.Classes[i].MAPEAfter, res.Classes[i].SumErrAfter = classError(h, byClass[res.Classes[i].Class])
-			}
-			for i := range res.Ops {
-				res.Ops[i].After = h.Efficiency.Ops[res.Ops[i].Op]
-				res.Ops[i].MAPEAfter, _ = classError(h, byOpOf(obs, res.Ops[i].Op))
-			}
+			res.refreshAfter(obs, byClass)
 		}
 		res.RunMAPEAfter = runError(h, runs)
 	}
@@ -350,6 +310,52 @@ func Fit(base *hw.Hardware, obs []Obs, runs []Run, opt Options) (*Result, error)
 		return nil, fmt.Errorf("calibrate: fitted hardware is invalid: %v", err)
 	}
 	return res, nil
+}
+
+// fitOps gives each op measured at least MinOpKernels times in two or
+// more runs an efficiency of its own (in h.Efficiency.Ops), fitted from
+// its class's with the given prior pull, and returns the fits by op name.
+func fitOps(h *hw.Hardware, obs []Obs, prior float64) []OpFit {
+	byOp := map[string][]Obs{}
+	for _, o := range obs {
+		if o.Cost.Op != "" {
+			byOp[o.Cost.Op] = append(byOp[o.Cost.Op], o)
+		}
+	}
+	ops := make([]string, 0, len(byOp))
+	for op, os := range byOp {
+		if len(os) >= MinOpKernels && distinctRuns(os) >= 2 {
+			ops = append(ops, op)
+		}
+	}
+	sort.Strings(ops)
+	var fits []OpFit
+	for _, op := range ops {
+		os := byOp[op]
+		class := string(os[0].Cost.Class)
+		start := h.Efficiency.Class(class)
+		after := fitOp(h, op, start, os, prior)
+		if h.Efficiency.Ops == nil {
+			h.Efficiency.Ops = map[string]hw.ClassEfficiency{}
+		}
+		h.Efficiency.Ops[op] = after
+		fits = append(fits, OpFit{Op: op, Class: class, N: len(os), After: after})
+	}
+	return fits
+}
+
+// refreshAfter sets every class's and op's After efficiency and error
+// from the fitted hardware res.HW.
+func (res *Result) refreshAfter(obs []Obs, byClass map[string][]Obs) {
+	h := res.HW
+	for i := range res.Ops {
+		res.Ops[i].After = h.Efficiency.Ops[res.Ops[i].Op]
+		res.Ops[i].MAPEAfter, _ = classError(h, byOpOf(obs, res.Ops[i].Op))
+	}
+	for i := range res.Classes {
+		res.Classes[i].After = h.Efficiency.Class(res.Classes[i].Class)
+		res.Classes[i].MAPEAfter, res.Classes[i].SumErrAfter = classError(h, byClass[res.Classes[i].Class])
+	}
 }
 
 func runsText(n int) string {
