@@ -1,15 +1,14 @@
 package eval
 
-// This file implements reading and writing runtime values as protobuf
-// files, the ONNX test-data format: TensorProto (decoded by the importer),
-// SequenceProto and OptionalProto of tensors.
+// This file implements reading and writing runtime values as files of the
+// ONNX test-data format: a TensorProto, or a SequenceProto or
+// OptionalProto of tensors. The importer, which owns the wire format,
+// encodes and decodes the messages.
 
 import (
 	"fmt"
 	"io"
 	"os"
-
-	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/wolong-dev/wolong/importer"
 	"github.com/wolong-dev/wolong/internal/safefile"
@@ -26,38 +25,8 @@ func EncodeTensor(t *Tensor, name string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	var b []byte
-	if len(it.Dims) > 0 {
-		var packed []byte
-		for _, d := range it.Dims {
-			packed = protowire.AppendVarint(packed, uint64(d))
-		}
-		b = protowire.AppendTag(b, 1, protowire.BytesType)
-		b = protowire.AppendBytes(b, packed)
-	}
-	b = protowire.AppendTag(b, 2, protowire.VarintType)
-	b = protowire.AppendVarint(b, uint64(it.DType))
-	for _, s := range it.Strings {
-		b = protowire.AppendTag(b, 6, protowire.BytesType)
-		b = protowire.AppendBytes(b, s)
-	}
-	if name != "" {
-		b = protowire.AppendTag(b, 8, protowire.BytesType)
-		b = protowire.AppendString(b, name)
-	}
-	if it.DType != ir.String {
-		b = protowire.AppendTag(b, 9, protowire.BytesType)
-		b = protowire.AppendBytes(b, it.Raw)
-	}
-	return b, nil
+	return importer.EncodeTensor(it, name), nil
 }
-
-// SequenceProto / OptionalProto elem_type values.
-const (
-	elemTensor   = 1
-	elemSequence = 3
-	elemOptional = 5
-)
 
 // EncodeValue serializes a tensor, sequence or optional of tensors.
 func EncodeValue(v Value, name string) ([]byte, error) {
@@ -65,90 +34,36 @@ func EncodeValue(v Value, name string) ([]byte, error) {
 	case *Tensor:
 		return EncodeTensor(x, name)
 	case *Sequence:
-		var b []byte
-		b = protowire.AppendTag(b, 1, protowire.BytesType)
-		b = protowire.AppendString(b, name)
-		b = protowire.AppendTag(b, 2, protowire.VarintType)
-		b = protowire.AppendVarint(b, elemTensor)
+		items := make([][]byte, 0, len(x.Items))
 		for _, t := range x.Items {
 			tb, err := EncodeTensor(t, "")
 			if err != nil {
 				return nil, err
 			}
-			b = protowire.AppendTag(b, 3, protowire.BytesType)
-			b = protowire.AppendBytes(b, tb)
+			items = append(items, tb)
 		}
-		return b, nil
+		return importer.EncodeSequence(name, items), nil
 	case *Optional:
-		var b []byte
-		b = protowire.AppendTag(b, 1, protowire.BytesType)
-		b = protowire.AppendString(b, name)
 		switch e := x.Value.(type) {
 		case nil:
-			b = protowire.AppendTag(b, 2, protowire.VarintType)
-			b = protowire.AppendVarint(b, 0)
+			return importer.EncodeOptional(name, ir.KindUnknown, nil)
 		case *Tensor:
 			tb, err := EncodeTensor(e, "")
 			if err != nil {
 				return nil, err
 			}
-			b = protowire.AppendTag(b, 2, protowire.VarintType)
-			b = protowire.AppendVarint(b, elemTensor)
-			b = protowire.AppendTag(b, 3, protowire.BytesType)
-			b = protowire.AppendBytes(b, tb)
+			return importer.EncodeOptional(name, ir.KindTensor, tb)
 		case *Sequence:
 			sb, err := EncodeValue(e, "")
 			if err != nil {
 				return nil, err
 			}
-			b = protowire.AppendTag(b, 2, protowire.VarintType)
-			b = protowire.AppendVarint(b, elemSequence)
-			b = protowire.AppendTag(b, 5, protowire.BytesType)
-			b = protowire.AppendBytes(b, sb)
+			return importer.EncodeOptional(name, ir.KindSequence, sb)
 		default:
 			return nil, fmt.Errorf("eval: cannot encode optional of %T", e)
 		}
-		return b, nil
 	}
 	return nil, fmt.Errorf("eval: cannot encode %T", v)
-}
-
-// fieldsOf iterates over the fields of a message.
-func fieldsOf(b []byte, fn func(num protowire.Number, typ protowire.Type, v []byte, x uint64) error) error {
-	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			return protowire.ParseError(n)
-		}
-		b = b[n:]
-		switch typ {
-		case protowire.BytesType:
-			v, m := protowire.ConsumeBytes(b)
-			if m < 0 {
-				return protowire.ParseError(m)
-			}
-			if err := fn(num, typ, v, 0); err != nil {
-				return err
-			}
-			b = b[m:]
-		case protowire.VarintType:
-			x, m := protowire.ConsumeVarint(b)
-			if m < 0 {
-				return protowire.ParseError(m)
-			}
-			if err := fn(num, typ, nil, x); err != nil {
-				return err
-			}
-			b = b[m:]
-		default:
-			m := protowire.ConsumeFieldValue(num, typ, b)
-			if m < 0 {
-				return protowire.ParseError(m)
-			}
-			b = b[m:]
-		}
-	}
-	return nil
 }
 
 func decodeTensorBytes(b []byte, maxBytes int64) (*Tensor, error) {
@@ -165,20 +80,13 @@ func DecodeValue(b []byte, kind ir.TypeKind, maxBytes int64) (Value, error) {
 	switch kind {
 	case ir.KindSequence:
 		seq := &Sequence{}
-		err := fieldsOf(b, func(num protowire.Number, typ protowire.Type, v []byte, x uint64) error {
-			switch {
-			case num == 2 && typ == protowire.VarintType && x != elemTensor && x != 0:
-				return fmt.Errorf("sequence of element type %d is not supported", x)
-			case num == 3 && typ == protowire.BytesType:
-				t, err := decodeTensorBytes(v, maxBytes)
-				if err != nil {
-					return err
-				}
-				seq.Items = append(seq.Items, t)
-				seq.Elem = t.DType
-			case (num == 4 || num == 5 || num == 6 || num == 7) && typ == protowire.BytesType:
-				return fmt.Errorf("sequence of non-tensor values is not supported")
+		err := importer.DecodeSequence(b, func(v []byte) error {
+			t, err := decodeTensorBytes(v, maxBytes)
+			if err != nil {
+				return err
 			}
+			seq.Items = append(seq.Items, t)
+			seq.Elem = t.DType
 			return nil
 		})
 		if err != nil {
@@ -187,27 +95,14 @@ func DecodeValue(b []byte, kind ir.TypeKind, maxBytes int64) (Value, error) {
 		return seq, nil
 	case ir.KindOptional:
 		opt := &Optional{}
-		err := fieldsOf(b, func(num protowire.Number, typ protowire.Type, v []byte, x uint64) error {
-			if typ != protowire.BytesType {
-				return nil
+		err := importer.DecodeOptional(b, func(k ir.TypeKind, v []byte) error {
+			var err error
+			if k == ir.KindTensor {
+				opt.Value, err = decodeTensorBytes(v, maxBytes)
+			} else {
+				opt.Value, err = DecodeValue(v, ir.KindSequence, maxBytes)
 			}
-			switch num {
-			case 3:
-				t, err := decodeTensorBytes(v, maxBytes)
-				if err != nil {
-					return err
-				}
-				opt.Value = t
-			case 5:
-				s, err := DecodeValue(v, ir.KindSequence, maxBytes)
-				if err != nil {
-					return err
-				}
-				opt.Value = s
-			case 4, 6, 7:
-				return fmt.Errorf("optional of a sparse tensor, map or optional is not supported")
-			}
-			return nil
+			return err
 		})
 		if err != nil {
 			return nil, fmt.Errorf("eval: optional: %v", err)

@@ -152,3 +152,22 @@ const (
 	fnOverload       num = 13
 	fnMetadataProps  num = 14
 )
+
+// SequenceProto and OptionalProto (onnx/onnx-ml.proto; the ONNX test-data
+// format for values that are not tensors). The element fields have the
+// same numbers in both.
+const (
+	valName          num = 1
+	valElemType      num = 2
+	valTensorValue   num = 3
+	valSparseValue   num = 4
+	valSequenceValue num = 5
+	valMapValue      num = 6
+	valOptionalValue num = 7
+)
+
+// SequenceProto / OptionalProto elem_type values.
+const (
+	elemTensor   = 1
+	elemSequence = 3
+)
