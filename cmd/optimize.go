@@ -139,7 +139,7 @@ func (p *simPredictor) Predict(m *ir.Model) (optimize.Prediction, error) {
 		return optimize.Prediction{}, err
 	}
 	p.last = r
-	return optimize.Prediction{Kernels: r.Kernels, TotalMS: r.TotalS * 1e3, PeakBytes: int64(r.PeakMemoryBytes), Unknown: r.UnknownNodes}, nil
+	return optimize.Prediction{Kernels: r.Kernels, TotalMs: r.TotalS * 1e3, PeakBytes: int64(r.PeakMemoryBytes), Unknown: r.UnknownNodes}, nil
 }
 
 // loadPipeline checks the flags, loads and infers the model (symbolic
@@ -340,7 +340,7 @@ func (p *pipeline) predictCopy(m *ir.Model) (*optimize.Prediction, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &optimize.Prediction{Nodes: len(c.Graph.Nodes), Kernels: r.Kernels, TotalMS: r.TotalS * 1e3, PeakBytes: int64(r.PeakMemoryBytes), Unknown: r.UnknownNodes}, nil
+	return &optimize.Prediction{Nodes: len(c.Graph.Nodes), Kernels: r.Kernels, TotalMs: r.TotalS * 1e3, PeakBytes: int64(r.PeakMemoryBytes), Unknown: r.UnknownNodes}, nil
 }
 
 // externalNote says where --emit-onnx put the weights when it wrote

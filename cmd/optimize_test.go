@@ -43,7 +43,7 @@ func TestOptimizeCommand(t *testing.T) {
 		Passes    []struct {
 			Name     string  `json:"name"`
 			Rewrites int     `json:"rewrites"`
-			DeltaMS  float64 `json:"delta_ms"`
+			DeltaMs  float64 `json:"delta_ms"`
 		} `json:"passes"`
 	}
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
@@ -59,7 +59,7 @@ func TestOptimizeCommand(t *testing.T) {
 	}
 	saved := 0.0
 	for _, p := range doc.Passes {
-		saved += p.DeltaMS
+		saved += p.DeltaMs
 	}
 	if d := doc.Baseline["total_ms"] - doc.Optimized["total_ms"]; d-saved > 1e-9 || saved-d > 1e-9 {
 		t.Errorf("per-pass deltas sum to %v ms, total saving is %v ms", saved, d)

@@ -45,11 +45,11 @@ func TestProfileReadsWhatOptimizeWrote(t *testing.T) {
 			}
 			var opt struct {
 				Optimized struct {
-					TotalMS float64 `json:"total_ms"`
+					TotalMs float64 `json:"total_ms"`
 					Kernels int64
 				}
 				Emitted *struct {
-					TotalMS float64 `json:"total_ms"`
+					TotalMs float64 `json:"total_ms"`
 					Kernels int64
 				}
 				Assumptions []string
@@ -61,26 +61,26 @@ func TestProfileReadsWhatOptimizeWrote(t *testing.T) {
 			for _, a := range opt.Assumptions {
 				kept = kept || strings.Contains(a, "symbolic dims kept")
 			}
-			if !kept && opt.Emitted.TotalMS != opt.Optimized.TotalMS {
-				t.Errorf("emitted %.6f ms, optimized %.6f ms: the same model", opt.Emitted.TotalMS, opt.Optimized.TotalMS)
+			if !kept && opt.Emitted.TotalMs != opt.Optimized.TotalMs {
+				t.Errorf("emitted %.6f ms, optimized %.6f ms: the same model", opt.Emitted.TotalMs, opt.Optimized.TotalMs)
 			}
 			// profile -O3 runs the same passes on the model as it is.
 			stdout, errs, code = run("profile", f, "-O3", "--format", "json")
 			var direct struct {
-				TotalMS float64 `json:"total_ms"`
+				TotalMs float64 `json:"total_ms"`
 			}
 			if code != 0 || json.Unmarshal([]byte(stdout), &direct) != nil {
 				t.Fatalf("profile -O3: exit %d: %s", code, errs)
 			}
-			if e := math.Abs(direct.TotalMS-opt.Optimized.TotalMS) / opt.Optimized.TotalMS; e > 0.01 {
-				t.Errorf("profile -O3 %.4f ms, optimize %.4f ms (%.2f%% off)", direct.TotalMS, opt.Optimized.TotalMS, 100*e)
+			if e := math.Abs(direct.TotalMs-opt.Optimized.TotalMs) / opt.Optimized.TotalMs; e > 0.01 {
+				t.Errorf("profile -O3 %.4f ms, optimize %.4f ms (%.2f%% off)", direct.TotalMs, opt.Optimized.TotalMs, 100*e)
 			}
 			stdout, errs, code = run("profile", out, "--format", "json")
 			if code != 0 {
 				t.Fatalf("profile of the written model: exit %d: %s", code, errs)
 			}
 			var prof struct {
-				TotalMS  float64 `json:"total_ms"`
+				TotalMs  float64 `json:"total_ms"`
 				Kernels  int64
 				Warnings []string
 				Ops      []struct{ Op string }
@@ -88,8 +88,8 @@ func TestProfileReadsWhatOptimizeWrote(t *testing.T) {
 			if err := json.Unmarshal([]byte(stdout), &prof); err != nil {
 				t.Fatal(err)
 			}
-			if e := math.Abs(prof.TotalMS-opt.Emitted.TotalMS) / opt.Emitted.TotalMS; e > 0.01 {
-				t.Errorf("profile %.4f ms, optimize predicted %.4f ms for the written model (%.2f%% off)", prof.TotalMS, opt.Emitted.TotalMS, 100*e)
+			if e := math.Abs(prof.TotalMs-opt.Emitted.TotalMs) / opt.Emitted.TotalMs; e > 0.01 {
+				t.Errorf("profile %.4f ms, optimize predicted %.4f ms for the written model (%.2f%% off)", prof.TotalMs, opt.Emitted.TotalMs, 100*e)
 			}
 			if prof.Kernels != opt.Emitted.Kernels {
 				t.Errorf("profile %d kernels, optimize %d", prof.Kernels, opt.Emitted.Kernels)

@@ -19,7 +19,7 @@ func (p simPredictor) Predict(m *ir.Model) (Prediction, error) {
 	if err != nil {
 		return Prediction{}, err
 	}
-	return Prediction{Kernels: r.Kernels, TotalMS: r.TotalS * 1e3, PeakBytes: int64(r.PeakMemoryBytes), Unknown: r.UnknownNodes}, nil
+	return Prediction{Kernels: r.Kernels, TotalMs: r.TotalS * 1e3, PeakBytes: int64(r.PeakMemoryBytes), Unknown: r.UnknownNodes}, nil
 }
 
 func h100(t testing.TB) Predictor {
@@ -103,7 +103,7 @@ func TestGeneratedModels(t *testing.T) {
 				t.Errorf("predicted speedup %.2fx, want >= %.2fx", s, tc.minSpeedup)
 			}
 			t.Logf("h100: %d nodes / %d kernels / %.4f ms -> %d nodes / %d kernels / %.4f ms (%.2fx)",
-				res.Baseline.Nodes, res.Baseline.Kernels, res.Baseline.TotalMS, res.Final.Nodes, res.Final.Kernels, res.Final.TotalMS, res.Speedup())
+				res.Baseline.Nodes, res.Baseline.Kernels, res.Baseline.TotalMs, res.Final.Nodes, res.Final.Kernels, res.Final.TotalMs, res.Speedup())
 			if why := compareRuns(t, orig, m, 3, 1e-4, 1e-5); why != "" {
 				t.Errorf("cannot compare: %s", why)
 			}
@@ -125,10 +125,10 @@ func TestDeepSpeechLSTM(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("h100: %d nodes / %d kernels / %.3f ms -> %d nodes / %d kernels / %.3f ms (%.2fx)",
-		res.Baseline.Nodes, res.Baseline.Kernels, res.Baseline.TotalMS, res.Final.Nodes, res.Final.Kernels, res.Final.TotalMS, res.Speedup())
+		res.Baseline.Nodes, res.Baseline.Kernels, res.Baseline.TotalMs, res.Final.Nodes, res.Final.Kernels, res.Final.TotalMs, res.Speedup())
 	for _, p := range res.Passes {
 		if len(p.Rewrites) > 0 {
-			t.Logf("  %-10s %4d rewrites  %+.3f ms", p.Name, len(p.Rewrites), -p.DeltaMS())
+			t.Logf("  %-10s %4d rewrites  %+.3f ms", p.Name, len(p.Rewrites), -p.DeltaMs())
 		}
 	}
 	if res.Speedup() < 20 {

@@ -16,7 +16,7 @@ import (
 type Prediction struct {
 	Nodes     int     `json:"nodes"`   // nodes in the main graph
 	Kernels   int64   `json:"kernels"` // kernel launches
-	TotalMS   float64 `json:"total_ms"`
+	TotalMs   float64 `json:"total_ms"`
 	PeakBytes int64   `json:"peak_bytes,omitempty"` // peak live device memory, 0 if not predicted
 	Unknown   int     `json:"unknown,omitempty"`    // nodes the predictor could not cost
 }
@@ -79,8 +79,8 @@ type PassResult struct {
 	Elapsed  time.Duration `json:"-"`
 }
 
-// DeltaMS is the predicted time the pass saved (negative: it cost time).
-func (p *PassResult) DeltaMS() float64 { return p.Before.TotalMS - p.After.TotalMS }
+// DeltaMs is the predicted time the pass saved (negative: it cost time).
+func (p *PassResult) DeltaMs() float64 { return p.Before.TotalMs - p.After.TotalMs }
 
 // Result is the outcome of Run.
 type Result struct {
@@ -92,10 +92,10 @@ type Result struct {
 
 // Speedup is baseline time over optimized time (0 when unknown).
 func (r *Result) Speedup() float64 {
-	if r.Final.TotalMS <= 0 {
+	if r.Final.TotalMs <= 0 {
 		return 0
 	}
-	return r.Baseline.TotalMS / r.Final.TotalMS
+	return r.Baseline.TotalMs / r.Final.TotalMs
 }
 
 // Run optimizes m in place with the passes opt selects.

@@ -24,7 +24,7 @@ type ClusterProfile struct {
 	GPUsPerMachine int      `json:"gpus_per_machine"`
 	NICsPerMachine int      `json:"nics_per_machine"`
 	IntraLink      string   `json:"intra_link"`        // nvlink or pcie
-	HiddenCommMS   float64  `json:"hidden_comm_ms"`    // communication overlapped with compute
+	HiddenCommMs   float64  `json:"hidden_comm_ms"`    // communication overlapped with compute
 	NetworkGbps    float64  `json:"network_gbps"`      // line rate per NIC
 	NetworkRDMA    bool     `json:"network_rdma"`      // RDMA verbs available
 	GPUDirect      bool     `json:"network_gpudirect"` // NIC reads / writes GPU memory
@@ -39,7 +39,7 @@ func NewClusterProfile(model string, c *cluster.Cluster, r *cluster.Result, assu
 	p := &ClusterProfile{
 		Model: model, Result: r,
 		Machines: c.Machines, GPUsPerMachine: c.GPUsPerMachine, NICsPerMachine: max(1, c.NICsPerMachine), IntraLink: c.Intra,
-		HiddenCommMS: max(0, r.CommTotalMS-r.CommMS),
+		HiddenCommMs: max(0, r.CommTotalMs-r.CommMs),
 		NetworkGbps:  c.Net.BandwidthGbps, NetworkRDMA: c.Net.RDMA, GPUDirect: c.Net.GPUDirect,
 		Assumptions: append(append([]string{}, assumptions...), r.Assumptions...),
 		Warnings:    append(append([]string{}, warnings...), r.Warnings...),
@@ -89,16 +89,16 @@ func (p *ClusterProfile) WriteText(w io.Writer) error {
 	}
 	fmt.Fprintf(ew, "Strategy: %s, transport %s, mode %s, batch %s (global %g samples per step)\n\n", strat, r.Transport, r.Mode, batch, r.GlobalBatch)
 
-	fmt.Fprintf(ew, "Predicted step time: %s, throughput %.4g samples/s\n", Millis(r.StepMS/1e3), r.Throughput)
+	fmt.Fprintf(ew, "Predicted step time: %s, throughput %.4g samples/s\n", Millis(r.StepMs/1e3), r.Throughput)
 	rows := [][]string{
-		{"compute (busiest GPU)", Millis(r.ComputeMS / 1e3), share(r.ComputeMS, r.StepMS)},
-		{"exposed communication", Millis(r.CommMS / 1e3), share(r.CommMS, r.StepMS)},
-		{"pipeline bubbles", Millis(r.BubbleMS / 1e3), share(r.BubbleMS, r.StepMS)},
+		{"compute (busiest GPU)", Millis(r.ComputeMs / 1e3), share(r.ComputeMs, r.StepMs)},
+		{"exposed communication", Millis(r.CommMs / 1e3), share(r.CommMs, r.StepMs)},
+		{"pipeline bubbles", Millis(r.BubbleMs / 1e3), share(r.BubbleMs, r.StepMs)},
 	}
 	ew.check(WriteTable(ew, []string{"part of the step", "time", "share"}, rows))
-	fmt.Fprintf(ew, "All communication %s, of which %s hidden behind compute.\n", Millis(r.CommTotalMS/1e3), Millis(p.HiddenCommMS/1e3))
+	fmt.Fprintf(ew, "All communication %s, of which %s hidden behind compute.\n", Millis(r.CommTotalMs/1e3), Millis(p.HiddenCommMs/1e3))
 	fmt.Fprintf(ew, "Scaling: %.2fx over one GPU doing the same work (one-GPU step %s), efficiency %s\n",
-		r.Speedup, Millis(r.OneGPUMS/1e3), Pct(r.Efficiency))
+		r.Speedup, Millis(r.OneGPUMs/1e3), Pct(r.Efficiency))
 
 	if len(r.Links) > 0 {
 		fmt.Fprintln(ew, "\nLink utilization (busy time over the step):")
@@ -108,7 +108,7 @@ func (p *ClusterProfile) WriteText(w io.Writer) error {
 			if l.Bytes > 0 {
 				b = SI(l.Bytes) + "B"
 			}
-			rows = append(rows, []string{l.Link, b, Millis(l.BusyMS / 1e3), Pct(l.Utilization)})
+			rows = append(rows, []string{l.Link, b, Millis(l.BusyMs / 1e3), Pct(l.Utilization)})
 		}
 		ew.check(WriteTable(ew, []string{"link", "bytes per step", "busy", "utilization"}, rows))
 	}
@@ -120,7 +120,7 @@ func (p *ClusterProfile) WriteText(w io.Writer) error {
 			if t.Transport == r.Transport {
 				mark = " (selected)"
 			}
-			rows = append(rows, []string{string(t.Transport) + mark, Millis(t.StepMS / 1e3), fmt.Sprintf("%.2fx", t.SpeedupVsGRPCTCP)})
+			rows = append(rows, []string{string(t.Transport) + mark, Millis(t.StepMs / 1e3), fmt.Sprintf("%.2fx", t.SpeedupVsGRPCTCP)})
 		}
 		ew.check(WriteTable(ew, []string{"transport", "step", "speedup vs grpc-tcp"}, rows))
 	} else if p.Machines < 2 {
@@ -138,7 +138,7 @@ func (p *ClusterProfile) WriteText(w io.Writer) error {
 			if c.Strategy == r.Strategy {
 				note = "picked"
 			}
-			rows = append(rows, []string{string(c.Strategy), Millis(c.StepMS / 1e3), fmt.Sprintf("%.4g", c.Throughput), note})
+			rows = append(rows, []string{string(c.Strategy), Millis(c.StepMs / 1e3), fmt.Sprintf("%.4g", c.Throughput), note})
 		}
 		ew.check(WriteTable(ew, []string{"strategy", "step", "samples/s", "note"}, rows))
 	}
@@ -147,7 +147,7 @@ func (p *ClusterProfile) WriteText(w io.Writer) error {
 		rows = nil
 		for i, s := range r.Stages {
 			rows = append(rows, []string{fmt.Sprint(i), s.Device.String(), fmt.Sprint(s.Ops), s.First + " .. " + s.Last,
-				Millis(s.ComputeMS / 1e3), SI(s.CutBytes) + "B", Millis(s.TransferMS / 1e3), Bytes(int64(s.PeakActivationBytes)), Bytes(int64(s.ParamBytes))})
+				Millis(s.ComputeMs / 1e3), SI(s.CutBytes) + "B", Millis(s.TransferMs / 1e3), Bytes(int64(s.PeakActivationBytes)), Bytes(int64(s.ParamBytes))})
 		}
 		ew.check(WriteTable(ew, []string{"stage", "device", "ops", "nodes", "compute", "cut bytes", "transfer/micro", "activations", "params"}, rows))
 	}
@@ -199,7 +199,7 @@ func (s *Scaling) WriteText(w io.Writer) error {
 			rows = append(rows, []string{fmt.Sprint(p.GPUs), shape, string(p.Strategy), "-", "-", "-", "-", "-", "-", "declined: " + p.Declined})
 			continue
 		}
-		rows = append(rows, []string{fmt.Sprint(p.GPUs), shape, string(p.Strategy), Millis(p.StepMS / 1e3), Millis(p.CommMS / 1e3), Millis(p.BubbleMS / 1e3),
+		rows = append(rows, []string{fmt.Sprint(p.GPUs), shape, string(p.Strategy), Millis(p.StepMs / 1e3), Millis(p.CommMs / 1e3), Millis(p.BubbleMs / 1e3),
 			fmt.Sprintf("%.4g", p.Throughput), fmt.Sprintf("%.2fx", p.Speedup), Pct(p.Efficiency), ""})
 	}
 	ew.check(TextTable{Header: []string{"GPUs", "cluster", "strategy", "step", "exposed comm", "bubbles", "samples/s", "speedup", "efficiency", "note"},

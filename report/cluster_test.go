@@ -30,14 +30,14 @@ func testCluster(t *testing.T, spec, net string) *cluster.Cluster {
 func testResult() *cluster.Result {
 	return &cluster.Result{
 		Cluster: "2x2", GPU: "h100", Network: "ib-hdr", Strategy: cluster.Pipeline, Transport: cluster.RDMA, Mode: "train",
-		GPUs: 4, Batch: 8, GlobalBatch: 8, StepMS: 10, ComputeMS: 7, CommMS: 2, BubbleMS: 1, CommTotalMS: 5, OneGPUMS: 30,
+		GPUs: 4, Batch: 8, GlobalBatch: 8, StepMs: 10, ComputeMs: 7, CommMs: 2, BubbleMs: 1, CommTotalMs: 5, OneGPUMs: 30,
 		Efficiency: 0.75, Speedup: 3, Throughput: 800, Schedule: cluster.OneFOneB, Micro: 8,
-		Stages: []cluster.Stage{{Device: cluster.Device{Machine: 0, GPU: 0}, First: "conv1", Last: "relu9", Ops: 10, ComputeMS: 7, CutBytes: 1e6, TransferMS: 0.1}},
-		Links:  []cluster.LinkUse{{Link: "stage boundaries (sum)", Bytes: 2e6, BusyMS: 5, Utilization: 0.5}},
-		Transports: []cluster.TransportStep{{Transport: cluster.GRPCTCP, StepMS: 25, SpeedupVsGRPCTCP: 1},
-			{Transport: cluster.GRPCRDMA, StepMS: 12.5, SpeedupVsGRPCTCP: 2}, {Transport: cluster.RDMA, StepMS: 10, SpeedupVsGRPCTCP: 2.5}},
-		Candidates: []cluster.Candidate{{Strategy: cluster.AllReduce, StepMS: 12, Throughput: 2667},
-			{Strategy: cluster.PS, Declined: "no parameters"}, {Strategy: cluster.Pipeline, StepMS: 10, Throughput: 800}},
+		Stages: []cluster.Stage{{Device: cluster.Device{Machine: 0, GPU: 0}, First: "conv1", Last: "relu9", Ops: 10, ComputeMs: 7, CutBytes: 1e6, TransferMs: 0.1}},
+		Links:  []cluster.LinkUse{{Link: "stage boundaries (sum)", Bytes: 2e6, BusyMs: 5, Utilization: 0.5}},
+		Transports: []cluster.TransportStep{{Transport: cluster.GRPCTCP, StepMs: 25, SpeedupVsGRPCTCP: 1},
+			{Transport: cluster.GRPCRDMA, StepMs: 12.5, SpeedupVsGRPCTCP: 2}, {Transport: cluster.RDMA, StepMs: 10, SpeedupVsGRPCTCP: 2.5}},
+		Candidates: []cluster.Candidate{{Strategy: cluster.AllReduce, StepMs: 12, Throughput: 2667},
+			{Strategy: cluster.PS, Declined: "no parameters"}, {Strategy: cluster.Pipeline, StepMs: 10, Throughput: 800}},
 		Assumptions: []string{"from the cluster"},
 		Warnings:    []string{"cluster warning"},
 	}
@@ -45,8 +45,8 @@ func testResult() *cluster.Result {
 
 func TestClusterProfileText(t *testing.T) {
 	p := NewClusterProfile("m.onnx", testCluster(t, "2x2", "ib-hdr"), testResult(), []string{"from the command"}, []string{"import warning"})
-	if p.HiddenCommMS != 3 {
-		t.Errorf("hidden comm %g ms, want 5 - 2 = 3", p.HiddenCommMS)
+	if p.HiddenCommMs != 3 {
+		t.Errorf("hidden comm %g ms, want 5 - 2 = 3", p.HiddenCommMs)
 	}
 	var b bytes.Buffer
 	if err := p.WriteText(&b); err != nil {
@@ -103,8 +103,8 @@ func TestClusterProfileJSON(t *testing.T) {
 func testScaling() *Scaling {
 	return &Scaling{Model: "dir/m.onnx", GPU: "p100", Network: "roce-25", Strategy: "allreduce", Transport: "rdma", Mode: "train", Batch: 64, GPUsPerMachine: 4,
 		Points: []cluster.SweepPoint{
-			{GPUs: 1, Machines: 1, GPUsPerMachine: 1, Strategy: cluster.AllReduce, StepMS: 100, Throughput: 640, Speedup: 1, Efficiency: 1},
-			{GPUs: 8, Machines: 2, GPUsPerMachine: 4, Strategy: cluster.AllReduce, StepMS: 110, CommMS: 10, Throughput: 4654.6, Speedup: 7.27, Efficiency: 0.909},
+			{GPUs: 1, Machines: 1, GPUsPerMachine: 1, Strategy: cluster.AllReduce, StepMs: 100, Throughput: 640, Speedup: 1, Efficiency: 1},
+			{GPUs: 8, Machines: 2, GPUsPerMachine: 4, Strategy: cluster.AllReduce, StepMs: 110, CommMs: 10, Throughput: 4654.6, Speedup: 7.27, Efficiency: 0.909},
 			{GPUs: 16, Machines: 4, GPUsPerMachine: 4, Strategy: cluster.Pipeline, Declined: "too small"},
 		},
 		Assumptions: []string{"a"}}
@@ -158,12 +158,12 @@ func TestScalingPlot(t *testing.T) {
 func TestClusterTrace(t *testing.T) {
 	r := testResult()
 	r.Timeline = []cluster.Span{
-		{Track: "m1/nic", Name: "act0", Cat: "comm", StartMS: 1, EndMS: 2},
-		{Track: "m1/gpu1", Name: "F0", Cat: "forward", StartMS: 2, EndMS: 3},
-		{Track: "m0/gpu0", Name: "F0", Cat: "forward", StartMS: 0, EndMS: 1},
-		{Track: "m0/nic", Name: "act0", Cat: "comm", StartMS: 1, EndMS: 2.5},
-		{Track: "m0/gpu1", Name: "F0", Cat: "forward", StartMS: 1, EndMS: 2},
-		{Track: "m0/gpu0", Name: "B0", Cat: "backward", StartMS: 5, EndMS: 6},
+		{Track: "m1/nic", Name: "act0", Cat: "comm", StartMs: 1, EndMs: 2},
+		{Track: "m1/gpu1", Name: "F0", Cat: "forward", StartMs: 2, EndMs: 3},
+		{Track: "m0/gpu0", Name: "F0", Cat: "forward", StartMs: 0, EndMs: 1},
+		{Track: "m0/nic", Name: "act0", Cat: "comm", StartMs: 1, EndMs: 2.5},
+		{Track: "m0/gpu1", Name: "F0", Cat: "forward", StartMs: 1, EndMs: 2},
+		{Track: "m0/gpu0", Name: "B0", Cat: "backward", StartMs: 5, EndMs: 6},
 	}
 	tr := NewClusterTrace("m.onnx", r)
 	type pt struct{ pid, tid int }

@@ -60,7 +60,7 @@ func (p *Profile) WriteCSV(w io.Writer, by string) error {
 func (s *Scaling) WriteCSV(w io.Writer) error {
 	rows := make([][]string, len(s.Points))
 	for i, p := range s.Points {
-		rows[i] = []string{fmt.Sprint(p.GPUs), fmt.Sprint(p.Machines), fmt.Sprint(p.GPUsPerMachine), string(p.Strategy), num(p.StepMS), num(p.CommMS), num(p.BubbleMS),
+		rows[i] = []string{fmt.Sprint(p.GPUs), fmt.Sprint(p.Machines), fmt.Sprint(p.GPUsPerMachine), string(p.Strategy), num(p.StepMs), num(p.CommMs), num(p.BubbleMs),
 			num(p.Throughput), num(p.Speedup), num(p.Efficiency), p.Declined}
 	}
 	return WriteCSV(w, []string{"gpus", "machines", "gpus_per_machine", "strategy", "step_ms", "comm_ms", "bubble_ms", "throughput", "speedup", "efficiency", "declined"}, rows)

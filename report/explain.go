@@ -18,7 +18,7 @@ type ExplainPass struct {
 	Rewrites []string            `json:"rewrites"`
 	Before   optimize.Prediction `json:"before"`
 	After    optimize.Prediction `json:"after"`
-	DeltaMS  float64             `json:"delta_ms"`
+	DeltaMs  float64             `json:"delta_ms"`
 	Diff     string              `json:"diff,omitempty"`
 }
 
@@ -61,7 +61,7 @@ func NewExplain(path, hardware string, res *optimize.Result, focus string, diffs
 		if focus != "" && p.Name != focus {
 			continue
 		}
-		ep := ExplainPass{Name: p.Name, Rewrites: []string{}, Before: p.Before, After: p.After, DeltaMS: p.DeltaMS(), Diff: diffs[p.Name]}
+		ep := ExplainPass{Name: p.Name, Rewrites: []string{}, Before: p.Before, After: p.After, DeltaMs: p.DeltaMs(), Diff: diffs[p.Name]}
 		for _, r := range p.Rewrites {
 			ep.Rewrites = append(ep.Rewrites, RewriteLine(r))
 		}
@@ -73,8 +73,8 @@ func NewExplain(path, hardware string, res *optimize.Result, focus string, diffs
 // WriteText prints one block per pass.
 func (e *Explain) WriteText(w io.Writer) error {
 	fmt.Fprintf(w, "model %s on %s at -O%d: %s / %s / %s -> %s / %s / %s (%.2fx)\n",
-		e.Model, e.Hardware, e.Level, Count(e.Baseline.Nodes, "node"), Count(e.Baseline.Kernels, "kernel"), ms(e.Baseline.TotalMS),
-		Count(e.Final.Nodes, "node"), Count(e.Final.Kernels, "kernel"), ms(e.Final.TotalMS), e.Speedup)
+		e.Model, e.Hardware, e.Level, Count(e.Baseline.Nodes, "node"), Count(e.Baseline.Kernels, "kernel"), ms(e.Baseline.TotalMs),
+		Count(e.Final.Nodes, "node"), Count(e.Final.Kernels, "kernel"), ms(e.Final.TotalMs), e.Speedup)
 	for _, p := range e.Passes {
 		if len(p.Rewrites) == 0 && p.Diff == "" {
 			fmt.Fprintf(w, "\n== %s: no change\n", p.Name)
@@ -82,7 +82,7 @@ func (e *Explain) WriteText(w io.Writer) error {
 		}
 		fmt.Fprintf(w, "\n== %s: %d rewrite(s); nodes %d -> %d, kernels %d -> %d, predicted %s -> %s (%s)\n",
 			p.Name, len(p.Rewrites), p.Before.Nodes, p.After.Nodes, p.Before.Kernels, p.After.Kernels,
-			ms(p.Before.TotalMS), ms(p.After.TotalMS), signedMS(-p.DeltaMS))
+			ms(p.Before.TotalMs), ms(p.After.TotalMs), signedMs(-p.DeltaMs))
 		for _, r := range p.Rewrites {
 			fmt.Fprintf(w, "  %s\n", r)
 		}

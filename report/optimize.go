@@ -18,7 +18,7 @@ import (
 type OptSummary struct {
 	Nodes     int     `json:"nodes"`
 	Kernels   int64   `json:"kernels"`
-	TotalMS   float64 `json:"total_ms"`
+	TotalMs   float64 `json:"total_ms"`
 	PeakBytes int64   `json:"peak_bytes"`
 	Unknown   int     `json:"unknown_nodes,omitempty"`
 }
@@ -27,10 +27,10 @@ type OptSummary struct {
 type OptPass struct {
 	Name     string  `json:"name"`
 	Rewrites int     `json:"rewrites"`
-	DeltaMS  float64 `json:"delta_ms"` // predicted time saved (negative: added)
+	DeltaMs  float64 `json:"delta_ms"` // predicted time saved (negative: added)
 	Nodes    int     `json:"nodes"`    // after the pass
 	Kernels  int64   `json:"kernels"`  // after the pass
-	TotalMS  float64 `json:"total_ms"` // after the pass
+	TotalMs  float64 `json:"total_ms"` // after the pass
 }
 
 // Optimize is what `wolong optimize` prints.
@@ -54,7 +54,7 @@ type Optimize struct {
 
 // Summary is the table row of a prediction.
 func Summary(p optimize.Prediction) OptSummary {
-	return OptSummary{Nodes: p.Nodes, Kernels: p.Kernels, TotalMS: p.TotalMS, PeakBytes: p.PeakBytes, Unknown: p.Unknown}
+	return OptSummary{Nodes: p.Nodes, Kernels: p.Kernels, TotalMs: p.TotalMs, PeakBytes: p.PeakBytes, Unknown: p.Unknown}
 }
 
 // NewOptimize summarizes an optimization run.
@@ -64,8 +64,8 @@ func NewOptimize(path, hardware string, res *optimize.Result, assumptions, warni
 		Assumptions: assumptions, Warnings: append([]string{}, warnings...), Passes: []OptPass{}}
 	for i := range res.Passes {
 		p := &res.Passes[i]
-		r.Passes = append(r.Passes, OptPass{Name: p.Name, Rewrites: len(p.Rewrites), DeltaMS: p.DeltaMS(),
-			Nodes: p.After.Nodes, Kernels: p.After.Kernels, TotalMS: p.After.TotalMS})
+		r.Passes = append(r.Passes, OptPass{Name: p.Name, Rewrites: len(p.Rewrites), DeltaMs: p.DeltaMs(),
+			Nodes: p.After.Nodes, Kernels: p.After.Kernels, TotalMs: p.After.TotalMs})
 	}
 	return r
 }
@@ -82,20 +82,20 @@ func (r *Optimize) WriteText(w io.Writer) error {
 	rows := [][]string{
 		{"nodes", fmt.Sprint(r.Baseline.Nodes), fmt.Sprint(r.Optimized.Nodes), ratio(float64(r.Baseline.Nodes), float64(r.Optimized.Nodes))},
 		{"kernels", fmt.Sprint(r.Baseline.Kernels), fmt.Sprint(r.Optimized.Kernels), ratio(float64(r.Baseline.Kernels), float64(r.Optimized.Kernels))},
-		{"predicted time", ms(r.Baseline.TotalMS), ms(r.Optimized.TotalMS), ratio(r.Baseline.TotalMS, r.Optimized.TotalMS)},
+		{"predicted time", ms(r.Baseline.TotalMs), ms(r.Optimized.TotalMs), ratio(r.Baseline.TotalMs, r.Optimized.TotalMs)},
 		{"memory peak", Bytes(r.Baseline.PeakBytes), Bytes(r.Optimized.PeakBytes), ratio(float64(r.Baseline.PeakBytes), float64(r.Optimized.PeakBytes))},
 	}
 	if err := WriteTable(w, []string{"", "before", "after", "ratio"}, rows); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "\npredicted speedup: %.2fx\n", r.Speedup)
-	if e := r.Emitted; e != nil && e.TotalMS != r.Optimized.TotalMS {
-		fmt.Fprintf(w, "written model (--emit-onnx, symbolic dims kept): %s predicted with the same dims, %s\n", ms(e.TotalMS), ratio(r.Baseline.TotalMS, e.TotalMS))
+	if e := r.Emitted; e != nil && e.TotalMs != r.Optimized.TotalMs {
+		fmt.Fprintf(w, "written model (--emit-onnx, symbolic dims kept): %s predicted with the same dims, %s\n", ms(e.TotalMs), ratio(r.Baseline.TotalMs, e.TotalMs))
 	}
 	fmt.Fprintln(w)
 	var prow [][]string
 	for _, p := range r.Passes {
-		prow = append(prow, []string{p.Name, fmt.Sprint(p.Rewrites), fmt.Sprint(p.Nodes), fmt.Sprint(p.Kernels), ms(p.TotalMS), signedMS(p.DeltaMS)})
+		prow = append(prow, []string{p.Name, fmt.Sprint(p.Rewrites), fmt.Sprint(p.Nodes), fmt.Sprint(p.Kernels), ms(p.TotalMs), signedMs(p.DeltaMs)})
 	}
 	if err := WriteTable(w, []string{"pass", "rewrites", "nodes", "kernels", "time after", "saved"}, prow); err != nil {
 		return err
@@ -117,9 +117,9 @@ func (r *Optimize) WriteText(w io.Writer) error {
 
 func ms(v float64) string { return fmt.Sprintf("%.4f ms", v) }
 
-// signedMS formats a time difference with its sign ("+0.0000 ms" for
+// signedMs formats a time difference with its sign ("+0.0000 ms" for
 // zero, never "-0.0000 ms").
-func signedMS(v float64) string {
+func signedMs(v float64) string {
 	if v == 0 {
 		v = 0 // drops the sign of -0
 	}
@@ -131,8 +131,8 @@ type PlanKernel struct {
 	Name    string   `json:"name"`
 	Op      string   `json:"op"`
 	Members []string `json:"members"` // the original nodes it runs
-	TimeMS  float64  `json:"time_ms"` // predicted device time
-	StartMS float64  `json:"start_ms"`
+	TimeMs  float64  `json:"time_ms"` // predicted device time
+	StartMs float64  `json:"start_ms"`
 	Bound   string   `json:"bound"`
 	Kernels int64    `json:"kernels"`
 }
@@ -140,7 +140,7 @@ type PlanKernel struct {
 // PlanPass is one applied pass with its rewrites.
 type PlanPass struct {
 	Name     string   `json:"name"`
-	DeltaMS  float64  `json:"delta_ms"`
+	DeltaMs  float64  `json:"delta_ms"`
 	Rewrites []string `json:"rewrites"`
 }
 
@@ -149,7 +149,7 @@ type Plan struct {
 	Model       string       `json:"model"`
 	Hardware    string       `json:"hardware"`
 	Level       int          `json:"level"`
-	TotalMS     float64      `json:"total_ms"`
+	TotalMs     float64      `json:"total_ms"`
 	Kernels     []PlanKernel `json:"kernels"`
 	Passes      []PlanPass   `json:"passes"`
 	Assumptions []string     `json:"assumptions"`
@@ -166,20 +166,20 @@ func NewPlan(path string, res *optimize.Result, sim *simulate.Result) *Plan {
 		if sim.Hardware != nil {
 			p.Hardware = sim.Hardware.Name
 		}
-		p.TotalMS = sim.TotalS * 1e3
+		p.TotalMs = sim.TotalS * 1e3
 		p.Assumptions = append(p.Assumptions, sim.Assumptions...)
 		for _, t := range sim.Tasks {
 			if t.Est.Kernels == 0 && t.Stream < 0 {
 				continue
 			}
-			k := PlanKernel{Name: t.Name, Op: t.Op, TimeMS: t.Est.DeviceS * 1e3, StartMS: t.Start * 1e3, Bound: string(t.Est.Bound), Kernels: t.Est.Kernels}
+			k := PlanKernel{Name: t.Name, Op: t.Op, TimeMs: t.Est.DeviceS * 1e3, StartMs: t.Start * 1e3, Bound: string(t.Est.Bound), Kernels: t.Est.Kernels}
 			k.Members = members(t.Node)
 			p.Kernels = append(p.Kernels, k)
 		}
 	}
 	for i := range res.Passes {
 		pr := &res.Passes[i]
-		pp := PlanPass{Name: pr.Name, DeltaMS: pr.DeltaMS(), Rewrites: []string{}}
+		pp := PlanPass{Name: pr.Name, DeltaMs: pr.DeltaMs(), Rewrites: []string{}}
 		for _, rw := range pr.Rewrites {
 			pp.Rewrites = append(pp.Rewrites, rw.String())
 		}

@@ -46,23 +46,23 @@ func (p *Plan) Check() error {
 	if p.Level < 0 || p.Level > 3 {
 		return fmt.Errorf("plan: level %d out of range 0..3", p.Level)
 	}
-	if !finite(p.TotalMS) {
-		return fmt.Errorf("plan: total_ms %v is not a finite time", p.TotalMS)
+	if !finite(p.TotalMs) {
+		return fmt.Errorf("plan: total_ms %v is not a finite time", p.TotalMs)
 	}
 	for i, k := range p.Kernels {
 		if k.Name == "" {
 			return fmt.Errorf("plan: kernel %d has no name", i)
 		}
-		if !finite(k.TimeMS) || !finite(k.StartMS) || k.Kernels < 0 {
-			return fmt.Errorf("plan: kernel %s: bad time_ms %v, start_ms %v or kernels %d", k.Name, k.TimeMS, k.StartMS, k.Kernels)
+		if !finite(k.TimeMs) || !finite(k.StartMs) || k.Kernels < 0 {
+			return fmt.Errorf("plan: kernel %s: bad time_ms %v, start_ms %v or kernels %d", k.Name, k.TimeMs, k.StartMs, k.Kernels)
 		}
 	}
 	for i, ps := range p.Passes {
 		if ps.Name == "" {
 			return fmt.Errorf("plan: pass %d has no name", i)
 		}
-		if math.IsNaN(ps.DeltaMS) || math.IsInf(ps.DeltaMS, 0) {
-			return fmt.Errorf("plan: pass %s: delta_ms %v", ps.Name, ps.DeltaMS)
+		if math.IsNaN(ps.DeltaMs) || math.IsInf(ps.DeltaMs, 0) {
+			return fmt.Errorf("plan: pass %s: delta_ms %v", ps.Name, ps.DeltaMs)
 		}
 	}
 	return nil
@@ -73,9 +73,9 @@ func (p *Plan) Check() error {
 // assumptions.
 func (p *Plan) WriteText(w io.Writer, top int) error {
 	ew := &errWriter{w: w}
-	fmt.Fprintf(ew, "plan for %s on %s at -O%d: %d kernel(s), predicted %s\n", p.Model, p.Hardware, p.Level, len(p.Kernels), ms(p.TotalMS))
+	fmt.Fprintf(ew, "plan for %s on %s at -O%d: %d kernel(s), predicted %s\n", p.Model, p.Hardware, p.Level, len(p.Kernels), ms(p.TotalMs))
 	ks := append([]PlanKernel(nil), p.Kernels...)
-	sort.SliceStable(ks, func(i, j int) bool { return ks[i].TimeMS > ks[j].TimeMS })
+	sort.SliceStable(ks, func(i, j int) bool { return ks[i].TimeMs > ks[j].TimeMs })
 	if top > 0 && len(ks) > top {
 		ks = ks[:top]
 	}
@@ -83,14 +83,14 @@ func (p *Plan) WriteText(w io.Writer, top int) error {
 		fmt.Fprintf(ew, "\nslowest %d kernel(s):\n", len(ks))
 		rows := make([][]string, len(ks))
 		for i, k := range ks {
-			rows[i] = []string{k.Name, k.Op, ms(k.TimeMS), ms(k.StartMS), k.Bound, truncList(k.Members, 4)}
+			rows[i] = []string{k.Name, k.Op, ms(k.TimeMs), ms(k.StartMs), k.Bound, truncList(k.Members, 4)}
 		}
 		ew.check(WriteTable(ew, []string{"kernel", "op", "time", "start", "bound", "members"}, rows))
 	}
 	var rows [][]string
 	for _, ps := range p.Passes {
 		if len(ps.Rewrites) > 0 {
-			rows = append(rows, []string{ps.Name, fmt.Sprint(len(ps.Rewrites)), signedMS(ps.DeltaMS)})
+			rows = append(rows, []string{ps.Name, fmt.Sprint(len(ps.Rewrites)), signedMs(ps.DeltaMs)})
 		}
 	}
 	if len(rows) > 0 {

@@ -9,12 +9,12 @@ import (
 
 func samplePlan() *Plan {
 	return &Plan{
-		Model: "m.onnx", Hardware: "h100", Level: 3, TotalMS: 0.25,
+		Model: "m.onnx", Hardware: "h100", Level: 3, TotalMs: 0.25,
 		Kernels: []PlanKernel{
-			{Name: "fused_conv_0", Op: "wolong:FusedConv", Members: []string{"Conv_0", "Relu_0"}, TimeMS: 0.2, StartMS: 0.01, Bound: "compute", Kernels: 1},
-			{Name: "Gemm_0", Op: "Gemm", Members: []string{"Gemm_0"}, TimeMS: 0.04, StartMS: 0.21, Bound: "memory", Kernels: 1},
+			{Name: "fused_conv_0", Op: "wolong:FusedConv", Members: []string{"Conv_0", "Relu_0"}, TimeMs: 0.2, StartMs: 0.01, Bound: "compute", Kernels: 1},
+			{Name: "Gemm_0", Op: "Gemm", Members: []string{"Gemm_0"}, TimeMs: 0.04, StartMs: 0.21, Bound: "memory", Kernels: 1},
 		},
-		Passes:      []PlanPass{{Name: "fuse", DeltaMS: 0.1, Rewrites: []string{"Conv_0 + Relu_0 -> fused_conv_0"}}, {Name: "cse", Rewrites: []string{}}},
+		Passes:      []PlanPass{{Name: "fuse", DeltaMs: 0.1, Rewrites: []string{"Conv_0 + Relu_0 -> fused_conv_0"}}, {Name: "cse", Rewrites: []string{}}},
 		Assumptions: []string{"hardware h100"},
 	}
 }

@@ -100,7 +100,7 @@ func NewClusterTrace(model string, r *cluster.Result) *Trace {
 		"strategy":  string(r.Strategy),
 		"transport": string(r.Transport),
 		"mode":      string(r.Mode),
-		"step_ms":   fmt.Sprintf("%.6f", r.StepMS),
+		"step_ms":   fmt.Sprintf("%.6f", r.StepMs),
 		"producer":  "wolong profile --cluster (predicted, not measured)",
 	}}
 	type key struct {
@@ -169,7 +169,7 @@ func NewClusterTrace(model string, r *cluster.Result) *Trace {
 	}
 	for _, s := range r.Timeline {
 		id := ids[s.Track]
-		ev(TraceEvent{Name: s.Name, Cat: s.Cat, Ph: "X", Ts: s.StartMS * 1e3, Dur: (s.EndMS - s.StartMS) * 1e3, Pid: id[0], Tid: id[1],
+		ev(TraceEvent{Name: s.Name, Cat: s.Cat, Ph: "X", Ts: s.StartMs * 1e3, Dur: (s.EndMs - s.StartMs) * 1e3, Pid: id[0], Tid: id[1],
 			Args: map[string]any{"track": s.Track}})
 	}
 	return tr

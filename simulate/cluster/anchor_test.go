@@ -68,12 +68,12 @@ func TestHorovodAnchor(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !(r.OneGPUMS < direct.OneGPUMS) {
-			t.Errorf("%s: Winograd (the p100 preset's conv_winograd) did not shorten the step: %.1f ms, direct %.1f ms", name, r.OneGPUMS, direct.OneGPUMS)
+		if !(r.OneGPUMs < direct.OneGPUMs) {
+			t.Errorf("%s: Winograd (the p100 preset's conv_winograd) did not shorten the step: %.1f ms, direct %.1f ms", name, r.OneGPUMs, direct.OneGPUMs)
 		}
 		eff[name] = r.Efficiency
 		t.Logf("%-12s params %6.1f MB, one GPU %6.1f ms (%4.0f img/s), step on 512 %6.1f ms, exposed comm %6.1f ms of %6.1f ms: efficiency %.3f (direct convolutions: %.3f)",
-			name, p.ParamBytes/1e6, r.OneGPUMS, 64e3/r.OneGPUMS, r.StepMS, r.CommMS, r.CommTotalMS, r.Efficiency, direct.Efficiency)
+			name, p.ParamBytes/1e6, r.OneGPUMs, 64e3/r.OneGPUMs, r.StepMs, r.CommMs, r.CommTotalMs, r.Efficiency, direct.Efficiency)
 	}
 	if e := eff["resnet50"]; e < 0.82 || e > 0.96 {
 		t.Errorf("ResNet-50 efficiency %.3f, want near Horovod's ~0.90", e)
@@ -115,8 +115,8 @@ func TestWolongAnchor(t *testing.T) {
 	}
 	steps := map[Transport]float64{}
 	for _, ts := range r.Transports {
-		steps[ts.Transport] = ts.StepMS
-		t.Logf("%-9s step %7.1f ms, speedup over grpc-tcp %.2fx", ts.Transport, ts.StepMS, ts.SpeedupVsGRPCTCP)
+		steps[ts.Transport] = ts.StepMs
+		t.Logf("%-9s step %7.1f ms, speedup over grpc-tcp %.2fx", ts.Transport, ts.StepMs, ts.SpeedupVsGRPCTCP)
 	}
 	sp := steps[GRPCTCP] / steps[RDMA]
 	if sp <= 1.5 || sp > 25 {
@@ -166,8 +166,8 @@ func TestSharedModels(t *testing.T) {
 					}
 					t.Fatalf("%s: %v", s, err)
 				}
-				if !(r.StepMS > 0) || r.Efficiency <= 0 {
-					t.Errorf("%s: step %g ms, efficiency %g", s, r.StepMS, r.Efficiency)
+				if !(r.StepMs > 0) || r.Efficiency <= 0 {
+					t.Errorf("%s: step %g ms, efficiency %g", s, r.StepMs, r.Efficiency)
 				}
 			}
 			if _, err := Place(p, c, Options{Strategy: AllReduce}); err != nil {

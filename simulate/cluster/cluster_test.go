@@ -305,11 +305,11 @@ func TestStrategies(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if !(r.StepMS > 0) || r.CommMS < -1e-9 || r.BubbleMS < -1e-9 {
-					t.Errorf("step %g comm %g bubble %g", r.StepMS, r.CommMS, r.BubbleMS)
+				if !(r.StepMs > 0) || r.CommMs < -1e-9 || r.BubbleMs < -1e-9 {
+					t.Errorf("step %g comm %g bubble %g", r.StepMs, r.CommMs, r.BubbleMs)
 				}
-				if d := r.StepMS - (r.ComputeMS + r.CommMS + r.BubbleMS); math.Abs(d) > 1e-6*r.StepMS {
-					t.Errorf("step %g ms != compute %g + comm %g + bubble %g", r.StepMS, r.ComputeMS, r.CommMS, r.BubbleMS)
+				if d := r.StepMs - (r.ComputeMs + r.CommMs + r.BubbleMs); math.Abs(d) > 1e-6*r.StepMs {
+					t.Errorf("step %g ms != compute %g + comm %g + bubble %g", r.StepMs, r.ComputeMs, r.CommMs, r.BubbleMs)
 				}
 				if r.Efficiency <= 0 || r.Efficiency > 1.05 {
 					t.Errorf("efficiency %g", r.Efficiency)
@@ -320,7 +320,7 @@ func TestStrategies(t *testing.T) {
 				tracks := map[string]bool{}
 				for _, sp := range r.Timeline {
 					tracks[sp.Track] = true
-					if sp.EndMS < sp.StartMS {
+					if sp.EndMs < sp.StartMs {
 						t.Fatalf("span %+v ends before it starts", sp)
 					}
 				}
@@ -335,12 +335,12 @@ func TestStrategies(t *testing.T) {
 	}
 	// allreduce on a ring of data-parallel GPUs: rdma never slower than grpc
 	r, _ := Simulate(p, c, Options{Strategy: AllReduce})
-	if r.Transports[2].StepMS > r.Transports[0].StepMS {
-		t.Errorf("rdma %g ms slower than grpc-tcp %g ms", r.Transports[2].StepMS, r.Transports[0].StepMS)
+	if r.Transports[2].StepMs > r.Transports[0].StepMs {
+		t.Errorf("rdma %g ms slower than grpc-tcp %g ms", r.Transports[2].StepMs, r.Transports[0].StepMs)
 	}
 	// inference: data parallel needs no communication
 	ri, err := Simulate(p, c, Options{Strategy: AllReduce, Mode: simulate.Inference})
-	if err != nil || ri.CommMS != 0 || !near(ri.Efficiency, 1, 1e-9) {
+	if err != nil || ri.CommMs != 0 || !near(ri.Efficiency, 1, 1e-9) {
 		t.Errorf("inference allreduce: %+v %v", ri, err)
 	}
 }
@@ -362,11 +362,11 @@ func TestBucketing(t *testing.T) {
 	}
 	fused, _ := Simulate(p, c, Options{Strategy: AllReduce, BucketBytes: 8 << 20})
 	// one bucket overlaps nothing: all communication is exposed
-	if !near(one.CommMS, one.CommTotalMS, 1e-6) {
-		t.Errorf("single bucket: exposed %g ms, total %g ms: want all exposed", one.CommMS, one.CommTotalMS)
+	if !near(one.CommMs, one.CommTotalMs, 1e-6) {
+		t.Errorf("single bucket: exposed %g ms, total %g ms: want all exposed", one.CommMs, one.CommTotalMs)
 	}
-	if fused.CommMS >= one.CommMS {
-		t.Errorf("8 MiB buckets expose %g ms, not less than one bucket's %g ms", fused.CommMS, one.CommMS)
+	if fused.CommMs >= one.CommMs {
+		t.Errorf("8 MiB buckets expose %g ms, not less than one bucket's %g ms", fused.CommMs, one.CommMs)
 	}
 }
 
@@ -407,7 +407,7 @@ func TestPipelineSchedule(t *testing.T) {
 		}
 		// balanced stages: the bubble is about (K-1)/(M+K-1) of the step
 		want := 3.0 / float64(tc.micro+3)
-		if got := r.BubbleMS / r.StepMS; math.Abs(got-want) > 0.08 {
+		if got := r.BubbleMs / r.StepMs; math.Abs(got-want) > 0.08 {
 			t.Errorf("M=%d: bubble fraction %.3f, want about %.3f", tc.micro, got, want)
 		}
 		if tc.sched == OneFOneB && r.Stages[0].PeakActivationBytes >= 16.0/4*r.Stages[3].PeakActivationBytes*4 {

@@ -86,7 +86,7 @@ func simAllReduce(p *Profile, c *Cluster, opt Options, res *Result) error {
 	res.GlobalBatch = p.samples() * float64(n)
 	one := p.oneGPU(opt.Mode)
 	if opt.Mode == simulate.Inference || n == 1 || p.ParamBytes == 0 {
-		res.ComputeMS = one * 1e3
+		res.ComputeMs = one * 1e3
 		finish(res, one, one*float64(n), one, n)
 		if opt.Timeline {
 			res.Timeline = gpuSpans(p, c, opt, 0, nil)
@@ -109,7 +109,7 @@ func simAllReduce(p *Profile, c *Cluster, opt Options, res *Result) error {
 		intraBusy += col.IntraBusyS
 		stageBusy += col.StagingS
 		if opt.Timeline {
-			nicSpans = append(nicSpans, Span{Name: fmt.Sprintf("all-reduce %.1f MB (%d tensors)", b.bytes/1e6, len(b.params)), Cat: "comm", StartMS: start * 1e3, EndMS: end * 1e3})
+			nicSpans = append(nicSpans, Span{Name: fmt.Sprintf("all-reduce %.1f MB (%d tensors)", b.bytes/1e6, len(b.params)), Cat: "comm", StartMs: start * 1e3, EndMs: end * 1e3})
 		}
 		return end, nil
 	})
@@ -119,18 +119,18 @@ func simAllReduce(p *Profile, c *Cluster, opt Options, res *Result) error {
 	res.Buckets = count
 	bwdEnd := p.ForwardS + p.BackwardS
 	step := math.Max(bwdEnd, t) + p.OptimizerS
-	res.ComputeMS = p.StepS * 1e3
-	res.CommMS = (step - p.StepS) * 1e3
-	res.CommTotalMS = total * 1e3
+	res.ComputeMs = p.StepS * 1e3
+	res.CommMs = (step - p.StepS) * 1e3
+	res.CommTotalMs = total * 1e3
 	finish(res, one, one*float64(n), step, n)
 	if c.Machines > 1 {
-		res.Links = append(res.Links, LinkUse{Link: c.Net.Name + " (per machine)", Bytes: nicBytes, BusyMS: nicBusy * 1e3})
+		res.Links = append(res.Links, LinkUse{Link: c.Net.Name + " (per machine)", Bytes: nicBytes, BusyMs: nicBusy * 1e3})
 	}
 	if c.GPUsPerMachine > 1 {
-		res.Links = append(res.Links, LinkUse{Link: c.Intra + " (per GPU)", Bytes: intraBytes, BusyMS: intraBusy * 1e3})
+		res.Links = append(res.Links, LinkUse{Link: c.Intra + " (per GPU)", Bytes: intraBytes, BusyMs: intraBusy * 1e3})
 	}
 	if stageBusy > 0 {
-		res.Links = append(res.Links, LinkUse{Link: "pcie staging (per GPU)", BusyMS: stageBusy * 1e3})
+		res.Links = append(res.Links, LinkUse{Link: "pcie staging (per GPU)", BusyMs: stageBusy * 1e3})
 	}
 	res.Assumptions = append(res.Assumptions,
 		fmt.Sprintf("allreduce (%s) over %s with tensor fusion: when the link frees, the gradients ready within a %.1f ms cycle (up to %.1f MB) go as one all-reduce (%d in all); backward runs in reverse op order; optimizer on every GPU after the last", res.Algorithm, opt.Transport, opt.FusionCycleS*1e3, opt.BucketBytes/1e6, count))
@@ -179,7 +179,7 @@ func simPS(p *Profile, c *Cluster, opt Options, res *Result) error {
 	res.GlobalBatch = p.samples() * float64(n)
 	one := p.oneGPU(opt.Mode)
 	if opt.Mode == simulate.Inference || n == 1 || p.ParamBytes == 0 {
-		res.ComputeMS = one * 1e3
+		res.ComputeMs = one * 1e3
 		finish(res, one, one*float64(n), one, n)
 		if opt.Timeline {
 			res.Timeline = gpuSpans(p, c, opt, 0, nil)
@@ -254,7 +254,7 @@ func simPS(p *Profile, c *Cluster, opt Options, res *Result) error {
 		nicBusy += costs[k].nicS
 		pcieBusy += costs[k].pcieS
 		if opt.Timeline {
-			nicSpans = append(nicSpans, Span{Name: "pull " + p.Params[k].Name, Cat: "comm", StartMS: start * 1e3, EndMS: pulled[k] * 1e3})
+			nicSpans = append(nicSpans, Span{Name: "pull " + p.Params[k].Name, Cat: "comm", StartMs: start * 1e3, EndMs: pulled[k] * 1e3})
 		}
 	}
 	// forward waits for the parameters of each op
@@ -288,7 +288,7 @@ func simPS(p *Profile, c *Cluster, opt Options, res *Result) error {
 		nicBusy += costs[k].nicS
 		pcieBusy += costs[k].pcieS
 		if opt.Timeline {
-			nicSpans = append(nicSpans, Span{Name: "push " + p.Params[k].Name, Cat: "comm", StartMS: start * 1e3, EndMS: done * 1e3})
+			nicSpans = append(nicSpans, Span{Name: "push " + p.Params[k].Name, Cat: "comm", StartMs: start * 1e3, EndMs: done * 1e3})
 		}
 	}
 	bwdEnd := fwdEnd + p.BackwardS
@@ -297,15 +297,15 @@ func simPS(p *Profile, c *Cluster, opt Options, res *Result) error {
 	updS := p.OptimizerS * maxLoad / p.ParamBytes
 	step := math.Max(bwdEnd, pushEnd) + aggS + updS
 	compute := p.ForwardS + p.BackwardS + updS
-	res.ComputeMS = compute * 1e3
-	res.CommMS = (step - compute) * 1e3
-	res.CommTotalMS = total * 1e3
+	res.ComputeMs = compute * 1e3
+	res.CommMs = (step - compute) * 1e3
+	res.CommTotalMs = total * 1e3
 	finish(res, one, one*float64(n), step, n)
 	if c.Machines > 1 {
-		res.Links = append(res.Links, LinkUse{Link: c.Net.Name + " (per machine)", Bytes: nicBytes, BusyMS: nicBusy * 1e3})
+		res.Links = append(res.Links, LinkUse{Link: c.Net.Name + " (per machine)", Bytes: nicBytes, BusyMs: nicBusy * 1e3})
 	}
 	if pcieBusy > 0 {
-		res.Links = append(res.Links, LinkUse{Link: "pcie staging (server GPU)", BusyMS: pcieBusy * 1e3})
+		res.Links = append(res.Links, LinkUse{Link: "pcie staging (server GPU)", BusyMs: pcieBusy * 1e3})
 	}
 	res.Assumptions = append(res.Assumptions,
 		fmt.Sprintf("ps over %s: %d shard(s) (largest tensor to the least-loaded shard; busiest machine serves %.1f MB), push each gradient when ready, servers aggregate %d gradients and update, pull in forward order; per tensor the busiest of NIC / host copies (%d threads) / PCIe staging bounds the pipeline, and a tensor completes no sooner than one transfer of it alone", opt.Transport, shards, busiest/1e6, n, max(1, c.Host.CopyThreads)))
@@ -386,7 +386,7 @@ func gpuSpans(p *Profile, c *Cluster, opt Options, offset float64, fwdStart []fl
 				t = math.Max(t, offset+fwdStart[i])
 			}
 			if op.FwdS > 0 {
-				out = append(out, Span{Track: track, Name: op.Name, Cat: "forward", StartMS: t * 1e3, EndMS: (t + op.FwdS) * 1e3})
+				out = append(out, Span{Track: track, Name: op.Name, Cat: "forward", StartMs: t * 1e3, EndMs: (t + op.FwdS) * 1e3})
 			}
 			t += op.FwdS
 		}
@@ -396,7 +396,7 @@ func gpuSpans(p *Profile, c *Cluster, opt Options, offset float64, fwdStart []fl
 		for i := len(p.Ops) - 1; i >= 0; i-- {
 			op := &p.Ops[i]
 			if op.BwdS > 0 {
-				out = append(out, Span{Track: track, Name: op.Name + ".grad", Cat: "backward", StartMS: t * 1e3, EndMS: (t + op.BwdS) * 1e3})
+				out = append(out, Span{Track: track, Name: op.Name + ".grad", Cat: "backward", StartMs: t * 1e3, EndMs: (t + op.BwdS) * 1e3})
 			}
 			t += op.BwdS
 		}

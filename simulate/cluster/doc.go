@@ -36,7 +36,7 @@
 //	st, _ := cluster.ParseStrategy("auto")       // --strategy
 //	res, err := cluster.Simulate(prof, c, cluster.Options{Strategy: st, Transport: tr,
 //		Mode: simulate.Train, BucketBytes: 0 /* 25 MiB */, MicroBatches: 0, Timeline: true})
-//	// res.StepMS, ComputeMS, CommMS (exposed), BubbleMS, Efficiency, Throughput,
+//	// res.StepMs, ComputeMs, CommMs (exposed), BubbleMs, Efficiency, Throughput,
 //	// res.Links (per-link utilization), res.Transports (step and speedup of
 //	// every transport against grpc-tcp; machines > 1), res.Candidates (what
 //	// auto compared, with the reason a strategy declined),

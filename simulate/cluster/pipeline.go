@@ -278,10 +278,10 @@ func simPipeline(p *Profile, c *Cluster, opt Options, res *Result) error {
 	}
 	res.Schedule, res.Micro = opt.Schedule, M
 	res.GlobalBatch = p.samples() * float64(R)
-	res.ComputeMS = (maxBusy + optS) * 1e3
-	res.CommMS = math.Min(step-maxBusy-optS, xsum+arS) * 1e3
-	res.BubbleMS = math.Max(0, step*1e3-res.ComputeMS-res.CommMS)
-	res.CommTotalMS = (m*xsum + arS) * 1e3
+	res.ComputeMs = (maxBusy + optS) * 1e3
+	res.CommMs = math.Min(step-maxBusy-optS, xsum+arS) * 1e3
+	res.BubbleMs = math.Max(0, step*1e3-res.ComputeMs-res.CommMs)
+	res.CommTotalMs = (m*xsum + arS) * 1e3
 	one := p.oneGPU(opt.Mode)
 	finish(res, one, one*float64(R), step, gpus)
 	var cutTotal float64
@@ -289,7 +289,7 @@ func simPipeline(p *Profile, c *Cluster, opt Options, res *Result) error {
 		cutTotal += res.Stages[s].CutBytes
 	}
 	if K > 1 {
-		res.Links = append(res.Links, LinkUse{Link: "stage boundaries (sum)", Bytes: dir * cutTotal, BusyMS: m * xsum * 1e3})
+		res.Links = append(res.Links, LinkUse{Link: "stage boundaries (sum)", Bytes: dir * cutTotal, BusyMs: m * xsum * 1e3})
 	}
 	res.Assumptions = append(res.Assumptions, pipelineAssumptions(K, R, M, n, opt.Schedule, kf, kb)...)
 	if opt.Timeline {
@@ -368,7 +368,7 @@ func (ps *pipeStages) build(bounds []int, cut []float64, link func(s, b int) Tra
 			l := link(s, st.LastOp)
 			xf[s] = l.TotalS
 			st.CutBytes = cut[st.LastOp]
-			st.TransferMS = ps.dir * l.TotalS * 1e3
+			st.TransferMs = ps.dir * l.TotalS * 1e3
 		}
 		inflight := m
 		if ps.opt.Schedule == OneFOneB {
@@ -378,7 +378,7 @@ func (ps *pipeStages) build(bounds []int, cut []float64, link func(s, b int) Tra
 			inflight = 1
 		}
 		st.PeakActivationBytes = act * inflight
-		st.ComputeMS = m * (f[s] + bw[s]) * 1e3
+		st.ComputeMs = m * (f[s] + bw[s]) * 1e3
 		res.Stages = append(res.Stages, st)
 	}
 }
@@ -403,7 +403,7 @@ func (ps *pipeStages) schedule(M int) (float64, []Span) {
 				spans = append(spans, stageTransferSpan(c, s-1, s, fmt.Sprintf("act%d", mb), F[s-1], xf[s-1])...)
 			}
 			if opt.Timeline && s < traceStages {
-				spans = append(spans, Span{Track: c.DeviceOf(s).String(), Name: fmt.Sprintf("F%d", mb), Cat: "forward", StartMS: start * 1e3, EndMS: F[s] * 1e3})
+				spans = append(spans, Span{Track: c.DeviceOf(s).String(), Name: fmt.Sprintf("F%d", mb), Cat: "forward", StartMs: start * 1e3, EndMs: F[s] * 1e3})
 			}
 		}
 	}
@@ -425,7 +425,7 @@ func (ps *pipeStages) schedule(M int) (float64, []Span) {
 				spans = append(spans, stageTransferSpan(c, s+1, s, fmt.Sprintf("grad%d", mb), B[s+1], xf[s])...)
 			}
 			if opt.Timeline && s < traceStages {
-				spans = append(spans, Span{Track: c.DeviceOf(s).String(), Name: fmt.Sprintf("B%d", mb), Cat: "backward", StartMS: start * 1e3, EndMS: B[s] * 1e3})
+				spans = append(spans, Span{Track: c.DeviceOf(s).String(), Name: fmt.Sprintf("B%d", mb), Cat: "backward", StartMs: start * 1e3, EndMs: B[s] * 1e3})
 			}
 		}
 	}
@@ -454,7 +454,7 @@ func stageTransferSpan(c *Cluster, from, to int, name string, start, dur float64
 	if a.Machine == b.Machine || dur <= 0 {
 		return nil
 	}
-	return []Span{{Track: fmt.Sprintf("m%d/nic", a.Machine), Name: fmt.Sprintf("%s %s -> %s", name, a, b), Cat: "comm", StartMS: start * 1e3, EndMS: (start + dur) * 1e3}}
+	return []Span{{Track: fmt.Sprintf("m%d/nic", a.Machine), Name: fmt.Sprintf("%s %s -> %s", name, a, b), Cat: "comm", StartMs: start * 1e3, EndMs: (start + dur) * 1e3}}
 }
 
 // idleScale returns the factors that make the ops' forward and backward

@@ -41,7 +41,7 @@ type TransferRecord struct {
 	Count     int       `json:"count"`
 	Static    bool      `json:"static"`
 	Mechanism Mechanism `json:"mechanism"`
-	TimeMS    float64   `json:"time_ms"` // one transfer alone
+	TimeMs    float64   `json:"time_ms"` // one transfer alone
 	Fallback  string    `json:"fallback,omitempty"`
 }
 
@@ -155,7 +155,7 @@ func (pc *placer) xfer(kind, tensor string, bytes float64, from, to string, coun
 	} else {
 		tc = pc.c.Peer(bytes)
 	}
-	r.Mechanism, r.TimeMS, r.Fallback = tc.Mechanism, tc.TotalS*1e3, tc.Fallback
+	r.Mechanism, r.TimeMs, r.Fallback = tc.Mechanism, tc.TotalS*1e3, tc.Fallback
 	if r.Fallback != "" && len(pl.Fallbacks) < maxListed {
 		pl.Fallbacks = append(pl.Fallbacks, fmt.Sprintf("%s %s (%.1f MB): %s", kind, tensor, bytes/1e6, r.Fallback))
 	}

@@ -56,8 +56,8 @@ func TestRobust(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if r.StepMS < 0 || r.StepMS != r.StepMS {
-					t.Errorf("step %g", r.StepMS)
+				if r.StepMs < 0 || r.StepMs != r.StepMs {
+					t.Errorf("step %g", r.StepMs)
 				}
 			case tc.wantErr == "decline":
 				var de *DeclineError
@@ -136,7 +136,7 @@ func TestSweepResNet50(t *testing.T) {
 	}
 	prev := 0.0
 	for _, pt := range pts {
-		t.Logf("%4d GPUs (%3dx%d): step %7.2f ms, %9.0f img/s, efficiency %.3f", pt.GPUs, pt.Machines, pt.GPUsPerMachine, pt.StepMS, pt.Throughput, pt.Efficiency)
+		t.Logf("%4d GPUs (%3dx%d): step %7.2f ms, %9.0f img/s, efficiency %.3f", pt.GPUs, pt.Machines, pt.GPUsPerMachine, pt.StepMs, pt.Throughput, pt.Efficiency)
 		if pt.Throughput <= prev {
 			t.Errorf("%d GPUs: throughput %g not above %g", pt.GPUs, pt.Throughput, prev)
 		}
@@ -164,7 +164,7 @@ func TestResultJSON(t *testing.T) {
 			t.Errorf("JSON lacks %q: %s", k, b)
 		}
 	}
-	if m["step_ms"].(float64) != r.StepMS {
-		t.Errorf("step_ms %v, want %g", m["step_ms"], r.StepMS)
+	if m["step_ms"].(float64) != r.StepMs {
+		t.Errorf("step_ms %v, want %g", m["step_ms"], r.StepMs)
 	}
 }

@@ -97,7 +97,7 @@ type Options struct {
 type LinkUse struct {
 	Link        string  `json:"link"` // "network (per machine)", "nvlink (per GPU)", "pcie staging (per GPU)"
 	Bytes       float64 `json:"bytes"`
-	BusyMS      float64 `json:"busy_ms"`
+	BusyMs      float64 `json:"busy_ms"`
 	Utilization float64 `json:"utilization"` // busy / step
 }
 
@@ -106,21 +106,21 @@ type Span struct {
 	Track   string  `json:"track"` // "m0/gpu0", "m0/nic"
 	Name    string  `json:"name"`
 	Cat     string  `json:"cat"` // forward, backward, optimizer, comm, bubble
-	StartMS float64 `json:"start_ms"`
-	EndMS   float64 `json:"end_ms"`
+	StartMs float64 `json:"start_ms"`
+	EndMs   float64 `json:"end_ms"`
 }
 
 // TransportStep is the predicted step under one transport.
 type TransportStep struct {
 	Transport        Transport `json:"transport"`
-	StepMS           float64   `json:"step_ms"`
+	StepMs           float64   `json:"step_ms"`
 	SpeedupVsGRPCTCP float64   `json:"speedup_vs_grpc_tcp"`
 }
 
 // Candidate is one strategy auto considered.
 type Candidate struct {
 	Strategy   Strategy `json:"strategy"`
-	StepMS     float64  `json:"step_ms,omitempty"`
+	StepMs     float64  `json:"step_ms,omitempty"`
 	Throughput float64  `json:"throughput,omitempty"` // samples / s
 	Declined   string   `json:"declined,omitempty"`
 }
@@ -132,9 +132,9 @@ type Stage struct {
 	First               string  `json:"first_op"`
 	Last                string  `json:"last_op"`
 	Ops                 int     `json:"ops"`
-	ComputeMS           float64 `json:"compute_ms"`            // forward + backward per step
+	ComputeMs           float64 `json:"compute_ms"`            // forward + backward per step
 	CutBytes            float64 `json:"cut_bytes"`             // activation bytes sent to the next stage per step
-	TransferMS          float64 `json:"transfer_ms"`           // to the next stage per micro-batch, forward + backward
+	TransferMs          float64 `json:"transfer_ms"`           // to the next stage per micro-batch, forward + backward
 	PeakActivationBytes float64 `json:"peak_activation_bytes"` // activations held under the schedule
 	ParamBytes          float64 `json:"param_bytes"`
 }
@@ -153,12 +153,12 @@ type Result struct {
 	// 1 per replica when the batch is not known).
 	GlobalBatch float64 `json:"global_batch"`
 
-	StepMS      float64 `json:"step_ms"`
-	ComputeMS   float64 `json:"compute_ms"`    // busiest GPU's compute
-	CommMS      float64 `json:"comm_ms"`       // communication not hidden behind compute
-	BubbleMS    float64 `json:"bubble_ms"`     // pipeline fill / drain idle time
-	CommTotalMS float64 `json:"comm_total_ms"` // all communication, hidden or not
-	OneGPUMS    float64 `json:"one_gpu_step_ms"`
+	StepMs      float64 `json:"step_ms"`
+	ComputeMs   float64 `json:"compute_ms"`    // busiest GPU's compute
+	CommMs      float64 `json:"comm_ms"`       // communication not hidden behind compute
+	BubbleMs    float64 `json:"bubble_ms"`     // pipeline fill / drain idle time
+	CommTotalMs float64 `json:"comm_total_ms"` // all communication, hidden or not
+	OneGPUMs    float64 `json:"one_gpu_step_ms"`
 	// Efficiency is the scaling efficiency: the one-GPU time of the step's
 	// work divided by GPUs x step time (1 = linear scaling). Under ps it
 	// can slightly exceed 1: the servers shard the optimizer update that
@@ -281,7 +281,7 @@ func auto(p *Profile, c *Cluster, opt Options) (*Result, error) {
 		case err != nil:
 			return nil, err
 		}
-		cands = append(cands, Candidate{Strategy: s, StepMS: r.StepMS, Throughput: r.Throughput})
+		cands = append(cands, Candidate{Strategy: s, StepMs: r.StepMs, Throughput: r.Throughput})
 		// strategies differ in the samples a step processes (a pipeline
 		// replica splits one batch): compare throughput
 		if best == nil || r.Throughput > best.Throughput*(1+1e-9) {
@@ -320,14 +320,14 @@ func compareTransports(p *Profile, c *Cluster, opt Options, res *Result) {
 		if err != nil {
 			return
 		}
-		steps[tr] = r.StepMS
+		steps[tr] = r.StepMs
 		if tr == GRPCTCP {
-			base = r.StepMS
+			base = r.StepMs
 		}
 	}
 	for _, tr := range Transports() {
 		s := steps[tr]
-		res.Transports = append(res.Transports, TransportStep{Transport: tr, StepMS: s, SpeedupVsGRPCTCP: base / s})
+		res.Transports = append(res.Transports, TransportStep{Transport: tr, StepMs: s, SpeedupVsGRPCTCP: base / s})
 	}
 }
 
@@ -356,12 +356,12 @@ func run(p *Profile, c *Cluster, opt Options) (*Result, error) {
 	}
 	for i := range res.Links {
 		l := &res.Links[i]
-		if res.StepMS > 0 {
-			l.Utilization = math.Min(1, l.BusyMS/res.StepMS)
+		if res.StepMs > 0 {
+			l.Utilization = math.Min(1, l.BusyMs/res.StepMs)
 		}
 	}
-	if res.StepMS > 0 {
-		res.Throughput = res.GlobalBatch / (res.StepMS / 1e3)
+	if res.StepMs > 0 {
+		res.Throughput = res.GlobalBatch / (res.StepMs / 1e3)
 	}
 	res.Assumptions = append(res.Assumptions, c.Assumptions()...)
 	res.Assumptions = append(res.Assumptions, p.Notes...)
@@ -387,8 +387,8 @@ func (p *Profile) samples() float64 {
 
 // finish fills the derived numbers of a data-parallel-like result.
 func finish(res *Result, oneS, workS, stepS float64, gpus int) {
-	res.StepMS = stepS * 1e3
-	res.OneGPUMS = oneS * 1e3
+	res.StepMs = stepS * 1e3
+	res.OneGPUMs = oneS * 1e3
 	if stepS > 0 && gpus > 0 {
 		res.Speedup = workS / stepS
 		res.Efficiency = res.Speedup / float64(gpus)
@@ -401,9 +401,9 @@ type SweepPoint struct {
 	Machines       int      `json:"machines"`
 	GPUsPerMachine int      `json:"gpus_per_machine"`
 	Strategy       Strategy `json:"strategy"`
-	StepMS         float64  `json:"step_ms"`
-	CommMS         float64  `json:"comm_ms"`
-	BubbleMS       float64  `json:"bubble_ms"`
+	StepMs         float64  `json:"step_ms"`
+	CommMs         float64  `json:"comm_ms"`
+	BubbleMs       float64  `json:"bubble_ms"`
 	Throughput     float64  `json:"throughput"` // samples / s
 	Speedup        float64  `json:"speedup"`    // throughput over one GPU's
 	Efficiency     float64  `json:"efficiency"`
@@ -445,7 +445,7 @@ func Sweep(p *Profile, base *Cluster, gpus []int, opt Options) ([]SweepPoint, er
 		case err != nil:
 			return nil, err
 		}
-		pt.Strategy, pt.StepMS, pt.CommMS, pt.BubbleMS = r.Strategy, r.StepMS, r.CommMS, r.BubbleMS
+		pt.Strategy, pt.StepMs, pt.CommMs, pt.BubbleMs = r.Strategy, r.StepMs, r.CommMs, r.BubbleMs
 		pt.Throughput, pt.Speedup, pt.Efficiency = r.Throughput, r.Speedup, r.Efficiency
 		out = append(out, pt)
 	}
