@@ -97,18 +97,7 @@ func castTensor(c *Ctx, x *Tensor, to ir.DType, saturate bool) (*Tensor, error) 
 	}
 	n := x.Len()
 	if x.DType == to {
-		switch x.cls() {
-		case clsF:
-			copy(out.F, x.F)
-		case clsD:
-			copy(out.D, x.D)
-		case clsI:
-			copy(out.I, x.I)
-		case clsB:
-			copy(out.B, x.B)
-		case clsS:
-			copy(out.S, x.S)
-		}
+		copyData(out, x)
 		return out, nil
 	}
 	switch out.cls() {

@@ -124,27 +124,24 @@ func (c *Ctx) take(src *Tensor, shape []int, idx []int) (*Tensor, error) {
 	}
 	switch src.cls() {
 	case clsF:
-		for k, i := range idx {
-			out.F[k] = src.F[i]
-		}
+		takeInto(out.F, src.F, idx)
 	case clsD:
-		for k, i := range idx {
-			out.D[k] = src.D[i]
-		}
+		takeInto(out.D, src.D, idx)
 	case clsI:
-		for k, i := range idx {
-			out.I[k] = src.I[i]
-		}
+		takeInto(out.I, src.I, idx)
 	case clsB:
-		for k, i := range idx {
-			out.B[k] = src.B[i]
-		}
+		takeInto(out.B, src.B, idx)
 	case clsS:
-		for k, i := range idx {
-			out.S[k] = src.S[i]
-		}
+		takeInto(out.S, src.S, idx)
 	}
 	return out, nil
+}
+
+// takeInto sets dst[k] = src[idx[k]] for every k.
+func takeInto[T any](dst, src []T, idx []int) {
+	for k, i := range idx {
+		dst[k] = src[i]
+	}
 }
 
 // copyElem sets dst[i] = src[j] (same storage class).

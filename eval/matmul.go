@@ -185,14 +185,7 @@ func kernelGemm(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 		if cb.DType != a.DType {
 			return nil, c.Errorf("C is %s, A is %s", cb.DType, a.DType)
 		}
-		switch out.cls() {
-		case clsF:
-			copy(out.F, cb.F)
-		case clsD:
-			copy(out.D, cb.D)
-		case clsI:
-			copy(out.I, cb.I)
-		}
+		copyData(out, cb)
 	} else {
 		beta = 0
 	}

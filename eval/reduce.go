@@ -21,27 +21,13 @@ type reducer struct {
 var reducers = map[string]reducer{
 	"ReduceSum":       {0, func(a, x float64) float64 { return a + x }, nil, 13, true},
 	"ReduceMean":      {0, func(a, x float64) float64 { return a + x }, func(a float64, n int) float64 { return a / float64(n) }, 18, false},
-	"ReduceMax":       {math.Inf(-1), fmaxNaN, nil, 18, true},
-	"ReduceMin":       {math.Inf(1), fminNaN, nil, 18, true},
+	"ReduceMax":       {math.Inf(-1), fmax, nil, 18, true},
+	"ReduceMin":       {math.Inf(1), fmin, nil, 18, true},
 	"ReduceProd":      {1, func(a, x float64) float64 { return a * x }, nil, 18, true},
 	"ReduceL1":        {0, func(a, x float64) float64 { return a + math.Abs(x) }, nil, 18, true},
 	"ReduceL2":        {0, func(a, x float64) float64 { return a + x*x }, func(a float64, n int) float64 { return math.Sqrt(a) }, 18, false},
 	"ReduceSumSquare": {0, func(a, x float64) float64 { return a + x*x }, nil, 18, true},
 	"ReduceLogSum":    {0, func(a, x float64) float64 { return a + x }, func(a float64, n int) float64 { return math.Log(a) }, 18, false},
-}
-
-func fmaxNaN(a, x float64) float64 {
-	if math.IsNaN(a) || math.IsNaN(x) {
-		return math.NaN()
-	}
-	return math.Max(a, x)
-}
-
-func fminNaN(a, x float64) float64 {
-	if math.IsNaN(a) || math.IsNaN(x) {
-		return math.NaN()
-	}
-	return math.Min(a, x)
 }
 
 func init() {

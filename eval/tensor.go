@@ -281,6 +281,16 @@ func (t *Tensor) Clone() *Tensor {
 	return c
 }
 
+// copyData copies src's elements into dst, a tensor of the same storage
+// class, as copy does (the shorter length).
+func copyData(dst, src *Tensor) {
+	copy(dst.F, src.F)
+	copy(dst.D, src.D)
+	copy(dst.I, src.I)
+	copy(dst.B, src.B)
+	copy(dst.S, src.S)
+}
+
 // reshaped returns a tensor sharing t's data with a new shape.
 func (t *Tensor) reshaped(shape []int) *Tensor {
 	c := *t
