@@ -113,6 +113,20 @@ func normAxis(axis int64, rank int) (int, error) {
 	return a, nil
 }
 
+// axesAttr reads the axes attribute, each normalized for rank (nil when
+// the list is empty); ok is false when the node has no axes attribute.
+func axesAttr(c *Ctx, rank int) (axes []int, ok bool, err error) {
+	a, ok := c.Ints("axes")
+	for _, v := range a {
+		ax, err := normAxis(v, rank)
+		if err != nil {
+			return nil, ok, err
+		}
+		axes = append(axes, ax)
+	}
+	return axes, ok, nil
+}
+
 // take returns a tensor of shape whose element k is src's element idx[k].
 func (c *Ctx) take(src *Tensor, shape []int, idx []int) (*Tensor, error) {
 	out, err := c.alloc(src.DType, shape)

@@ -254,15 +254,9 @@ func kernelResize(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 			}
 		}
 	}
-	var axes []int
-	if a, ok := c.Ints("axes"); ok {
-		for _, v := range a {
-			ax, err := normAxis(v, x.Rank())
-			if err != nil {
-				return nil, err
-			}
-			axes = append(axes, ax)
-		}
+	axes, _, err := axesAttr(c, x.Rank())
+	if err != nil {
+		return nil, err
 	}
 	return resizeWith(c, x, spec, scales, sizes, roi, axes)
 }

@@ -333,25 +333,22 @@ func (p *rnnOp) run(c *Ctx) (y, hN, cN []float64, err error) {
 func (p *rnnOp) gatesPre(wd *rnnDir, xt, h, xw, hr []float64) {
 	isz, hs := p.isz, p.hs
 	for g := range xw {
-		s := 0.0
-		row := wd.W[g*isz : (g+1)*isz]
-		for k, v := range xt {
-			s += row[k] * v
-		}
-		if wd.wb != nil {
-			s += wd.wb[g]
-		}
-		xw[g] = s
-		s = 0
-		rrow := wd.R[g*hs : (g+1)*hs]
-		for k, v := range h {
-			s += rrow[k] * v
-		}
-		if wd.rb != nil {
-			s += wd.rb[g]
-		}
-		hr[g] = s
+		xw[g] = affineRow(wd.W[g*isz:(g+1)*isz], xt, wd.wb, g)
+		hr[g] = affineRow(wd.R[g*hs:(g+1)*hs], h, wd.rb, g)
 	}
+}
+
+// affineRow is row . x, plus bias[g] when there is a bias, summed in
+// that order.
+func affineRow(row, x, bias []float64, g int) float64 {
+	s := 0.0
+	for k, v := range x {
+		s += row[k] * v
+	}
+	if bias != nil {
+		s += bias[g]
+	}
+	return s
 }
 
 // lstmCell updates h and cs (gate order i, o, f, c) for one step.

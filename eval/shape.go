@@ -1242,16 +1242,11 @@ func kernelCenterCropPad(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	axes := make([]int, 0)
-	if a, ok := c.Ints("axes"); ok {
-		for _, v := range a {
-			ax, err := normAxis(v, x.Rank())
-			if err != nil {
-				return nil, err
-			}
-			axes = append(axes, ax)
-		}
-	} else {
+	axes, ok, err := axesAttr(c, x.Rank())
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
 		for i := range x.Shape {
 			axes = append(axes, i)
 		}
