@@ -58,7 +58,7 @@ func (d *decoder) tensor(b []byte) (*ir.Tensor, error) {
 		case tensorFloatData:
 			t.Floats, err = appendFloats(t.Floats, f)
 		case tensorInt32Data:
-			t.Int32s, err = appendInt32s(t.Int32s, f)
+			t.Int32s, err = appendVarints(t.Int32s, f)
 		case tensorStringData:
 			t.Strings = append(t.Strings, f.b)
 		case tensorInt64Data:
@@ -79,7 +79,7 @@ func (d *decoder) tensor(b []byte) (*ir.Tensor, error) {
 		case tensorDoubleData:
 			t.Float64s, err = appendDoubles(t.Float64s, f)
 		case tensorUint64Data:
-			t.Uint64s, err = appendUint64s(t.Uint64s, f)
+			t.Uint64s, err = appendVarints(t.Uint64s, f)
 		case tensorDocString:
 			t.Doc = f.doc()
 		case tensorExternalData:

@@ -108,22 +108,13 @@ func appendInt64s(dst []int64, f field) ([]int64, error) {
 	return dst, errors.New("wrong wire type for repeated int64")
 }
 
-// appendInt32s decodes a repeated int32 field (varint encoded).
-func appendInt32s(dst []int32, f field) ([]int32, error) {
+// appendVarints decodes a repeated int32 or uint64 field (varint
+// encoded, packed or not), each value converted from its int64 reading.
+func appendVarints[T int32 | uint64](dst []T, f field) ([]T, error) {
 	var tmp []int64
 	tmp, err := appendInt64s(tmp, f)
 	for _, v := range tmp {
-		dst = append(dst, int32(v))
-	}
-	return dst, err
-}
-
-// appendUint64s decodes a repeated uint64 field (varint encoded).
-func appendUint64s(dst []uint64, f field) ([]uint64, error) {
-	var tmp []int64
-	tmp, err := appendInt64s(tmp, f)
-	for _, v := range tmp {
-		dst = append(dst, uint64(v))
+		dst = append(dst, T(v))
 	}
 	return dst, err
 }
