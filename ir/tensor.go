@@ -215,14 +215,7 @@ func (t *Tensor) dataCount() int64 {
 // Int64Values decodes an integer (or bool) tensor's elements. It refuses
 // tensors of more than max elements so callers never allocate without bound.
 func (t *Tensor) Int64Values(max int64) ([]int64, error) {
-	n, ok := t.NumElements()
-	if !ok || n > max {
-		return nil, fmt.Errorf("tensor %q: %v elements exceed the limit %d", t.Name, t.Dims, max)
-	}
-	if err := t.CheckData(); err != nil {
-		return nil, err
-	}
-	raw, err := t.Packed(t.DType.StorageBytes(n))
+	n, raw, err := t.boundedData(max)
 	if err != nil {
 		return nil, err
 	}
@@ -239,13 +232,9 @@ func (t *Tensor) Int64Values(max int64) ([]int64, error) {
 	case t.Int64s != nil:
 		copy(out, t.Int64s)
 	case t.Int32s != nil && (t.DType.IsInt() || t.DType == Bool) && t.DType.Bits() >= 8:
-		for i := range out {
-			out[i] = int64(t.Int32s[i])
-		}
+		widen(out, t.Int32s)
 	case t.Uint64s != nil:
-		for i := range out {
-			out[i] = int64(t.Uint64s[i])
-		}
+		widen(out, t.Uint64s)
 	default:
 		if n == 0 {
 			return out, nil
@@ -258,14 +247,7 @@ func (t *Tensor) Int64Values(max int64) ([]int64, error) {
 // Float64Values decodes a float or integer tensor's elements as float64
 // (half and 8-bit floats are widened). It refuses more than max elements.
 func (t *Tensor) Float64Values(max int64) ([]float64, error) {
-	n, ok := t.NumElements()
-	if !ok || n > max {
-		return nil, fmt.Errorf("tensor %q: %v elements exceed the limit %d", t.Name, t.Dims, max)
-	}
-	if err := t.CheckData(); err != nil {
-		return nil, err
-	}
-	raw, err := t.Packed(t.DType.StorageBytes(n))
+	n, raw, err := t.boundedData(max)
 	if err != nil {
 		return nil, err
 	}
@@ -283,19 +265,13 @@ func (t *Tensor) Float64Values(max int64) ([]float64, error) {
 			out[i] = v
 		}
 	case t.Floats != nil:
-		for i := range out {
-			out[i] = float64(t.Floats[i])
-		}
+		widen(out, t.Floats)
 	case t.Float64s != nil:
 		copy(out, t.Float64s)
 	case t.Int64s != nil:
-		for i := range out {
-			out[i] = float64(t.Int64s[i])
-		}
+		widen(out, t.Int64s)
 	case t.Uint64s != nil:
-		for i := range out {
-			out[i] = float64(t.Uint64s[i])
-		}
+		widen(out, t.Uint64s)
 	case t.Int32s != nil:
 		for i := range out {
 			v := t.Int32s[i]
@@ -315,6 +291,31 @@ func (t *Tensor) Float64Values(max int64) ([]float64, error) {
 		return nil, fmt.Errorf("tensor %q: no data", t.Name)
 	}
 	return out, nil
+}
+
+// boundedData checks that t has at most max elements and data that fits
+// them, and returns the count and the packed raw bytes (nil when the data
+// is in typed fields).
+func (t *Tensor) boundedData(max int64) (int64, []byte, error) {
+	n, ok := t.NumElements()
+	if !ok || n > max {
+		return 0, nil, fmt.Errorf("tensor %q: %v elements exceed the limit %d", t.Name, t.Dims, max)
+	}
+	if err := t.CheckData(); err != nil {
+		return 0, nil, err
+	}
+	raw, err := t.Packed(t.DType.StorageBytes(n))
+	if err != nil {
+		return 0, nil, err
+	}
+	return n, raw, nil
+}
+
+// widen sets dst[i] to src[i] converted, for every i of dst.
+func widen[D int64 | float64, S int32 | int64 | uint64 | float32](dst []D, src []S) {
+	for i := range dst {
+		dst[i] = D(src[i])
+	}
 }
 
 func rawInt(dt DType, b []byte, i int64) (int64, bool) {
