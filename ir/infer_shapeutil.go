@@ -413,12 +413,7 @@ func smSelect(vals []Dim, dims []int64, sel [][]int64) ([]Dim, bool) {
 			return nil, false
 		}
 	}
-	strides := make([]int64, len(dims))
-	s := int64(1)
-	for a := len(dims) - 1; a >= 0; a-- {
-		strides[a] = s
-		s *= dims[a]
-	}
+	strides := rowMajorStrides(dims)
 	out := make([]Dim, 0, total)
 	pos := make([]int, len(dims))
 	for k := int64(0); k < total; k++ {
@@ -438,6 +433,18 @@ func smSelect(vals []Dim, dims []int64, sel [][]int64) ([]Dim, bool) {
 	return out, true
 }
 
+// rowMajorStrides is the element stride of each axis of a row-major
+// tensor of dims.
+func rowMajorStrides(dims []int64) []int64 {
+	strides := make([]int64, len(dims))
+	s := int64(1)
+	for a := len(dims) - 1; a >= 0; a-- {
+		strides[a] = s
+		s *= dims[a]
+	}
+	return strides
+}
+
 // smTransposeKnown permutes a row-major tensor's Known values.
 func smTransposeKnown(vals []Dim, dims []int64, perm []int) ([]Dim, bool) {
 	n := int64(1)
@@ -447,12 +454,7 @@ func smTransposeKnown(vals []Dim, dims []int64, perm []int) ([]Dim, bool) {
 	if int64(len(vals)) != n || len(perm) != len(dims) {
 		return nil, false
 	}
-	strides := make([]int64, len(dims))
-	s := int64(1)
-	for a := len(dims) - 1; a >= 0; a-- {
-		strides[a] = s
-		s *= dims[a]
-	}
+	strides := rowMajorStrides(dims)
 	outDims := make([]int64, len(dims))
 	for i, p := range perm {
 		outDims[i] = dims[p]

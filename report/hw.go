@@ -83,14 +83,7 @@ func WriteHardware(w io.Writer, h *hw.Hardware) error {
 		rows = append(rows, []string{c.Name, fmt.Sprintf("%.2f", c.Eff.Compute), fmt.Sprintf("%.2f", c.Eff.Memory), fmt.Sprintf("%g", c.Eff.OverheadUs)})
 	}
 	ew.check(WriteTable(ew, []string{"op class", "compute", "memory", "extra us/kernel"}, rows))
-	fmt.Fprintln(ew, "\nSources:")
-	for _, a := range h.Sources {
-		fmt.Fprintf(ew, "  - %s\n", a)
-	}
-	fmt.Fprintln(ew, "Assumptions:")
-	for _, a := range h.Assumptions {
-		fmt.Fprintf(ew, "  - %s\n", a)
-	}
+	writeSourcesAssumptions(ew, h.Sources, h.Assumptions)
 	return ew.err
 }
 
@@ -135,13 +128,19 @@ func WriteNetwork(w io.Writer, n *cluster.Network) error {
 		{"registered memory per machine", fmt.Sprintf("%g GB", n.MaxRegisteredGB)},
 	}
 	ew.check(WriteTable(ew, []string{"field", "value"}, rows))
-	fmt.Fprintln(ew, "\nSources:")
-	for _, a := range n.Sources {
-		fmt.Fprintf(ew, "  - %s\n", a)
-	}
-	fmt.Fprintln(ew, "Assumptions:")
-	for _, a := range n.Assumptions {
-		fmt.Fprintf(ew, "  - %s\n", a)
-	}
+	writeSourcesAssumptions(ew, n.Sources, n.Assumptions)
 	return ew.err
+}
+
+// writeSourcesAssumptions lists a preset's sources and assumptions, one
+// "  - " line each under their headings.
+func writeSourcesAssumptions(w io.Writer, sources, assumptions []string) {
+	fmt.Fprintln(w, "\nSources:")
+	for _, a := range sources {
+		fmt.Fprintf(w, "  - %s\n", a)
+	}
+	fmt.Fprintln(w, "Assumptions:")
+	for _, a := range assumptions {
+		fmt.Fprintf(w, "  - %s\n", a)
+	}
 }

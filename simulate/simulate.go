@@ -372,11 +372,7 @@ func scale(e cost.Estimate, k float64) cost.Estimate {
 	e.FLOPs *= k
 	e.Bytes *= k
 	e.Kernels = int64(math.Round(float64(e.Kernels) * k))
-	e.ComputeS *= k
-	e.MemoryS *= k
-	e.OverheadS *= k
-	e.DeviceS *= k
-	e.HostS *= k
+	e.ScaleTimes(k)
 	e.Work = nil
 	return e
 }

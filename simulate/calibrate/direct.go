@@ -358,13 +358,7 @@ func fitDirectOp(h *hw.Hardware, op string, anchor, start hw.ClassEfficiency, os
 		}
 		return r
 	}
-	ss := func(x []float64) float64 {
-		var v float64
-		for _, r := range resid(x, nil) {
-			v += r * r
-		}
-		return v
-	}
+	ss := func(x []float64) float64 { return sumSquares(resid(x, nil)) }
 	// the max() of compute and memory time makes the loss piecewise: start
 	// from the current value and a fixed grid, keep the best
 	trim := func(x []float64) []float64 { return x[:len(xa)] }

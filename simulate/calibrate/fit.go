@@ -447,13 +447,7 @@ func fitEff(base *hw.Hardware, start hw.ClassEfficiency, set func(*hw.Efficiency
 	// Multi-start: the max() of compute and memory time makes the loss
 	// piecewise, so LM from the preset alone can stop in a poor basin. Start
 	// from the preset and from a fixed grid (deterministic), keep the best.
-	ss := func(x []float64) float64 {
-		var v float64
-		for _, r := range resid(x, nil) {
-			v += r * r
-		}
-		return v
-	}
+	ss := func(x []float64) float64 { return sumSquares(resid(x, nil)) }
 	starts := [][]float64{x0}
 	for _, c := range []float64{0.05, 0.2, 0.6} {
 		for _, m := range []float64{0.05, 0.2, 0.8} {
@@ -719,4 +713,13 @@ func levmarJ(resid func(x, r []float64) []float64, jac jacobian, x0 []float64, m
 		}
 	}
 	return x
+}
+
+// sumSquares is the sum of the squared residuals r, in order.
+func sumSquares(r []float64) float64 {
+	var v float64
+	for _, x := range r {
+		v += x * x
+	}
+	return v
 }

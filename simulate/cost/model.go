@@ -504,15 +504,31 @@ func (m *Model) Time(c Cost) Estimate {
 	e.MemoryS += stagedS
 	e.DeviceS = work1 + e.OverheadS
 	e.HostS = (float64(c.Kernels)*h.LaunchUs + h.DispatchUs) * 1e-6
-	switch {
-	case math.Max(e.OverheadS, e.HostS) >= work1:
-		e.Bound = BoundOverhead
-	case e.ComputeS >= e.MemoryS:
-		e.Bound = BoundCompute
-	default:
-		e.Bound = BoundMemory
-	}
+	e.Bound = e.timeBound(work1)
 	return e
+}
+
+// timeBound is what bounds an estimate whose kernel work (the larger of
+// compute and memory time) is work: overhead when the fixed or host time
+// is at least that, else compute or memory, whichever is longer.
+func (e *Estimate) timeBound(work float64) Bound {
+	switch {
+	case math.Max(e.OverheadS, e.HostS) >= work:
+		return BoundOverhead
+	case e.ComputeS >= e.MemoryS:
+		return BoundCompute
+	}
+	return BoundMemory
+}
+
+// ScaleTimes multiplies an estimate's compute, memory, overhead, device
+// and host times by k.
+func (e *Estimate) ScaleTimes(k float64) {
+	e.ComputeS *= k
+	e.MemoryS *= k
+	e.OverheadS *= k
+	e.DeviceS *= k
+	e.HostS *= k
 }
 
 // sumBody estimates a body run trip times: the sum of its nodes.
@@ -544,11 +560,7 @@ func (m *Model) sumBody(g *ir.Graph, trip float64) Estimate {
 	s.FLOPs *= trip
 	s.Bytes *= trip
 	s.Kernels = int64(float64(s.Kernels) * trip)
-	s.ComputeS *= trip
-	s.MemoryS *= trip
-	s.OverheadS *= trip
-	s.DeviceS *= trip
-	s.HostS *= trip
+	s.ScaleTimes(trip)
 	s.Bound = BoundFree
 	best := 0.0
 	for _, b := range []Bound{BoundCompute, BoundMemory, BoundOverhead} {
@@ -624,15 +636,9 @@ func (m *Model) fused(n *ir.Node, body *ir.Graph) Estimate {
 	e.MemoryS += innerS
 	e.DeviceS = w + e.OverheadS
 	e.HostS = (h.LaunchUs + h.DispatchUs) * 1e-6
-	switch {
-	case e.Unknown:
+	e.Bound = e.timeBound(w)
+	if e.Unknown {
 		e.Bound = BoundUnknown
-	case math.Max(e.OverheadS, e.HostS) >= w:
-		e.Bound = BoundOverhead
-	case e.ComputeS >= e.MemoryS:
-		e.Bound = BoundCompute
-	default:
-		e.Bound = BoundMemory
 	}
 	e.Note = fmt.Sprintf("fused kernel of %d nodes (%s-class memory efficiency)", len(body.Nodes), dominant)
 	return e
