@@ -157,3 +157,11 @@ func Str(name, v string) *ir.Attr { return &ir.Attr{Name: name, Type: ir.AttrStr
 
 // Model returns the built model.
 func (b *Builder) Model() *ir.Model { return b.M }
+
+// outputY names v "y", makes it the graph's one output and returns the
+// model, as every calibration-suite generator ends.
+func (b *Builder) outputY(v *ir.Value) *ir.Model {
+	v.Name = "y"
+	b.Output(v)
+	return b.Model()
+}

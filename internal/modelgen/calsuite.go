@@ -177,9 +177,7 @@ func matmulChain(m, k, n int64) *ir.Model {
 			h = b.Op("MatMul", []*ir.Value{h, b.Weight(fmt.Sprintf("w%d", i), n, k)})
 		}
 	}
-	h.Name = "y"
-	b.Output(h)
-	return b.Model()
+	return b.outputY(h)
 }
 
 func gemmChain(m, k, n int64) *ir.Model {
@@ -188,9 +186,7 @@ func gemmChain(m, k, n int64) *ir.Model {
 	for i := 0; i < repeat; i++ {
 		h = b.Op("Gemm", []*ir.Value{h, b.Weight(fmt.Sprintf("w%d", i), k, k), b.Weight(fmt.Sprintf("b%d", i), k)}, Int("transB", 1))
 	}
-	h.Name = "y"
-	b.Output(h)
-	return b.Model()
+	return b.outputY(h)
 }
 
 // convChain chains convs that keep the shape: the first maps cin to cout
@@ -219,9 +215,7 @@ func convChain(cin, cout, h, w, k, stride, group int64) *ir.Model {
 			Ints("pads", ph, k/2, ph, k/2), Int("group", g))
 		c = cout
 	}
-	x.Name = "y"
-	b.Output(x)
-	return b.Model()
+	return b.outputY(x)
 }
 
 func unaryChain(op string, n int64) *ir.Model {
@@ -240,9 +234,7 @@ func unaryChain(op string, n int64) *ir.Model {
 			h = b.Op(op, []*ir.Value{h})
 		}
 	}
-	h.Name = "y"
-	b.Output(h)
-	return b.Model()
+	return b.outputY(h)
 }
 
 // broadcastChain multiplies [1, c, hw] by a per-channel [c, 1] scale.
@@ -253,9 +245,7 @@ func broadcastChain(c, hw int64) *ir.Model {
 	for i := 0; i < repeat; i++ {
 		h = b.Op("Mul", []*ir.Value{h, s})
 	}
-	h.Name = "y"
-	b.Output(h)
-	return b.Model()
+	return b.outputY(h)
 }
 
 // rowOpChain applies op over the last axis of [rows, cols]
@@ -274,9 +264,7 @@ func rowOpChain(op string, rows, cols int64) *ir.Model {
 			h = b.Op(op, []*ir.Value{h, b.Weight(fmt.Sprintf("g%d", i), cols), b.Weight(fmt.Sprintf("b%d", i), cols)}, Int("axis", -1), Float("epsilon", 1e-5))
 		}
 	}
-	h.Name = "y"
-	b.Output(h)
-	return b.Model()
+	return b.outputY(h)
 }
 
 // spatialChain applies op to [1, ch, hw, hw] feature maps.
@@ -319,9 +307,7 @@ func spatialChain(op string, ch, hw int64) *ir.Model {
 			h = b.Op(op, []*ir.Value{h, b.ConstI("pads", []int64{8}, 0, 0, 1, 1, 0, 0, 1, 1)})
 		}
 	}
-	h.Name = "y"
-	b.Output(h)
-	return b.Model()
+	return b.outputY(h)
 }
 
 func gatherChain(rows, cols, idx int64) *ir.Model {
@@ -338,9 +324,7 @@ func gatherChain(rows, cols, idx int64) *ir.Model {
 		g := b.Op("Gather", []*ir.Value{table, ix}, Int("axis", 0))
 		h = b.Op("Add", []*ir.Value{h, b.Op("ReduceSum", []*ir.Value{g, b.ConstI(fmt.Sprintf("ax%d", i), []int64{1}, 0)}, Int("keepdims", 1))})
 	}
-	h.Name = "y"
-	b.Output(h)
-	return b.Model()
+	return b.outputY(h)
 }
 
 func castChain(n int64) *ir.Model {
@@ -355,9 +339,7 @@ func castChain(n int64) *ir.Model {
 		// casts even with graph optimizations disabled
 		h = b.Op("Relu", []*ir.Value{b.Op("Cast", []*ir.Value{h}, Int("to", to))})
 	}
-	h.Name = "y"
-	b.Output(h)
-	return b.Model()
+	return b.outputY(h)
 }
 
 // viewChain is n views over a small tensor, closed by one Relu so the
@@ -380,9 +362,7 @@ func viewChain(op string, n int) *ir.Model {
 		}
 	}
 	h = b.Op("Relu", []*ir.Value{h})
-	h.Name = "y"
-	b.Output(h)
-	return b.Model()
+	return b.outputY(h)
 }
 
 // shapeArith is the Shape -> Gather -> Unsqueeze -> Concat -> Reshape
@@ -398,9 +378,7 @@ func shapeArith(n int) *ir.Model {
 		h = b.Op("Reshape", []*ir.Value{h, shp})
 	}
 	h = b.Op("Relu", []*ir.Value{h})
-	h.Name = "y"
-	b.Output(h)
-	return b.Model()
+	return b.outputY(h)
 }
 
 // loopModel runs a body of three small kernels trip times.
@@ -441,9 +419,7 @@ func ifModel(width int64) *ir.Model {
 		&ir.Attr{Name: "then_branch", Type: ir.AttrGraph, G: branch("then", "Sigmoid")},
 		&ir.Attr{Name: "else_branch", Type: ir.AttrGraph, G: branch("else", "Tanh")})
 	y := b.Op("Add", []*ir.Value{out.Outputs[0], h})
-	y.Name = "y"
-	b.Output(y)
-	return b.Model()
+	return b.outputY(y)
 }
 
 // rnnModel is one ONNX LSTM or GRU layer over [seq, batch, input].
@@ -475,9 +451,7 @@ func tinyMLP(width int64, layers int) *ir.Model {
 		}
 	}
 	h = b.Op("Softmax", []*ir.Value{h}, Int("axis", -1))
-	h.Name = "y"
-	b.Output(h)
-	return b.Model()
+	return b.outputY(h)
 }
 
 // mnistLike is a LeNet-style classifier over 1x1x28x28.
@@ -497,7 +471,5 @@ func mnistLike() *ir.Model {
 	h = b.Op("Reshape", []*ir.Value{h, b.ConstI("flat", []int64{2}, 1, 784)})
 	h = b.Op("MatMul", []*ir.Value{h, b.Weight("fc", 784, 10)})
 	h = b.Op("Add", []*ir.Value{h, b.Weight("fcb", 10)})
-	h.Name = "y"
-	b.Output(h)
-	return b.Model()
+	return b.outputY(h)
 }

@@ -70,9 +70,7 @@ func mobileNetish(res, width int64) *ir.Model {
 	h = b.Op("GlobalAveragePool", []*ir.Value{h})
 	h = b.Op("Flatten", []*ir.Value{h}, Int("axis", 1))
 	h = b.Op("Gemm", []*ir.Value{h, b.Weight("fc.w", 100, c), b.Weight("fc.b", 100)}, Int("transB", 1))
-	h.Name = "y"
-	b.Output(h)
-	return b.Model()
+	return b.outputY(h)
 }
 
 // resNetish is a ResNet-18-style stack at res x res: two basic blocks per
@@ -102,9 +100,7 @@ func resNetish(res, width int64) *ir.Model {
 	h = b.Op("GlobalAveragePool", []*ir.Value{h})
 	h = b.Op("Flatten", []*ir.Value{h}, Int("axis", 1))
 	h = b.Op("Gemm", []*ir.Value{h, b.Weight("fc.w", 10, c), b.Weight("fc.b", 10)}, Int("transB", 1))
-	h.Name = "y"
-	b.Output(h)
-	return b.Model()
+	return b.outputY(h)
 }
 
 // detHead is a detector's head over a res x res feature map of width

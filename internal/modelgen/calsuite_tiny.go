@@ -54,9 +54,7 @@ func tinyUnary(op string) *ir.Model {
 			h = b.Op(op, []*ir.Value{h})
 		}
 	}
-	h.Name = "y"
-	b.Output(h)
-	return b.Model()
+	return b.outputY(h)
 }
 
 // tinyPair chains zooLen/2 pairs of an op and the op that undoes its
@@ -111,9 +109,7 @@ func tinyPair(op string) *ir.Model {
 			h = b.Op("Add", []*ir.Value{h, z})
 		}
 	}
-	h.Name = "y"
-	b.Output(h)
-	return b.Model()
+	return b.outputY(h)
 }
 
 // tinyMatMul chains zooLen [1, 16] x [16, 16] products (Gemm with a bias
@@ -133,9 +129,7 @@ func tinyMatMul(gemm bool) *ir.Model {
 			h = b.Op("MatMul", []*ir.Value{h, w})
 		}
 	}
-	h.Name = "y"
-	b.Output(h)
-	return b.Model()
+	return b.outputY(h)
 }
 
 // tinyConv chains zooLen 3-wide convs of 8 channels over a 1-D signal of
@@ -154,9 +148,7 @@ func tinyConv(dims int) *ir.Model {
 		w := b.Weight(fmt.Sprintf("w%d", i), append([]int64{8, 8}, kernel...)...)
 		h = b.Op("Conv", []*ir.Value{h, w, b.Weight(fmt.Sprintf("b%d", i), 8)}, Ints("kernel_shape", kernel...), Ints("pads", pads...))
 	}
-	h.Name = "y"
-	b.Output(h)
-	return b.Model()
+	return b.outputY(h)
 }
 
 // tinyRNN chains zooLen/4 one-step recurrent layers of hidden size 16.
@@ -172,7 +164,5 @@ func tinyRNN(op string) *ir.Model {
 			Int("hidden_size", 16))[0]
 		h = b.Op("Squeeze", []*ir.Value{y, b.ConstI(fmt.Sprintf("ax%d", i), []int64{1}, 1)})
 	}
-	h.Name = "y"
-	b.Output(h)
-	return b.Model()
+	return b.outputY(h)
 }

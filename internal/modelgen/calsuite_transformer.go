@@ -74,9 +74,7 @@ func msAttentionChain(seq, hidden, heads int64) *ir.Model {
 		h = b.OpDomain(msDomain, "Attention", 1, []*ir.Value{h, b.Weight(fmt.Sprintf("w%d", i), hidden, 3*hidden), b.Weight(fmt.Sprintf("b%d", i), 3*hidden)},
 			Int("num_heads", heads))[0]
 	}
-	h.Name = "y"
-	b.Output(h)
-	return b.Model()
+	return b.outputY(h)
 }
 
 // mhaChain is two com.microsoft MultiHeadAttention layers: the output
@@ -89,9 +87,7 @@ func mhaChain(seq, hidden, heads int64) *ir.Model {
 	for i := 0; i < 2; i++ {
 		q = b.OpDomain(msDomain, "MultiHeadAttention", 1, []*ir.Value{q, k, v}, Int("num_heads", heads))[0]
 	}
-	q.Name = "y"
-	b.Output(q)
-	return b.Model()
+	return b.outputY(q)
 }
 
 // onnxAttentionChain is two opset-23 Attention ops over [1, heads, seq,
@@ -104,9 +100,7 @@ func onnxAttentionChain(heads, seq, dim int64) *ir.Model {
 	for i := 0; i < 2; i++ {
 		q = b.Op("Attention", []*ir.Value{q, k, v})
 	}
-	q.Name = "y"
-	b.Output(q)
-	return b.Model()
+	return b.outputY(q)
 }
 
 // skipLayerNormChain is repeat com.microsoft SkipLayerNormalization ops
@@ -119,9 +113,7 @@ func skipLayerNormChain(rows, cols int64) *ir.Model {
 		h = b.OpDomain(msDomain, "SkipLayerNormalization", 1, []*ir.Value{h, skip, b.Weight(fmt.Sprintf("g%d", i), cols), b.Weight(fmt.Sprintf("b%d", i), cols), b.Weight(fmt.Sprintf("bias%d", i), cols)},
 			Float("epsilon", 1e-5))[0]
 	}
-	h.Name = "y"
-	b.Output(h)
-	return b.Model()
+	return b.outputY(h)
 }
 
 // biasActChain is repeat com.microsoft FastGelu or BiasGelu ops (input
@@ -132,9 +124,7 @@ func biasActChain(op string, n int64) *ir.Model {
 	for i := 0; i < repeat; i++ {
 		h = b.OpDomain(msDomain, op, 1, []*ir.Value{h, b.Weight(fmt.Sprintf("bias%d", i), 256)})[0]
 	}
-	h.Name = "y"
-	b.Output(h)
-	return b.Model()
+	return b.outputY(h)
 }
 
 // rnnBidi is a bidirectional LSTM or GRU over [seq, 1, input] returning
@@ -192,9 +182,7 @@ func matmulNBitsChain(m, k, n, bits int64) *ir.Model {
 		h = b.OpDomain(msDomain, "MatMulNBits", 1, []*ir.Value{h, packed, scales, zp},
 			Int("K", kk), Int("N", nn), Int("bits", bits), Int("block_size", block))[0]
 	}
-	h.Name = "y"
-	b.Output(h)
-	return b.Model()
+	return b.outputY(h)
 }
 
 // bytesInit adds a uint8 initializer of seeded random bytes.

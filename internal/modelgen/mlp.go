@@ -32,9 +32,7 @@ func mlpLayer(b *Builder, x, w, bias *ir.Value) *ir.Value {
 }
 
 func mlpDone(b *Builder, x *ir.Value) *ir.Model {
-	x.Name = "y"
-	b.Output(x)
-	return b.Model()
+	return b.outputY(x)
 }
 
 // MLPSparse builds MLP's graph with its weights in a SparseFile at

@@ -48,9 +48,7 @@ func Chain(n int, width int64) *ir.Model {
 			h = b.Op("Relu", []*ir.Value{h})
 		}
 	}
-	h.Name = "y"
-	b.Output(h)
-	return b.Model()
+	return b.outputY(h)
 }
 
 // Wide builds a large graph of about nodes nodes for benchmarks: blocks of
@@ -72,9 +70,7 @@ func Wide(nodes int) *ir.Model {
 		}
 		h = y
 	}
-	h.Name = "y"
-	b.Output(h)
-	return b.Model()
+	return b.outputY(h)
 }
 
 // Samples lists the models committed under testdata/models, by file name.

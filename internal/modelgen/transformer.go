@@ -59,7 +59,5 @@ func Transformer(layers, batch, seq, dModel, heads, dFF int) *ir.Model {
 		f = linear(f, p+".ff2", int64(dFF), D)
 		x = layerNorm(b.Op("Add", []*ir.Value{x, f}), p+".ln2")
 	}
-	x.Name = "y"
-	b.Output(x)
-	return b.Model()
+	return b.outputY(x)
 }
