@@ -81,16 +81,28 @@ func fuse(p *Profile, size, cycle float64, launch func(b bucket, start float64) 
 	return count, free, nil
 }
 
-func simAllReduce(p *Profile, c *Cluster, opt Options, res *Result) error {
-	n := c.GPUs()
+// dataParallelStart sets the global batch of n GPUs each running the
+// whole model (one is its one-GPU step time) and, when there is nothing to
+// exchange (inference, one GPU, no parameters), finishes res as n
+// independent replicas and reports done.
+func dataParallelStart(p *Profile, c *Cluster, opt Options, res *Result) (n int, one float64, done bool) {
+	n = c.GPUs()
 	res.GlobalBatch = p.samples() * float64(n)
-	one := p.oneGPU(opt.Mode)
+	one = p.oneGPU(opt.Mode)
 	if opt.Mode == simulate.Inference || n == 1 || p.ParamBytes == 0 {
 		res.ComputeMs = one * 1e3
 		finish(res, one, one*float64(n), one, n)
 		if opt.Timeline {
 			res.Timeline = gpuSpans(p, c, opt, 0, nil)
 		}
+		return n, one, true
+	}
+	return n, one, false
+}
+
+func simAllReduce(p *Profile, c *Cluster, opt Options, res *Result) error {
+	n, one, done := dataParallelStart(p, c, opt, res)
+	if done {
 		return nil
 	}
 	var total, nicBytes, nicBusy, intraBytes, intraBusy, stageBusy float64
@@ -175,15 +187,8 @@ type psCost struct {
 }
 
 func simPS(p *Profile, c *Cluster, opt Options, res *Result) error {
-	n := c.GPUs()
-	res.GlobalBatch = p.samples() * float64(n)
-	one := p.oneGPU(opt.Mode)
-	if opt.Mode == simulate.Inference || n == 1 || p.ParamBytes == 0 {
-		res.ComputeMs = one * 1e3
-		finish(res, one, one*float64(n), one, n)
-		if opt.Timeline {
-			res.Timeline = gpuSpans(p, c, opt, 0, nil)
-		}
+	n, one, done := dataParallelStart(p, c, opt, res)
+	if done {
 		return nil
 	}
 	shards := opt.PSShards
