@@ -264,20 +264,8 @@ func kernelScan(c *Ctx, in []Value) ([]Value, error) {
 			shape := append(append([]int{}, t.Shape[:axes[i]]...), t.Shape[axes[i]+1:]...)
 			args = append(args, sl.reshaped(shape))
 		}
-		res, err := c.RunSubgraph(body, args)
-		if err != nil {
+		if err := c.scanStep(body, args, state, acc, outs, s); err != nil {
 			return nil, err
-		}
-		copy(state, res[:nState])
-		for j := 0; j < nOut; j++ {
-			t, ok := res[nState+j].(*Tensor)
-			if !ok {
-				return nil, c.Errorf("scan output %d is not a tensor", j)
-			}
-			if err := acc.add(t, int64(s)); err != nil {
-				return nil, err
-			}
-			outs[j] = append(outs[j], t)
 		}
 	}
 	result := append([]Value{}, state...)
@@ -689,20 +677,8 @@ func scan8(c *Ctx, in []Value) ([]Value, error) {
 				}
 				args = append(args, sl.reshaped(r.Shape[1:]))
 			}
-			res, err := c.RunSubgraph(body, args)
-			if err != nil {
+			if err := c.scanStep(body, args, state, acc, outs, s); err != nil {
 				return nil, err
-			}
-			copy(state, res[:nState])
-			for j := 0; j < nOut; j++ {
-				t, ok := res[nState+j].(*Tensor)
-				if !ok {
-					return nil, c.Errorf("scan output %d is not a tensor", j)
-				}
-				if err := acc.add(t, int64(s)); err != nil {
-					return nil, err
-				}
-				outs[j] = append(outs[j], t)
 			}
 		}
 		for i := range state {
@@ -742,4 +718,27 @@ func scan8(c *Ctx, in []Value) ([]Value, error) {
 		res = append(res, st)
 	}
 	return res, nil
+}
+
+// scanStep runs one iteration s of a Scan body on args: the first
+// len(state) results become the new state, and each further result, a
+// tensor, is counted by acc and appended to its output's items in outs.
+func (c *Ctx) scanStep(body *ir.Graph, args, state []Value, acc *scanAccumulator, outs [][]*Tensor, s int) error {
+	res, err := c.RunSubgraph(body, args)
+	if err != nil {
+		return err
+	}
+	nState := len(state)
+	copy(state, res[:nState])
+	for j := range outs {
+		t, ok := res[nState+j].(*Tensor)
+		if !ok {
+			return c.Errorf("scan output %d is not a tensor", j)
+		}
+		if err := acc.add(t, int64(s)); err != nil {
+			return err
+		}
+		outs[j] = append(outs[j], t)
+	}
+	return nil
 }
