@@ -411,20 +411,6 @@ func opsetOf(opsets []ir.OpsetID, domain string) int64 {
 	return 0
 }
 
-func mergeOpsets(outer, fn []ir.OpsetID) []ir.OpsetID {
-	out := append([]ir.OpsetID(nil), fn...)
-	for _, o := range outer {
-		found := false
-		for _, f := range fn {
-			found = found || f.Domain == o.Domain
-		}
-		if !found {
-			out = append(out, o)
-		}
-	}
-	return out
-}
-
 // resolveAttrs returns n's attributes with ref_attr_name references bound
 // through the calling function's attributes.
 func resolveAttrs(n *ir.Node, sc *scope) []*ir.Attr {
@@ -584,7 +570,7 @@ func (e *Evaluator) callFunction(c *Ctx, f *ir.Function, in []Value) ([]Value, e
 		return nil, fmt.Errorf("function %s: calls nested deeper than %d", f.Name, maxDepth)
 	}
 	callAttrs := c.attrs
-	sc := &scope{vals: map[*ir.Value]Value{}, opsets: mergeOpsets(c.sc.opsets, f.Opsets)}
+	sc := &scope{vals: map[*ir.Value]Value{}, opsets: ir.MergeOpsets(c.sc.opsets, f.Opsets)}
 	sc.call = func(name string) *ir.Attr {
 		for _, a := range callAttrs {
 			if a.Name == name {

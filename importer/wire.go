@@ -121,38 +121,42 @@ func appendVarints[T int32 | uint64](dst []T, f field) ([]T, error) {
 
 // appendFloats decodes a repeated float field (fixed32, packed or not).
 func appendFloats(dst []float32, f field) ([]float32, error) {
-	switch f.typ {
-	case protowire.Fixed32Type:
-		return append(dst, math.Float32frombits(uint32(f.u))), nil
-	case protowire.BytesType:
-		if len(f.b)%4 != 0 {
-			return dst, errTruncated
-		}
-		for i := 0; i < len(f.b); i += 4 {
-			v, _ := protowire.ConsumeFixed32(f.b[i:])
-			dst = append(dst, math.Float32frombits(v))
-		}
-		return dst, nil
-	}
-	return dst, errors.New("wrong wire type for repeated float")
+	return appendFixed(dst, f, protowire.Fixed32Type, "float", func(u uint64) float32 { return math.Float32frombits(uint32(u)) })
 }
 
 // appendDoubles decodes a repeated double field (fixed64, packed or not).
 func appendDoubles(dst []float64, f field) ([]float64, error) {
+	return appendFixed(dst, f, protowire.Fixed64Type, "double", math.Float64frombits)
+}
+
+// appendFixed decodes a repeated field of wire type wt (Fixed32Type or
+// Fixed64Type), one value or packed, each value's bits converted by conv;
+// what names the type in the error for any other wire type.
+func appendFixed[T any](dst []T, f field, wt protowire.Type, what string, conv func(u uint64) T) ([]T, error) {
 	switch f.typ {
-	case protowire.Fixed64Type:
-		return append(dst, math.Float64frombits(f.u)), nil
+	case wt:
+		return append(dst, conv(f.u)), nil
 	case protowire.BytesType:
-		if len(f.b)%8 != 0 {
+		size := 8
+		if wt == protowire.Fixed32Type {
+			size = 4
+		}
+		if len(f.b)%size != 0 {
 			return dst, errTruncated
 		}
-		for i := 0; i < len(f.b); i += 8 {
-			v, _ := protowire.ConsumeFixed64(f.b[i:])
-			dst = append(dst, math.Float64frombits(v))
+		for i := 0; i < len(f.b); i += size {
+			var u uint64
+			if size == 4 {
+				v, _ := protowire.ConsumeFixed32(f.b[i:])
+				u = uint64(v)
+			} else {
+				u, _ = protowire.ConsumeFixed64(f.b[i:])
+			}
+			dst = append(dst, conv(u))
 		}
 		return dst, nil
 	}
-	return dst, errors.New("wrong wire type for repeated double")
+	return dst, errors.New("wrong wire type for repeated " + what)
 }
 
 func truncate(s string) string {

@@ -545,7 +545,7 @@ func (c *InferContext) inferFunctionCall(f *Function) error {
 	}
 	saved := c.st.model.Opsets
 	if len(f.Opsets) > 0 {
-		c.st.model.Opsets = mergeOpsets(saved, f.Opsets)
+		c.st.model.Opsets = MergeOpsets(saved, f.Opsets)
 	}
 	c.st.inferGraphWithAttrs(f.Body, in, c.Node)
 	c.st.model.Opsets = saved
@@ -593,7 +593,9 @@ func (st *inferState) inferGraphWithAttrs(g *Graph, in []Type, call *Node) {
 	}
 }
 
-func mergeOpsets(model, fn []OpsetID) []OpsetID {
+// MergeOpsets is the opset imports inside a function: the function's own
+// (fn), then each of the caller's (model) for a domain fn does not import.
+func MergeOpsets(model, fn []OpsetID) []OpsetID {
 	out := append([]OpsetID(nil), fn...)
 	for _, o := range model {
 		found := false

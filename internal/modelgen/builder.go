@@ -127,18 +127,24 @@ func (b *Builder) Op(op string, inputs []*ir.Value, attrs ...*ir.Attr) *ir.Value
 
 // OpN adds a node with n outputs.
 func (b *Builder) OpN(op string, n int, inputs []*ir.Value, attrs ...*ir.Attr) []*ir.Value {
+	return b.addNode("", op, n, true, inputs, attrs)
+}
+
+// addNode adds a node of op in domain named op_k (the k-th of its op)
+// with n outputs op_k_out0, op_k_out1, ... (op_k_out for a sole output
+// when soleOut).
+func (b *Builder) addNode(domain, op string, n int, soleOut bool, inputs []*ir.Value, attrs []*ir.Attr) []*ir.Value {
 	k := b.count[op]
 	b.count[op]++
 	name := fmt.Sprintf("%s_%d", op, k)
 	outs := make([]string, n)
 	for i := range outs {
 		outs[i] = fmt.Sprintf("%s_out%d", name, i)
-		if n == 1 {
+		if n == 1 && soleOut {
 			outs[i] = name + "_out"
 		}
 	}
-	node := b.G.AddNode(op, "", name, inputs, outs, attrs...)
-	return node.Outputs
+	return b.G.AddNode(op, domain, name, inputs, outs, attrs...).Outputs
 }
 
 // Ints, Int, Float and Str build attributes.

@@ -28,14 +28,7 @@ func (b *Builder) OpDomain(domain, op string, n int, inputs []*ir.Value, attrs .
 	if !have {
 		b.M.Opsets = append(b.M.Opsets, ir.OpsetID{Domain: domain, Version: 1})
 	}
-	k := b.count[op]
-	b.count[op]++
-	name := fmt.Sprintf("%s_%d", op, k)
-	outs := make([]string, n)
-	for i := range outs {
-		outs[i] = fmt.Sprintf("%s_out%d", name, i)
-	}
-	return b.G.AddNode(op, domain, name, inputs, outs, attrs...).Outputs
+	return b.addNode(domain, op, n, false, inputs, attrs)
 }
 
 // transformerSuite adds the attention, contrib and recurrent models.

@@ -358,7 +358,6 @@ func fitDirectOp(h *hw.Hardware, op string, anchor, start hw.ClassEfficiency, os
 		}
 		return r
 	}
-	ss := func(x []float64) float64 { return sumSquares(resid(x, nil)) }
 	// the max() of compute and memory time makes the loss piecewise: start
 	// from the current value and a fixed grid, keep the best
 	trim := func(x []float64) []float64 { return x[:len(xa)] }
@@ -370,14 +369,7 @@ func fitDirectOp(h *hw.Hardware, op string, anchor, start hw.ClassEfficiency, os
 			}
 		}
 	}
-	var best []float64
-	bestV := math.Inf(1)
-	for _, st := range starts {
-		x := levmar(resid, st)
-		if v := ss(x); v < bestV {
-			best, bestV = x, v
-		}
-	}
+	best := bestOfStarts(resid, starts)
 	return decodeEff(best, stepped)
 }
 

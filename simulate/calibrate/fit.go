@@ -447,7 +447,6 @@ func fitEff(base *hw.Hardware, start hw.ClassEfficiency, set func(*hw.Efficiency
 	// Multi-start: the max() of compute and memory time makes the loss
 	// piecewise, so LM from the preset alone can stop in a poor basin. Start
 	// from the preset and from a fixed grid (deterministic), keep the best.
-	ss := func(x []float64) float64 { return sumSquares(resid(x, nil)) }
 	starts := [][]float64{x0}
 	for _, c := range []float64{0.05, 0.2, 0.6} {
 		for _, m := range []float64{0.05, 0.2, 0.8} {
@@ -456,14 +455,7 @@ func fitEff(base *hw.Hardware, start hw.ClassEfficiency, set func(*hw.Efficiency
 			}
 		}
 	}
-	var best []float64
-	bestV := math.Inf(1)
-	for _, st := range starts {
-		x := levmar(resid, st)
-		if v := ss(x); v < bestV {
-			best, bestV = x, v
-		}
-	}
+	best := bestOfStarts(resid, starts)
 	c := decode(best)
 	c.Compute, c.OverheadUs = round4(c.Compute), round4(c.OverheadUs)
 	if c.OverheadUs < 2*minOverheadUs {
@@ -713,6 +705,20 @@ func levmarJ(resid func(x, r []float64) []float64, jac jacobian, x0 []float64, m
 		}
 	}
 	return x
+}
+
+// bestOfStarts runs levmar on resid from each start and returns the fit
+// with the smallest sum of squared residuals (the first on ties).
+func bestOfStarts(resid func(x, r []float64) []float64, starts [][]float64) []float64 {
+	var best []float64
+	bestV := math.Inf(1)
+	for _, st := range starts {
+		x := levmar(resid, st)
+		if v := sumSquares(resid(x, nil)); v < bestV {
+			best, bestV = x, v
+		}
+	}
+	return best
 }
 
 // sumSquares is the sum of the squared residuals r, in order.
