@@ -12,8 +12,7 @@ import (
 // that a node's subgraphs capture. It does not look inside subgraphs, and
 // it never removes graph inputs (the optimized model keeps its interface).
 func dce(c *Context) ([]Rewrite, error) {
-	g := c.Graph()
-	order, err := ir.Topo(g)
+	g, order, err := c.topo()
 	if err != nil {
 		return nil, err
 	}

@@ -75,8 +75,7 @@ func (s *fuseState) find(i int) int {
 // fuseOps groups nodes and replaces each group of two or more by a fused
 // wolong node.
 func fuseOps(c *Context) ([]Rewrite, error) {
-	g := c.Graph()
-	order, err := ir.Topo(g)
+	g, order, err := c.topo()
 	if err != nil {
 		return nil, err
 	}

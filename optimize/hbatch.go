@@ -38,8 +38,7 @@ type hCand struct {
 }
 
 func hBatch(c *Context) ([]Rewrite, error) {
-	g := c.Graph()
-	order, err := ir.Topo(g)
+	g, order, err := c.topo()
 	if err != nil {
 		return nil, err
 	}

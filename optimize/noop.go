@@ -22,8 +22,7 @@ import (
 // name (when the input is a graph input the node stays). dce deletes what
 // is left.
 func noopElim(c *Context) ([]Rewrite, error) {
-	g := c.Graph()
-	order, err := ir.Topo(g)
+	g, order, err := c.topo()
 	if err != nil {
 		return nil, err
 	}

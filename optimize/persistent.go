@@ -30,8 +30,7 @@ func persistentRNN(c *Context) ([]Rewrite, error) {
 	if c.Opt.OnChipBytes <= 0 {
 		return nil, nil
 	}
-	g := c.Graph()
-	order, err := ir.Topo(g)
+	g, order, err := c.topo()
 	if err != nil {
 		return nil, err
 	}

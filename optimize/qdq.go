@@ -22,8 +22,7 @@ import (
 // dequantized value and the moved value must have no other reader. ONNX
 // Runtime removes the same pairs at its extended level.
 func qdqElim(c *Context) ([]Rewrite, error) {
-	g := c.Graph()
-	order, err := ir.Topo(g)
+	g, order, err := c.topo()
 	if err != nil {
 		return nil, err
 	}

@@ -26,8 +26,7 @@ import (
 // x's the chain is removed outright, as the noop pass (which runs before
 // this one) would.
 func reshapeChain(c *Context) ([]Rewrite, error) {
-	g := c.Graph()
-	order, err := ir.Topo(g)
+	g, order, err := c.topo()
 	if err != nil {
 		return nil, err
 	}

@@ -16,8 +16,7 @@ import (
 // new constants feed (a Concat of a known dim and a -1). What is left of the shape
 // subgraph becomes dead and dce deletes it. Graph outputs are left alone.
 func shapeFold(c *Context) ([]Rewrite, error) {
-	g := c.Graph()
-	order, err := ir.Topo(g)
+	g, order, err := c.topo()
 	if err != nil {
 		return nil, err
 	}

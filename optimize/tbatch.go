@@ -27,8 +27,7 @@ import (
 const maxTimeBatch = 512
 
 func tBatch(c *Context) ([]Rewrite, error) {
-	g := c.Graph()
-	order, err := ir.Topo(g)
+	g, order, err := c.topo()
 	if err != nil {
 		return nil, err
 	}

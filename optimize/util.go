@@ -135,3 +135,11 @@ func names(ns []*ir.Node) []string {
 
 // hasSubgraph reports whether n holds a subgraph (If/Loop/Scan, fused).
 func hasSubgraph(n *ir.Node) bool { return len(n.Subgraphs()) > 0 }
+
+// topo returns the graph a pass rewrites and its nodes in topological
+// order (an error for a cycle).
+func (c *Context) topo() (*ir.Graph, []*ir.Node, error) {
+	g := c.Graph()
+	order, err := ir.Topo(g)
+	return g, order, err
+}
