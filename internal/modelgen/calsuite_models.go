@@ -67,10 +67,7 @@ func mobileNetish(res, width int64) *ir.Model {
 			h, c = y, s.out
 		}
 	}
-	h = b.Op("GlobalAveragePool", []*ir.Value{h})
-	h = b.Op("Flatten", []*ir.Value{h}, Int("axis", 1))
-	h = b.Op("Gemm", []*ir.Value{h, b.Weight("fc.w", 100, c), b.Weight("fc.b", 100)}, Int("transB", 1))
-	return b.outputY(h)
+	return b.outputY(b.poolFC(h, c, 100))
 }
 
 // resNetish is a ResNet-18-style stack at res x res: two basic blocks per
@@ -97,10 +94,7 @@ func resNetish(res, width int64) *ir.Model {
 			c = out
 		}
 	}
-	h = b.Op("GlobalAveragePool", []*ir.Value{h})
-	h = b.Op("Flatten", []*ir.Value{h}, Int("axis", 1))
-	h = b.Op("Gemm", []*ir.Value{h, b.Weight("fc.w", 10, c), b.Weight("fc.b", 10)}, Int("transB", 1))
-	return b.outputY(h)
+	return b.outputY(b.poolFC(h, c, 10))
 }
 
 // detHead is a detector's head over a res x res feature map of width
@@ -156,4 +150,12 @@ func scanModel(seq, width int64) *ir.Model {
 		&ir.Attr{Name: "body", Type: ir.AttrGraph, G: body}, Int("num_scan_inputs", 1))
 	b.Output(n.Outputs[0], n.Outputs[1])
 	return b.Model()
+}
+
+// poolFC is a classifier head over h's c channels: GlobalAveragePool,
+// Flatten and a Gemm to classes outputs (weights fc.w and fc.b).
+func (b *Builder) poolFC(h *ir.Value, c, classes int64) *ir.Value {
+	h = b.Op("GlobalAveragePool", []*ir.Value{h})
+	h = b.Op("Flatten", []*ir.Value{h}, Int("axis", 1))
+	return b.Op("Gemm", []*ir.Value{h, b.Weight("fc.w", classes, c), b.Weight("fc.b", classes)}, Int("transB", 1))
 }
