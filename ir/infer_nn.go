@@ -422,14 +422,9 @@ func inferMaxUnpool(c *InferContext) error {
 		return nil
 	}
 	x := c.InShape(0)
-	k, ok := c.AttrInts("kernel_shape")
-	if !x.Known || !ok || len(x.Dims) != len(k)+2 {
-		c.SetTensor(0, dt, UnknownShape())
-		return nil
-	}
-	p, err := cxWindow(c, len(k), k)
-	if err != nil {
-		return fmt.Errorf("MaxUnpool: %v", err)
+	k, p, err := cxPoolWindow(c, x, dt)
+	if p == nil {
+		return wrapErr("MaxUnpool", err)
 	}
 	out := x.Clone()
 	for i := range k {
@@ -441,6 +436,29 @@ func inferMaxUnpool(c *InferContext) error {
 		out.Dims[2+i] = cxAddConst(DimMul(in, D(p.strides[i])), k[i]-p.padBegin[i]-p.padEnd[i]-p.strides[i])
 	}
 	c.SetTensor(0, dt, out)
+	return nil
+}
+
+// cxPoolWindow reads a pool's kernel_shape and window attributes for
+// input x. When x's rank is unknown, there is no kernel_shape or it does
+// not fit x's rank, it sets output 0 to an unknown shape of dt and
+// returns a nil window and no error; a bad window attribute is an error
+// (nil window).
+func cxPoolWindow(c *InferContext, x Shape, dt DType) ([]int64, *cxWindowParams, error) {
+	k, ok := c.AttrInts("kernel_shape")
+	if !x.Known || !ok || len(x.Dims) != len(k)+2 {
+		c.SetTensor(0, dt, UnknownShape())
+		return nil, nil, nil
+	}
+	p, err := cxWindow(c, len(k), k)
+	return k, p, err
+}
+
+// wrapErr prefixes a non-nil err with op; nil stays nil.
+func wrapErr(op string, err error) error {
+	if err != nil {
+		return fmt.Errorf("%s: %v", op, err)
+	}
 	return nil
 }
 
@@ -611,14 +629,9 @@ func inferNhwcConv(c *InferContext) error {
 func inferNhwcMaxPool(c *InferContext) error {
 	x := c.InShape(0)
 	dt := c.InDType(0)
-	k, ok := c.AttrInts("kernel_shape")
-	if !x.Known || !ok || len(x.Dims) != len(k)+2 {
-		c.SetTensor(0, dt, UnknownShape())
-		return nil
-	}
-	p, err := cxWindow(c, len(k), k)
-	if err != nil {
-		return fmt.Errorf("NhwcMaxPool: %v", err)
+	k, p, err := cxPoolWindow(c, x, dt)
+	if p == nil {
+		return wrapErr("NhwcMaxPool", err)
 	}
 	out := x.Clone()
 	for i := range k {
