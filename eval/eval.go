@@ -393,15 +393,8 @@ func (e *Evaluator) runGraph(g *ir.Graph, sc *scope, depth int) ([]Value, error)
 }
 
 func opsetOf(opsets []ir.OpsetID, domain string) int64 {
-	if domain == "ai.onnx" {
-		domain = ""
-	}
 	for _, o := range opsets {
-		d := o.Domain
-		if d == "ai.onnx" {
-			d = ""
-		}
-		if d == domain {
+		if o.Domain == domain {
 			return o.Version
 		}
 	}
@@ -409,20 +402,6 @@ func opsetOf(opsets []ir.OpsetID, domain string) int64 {
 		return 1
 	}
 	return 0
-}
-
-func mergeOpsets(outer, fn []ir.OpsetID) []ir.OpsetID {
-	out := append([]ir.OpsetID(nil), fn...)
-	for _, o := range outer {
-		found := false
-		for _, f := range fn {
-			found = found || f.Domain == o.Domain
-		}
-		if !found {
-			out = append(out, o)
-		}
-	}
-	return out
 }
 
 // resolveAttrs returns n's attributes with ref_attr_name references bound
@@ -584,7 +563,7 @@ func (e *Evaluator) callFunction(c *Ctx, f *ir.Function, in []Value) ([]Value, e
 		return nil, fmt.Errorf("function %s: calls nested deeper than %d", f.Name, maxDepth)
 	}
 	callAttrs := c.attrs
-	sc := &scope{vals: map[*ir.Value]Value{}, opsets: mergeOpsets(c.sc.opsets, f.Opsets)}
+	sc := &scope{vals: map[*ir.Value]Value{}, opsets: ir.MergeOpsets(c.sc.opsets, f.Opsets)}
 	sc.call = func(name string) *ir.Attr {
 		for _, a := range callAttrs {
 			if a.Name == name {

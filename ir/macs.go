@@ -24,7 +24,7 @@ type MACResult struct {
 // branch. Fused wolong ops (a "body" graph attribute) count their body.
 func NodeMACs(n *Node) MACResult {
 	switch n.Domain {
-	case "", "ai.onnx", "com.microsoft":
+	case "", "com.microsoft":
 	case "wolong":
 		if body := n.AttrGraph("body"); body != nil {
 			return graphMACs(body, 0)

@@ -90,7 +90,7 @@ func toStandard(m *ir.Model, n *ir.Node) bool {
 func functionOpsets(m *ir.Model) []ir.OpsetID {
 	var out []ir.OpsetID
 	for _, o := range m.Opsets {
-		if o.Domain == "" || o.Domain == "ai.onnx" {
+		if o.Domain == "" {
 			out = append(out, o)
 		}
 	}

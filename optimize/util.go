@@ -87,7 +87,7 @@ func onlyConsumer(g *ir.Graph, v *ir.Value) *ir.Node {
 }
 
 // isDefault reports whether n is in the ai.onnx domain.
-func isDefault(n *ir.Node) bool { return n.Domain == "" || n.Domain == "ai.onnx" }
+func isDefault(n *ir.Node) bool { return n.Domain == "" }
 
 // is reports whether n is the ai.onnx op called op.
 func is(n *ir.Node, op string) bool { return n != nil && n.Op == op && isDefault(n) }

@@ -22,9 +22,6 @@ const maxConstValues = 64
 // the table format (graphs, tensors).
 func NodeSample(n *ir.Node) (s Sample, ok bool) {
 	s = Sample{Name: n.Name, Op: n.Op, Domain: n.Domain, Attrs: n.Attrs, Runs: 1}
-	if s.Domain == "ai.onnx" {
-		s.Domain = ""
-	}
 	for _, v := range n.Inputs {
 		if v == nil {
 			s.Inputs = append(s.Inputs, Input{Absent: true})

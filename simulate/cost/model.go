@@ -188,7 +188,7 @@ func (m *Model) Node(n *ir.Node) Estimate {
 			return e
 		}
 	}
-	if ir.LookupOp(n.Domain, n.Op) == nil {
+	if !ir.Inferable(n.Domain, n.Op) {
 		return m.unknown(Other, "opaque operator "+n.QualifiedOp()+": no cost model")
 	}
 	// A known op without a cost function: cost its data movement as one
@@ -257,10 +257,7 @@ func (m *Model) addCasts(n *ir.Node, e *Estimate) {
 // OpKey is the key of n's op in hw.Efficiency.Ops: the op type,
 // domain-qualified outside ai.onnx.
 func OpKey(n *ir.Node) string {
-	if n.Domain == "" || n.Domain == "ai.onnx" {
-		return n.Op
-	}
-	return n.Domain + ":" + n.Op
+	return n.Key().String()
 }
 
 // RunS is the host time of one run outside its nodes: before the first
@@ -331,7 +328,7 @@ func folded(n *ir.Node) bool {
 // shape is the common case (some exporters and the ONNX "light" zoo models
 // build their weights that way). Nodes producing graph outputs still run.
 func loadTimeConstant(n *ir.Node) bool {
-	if len(n.Inputs) == 0 || (n.Domain != "" && n.Domain != "ai.onnx") {
+	if len(n.Inputs) == 0 || n.Domain != "" {
 		return false
 	}
 	switch n.Op {
