@@ -50,7 +50,7 @@ func matchGelu(g *ir.Graph, e *ir.Node) *match {
 		if v.Const != nil {
 			continue
 		}
-		if p == nil || p.Graph != g || !singleUseWithin(g, v, in) || kindOf(p) > Broadcast || len(ms) > 8 {
+		if p == nil || p.Graph != g || !singleUseWithin(g, v, in) || kindOf(p) > ir.Broadcast || len(ms) > 8 {
 			if x != nil && x != v {
 				return nil
 			}

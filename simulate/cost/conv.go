@@ -16,14 +16,14 @@ import (
 )
 
 func init() {
-	Register("", Conv, convCost(0, 1), "Conv", "ConvInteger")
-	Register("", Conv, convCost(0, 3), "QLinearConv")
-	Register("com.microsoft", Conv, convCost(0, 1), "FusedConv", "NhwcConv")
-	Register("", Conv, convTransposeCost, "ConvTranspose")
-	Register("", Conv, deformConvCost, "DeformConv")
+	Register("", convCost(0, 1), "Conv", "ConvInteger")
+	Register("", convCost(0, 3), "QLinearConv")
+	Register("com.microsoft", convCost(0, 1), "FusedConv", "NhwcConv")
+	Register("", convTransposeCost, "ConvTranspose")
+	Register("", deformConvCost, "DeformConv")
 
-	Register("", Reduction, poolCost, "MaxPool", "AveragePool", "LpPool", "MaxRoiPool")
-	Register("", Reduction, globalPoolCost, "GlobalAveragePool", "GlobalMaxPool", "GlobalLpPool")
+	Register("", poolCost, "MaxPool", "AveragePool", "LpPool", "MaxRoiPool")
+	Register("", globalPoolCost, "GlobalAveragePool", "GlobalMaxPool", "GlobalLpPool")
 }
 
 // convCost(x, w) costs a conv whose data is input x and weight input w:
