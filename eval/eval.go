@@ -109,7 +109,9 @@ func register(k Kernel, ops ...string) {
 	}
 }
 
-func registerDomain(domain, op string, k Kernel) { registerEntry(ir.Key(domain, op), kernelEntry{k: k}) }
+func registerDomain(domain, op string, k Kernel) {
+	registerEntry(ir.Key(domain, op), kernelEntry{k: k})
+}
 
 func registerValue(vk ValueKernel, ops ...string) {
 	for _, op := range ops {
