@@ -26,7 +26,7 @@ import (
 )
 
 func geluFuse(c *Context) ([]Rewrite, error) {
-	return runPattern(c, "Gelu", "gelu", matchGelu)
+	return runPattern(c, ir.FusedGelu.Name, "gelu", matchGelu)
 }
 
 // matchGelu matches at the Erf or Tanh. It records the role X and, when

@@ -106,15 +106,15 @@ func ortPattern(m *ir.Model, n *ir.Node) string {
 	opset := m.Opset("")
 	ok := false
 	switch n.Op {
-	case "LayerNorm":
+	case ir.FusedLayerNorm.Name:
 		ok = toLayerNormalization(n, "")
-	case "RMSNorm":
+	case ir.FusedRMSNorm.Name:
 		op := "SimplifiedLayerNormalization"
 		if opset >= 23 {
 			op = "RMSNormalization"
 		}
 		ok = toNorm(n, op)
-	case "Gelu":
+	case ir.FusedGelu.Name:
 		switch {
 		case opset >= 20:
 			ok = toGelu(n, "", "Gelu")
@@ -123,7 +123,7 @@ func ortPattern(m *ir.Model, n *ir.Node) string {
 		default:
 			ok = toGelu(n, msDomain, "Gelu")
 		}
-	case "SiLU":
+	case ir.FusedSiLU.Name:
 		if x := ir.FusedInput(n, "X"); x != nil && n.AttrFloat(ir.FusedAlpha, 0) == 1 && len(n.Outputs) == 1 && x.Type.DType == ir.Float32 {
 			rewire(n, "QuickGelu", msDomain, []*ir.Value{x}, []*ir.Attr{{Name: "alpha", Type: ir.AttrFloat, F: 1}})
 			ok = true

@@ -20,7 +20,7 @@ type Kind = ir.Pattern
 // BatchNormalization training stats) are opaque. A broadcast op whose
 // inputs all have the output's shape is elementwise.
 func kindOf(n *ir.Node) Kind {
-	if len(n.Outputs) == 0 || n.Domain != FusedDomain && (!isDefault(n) || hasSubgraph(n)) {
+	if len(n.Outputs) == 0 || n.Domain != ir.FusedDomain && (!isDefault(n) || hasSubgraph(n)) {
 		return ir.Opaque
 	}
 	k := ir.PatternOf(n)

@@ -46,7 +46,7 @@ func persistentRNN(c *Context) ([]Rewrite, error) {
 		ok := true
 		for _, u := range w.Uses {
 			n := u.Node
-			if n.Graph != g || n.Domain != FusedDomain || !readsAsGEMMWeight(n, u.Index) || claimed[n] {
+			if n.Graph != g || n.Domain != ir.FusedDomain || !readsAsGEMMWeight(n, u.Index) || claimed[n] {
 				ok = false
 				break
 			}

@@ -139,10 +139,8 @@ func (m *Model) Node(n *ir.Node) Estimate {
 	}
 	m.depth++
 	defer func() { m.depth-- }()
-	if n.Domain == "wolong" {
-		if body := n.AttrGraph("body"); body != nil {
-			return m.fused(n, body)
-		}
+	if body := ir.FusedBody(n); body != nil {
+		return m.fused(n, body)
 	}
 	if !m.Opt.NoFold && folded(n) {
 		m.note(foldedNote)
