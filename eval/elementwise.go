@@ -270,12 +270,12 @@ func unaryNum(ff func(float64) float64, fi func(int64) int64) Kernel {
 			}
 			if x.DType == ir.Uint64 || x.DType == ir.Uint32 || x.DType == ir.Uint16 || x.DType == ir.Uint8 {
 				copy(out.I, x.I) // Abs, Relu of unsigned values are the identity; Neg wraps
-				if c.Node.Op == "Neg" {
+				if c.Node.Is(ir.OpNeg) {
 					for i, v := range x.I {
 						out.I[i] = -v
 					}
 				}
-				if c.Node.Op == "Sign" {
+				if c.Node.Is(ir.OpSign) {
 					for i, v := range x.I {
 						out.I[i] = 0
 						if v != 0 {

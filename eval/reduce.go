@@ -137,12 +137,12 @@ func reduceKernel(r reducer) Kernel {
 		if noop {
 			return []*Tensor{x}, nil
 		}
-		if x.cls() == clsB && (c.Node.Op == "ReduceMax" || c.Node.Op == "ReduceMin") {
+		if x.cls() == clsB && c.Node.IsAny(ir.OpReduceMax, ir.OpReduceMin) {
 			out, err := c.alloc(ir.Bool, shape)
 			if err != nil {
 				return nil, err
 			}
-			isMax := c.Node.Op == "ReduceMax"
+			isMax := c.Node.Is(ir.OpReduceMax)
 			for o := range out.B {
 				acc := !isMax
 				for j := 0; j < group; j++ {

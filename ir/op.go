@@ -89,6 +89,9 @@ var (
 	OpMul                = OpKey{Name: "Mul"}
 	OpNeg                = OpKey{Name: "Neg"}
 	OpPow                = OpKey{Name: "Pow"}
+	OpReduceMax          = OpKey{Name: "ReduceMax"}
+	OpReduceMin          = OpKey{Name: "ReduceMin"}
+	OpRelu               = OpKey{Name: "Relu"}
 	OpReshape            = OpKey{Name: "Reshape"}
 	OpScan               = OpKey{Name: "Scan"}
 	OpSign               = OpKey{Name: "Sign"}

@@ -343,7 +343,7 @@ func fusedName(c *Context, members []*ir.Node) (op, name string) {
 			continue
 		}
 		part := m.Op
-		if m.Op == "Add" && len(parts) == 0 && (constOf(m.Input(1)) != nil || constOf(m.Input(0)) != nil) {
+		if m.Is(ir.OpAdd) && len(parts) == 0 && (constOf(m.Input(1)) != nil || constOf(m.Input(0)) != nil) {
 			part = "Bias"
 		}
 		if len(parts) == 0 || parts[len(parts)-1] != part {

@@ -35,6 +35,13 @@ import (
 // msDomain is ONNX Runtime's contrib operator domain.
 const msDomain = "com.microsoft"
 
+// Keys of the ONNX Runtime operators the ort target writes or reads.
+var (
+	msFastGelu          = ir.OpKey{Domain: msDomain, Name: "FastGelu"}
+	msGelu              = ir.OpKey{Domain: msDomain, Name: "Gelu"}
+	simplifiedLayerNorm = ir.OpKey{Name: "SimplifiedLayerNormalization"} // ORT's, in the default domain
+)
+
 // ortLower is the ort pass.
 func ortLower(c *Context) ([]Rewrite, error) {
 	g := c.Graph()
@@ -54,14 +61,14 @@ func ortLower(c *Context) ([]Rewrite, error) {
 		}
 		nodes := ortInline(c, g, n)
 		for _, m := range nodes {
-			if m.Op == "LayerNormalization" && m.Domain == "" {
+			if m.Is(ir.OpLayerNormalization) {
 				norms = append(norms, m)
 			}
 		}
 		var ops, after []string
 		for _, m := range nodes {
 			after = append(after, m.Name)
-			if m.Domain == msDomain || m.Op == "LayerNormalization" || m.Op == "SimplifiedLayerNormalization" || m.Op == "Gemm" {
+			if m.Domain == msDomain || m.IsAny(ir.OpLayerNormalization, simplifiedLayerNorm, ir.OpGemm) {
 				ops = append(ops, m.QualifiedOp())
 			}
 		}

@@ -81,7 +81,7 @@ func readsAsGEMMWeight(n *ir.Node, idx int) bool {
 		return false
 	}
 	for _, u := range body.Inputs[idx].Uses {
-		if (u.Node.Op == "MatMul" || u.Node.Op == "Gemm") && u.Index == 1 {
+		if u.Node.IsAny(ir.OpMatMul, ir.OpGemm) && u.Index == 1 {
 			return true
 		}
 	}

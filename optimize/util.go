@@ -42,7 +42,7 @@ func (c *Context) substitute(old, nv *ir.Value) bool {
 func implicitNames(g *ir.Graph) map[string]bool {
 	out := map[string]bool{}
 	g.Walk(func(sg *ir.Graph) bool {
-		if sg.ParentNode != nil && sg.ParentNode.Op == "If" {
+		if sg.ParentNode.Is(ir.OpIf) {
 			for _, v := range sg.Inputs {
 				out[v.Name] = true
 			}

@@ -110,7 +110,7 @@ func Match(m *ir.Model, p *Profile) ([]Pair, error) {
 	}
 	var missing []string
 	for _, n := range m.Graph.Nodes {
-		if !paired[n] && n.Op != "Constant" && top[n] && !inlined[n.Op] && live(n) {
+		if !paired[n] && !n.Is(ir.OpConstant) && top[n] && !inlined[n.Op] && live(n) {
 			missing = append(missing, fmt.Sprintf("%s (%s)", ir.NodeLabel(n), n.Op))
 		}
 	}

@@ -89,7 +89,7 @@ func DistinctOps(g *ir.Graph) (ops []Op, skipped []string) {
 	idx := map[string]int{}
 	for _, n := range g.Nodes {
 		class := cost.ClassOf(n.Domain, n.Op)
-		if n.Op == "Constant" || class == cost.Free || class == cost.Control {
+		if n.Is(ir.OpConstant) || class == cost.Free || class == cost.Control {
 			continue
 		}
 		s, ok := NodeSample(n)

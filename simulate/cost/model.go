@@ -169,12 +169,12 @@ func (m *Model) Node(n *ir.Node) Estimate {
 		}
 		m.note(cost.Note)
 		e := m.Time(cost)
-		if cost.Class == Free && n.Op != "Constant" {
+		if cost.Class == Free && !n.Is(ir.OpConstant) {
 			// no kernel, but the runtime still dispatches the node
 			e.HostS = (m.HW.DispatchUs + m.HW.FreeNodeUs) * 1e-6
 		}
 		e.HostS += m.allocS(n, e)
-		if m.HW.FP16Casts && e.Kernels > 0 && n.Op != "Cast" {
+		if m.HW.FP16Casts && e.Kernels > 0 && !n.Is(ir.OpCast) {
 			m.addCasts(n, &e)
 		}
 		return e
@@ -217,7 +217,7 @@ func (m *Model) addCasts(n *ir.Node, e *Estimate) {
 		return v != nil && v.Type.Kind == ir.KindTensor && m.dtype(v.Type.DType) == ir.Float16
 	}
 	for _, v := range n.Inputs {
-		if !half(v) || v.Producer != nil && v.Producer.Op != "Constant" || len(v.Uses) == 0 || v.Uses[0].Node != n {
+		if !half(v) || v.Producer != nil && !v.Producer.Is(ir.OpConstant) || len(v.Uses) == 0 || v.Uses[0].Node != n {
 			continue
 		}
 		if v.Const != nil || v.Producer != nil {
