@@ -483,6 +483,9 @@ func (e *Evaluator) call(n *ir.Node, sc *scope, in []Value, depth int) (outs []V
 		}
 	}()
 	if ke, ok := kernels[n.Key()]; ok {
+		if err := checkInputs(n, c.Opset, in); err != nil {
+			return nil, err
+		}
 		if ke.vk != nil {
 			return ke.vk(c, in)
 		}
@@ -521,6 +524,29 @@ func (e *Evaluator) call(n *ir.Node, sc *scope, in []Value, depth int) (outs []V
 		return e.callFunction(c, f, in)
 	}
 	return nil, &UnsupportedError{Op: n.QualifiedOp()}
+}
+
+// checkInputs is every kernel's preamble, checked once from ir's op
+// table before the kernel runs: the node has as many input slots as its
+// op takes at opset (unknown: the loosest bounds), and each slot the op
+// requires holds a value. A kernel reads its required inputs as in[i]
+// without checking them again; it still checks optional ones, and the
+// dtypes and shapes its arithmetic needs.
+func checkInputs(n *ir.Node, opset int64, in []Value) error {
+	info := ir.InfoOf(n)
+	if info == nil {
+		return nil
+	}
+	arity, _ := info.Arity(opset)
+	if !arity.Allows(len(in)) {
+		return fmt.Errorf("have %d inputs, want %s", len(in), arity)
+	}
+	for i := 0; i < arity.Min; i++ {
+		if in[i] == nil && info.Required(i) {
+			return fmt.Errorf("missing input %d, which %s requires", i, n.QualifiedOp())
+		}
+	}
+	return nil
 }
 
 func valueKind(v Value) string {

@@ -12,7 +12,7 @@ package ir
 // arity, the fuser its fusion pattern, the cost model its class, the
 // evaluator the inputs a kernel may count on. Registering a function for
 // an op the table does not declare panics, so the table is the universe
-// of ops; ops_test.go prints which stages cover which op.
+// of ops; ops_coverage_test.go prints which stages cover which op.
 //
 // The table says nothing about an op's semantics (that is each stage's
 // function) and nothing about attributes.
@@ -142,6 +142,11 @@ type OpInfo struct {
 	// opset; Older gives them for earlier opsets, in increasing Before.
 	In, Out Arity
 	Older   []Revision
+	// Optional lists the input slots below the minimum that may be
+	// empty (a required input follows them: Loop's M and cond, Scan-8's
+	// sequence_lens, the zero points of com.microsoft's QLinearAdd).
+	// Every other slot below the minimum must hold a value (Required).
+	Optional []int
 	// Pattern is the op's fusion pattern (Opaque when the row gives none).
 	Pattern Pattern
 	// Exec says whether the op launches kernels, is a view or
@@ -166,6 +171,24 @@ func (o *OpInfo) Arity(v int64) (in, out Arity) {
 		}
 	}
 	return in, out
+}
+
+// Required reports whether input slot i must hold a value at every
+// opset: it is below the op's smallest minimum input count and not
+// listed Optional. (A slot required only at some opsets is left to the
+// function that reads it: exporters leave Resize-11's roi empty, which
+// ONNX Runtime accepts.)
+func (o *OpInfo) Required(i int) bool {
+	in, _ := o.Arity(0)
+	if i >= in.Min {
+		return false
+	}
+	for _, j := range o.Optional {
+		if j == i {
+			return false
+		}
+	}
+	return true
 }
 
 // Class returns the op's cost class: Free for views and bookkeeping,
