@@ -17,10 +17,7 @@ package ir
 // The table says nothing about an op's semantics (that is each stage's
 // function) and nothing about attributes.
 
-import (
-	"fmt"
-	"sort"
-)
+import "sort"
 
 // Domains of the ops the table declares besides ai.onnx ("").
 const (
@@ -45,15 +42,7 @@ func (a Arity) Allows(n int) bool { return n >= a.Min && (a.Max < 0 || n <= a.Ma
 
 // String writes the bounds as the verifier's messages say them: "2",
 // "1 to 3", "at least 1".
-func (a Arity) String() string {
-	switch {
-	case a.Max < 0:
-		return fmt.Sprintf("at least %d", a.Min)
-	case a.Min == a.Max:
-		return fmt.Sprint(a.Min)
-	}
-	return fmt.Sprintf("%d to %d", a.Min, a.Max)
-}
+func (a Arity) String() string { return arity(a.Min, a.Max) }
 
 // union returns the loosest bounds that allow what a or b allows.
 func (a Arity) union(b Arity) Arity {

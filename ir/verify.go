@@ -23,10 +23,9 @@ func (e *VerifyError) Error() string {
 // Verify checks the structural invariants of m's main graph, its subgraphs
 // and its functions: every input is defined in scope by an input,
 // initializer or a node of the graph; each value has one definition; use
-// lists match the inputs; the graph is acyclic; every node of an op the
-// op table declares has as many inputs and outputs as the op takes at
-// the model's opset for its domain (a function body's: the function's);
-// graph outputs are defined. It returns nil or a *VerifyError.
+// lists match the inputs; the graph is acyclic; arities match the op table
+// for registered ops; graph outputs are defined. It returns nil or a
+// *VerifyError.
 func Verify(m *Model) error {
 	v := &verifier{opsets: m.Opsets}
 	v.graph(m.Graph, 0)
@@ -57,38 +56,6 @@ func VerifyGraph(g *Graph) error {
 type verifier struct {
 	problems []string
 	opsets   []OpsetID // in force for the graph being checked (nil: unknown)
-}
-
-// MergeOpsets returns the opsets in force in a function body: the
-// function's own, and the model's for the domains it does not list.
-func MergeOpsets(model, fn []OpsetID) []OpsetID {
-	out := append([]OpsetID(nil), fn...)
-	for _, o := range model {
-		found := false
-		for _, f := range fn {
-			found = found || f.Domain == o.Domain
-		}
-		if !found {
-			out = append(out, o)
-		}
-	}
-	return out
-}
-
-// opset returns the version in force for domain, 0 when unknown.
-func (v *verifier) opset(domain string) int64 {
-	if v.opsets == nil {
-		return 0
-	}
-	for _, o := range v.opsets {
-		if o.Domain == domain {
-			return o.Version
-		}
-	}
-	if domain == "" {
-		return 1
-	}
-	return 0
 }
 
 const maxProblems = 50
@@ -229,22 +196,12 @@ func (v *verifier) graph(g *Graph, depth int) {
 	}
 }
 
-// arity checks n's input and output counts against the op table.
-func (v *verifier) arity(g *Graph, n *Node) {
-	info := InfoOf(n)
-	if info == nil {
-		return
+func arity(min, max int) string {
+	switch {
+	case max < 0:
+		return fmt.Sprintf("at least %d", min)
+	case min == max:
+		return fmt.Sprint(min)
 	}
-	ver := v.opset(n.Domain)
-	in, out := info.Arity(ver)
-	at := ""
-	if ver > 0 && len(info.Older) > 0 {
-		at = fmt.Sprintf(" at opset %d", ver)
-	}
-	if !in.Allows(len(n.Inputs)) {
-		v.errorf(g, n, "have %d inputs, want %s%s", len(n.Inputs), in, at)
-	}
-	if !out.Allows(len(n.Outputs)) {
-		v.errorf(g, n, "have %d outputs, want %s%s", len(n.Outputs), out, at)
-	}
+	return fmt.Sprintf("%d to %d", min, max)
 }
