@@ -525,7 +525,7 @@ func (c *InferContext) inferFunctionCall(f *Function) error {
 	}
 	saved := c.st.model.Opsets
 	if len(f.Opsets) > 0 {
-		c.st.model.Opsets = mergeOpsets(saved, f.Opsets)
+		c.st.model.Opsets = MergeOpsets(saved, f.Opsets)
 	}
 	c.st.inferGraphWithAttrs(f.Body, in, c.Node)
 	c.st.model.Opsets = saved
@@ -571,18 +571,4 @@ func (st *inferState) inferGraphWithAttrs(g *Graph, in []Type, call *Node) {
 	for _, s := range restore {
 		s.n.Attrs = s.attrs
 	}
-}
-
-func mergeOpsets(model, fn []OpsetID) []OpsetID {
-	out := append([]OpsetID(nil), fn...)
-	for _, o := range model {
-		found := false
-		for _, f := range fn {
-			found = found || f.Domain == o.Domain
-		}
-		if !found {
-			out = append(out, o)
-		}
-	}
-	return out
 }

@@ -99,3 +99,19 @@ var (
 	OpSqrt               = OpKey{Name: "Sqrt"}
 	OpSub                = OpKey{Name: "Sub"}
 )
+
+// MergeOpsets returns the opsets in force in a function body: the
+// function's own, and the model's for the domains it does not list.
+func MergeOpsets(model, fn []OpsetID) []OpsetID {
+	out := append([]OpsetID(nil), fn...)
+	for _, o := range model {
+		found := false
+		for _, f := range fn {
+			found = found || f.Domain == o.Domain
+		}
+		if !found {
+			out = append(out, o)
+		}
+	}
+	return out
+}

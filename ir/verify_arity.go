@@ -7,22 +7,6 @@ package ir
 
 import "fmt"
 
-// MergeOpsets returns the opsets in force in a function body: the
-// function's own, and the model's for the domains it does not list.
-func MergeOpsets(model, fn []OpsetID) []OpsetID {
-	out := append([]OpsetID(nil), fn...)
-	for _, o := range model {
-		found := false
-		for _, f := range fn {
-			found = found || f.Domain == o.Domain
-		}
-		if !found {
-			out = append(out, o)
-		}
-	}
-	return out
-}
-
 // opset returns the version in force for domain, 0 when unknown.
 func (v *verifier) opset(domain string) int64 {
 	if v.opsets == nil {
