@@ -223,7 +223,7 @@ func (p *pipeline) run(o *OptimizeOptions, onPass func(string, *ir.Model) error)
 		p.assume = append(p.assume, p.pred.last.Assumptions...)
 	}
 	for _, n := range p.l.Model.Graph.Nodes {
-		if n.Op == "LSTM" || n.Op == "GRU" || n.Op == "RNN" {
+		if info := ir.InfoOf(n); info != nil && info.Class() == ir.CostRNN {
 			p.assume = append(p.assume, "recurrent ops are costed without a persistent-RNN kernel: the recurrent weights are re-read from memory every step (the cost model's choice; a persistent kernel keeping them on chip would be faster where they fit)")
 			break
 		}

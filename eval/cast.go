@@ -12,10 +12,7 @@ import (
 
 func init() {
 	register(func(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-		x, err := need(in, 0, "input")
-		if err != nil {
-			return nil, err
-		}
+		x := in[0]
 		a := c.Attr("to")
 		if a == nil || a.Type != ir.AttrInt {
 			return nil, c.Errorf("missing attribute to")
@@ -27,14 +24,8 @@ func init() {
 		return []*Tensor{out}, nil
 	}, "Cast")
 	register(func(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-		x, err := need(in, 0, "input")
-		if err != nil {
-			return nil, err
-		}
-		like, err := need(in, 1, "target_type")
-		if err != nil {
-			return nil, err
-		}
+		x := in[0]
+		like := in[1]
 		out, err := castTensor(c, x, like.DType, c.Int("saturate", 1) != 0)
 		if err != nil {
 			return nil, err

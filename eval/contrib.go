@@ -39,26 +39,11 @@ func optIn(in []*Tensor, i int) *Tensor {
 
 func qlinearBinary(f func(a, b float64) float64) Kernel {
 	return func(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-		a, err := need(in, 0, "A")
-		if err != nil {
-			return nil, err
-		}
-		as, err := need(in, 1, "A_scale")
-		if err != nil {
-			return nil, err
-		}
-		b, err := need(in, 3, "B")
-		if err != nil {
-			return nil, err
-		}
-		bs, err := need(in, 4, "B_scale")
-		if err != nil {
-			return nil, err
-		}
-		cs, err := need(in, 6, "C_scale")
-		if err != nil {
-			return nil, err
-		}
+		a := in[0]
+		as := in[1]
+		b := in[3]
+		bs := in[4]
+		cs := in[6]
 		af, err := dequantize(c, a, as, optIn(in, 2), -1)
 		if err != nil {
 			return nil, err
@@ -88,18 +73,9 @@ func qlinearBinary(f func(a, b float64) float64) Kernel {
 }
 
 func kernelQLinearGAP(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x, err := need(in, 0, "X")
-	if err != nil {
-		return nil, err
-	}
-	xs, err := need(in, 1, "x_scale")
-	if err != nil {
-		return nil, err
-	}
-	ys, err := need(in, 3, "y_scale")
-	if err != nil {
-		return nil, err
-	}
+	x := in[0]
+	xs := in[1]
+	ys := in[3]
 	if x.Rank() < 3 {
 		return nil, c.Errorf("X must have rank >= 3")
 	}
@@ -161,14 +137,8 @@ func lastAxisParam(t *Tensor, hidden int, what string) ([]float64, error) {
 // SkipSimplifiedLayerNormalization(input, skip, gamma, bias).
 func skipNorm(simplified bool) Kernel {
 	return func(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-		x, err := need(in, 0, "input")
-		if err != nil {
-			return nil, err
-		}
-		skip, err := need(in, 1, "skip")
-		if err != nil {
-			return nil, err
-		}
+		x := in[0]
+		skip := in[1]
 		if err := requireFloat(x, "input"); err != nil {
 			return nil, err
 		}
@@ -242,10 +212,7 @@ func skipNorm(simplified bool) Kernel {
 }
 
 func kernelSimplifiedLayerNorm(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x, err := need(in, 0, "X")
-	if err != nil {
-		return nil, err
-	}
+	x := in[0]
 	outs, err := kernelRMSNorm(c, in)
 	if err != nil {
 		return nil, err
@@ -278,18 +245,9 @@ func kernelFastGelu(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 // kernelMatMulNBits: Y = A * dequant(B)^T (+ bias), B [N, k_blocks,
 // blob] of bits-wide values packed little-endian in bytes.
 func kernelMatMulNBits(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	a, err := need(in, 0, "A")
-	if err != nil {
-		return nil, err
-	}
-	bq, err := need(in, 1, "B")
-	if err != nil {
-		return nil, err
-	}
-	sc, err := need(in, 2, "scales")
-	if err != nil {
-		return nil, err
-	}
+	a := in[0]
+	bq := in[1]
+	sc := in[2]
 	if optIn(in, 4) != nil {
 		return nil, c.unsupported("g_idx")
 	}
@@ -363,10 +321,7 @@ func kernelMatMulNBits(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 }
 
 func kernelScaler(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x, err := need(in, 0, "X")
-	if err != nil {
-		return nil, err
-	}
+	x := in[0]
 	off, _ := c.Floats("offset")
 	sc, _ := c.Floats("scale")
 	f := x.f64()
@@ -394,10 +349,7 @@ func kernelScaler(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 }
 
 func kernelBinarizer(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x, err := need(in, 0, "X")
-	if err != nil {
-		return nil, err
-	}
+	x := in[0]
 	th := float64(c.Float("threshold", 0))
 	if x.cls() == clsI {
 		out, err := c.alloc(x.DType, x.Shape)
@@ -423,14 +375,8 @@ func kernelBinarizer(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 }
 
 func kernelArrayFeatureExtractor(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x, err := need(in, 0, "X")
-	if err != nil {
-		return nil, err
-	}
-	it, err := need(in, 1, "Y")
-	if err != nil {
-		return nil, err
-	}
+	x := in[0]
+	it := in[1]
 	idx, err := ints(it, "Y")
 	if err != nil {
 		return nil, err

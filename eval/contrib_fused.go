@@ -127,14 +127,9 @@ func kernelFusedMatMul(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	if c.Int("transBatchA", 0) != 0 || c.Int("transBatchB", 0) != 0 {
 		return nil, c.unsupported("FusedMatMul with transBatchA/transBatchB")
 	}
-	a, err := need(in, 0, "A")
-	if err != nil {
-		return nil, err
-	}
-	b, err := need(in, 1, "B")
-	if err != nil {
-		return nil, err
-	}
+	a := in[0]
+	b := in[1]
+	var err error
 	lastTwo := func(t *Tensor) (*Tensor, error) {
 		if t.Rank() < 2 {
 			return nil, c.Errorf("a transposed operand needs rank >= 2, got %s", t)
@@ -193,10 +188,7 @@ func biasThen(c *Ctx, in []*Tensor, f func(float64) float64) ([]*Tensor, error) 
 
 // kernelQuickGelu: Y = X * sigmoid(alpha * X) (alpha default 1.702).
 func kernelQuickGelu(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x, err := need(in, 0, "X")
-	if err != nil {
-		return nil, err
-	}
+	x := in[0]
 	if err := requireFloat(x, "X"); err != nil {
 		return nil, err
 	}

@@ -28,18 +28,9 @@ func bilinearZero(img []float64, h, w int, y, x float64) float64 {
 }
 
 func kernelDeformConv(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x, err := need(in, 0, "X")
-	if err != nil {
-		return nil, err
-	}
-	wt, err := need(in, 1, "W")
-	if err != nil {
-		return nil, err
-	}
-	off, err := need(in, 2, "offset")
-	if err != nil {
-		return nil, err
-	}
+	x := in[0]
+	wt := in[1]
+	off := in[2]
 	if err := requireFloat(x, "X"); err != nil {
 		return nil, err
 	}

@@ -38,10 +38,7 @@ func dft1(re, im []float64, n, m int, inverse bool) ([]float64, []float64) {
 }
 
 func kernelDFT(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x, err := need(in, 0, "input")
-	if err != nil {
-		return nil, err
-	}
+	x := in[0]
 	if err := requireFloat(x, "input"); err != nil {
 		return nil, err
 	}
@@ -133,14 +130,8 @@ func kernelDFT(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 }
 
 func kernelSTFT(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x, err := need(in, 0, "signal")
-	if err != nil {
-		return nil, err
-	}
-	st, err := need(in, 1, "frame_step")
-	if err != nil {
-		return nil, err
-	}
+	x := in[0]
+	st := in[1]
 	if err := requireFloat(x, "signal"); err != nil {
 		return nil, err
 	}

@@ -132,10 +132,7 @@ func init() {
 	register(bitwise(func(a, b int64) int64 { return a ^ b }), "BitwiseXor")
 	register(kernelBitShift, "BitShift")
 	register(func(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-		x, err := need(in, 0, "X")
-		if err != nil {
-			return nil, err
-		}
+		x := in[0]
 		if x.cls() != clsI {
 			return nil, c.Errorf("BitwiseNot needs an integer tensor, got %s", x)
 		}
@@ -158,10 +155,7 @@ func init() {
 	register(logical(func(a, b bool) bool { return a || b }), "Or")
 	register(logical(func(a, b bool) bool { return a != b }), "Xor")
 	register(func(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-		x, err := need(in, 0, "X")
-		if err != nil {
-			return nil, err
-		}
+		x := in[0]
 		if x.cls() != clsB {
 			return nil, c.Errorf("Not needs a bool tensor, got %s", x)
 		}
@@ -226,10 +220,7 @@ func unaryFloat(f func(float64) float64) Kernel {
 
 func unaryFloatC(mk func(c *Ctx) func(float64) float64) Kernel {
 	return func(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-		x, err := need(in, 0, "X")
-		if err != nil {
-			return nil, err
-		}
+		x := in[0]
 		if err := requireFloat(x, "input"); err != nil {
 			return nil, err
 		}
@@ -256,10 +247,7 @@ func mapFloat(c *Ctx, x *Tensor, f func(float64) float64) ([]*Tensor, error) {
 
 func unaryNum(ff func(float64) float64, fi func(int64) int64) Kernel {
 	return func(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-		x, err := need(in, 0, "X")
-		if err != nil {
-			return nil, err
-		}
+		x := in[0]
 		if x.cls() == clsI && fi != nil {
 			out, err := c.alloc(x.DType, x.Shape)
 			if err != nil {
@@ -270,12 +258,12 @@ func unaryNum(ff func(float64) float64, fi func(int64) int64) Kernel {
 			}
 			if x.DType == ir.Uint64 || x.DType == ir.Uint32 || x.DType == ir.Uint16 || x.DType == ir.Uint8 {
 				copy(out.I, x.I) // Abs, Relu of unsigned values are the identity; Neg wraps
-				if c.Node.Op == "Neg" {
+				if c.Node.Is(ir.OpNeg) {
 					for i, v := range x.I {
 						out.I[i] = -v
 					}
 				}
-				if c.Node.Op == "Sign" {
+				if c.Node.Is(ir.OpSign) {
 					for i, v := range x.I {
 						out.I[i] = 0
 						if v != 0 {
@@ -295,10 +283,7 @@ func unaryNum(ff func(float64) float64, fi func(int64) int64) Kernel {
 
 func unaryNumC(mk func(c *Ctx) func(float64) float64) Kernel {
 	return func(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-		x, err := need(in, 0, "X")
-		if err != nil {
-			return nil, err
-		}
+		x := in[0]
 		f := mk(c)
 		if x.cls() == clsI {
 			out, err := c.alloc(x.DType, x.Shape)
@@ -665,18 +650,9 @@ func firstOr[T any](j int, f func(acc, x T) T) func(acc, x T) T {
 }
 
 func kernelWhere(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	cond, err := need(in, 0, "condition")
-	if err != nil {
-		return nil, err
-	}
-	x, err := need(in, 1, "X")
-	if err != nil {
-		return nil, err
-	}
-	y, err := need(in, 2, "Y")
-	if err != nil {
-		return nil, err
-	}
+	cond := in[0]
+	x := in[1]
+	y := in[2]
 	if cond.cls() != clsB {
 		return nil, c.Errorf("condition must be bool, got %s", cond)
 	}
@@ -703,10 +679,8 @@ func kernelWhere(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 }
 
 func kernelClip(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x, err := need(in, 0, "input")
-	if err != nil {
-		return nil, err
-	}
+	x := in[0]
+	var err error
 	lo, hi := math.Inf(-1), math.Inf(1)
 	if c.Opset < 11 {
 		lo, hi = float64(c.Float("min", float32(math.Inf(-1)))), float64(c.Float("max", float32(math.Inf(1))))
@@ -755,14 +729,8 @@ func kernelClip(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 }
 
 func kernelPRelu(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x, err := need(in, 0, "X")
-	if err != nil {
-		return nil, err
-	}
-	slope, err := need(in, 1, "slope")
-	if err != nil {
-		return nil, err
-	}
+	x := in[0]
+	slope := in[1]
 	// Before opset 7 a 1-D slope applies per channel (axis 1).
 	if _, err := broadcastShapes(x.Shape, slope.Shape); err != nil && slope.Rank() == 1 && x.Rank() >= 2 && slope.Len() == x.Shape[1] {
 		shape := make([]int, x.Rank()-1)

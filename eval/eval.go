@@ -100,14 +100,7 @@ type kernelEntry struct {
 	vk ValueKernel
 }
 
-var kernels = map[string]kernelEntry{}
-
-func kernelKey(domain, op string) string {
-	if domain == "ai.onnx" {
-		domain = ""
-	}
-	return domain + "\x00" + op
-}
+var kernels = map[ir.OpKey]kernelEntry{}
 
 // register adds tensor kernels for ops of the default domain.
 func register(k Kernel, ops ...string) {
@@ -117,28 +110,30 @@ func register(k Kernel, ops ...string) {
 }
 
 func registerDomain(domain, op string, k Kernel) {
-	key := kernelKey(domain, op)
-	if _, dup := kernels[key]; dup {
-		panic("eval: kernel registered twice: " + domain + ":" + op)
-	}
-	kernels[key] = kernelEntry{k: k}
+	registerEntry(ir.Key(domain, op), kernelEntry{k: k})
 }
 
 func registerValue(vk ValueKernel, ops ...string) {
 	for _, op := range ops {
-		key := kernelKey("", op)
-		if _, dup := kernels[key]; dup {
-			panic("eval: kernel registered twice: " + op)
-		}
-		kernels[key] = kernelEntry{vk: vk}
+		registerEntry(ir.Key("", op), kernelEntry{vk: vk})
 	}
+}
+
+// registerEntry adds a kernel for op k, which ir's op table must declare.
+// It panics on a duplicate (a programming error any test catches).
+func registerEntry(k ir.OpKey, e kernelEntry) {
+	ir.MustInfo("eval", k)
+	if _, dup := kernels[k]; dup {
+		panic("eval: kernel registered twice: " + k.String())
+	}
+	kernels[k] = e
 }
 
 // Supported reports whether the evaluator has a kernel for (domain, op).
 // Model-local functions and wolong fused ops are supported through their
 // bodies and are not listed here.
 func Supported(domain, op string) bool {
-	_, ok := kernels[kernelKey(domain, op)]
+	_, ok := kernels[ir.Key(domain, op)]
 	return ok
 }
 
@@ -146,24 +141,10 @@ func Supported(domain, op string) bool {
 func SupportedOps() []string {
 	var out []string
 	for k := range kernels {
-		d, op := splitKey(k)
-		if d == "" {
-			out = append(out, op)
-		} else {
-			out = append(out, d+":"+op)
-		}
+		out = append(out, k.String())
 	}
 	sort.Strings(out)
 	return out
-}
-
-func splitKey(k string) (string, string) {
-	for i := 0; i < len(k); i++ {
-		if k[i] == 0 {
-			return k[:i], k[i+1:]
-		}
-	}
-	return "", k
 }
 
 // Evaluator runs one model. It caches converted initializers, so reuse it
@@ -393,15 +374,8 @@ func (e *Evaluator) runGraph(g *ir.Graph, sc *scope, depth int) ([]Value, error)
 }
 
 func opsetOf(opsets []ir.OpsetID, domain string) int64 {
-	if domain == "ai.onnx" {
-		domain = ""
-	}
 	for _, o := range opsets {
-		d := o.Domain
-		if d == "ai.onnx" {
-			d = ""
-		}
-		if d == domain {
+		if o.Domain == domain {
 			return o.Version
 		}
 	}
@@ -508,7 +482,10 @@ func (e *Evaluator) call(n *ir.Node, sc *scope, in []Value, depth int) (outs []V
 			outs, err = nil, fmt.Errorf("internal error: %v", r)
 		}
 	}()
-	if ke, ok := kernels[kernelKey(n.Domain, n.Op)]; ok {
+	if ke, ok := kernels[n.Key()]; ok {
+		if err := checkInputs(n, c.Opset, in); err != nil {
+			return nil, err
+		}
 		if ke.vk != nil {
 			return ke.vk(c, in)
 		}
@@ -547,6 +524,29 @@ func (e *Evaluator) call(n *ir.Node, sc *scope, in []Value, depth int) (outs []V
 		return e.callFunction(c, f, in)
 	}
 	return nil, &UnsupportedError{Op: n.QualifiedOp()}
+}
+
+// checkInputs is every kernel's preamble, checked once from ir's op
+// table before the kernel runs: the node has as many input slots as its
+// op takes at opset (unknown: the loosest bounds), and each slot the op
+// requires holds a value. A kernel reads its required inputs as in[i]
+// without checking them again; it still checks optional ones, and the
+// dtypes and shapes its arithmetic needs.
+func checkInputs(n *ir.Node, opset int64, in []Value) error {
+	info := ir.InfoOf(n)
+	if info == nil {
+		return nil
+	}
+	arity, _ := info.Arity(opset)
+	if !arity.Allows(len(in)) {
+		return fmt.Errorf("have %d inputs, want %s", len(in), arity)
+	}
+	for i := 0; i < arity.Min; i++ {
+		if in[i] == nil && info.Required(i) {
+			return fmt.Errorf("missing input %d, which %s requires", i, n.QualifiedOp())
+		}
+	}
+	return nil
 }
 
 func valueKind(v Value) string {

@@ -37,18 +37,10 @@ func (c *Ctx) applyMod(name string, t *Tensor) (*Tensor, error) {
 }
 
 func kernelFlexAttention(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	qt, err := need(in, 0, "Q")
-	if err != nil {
-		return nil, err
-	}
-	kt, err := need(in, 1, "K")
-	if err != nil {
-		return nil, err
-	}
-	vt, err := need(in, 2, "V")
-	if err != nil {
-		return nil, err
-	}
+	qt := in[0]
+	kt := in[1]
+	vt := in[2]
+	var err error
 	if err := requireFloat(qt, "Q"); err != nil {
 		return nil, err
 	}
@@ -127,14 +119,8 @@ func kernelSwiGLU(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 }
 
 func kernelMaxUnpool(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x, err := need(in, 0, "X")
-	if err != nil {
-		return nil, err
-	}
-	it, err := need(in, 1, "I")
-	if err != nil {
-		return nil, err
-	}
+	x := in[0]
+	it := in[1]
 	idx, err := ints(it, "I")
 	if err != nil {
 		return nil, err

@@ -174,7 +174,10 @@ func copyElem(dst *Tensor, i int, src *Tensor, j int) {
 	}
 }
 
-// need checks that input i is present.
+// need checks that input i is present. A kernel calls it only for a
+// slot ir's op table does not mark Required at every opset: the required
+// ones were checked once before the kernel ran (checkInputs), and the
+// kernel reads them as in[i].
 func need(in []*Tensor, i int, what string) (*Tensor, error) {
 	if i >= len(in) || in[i] == nil {
 		return nil, fmt.Errorf("missing input %d (%s)", i, what)

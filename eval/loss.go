@@ -80,17 +80,11 @@ func reduceLoss(c *Ctx, loss []float64, shape []int, wsum float64, like *Tensor)
 }
 
 func kernelNLLLoss(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x, err := need(in, 0, "input")
-	if err != nil {
-		return nil, err
-	}
+	x := in[0]
 	if err := requireFloat(x, "input"); err != nil {
 		return nil, err
 	}
-	t, err := need(in, 1, "target")
-	if err != nil {
-		return nil, err
-	}
+	t := in[1]
 	w := optIn(in, 2)
 	loss, shape, wsum, err := nll(c, x.f64(), x.Shape, t, w)
 	if err != nil {
@@ -104,17 +98,11 @@ func kernelNLLLoss(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 }
 
 func kernelSCELoss(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x, err := need(in, 0, "scores")
-	if err != nil {
-		return nil, err
-	}
+	x := in[0]
 	if err := requireFloat(x, "scores"); err != nil {
 		return nil, err
 	}
-	t, err := need(in, 1, "labels")
-	if err != nil {
-		return nil, err
-	}
+	t := in[1]
 	if x.Rank() < 2 {
 		return nil, c.Errorf("scores must have rank >= 2")
 	}

@@ -41,10 +41,7 @@ func init() {
 }
 
 func kernelBitCast(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x, err := need(in, 0, "input")
-	if err != nil {
-		return nil, err
-	}
+	x := in[0]
 	a := c.Attr("to")
 	if a == nil {
 		return nil, c.Errorf("missing attribute to")
@@ -77,10 +74,7 @@ func kernelBitCast(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 }
 
 func kernelDet(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x, err := need(in, 0, "X")
-	if err != nil {
-		return nil, err
-	}
+	x := in[0]
 	if err := requireFloat(x, "X"); err != nil {
 		return nil, err
 	}
@@ -138,10 +132,8 @@ func elemLess(t *Tensor, i, j int) int {
 }
 
 func kernelUnique(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x, err := need(in, 0, "X")
-	if err != nil {
-		return nil, err
-	}
+	x := in[0]
+	var err error
 	sorted := c.Int("sorted", 1) != 0
 	var outer, n, inner int
 	axisAttr := c.Attr("axis")
@@ -211,10 +203,7 @@ func kernelUnique(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 
 func windowKernel(f func(n, d float64) float64) Kernel {
 	return func(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-		st, err := need(in, 0, "size")
-		if err != nil {
-			return nil, err
-		}
+		st := in[0]
 		sz, err := scalarFloat(st, "size")
 		if err != nil {
 			return nil, err
@@ -248,14 +237,8 @@ func windowKernel(f func(n, d float64) float64) Kernel {
 }
 
 func kernelNMS(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	boxes, err := need(in, 0, "boxes")
-	if err != nil {
-		return nil, err
-	}
-	scores, err := need(in, 1, "scores")
-	if err != nil {
-		return nil, err
-	}
+	boxes := in[0]
+	scores := in[1]
 	if boxes.Rank() != 3 || boxes.Shape[2] != 4 || scores.Rank() != 3 || scores.Shape[0] != boxes.Shape[0] || scores.Shape[2] != boxes.Shape[1] {
 		return nil, c.Errorf("boxes %s and scores %s do not fit", boxes, scores)
 	}
@@ -332,10 +315,7 @@ func kernelNMS(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 }
 
 func kernelImageScaler(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x, err := need(in, 0, "input")
-	if err != nil {
-		return nil, err
-	}
+	x := in[0]
 	if err := requireFloat(x, "input"); err != nil {
 		return nil, err
 	}
@@ -365,10 +345,7 @@ func kernelImageScaler(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 }
 
 func kernelCrop(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x, err := need(in, 0, "input")
-	if err != nil {
-		return nil, err
-	}
+	x := in[0]
 	if x.Rank() != 4 {
 		return nil, c.Errorf("input must be 4-D, got %s", x)
 	}
@@ -415,10 +392,7 @@ func kernelStringConcat(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 }
 
 func kernelStringSplit(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x, err := need(in, 0, "X")
-	if err != nil {
-		return nil, err
-	}
+	x := in[0]
 	if x.cls() != clsS {
 		return nil, c.Errorf("X must be strings")
 	}
@@ -468,10 +442,7 @@ func kernelStringSplit(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 }
 
 func kernelStringNormalizer(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x, err := need(in, 0, "X")
-	if err != nil {
-		return nil, err
-	}
+	x := in[0]
 	if x.cls() != clsS || x.Rank() > 2 || x.Rank() == 2 && x.Shape[0] != 1 {
 		return nil, c.Errorf("X must be strings of shape [C] or [1,C], got %s", x)
 	}
@@ -513,10 +484,7 @@ func kernelStringNormalizer(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 }
 
 func kernelRegexFullMatch(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x, err := need(in, 0, "X")
-	if err != nil {
-		return nil, err
-	}
+	x := in[0]
 	if x.cls() != clsS {
 		return nil, c.Errorf("X must be strings")
 	}

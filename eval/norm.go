@@ -33,10 +33,7 @@ func perChannel(t *Tensor, ch int, what string) ([]float64, error) {
 }
 
 func kernelBatchNorm(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x, err := need(in, 0, "X")
-	if err != nil {
-		return nil, err
-	}
+	x := in[0]
 	if err := requireFloat(x, "X"); err != nil {
 		return nil, err
 	}
@@ -110,10 +107,7 @@ func kernelBatchNorm(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 }
 
 func kernelInstanceNorm(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x, err := need(in, 0, "input")
-	if err != nil {
-		return nil, err
-	}
+	x := in[0]
 	if err := requireFloat(x, "input"); err != nil {
 		return nil, err
 	}
@@ -280,10 +274,7 @@ func kernelRMSNorm(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 }
 
 func kernelGroupNorm(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x, err := need(in, 0, "X")
-	if err != nil {
-		return nil, err
-	}
+	x := in[0]
 	if err := requireFloat(x, "X"); err != nil {
 		return nil, err
 	}
@@ -295,14 +286,8 @@ func kernelGroupNorm(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	if g <= 0 || ch%g != 0 {
 		return nil, c.Errorf("num_groups %d does not divide %d channels", g, ch)
 	}
-	st, err := need(in, 1, "scale")
-	if err != nil {
-		return nil, err
-	}
-	bt, err := need(in, 2, "bias")
-	if err != nil {
-		return nil, err
-	}
+	st := in[1]
+	bt := in[2]
 	sc, bs := st.f64(), bt.f64()
 	perGroup := len(sc) == g && g != ch
 	if !perGroup && len(sc) != ch || len(bs) != len(sc) {
@@ -336,10 +321,7 @@ func kernelGroupNorm(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 }
 
 func kernelLRN(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x, err := need(in, 0, "X")
-	if err != nil {
-		return nil, err
-	}
+	x := in[0]
 	if err := requireFloat(x, "X"); err != nil {
 		return nil, err
 	}
@@ -376,10 +358,7 @@ func kernelLRN(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 }
 
 func kernelLpNorm(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x, err := need(in, 0, "input")
-	if err != nil {
-		return nil, err
-	}
+	x := in[0]
 	if err := requireFloat(x, "input"); err != nil {
 		return nil, err
 	}
@@ -425,10 +404,7 @@ func kernelLpNorm(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 }
 
 func kernelMVN(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x, err := need(in, 0, "X")
-	if err != nil {
-		return nil, err
-	}
+	x := in[0]
 	if err := requireFloat(x, "X"); err != nil {
 		return nil, err
 	}

@@ -170,14 +170,9 @@ func quantAxis(c *Ctx, rank int) (int, error) {
 }
 
 func kernelQuantizeLinear(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x, err := need(in, 0, "x")
-	if err != nil {
-		return nil, err
-	}
-	scale, err := need(in, 1, "y_scale")
-	if err != nil {
-		return nil, err
-	}
+	x := in[0]
+	scale := in[1]
+	var err error
 	zp := optIn(in, 2)
 	to := ir.Uint8
 	if zp != nil {
@@ -211,14 +206,9 @@ func kernelQuantizeLinear(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 }
 
 func kernelDequantizeLinear(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x, err := need(in, 0, "x")
-	if err != nil {
-		return nil, err
-	}
-	scale, err := need(in, 1, "x_scale")
-	if err != nil {
-		return nil, err
-	}
+	x := in[0]
+	scale := in[1]
+	var err error
 	zp := optIn(in, 2)
 	axis := -1
 	if scale.Len() != 1 {
@@ -248,10 +238,7 @@ func kernelDequantizeLinear(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 }
 
 func kernelDynamicQuantizeLinear(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x, err := need(in, 0, "x")
-	if err != nil {
-		return nil, err
-	}
+	x := in[0]
 	if err := requireFloat(x, "x"); err != nil {
 		return nil, err
 	}

@@ -112,10 +112,7 @@ func reduceSetup(c *Ctx, x *Tensor, in []*Tensor, since int64) (outShape []int, 
 
 func reduceKernel(r reducer) Kernel {
 	return func(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-		x, err := need(in, 0, "data")
-		if err != nil {
-			return nil, err
-		}
+		x := in[0]
 		shape, idx, group, noop, err := reduceSetup(c, x, in, r.since)
 		if err != nil {
 			return nil, err
@@ -123,12 +120,12 @@ func reduceKernel(r reducer) Kernel {
 		if noop {
 			return []*Tensor{x}, nil
 		}
-		if x.cls() == clsB && (c.Node.Op == "ReduceMax" || c.Node.Op == "ReduceMin") {
+		if x.cls() == clsB && c.Node.IsAny(ir.OpReduceMax, ir.OpReduceMin) {
 			out, err := c.alloc(ir.Bool, shape)
 			if err != nil {
 				return nil, err
 			}
-			isMax := c.Node.Op == "ReduceMax"
+			isMax := c.Node.Is(ir.OpReduceMax)
 			for o := range out.B {
 				acc := !isMax
 				for j := 0; j < group; j++ {
@@ -223,10 +220,7 @@ func reduceKernel(r reducer) Kernel {
 }
 
 func kernelReduceLogSumExp(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x, err := need(in, 0, "data")
-	if err != nil {
-		return nil, err
-	}
+	x := in[0]
 	shape, idx, group, noop, err := reduceSetup(c, x, in, 18)
 	if err != nil {
 		return nil, err
@@ -266,10 +260,7 @@ func kernelReduceLogSumExp(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 
 func argKernel(isMin bool) Kernel {
 	return func(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-		x, err := need(in, 0, "data")
-		if err != nil {
-			return nil, err
-		}
+		x := in[0]
 		axis, err := normAxis(c.Int("axis", 0), x.Rank())
 		if err != nil {
 			return nil, err
@@ -315,10 +306,7 @@ func argKernel(isMin bool) Kernel {
 // softmaxKernel: kind 0 Softmax, 1 LogSoftmax, 2 Hardmax.
 func softmaxKernel(kind int) Kernel {
 	return func(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-		x, err := need(in, 0, "input")
-		if err != nil {
-			return nil, err
-		}
+		x := in[0]
 		if err := requireFloat(x, "input"); err != nil {
 			return nil, err
 		}
@@ -387,14 +375,8 @@ func softmaxKernel(kind int) Kernel {
 
 func cumKernel(prod bool) Kernel {
 	return func(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-		x, err := need(in, 0, "x")
-		if err != nil {
-			return nil, err
-		}
-		at, err := need(in, 1, "axis")
-		if err != nil {
-			return nil, err
-		}
+		x := in[0]
+		at := in[1]
 		av, err := ints(at, "axis")
 		if err != nil || len(av) != 1 {
 			return nil, c.Errorf("axis must be an integer scalar")
@@ -459,10 +441,7 @@ func cumKernel(prod bool) Kernel {
 }
 
 func kernelTopK(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x, err := need(in, 0, "X")
-	if err != nil {
-		return nil, err
-	}
+	x := in[0]
 	var k int64
 	if c.Opset < 10 {
 		k = c.Int("k", 0)

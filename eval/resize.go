@@ -193,10 +193,7 @@ func resizeAxis(data []float64, shape []int, axis int, taps [][]tap) ([]float64,
 }
 
 func kernelUpsample(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x, err := need(in, 0, "X")
-	if err != nil {
-		return nil, err
-	}
+	x := in[0]
 	var scales []float64
 	if a, ok := c.Floats("scales"); ok {
 		for _, s := range a {
@@ -218,10 +215,8 @@ func kernelUpsample(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 }
 
 func kernelResize(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x, err := need(in, 0, "X")
-	if err != nil {
-		return nil, err
-	}
+	x := in[0]
+	var err error
 	spec := &resizeSpec{
 		mode:           c.Str("mode", "nearest"),
 		coord:          c.Str("coordinate_transformation_mode", "half_pixel"),

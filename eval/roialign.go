@@ -12,18 +12,9 @@ func init() {
 }
 
 func kernelRoiAlign(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x, err := need(in, 0, "X")
-	if err != nil {
-		return nil, err
-	}
-	rt, err := need(in, 1, "rois")
-	if err != nil {
-		return nil, err
-	}
-	bt, err := need(in, 2, "batch_indices")
-	if err != nil {
-		return nil, err
-	}
+	x := in[0]
+	rt := in[1]
+	bt := in[2]
 	if err := requireFloat(x, "X"); err != nil {
 		return nil, err
 	}

@@ -25,10 +25,7 @@ func init() {
 	register(kernelTile, "Tile")
 	register(kernelShape, "Shape")
 	register(func(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-		x, err := need(in, 0, "data")
-		if err != nil {
-			return nil, err
-		}
+		x := in[0]
 		return []*Tensor{scalarI(int64(x.Len()))}, nil
 	}, "Size")
 	registerValue(func(c *Ctx, in []Value) ([]Value, error) {
@@ -68,10 +65,7 @@ func axesInput(c *Ctx, in []*Tensor, i int, since int64) ([]int64, bool, error) 
 }
 
 func kernelReshape(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x, err := need(in, 0, "data")
-	if err != nil {
-		return nil, err
-	}
+	x := in[0]
 	var spec []int64
 	if c.Opset < 5 {
 		spec, _ = c.Ints("shape")
@@ -128,10 +122,7 @@ func reshapeDims(in []int, spec []int64, allowZero bool) ([]int, error) {
 }
 
 func kernelFlatten(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x, err := need(in, 0, "input")
-	if err != nil {
-		return nil, err
-	}
+	x := in[0]
 	axis := int(c.Int("axis", 1))
 	if axis < 0 {
 		axis += x.Rank()
@@ -143,10 +134,7 @@ func kernelFlatten(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 }
 
 func kernelSqueeze(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x, err := need(in, 0, "data")
-	if err != nil {
-		return nil, err
-	}
+	x := in[0]
 	axes, ok, err := axesInput(c, in, 1, 13)
 	if err != nil {
 		return nil, err
@@ -177,10 +165,7 @@ func kernelSqueeze(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 }
 
 func kernelUnsqueeze(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x, err := need(in, 0, "data")
-	if err != nil {
-		return nil, err
-	}
+	x := in[0]
 	axes, ok, err := axesInput(c, in, 1, 13)
 	if err != nil {
 		return nil, err
@@ -248,10 +233,7 @@ func (c *Ctx) transpose(x *Tensor, perm []int) (*Tensor, error) {
 }
 
 func kernelTranspose(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x, err := need(in, 0, "data")
-	if err != nil {
-		return nil, err
-	}
+	x := in[0]
 	perm := make([]int, x.Rank())
 	if p, ok := c.Ints("perm"); ok {
 		if len(p) != x.Rank() {
@@ -355,10 +337,7 @@ func (c *Ctx) sliceAxis(x *Tensor, axis, start, size int) (*Tensor, error) {
 }
 
 func kernelSplit(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x, err := need(in, 0, "input")
-	if err != nil {
-		return nil, err
-	}
+	x := in[0]
 	axis, err := normAxis(c.Int("axis", 0), x.Rank())
 	if err != nil {
 		return nil, err
@@ -425,10 +404,8 @@ func clampInt(v, lo, hi int64) int64 {
 }
 
 func kernelSlice(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x, err := need(in, 0, "data")
-	if err != nil {
-		return nil, err
-	}
+	x := in[0]
+	var err error
 	var starts, ends, axes, steps []int64
 	if c.Opset < 10 {
 		starts, _ = c.Ints("starts")
@@ -543,14 +520,8 @@ func (c *Ctx) shapeInput(s *Tensor) ([]int, error) {
 }
 
 func kernelExpand(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x, err := need(in, 0, "input")
-	if err != nil {
-		return nil, err
-	}
-	s, err := need(in, 1, "shape")
-	if err != nil {
-		return nil, err
-	}
+	x := in[0]
+	s := in[1]
 	spec, err := c.shapeInput(s)
 	if err != nil {
 		return nil, err
@@ -567,14 +538,8 @@ func kernelExpand(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 }
 
 func kernelTile(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x, err := need(in, 0, "input")
-	if err != nil {
-		return nil, err
-	}
-	rt, err := need(in, 1, "repeats")
-	if err != nil {
-		return nil, err
-	}
+	x := in[0]
+	rt := in[1]
 	reps, err := ints(rt, "repeats")
 	if err != nil {
 		return nil, err
@@ -601,10 +566,7 @@ func kernelTile(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 }
 
 func kernelShape(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x, err := need(in, 0, "data")
-	if err != nil {
-		return nil, err
-	}
+	x := in[0]
 	r := int64(x.Rank())
 	s, e := c.Int("start", 0), c.Int("end", r)
 	if s < 0 {
@@ -703,10 +665,7 @@ func (c *Ctx) densify(st *ir.SparseTensor) (*Tensor, error) {
 }
 
 func kernelConstantOfShape(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	s, err := need(in, 0, "input")
-	if err != nil {
-		return nil, err
-	}
+	s := in[0]
 	shape, err := c.shapeInput(s)
 	if err != nil {
 		return nil, err
@@ -791,10 +750,7 @@ func kernelRange(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 }
 
 func kernelPad(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x, err := need(in, 0, "data")
-	if err != nil {
-		return nil, err
-	}
+	x := in[0]
 	mode := c.Str("mode", "constant")
 	r := x.Rank()
 	var pads []int64
@@ -907,10 +863,8 @@ func padSource(p, n int, mode string) int {
 }
 
 func kernelDepthToSpace(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x, err := need(in, 0, "input")
-	if err != nil {
-		return nil, err
-	}
+	x := in[0]
+	var err error
 	if x.Rank() != 4 {
 		return nil, c.Errorf("input must be 4-D, got %s", x)
 	}
@@ -932,10 +886,7 @@ func kernelDepthToSpace(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 }
 
 func kernelSpaceToDepth(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x, err := need(in, 0, "input")
-	if err != nil {
-		return nil, err
-	}
+	x := in[0]
 	if x.Rank() != 4 {
 		return nil, c.Errorf("input must be 4-D, got %s", x)
 	}
@@ -952,10 +903,7 @@ func kernelSpaceToDepth(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 }
 
 func kernelEyeLike(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x, err := need(in, 0, "input")
-	if err != nil {
-		return nil, err
-	}
+	x := in[0]
 	if x.Rank() != 2 {
 		return nil, c.Errorf("input must be 2-D, got %s", x)
 	}
@@ -991,10 +939,7 @@ func setOne(t *Tensor, i int) {
 }
 
 func kernelTrilu(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x, err := need(in, 0, "input")
-	if err != nil {
-		return nil, err
-	}
+	x := in[0]
 	if x.Rank() < 2 {
 		return nil, c.Errorf("input must have rank >= 2, got %s", x)
 	}
@@ -1026,18 +971,9 @@ func kernelTrilu(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 }
 
 func kernelOneHot(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	idx, err := need(in, 0, "indices")
-	if err != nil {
-		return nil, err
-	}
-	dt, err := need(in, 1, "depth")
-	if err != nil {
-		return nil, err
-	}
-	vals, err := need(in, 2, "values")
-	if err != nil {
-		return nil, err
-	}
+	idx := in[0]
+	dt := in[1]
+	vals := in[2]
 	if vals.Len() != 2 {
 		return nil, c.Errorf("values must have two elements")
 	}
@@ -1099,10 +1035,7 @@ func isNonZero(t *Tensor, i int) bool {
 }
 
 func kernelNonZero(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x, err := need(in, 0, "X")
-	if err != nil {
-		return nil, err
-	}
+	x := in[0]
 	var hits [][]int
 	forEachIndex(x.Shape, func(k int, ix []int) {
 		if isNonZero(x, k) {
@@ -1123,14 +1056,9 @@ func kernelNonZero(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 }
 
 func kernelCompress(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x, err := need(in, 0, "input")
-	if err != nil {
-		return nil, err
-	}
-	cond, err := need(in, 1, "condition")
-	if err != nil {
-		return nil, err
-	}
+	x := in[0]
+	cond := in[1]
+	var err error
 	if cond.cls() != clsB {
 		return nil, c.Errorf("condition must be bool")
 	}
@@ -1179,14 +1107,8 @@ func (c *Ctx) gatherAxis(x *Tensor, axis int, pos []int) (*Tensor, error) {
 }
 
 func kernelReverseSequence(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x, err := need(in, 0, "input")
-	if err != nil {
-		return nil, err
-	}
-	lt, err := need(in, 1, "sequence_lens")
-	if err != nil {
-		return nil, err
-	}
+	x := in[0]
+	lt := in[1]
 	lens, err := ints(lt, "sequence_lens")
 	if err != nil {
 		return nil, err
@@ -1230,14 +1152,8 @@ func kernelReverseSequence(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 }
 
 func kernelCenterCropPad(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x, err := need(in, 0, "input_data")
-	if err != nil {
-		return nil, err
-	}
-	st, err := need(in, 1, "shape")
-	if err != nil {
-		return nil, err
-	}
+	x := in[0]
+	st := in[1]
 	target, err := ints(st, "shape")
 	if err != nil {
 		return nil, err
@@ -1291,10 +1207,8 @@ func kernelCenterCropPad(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 }
 
 func kernelDropout(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x, err := need(in, 0, "data")
-	if err != nil {
-		return nil, err
-	}
+	x := in[0]
+	var err error
 	if len(in) > 2 && in[2] != nil && in[2].Len() == 1 && isNonZero(in[2], 0) {
 		ratio := 0.5
 		if len(in) > 1 && in[1] != nil {

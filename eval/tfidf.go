@@ -14,10 +14,7 @@ func init() {
 }
 
 func kernelTfIdf(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x, err := need(in, 0, "X")
-	if err != nil {
-		return nil, err
-	}
+	x := in[0]
 	if x.Rank() < 1 || x.Rank() > 2 {
 		return nil, c.Errorf("X must be 1-D or 2-D, got %s", x)
 	}

@@ -19,14 +19,8 @@ func init() {
 // and the states (groups-1 state groups follow X and G).
 func optimizerKernel(kind string, states int) Kernel {
 	return func(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-		rt, err := need(in, 0, "R")
-		if err != nil {
-			return nil, err
-		}
-		tt, err := need(in, 1, "T")
-		if err != nil {
-			return nil, err
-		}
+		rt := in[0]
+		tt := in[1]
 		r, err := scalarFloat(rt, "R")
 		if err != nil {
 			return nil, err

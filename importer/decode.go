@@ -76,10 +76,7 @@ func (d *decoder) model(b []byte) (*ir.Model, error) {
 	}
 	seen := map[string]bool{}
 	for _, o := range m.Opsets {
-		dom := o.Domain
-		if dom == "ai.onnx" {
-			dom = ""
-		}
+		dom := ir.CanonicalDomain(o.Domain)
 		if seen[dom] {
 			return nil, fmt.Errorf("opset_import lists domain %q twice", o.Domain)
 		}
@@ -87,6 +84,9 @@ func (d *decoder) model(b []byte) (*ir.Model, error) {
 		if o.Version < 1 || o.Version > maxOpsetVersion {
 			return nil, fmt.Errorf("opset_import %q version %d is out of range (1..%d)", o.Domain, o.Version, maxOpsetVersion)
 		}
+	}
+	for i := range m.Opsets {
+		m.Opsets[i].Domain = ir.CanonicalDomain(m.Opsets[i].Domain)
 	}
 	if len(m.Opsets) == 0 {
 		// IR version 1-2 models may omit it; the default domain at opset 1 is implied.
@@ -222,6 +222,7 @@ func (d *decoder) rawNode(b []byte) (rawNode, error) {
 			n.op, err = f.str("op_type")
 		case nodeDomain:
 			n.domain, err = f.str("node domain")
+			n.domain = ir.CanonicalDomain(n.domain)
 		case nodeOverload:
 			n.overload, err = f.str("node overload")
 		case nodeAttribute:
@@ -561,6 +562,7 @@ func (d *decoder) function(b []byte) (*ir.Function, error) {
 			fn.Name, err = f.str("function name")
 		case fnDomain:
 			fn.Domain, err = f.str("function domain")
+			fn.Domain = ir.CanonicalDomain(fn.Domain)
 		case fnOverload:
 			fn.Overload, err = f.str("function overload")
 		case fnDocString:
@@ -586,6 +588,7 @@ func (d *decoder) function(b []byte) (*ir.Function, error) {
 		case fnOpsetImport:
 			var o ir.OpsetID
 			o, err = d.opset(f.b)
+			o.Domain = ir.CanonicalDomain(o.Domain)
 			fn.Opsets = append(fn.Opsets, o)
 		case fnValueInfo:
 			var vi valueInfo

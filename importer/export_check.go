@@ -137,8 +137,5 @@ func checkDomains(m *ir.Model, add func(string, ...any)) {
 }
 
 func canonical(d string) string {
-	if d == "ai.onnx" {
-		return ""
-	}
-	return strings.TrimSpace(d)
+	return strings.TrimSpace(ir.CanonicalDomain(d))
 }

@@ -31,6 +31,31 @@ const FusedDomain = "wolong"
 // FusedBodyAttr is the GRAPH attribute that holds a fused kernel's members.
 const FusedBodyAttr = "body"
 
+// Keys of the pattern kernels the optimizer's matchers create. Other
+// fused kernels (a fused GEMM with its epilogue, an elementwise chain)
+// are named by their members and have no row in the op table: they are
+// opaque to further fusion.
+var (
+	FusedGelu      = OpKey{FusedDomain, "Gelu"}
+	FusedSiLU      = OpKey{FusedDomain, "SiLU"}
+	FusedLayerNorm = OpKey{FusedDomain, "LayerNorm"}
+	FusedRMSNorm   = OpKey{FusedDomain, "RMSNorm"}
+	FusedAttention = OpKey{FusedDomain, "Attention"}
+)
+
+// fusedOps are the op-table rows of the pattern kernels. A pattern
+// kernel keeps its members' semantics for the fuser: a GELU or SiLU is
+// still elementwise (it may join a GEMM epilogue), a LayerNorm or
+// RMSNorm still a row reduction (it may take its residual Add). Each
+// infers, runs and is costed through its body.
+var fusedOps = [...]OpInfo{
+	{Key: FusedGelu, In: ar(0, -1), Out: ar(0, -1), Pattern: ElemWise, Cost: CostFused},
+	{Key: FusedSiLU, In: ar(0, -1), Out: ar(0, -1), Pattern: ElemWise, Cost: CostFused},
+	{Key: FusedLayerNorm, In: ar(0, -1), Out: ar(0, -1), Pattern: CommReduce, Cost: CostFused},
+	{Key: FusedRMSNorm, In: ar(0, -1), Out: ar(0, -1), Pattern: CommReduce, Cost: CostFused},
+	{Key: FusedAttention, In: ar(0, -1), Out: ar(0, -1), Cost: CostFused},
+}
+
 // Names of the match attributes a fused node may carry.
 const (
 	FusedEpsilon     = "epsilon"     // FLOAT: LayerNorm / RMSNorm epsilon

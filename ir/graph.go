@@ -48,17 +48,12 @@ func (m *Model) Close() error {
 }
 
 // Opset returns the model's opset version for domain ("" and "ai.onnx" are
-// the same domain), or 0 if the model does not import it.
+// the same domain; the model's own domains are canonical), or 0 if the
+// model does not import it.
 func (m *Model) Opset(domain string) int64 {
-	if domain == "ai.onnx" {
-		domain = ""
-	}
+	domain = CanonicalDomain(domain)
 	for _, o := range m.Opsets {
-		d := o.Domain
-		if d == "ai.onnx" {
-			d = ""
-		}
-		if d == domain {
+		if o.Domain == domain {
 			return o.Version
 		}
 	}
@@ -146,10 +141,7 @@ type Node struct {
 
 // QualifiedOp returns "Op" for ai.onnx and "domain:Op" otherwise.
 func (n *Node) QualifiedOp() string {
-	if n.Domain == "" || n.Domain == "ai.onnx" {
-		return n.Op
-	}
-	return n.Domain + ":" + n.Op
+	return n.Key().String()
 }
 
 // Input returns input i, or nil when absent or omitted.

@@ -14,7 +14,6 @@ package ir
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 )
 
@@ -24,56 +23,37 @@ import (
 // stops inference of the rest of the graph.
 type InferFunc func(c *InferContext) error
 
-// OpDef describes one operator for the verifier and the inference engine.
+// OpDef registers the inference function of one operator, which the op
+// table (ops.go) must declare: its arity and other facts are there.
 type OpDef struct {
-	Domain     string // "" for ai.onnx
-	Name       string
-	MinInputs  int
-	MaxInputs  int // -1: variadic
-	MinOutputs int
-	MaxOutputs int // -1: variadic
-	Infer      InferFunc
+	Domain string // "" for ai.onnx
+	Name   string
+	Infer  InferFunc
 }
 
-var opTable = map[string]*OpDef{}
+// inferTable holds the registered inference functions by op.
+var inferTable = map[OpKey]InferFunc{}
 
-func opKey(domain, name string) string {
-	if domain == "ai.onnx" {
-		domain = ""
-	}
-	return domain + "\x00" + name
-}
-
-// Register adds op definitions to the registry. It panics on a duplicate,
-// which is a programming error caught by any test.
+// Register adds inference functions to the registry. It panics on a
+// duplicate or on an op the op table does not declare, programming
+// errors any test catches.
 func Register(defs ...OpDef) {
-	for i := range defs {
-		d := defs[i]
-		k := opKey(d.Domain, d.Name)
-		if _, dup := opTable[k]; dup {
-			panic("ir: op registered twice: " + d.Domain + ":" + d.Name)
+	for _, d := range defs {
+		k := Key(d.Domain, d.Name)
+		MustInfo("ir", k)
+		if _, dup := inferTable[k]; dup {
+			panic("ir: op registered twice: " + k.String())
 		}
-		opTable[k] = &d
+		inferTable[k] = d.Infer
 	}
 }
 
-// LookupOp returns the registered definition of (domain, name), or nil.
-func LookupOp(domain, name string) *OpDef { return opTable[opKey(domain, name)] }
+// InferFuncOf returns the inference function registered for k, or nil.
+func InferFuncOf(k OpKey) InferFunc { return inferTable[k] }
 
-// RegisteredOps lists the registered ops as "domain:name" ("name" for
-// ai.onnx), sorted.
-func RegisteredOps() []string {
-	out := make([]string, 0, len(opTable))
-	for _, d := range opTable {
-		if d.Domain == "" {
-			out = append(out, d.Name)
-		} else {
-			out = append(out, d.Domain+":"+d.Name)
-		}
-	}
-	sort.Strings(out)
-	return out
-}
+// Inferable reports whether inference knows (domain, name): the op has a
+// registered inference function. Other ops are opaque to inference.
+func Inferable(domain, name string) bool { return inferTable[Key(domain, name)] != nil }
 
 // Severity grades a diagnostic.
 type Severity uint8
@@ -266,18 +246,18 @@ func (st *inferState) inferNode(n *Node) {
 	for _, o := range n.Outputs {
 		if o != nil {
 			o.Type, o.Known = Type{}, nil
-			if o.Producer == n && n.Op != "Constant" {
+			if o.Producer == n && !n.Is(OpConstant) {
 				o.Const = nil
 			}
 		}
 	}
 	c := &InferContext{Node: n, st: st}
-	def := LookupOp(n.Domain, n.Op)
+	infer := inferTable[n.Key()]
 	var err error
 	switch {
-	case def != nil && def.Infer != nil:
+	case infer != nil:
 		c.Opset = st.model.opsetFor(n)
-		err = c.safeInfer(def.Infer)
+		err = c.safeInfer(infer)
 	case IsFused(n):
 		err = c.safeInfer(func(c *InferContext) error { return c.inferFused(FusedBody(n)) })
 	case st.model.Function(n.Domain, n.Op) != nil:
@@ -332,7 +312,7 @@ func (st *inferState) checkDeclared(v *Value, n *Node) {
 // opsetFor returns the opset version in force for n's domain.
 func (m *Model) opsetFor(n *Node) int64 {
 	v := m.Opset(n.Domain)
-	if v == 0 && (n.Domain == "" || n.Domain == "ai.onnx") {
+	if v == 0 && n.Domain == "" {
 		v = 1
 	}
 	return v
@@ -591,20 +571,4 @@ func (st *inferState) inferGraphWithAttrs(g *Graph, in []Type, call *Node) {
 	for _, s := range restore {
 		s.n.Attrs = s.attrs
 	}
-}
-
-// MergeOpsets is the opset imports inside a function: the function's own
-// (fn), then each of the caller's (model) for a domain fn does not import.
-func MergeOpsets(model, fn []OpsetID) []OpsetID {
-	out := append([]OpsetID(nil), fn...)
-	for _, o := range model {
-		found := false
-		for _, f := range fn {
-			found = found || f.Domain == o.Domain
-		}
-		if !found {
-			out = append(out, o)
-		}
-	}
-	return out
 }

@@ -8,9 +8,9 @@ package ir
 
 func init() {
 	Register(
-		OpDef{Name: "If", MinInputs: 1, MaxInputs: 1, MinOutputs: 1, MaxOutputs: -1, Infer: inferIf},
-		OpDef{Name: "Loop", MinInputs: 2, MaxInputs: -1, MinOutputs: 1, MaxOutputs: -1, Infer: inferLoop},
-		OpDef{Name: "Scan", MinInputs: 1, MaxInputs: -1, MinOutputs: 1, MaxOutputs: -1, Infer: inferScan},
+		OpDef{Name: "If", Infer: inferIf},
+		OpDef{Name: "Loop", Infer: inferLoop},
+		OpDef{Name: "Scan", Infer: inferScan},
 	)
 }
 

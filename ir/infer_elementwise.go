@@ -513,57 +513,49 @@ func inferBitCast(c *InferContext) error {
 	return nil
 }
 
-// cxUnaryOps lists ops (ai.onnx unless noted) whose output has the type and
-// shape of input 0, with their arity.
-var cxUnaryOps = []struct {
-	name     string
-	min, max int
-}{
-	{"Abs", 1, 1}, {"Neg", 1, 1}, {"Exp", 1, 1}, {"Log", 1, 1}, {"Sqrt", 1, 1},
-	{"Sin", 1, 1}, {"Cos", 1, 1}, {"Tan", 1, 1}, {"Asin", 1, 1}, {"Acos", 1, 1},
-	{"Atan", 1, 1}, {"Sinh", 1, 1}, {"Cosh", 1, 1}, {"Asinh", 1, 1}, {"Acosh", 1, 1},
-	{"Atanh", 1, 1}, {"Erf", 1, 1}, {"Sign", 1, 1}, {"Not", 1, 1}, {"Relu", 1, 1},
-	{"Sigmoid", 1, 1}, {"Tanh", 1, 1}, {"Softplus", 1, 1}, {"Softsign", 1, 1},
-	{"HardSigmoid", 1, 1}, {"Elu", 1, 1}, {"Selu", 1, 1}, {"LeakyRelu", 1, 1},
-	{"Celu", 1, 1}, {"Gelu", 1, 1}, {"Mish", 1, 1}, {"HardSwish", 1, 1},
-	{"ThresholdedRelu", 1, 1}, {"Shrink", 1, 1}, {"Clip", 1, 3}, {"Round", 1, 1},
-	{"Ceil", 1, 1}, {"Floor", 1, 1}, {"Reciprocal", 1, 1}, {"BitwiseNot", 1, 1},
-	{"Swish", 1, 1}, {"Affine", 1, 1}, {"ImageScaler", 1, 1}, {"ScaledTanh", 1, 1},
-	{"ParametricSoftplus", 1, 1}, {"Scale", 1, 1},
+// cxUnaryOps lists ops (ai.onnx) whose output has the type and shape of
+// input 0.
+var cxUnaryOps = []string{
+	"Abs", "Neg", "Exp", "Log", "Sqrt", "Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh",
+	"Cosh", "Asinh", "Acosh", "Atanh", "Erf", "Sign", "Not", "Relu", "Sigmoid", "Tanh",
+	"Softplus", "Softsign", "HardSigmoid", "Elu", "Selu", "LeakyRelu", "Celu", "Gelu",
+	"Mish", "HardSwish", "ThresholdedRelu", "Shrink", "Clip", "Round", "Ceil", "Floor",
+	"Reciprocal", "BitwiseNot", "Swish", "Affine", "ImageScaler", "ScaledTanh",
+	"ParametricSoftplus", "Scale",
 }
 
 func init() {
-	for _, u := range cxUnaryOps {
+	for _, name := range cxUnaryOps {
 		f := InferFunc(cxUnary)
-		switch u.name {
+		switch name {
 		case "Not":
 			f = inferNot
 		case "Neg", "Abs":
 			f = inferNegAbs
 		}
-		cxRegister(OpDef{Name: u.name, MinInputs: u.min, MaxInputs: u.max, MinOutputs: 1, MaxOutputs: 1, Infer: f})
+		cxRegister(OpDef{Name: name, Infer: f})
 	}
 	for _, name := range []string{"Add", "Sub", "Mul", "Div", "Pow", "Mod", "BitShift",
 		"BitwiseAnd", "BitwiseOr", "BitwiseXor", "And", "Or", "Xor"} {
-		cxRegister(OpDef{Name: name, MinInputs: 2, MaxInputs: 2, MinOutputs: 1, MaxOutputs: 1, Infer: cxBinary(Undefined)})
+		cxRegister(OpDef{Name: name, Infer: cxBinary(Undefined)})
 	}
 	for _, name := range []string{"Equal", "Less", "LessOrEqual", "Greater", "GreaterOrEqual"} {
-		cxRegister(OpDef{Name: name, MinInputs: 2, MaxInputs: 2, MinOutputs: 1, MaxOutputs: 1, Infer: cxBinary(Bool)})
+		cxRegister(OpDef{Name: name, Infer: cxBinary(Bool)})
 	}
 	for _, name := range []string{"Max", "Min", "Sum", "Mean"} {
-		cxRegister(OpDef{Name: name, MinInputs: 1, MaxInputs: -1, MinOutputs: 1, MaxOutputs: 1, Infer: cxVariadic})
+		cxRegister(OpDef{Name: name, Infer: cxVariadic})
 	}
 	cxRegister(
-		OpDef{Name: "IsNaN", MinInputs: 1, MaxInputs: 1, MinOutputs: 1, MaxOutputs: 1, Infer: cxUnaryBool},
-		OpDef{Name: "IsInf", MinInputs: 1, MaxInputs: 1, MinOutputs: 1, MaxOutputs: 1, Infer: cxUnaryBool},
-		OpDef{Name: "Cast", MinInputs: 1, MaxInputs: 1, MinOutputs: 1, MaxOutputs: 1, Infer: inferCast},
-		OpDef{Name: "CastLike", MinInputs: 2, MaxInputs: 2, MinOutputs: 1, MaxOutputs: 1, Infer: inferCastLike},
-		OpDef{Name: "BitCast", MinInputs: 1, MaxInputs: 1, MinOutputs: 1, MaxOutputs: 1, Infer: inferBitCast},
-		OpDef{Name: "Where", MinInputs: 3, MaxInputs: 3, MinOutputs: 1, MaxOutputs: 1, Infer: inferWhere},
+		OpDef{Name: "IsNaN", Infer: cxUnaryBool},
+		OpDef{Name: "IsInf", Infer: cxUnaryBool},
+		OpDef{Name: "Cast", Infer: inferCast},
+		OpDef{Name: "CastLike", Infer: inferCastLike},
+		OpDef{Name: "BitCast", Infer: inferBitCast},
+		OpDef{Name: "Where", Infer: inferWhere},
 		// SwiGLU(A, B) (opset 28): A and B have the same shape.
-		OpDef{Name: "SwiGLU", MinInputs: 2, MaxInputs: 2, MinOutputs: 1, MaxOutputs: 1, Infer: cxBinary(Undefined)},
+		OpDef{Name: "SwiGLU", Infer: cxBinary(Undefined)},
 		// PRelu(X, slope): slope broadcasts unidirectionally to X.
-		OpDef{Name: "PRelu", MinInputs: 2, MaxInputs: 2, MinOutputs: 1, MaxOutputs: 1, Infer: cxUnary},
+		OpDef{Name: "PRelu", Infer: cxUnary},
 	)
 }
 

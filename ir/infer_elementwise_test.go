@@ -255,14 +255,15 @@ func TestComputeOpsNoPanic(t *testing.T) {
 		t.Fatalf("only %d compute ops registered", len(cxOps))
 	}
 	for _, op := range cxOps {
-		def := LookupOp(op[0], op[1])
-		maxIn := def.MaxInputs
+		def := Info(Key(op[0], op[1]))
+		in, out := def.Arity(0)
+		maxIn := in.Max
 		if maxIn < 0 {
-			maxIn = def.MinInputs + 3
+			maxIn = in.Min + 3
 		}
 		for trial := 0; trial < 60; trial++ {
 			g := NewGraph("g")
-			nin := def.MinInputs + next(maxIn-def.MinInputs+1)
+			nin := in.Min + next(maxIn-in.Min+1)
 			ins := make([]*Value, nin)
 			for i := range ins {
 				switch k := next(len(shapes) + len(consts)); {
@@ -276,7 +277,7 @@ func TestComputeOpsNoPanic(t *testing.T) {
 					ins[i] = g.AddInitializer(&c)
 				}
 			}
-			nout := def.MaxOutputs
+			nout := out.Max
 			if nout < 0 || nout > 5 {
 				nout = 5
 			}
@@ -342,7 +343,7 @@ func TestComputeOpsRegistered(t *testing.T) {
 		Sub Sum SwiGLU Swish Tan Tanh ThresholdedRelu Where Xor Affine Crop GRUUnit ImageScaler
 		ParametricSoftplus Scale ScaledTanh`)
 	for _, op := range ops {
-		if d := LookupOp("", op); d == nil || d.Infer == nil {
+		if !Inferable("", op) {
 			t.Errorf("%s: no inference function", op)
 		}
 	}

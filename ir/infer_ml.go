@@ -9,29 +9,27 @@ package ir
 const mlDomain = "ai.onnx.ml"
 
 func init() {
-	ml := func(name string, minIn, maxIn, minOut, maxOut int, f InferFunc) OpDef {
-		return OpDef{Domain: mlDomain, Name: name, MinInputs: minIn, MaxInputs: maxIn, MinOutputs: minOut, MaxOutputs: maxOut, Infer: f}
-	}
+	ml := func(name string, f InferFunc) OpDef { return OpDef{Domain: mlDomain, Name: name, Infer: f} }
 	Register(
-		ml("ArrayFeatureExtractor", 2, 2, 1, 1, inferArrayFeatureExtractor),
-		ml("Binarizer", 1, 1, 1, 1, inferLikeInput0),
-		ml("Imputer", 1, 1, 1, 1, inferLikeInput0),
-		ml("Scaler", 1, 1, 1, 1, mlSameShape(Float32)),
-		ml("Normalizer", 1, 1, 1, 1, mlSameShape(Float32)),
-		ml("LabelEncoder", 1, 1, 1, 1, inferLabelEncoder),
-		ml("CategoryMapper", 1, 1, 1, 1, inferCategoryMapper),
-		ml("Cast", 1, 1, 1, 1, inferMLCast),
-		ml("OneHotEncoder", 1, 1, 1, 1, inferOneHotEncoder),
-		ml("FeatureVectorizer", 1, -1, 1, 1, inferFeatureVectorizer),
-		ml("ZipMap", 1, 1, 1, 1, inferZipMap),
-		ml("DictVectorizer", 1, 1, 1, 1, inferDictVectorizer),
-		ml("TreeEnsembleClassifier", 1, 1, 2, 2, inferMLClassifier),
-		ml("LinearClassifier", 1, 1, 2, 2, inferMLClassifier),
-		ml("SVMClassifier", 1, 1, 2, 2, inferMLClassifier),
-		ml("TreeEnsembleRegressor", 1, 1, 1, 1, inferMLRegressor("n_targets")),
-		ml("LinearRegressor", 1, 1, 1, 1, inferMLRegressor("targets")),
-		ml("SVMRegressor", 1, 1, 1, 1, inferMLRegressor("")),
-		ml("TreeEnsemble", 1, 1, 1, 1, inferTreeEnsemble),
+		ml("ArrayFeatureExtractor", inferArrayFeatureExtractor),
+		ml("Binarizer", inferLikeInput0),
+		ml("Imputer", inferLikeInput0),
+		ml("Scaler", mlSameShape(Float32)),
+		ml("Normalizer", mlSameShape(Float32)),
+		ml("LabelEncoder", inferLabelEncoder),
+		ml("CategoryMapper", inferCategoryMapper),
+		ml("Cast", inferMLCast),
+		ml("OneHotEncoder", inferOneHotEncoder),
+		ml("FeatureVectorizer", inferFeatureVectorizer),
+		ml("ZipMap", inferZipMap),
+		ml("DictVectorizer", inferDictVectorizer),
+		ml("TreeEnsembleClassifier", inferMLClassifier),
+		ml("LinearClassifier", inferMLClassifier),
+		ml("SVMClassifier", inferMLClassifier),
+		ml("TreeEnsembleRegressor", inferMLRegressor("n_targets")),
+		ml("LinearRegressor", inferMLRegressor("targets")),
+		ml("SVMRegressor", inferMLRegressor("")),
+		ml("TreeEnsemble", inferTreeEnsemble),
 	)
 }
 

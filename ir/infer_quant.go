@@ -165,21 +165,21 @@ func cxQLinearUnary(c *InferContext) error {
 func init() {
 	ms := "com.microsoft"
 	cxRegister(
-		OpDef{Name: "QuantizeLinear", MinInputs: 2, MaxInputs: 3, MinOutputs: 1, MaxOutputs: 1, Infer: inferQuantizeLinear},
-		OpDef{Name: "DequantizeLinear", MinInputs: 2, MaxInputs: 3, MinOutputs: 1, MaxOutputs: 1, Infer: inferDequantizeLinear},
-		OpDef{Name: "DynamicQuantizeLinear", MinInputs: 1, MaxInputs: 1, MinOutputs: 3, MaxOutputs: 3, Infer: inferDynamicQuantizeLinear},
-		OpDef{Name: "QLinearConv", MinInputs: 8, MaxInputs: 9, MinOutputs: 1, MaxOutputs: 1, Infer: inferQLinearConv},
+		OpDef{Name: "QuantizeLinear", Infer: inferQuantizeLinear},
+		OpDef{Name: "DequantizeLinear", Infer: inferDequantizeLinear},
+		OpDef{Name: "DynamicQuantizeLinear", Infer: inferDynamicQuantizeLinear},
+		OpDef{Name: "QLinearConv", Infer: inferQLinearConv},
 
-		OpDef{Domain: ms, Name: "QuantizeLinear", MinInputs: 2, MaxInputs: 3, MinOutputs: 1, MaxOutputs: 1, Infer: inferQuantizeLinear},
-		OpDef{Domain: ms, Name: "DequantizeLinear", MinInputs: 2, MaxInputs: 3, MinOutputs: 1, MaxOutputs: 1, Infer: inferDequantizeLinear},
-		OpDef{Domain: ms, Name: "QLinearConv", MinInputs: 8, MaxInputs: 9, MinOutputs: 1, MaxOutputs: 1, Infer: inferMSQLinearConv},
-		OpDef{Domain: ms, Name: "QLinearAdd", MinInputs: 7, MaxInputs: 8, MinOutputs: 1, MaxOutputs: 1, Infer: inferQLinearBinary},
-		OpDef{Domain: ms, Name: "QLinearMul", MinInputs: 7, MaxInputs: 8, MinOutputs: 1, MaxOutputs: 1, Infer: inferQLinearBinary},
-		OpDef{Domain: ms, Name: "QLinearGlobalAveragePool", MinInputs: 4, MaxInputs: 5, MinOutputs: 1, MaxOutputs: 1, Infer: inferQLinearGlobalAveragePool},
-		OpDef{Domain: ms, Name: "QLinearAveragePool", MinInputs: 4, MaxInputs: 5, MinOutputs: 1, MaxOutputs: 1, Infer: inferQLinearAveragePool},
-		OpDef{Domain: ms, Name: "QLinearConcat", MinInputs: 5, MaxInputs: -1, MinOutputs: 1, MaxOutputs: 1, Infer: inferQLinearConcat},
-		OpDef{Domain: ms, Name: "QLinearSigmoid", MinInputs: 4, MaxInputs: 5, MinOutputs: 1, MaxOutputs: 1, Infer: cxQLinearUnary},
-		OpDef{Domain: ms, Name: "QLinearLeakyRelu", MinInputs: 4, MaxInputs: 5, MinOutputs: 1, MaxOutputs: 1, Infer: cxQLinearUnary},
-		OpDef{Domain: ms, Name: "QLinearSoftmax", MinInputs: 4, MaxInputs: 5, MinOutputs: 1, MaxOutputs: 1, Infer: cxQLinearUnary},
+		OpDef{Domain: ms, Name: "QuantizeLinear", Infer: inferQuantizeLinear},
+		OpDef{Domain: ms, Name: "DequantizeLinear", Infer: inferDequantizeLinear},
+		OpDef{Domain: ms, Name: "QLinearConv", Infer: inferMSQLinearConv},
+		OpDef{Domain: ms, Name: "QLinearAdd", Infer: inferQLinearBinary},
+		OpDef{Domain: ms, Name: "QLinearMul", Infer: inferQLinearBinary},
+		OpDef{Domain: ms, Name: "QLinearGlobalAveragePool", Infer: inferQLinearGlobalAveragePool},
+		OpDef{Domain: ms, Name: "QLinearAveragePool", Infer: inferQLinearAveragePool},
+		OpDef{Domain: ms, Name: "QLinearConcat", Infer: inferQLinearConcat},
+		OpDef{Domain: ms, Name: "QLinearSigmoid", Infer: cxQLinearUnary},
+		OpDef{Domain: ms, Name: "QLinearLeakyRelu", Infer: cxQLinearUnary},
+		OpDef{Domain: ms, Name: "QLinearSoftmax", Infer: cxQLinearUnary},
 	)
 }

@@ -226,18 +226,18 @@ func inferDet(c *InferContext) error {
 func init() {
 	for _, name := range []string{"ReduceMax", "ReduceMin", "ReduceMean", "ReduceSum", "ReduceProd",
 		"ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare"} {
-		cxRegister(OpDef{Name: name, MinInputs: 1, MaxInputs: 2, MinOutputs: 1, MaxOutputs: 1, Infer: inferReduce})
+		cxRegister(OpDef{Name: name, Infer: inferReduce})
 	}
 	cxRegister(
-		OpDef{Name: "ArgMax", MinInputs: 1, MaxInputs: 1, MinOutputs: 1, MaxOutputs: 1, Infer: inferArgReduce},
-		OpDef{Name: "ArgMin", MinInputs: 1, MaxInputs: 1, MinOutputs: 1, MaxOutputs: 1, Infer: inferArgReduce},
-		OpDef{Name: "Softmax", MinInputs: 1, MaxInputs: 1, MinOutputs: 1, MaxOutputs: 1, Infer: inferAxisPreserving},
-		OpDef{Name: "LogSoftmax", MinInputs: 1, MaxInputs: 1, MinOutputs: 1, MaxOutputs: 1, Infer: inferAxisPreserving},
-		OpDef{Name: "Hardmax", MinInputs: 1, MaxInputs: 1, MinOutputs: 1, MaxOutputs: 1, Infer: inferAxisPreserving},
-		OpDef{Name: "CumSum", MinInputs: 2, MaxInputs: 2, MinOutputs: 1, MaxOutputs: 1, Infer: inferAxisPreserving},
-		OpDef{Name: "CumProd", MinInputs: 2, MaxInputs: 2, MinOutputs: 1, MaxOutputs: 1, Infer: inferAxisPreserving},
-		OpDef{Name: "NegativeLogLikelihoodLoss", MinInputs: 2, MaxInputs: 3, MinOutputs: 1, MaxOutputs: 1, Infer: inferNLLLoss},
-		OpDef{Name: "SoftmaxCrossEntropyLoss", MinInputs: 2, MaxInputs: 3, MinOutputs: 1, MaxOutputs: 2, Infer: inferSCELoss},
-		OpDef{Name: "Det", MinInputs: 1, MaxInputs: 1, MinOutputs: 1, MaxOutputs: 1, Infer: inferDet},
+		OpDef{Name: "ArgMax", Infer: inferArgReduce},
+		OpDef{Name: "ArgMin", Infer: inferArgReduce},
+		OpDef{Name: "Softmax", Infer: inferAxisPreserving},
+		OpDef{Name: "LogSoftmax", Infer: inferAxisPreserving},
+		OpDef{Name: "Hardmax", Infer: inferAxisPreserving},
+		OpDef{Name: "CumSum", Infer: inferAxisPreserving},
+		OpDef{Name: "CumProd", Infer: inferAxisPreserving},
+		OpDef{Name: "NegativeLogLikelihoodLoss", Infer: inferNLLLoss},
+		OpDef{Name: "SoftmaxCrossEntropyLoss", Infer: inferSCELoss},
+		OpDef{Name: "Det", Infer: inferDet},
 	)
 }

@@ -80,10 +80,10 @@ func inferGRUUnit(c *InferContext) error {
 
 func init() {
 	cxRegister(
-		OpDef{Name: "LSTM", MinInputs: 3, MaxInputs: 8, MinOutputs: 0, MaxOutputs: 3, Infer: cxRNN(4, false)},
-		OpDef{Name: "GRU", MinInputs: 3, MaxInputs: 6, MinOutputs: 0, MaxOutputs: 2, Infer: cxRNN(3, false)},
-		OpDef{Name: "RNN", MinInputs: 3, MaxInputs: 6, MinOutputs: 0, MaxOutputs: 2, Infer: cxRNN(1, false)},
-		OpDef{Name: "GRUUnit", MinInputs: 4, MaxInputs: 4, MinOutputs: 1, MaxOutputs: 1, Infer: inferGRUUnit},
-		OpDef{Domain: "com.microsoft", Name: "DynamicQuantizeLSTM", MinInputs: 12, MaxInputs: 12, MinOutputs: 0, MaxOutputs: 3, Infer: cxRNN(4, true)},
+		OpDef{Name: "LSTM", Infer: cxRNN(4, false)},
+		OpDef{Name: "GRU", Infer: cxRNN(3, false)},
+		OpDef{Name: "RNN", Infer: cxRNN(1, false)},
+		OpDef{Name: "GRUUnit", Infer: inferGRUUnit},
+		OpDef{Domain: "com.microsoft", Name: "DynamicQuantizeLSTM", Infer: cxRNN(4, true)},
 	)
 }

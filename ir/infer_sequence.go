@@ -8,15 +8,15 @@ package ir
 
 func init() {
 	Register(
-		OpDef{Name: "SequenceConstruct", MinInputs: 1, MaxInputs: -1, MinOutputs: 1, MaxOutputs: 1, Infer: inferSequenceConstruct},
-		OpDef{Name: "SequenceEmpty", MinInputs: 0, MaxInputs: 0, MinOutputs: 1, MaxOutputs: 1, Infer: inferSequenceEmpty},
-		OpDef{Name: "SequenceAt", MinInputs: 2, MaxInputs: 2, MinOutputs: 1, MaxOutputs: 1, Infer: inferSequenceAt},
-		OpDef{Name: "SequenceInsert", MinInputs: 2, MaxInputs: 3, MinOutputs: 1, MaxOutputs: 1, Infer: inferSequenceInsert},
-		OpDef{Name: "SequenceErase", MinInputs: 1, MaxInputs: 2, MinOutputs: 1, MaxOutputs: 1, Infer: inferSequenceErase},
-		OpDef{Name: "SequenceLength", MinInputs: 1, MaxInputs: 1, MinOutputs: 1, MaxOutputs: 1, Infer: inferSequenceLength},
-		OpDef{Name: "SplitToSequence", MinInputs: 1, MaxInputs: 2, MinOutputs: 1, MaxOutputs: 1, Infer: inferSplitToSequence},
-		OpDef{Name: "ConcatFromSequence", MinInputs: 1, MaxInputs: 1, MinOutputs: 1, MaxOutputs: 1, Infer: inferConcatFromSequence},
-		OpDef{Name: "SequenceMap", MinInputs: 1, MaxInputs: -1, MinOutputs: 1, MaxOutputs: -1, Infer: inferSequenceMap},
+		OpDef{Name: "SequenceConstruct", Infer: inferSequenceConstruct},
+		OpDef{Name: "SequenceEmpty", Infer: inferSequenceEmpty},
+		OpDef{Name: "SequenceAt", Infer: inferSequenceAt},
+		OpDef{Name: "SequenceInsert", Infer: inferSequenceInsert},
+		OpDef{Name: "SequenceErase", Infer: inferSequenceErase},
+		OpDef{Name: "SequenceLength", Infer: inferSequenceLength},
+		OpDef{Name: "SplitToSequence", Infer: inferSplitToSequence},
+		OpDef{Name: "ConcatFromSequence", Infer: inferConcatFromSequence},
+		OpDef{Name: "SequenceMap", Infer: inferSequenceMap},
 	)
 }
 
@@ -53,7 +53,7 @@ func seqElems(c *InferContext, v *Value, depth int) ([]Type, bool) {
 		return nil, false
 	}
 	p := v.Producer
-	if p.Domain != "" && p.Domain != "ai.onnx" {
+	if p.Domain != "" {
 		return nil, false
 	}
 	pos := func(i, n int, insert bool) (int, bool) {
@@ -187,7 +187,7 @@ func splitCount(v *Value) (Dim, bool) {
 	for i := 0; v != nil && v.Producer != nil && i < maxSeqChain; i++ {
 		p := v.Producer
 		switch {
-		case p.Domain != "" && p.Domain != "ai.onnx":
+		case p.Domain != "":
 			return Dim{}, false
 		case p.Op == "Identity":
 			v = p.Input(0)

@@ -21,12 +21,12 @@ type MACResult struct {
 // NodeMACs counts the multiply-accumulates one execution of n performs.
 // Recurrent ops count every time step and direction; Loop and Scan count
 // their body times the trip count when it is static; If counts the larger
-// branch. Fused wolong ops (a "body" graph attribute) count their body.
+// branch. Fused kernels (FusedBody) count their body.
 func NodeMACs(n *Node) MACResult {
 	switch n.Domain {
-	case "", "ai.onnx", "com.microsoft":
-	case "wolong":
-		if body := n.AttrGraph("body"); body != nil {
+	case "", "com.microsoft":
+	case FusedDomain:
+		if body := FusedBody(n); body != nil {
 			return graphMACs(body, 0)
 		}
 		return MACResult{}

@@ -27,10 +27,11 @@ func (e *VerifyError) Error() string {
 // for registered ops; graph outputs are defined. It returns nil or a
 // *VerifyError.
 func Verify(m *Model) error {
-	v := &verifier{}
+	v := &verifier{opsets: m.Opsets}
 	v.graph(m.Graph, 0)
 	for _, f := range m.Functions {
 		if f.Body != nil {
+			v.opsets = MergeOpsets(m.Opsets, f.Opsets)
 			v.graph(f.Body, 0)
 		}
 	}
@@ -40,7 +41,9 @@ func Verify(m *Model) error {
 	return nil
 }
 
-// VerifyGraph checks one graph and its subgraphs.
+// VerifyGraph checks one graph and its subgraphs. Without a model it
+// knows no opset: arity is checked against the loosest bounds the op has
+// had.
 func VerifyGraph(g *Graph) error {
 	v := &verifier{}
 	v.graph(g, 0)
@@ -52,6 +55,7 @@ func VerifyGraph(g *Graph) error {
 
 type verifier struct {
 	problems []string
+	opsets   []OpsetID // in force for the graph being checked (nil: unknown)
 }
 
 const maxProblems = 50
@@ -146,15 +150,7 @@ func (v *verifier) graph(g *Graph, depth int) {
 				}
 			}
 		}
-		if def := LookupOp(n.Domain, n.Op); def != nil {
-			ni, no := len(n.Inputs), len(n.Outputs)
-			if ni < def.MinInputs || (def.MaxInputs >= 0 && ni > def.MaxInputs) {
-				v.errorf(g, n, "have %d inputs, want %s", ni, arity(def.MinInputs, def.MaxInputs))
-			}
-			if no < def.MinOutputs || (def.MaxOutputs >= 0 && no > def.MaxOutputs) {
-				v.errorf(g, n, "have %d outputs, want %s", no, arity(def.MinOutputs, def.MaxOutputs))
-			}
-		}
+		v.arity(g, n)
 		for _, sg := range n.Subgraphs() {
 			if sg.Parent != g || sg.ParentNode != n {
 				v.errorf(g, n, "subgraph %q has a wrong parent link", sg.Name)

@@ -15,7 +15,7 @@ import (
 )
 
 func attentionFuse(c *Context) ([]Rewrite, error) {
-	return runPattern(c, "Attention", "attention", matchAttention)
+	return runPattern(c, ir.FusedAttention.Name, "attention", matchAttention)
 }
 
 // matchAttention matches at the Softmax; it records the roles Q, K

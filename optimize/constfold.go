@@ -38,7 +38,7 @@ func constFold(c *Context) ([]Rewrite, error) {
 				continue
 			}
 			if v.Const == nil {
-				if n.Op == "CastLike" && i == 1 && v.Type.DType.Valid() {
+				if n.Is(ir.OpCastLike) && i == 1 && v.Type.DType.Valid() {
 					// only target_type's element type is read: CastLike of
 					// a constant to a tensor of known type is a constant
 					in[i] = &ir.Tensor{Name: v.Name, DType: v.Type.DType, Dims: []int64{0}}

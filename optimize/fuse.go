@@ -83,7 +83,7 @@ func fuseOps(c *Context) ([]Rewrite, error) {
 	for i, n := range order {
 		for _, o := range n.Outputs {
 			if c.pinned(o) {
-				s.kind[i], s.anchor[i] = Opaque, -1
+				s.kind[i], s.anchor[i] = ir.Opaque, -1
 			}
 		}
 	}
@@ -101,7 +101,7 @@ func newFuseState(g *ir.Graph, order []*ir.Node, cap int) *fuseState {
 	for i, nd := range order {
 		s.parent[i], s.size[i], s.anchor[i] = i, 1, -1
 		s.kind[i] = kindOf(nd)
-		if s.kind[i] >= CommReduce && s.kind[i] != Opaque {
+		if s.kind[i] >= ir.CommReduce && s.kind[i] != ir.Opaque {
 			s.anchor[i] = i
 		}
 		for _, o := range nd.Outputs {
@@ -182,22 +182,22 @@ func (s *fuseState) phase(ph int) {
 	for i := range s.order {
 		k := s.kind[i]
 		p := s.ipdom[i]
-		if k == Opaque || p < 0 || s.find(i) == s.find(p) {
+		if k == ir.Opaque || p < 0 || s.find(i) == s.find(p) {
 			continue
 		}
 		pk := s.kind[p]
 		switch {
-		case ph == 0 && k == OutEWiseFusable:
-			if pk <= Broadcast {
-				s.tryFuse(i, p, Broadcast)
+		case ph == 0 && k == ir.OutEWiseFusable:
+			if pk <= ir.Broadcast {
+				s.tryFuse(i, p, ir.Broadcast)
 			}
-		case ph == 0 && k <= Broadcast:
-			if pk <= CommReduce {
-				s.tryFuse(i, p, Injective)
+		case ph == 0 && k <= ir.Broadcast:
+			if pk <= ir.CommReduce {
+				s.tryFuse(i, p, ir.Injective)
 			}
-		case ph == 1 && k == Injective:
-			if pk <= Injective {
-				s.tryFuse(i, p, Injective)
+		case ph == 1 && k == ir.Injective:
+			if pk <= ir.Injective {
+				s.tryFuse(i, p, ir.Injective)
 			}
 		}
 	}
@@ -238,12 +238,12 @@ func (s *fuseState) tryFuse(i, p int, limit Kind) {
 	}
 	if anchor >= 0 {
 		switch s.kind[anchor] {
-		case OutEWiseFusable:
+		case ir.OutEWiseFusable:
 			// Epilogues only: the anchor must be on the producer side.
 			if s.find(anchor) != roots[0] {
 				return
 			}
-		case CommReduce:
+		case ir.CommReduce:
 			// Producers only: the reduction must be the post-dominator's.
 			if s.find(anchor) != roots[1] {
 				return
@@ -318,14 +318,14 @@ func (s *fuseState) groups(c *Context) []*group {
 func fusedName(c *Context, members []*ir.Node) (op, name string) {
 	var anchor *ir.Node
 	for _, m := range members {
-		if k := kindOf(m); k == OutEWiseFusable || k == CommReduce {
+		if k := kindOf(m); k == ir.OutEWiseFusable || k == ir.CommReduce {
 			anchor = m
 		}
 	}
 	if anchor == nil {
 		op = "FusedElementwise"
 		for _, m := range members {
-			if kindOf(m) == Injective {
+			if kindOf(m) == ir.Injective {
 				op = "FusedInjective"
 			}
 		}
@@ -342,7 +342,7 @@ func fusedName(c *Context, members []*ir.Node) (op, name string) {
 			continue
 		}
 		part := m.Op
-		if m.Op == "Add" && len(parts) == 0 && (constOf(m.Input(1)) != nil || constOf(m.Input(0)) != nil) {
+		if m.Is(ir.OpAdd) && len(parts) == 0 && (constOf(m.Input(1)) != nil || constOf(m.Input(0)) != nil) {
 			part = "Bias"
 		}
 		if len(parts) == 0 || parts[len(parts)-1] != part {
@@ -365,11 +365,11 @@ func (s *fuseState) multiOutput() {
 		members[r] = append(members[r], n)
 	}
 	for i := range s.order {
-		if s.kind[i] > Injective && s.kind[i] != OutEWiseFusable {
+		if s.kind[i] > ir.Injective && s.kind[i] != ir.OutEWiseFusable {
 			continue
 		}
 		for _, j := range s.cons[i] {
-			if s.kind[j] > Injective {
+			if s.kind[j] > ir.Injective {
 				continue
 			}
 			ri, rj := s.find(i), s.find(j)
@@ -380,10 +380,10 @@ func (s *fuseState) multiOutput() {
 			if ai >= 0 && aj >= 0 {
 				continue
 			}
-			if ai >= 0 && s.kind[ai] == CommReduce {
+			if ai >= 0 && s.kind[ai] == ir.CommReduce {
 				continue // a reduction takes no epilogue
 			}
-			if aj >= 0 && s.kind[aj] == OutEWiseFusable && s.feeds(ri, s.order[aj]) {
+			if aj >= 0 && s.kind[aj] == ir.OutEWiseFusable && s.feeds(ri, s.order[aj]) {
 				continue // no GEMM prologue
 			}
 			merged := append(append([]*ir.Node(nil), members[ri]...), members[rj]...)

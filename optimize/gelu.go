@@ -26,7 +26,7 @@ import (
 )
 
 func geluFuse(c *Context) ([]Rewrite, error) {
-	return runPattern(c, "Gelu", "gelu", matchGelu)
+	return runPattern(c, ir.FusedGelu.Name, "gelu", matchGelu)
 }
 
 // matchGelu matches at the Erf or Tanh. It records the role X and, when
@@ -50,7 +50,7 @@ func matchGelu(g *ir.Graph, e *ir.Node) *match {
 		if v.Const != nil {
 			continue
 		}
-		if p == nil || p.Graph != g || !singleUseWithin(g, v, in) || kindOf(p) > Broadcast || len(ms) > 8 {
+		if p == nil || p.Graph != g || !singleUseWithin(g, v, in) || kindOf(p) > ir.Broadcast || len(ms) > 8 {
 			if x != nil && x != v {
 				return nil
 			}
@@ -130,6 +130,21 @@ func geluArgument(x *ir.Value, nodes []*ir.Node, arg *ir.Value, form string) boo
 	return true
 }
 
+// scalarOps are the ops scalarEval computes, with their input count.
+var scalarOps = map[ir.OpKey]struct {
+	args int
+	f    func(a []float64) float64
+}{
+	ir.OpIdentity: {1, func(a []float64) float64 { return a[0] }},
+	ir.OpNeg:      {1, func(a []float64) float64 { return -a[0] }},
+	ir.OpSqrt:     {1, func(a []float64) float64 { return math.Sqrt(a[0]) }},
+	ir.OpAdd:      {2, func(a []float64) float64 { return a[0] + a[1] }},
+	ir.OpSub:      {2, func(a []float64) float64 { return a[0] - a[1] }},
+	ir.OpMul:      {2, func(a []float64) float64 { return a[0] * a[1] }},
+	ir.OpDiv:      {2, func(a []float64) float64 { return a[0] / a[1] }},
+	ir.OpPow:      {2, func(a []float64) float64 { return math.Pow(a[0], a[1]) }},
+}
+
 // scalarEval evaluates v at one point: vals holds the known values, nodes
 // the elementwise ops allowed to compute the rest (one-element constants
 // read as their value).
@@ -152,27 +167,11 @@ func scalarEval(v *ir.Value, vals map[*ir.Value]float64, nodes []*ir.Node) (floa
 		}
 		args[i] = f
 	}
-	var r float64
-	switch {
-	case p.Op == "Identity" && len(args) == 1:
-		r = args[0]
-	case p.Op == "Neg" && len(args) == 1:
-		r = -args[0]
-	case p.Op == "Sqrt" && len(args) == 1:
-		r = math.Sqrt(args[0])
-	case p.Op == "Add" && len(args) == 2:
-		r = args[0] + args[1]
-	case p.Op == "Sub" && len(args) == 2:
-		r = args[0] - args[1]
-	case p.Op == "Mul" && len(args) == 2:
-		r = args[0] * args[1]
-	case p.Op == "Div" && len(args) == 2:
-		r = args[0] / args[1]
-	case p.Op == "Pow" && len(args) == 2:
-		r = math.Pow(args[0], args[1])
-	default:
+	op, ok := scalarOps[p.Key()]
+	if !ok || len(args) != op.args {
 		return 0, false
 	}
+	r := op.f(args)
 	vals[v] = r
 	return r, true
 }

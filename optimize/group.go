@@ -8,10 +8,6 @@ import (
 	"github.com/wolong-dev/wolong/ir"
 )
 
-// FusedDomain is the domain of the nodes the optimizer creates (the
-// fused-op contract is in package ir: ir.FusedDomain).
-const FusedDomain = ir.FusedDomain
-
 // group is a set of main-graph nodes that will become one fused node.
 type group struct {
 	members []*ir.Node // in schedule order
@@ -57,7 +53,7 @@ func materialize(g *ir.Graph, groups []*group) []Rewrite {
 		for _, m := range gr.members {
 			members[m] = true
 		}
-		fn := &ir.Node{Name: gr.name, Op: gr.op, Domain: FusedDomain}
+		fn := &ir.Node{Name: gr.name, Op: gr.op, Domain: ir.FusedDomain}
 		body := ir.NewGraph(gr.name + "_body")
 		body.Parent, body.ParentNode = g, fn
 		inner := map[*ir.Value]*ir.Value{}
@@ -133,7 +129,7 @@ func materialize(g *ir.Graph, groups []*group) []Rewrite {
 		}
 		gr.fused = fn
 		rw = append(rw, Rewrite{Before: names(gr.members), After: []string{gr.name}, Sep: "+",
-			Remark: fmt.Sprintf("%s:%s, %d nodes in one kernel%s", FusedDomain, gr.op, len(gr.members), gr.remark)})
+			Remark: fmt.Sprintf("%s:%s, %d nodes in one kernel%s", ir.FusedDomain, gr.op, len(gr.members), gr.remark)})
 	}
 	// Drop the members' uses in one filter per touched value.
 	for _, v := range touchedOrder {

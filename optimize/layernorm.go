@@ -32,7 +32,7 @@ import (
 )
 
 func layerNormFuse(c *Context) ([]Rewrite, error) {
-	return runPattern(c, "LayerNorm", "layernorm", matchLayerNorm)
+	return runPattern(c, ir.FusedLayerNorm.Name, "layernorm", matchLayerNorm)
 }
 
 // matchLayerNorm matches at the Div. It records the normalized axis and

@@ -81,13 +81,13 @@ func noopSource(n *ir.Node) (*ir.Value, string) {
 			return nil, ""
 		}
 		want := 0.0
-		if n.Op == "Mul" || n.Op == "Div" {
+		if n.IsAny(ir.OpMul, ir.OpDiv) {
 			want = 1
 		}
 		if allEqual(constOf(n.Input(1)), want) {
 			return in, n.Op + " of the identity constant"
 		}
-		if (n.Op == "Add" || n.Op == "Mul") && allEqual(constOf(in), want) && sameStatic(n.Input(1), out) {
+		if n.IsAny(ir.OpAdd, ir.OpMul) && allEqual(constOf(in), want) && sameStatic(n.Input(1), out) {
 			return n.Input(1), n.Op + " of the identity constant"
 		}
 	case "Transpose":

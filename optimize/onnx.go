@@ -46,14 +46,14 @@ func ToONNX(m *ir.Model) (int, error) {
 					continue
 				}
 				name := n.Op
-				for k := 0; taken[FusedDomain+":"+name]; k++ {
+				for k := 0; taken[ir.FusedDomain+":"+name]; k++ {
 					name = fmt.Sprintf("%s_%d", n.Op, k)
 				}
-				taken[FusedDomain+":"+name] = true
+				taken[ir.FusedDomain+":"+name] = true
 				body.Parent, body.ParentNode = nil, nil
 				body.Name = name
 				md := append([]ir.StringPair{{Key: ir.FusedOpKey, Value: n.Op}}, ir.EncodeFusedMatch(ir.FusedMatch(n))...)
-				f := &ir.Function{Name: name, Domain: FusedDomain, Body: body,
+				f := &ir.Function{Name: name, Domain: ir.FusedDomain, Body: body,
 					Doc:    "wolong fused kernel " + ir.NodeLabel(n) + " (" + n.Op + ")",
 					Opsets: functionOpsets(m), Metadata: md}
 				m.Functions = append(m.Functions, f)
@@ -78,9 +78,9 @@ func ToONNX(m *ir.Model) (int, error) {
 // when the model's opset has it; it reports whether it did.
 func toStandard(m *ir.Model, n *ir.Node) bool {
 	switch n.Op {
-	case "LayerNorm":
+	case ir.FusedLayerNorm.Name:
 		return m.Opset("") >= 17 && toLayerNormalization(n, "")
-	case "Gelu":
+	case ir.FusedGelu.Name:
 		return m.Opset("") >= 20 && toGelu(n, "", "Gelu")
 	}
 	return false
@@ -90,11 +90,11 @@ func toStandard(m *ir.Model, n *ir.Node) bool {
 func functionOpsets(m *ir.Model) []ir.OpsetID {
 	var out []ir.OpsetID
 	for _, o := range m.Opsets {
-		if o.Domain == "" || o.Domain == "ai.onnx" {
+		if o.Domain == "" {
 			out = append(out, o)
 		}
 	}
-	return append(out, ir.OpsetID{Domain: FusedDomain, Version: 1})
+	return append(out, ir.OpsetID{Domain: ir.FusedDomain, Version: 1})
 }
 
 // rewire turns n into op (domain) reading ins, with attrs, in place.

@@ -63,7 +63,7 @@ func TestToONNXRoundTrip(t *testing.T) {
 				switch {
 				case n.Op == "LayerNormalization":
 					ln++
-				case n.Domain == FusedDomain:
+				case n.Domain == ir.FusedDomain:
 					wl++
 					if file.Function(n.Domain, n.Op) == nil {
 						t.Errorf("node %s calls a missing function %s", n.Name, n.Op)
@@ -77,7 +77,7 @@ func TestToONNXRoundTrip(t *testing.T) {
 			// functions are gone.
 			fused := 0
 			for _, n := range back.Graph.Nodes {
-				if n.Domain == FusedDomain {
+				if n.Domain == ir.FusedDomain {
 					if !ir.IsFused(n) || back.Function(n.Domain, n.Op) != nil {
 						t.Errorf("node %s (%s) was not read back as a fused kernel", n.Name, n.Op)
 					}

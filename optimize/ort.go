@@ -35,6 +35,13 @@ import (
 // msDomain is ONNX Runtime's contrib operator domain.
 const msDomain = "com.microsoft"
 
+// Keys of the ONNX Runtime operators the ort target writes or reads.
+var (
+	msFastGelu          = ir.OpKey{Domain: msDomain, Name: "FastGelu"}
+	msGelu              = ir.OpKey{Domain: msDomain, Name: "Gelu"}
+	simplifiedLayerNorm = ir.OpKey{Name: "SimplifiedLayerNormalization"} // ORT's, in the default domain
+)
+
 // ortLower is the ort pass.
 func ortLower(c *Context) ([]Rewrite, error) {
 	g := c.Graph()
@@ -54,14 +61,14 @@ func ortLower(c *Context) ([]Rewrite, error) {
 		}
 		nodes := ortInline(c, g, n)
 		for _, m := range nodes {
-			if m.Op == "LayerNormalization" && m.Domain == "" {
+			if m.Is(ir.OpLayerNormalization) {
 				norms = append(norms, m)
 			}
 		}
 		var ops, after []string
 		for _, m := range nodes {
 			after = append(after, m.Name)
-			if m.Domain == msDomain || m.Op == "LayerNormalization" || m.Op == "SimplifiedLayerNormalization" || m.Op == "Gemm" {
+			if m.Domain == msDomain || m.IsAny(ir.OpLayerNormalization, simplifiedLayerNorm, ir.OpGemm) {
 				ops = append(ops, m.QualifiedOp())
 			}
 		}
@@ -106,15 +113,15 @@ func ortPattern(m *ir.Model, n *ir.Node) string {
 	opset := m.Opset("")
 	ok := false
 	switch n.Op {
-	case "LayerNorm":
+	case ir.FusedLayerNorm.Name:
 		ok = toLayerNormalization(n, "")
-	case "RMSNorm":
+	case ir.FusedRMSNorm.Name:
 		op := "SimplifiedLayerNormalization"
 		if opset >= 23 {
 			op = "RMSNormalization"
 		}
 		ok = toNorm(n, op)
-	case "Gelu":
+	case ir.FusedGelu.Name:
 		switch {
 		case opset >= 20:
 			ok = toGelu(n, "", "Gelu")
@@ -123,7 +130,7 @@ func ortPattern(m *ir.Model, n *ir.Node) string {
 		default:
 			ok = toGelu(n, msDomain, "Gelu")
 		}
-	case "SiLU":
+	case ir.FusedSiLU.Name:
 		if x := ir.FusedInput(n, "X"); x != nil && n.AttrFloat(ir.FusedAlpha, 0) == 1 && len(n.Outputs) == 1 && x.Type.DType == ir.Float32 {
 			rewire(n, "QuickGelu", msDomain, []*ir.Value{x}, []*ir.Attr{{Name: "alpha", Type: ir.AttrFloat, F: 1}})
 			ok = true

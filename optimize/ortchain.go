@@ -338,8 +338,9 @@ func fuseBiasGelu(g *ir.Graph, add *ir.Node, in map[*ir.Node]bool) []*ir.Node {
 	if gelu == nil || len(gelu.Inputs) != 1 {
 		return nil
 	}
-	tanh := gelu.Domain == msDomain && gelu.Op == "FastGelu" || gelu.Domain == "" && gelu.Op == "Gelu" && gelu.AttrString("approximate", "none") == "tanh"
-	erf := gelu.Domain == msDomain && gelu.Op == "Gelu" || gelu.Domain == "" && gelu.Op == "Gelu" && gelu.AttrString("approximate", "none") == "none"
+	approx := gelu.AttrString("approximate", "none")
+	tanh := gelu.Is(msFastGelu) || gelu.Is(ir.OpGelu) && approx == "tanh"
+	erf := gelu.Is(msGelu) || gelu.Is(ir.OpGelu) && approx == "none"
 	if !tanh && !erf {
 		return nil
 	}

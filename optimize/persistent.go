@@ -45,7 +45,7 @@ func persistentRNN(c *Context) ([]Rewrite, error) {
 		ok := true
 		for _, u := range w.Uses {
 			n := u.Node
-			if n.Graph != g || n.Domain != FusedDomain || !readsAsGEMMWeight(n, u.Index) || claimed[n] {
+			if n.Graph != g || n.Domain != ir.FusedDomain || !readsAsGEMMWeight(n, u.Index) || claimed[n] {
 				ok = false
 				break
 			}
@@ -80,7 +80,7 @@ func readsAsGEMMWeight(n *ir.Node, idx int) bool {
 		return false
 	}
 	for _, u := range body.Inputs[idx].Uses {
-		if (u.Node.Op == "MatMul" || u.Node.Op == "Gemm") && u.Index == 1 {
+		if u.Node.IsAny(ir.OpMatMul, ir.OpGemm) && u.Index == 1 {
 			return true
 		}
 	}

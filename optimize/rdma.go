@@ -106,8 +106,8 @@ func rdmaPlace(c *Context) ([]Rewrite, error) {
 			}
 		}
 	}
-	if len(rw) > 0 && c.Model.Opset(FusedDomain) == 0 {
-		c.Model.Opsets = append(c.Model.Opsets, ir.OpsetID{Domain: FusedDomain, Version: 1})
+	if len(rw) > 0 && c.Model.Opset(ir.FusedDomain) == 0 {
+		c.Model.Opsets = append(c.Model.Opsets, ir.OpsetID{Domain: ir.FusedDomain, Version: 1})
 	}
 	return rw, nil
 }
@@ -186,7 +186,7 @@ func insertTransfer(c *Context, g *ir.Graph, v *ir.Value, src, dst string, pl *P
 		op = "RdmaRead"
 	}
 	name := c.newName(strings.ToLower(op))
-	t := &ir.Node{Name: name, Op: op, Domain: FusedDomain, Inputs: []*ir.Value{v}}
+	t := &ir.Node{Name: name, Op: op, Domain: ir.FusedDomain, Inputs: []*ir.Value{v}}
 	out := g.NewValue(c.newName(v.Name+"@"+dst), v.Type.Clone())
 	out.Known = v.Known
 	t.Outputs = []*ir.Value{out}
@@ -197,7 +197,7 @@ func insertTransfer(c *Context, g *ir.Graph, v *ir.Value, src, dst string, pl *P
 	id.Outputs[0].Type, id.Outputs[0].Known = v.Type.Clone(), v.Known
 	body.Outputs = []*ir.Value{id.Outputs[0]}
 	t.Attrs = []*ir.Attr{
-		{Name: "body", Type: ir.AttrGraph, G: body},
+		{Name: ir.FusedBodyAttr, Type: ir.AttrGraph, G: body},
 		{Name: "mechanism", Type: ir.AttrString, S: []byte(mech)},
 		{Name: "bytes", Type: ir.AttrInt, I: bytes},
 		{Name: "src", Type: ir.AttrString, S: []byte(src)},

@@ -76,7 +76,7 @@ func TestRDMAPass(t *testing.T) {
 				if !tc.placer.pipeline && dev != Replicated {
 					t.Errorf("node %s: device %q, want %q", n.Name, dev, Replicated)
 				}
-				if n.Domain == FusedDomain {
+				if n.Domain == ir.FusedDomain {
 					xfers = append(xfers, n)
 				}
 			}

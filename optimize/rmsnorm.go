@@ -19,7 +19,7 @@ import (
 )
 
 func rmsNormFuse(c *Context) ([]Rewrite, error) {
-	return runPattern(c, "RMSNorm", "rmsnorm", matchRMSNorm)
+	return runPattern(c, ir.FusedRMSNorm.Name, "rmsnorm", matchRMSNorm)
 }
 
 // matchRMSNorm matches at the Sqrt; it records epsilon and axis as

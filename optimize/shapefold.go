@@ -22,7 +22,7 @@ func shapeFold(c *Context) ([]Rewrite, error) {
 	}
 	var rw []Rewrite
 	for _, n := range order {
-		if !foldable(g, n) || n.Op == "Constant" && len(n.Outputs[0].Uses) == 0 {
+		if !foldable(g, n) || n.Is(ir.OpConstant) && len(n.Outputs[0].Uses) == 0 {
 			continue
 		}
 		ts := make([]*ir.Tensor, len(n.Outputs))
@@ -43,7 +43,7 @@ func shapeFold(c *Context) ([]Rewrite, error) {
 		}
 		promote(g, n, ts)
 		remark := fmt.Sprintf("%s value known from shapes", n.QualifiedOp())
-		if n.Op == "Constant" {
+		if n.Is(ir.OpConstant) {
 			remark = "Constant to initializer"
 		}
 		rw = append(rw, Rewrite{Before: []string{ir.NodeLabel(n)}, Remark: remark})

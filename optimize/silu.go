@@ -14,7 +14,7 @@ import (
 )
 
 func siluFuse(c *Context) ([]Rewrite, error) {
-	return runPattern(c, "SiLU", "silu", matchSiLU)
+	return runPattern(c, ir.FusedSiLU.Name, "silu", matchSiLU)
 }
 
 // matchSiLU matches at the Sigmoid; it records the role X and alpha 1

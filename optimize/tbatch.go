@@ -71,7 +71,7 @@ func tBatch(c *Context) ([]Rewrite, error) {
 // batchSignature is the op, the weight (by identity), the attributes and
 // the input's shape without its leading dimension.
 func batchSignature(n *ir.Node) (string, bool) {
-	if !isDefault(n) || len(n.Outputs) != 1 || n.Outputs[0] == nil || (n.Op != "MatMul" && n.Op != "Gemm") {
+	if !isDefault(n) || len(n.Outputs) != 1 || n.Outputs[0] == nil || !n.IsAny(ir.OpMatMul, ir.OpGemm) {
 		return "", false
 	}
 	a, w := n.Input(0), n.Input(1)
@@ -84,7 +84,7 @@ func batchSignature(n *ir.Node) (string, bool) {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s|%p|%s|%v", n.Op, w, a.Type.DType, dims[1:])
-	if n.Op == "Gemm" {
+	if n.Is(ir.OpGemm) {
 		if n.AttrInt("transA", 0) != 0 {
 			return "", false
 		}

@@ -42,7 +42,7 @@ func (c *Context) substitute(old, nv *ir.Value) bool {
 func implicitNames(g *ir.Graph) map[string]bool {
 	out := map[string]bool{}
 	g.Walk(func(sg *ir.Graph) bool {
-		if sg.ParentNode != nil && sg.ParentNode.Op == "If" {
+		if sg.ParentNode.Is(ir.OpIf) {
 			for _, v := range sg.Inputs {
 				out[v.Name] = true
 			}
@@ -87,7 +87,7 @@ func onlyConsumer(g *ir.Graph, v *ir.Value) *ir.Node {
 }
 
 // isDefault reports whether n is in the ai.onnx domain.
-func isDefault(n *ir.Node) bool { return n.Domain == "" || n.Domain == "ai.onnx" }
+func isDefault(n *ir.Node) bool { return n.Domain == "" }
 
 // is reports whether n is the ai.onnx op called op.
 func is(n *ir.Node, op string) bool { return n != nil && n.Op == op && isDefault(n) }

@@ -10,7 +10,6 @@ import (
 	"strconv"
 
 	"github.com/wolong-dev/wolong/ir"
-	"github.com/wolong-dev/wolong/optimize"
 )
 
 // WriteDOT writes m's main graph as a DOT digraph titled title. Graph
@@ -29,7 +28,7 @@ func WriteDOT(w io.Writer, m *ir.Model, title string) error {
 		fmt.Fprintf(bw, "  in%d [shape=ellipse, label=%s];\n", i, strconv.Quote(v.Name))
 	}
 	for k, n := range g.Nodes {
-		body := fusedBody(n)
+		body := ir.FusedBody(n)
 		if body == nil {
 			d.node(n, fmt.Sprintf("n%d", k), "  ")
 			continue
@@ -98,7 +97,7 @@ func (d *dotWriter) source(v *ir.Value) string {
 			v = w
 			continue
 		}
-		if v.Producer != nil && fusedBody(v.Producer) != nil {
+		if v.Producer != nil && ir.FusedBody(v.Producer) != nil {
 			next := d.inner[v]
 			if next == nil {
 				return ""
@@ -124,11 +123,4 @@ func (d *dotWriter) inputID(v *ir.Value) string {
 		}
 	}
 	return ""
-}
-
-func fusedBody(n *ir.Node) *ir.Graph {
-	if n.Domain != optimize.FusedDomain {
-		return nil
-	}
-	return n.AttrGraph("body")
 }

@@ -95,11 +95,7 @@ func NewInspect(path string, m *ir.Model, warnings []string, withNodes bool) *In
 		FLOPsNote: "FLOPs = 2 x MACs; MACs count Conv/ConvTranspose/Gemm/MatMul/Einsum/Attention and LSTM/GRU/RNN (every time step and direction), Loop/Scan bodies x trip count; elementwise, pooling and normalization ops are not counted",
 	}
 	for _, o := range m.Opsets {
-		d := o.Domain
-		if d == "ai.onnx" {
-			d = ""
-		}
-		r.Opsets[d] = o.Version
+		r.Opsets[o.Domain] = o.Version
 	}
 	for _, v := range m.Graph.Inputs {
 		if v.Const != nil {
@@ -258,7 +254,7 @@ func (r *Inspect) WriteText(w io.Writer) error {
 	var ops []string
 	for d, v := range r.Opsets {
 		if d == "" {
-			d = "ai.onnx"
+			d = ir.OnnxDomain
 		}
 		ops = append(ops, fmt.Sprintf("%s %d", d, v))
 	}

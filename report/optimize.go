@@ -193,14 +193,12 @@ func members(n *ir.Node) []string {
 	if n == nil {
 		return []string{}
 	}
-	if n.Domain == optimize.FusedDomain {
-		if body := n.AttrGraph("body"); body != nil {
-			out := make([]string, 0, len(body.Nodes))
-			for _, m := range body.Nodes {
-				out = append(out, ir.NodeLabel(m))
-			}
-			return out
+	if body := ir.FusedBody(n); body != nil {
+		out := make([]string, 0, len(body.Nodes))
+		for _, m := range body.Nodes {
+			out = append(out, ir.NodeLabel(m))
 		}
+		return out
 	}
 	return []string{ir.NodeLabel(n)}
 }

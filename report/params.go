@@ -79,7 +79,7 @@ func (c *paramCounter) model(m *ir.Model) {
 
 // node counts what a constant node materializes (constantParams).
 func (c *paramCounter) node(n *ir.Node) {
-	if n.Domain != "" || n.Op != "Constant" {
+	if !n.Is(ir.OpConstant) {
 		if e, b, ok := constantParams(n); ok {
 			c.elems += e
 			c.bytes += b

@@ -288,7 +288,7 @@ func profilerCost(runs []*suiteRun) (perNode, inflation float64) {
 			continue
 		}
 		for _, s := range r.prof.Samples {
-			if s.Op != "Relu" && s.Op != "Add" {
+			if k := ir.Key(s.Domain, s.Op); k != ir.OpRelu && k != ir.OpAdd {
 				tiny = append(tiny, s.Us)
 			} else if len(s.Inputs) > 0 && product(s.Inputs[0].Dims) <= 16 {
 				tiny = append(tiny, s.Us)

@@ -110,7 +110,7 @@ func Match(m *ir.Model, p *Profile) ([]Pair, error) {
 	}
 	var missing []string
 	for _, n := range m.Graph.Nodes {
-		if !paired[n] && n.Op != "Constant" && top[n] && !inlined[n.Op] && live(n) {
+		if !paired[n] && !n.Is(ir.OpConstant) && top[n] && !inlined[n.Op] && live(n) {
 			missing = append(missing, fmt.Sprintf("%s (%s)", ir.NodeLabel(n), n.Op))
 		}
 	}
@@ -281,8 +281,8 @@ func NodeModel(s *Sample) (*ir.Model, *ir.Node, error) {
 		ins[i] = g.AddInput(name, ir.TensorType(in.DType, ir.ShapeOf(in.Dims...)))
 	}
 	outs := 1
-	if def := ir.LookupOp(s.Domain, s.Op); def != nil && def.MinOutputs > 1 {
-		outs = def.MinOutputs
+	if info := ir.Info(ir.Key(s.Domain, s.Op)); info != nil && info.Out.Min > 1 {
+		outs = info.Out.Min
 	}
 	names := make([]string, outs)
 	for i := range names {

@@ -22,9 +22,6 @@ const maxConstValues = 64
 // the table format (graphs, tensors).
 func NodeSample(n *ir.Node) (s Sample, ok bool) {
 	s = Sample{Name: n.Name, Op: n.Op, Domain: n.Domain, Attrs: n.Attrs, Runs: 1}
-	if s.Domain == "ai.onnx" {
-		s.Domain = ""
-	}
 	for _, v := range n.Inputs {
 		if v == nil {
 			s.Inputs = append(s.Inputs, Input{Absent: true})
@@ -92,7 +89,7 @@ func DistinctOps(g *ir.Graph) (ops []Op, skipped []string) {
 	idx := map[string]int{}
 	for _, n := range g.Nodes {
 		class := cost.ClassOf(n.Domain, n.Op)
-		if n.Op == "Constant" || class == cost.Free || class == cost.Control {
+		if n.Is(ir.OpConstant) || class == cost.Free || class == cost.Control {
 			continue
 		}
 		s, ok := NodeSample(n)

@@ -77,9 +77,7 @@ func parseRow(get func(string) string) (Sample, error) {
 	if d, op, ok := strings.Cut(s.Op, ":"); ok && s.Domain == "" {
 		s.Domain, s.Op = d, op
 	}
-	if s.Domain == "ai.onnx" {
-		s.Domain = ""
-	}
+	s.Domain = ir.CanonicalDomain(s.Domain)
 	if s.Op == "" {
 		return s, errors.New("empty op")
 	}

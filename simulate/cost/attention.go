@@ -17,11 +17,11 @@ import (
 )
 
 func init() {
-	Register("", Attention, onnxAttentionCost, "Attention")
-	Register("com.microsoft", Attention, msAttentionCost(4), "Attention")
-	Register("com.microsoft", Attention, msAttentionCost(8), "QAttention")
-	Register("com.microsoft", Attention, mhaCost, "MultiHeadAttention")
-	Register("com.microsoft", Attention, gqaCost, "GroupQueryAttention")
+	Register("", onnxAttentionCost, "Attention")
+	Register("com.microsoft", msAttentionCost(4), "Attention")
+	Register("com.microsoft", msAttentionCost(8), "QAttention")
+	Register("com.microsoft", mhaCost, "MultiHeadAttention")
+	Register("com.microsoft", gqaCost, "GroupQueryAttention")
 }
 
 // attention builds the cost from its dimensions.

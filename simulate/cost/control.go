@@ -10,9 +10,9 @@ import (
 )
 
 func init() {
-	Register("", Control, loopCost, "Loop")
-	Register("", Control, scanCost, "Scan")
-	Register("", Control, ifCost, "If")
+	Register("", loopCost, "Loop")
+	Register("", scanCost, "Scan")
+	Register("", ifCost, "If")
 }
 
 // maxStaticTrip bounds a trip count read from the model; larger values

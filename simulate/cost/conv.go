@@ -15,15 +15,23 @@ import (
 	"github.com/wolong-dev/wolong/ir"
 )
 
-func init() {
-	Register("", Conv, convCost(0, 1), "Conv", "ConvInteger")
-	Register("", Conv, convCost(0, 3), "QLinearConv")
-	Register("com.microsoft", Conv, convCost(0, 1), "FusedConv", "NhwcConv")
-	Register("", Conv, convTransposeCost, "ConvTranspose")
-	Register("", Conv, deformConvCost, "DeformConv")
+// Keys of the convolution-like ops whose cost differs from their
+// registration's in one detail.
+var (
+	msNhwcConv  = ir.OpKey{Domain: "com.microsoft", Name: "NhwcConv"}
+	qlinearConv = ir.OpKey{Name: "QLinearConv"}
+	maxRoiPool  = ir.OpKey{Name: "MaxRoiPool"}
+)
 
-	Register("", Reduction, poolCost, "MaxPool", "AveragePool", "LpPool", "MaxRoiPool")
-	Register("", Reduction, globalPoolCost, "GlobalAveragePool", "GlobalMaxPool", "GlobalLpPool")
+func init() {
+	Register("", convCost(0, 1), "Conv", "ConvInteger")
+	Register("", convCost(0, 3), "QLinearConv")
+	Register("com.microsoft", convCost(0, 1), "FusedConv", "NhwcConv")
+	Register("", convTransposeCost, "ConvTranspose")
+	Register("", deformConvCost, "DeformConv")
+
+	Register("", poolCost, "MaxPool", "AveragePool", "LpPool", "MaxRoiPool")
+	Register("", globalPoolCost, "GlobalAveragePool", "GlobalMaxPool", "GlobalLpPool")
 }
 
 // convCost(x, w) costs a conv whose data is input x and weight input w:
@@ -41,7 +49,7 @@ func convCost(x, w int) Func {
 		if len(wd) < 2 || len(y) != len(wd) {
 			return Cost{}, fmt.Errorf("conv weight %v and output %v ranks disagree", wd, y)
 		}
-		if c.Node.Op == "NhwcConv" { // Y[N, out..., M]
+		if c.Node.Is(msNhwcConv) { // Y[N, out..., M]
 			y = append([]int64{y[0], y[len(y)-1]}, y[1:len(y)-1]...)
 		}
 		group := float64(c.Node.AttrInt("group", 1))
@@ -80,7 +88,7 @@ func convCost(x, w int) Func {
 			c.stage(&cost, c.Input(x), 2*n*spatial*group*prod(wd[1:]))
 			cost.Steps = int64(group) // one im2col + GEMM per group
 		}
-		if c.Node.Op == "QLinearConv" {
+		if c.Node.Is(qlinearConv) {
 			c.requantize(&cost, n*m*spatial)
 		}
 		return cost, nil
@@ -101,7 +109,7 @@ func (c *Ctx) winograd(wd []int64, group float64, dt ir.DType) bool {
 	if !c.m.HW.ConvWinograd || group != 1 || len(wd) != 4 || wd[2] != 3 || wd[3] != 3 {
 		return false
 	}
-	if dt != ir.Float32 || c.m.Opt.TF32 || c.Node.Op != "Conv" {
+	if dt != ir.Float32 || c.m.Opt.TF32 || !c.Node.Is(ir.OpConv) {
 		return false
 	}
 	return unitStrides(c.Node)
@@ -214,7 +222,7 @@ func poolCost(c *Ctx) (Cost, error) {
 		return Cost{}, err
 	}
 	k, _ := c.Node.AttrInts("kernel_shape")
-	if c.Node.Op == "MaxRoiPool" {
+	if c.Node.Is(maxRoiPool) {
 		k = nil
 	}
 	return c.Simple(out * prod(k))

@@ -11,30 +11,26 @@ import (
 )
 
 // Class is an op class; each has its own efficiency in hw.Efficiency (the
-// names match the JSON keys there). Free ops launch no kernel.
-type Class string
+// names match the JSON keys there). Free ops launch no kernel. An op's
+// class is declared in ir's op table (ir.OpInfo.Class).
+type Class = ir.CostClass
 
 // Op classes.
 const (
-	MatMul        Class = "matmul"
-	Conv          Class = "conv"
-	Depthwise     Class = "depthwise" // convs with one input channel per group: vector units
-	Attention     Class = "attention"
-	RNN           Class = "rnn"
-	Elementwise   Class = "elementwise"
-	Reduction     Class = "reduction"
-	Normalization Class = "normalization"
-	DataMovement  Class = "data_movement"
-	Other         Class = "other"
-	Free          Class = "free"    // views and bookkeeping: no kernel, no time
-	Control       Class = "control" // Loop / Scan / If / function call: the sum of a body
-	Fused         Class = "fused"   // a wolong fused kernel
+	MatMul        = ir.CostMatMul
+	Conv          = ir.CostConv
+	Depthwise     = ir.CostDepthwise
+	Attention     = ir.CostAttention
+	RNN           = ir.CostRNN
+	Elementwise   = ir.CostElementwise
+	Reduction     = ir.CostReduction
+	Normalization = ir.CostNormalization
+	DataMovement  = ir.CostDataMovement
+	Other         = ir.CostOther
+	Free          = ir.CostFree
+	Control       = ir.CostControl
+	Fused         = ir.CostFused
 )
-
-// Matrix reports whether the class runs on tensor cores.
-func (c Class) Matrix() bool {
-	return c == MatMul || c == Conv || c == Attention || c == RNN
-}
 
 // Work is one kind of sub-kernel of a node: Count instances of FLOPs each,
 // with Tiles parallel output tiles each (0: enough to fill the device).
@@ -88,22 +84,20 @@ type entry struct {
 	fn    Func
 }
 
-var registry = map[string]entry{}
+var registry = map[ir.OpKey]entry{}
 
-func key(domain, op string) string {
-	if domain == "ai.onnx" {
-		domain = ""
-	}
-	return domain + "\x00" + op
-}
-
-// Register adds the cost function fn of class for ops in domain. It panics
-// on a duplicate (a programming error any test catches).
-func Register(domain string, class Class, fn Func, ops ...string) {
+// Register adds the cost function fn for ops in domain, each in the
+// class ir's op table declares for it. It panics on a duplicate or an op
+// the table does not declare (programming errors any test catches).
+func Register(domain string, fn Func, ops ...string) {
 	for _, op := range ops {
-		k := key(domain, op)
+		k := ir.Key(domain, op)
+		class := ir.MustInfo("cost", k).Class()
+		if class == "" {
+			panic("cost: ir's op table declares no cost class for " + k.String())
+		}
 		if _, dup := registry[k]; dup {
-			panic("cost: op registered twice: " + domain + ":" + op)
+			panic("cost: op registered twice: " + k.String())
 		}
 		registry[k] = entry{class, fn}
 	}
@@ -111,12 +105,13 @@ func Register(domain string, class Class, fn Func, ops ...string) {
 
 // Registered reports whether (domain, op) has a cost function.
 func Registered(domain, op string) bool {
-	_, ok := registry[key(domain, op)]
+	_, ok := registry[ir.Key(domain, op)]
 	return ok
 }
 
-// ClassOf returns the registered class of (domain, op), or "" if none.
-func ClassOf(domain, op string) Class { return registry[key(domain, op)].class }
+// ClassOf returns the class of (domain, op) when it has a cost function,
+// or "" if none.
+func ClassOf(domain, op string) Class { return registry[ir.Key(domain, op)].class }
 
 // Ctx is what a cost function sees of its node.
 type Ctx struct {

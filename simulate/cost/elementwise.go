@@ -28,7 +28,7 @@ func init() {
 			return c.Simple(k * n)
 		}
 	}
-	ew := func(domain string, k float64, ops ...string) { Register(domain, Elementwise, perElem(k), ops...) }
+	ew := func(domain string, k float64, ops ...string) { Register(domain, perElem(k), ops...) }
 
 	// 1 FLOP per element: arithmetic, comparison, selection, casts.
 	ew("", 1, "Add", "Sub", "Mul", "Div", "Abs", "Neg", "Relu", "LeakyRelu", "Floor", "Ceil", "Round",
@@ -48,8 +48,8 @@ func init() {
 	ew("ai.onnx.preview.training", 12, "Adam")
 	ew("ai.onnx.preview.training", 6, "Adagrad")
 	ew("ai.onnx.preview.training", 4, "Momentum")
-	Register("", Elementwise, variadic(0), "Sum", "Max", "Min")
-	Register("", Elementwise, variadic(1), "Mean")
+	Register("", variadic(0), "Sum", "Max", "Min")
+	Register("", variadic(1), "Mean")
 	ew("", 6, "RotaryEmbedding")
 
 	ew("com.microsoft", 1, "BiasAdd")

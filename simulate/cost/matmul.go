@@ -10,13 +10,13 @@ import (
 )
 
 func init() {
-	Register("", MatMul, matmulCost, "MatMul", "MatMulInteger")
-	Register("", MatMul, qlinearMatmulCost, "QLinearMatMul")
-	Register("", MatMul, gemmCost, "Gemm")
-	Register("", MatMul, einsumCost, "Einsum")
-	Register("com.microsoft", MatMul, matmulCost, "FusedMatMul", "MatMulIntegerToFloat", "DynamicQuantizeMatMul", "MatMulFpQ4")
-	Register("com.microsoft", MatMul, gemmCost, "QGemm", "FusedGemm")
-	Register("com.microsoft", MatMul, matmulNBitsCost, "MatMulNBits")
+	Register("", matmulCost, "MatMul", "MatMulInteger")
+	Register("", qlinearMatmulCost, "QLinearMatMul")
+	Register("", gemmCost, "Gemm")
+	Register("", einsumCost, "Einsum")
+	Register("com.microsoft", matmulCost, "FusedMatMul", "MatMulIntegerToFloat", "DynamicQuantizeMatMul", "MatMulFpQ4")
+	Register("com.microsoft", gemmCost, "QGemm", "FusedGemm")
+	Register("com.microsoft", matmulNBitsCost, "MatMulNBits")
 }
 
 // gemmShape returns batch, M, N, K of A[..., M, K] x B[..., K, N] (numpy

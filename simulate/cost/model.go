@@ -139,16 +139,14 @@ func (m *Model) Node(n *ir.Node) Estimate {
 	}
 	m.depth++
 	defer func() { m.depth-- }()
-	if n.Domain == "wolong" {
-		if body := n.AttrGraph("body"); body != nil {
-			return m.fused(n, body)
-		}
+	if body := ir.FusedBody(n); body != nil {
+		return m.fused(n, body)
 	}
 	if !m.Opt.NoFold && folded(n) {
 		m.note(foldedNote)
 		return Estimate{Cost: Cost{Class: Free, Note: foldedNote}, Bound: BoundFree}
 	}
-	if e, ok := registry[key(n.Domain, n.Op)]; ok {
+	if e, ok := registry[n.Key()]; ok {
 		c := &m.ctxs[m.depth-1] // one context per nesting level, reused
 		*c = Ctx{Node: n, Class: e.class, m: m}
 		cost, err := safeCall(e.fn, c)
@@ -171,12 +169,12 @@ func (m *Model) Node(n *ir.Node) Estimate {
 		}
 		m.note(cost.Note)
 		e := m.Time(cost)
-		if cost.Class == Free && n.Op != "Constant" {
+		if cost.Class == Free && !n.Is(ir.OpConstant) {
 			// no kernel, but the runtime still dispatches the node
 			e.HostS = (m.HW.DispatchUs + m.HW.FreeNodeUs) * 1e-6
 		}
 		e.HostS += m.allocS(n, e)
-		if m.HW.FP16Casts && e.Kernels > 0 && n.Op != "Cast" {
+		if m.HW.FP16Casts && e.Kernels > 0 && !n.Is(ir.OpCast) {
 			m.addCasts(n, &e)
 		}
 		return e
@@ -188,7 +186,7 @@ func (m *Model) Node(n *ir.Node) Estimate {
 			return e
 		}
 	}
-	if ir.LookupOp(n.Domain, n.Op) == nil {
+	if !ir.Inferable(n.Domain, n.Op) {
 		return m.unknown(Other, "opaque operator "+n.QualifiedOp()+": no cost model")
 	}
 	// A known op without a cost function: cost its data movement as one
@@ -219,7 +217,7 @@ func (m *Model) addCasts(n *ir.Node, e *Estimate) {
 		return v != nil && v.Type.Kind == ir.KindTensor && m.dtype(v.Type.DType) == ir.Float16
 	}
 	for _, v := range n.Inputs {
-		if !half(v) || v.Producer != nil && v.Producer.Op != "Constant" || len(v.Uses) == 0 || v.Uses[0].Node != n {
+		if !half(v) || v.Producer != nil && !v.Producer.Is(ir.OpConstant) || len(v.Uses) == 0 || v.Uses[0].Node != n {
 			continue
 		}
 		if v.Const != nil || v.Producer != nil {
@@ -257,10 +255,7 @@ func (m *Model) addCasts(n *ir.Node, e *Estimate) {
 // OpKey is the key of n's op in hw.Efficiency.Ops: the op type,
 // domain-qualified outside ai.onnx.
 func OpKey(n *ir.Node) string {
-	if n.Domain == "" || n.Domain == "ai.onnx" {
-		return n.Op
-	}
-	return n.Domain + ":" + n.Op
+	return n.Key().String()
 }
 
 // RunS is the host time of one run outside its nodes: before the first
@@ -331,7 +326,7 @@ func folded(n *ir.Node) bool {
 // shape is the common case (some exporters and the ONNX "light" zoo models
 // build their weights that way). Nodes producing graph outputs still run.
 func loadTimeConstant(n *ir.Node) bool {
-	if len(n.Inputs) == 0 || (n.Domain != "" && n.Domain != "ai.onnx") {
+	if len(n.Inputs) == 0 || n.Domain != "" {
 		return false
 	}
 	switch n.Op {

@@ -8,27 +8,27 @@ import "strings"
 
 func init() {
 	copyOp := func(c *Ctx) (Cost, error) { return c.Simple(0) }
-	Register("", DataMovement, copyOp, "Transpose", "Concat", "Split", "Expand", "Tile", "Pad",
+	Register("", copyOp, "Transpose", "Concat", "Split", "Expand", "Tile", "Pad",
 		"DepthToSpace", "SpaceToDepth", "ReverseSequence", "Trilu", "MaxUnpool",
 		"Col2Im", "OneHot", "Range", "ConstantOfShape", "EyeLike", "RandomNormal", "RandomUniform",
 		"RandomNormalLike", "RandomUniformLike", "Bernoulli", "Multinomial", "Scatter", "ScatterElements",
 		"ScatterND", "TensorScatter", "HannWindow", "HammingWindow",
 		"BlackmanWindow", "MelWeightMatrix", "ImageDecoder", "AffineGrid")
-	Register("", DataMovement, gatherCost, "Gather", "GatherElements", "GatherND")
-	Register("", DataMovement, windowCost, "Slice", "Crop", "CenterCropPad")
-	Register("", DataMovement, seqCopy(true), "SplitToSequence")
-	Register("", DataMovement, seqCopy(false), "ConcatFromSequence")
-	Register("com.microsoft", DataMovement, gatherCost, "GatherBlockQuantized")
-	Register("", DataMovement, resizeCost, "Resize", "Upsample")
-	Register("", DataMovement, perOutOp(8), "GridSample")
-	Register("", Other, perOutOp(32), "RoiAlign")
-	Register("", Other, dftCost, "DFT", "STFT")
-	Register("", Other, dataDependent(10), "NonMaxSuppression")
-	Register("", DataMovement, dataDependent(1), "NonZero", "Compress", "Unique")
-	Register("", Other, perOutOp(8), "Det")
+	Register("", gatherCost, "Gather", "GatherElements", "GatherND")
+	Register("", windowCost, "Slice", "Crop", "CenterCropPad")
+	Register("", seqCopy(true), "SplitToSequence")
+	Register("", seqCopy(false), "ConcatFromSequence")
+	Register("com.microsoft", gatherCost, "GatherBlockQuantized")
+	Register("", resizeCost, "Resize", "Upsample")
+	Register("", perOutOp(8), "GridSample")
+	Register("", perOutOp(32), "RoiAlign")
+	Register("", dftCost, "DFT", "STFT")
+	Register("", dataDependent(10), "NonMaxSuppression")
+	Register("", dataDependent(1), "NonZero", "Compress", "Unique")
+	Register("", perOutOp(8), "Det")
 
 	free := func(c *Ctx) (Cost, error) { return Cost{Class: Free}, nil }
-	Register("", Free, free, "Reshape", "Squeeze", "Unsqueeze", "Flatten", "Identity", "Shape", "Size",
+	Register("", free, "Reshape", "Squeeze", "Unsqueeze", "Flatten", "Identity", "Shape", "Size",
 		"Constant", "Dropout", "Optional", "OptionalGetElement", "OptionalHasElement", "SequenceEmpty",
 		"SequenceConstruct", "SequenceAt", "SequenceLength", "SequenceErase", "SequenceInsert", "BitCast")
 }

@@ -16,17 +16,17 @@ func init() {
 			return c.Simple(k * n)
 		}
 	}
-	nm := func(domain string, k float64, ops ...string) { Register(domain, Normalization, perOut(k), ops...) }
+	nm := func(domain string, k float64, ops ...string) { Register(domain, perOut(k), ops...) }
 	nm("", 2, "BatchNormalization") // inference: folded scale and shift
 	nm("", 5, "LpNormalization")
 	nm("com.microsoft", 10, "EmbedLayerNormalization")
-	Register("", Normalization, instanceNormCost, "InstanceNormalization")
-	Register("", Normalization, statsNorm(8, 1, 2), "GroupNormalization", "MeanVarianceNormalization")
-	Register("", Normalization, statsNorm(8, -1, 1), "LayerNormalization")
-	Register("", Normalization, statsNorm(5, -1, 1), "RMSNormalization", "SimplifiedLayerNormalization") // ORT registers the latter in the default domain too
-	Register("com.microsoft", Normalization, statsNorm(10, -1, 1), "SkipLayerNormalization")
-	Register("com.microsoft", Normalization, statsNorm(5, -1, 1), "SimplifiedLayerNormalization", "SkipSimplifiedLayerNormalization")
-	Register("", Normalization, lrnCost, "LRN")
+	Register("", instanceNormCost, "InstanceNormalization")
+	Register("", statsNorm(8, 1, 2), "GroupNormalization", "MeanVarianceNormalization")
+	Register("", statsNorm(8, -1, 1), "LayerNormalization")
+	Register("", statsNorm(5, -1, 1), "RMSNormalization", "SimplifiedLayerNormalization") // ORT registers the latter in the default domain too
+	Register("com.microsoft", statsNorm(10, -1, 1), "SkipLayerNormalization")
+	Register("com.microsoft", statsNorm(5, -1, 1), "SimplifiedLayerNormalization", "SkipSimplifiedLayerNormalization")
+	Register("", lrnCost, "LRN")
 }
 
 // instanceNormCost normalizes each (batch, channel) slice of the spatial

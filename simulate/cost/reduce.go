@@ -15,18 +15,18 @@ func init() {
 			return c.Simple(k * n)
 		}
 	}
-	Register("", Reduction, perIn(1), "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd",
+	Register("", perIn(1), "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd",
 		"ReduceL1", "ArgMax", "ArgMin", "CumSum", "CumProd")
-	Register("", Reduction, perIn(2), "ReduceL2", "ReduceSumSquare")
-	Register("", Reduction, perIn(9), "ReduceLogSum", "ReduceLogSumExp")
+	Register("", perIn(2), "ReduceL2", "ReduceSumSquare")
+	Register("", perIn(9), "ReduceLogSum", "ReduceLogSumExp")
 	// softmax: max, exp, sum, divide over each row
-	Register("", Reduction, perIn(5), "Softmax", "LogSoftmax", "Hardmax")
-	Register("", Reduction, topKCost, "TopK")
+	Register("", perIn(5), "Softmax", "LogSoftmax", "Hardmax")
+	Register("", topKCost, "TopK")
 	// min/max reduction, then scale and round every element
-	Register("", Reduction, perIn(6), "DynamicQuantizeLinear")
+	Register("", perIn(6), "DynamicQuantizeLinear")
 	// log-softmax (when fused) and a gather + mean over the class axis
-	Register("", Reduction, perIn(6), "SoftmaxCrossEntropyLoss", "NegativeLogLikelihoodLoss")
-	Register("com.microsoft", Reduction, perIn(5), "BiasSoftmax")
+	Register("", perIn(6), "SoftmaxCrossEntropyLoss", "NegativeLogLikelihoodLoss")
+	Register("com.microsoft", perIn(5), "BiasSoftmax")
 }
 
 // TopK: about log2(k) comparisons per input element (a heap per row).

@@ -14,10 +14,10 @@ package cost
 import "fmt"
 
 func init() {
-	Register("", RNN, rnnCost(4), "LSTM")
-	Register("", RNN, rnnCost(3), "GRU")
-	Register("", RNN, rnnCost(1), "RNN")
-	Register("com.microsoft", RNN, rnnCost(4), "DynamicQuantizeLSTM")
+	Register("", rnnCost(4), "LSTM")
+	Register("", rnnCost(3), "GRU")
+	Register("", rnnCost(1), "RNN")
+	Register("com.microsoft", rnnCost(4), "DynamicQuantizeLSTM")
 }
 
 func rnnCost(gates float64) Func {
