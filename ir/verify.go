@@ -23,7 +23,9 @@ func (e *VerifyError) Error() string {
 // Verify checks the structural invariants of m's main graph, its subgraphs
 // and its functions: every input is defined in scope by an input,
 // initializer or a node of the graph; each value has one definition; use
-// lists match the inputs; the graph is acyclic; arities match the op table
+// lists match the inputs; nodes are in topological order (so the graph is
+// acyclic: the importer sorts what a file lists out of order, and the pass
+// driver restores the order after every pass); arities match the op table
 // for registered ops; graph outputs are defined. It returns nil or a
 // *VerifyError.
 func Verify(m *Model) error {
@@ -195,8 +197,28 @@ func (v *verifier) graph(g *Graph, depth int) {
 			v.errorf(g, nil, "output %q is not defined in the graph", o.Name)
 		}
 	}
-	if _, err := Topo(g); err != nil {
-		v.problems = append(v.problems, strings.TrimPrefix(err.Error(), "ir: "))
+	v.order(g)
+}
+
+// order checks that g's nodes are in topological order: every node comes
+// after the producers, in g, of its inputs and of the values its subgraphs
+// capture. A graph out of order because of a cycle reports the cycle.
+func (v *verifier) order(g *Graph) {
+	pos := make(map[*Node]int, len(g.Nodes))
+	for i, n := range g.Nodes {
+		pos[n] = i
+	}
+	for i, n := range g.Nodes {
+		for _, d := range Deps(g, n) {
+			if j, ok := pos[d]; ok && j >= i {
+				if _, err := Topo(g); err != nil {
+					v.problems = append(v.problems, strings.TrimPrefix(err.Error(), "ir: "))
+					return
+				}
+				v.errorf(g, n, "not in topological order: it reads an output of node %s, listed after it", NodeLabel(d))
+				return
+			}
+		}
 	}
 }
 

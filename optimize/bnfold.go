@@ -23,10 +23,7 @@ import (
 
 func bnFold(c *Context) ([]Rewrite, error) {
 	g := c.Graph()
-	order, err := ir.Topo(g)
-	if err != nil {
-		return nil, err
-	}
+	order := nodesInOrder(g)
 	var rw []Rewrite
 	for _, bn := range order {
 		if !is(bn, "BatchNormalization") || bn.AttrInt("training_mode", 0) != 0 || len(bn.Inputs) != 5 {

@@ -13,10 +13,7 @@ import (
 // it never removes graph inputs (the optimized model keeps its interface).
 func dce(c *Context) ([]Rewrite, error) {
 	g := c.Graph()
-	order, err := ir.Topo(g)
-	if err != nil {
-		return nil, err
-	}
+	order := nodesInOrder(g)
 	live := make(map[*ir.Node]bool, len(order))
 	need := func(v *ir.Value) {
 		if v != nil && v.Producer != nil && v.Producer.Graph == g {

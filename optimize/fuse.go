@@ -76,10 +76,7 @@ func (s *fuseState) find(i int) int {
 // wolong node.
 func fuseOps(c *Context) ([]Rewrite, error) {
 	g := c.Graph()
-	order, err := ir.Topo(g)
-	if err != nil {
-		return nil, err
-	}
+	order := nodesInOrder(g)
 	s := newFuseState(g, order, c.Opt.GroupCap)
 	for i, n := range order {
 		for _, o := range n.Outputs {

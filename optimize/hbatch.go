@@ -39,10 +39,7 @@ type hCand struct {
 
 func hBatch(c *Context) ([]Rewrite, error) {
 	g := c.Graph()
-	order, err := ir.Topo(g)
-	if err != nil {
-		return nil, err
-	}
+	order := nodesInOrder(g)
 	wc := weightCache{}
 	dead := map[*ir.Node]bool{}
 	var rw []Rewrite

@@ -117,6 +117,11 @@ func Run(m *ir.Model, opt Options) (*Result, error) {
 	if c.folder == nil {
 		c.folder = defaultFolder()
 	}
+	// The pass contract: nodes in topological order before the first pass
+	// (an imported model already is; a hand-built one may not be).
+	if err := ir.SortNodes(m.Graph); err != nil {
+		return nil, fmt.Errorf("optimize: %v", err)
+	}
 	res := &Result{Level: opt.Level}
 	cur, err := predict(opt.Predictor, m)
 	if err != nil {

@@ -23,10 +23,7 @@ import (
 // is left.
 func noopElim(c *Context) ([]Rewrite, error) {
 	g := c.Graph()
-	order, err := ir.Topo(g)
-	if err != nil {
-		return nil, err
-	}
+	order := nodesInOrder(g)
 	var rw []Rewrite
 	for _, n := range order {
 		if !isDefault(n) || len(n.Outputs) == 0 || n.Outputs[0] == nil {

@@ -27,10 +27,7 @@ type matcher func(g *ir.Graph, n *ir.Node) *match
 // node of op (the node named prefix_k).
 func runPattern(c *Context, op, prefix string, match matcher) ([]Rewrite, error) {
 	g := c.Graph()
-	order, err := ir.Topo(g)
-	if err != nil {
-		return nil, err
-	}
+	order := nodesInOrder(g)
 	pos := positions(order)
 	claimed := map[*ir.Node]bool{}
 	var groups []*group

@@ -31,10 +31,7 @@ func persistentRNN(c *Context) ([]Rewrite, error) {
 		return nil, nil
 	}
 	g := c.Graph()
-	order, err := ir.Topo(g)
-	if err != nil {
-		return nil, err
-	}
+	order := nodesInOrder(g)
 	pos := positions(order)
 	claimed := map[*ir.Node]bool{}
 	var groups []*group

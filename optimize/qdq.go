@@ -23,10 +23,7 @@ import (
 // Runtime removes the same pairs at its extended level.
 func qdqElim(c *Context) ([]Rewrite, error) {
 	g := c.Graph()
-	order, err := ir.Topo(g)
-	if err != nil {
-		return nil, err
-	}
+	order := nodesInOrder(g)
 	var rw []Rewrite
 	for _, q := range order {
 		if !is(q, "QuantizeLinear") || q.Output(0) == nil {

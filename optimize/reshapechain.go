@@ -27,10 +27,7 @@ import (
 // this one) would.
 func reshapeChain(c *Context) ([]Rewrite, error) {
 	g := c.Graph()
-	order, err := ir.Topo(g)
-	if err != nil {
-		return nil, err
-	}
+	order := nodesInOrder(g)
 	// Visit tails last-first so a chain is taken whole from its end.
 	done := map[*ir.Node]bool{}
 	var rw []Rewrite

@@ -17,10 +17,7 @@ import (
 // subgraph becomes dead and dce deletes it. Graph outputs are left alone.
 func shapeFold(c *Context) ([]Rewrite, error) {
 	g := c.Graph()
-	order, err := ir.Topo(g)
-	if err != nil {
-		return nil, err
-	}
+	order := nodesInOrder(g)
 	var rw []Rewrite
 	for _, n := range order {
 		if !foldable(g, n) || n.Op == "Constant" && len(n.Outputs[0].Uses) == 0 {

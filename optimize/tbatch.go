@@ -28,10 +28,7 @@ const maxTimeBatch = 512
 
 func tBatch(c *Context) ([]Rewrite, error) {
 	g := c.Graph()
-	order, err := ir.Topo(g)
-	if err != nil {
-		return nil, err
-	}
+	order := nodesInOrder(g)
 	level := make(map[*ir.Node]int, len(order))
 	var keys []string
 	groups := map[string][]*ir.Node{}
