@@ -29,7 +29,9 @@ func TestHash(t *testing.T) {
 		{"value renamed", func(m *Model) { m.Graph.Nodes[0].Outputs[0].Name = "z" }, false},
 		{"type changed", func(m *Model) { m.Graph.Nodes[0].Outputs[0].Type = TensorType(Float32, ShapeOf(3)) }, false},
 		{"attribute list changed", func(m *Model) { m.Graph.Nodes[2].Attrs[0].Ints[1] = 3 }, false},
-		{"attribute added", func(m *Model) { m.Graph.Nodes[0].Attrs = append(m.Graph.Nodes[0].Attrs, &Attr{Name: "alpha", Type: AttrFloat, F: 0.5}) }, false},
+		{"attribute added", func(m *Model) {
+			m.Graph.Nodes[0].Attrs = append(m.Graph.Nodes[0].Attrs, &Attr{Name: "alpha", Type: AttrFloat, F: 0.5})
+		}, false},
 		{"constant replaced", func(m *Model) {
 			v := m.Graph.Initializers[0]
 			c := *v.Const

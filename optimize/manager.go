@@ -81,10 +81,10 @@ type Options struct {
 
 // PassResult is what one pass did.
 type PassResult struct {
-	Name     string        `json:"name"`
-	Rewrites []Rewrite     `json:"rewrites"`
-	Before   Prediction    `json:"before"`
-	After    Prediction    `json:"after"`
+	Name     string     `json:"name"`
+	Rewrites []Rewrite  `json:"rewrites"`
+	Before   Prediction `json:"before"`
+	After    Prediction `json:"after"`
 	// Elapsed is the pass's wall time, the re-sort after it included
 	// (verification, hashing, dumps and prediction excluded).
 	Elapsed time.Duration `json:"-"`
