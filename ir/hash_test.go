@@ -6,7 +6,7 @@ import "testing"
 // every edit a pass can make.
 func TestHash(t *testing.T) {
 	base := func() *Model {
-		m, _, _ := chain()
+		m, _, _ := twoNodeChain()
 		w := m.Graph.AddInitializer(&Tensor{Name: "w", DType: Float32, Dims: []int64{2}, Floats: []float32{1, 2}})
 		n := m.Graph.AddNode("Add", "", "c", []*Value{m.Graph.Outputs[0], w}, []string{"yc"}, &Attr{Name: "k", Type: AttrInts, Ints: []int64{1, 2}})
 		m.Graph.Outputs = []*Value{n.Outputs[0]}

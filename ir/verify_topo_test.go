@@ -5,8 +5,8 @@ import (
 	"testing"
 )
 
-// chain returns x -> Relu(a) -> Neg(b) -> y in topological order.
-func chain() (*Model, *Node, *Node) {
+// twoNodeChain returns x -> Relu(a) -> Neg(b) -> y in topological order.
+func twoNodeChain() (*Model, *Node, *Node) {
 	g := NewGraph("main")
 	x := g.AddInput("x", TensorType(Float32, ShapeOf(2)))
 	a := g.AddNode("Relu", "", "a", []*Value{x}, []string{"ya"})
@@ -37,7 +37,7 @@ func TestVerifyOrder(t *testing.T) {
 		}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			m, a, b := chain()
+			m, a, b := twoNodeChain()
 			tc.edit(m, a, b)
 			err := Verify(m)
 			switch {
