@@ -2,9 +2,7 @@ package cmd
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -45,15 +43,7 @@ func TestExplainDumps(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
-			entries, err := os.ReadDir(dump)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var names []string
-			for _, e := range entries {
-				names = append(names, e.Name())
-			}
-			sort.Strings(names)
+			names := dirNames(t, dump)
 			if strings.Join(names, " ") != tc.files {
 				t.Fatalf("wrote\n %s\nwant\n %s", strings.Join(names, " "), tc.files)
 			}

@@ -32,9 +32,8 @@ func normalizeOutput(s, dir string) string {
 	})
 }
 
-// readFiles returns the files of dir, each under a "== name" line, in name
-// order: one golden file for the files a command writes into a folder.
-func readFiles(t *testing.T, dir string) string {
+// dirNames returns the names of the files in dir, sorted.
+func dirNames(t *testing.T, dir string) []string {
 	t.Helper()
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -45,8 +44,15 @@ func readFiles(t *testing.T, dir string) string {
 		names = append(names, e.Name())
 	}
 	sort.Strings(names)
+	return names
+}
+
+// readFiles returns the files of dir, each under a "== name" line, in name
+// order: one golden file for the files a command writes into a folder.
+func readFiles(t *testing.T, dir string) string {
+	t.Helper()
 	var b strings.Builder
-	for _, n := range names {
+	for _, n := range dirNames(t, dir) {
 		data, err := os.ReadFile(filepath.Join(dir, n))
 		if err != nil {
 			t.Fatal(err)

@@ -126,17 +126,7 @@ func (c *cursor) typ() (Type, error) {
 			kind = KindOptional
 		}
 		t := Type{Kind: kind}
-		if !c.eat("?") {
-			e, err := c.typ()
-			if err != nil {
-				return Type{}, err
-			}
-			t.Elem = &e
-		}
-		if !c.eat(")") {
-			return Type{}, fmt.Errorf("want \")\" at column %d", c.pos+1)
-		}
-		return t, nil
+		return t, c.elem(&t)
 	case c.eat("map("):
 		dt, err := c.dtype()
 		if err != nil {
@@ -146,17 +136,7 @@ func (c *cursor) typ() (Type, error) {
 		if !c.eat(",") {
 			return Type{}, fmt.Errorf("want \",\" at column %d", c.pos+1)
 		}
-		if !c.eat("?") {
-			e, err := c.typ()
-			if err != nil {
-				return Type{}, err
-			}
-			t.Elem = &e
-		}
-		if !c.eat(")") {
-			return Type{}, fmt.Errorf("want \")\" at column %d", c.pos+1)
-		}
-		return t, nil
+		return t, c.elem(&t)
 	case c.eat("sparse("):
 		t, err := c.tensorType()
 		if err != nil {
@@ -169,6 +149,22 @@ func (c *cursor) typ() (Type, error) {
 		return t, nil
 	}
 	return c.tensorType()
+}
+
+// elem reads the element type of a sequence, optional or map ("?" for
+// none) and the closing parenthesis.
+func (c *cursor) elem(t *Type) error {
+	if !c.eat("?") {
+		e, err := c.typ()
+		if err != nil {
+			return err
+		}
+		t.Elem = &e
+	}
+	if !c.eat(")") {
+		return fmt.Errorf("want \")\" at column %d", c.pos+1)
+	}
+	return nil
 }
 
 // dtype reads an element type name (or dtype(N)).
