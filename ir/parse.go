@@ -25,7 +25,7 @@ const maxParseDepth = 64
 // leaves out stays out: a constant of more than 8 elements (or of another
 // dtype than float, int32, int64 and bool) has no data, a tensor attribute
 // likewise, list attributes and strings the printer shortened stay short
-// (an elided list keeps its length, its hidden elements zero), and the
+// (an elided list keeps its length, up to 2^20, its hidden elements zero), and the
 // metadata, doc strings and declared types are not in the text. So
 // Fprint(Parse(text)) is text for any text Fprint wrote, and a parsed
 // model carries the structure, types and small constants a pass test

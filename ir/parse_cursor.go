@@ -17,6 +17,8 @@ type cursor struct {
 	pos int
 	// anon: the last ref was %#N, an unnamed value (its name is "#N").
 	anon bool
+	// depth of the type being read (sequences of sequences ...).
+	depth int
 }
 
 func (c *cursor) end() bool { return c.pos >= len(c.s) }
@@ -117,6 +119,10 @@ func (c *cursor) ref() (string, bool) {
 
 // typ reads a type as Type.String writes it.
 func (c *cursor) typ() (Type, error) {
+	if c.depth++; c.depth > maxParseDepth {
+		return Type{}, fmt.Errorf("types nested deeper than %d", maxParseDepth)
+	}
+	defer func() { c.depth-- }()
 	switch {
 	case c.eat("?"):
 		return Type{}, nil
@@ -405,7 +411,7 @@ func (c *cursor) list(a *Attr) error {
 		switch {
 		case c.eat("...("):
 			n, err := strconv.Atoi(c.until(')'))
-			if err != nil || n < i || n > 1<<24 || !c.eat(")") {
+			if err != nil || n < i || n > 1<<20 || !c.eat(")") {
 				return fmt.Errorf("bad elision at column %d", c.pos+1)
 			}
 			total = n

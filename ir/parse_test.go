@@ -119,6 +119,8 @@ func TestParseErrors(t *testing.T) {
 		{"types", head + "graph g(%x: float32[]) {\n  %y = Relu(%x) : float32[], float32[]\n  return %y\n}\n", "2 types for 1 outputs", 3},
 		{"orphan subgraph", head + "graph g() {\n  body: b() {\n", "no node before it", 3},
 		{"trailing", head + "graph g() {\n  return\n}\nstuff\n", "want a function", 5},
+		{"deep type", head + "graph g(%x: " + strings.Repeat("seq(", 100) + "float32[]" + strings.Repeat(")", 100) + ") {\n  return %x\n}\n", "nested deeper", 2},
+		{"huge elision", head + "graph g(%x: float32[]) {\n  %y = Relu(%x) {a=[1,...(99999999)]} : float32[]\n  return %y\n}\n", "bad elision", 3},
 		{"deep", head + "graph g(%c: bool[]) {\n" + strings.Repeat("  %y = If(%c)\n    then_branch: t() {\n", 70), "nested deeper", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
