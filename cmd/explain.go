@@ -1,15 +1,10 @@
 package cmd
 
 import (
-	"bytes"
-	"fmt"
-	"io"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/wolong-dev/wolong/ir"
 	"github.com/wolong-dev/wolong/optimize"
 	"github.com/wolong-dev/wolong/report"
 )
@@ -20,6 +15,7 @@ type ExplainOptions struct {
 	Pass string // --pass: focus on one pass
 	Diff bool   // --diff: unified diff of the IR text per pass
 	Dot  string // --dot DIR: one DOT file per pass
+	explainDumpFlags
 }
 
 func newExplainCmd(env *Env) *cobra.Command {
@@ -32,10 +28,14 @@ rewrite on one line ("Conv_3 + Relu_4 -> fused_conv_0",
 "MatMul_q || MatMul_k || MatMul_v -> batched_matmul_1, split_2"), with the node
 and kernel counts and the predicted time before and after the pass. --pass
 focuses on one pass, --diff adds a unified diff of the IR text, --dot DIR writes
-Graphviz DOT after each pass with fused groups drawn as clusters.`,
+Graphviz DOT after each pass with fused groups drawn as clusters, --dump-dir DIR
+writes the IR text and DOT of the input and of every pass that changed the model
+(--dump-after NAME|REGEXP: only after the passes it selects). Each pass also
+shows its own running time, and "unchanged" when it left the model as it was.`,
 		Example: `  wolong explain model.onnx
   wolong explain model.onnx --pass fuse --diff
-  wolong explain model.onnx --dot out/ && dot -Tsvg out/` + dotExample("fuse") + ` -o fuse.svg`,
+  wolong explain model.onnx --dot out/ && dot -Tsvg out/` + dotExample("fuse") + ` -o fuse.svg
+  wolong explain model.onnx --dump-after dce --dump-dir dumps/`,
 		Args:              usageArgs(cobra.ExactArgs(1)),
 		ValidArgsFunction: completeONNX,
 		RunE: func(c *cobra.Command, args []string) error {
@@ -46,14 +46,13 @@ Graphviz DOT after each pass with fused groups drawn as clusters.`,
 	c.Flags().StringVar(&opts.Pass, "pass", "", "show only the pass called `NAME`")
 	c.Flags().BoolVar(&opts.Diff, "diff", false, "add a unified diff of the IR text for each pass")
 	c.Flags().StringVar(&opts.Dot, "dot", "", "write a Graphviz DOT file per pass into `DIR`")
+	addExplainDumpFlags(c, &opts.explainDumpFlags)
 	return c
 }
 
 // dotFileName names the DOT file --dot writes after the seq-th pass that
 // ran (0: the input model).
-func dotFileName(seq int, pass string) string {
-	return fmt.Sprintf("%02d_%s.dot", seq, pass)
-}
+func dotFileName(seq int, pass string) string { return report.DumpFileName(seq, pass, "dot") }
 
 // dotExample is the DOT file --dot writes after pass at the default
 // level -O3 without --cluster, for the help text (derived from the pass
@@ -87,7 +86,8 @@ func runExplain(env *Env, opts *ExplainOptions, path string) error {
 	}
 	out := newOutputs(path)
 	defer out.abort()
-	if err := out.checkDir("--dot", opts.Dot); err != nil {
+	dumps, diff, err := opts.dumps(out)
+	if err != nil {
 		return err
 	}
 	p, err := loadPipeline(&opts.OptimizeOptions, path)
@@ -95,36 +95,16 @@ func runExplain(env *Env, opts *ExplainOptions, path string) error {
 		return err
 	}
 	defer p.l.Close()
-	diffs := map[string]string{}
-	var prevText string
-	seq := 0
-	onPass := func(name string, m *ir.Model) error {
-		focused := opts.Pass == "" || opts.Pass == name
-		if opts.Diff {
-			var b bytes.Buffer
-			if err := ir.Fprint(&b, m); err != nil {
-				return err
-			}
-			if name != "input" && focused {
-				diffs[name] = report.UnifiedDiff(prevText, b.String(), "before "+name, "after "+name)
-			}
-			prevText = b.String()
-		}
-		if opts.Dot != "" && (focused || name == "input") {
-			file := filepath.Join(opts.Dot, dotFileName(seq, name))
-			if err := out.write("--dot", file, func(w io.Writer) error { return report.WriteDOT(w, m, name) }); err != nil {
-				return err
-			}
-		}
-		seq++
-		return nil
-	}
-	res, err := p.run(&opts.OptimizeOptions, onPass)
+	res, err := p.run(&opts.OptimizeOptions, dumps, true)
 	if err != nil {
 		return err
 	}
 	if err := out.commit(); err != nil {
 		return err
+	}
+	var diffs map[string]string
+	if diff != nil {
+		diffs = diff.Diffs
 	}
 	e := report.NewExplain(path, p.hw.Name, res, opts.Pass, diffs, p.warnings)
 	env.warn(e.Warnings)

@@ -194,11 +194,12 @@ func loadPipeline(o *OptimizeOptions, path string) (*pipeline, error) {
 	return p, nil
 }
 
-// run optimizes the pipeline's model.
-func (p *pipeline) run(o *OptimizeOptions, onPass func(string, *ir.Model) error) (*optimize.Result, error) {
+// run optimizes the pipeline's model; the driver writes dumps and, with
+// hash, records which passes left the model unchanged (explain).
+func (p *pipeline) run(o *OptimizeOptions, dumps []optimize.Dump, hash bool) (*optimize.Result, error) {
 	target, _ := optimize.ParseTarget(o.Target)
 	opt := optimize.Options{Level: o.Level, Only: o.Passes, Disable: o.Disable,
-		VerifyEach: o.VerifyEach, Predictor: p.pred, OnPass: onPass, OnChipBytes: onChipBytes(p.hw),
+		VerifyEach: o.VerifyEach, Predictor: p.pred, Dumps: dumps, Hash: hash, Now: passClock, OnChipBytes: onChipBytes(p.hw),
 		OnPassStart: o.Model.progress.passHook(""), Target: target}
 	if target == optimize.TargetORT {
 		p.assume = append(p.assume, "--target ort: each fused group ONNX Runtime 1.30 has an operator for is costed as that operator, one kernel; every other group as its members, which ORT runs one by one after inlining the function (the predicted speedup is the one ORT can deliver)")
@@ -254,7 +255,7 @@ func runOptimize(env *Env, opts *OptimizeOptions, path string) error {
 		return err
 	}
 	defer p.l.Close()
-	res, err := p.run(opts, nil)
+	res, err := p.run(opts, nil, false)
 	if err != nil {
 		return err
 	}

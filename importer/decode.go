@@ -421,6 +421,10 @@ func (d *decoder) link(rg *rawGraph, parent *scope, owner *ir.Node) (*ir.Graph, 
 			v.Declared = &dt
 		}
 	}
+	// The IR keeps nodes in topological order (ir.Verify checks it): a
+	// file that lists them out of order is sorted here, stably, so that a
+	// sorted file keeps its order. A cycle is the verifier's to report.
+	_ = ir.SortNodes(g)
 	return g, nil
 }
 

@@ -40,7 +40,7 @@ func checkExported(m *ir.Model, path string, staged map[string]string) error {
 	checkDomains(got, add)
 	res := ir.InferModel(got, ir.InferOptions{})
 	for _, d := range res.Diagnostics {
-		if d.Code == "conflict" {
+		if d.Code == ir.CodeConflict {
 			where := ""
 			if d.Node != nil {
 				where = " (node " + ir.NodeLabel(d.Node) + ")"

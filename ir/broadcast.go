@@ -3,8 +3,6 @@ package ir
 // This file implements multidirectional (numpy-style) broadcasting of
 // shapes, as ONNX defines it for Add, Where, Expand and friends.
 
-import "fmt"
-
 // BroadcastShapes returns the numpy-broadcast shape of its arguments. Any
 // unknown rank gives an unknown result. For one dim position, a concrete 1
 // yields to the other operand; equal dims stay; a concrete dim > 1 wins over
@@ -30,7 +28,7 @@ func BroadcastShapes(shapes ...Shape) (Shape, error) {
 		for i, d := range s.Dims {
 			r, err := broadcastDim(out[off+i], d)
 			if err != nil {
-				return UnknownShape(), fmt.Errorf("cannot broadcast %s: dim %d: %v", shapesString(shapes), off+i, err)
+				return UnknownShape(), errorf(CodeBroadcast, "cannot broadcast %s: dim %d: %v", shapesString(shapes), off+i, err)
 			}
 			out[off+i] = r
 		}
@@ -46,7 +44,7 @@ func broadcastDim(a, b Dim) (Dim, error) {
 		return a, nil
 	case a.IsConcrete() && b.IsConcrete():
 		if a.Val != b.Val {
-			return Dim{}, fmt.Errorf("%d vs %d", a.Val, b.Val)
+			return Dim{}, errorf(CodeBroadcast, "%d vs %d", a.Val, b.Val)
 		}
 		return a, nil
 	case a.IsConcrete():

@@ -63,6 +63,7 @@ type confResult struct {
 	valueDep    bool   // partial because the gap needs values a graph input carries
 	detail      string
 	skippedOuts int
+	uncoded     []string // diagnostics whose code is not one of ir.Codes()
 }
 
 // stripDeclared removes every declared type except those of graph inputs
@@ -143,7 +144,7 @@ func runConformanceModel(suite, name, modelPath string, outFiles []string) confR
 	}
 	defer m.Close()
 	stripDeclared(m)
-	ir.InferModel(m, ir.InferOptions{})
+	r.uncoded = ir.UncodedDiagnostics(ir.InferModel(m, ir.InferOptions{}).Diagnostics)
 	compared := 0
 	r.class = confExact
 	for i, path := range outFiles {
@@ -375,10 +376,13 @@ func TestInferConformance(t *testing.T) {
 	// Wrong and load-error tests, one line each; non-exact tests grouped
 	// by the op producing the first non-exact output, with the op where
 	// the gap starts, split into gaps and value-dependent results.
-	var bad []string
+	var bad, noCode []string
 	gaps := map[string][]string{}
 	valueDep := map[string][]string{}
 	for _, r := range all {
+		for _, d := range r.uncoded {
+			noCode = append(noCode, r.suite+"/"+r.name+": "+d)
+		}
 		switch r.class {
 		case confWrong, confError:
 			bad = append(bad, fmt.Sprintf("%s %s/%s [%s]: %s", confClassNames[r.class], r.suite, r.name, r.op, r.detail))
@@ -406,6 +410,9 @@ func TestInferConformance(t *testing.T) {
 				t.Logf("partial %s/%s [%s]: %s", r.suite, r.name, r.op, r.detail)
 			}
 		}
+	}
+	if len(noCode) > 0 {
+		t.Errorf("%d diagnostics without a code of ir.Codes():\n%s", len(noCode), strings.Join(noCode, "\n"))
 	}
 	wrong := total.counts[confWrong]
 	if wrong > maxWrong {

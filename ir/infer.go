@@ -67,8 +67,8 @@ const (
 // where there is one.
 type Diagnostic struct {
 	Severity Severity
-	Code     string // short stable code: "opaque", "conflict", "infer", ...
-	Node     *Node  // nil for graph-level messages
+	Code     Code  // the kind of problem (diag.go)
+	Node     *Node // nil for graph-level messages
 	Msg      string
 }
 
@@ -166,7 +166,7 @@ func InferModel(m *Model, opt InferOptions) *InferResult {
 			found = found || in.Name == name
 		}
 		if !found {
-			st.res.Diagnostics = append(st.res.Diagnostics, Diagnostic{Severity: Warning, Code: "input", Msg: fmt.Sprintf("--input %s: the graph has no input of that name", name)})
+			st.res.Diagnostics = append(st.res.Diagnostics, Diagnostic{Severity: Warning, Code: CodeInput, Msg: fmt.Sprintf("--input %s: the graph has no input of that name", name)})
 		}
 	}
 	st.inferGraph(g, nil)
@@ -199,7 +199,7 @@ func (st *inferState) inferGraph(g *Graph, inTypes []Type) {
 	st.depth++
 	defer func() { st.depth-- }()
 	if st.depth > maxSubgraphDepth {
-		st.res.Diagnostics = append(st.res.Diagnostics, Diagnostic{Severity: Error, Code: "depth", Msg: fmt.Sprintf("graph %q: subgraphs nested deeper than %d", g.Name, maxSubgraphDepth)})
+		st.res.Diagnostics = append(st.res.Diagnostics, Diagnostic{Severity: Error, Code: CodeDepth, Msg: fmt.Sprintf("graph %q: subgraphs nested deeper than %d", g.Name, maxSubgraphDepth)})
 		return
 	}
 	for i, t := range inTypes {
@@ -215,7 +215,7 @@ func (st *inferState) inferGraph(g *Graph, inTypes []Type) {
 	}
 	order, err := Topo(g)
 	if err != nil {
-		st.res.Diagnostics = append(st.res.Diagnostics, Diagnostic{Severity: Error, Code: "cycle", Msg: err.Error()})
+		st.res.Diagnostics = append(st.res.Diagnostics, Diagnostic{Severity: Error, Code: CodeCycle, Msg: err.Error()})
 		order = g.Nodes
 	}
 	for _, n := range order {
@@ -264,7 +264,7 @@ func (st *inferState) inferNode(n *Node) {
 		err = c.safeInfer(func(c *InferContext) error { return c.inferFunctionCall(st.model.Function(n.Domain, n.Op)) })
 	default:
 		st.res.Opaque[n.QualifiedOp()]++
-		st.res.Diagnostics = append(st.res.Diagnostics, Diagnostic{Severity: Warning, Code: "opaque", Node: n,
+		st.res.Diagnostics = append(st.res.Diagnostics, Diagnostic{Severity: Warning, Code: CodeOpaque, Node: n,
 			Msg: "unknown operator: treated as opaque; outputs take their declared types"})
 		for _, o := range n.Outputs {
 			if o != nil && o.Declared != nil {
@@ -273,7 +273,7 @@ func (st *inferState) inferNode(n *Node) {
 		}
 	}
 	if err != nil {
-		st.res.Diagnostics = append(st.res.Diagnostics, Diagnostic{Severity: Warning, Code: "infer", Node: n, Msg: err.Error()})
+		st.res.Diagnostics = append(st.res.Diagnostics, Diagnostic{Severity: Warning, Code: CodeOf(err), Node: n, Msg: err.Error()})
 	}
 	for _, o := range n.Outputs {
 		if o != nil {
@@ -304,7 +304,7 @@ func (st *inferState) checkDeclared(v *Value, n *Node) {
 		}
 	}
 	if why != "" {
-		st.res.Diagnostics = append(st.res.Diagnostics, Diagnostic{Severity: Warning, Code: "conflict", Node: n,
+		st.res.Diagnostics = append(st.res.Diagnostics, Diagnostic{Severity: Warning, Code: CodeConflict, Node: n,
 			Msg: fmt.Sprintf("value %q: inferred %s", v.Name, why)})
 	}
 }
@@ -343,20 +343,20 @@ type InferContext struct {
 func (c *InferContext) safeInfer(f InferFunc) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("inference failed: %v", r)
+			err = errorf(CodePanic, "inference failed: %v", r)
 		}
 	}()
 	return f(c)
 }
 
-// Errorf returns an error for the current node.
-func (c *InferContext) Errorf(format string, args ...any) error {
-	return fmt.Errorf(format, args...)
+// Errorf returns an error of kind code for the current node.
+func (c *InferContext) Errorf(code Code, format string, args ...any) error {
+	return errorf(code, format, args...)
 }
 
-// Warnf records a warning on the current node and carries on.
-func (c *InferContext) Warnf(format string, args ...any) {
-	c.st.res.Diagnostics = append(c.st.res.Diagnostics, Diagnostic{Severity: Warning, Code: "infer", Node: c.Node, Msg: fmt.Sprintf(format, args...)})
+// Warnf records a warning of kind code on the current node and carries on.
+func (c *InferContext) Warnf(code Code, format string, args ...any) {
+	c.st.res.Diagnostics = append(c.st.res.Diagnostics, Diagnostic{Severity: Warning, Code: code, Node: c.Node, Msg: fmt.Sprintf(format, args...)})
 }
 
 // Model returns the model being inferred.
@@ -509,10 +509,10 @@ func (c *InferContext) InferSubgraph(g *Graph, inTypes []Type) []Type {
 // so its types reflect the most recent call; outputs are copied out.
 func (c *InferContext) inferFunctionCall(f *Function) error {
 	if c.st.fnBusy[f] {
-		return c.Errorf("function %s calls itself", f.Name)
+		return c.Errorf(CodeFunction, "function %s calls itself", f.Name)
 	}
 	if f.Body == nil {
-		return c.Errorf("function %s has no body", f.Name)
+		return c.Errorf(CodeFunction, "function %s has no body", f.Name)
 	}
 	c.st.fnBusy[f] = true
 	defer delete(c.st.fnBusy, f)

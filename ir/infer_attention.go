@@ -6,8 +6,6 @@ package ir
 // GroupQueryAttention, QAttention, SkipLayerNormalization,
 // EmbedLayerNormalization, FastGelu, GatherBlockQuantized ...).
 
-import "fmt"
-
 // cxDim returns dim i of s (negative i counts from the end), or an
 // unknown dim when the rank is unknown or too small.
 func cxDim(s Shape, i int) Dim {
@@ -59,7 +57,7 @@ func inferAttention(c *InferContext) error {
 			qHeads, headSize = D(qh), cxDivExact(q.Dims[2], qh)
 		}
 	case q.Known:
-		return fmt.Errorf("Attention: Q has rank %d, want 3 or 4", len(q.Dims))
+		return errorf(CodeRank, "Attention: Q has rank %d, want 3 or 4", len(q.Dims))
 	}
 	switch {
 	case cxRankIs(k, 4):
@@ -177,7 +175,7 @@ func cxMSAttention(wIdx, bIdx, pastIdx, outDTIdx int) InferFunc {
 			vHidden = qkHidden
 		}
 		if in.Known && len(in.Dims) != 3 {
-			return fmt.Errorf("%s: input rank %d, want 3", c.Node.Op, len(in.Dims))
+			return errorf(CodeRank, "%s: input rank %d, want 3", c.Node.Op, len(in.Dims))
 		}
 		if in.Known {
 			c.SetTensor(0, dt, DimsShape(batch, seq, vHidden))
@@ -205,7 +203,7 @@ func inferMultiHeadAttention(c *InferContext) error {
 	dt := c.InDType(0)
 	n := c.AttrInt("num_heads", 0)
 	if n <= 0 {
-		return fmt.Errorf("MultiHeadAttention: num_heads must be positive")
+		return errorf(CodeAttr, "MultiHeadAttention: num_heads must be positive")
 	}
 	batch, seq := cxDim(q, 0), cxDim(q, 1)
 	var outHidden, head, vHead, kvSeq Dim = Unknown(), Unknown(), Unknown(), Unknown()
@@ -258,7 +256,7 @@ func inferGroupQueryAttention(c *InferContext) error {
 	dt := c.InDType(0)
 	n, kvn := c.AttrInt("num_heads", 0), c.AttrInt("kv_num_heads", 0)
 	if n <= 0 || kvn <= 0 {
-		return fmt.Errorf("GroupQueryAttention: num_heads and kv_num_heads must be positive")
+		return errorf(CodeAttr, "GroupQueryAttention: num_heads and kv_num_heads must be positive")
 	}
 	batch, seq := cxDim(q, 0), cxDim(q, 1)
 	head := Unknown()
@@ -269,7 +267,7 @@ func inferGroupQueryAttention(c *InferContext) error {
 	}
 	if q.Known {
 		if len(q.Dims) != 3 {
-			return fmt.Errorf("GroupQueryAttention: query rank %d, want 3", len(q.Dims))
+			return errorf(CodeRank, "GroupQueryAttention: query rank %d, want 3", len(q.Dims))
 		}
 		c.SetTensor(0, dt, DimsShape(batch, seq, DimMul(D(n), head)))
 	} else {
@@ -405,7 +403,7 @@ func inferEmbedLayerNorm(c *InferContext) error {
 	dt := c.InDType(2)
 	b, s, h := cxDim(ids, 0), cxDim(ids, 1), cxDim(we, 1)
 	if ids.Known && len(ids.Dims) != 2 {
-		return fmt.Errorf("EmbedLayerNormalization: input_ids rank %d, want 2", len(ids.Dims))
+		return errorf(CodeRank, "EmbedLayerNormalization: input_ids rank %d, want 2", len(ids.Dims))
 	}
 	c.SetTensor(0, dt, DimsShape(b, s, h))
 	c.SetTensor(1, Int32, DimsShape(b))
@@ -459,13 +457,13 @@ func inferGatherBlockQuantized(c *InferContext) error {
 	r := len(data.Dims)
 	ga, err := cxNormAxis(c.AttrInt("gather_axis", 0), r)
 	if err != nil {
-		return fmt.Errorf("GatherBlockQuantized: %v", err)
+		return wrapf(err, "GatherBlockQuantized")
 	}
 	dims := append([]Dim{}, data.Dims...)
 	if c.InDType(0) == Uint8 {
 		bits := c.AttrInt("bits", 4)
 		if bits <= 0 || 8%bits != 0 {
-			return fmt.Errorf("GatherBlockQuantized: bits %d", bits)
+			return errorf(CodeAttr, "GatherBlockQuantized: bits %d", bits)
 		}
 		dims[r-1] = DimMul(dims[r-1], D(8/bits))
 	}

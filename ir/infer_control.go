@@ -19,12 +19,12 @@ func init() {
 func inferIf(c *InferContext) error {
 	th, el := c.Node.AttrGraph("then_branch"), c.Node.AttrGraph("else_branch")
 	if th == nil || el == nil {
-		return c.Errorf("missing then_branch or else_branch")
+		return c.Errorf(CodeSubgraph, "missing then_branch or else_branch")
 	}
 	to := c.InferSubgraph(th, nil)
 	eo := c.InferSubgraph(el, nil)
 	if len(to) != c.NumOutputs() || len(eo) != c.NumOutputs() {
-		return c.Errorf("branches have %d and %d outputs, node has %d", len(to), len(eo), c.NumOutputs())
+		return c.Errorf(CodeSubgraph, "branches have %d and %d outputs, node has %d", len(to), len(eo), c.NumOutputs())
 	}
 	cond, known := smInt(c, 0)
 	for i := range to {
@@ -83,15 +83,15 @@ func typesEqual(a, b Type) bool { return a.String() == b.String() }
 func inferLoop(c *InferContext) error {
 	body := c.Node.AttrGraph("body")
 	if body == nil {
-		return c.Errorf("missing body")
+		return c.Errorf(CodeSubgraph, "missing body")
 	}
 	nCarried := c.NumInputs() - 2
 	if nCarried < 0 || len(body.Inputs) != nCarried+2 || len(body.Outputs) < nCarried+1 {
-		return c.Errorf("body has %d inputs and %d outputs for %d loop-carried values", len(body.Inputs), len(body.Outputs), nCarried)
+		return c.Errorf(CodeSubgraph, "body has %d inputs and %d outputs for %d loop-carried values", len(body.Inputs), len(body.Outputs), nCarried)
 	}
 	nScan := len(body.Outputs) - 1 - nCarried
 	if c.NumOutputs() != nCarried+nScan {
-		return c.Errorf("node has %d outputs, body gives %d", c.NumOutputs(), nCarried+nScan)
+		return c.Errorf(CodeSubgraph, "node has %d outputs, body gives %d", c.NumOutputs(), nCarried+nScan)
 	}
 	carried := make([]Type, nCarried)
 	for i := range carried {
@@ -189,7 +189,7 @@ func insertDim(s Shape, a int, d Dim) Shape {
 func inferScan(c *InferContext) error {
 	body := c.Node.AttrGraph("body")
 	if body == nil {
-		return c.Errorf("missing body")
+		return c.Errorf(CodeSubgraph, "missing body")
 	}
 	m := int(c.AttrInt("num_scan_inputs", 0))
 	first := 0
@@ -199,11 +199,11 @@ func inferScan(c *InferContext) error {
 	nIn := c.NumInputs() - first
 	n := nIn - m
 	if m <= 0 || n < 0 || len(body.Inputs) != nIn || len(body.Outputs) < n {
-		return c.Errorf("num_scan_inputs %d does not fit %d inputs and a body of %d inputs", m, nIn, len(body.Inputs))
+		return c.Errorf(CodeSubgraph, "num_scan_inputs %d does not fit %d inputs and a body of %d inputs", m, nIn, len(body.Inputs))
 	}
 	k := len(body.Outputs) - n
 	if c.NumOutputs() != n+k {
-		return c.Errorf("node has %d outputs, body gives %d", c.NumOutputs(), n+k)
+		return c.Errorf(CodeSubgraph, "node has %d outputs, body gives %d", c.NumOutputs(), n+k)
 	}
 	inAxes, _ := c.AttrInts("scan_input_axes")
 	outAxes, _ := c.AttrInts("scan_output_axes")

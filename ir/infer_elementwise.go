@@ -10,8 +10,6 @@ package ir
 // infer_matmul.go, infer_rnn.go, infer_quant.go, infer_attention.go) are
 // prefixed cx so they cannot collide with other families' helpers.
 
-import "fmt"
-
 // cxSameAs sets output out to input in's dtype and shape.
 func cxSameAs(c *InferContext, out, in int) {
 	c.SetTensor(out, c.InDType(in), c.InShape(in).Clone())
@@ -32,7 +30,7 @@ func cxUnaryBool(c *InferContext) error {
 // cxNormAxis resolves a possibly negative axis against rank.
 func cxNormAxis(axis int64, rank int) (int, error) {
 	if axis < -int64(rank) || axis >= int64(rank) {
-		return 0, fmt.Errorf("axis %d out of range for rank %d", axis, rank)
+		return 0, errorf(CodeAxis, "axis %d out of range for rank %d", axis, rank)
 	}
 	if axis < 0 {
 		axis += int64(rank)
@@ -482,7 +480,7 @@ func cxCastKnown(c *InferContext, to DType) {
 func inferCast(c *InferContext) error {
 	to := DType(c.AttrInt("to", 0))
 	if !to.Valid() {
-		return c.Errorf("Cast: invalid 'to' dtype %d", int64(to))
+		return c.Errorf(CodeDType, "Cast: invalid 'to' dtype %d", int64(to))
 	}
 	c.SetTensor(0, to, c.InShape(0).Clone())
 	cxCastKnown(c, to)
@@ -502,7 +500,7 @@ func inferCastLike(c *InferContext) error {
 func inferBitCast(c *InferContext) error {
 	to := DType(c.AttrInt("to", 0))
 	if !to.Valid() {
-		return c.Errorf("BitCast: invalid 'to' dtype %d", int64(to))
+		return c.Errorf(CodeDType, "BitCast: invalid 'to' dtype %d", int64(to))
 	}
 	from := c.InDType(0)
 	if from != Undefined && from.Bits() != to.Bits() {

@@ -8,7 +8,6 @@ package ir
 // the propagated values (Shape(x)[0] -> Known).
 
 import (
-	"fmt"
 	"math"
 )
 
@@ -72,7 +71,7 @@ func inferGather(c *InferContext) error {
 				j += n
 			}
 			if j < 0 || j >= n {
-				return c.Errorf("index %d out of range for dim %d", ix[i], n)
+				return c.Errorf(CodeValue, "index %d out of range for dim %d", ix[i], n)
 			}
 			norm[i] = j
 		}
@@ -107,7 +106,7 @@ func inferGatherND(c *InferContext) error {
 	}
 	if b < 0 || b+last.Val > int64(len(data.Dims)) {
 		c.SetTensor(0, dt, UnknownShape())
-		return c.Errorf("indices last dim %d with batch_dims %d exceeds data rank %d", last.Val, b, len(data.Dims))
+		return c.Errorf(CodeDims, "indices last dim %d with batch_dims %d exceeds data rank %d", last.Val, b, len(data.Dims))
 	}
 	out := append([]Dim{}, idx.Dims[:len(idx.Dims)-1]...)
 	out = append(out, data.Dims[b+last.Val:]...)
@@ -203,7 +202,7 @@ func inferTopK(c *InferContext) error {
 	if k.IsConcrete() && in.Dims[axis].IsConcrete() && k.Val > in.Dims[axis].Val {
 		c.SetTensor(0, dt, RankShape(len(in.Dims)))
 		c.SetTensor(1, Int64, RankShape(len(in.Dims)))
-		return c.Errorf("k %d exceeds dim %d", k.Val, in.Dims[axis].Val)
+		return c.Errorf(CodeDims, "k %d exceeds dim %d", k.Val, in.Dims[axis].Val)
 	}
 	out.Dims[axis] = k
 	c.SetTensor(0, dt, out)
@@ -259,7 +258,7 @@ func inferOneHot(c *InferContext) error {
 	if v, ok := c.ConstFloats(1); ok && len(v) == 1 {
 		if v[0] < 1 || v[0] > float64(maxDimValue) {
 			c.SetTensor(0, dt, RankShape(r))
-			return c.Errorf("invalid depth %v", v[0])
+			return c.Errorf(CodeValue, "invalid depth %v", v[0])
 		}
 		depth = D(int64(v[0]))
 	} else if k, ok := c.Known(1); ok && len(k) == 1 {
@@ -314,7 +313,7 @@ func inferAffineGrid(c *InferContext) error {
 	}
 	if len(size) < 3 {
 		c.SetTensor(0, dt, UnknownShape())
-		return c.Errorf("size has %d entries, want >= 3", len(size))
+		return c.Errorf(CodeValue, "size has %d entries, want >= 3", len(size))
 	}
 	out := []Dim{size[0]}
 	out = append(out, size[2:]...)
@@ -390,7 +389,7 @@ func inferResize(c *InferContext) error {
 		}
 		if len(sizes) != len(axes) {
 			c.SetTensor(0, dt, RankShape(r))
-			return c.Errorf("sizes has %d entries for %d axes", len(sizes), len(axes))
+			return c.Errorf(CodeValue, "sizes has %d entries for %d axes", len(sizes), len(axes))
 		}
 		policy := c.AttrString("keep_aspect_ratio_policy", "stretch")
 		if c.Opset < 18 || policy == "stretch" {
@@ -433,14 +432,14 @@ func inferResize(c *InferContext) error {
 		}
 		if len(scales) != len(axes) {
 			c.SetTensor(0, dt, RankShape(r))
-			return c.Errorf("scales has %d entries for %d axes", len(scales), len(axes))
+			return c.Errorf(CodeValue, "scales has %d entries for %d axes", len(scales), len(axes))
 		}
 		for i, a := range axes {
 			out.Dims[a] = scaleDim(in.Dims[a], scales[i])
 		}
 	default:
 		c.SetTensor(0, dt, RankShape(r))
-		return c.Errorf("neither scales nor sizes given")
+		return c.Errorf(CodeArity, "neither scales nor sizes given")
 	}
 	c.SetTensor(0, dt, out)
 	return nil
@@ -460,14 +459,14 @@ func inferUpsample(c *InferContext) error {
 	case c.Opset < 7:
 		if r != 4 {
 			c.SetTensor(0, dt, RankShape(r))
-			return c.Errorf("want rank 4, have %d", r)
+			return c.Errorf(CodeRank, "want rank 4, have %d", r)
 		}
 		scales = []float64{1, 1, float64(c.AttrFloat("height_scale", 1)), float64(c.AttrFloat("width_scale", 1))}
 	case c.Opset < 9:
 		f, ok := c.Node.AttrFloats("scales")
 		if !ok {
 			c.SetTensor(0, dt, RankShape(r))
-			return c.Errorf("attribute scales missing")
+			return c.Errorf(CodeAttr, "attribute scales missing")
 		}
 		for _, v := range f {
 			scales = append(scales, float64(v))
@@ -482,7 +481,7 @@ func inferUpsample(c *InferContext) error {
 	}
 	if len(scales) != r {
 		c.SetTensor(0, dt, RankShape(r))
-		return fmt.Errorf("scales has %d entries for rank %d", len(scales), r)
+		return errorf(CodeValue, "scales has %d entries for rank %d", len(scales), r)
 	}
 	out := in.Clone()
 	for i := range out.Dims {

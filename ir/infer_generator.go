@@ -46,7 +46,7 @@ func constantTensor(c *InferContext) (*Tensor, error) {
 		switch a.Name {
 		case "value":
 			if a.T == nil {
-				return nil, c.Errorf("attribute value has no tensor")
+				return nil, c.Errorf(CodeAttr, "attribute value has no tensor")
 			}
 			return a.T, nil
 		case "value_float":
@@ -71,11 +71,11 @@ func constantTensor(c *InferContext) (*Tensor, error) {
 func inferConstant(c *InferContext) error {
 	if a := c.Attr("sparse_value"); a != nil {
 		if a.ST == nil || a.ST.Values == nil {
-			return c.Errorf("sparse_value has no values")
+			return c.Errorf(CodeAttr, "sparse_value has no values")
 		}
 		for _, d := range a.ST.Dims {
 			if d < 0 {
-				return c.Errorf("sparse_value has negative dim %d", d)
+				return c.Errorf(CodeValue, "sparse_value has negative dim %d", d)
 			}
 		}
 		c.SetTensor(0, a.ST.Values.DType, ShapeOf(a.ST.Dims...))
@@ -86,10 +86,10 @@ func inferConstant(c *InferContext) error {
 		return err
 	}
 	if t == nil {
-		return c.Errorf("no value attribute")
+		return c.Errorf(CodeAttr, "no value attribute")
 	}
 	if _, ok := t.NumElements(); !ok {
-		return c.Errorf("invalid dims %v", t.Dims)
+		return c.Errorf(CodeValue, "invalid dims %v", t.Dims)
 	}
 	c.SetConst(0, t)
 	return nil
@@ -112,7 +112,7 @@ func inferConstantOfShape(c *InferContext) error {
 	for i, d := range dims {
 		if d.Sym == "" && d.Val < 0 {
 			c.SetTensor(0, dt, RankShape(len(dims)))
-			return c.Errorf("negative dim %d", d.Val)
+			return c.Errorf(CodeValue, "negative dim %d", d.Val)
 		}
 		out[i] = d
 	}
@@ -146,7 +146,7 @@ func inferRange(c *InferContext) error {
 		l := lim[0]
 		if de == 0 {
 			c.SetTensor(0, dt, DimsShape(Unknown()))
-			return c.Errorf("delta is 0")
+			return c.Errorf(CodeValue, "delta is 0")
 		}
 		if l.Sym != "" {
 			n := Unknown()
@@ -186,7 +186,7 @@ func inferRange(c *InferContext) error {
 		}
 		if n > float64(maxDimValue) {
 			c.SetTensor(0, dt, DimsShape(Unknown()))
-			return c.Errorf("range too long")
+			return c.Errorf(CodeLimit, "range too long")
 		}
 		c.SetTensor(0, dt, ShapeOf(int64(n)))
 		return nil
@@ -214,12 +214,12 @@ func inferRandom(c *InferContext) error {
 	sh, ok := c.AttrInts("shape")
 	if !ok {
 		c.SetTensor(0, dt, UnknownShape())
-		return c.Errorf("attribute shape missing")
+		return c.Errorf(CodeAttr, "attribute shape missing")
 	}
 	for _, d := range sh {
 		if d < 0 {
 			c.SetTensor(0, dt, RankShape(len(sh)))
-			return c.Errorf("negative dim %d", d)
+			return c.Errorf(CodeValue, "negative dim %d", d)
 		}
 	}
 	c.SetTensor(0, dt, ShapeOf(sh...))
@@ -249,7 +249,7 @@ func inferOptional(c *InferContext) error {
 	} else if a := c.Attr("type"); a != nil && a.TP != nil {
 		e = a.TP.Clone()
 	} else {
-		return c.Errorf("neither an input nor the type attribute")
+		return c.Errorf(CodeArity, "neither an input nor the type attribute")
 	}
 	c.SetOutput(0, Type{Kind: KindOptional, Elem: &e})
 	return nil
@@ -354,7 +354,7 @@ func inferTfIdf(c *InferContext) error {
 		c.SetTensor(0, Float32, UnknownShape())
 	default:
 		c.SetTensor(0, Float32, UnknownShape())
-		return c.Errorf("want rank 1 or 2, have %d", in.Rank())
+		return c.Errorf(CodeRank, "want rank 1 or 2, have %d", in.Rank())
 	}
 	return nil
 }
@@ -366,7 +366,7 @@ func inferOptimizer(k int) InferFunc {
 	return func(c *InferContext) error {
 		nIn := c.NumInputs() - 2
 		if nIn <= 0 || nIn%(k+1) != 0 {
-			return c.Errorf("%d inputs do not form %d blocks", nIn, k+1)
+			return c.Errorf(CodeArity, "%d inputs do not form %d blocks", nIn, k+1)
 		}
 		n := nIn / (k + 1)
 		for o := 0; o < c.NumOutputs(); o++ {
@@ -376,7 +376,7 @@ func inferOptimizer(k int) InferFunc {
 				in = blk + 1
 			}
 			if in > k {
-				return c.Errorf("too many outputs")
+				return c.Errorf(CodeArity, "too many outputs")
 			}
 			c.SetOutput(o, c.InType(2+in*n+j).Clone())
 		}
@@ -388,10 +388,10 @@ func inferOptimizer(k int) InferFunc {
 func inferGradient(c *InferContext) error {
 	xs, ok := c.Node.AttrStrings("xs")
 	if !ok {
-		return c.Errorf("attribute xs missing")
+		return c.Errorf(CodeAttr, "attribute xs missing")
 	}
 	if len(xs) != c.NumOutputs() {
-		return c.Errorf("%d xs for %d outputs", len(xs), c.NumOutputs())
+		return c.Errorf(CodeArity, "%d xs for %d outputs", len(xs), c.NumOutputs())
 	}
 	for i, name := range xs {
 		if v := lookupValue(c.Node.Graph, name); v != nil {

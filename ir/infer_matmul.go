@@ -5,7 +5,6 @@ package ir
 // quantized variants, onnxruntime's fused forms, and Einsum.
 
 import (
-	"fmt"
 	"sort"
 	"strings"
 )
@@ -16,7 +15,7 @@ func cxMatMulShape(a, b Shape) (Shape, error) {
 		return UnknownShape(), nil
 	}
 	if len(a.Dims) == 0 || len(b.Dims) == 0 {
-		return UnknownShape(), fmt.Errorf("matmul of a scalar (%s x %s)", a, b)
+		return UnknownShape(), errorf(CodeRank, "matmul of a scalar (%s x %s)", a, b)
 	}
 	ad, bd := a.Dims, b.Dims
 	dropM, dropN := false, false
@@ -30,7 +29,7 @@ func cxMatMulShape(a, b Shape) (Shape, error) {
 	}
 	k1, k2 := ad[len(ad)-1], bd[len(bd)-2]
 	if k1.IsConcrete() && k2.IsConcrete() && k1.Val != k2.Val {
-		return UnknownShape(), fmt.Errorf("matmul inner dims differ: %s x %s", a, b)
+		return UnknownShape(), errorf(CodeDims, "matmul inner dims differ: %s x %s", a, b)
 	}
 	batch, err := BroadcastShapes(DimsShape(ad[:len(ad)-2]...), DimsShape(bd[:len(bd)-2]...))
 	if err != nil {
@@ -79,20 +78,20 @@ func cxGemmShape(a, b Shape, ta, tb bool) (Shape, error) {
 	out := RankShape(2)
 	if a.Known {
 		if len(a.Dims) != 2 {
-			return UnknownShape(), fmt.Errorf("Gemm: A has rank %d, want 2", len(a.Dims))
+			return UnknownShape(), errorf(CodeRank, "Gemm: A has rank %d, want 2", len(a.Dims))
 		}
 		out.Dims[0] = cxTranspose2(a, ta).Dims[0]
 	}
 	if b.Known {
 		if len(b.Dims) != 2 {
-			return UnknownShape(), fmt.Errorf("Gemm: B has rank %d, want 2", len(b.Dims))
+			return UnknownShape(), errorf(CodeRank, "Gemm: B has rank %d, want 2", len(b.Dims))
 		}
 		out.Dims[1] = cxTranspose2(b, tb).Dims[1]
 	}
 	if a.Known && b.Known {
 		k1, k2 := cxTranspose2(a, ta).Dims[1], cxTranspose2(b, tb).Dims[0]
 		if k1.IsConcrete() && k2.IsConcrete() && k1.Val != k2.Val {
-			return UnknownShape(), fmt.Errorf("Gemm: inner dims differ: %s x %s", a, b)
+			return UnknownShape(), errorf(CodeDims, "Gemm: inner dims differ: %s x %s", a, b)
 		}
 	}
 	return out, nil
@@ -206,14 +205,14 @@ func cxParseEinsumTerm(s string) (cxEinsumTerm, error) {
 		case ch == ' ':
 		case ch == '.':
 			if t.ell >= 0 || !strings.HasPrefix(s[i:], "...") {
-				return t, fmt.Errorf("bad ellipsis in %q", s)
+				return t, errorf(CodeAttr, "bad ellipsis in %q", s)
 			}
 			t.ell = len(t.labels)
 			i += 2
 		case (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z'):
 			t.labels = append(t.labels, ch)
 		default:
-			return t, fmt.Errorf("bad character %q in %q", ch, s)
+			return t, errorf(CodeAttr, "bad character %q in %q", ch, s)
 		}
 	}
 	return t, nil
@@ -226,7 +225,7 @@ func inferEinsum(c *InferContext) error {
 	lhs, rhs, explicit := strings.Cut(eq, "->")
 	parts := strings.Split(lhs, ",")
 	if len(parts) != c.NumInputs() {
-		return fmt.Errorf("Einsum: equation %q has %d operands, node has %d inputs", eq, len(parts), c.NumInputs())
+		return errorf(CodeArity, "Einsum: equation %q has %d operands, node has %d inputs", eq, len(parts), c.NumInputs())
 	}
 	dims := map[byte]Dim{}
 	count := map[byte]int{}
@@ -235,7 +234,7 @@ func inferEinsum(c *InferContext) error {
 	for i, p := range parts {
 		t, err := cxParseEinsumTerm(p)
 		if err != nil {
-			return fmt.Errorf("Einsum: %v", err)
+			return wrapf(err, "Einsum")
 		}
 		for _, l := range t.labels {
 			count[l]++
@@ -251,7 +250,7 @@ func inferEinsum(c *InferContext) error {
 		}
 		ne := len(s.Dims) - len(t.labels)
 		if ne < 0 || (t.ell < 0 && ne != 0) {
-			return fmt.Errorf("Einsum: operand %d has rank %d, term %q", i, len(s.Dims), p)
+			return errorf(CodeRank, "Einsum: operand %d has rank %d, term %q", i, len(s.Dims), p)
 		}
 		var ed []Dim
 		for j, l := range t.labels {
@@ -266,7 +265,7 @@ func inferEinsum(c *InferContext) error {
 					dims[l] = d
 				case d.IsConcrete() && d.Val == 1, prev.Equal(d):
 				case prev.IsConcrete() && d.IsConcrete():
-					return fmt.Errorf("Einsum: label %c is %d and %d", l, prev.Val, d.Val)
+					return errorf(CodeDims, "Einsum: label %c is %d and %d", l, prev.Val, d.Val)
 				case d.IsConcrete():
 					dims[l] = d
 				case !prev.IsConcrete():
@@ -280,7 +279,7 @@ func inferEinsum(c *InferContext) error {
 			ed = s.Dims[t.ell : t.ell+ne]
 			b, err := BroadcastShapes(ell, DimsShape(ed...))
 			if err != nil {
-				return fmt.Errorf("Einsum: %v", err)
+				return wrapf(err, "Einsum")
 			}
 			ell = b
 		}
@@ -289,7 +288,7 @@ func inferEinsum(c *InferContext) error {
 	if explicit {
 		t, err := cxParseEinsumTerm(rhs)
 		if err != nil {
-			return fmt.Errorf("Einsum: %v", err)
+			return wrapf(err, "Einsum")
 		}
 		outT = t
 	} else {
@@ -304,7 +303,7 @@ func inferEinsum(c *InferContext) error {
 	}
 	for _, l := range outT.labels {
 		if _, ok := count[l]; !ok {
-			return fmt.Errorf("Einsum: output label %c not in any input", l)
+			return errorf(CodeAttr, "Einsum: output label %c not in any input", l)
 		}
 	}
 	if !known && outT.ell >= 0 {

@@ -8,8 +8,6 @@ package ir
 // where the arithmetic is exact, and an unknown dim otherwise (ceil-mode
 // pooling, for one).
 
-import "fmt"
-
 // cxAddConst returns d+off for a possibly negative offset.
 func cxAddConst(d Dim, off int64) Dim {
 	if off >= 0 {
@@ -40,11 +38,11 @@ func cxWindow(c *InferContext, n int, kernel []int64) (*cxWindowParams, error) {
 		kernel = k
 	}
 	if len(kernel) != n {
-		return nil, fmt.Errorf("kernel has %d dims, want %d", len(kernel), n)
+		return nil, errorf(CodeAttr, "kernel has %d dims, want %d", len(kernel), n)
 	}
 	for _, k := range kernel {
 		if k <= 0 || k > cxMaxWindowAttr {
-			return nil, fmt.Errorf("kernel_shape %v: values must be in 1..%d", kernel, cxMaxWindowAttr)
+			return nil, errorf(CodeAttr, "kernel_shape %v: values must be in 1..%d", kernel, cxMaxWindowAttr)
 		}
 	}
 	p.kernel = kernel
@@ -57,11 +55,11 @@ func cxWindow(c *InferContext, n int, kernel []int64) (*cxWindowParams, error) {
 			}
 		}
 		if len(v) != n {
-			return nil, fmt.Errorf("%s has %d values, want %d", name, len(v), n)
+			return nil, errorf(CodeAttr, "%s has %d values, want %d", name, len(v), n)
 		}
 		for _, x := range v {
 			if x <= 0 || x > cxMaxWindowAttr {
-				return nil, fmt.Errorf("%s %v: values must be in 1..%d", name, v, cxMaxWindowAttr)
+				return nil, errorf(CodeAttr, "%s %v: values must be in 1..%d", name, v, cxMaxWindowAttr)
 			}
 		}
 		return v, nil
@@ -76,11 +74,11 @@ func cxWindow(c *InferContext, n int, kernel []int64) (*cxWindowParams, error) {
 	p.padBegin, p.padEnd = make([]int64, n), make([]int64, n)
 	if pads, ok := c.AttrInts("pads"); ok && len(pads) > 0 && (p.autoPad == "NOTSET" || p.autoPad == "") {
 		if len(pads) != 2*n {
-			return nil, fmt.Errorf("pads has %d values, want %d", len(pads), 2*n)
+			return nil, errorf(CodeAttr, "pads has %d values, want %d", len(pads), 2*n)
 		}
 		for _, x := range pads {
 			if x < -cxMaxWindowAttr || x > cxMaxWindowAttr {
-				return nil, fmt.Errorf("pads %v: values must be within ±%d", pads, cxMaxWindowAttr)
+				return nil, errorf(CodeAttr, "pads %v: values must be within ±%d", pads, cxMaxWindowAttr)
 			}
 		}
 		copy(p.padBegin, pads[:n])
@@ -154,10 +152,10 @@ func cxConvShape(c *InferContext, xi, wi int) (Shape, error) {
 		return UnknownShape(), nil
 	}
 	if n < 0 || (x.Known && len(x.Dims) < 2) {
-		return UnknownShape(), fmt.Errorf("input rank %d, want >= 2", x.Rank())
+		return UnknownShape(), errorf(CodeRank, "input rank %d, want >= 2", x.Rank())
 	}
 	if w.Known && len(w.Dims) != n+2 {
-		return UnknownShape(), fmt.Errorf("weight rank %d, want %d", len(w.Dims), n+2)
+		return UnknownShape(), errorf(CodeRank, "weight rank %d, want %d", len(w.Dims), n+2)
 	}
 	var kernel []int64
 	if w.Known {
@@ -227,7 +225,7 @@ func inferConvTranspose(c *InferContext) error {
 		return nil
 	}
 	if w.Known && len(w.Dims) != n+2 {
-		return fmt.Errorf("ConvTranspose: weight rank %d, want %d", len(w.Dims), n+2)
+		return errorf(CodeRank, "ConvTranspose: weight rank %d, want %d", len(w.Dims), n+2)
 	}
 	out := RankShape(n + 2)
 	if x.Known {
@@ -241,11 +239,11 @@ func inferConvTranspose(c *InferContext) error {
 			os = os[2:]
 		}
 		if len(os) != n {
-			return fmt.Errorf("ConvTranspose: output_shape has %d values, want %d", len(os), n)
+			return errorf(CodeAttr, "ConvTranspose: output_shape has %d values, want %d", len(os), n)
 		}
 		for i, v := range os {
 			if v < 0 {
-				return fmt.Errorf("ConvTranspose: negative output_shape %v", os)
+				return errorf(CodeAttr, "ConvTranspose: negative output_shape %v", os)
 			}
 			out.Dims[2+i] = D(v)
 		}
@@ -269,18 +267,18 @@ func inferConvTranspose(c *InferContext) error {
 	}
 	p, err := cxWindow(c, n, kernel)
 	if err != nil {
-		return fmt.Errorf("ConvTranspose: %v", err)
+		return wrapf(err, "ConvTranspose")
 	}
 	opad, ok := c.AttrInts("output_padding")
 	if !ok || len(opad) == 0 {
 		opad = make([]int64, n)
 	}
 	if len(opad) != n {
-		return fmt.Errorf("ConvTranspose: output_padding has %d values, want %d", len(opad), n)
+		return errorf(CodeAttr, "ConvTranspose: output_padding has %d values, want %d", len(opad), n)
 	}
 	for _, v := range opad {
 		if v < 0 || v > cxMaxWindowAttr {
-			return fmt.Errorf("ConvTranspose: output_padding %v out of range", opad)
+			return errorf(CodeAttr, "ConvTranspose: output_padding %v out of range", opad)
 		}
 	}
 	for i := 0; i < n; i++ {
@@ -320,11 +318,11 @@ func cxPoolShape(c *InferContext, xi int) (Shape, error) {
 		return UnknownShape(), nil
 	}
 	if len(x.Dims) < 2 {
-		return UnknownShape(), fmt.Errorf("input rank %d, want >= 2", len(x.Dims))
+		return UnknownShape(), errorf(CodeRank, "input rank %d, want >= 2", len(x.Dims))
 	}
 	n := len(x.Dims) - 2
 	if !ok {
-		return UnknownShape(), fmt.Errorf("missing kernel_shape")
+		return UnknownShape(), errorf(CodeAttr, "missing kernel_shape")
 	}
 	p, err := cxWindow(c, n, k)
 	if err != nil {
@@ -354,7 +352,7 @@ func cxGlobalPoolShape(x Shape) (Shape, error) {
 		return UnknownShape(), nil
 	}
 	if len(x.Dims) < 2 {
-		return UnknownShape(), fmt.Errorf("input rank %d, want >= 2", len(x.Dims))
+		return UnknownShape(), errorf(CodeRank, "input rank %d, want >= 2", len(x.Dims))
 	}
 	out := x.Clone()
 	for i := 2; i < len(out.Dims); i++ {
@@ -394,7 +392,7 @@ func cxRoiShape(c *InferContext, h, w int64) Shape {
 func inferMaxRoiPool(c *InferContext) error {
 	ps, ok := c.AttrInts("pooled_shape")
 	if !ok || len(ps) != 2 {
-		return fmt.Errorf("MaxRoiPool: pooled_shape must have 2 values")
+		return errorf(CodeAttr, "MaxRoiPool: pooled_shape must have 2 values")
 	}
 	c.SetTensor(0, c.InDType(0), cxRoiShape(c, ps[0], ps[1]))
 	return nil
@@ -454,10 +452,10 @@ func cxPoolWindow(c *InferContext, x Shape, dt DType) ([]int64, *cxWindowParams,
 	return k, p, err
 }
 
-// wrapErr prefixes a non-nil err with op; nil stays nil.
+// wrapErr prefixes a non-nil err with op, keeping its code; nil stays nil.
 func wrapErr(op string, err error) error {
 	if err != nil {
-		return fmt.Errorf("%s: %v", op, err)
+		return wrapf(err, "%s", op)
 	}
 	return nil
 }
@@ -538,7 +536,7 @@ func inferCrop(c *InferContext) error {
 		return nil
 	}
 	if len(x.Dims) != 4 {
-		return fmt.Errorf("Crop: input rank %d, want 4", len(x.Dims))
+		return errorf(CodeRank, "Crop: input rank %d, want 4", len(x.Dims))
 	}
 	out := x.Clone()
 	if sc, ok := c.AttrInts("scale"); ok && len(sc) == 2 {
@@ -546,11 +544,11 @@ func inferCrop(c *InferContext) error {
 	} else {
 		b, ok := c.AttrInts("border")
 		if !ok || len(b) != 4 {
-			return fmt.Errorf("Crop: border must have 4 values")
+			return errorf(CodeAttr, "Crop: border must have 4 values")
 		}
 		for _, v := range b {
 			if v < 0 || v > cxMaxWindowAttr {
-				return fmt.Errorf("Crop: border %v out of range", b)
+				return errorf(CodeAttr, "Crop: border %v out of range", b)
 			}
 		}
 		out.Dims[2] = cxAddConst(x.Dims[2], -(b[1] + b[3]))
@@ -614,7 +612,7 @@ func inferNhwcConv(c *InferContext) error {
 	if _, ok := c.AttrInts("kernel_shape"); ok || kernel != nil {
 		p, err := cxWindow(c, n, kernel)
 		if err != nil {
-			return fmt.Errorf("NhwcConv: %v", err)
+			return wrapf(err, "NhwcConv")
 		}
 		for i := 0; i < n; i++ {
 			out.Dims[1+i] = p.out(i, x.Dims[1+i])
@@ -709,7 +707,7 @@ func inferDFT(c *InferContext) error {
 	}
 	r := len(x.Dims)
 	if r < 2 {
-		return fmt.Errorf("DFT: input rank %d, want >= 2", r)
+		return errorf(CodeRank, "DFT: input rank %d, want >= 2", r)
 	}
 	inverse, onesided := c.AttrInt("inverse", 0) != 0, c.AttrInt("onesided", 0) != 0
 	out := x.Clone()
@@ -752,7 +750,7 @@ func inferDFT(c *InferContext) error {
 		axis += int64(r)
 	}
 	if axis < 0 || axis >= int64(r-1) {
-		return fmt.Errorf("DFT: axis %d out of range for rank %d", axis, r)
+		return errorf(CodeAxis, "DFT: axis %d out of range for rank %d", axis, r)
 	}
 	if !hasLen {
 		n = x.Dims[axis]

@@ -4,8 +4,6 @@ package ir
 // QuantizeLinear / DequantizeLinear / DynamicQuantizeLinear / QLinearConv,
 // and onnxruntime's com.microsoft QLinear* operators (QOperator format).
 
-import "fmt"
-
 // QuantizeLinear(x, y_scale[, y_zero_point]) [output_dtype]: the zero
 // point's dtype, else output_dtype, else uint8.
 func inferQuantizeLinear(c *InferContext) error {
@@ -14,7 +12,7 @@ func inferQuantizeLinear(c *InferContext) error {
 		dt = c.InDType(2)
 	} else if od := DType(c.AttrInt("output_dtype", 0)); od != Undefined {
 		if !od.Valid() {
-			return c.Errorf("QuantizeLinear: invalid output_dtype %d", int64(od))
+			return c.Errorf(CodeDType, "QuantizeLinear: invalid output_dtype %d", int64(od))
 		}
 		dt = od
 	}
@@ -28,7 +26,7 @@ func inferDequantizeLinear(c *InferContext) error {
 	dt := c.InDType(1)
 	if od := DType(c.AttrInt("output_dtype", 0)); od != Undefined {
 		if !od.Valid() {
-			return c.Errorf("DequantizeLinear: invalid output_dtype %d", int64(od))
+			return c.Errorf(CodeDType, "DequantizeLinear: invalid output_dtype %d", int64(od))
 		}
 		dt = od
 	}
@@ -96,7 +94,7 @@ func inferQLinearGlobalAveragePool(c *InferContext) error {
 		return nil
 	}
 	if len(x.Dims) < 2 {
-		return fmt.Errorf("QLinearGlobalAveragePool: input rank %d, want >= 2", len(x.Dims))
+		return errorf(CodeRank, "QLinearGlobalAveragePool: input rank %d, want >= 2", len(x.Dims))
 	}
 	out := x.Clone()
 	for i := 1; i < len(out.Dims)-1; i++ {
@@ -134,12 +132,12 @@ func inferQLinearConcat(c *InferContext) error {
 		if !out.Known {
 			out = s.Clone()
 			if _, err := cxNormAxis(axis, len(s.Dims)); err != nil {
-				return fmt.Errorf("QLinearConcat: %v", err)
+				return wrapf(err, "QLinearConcat")
 			}
 			continue
 		}
 		if len(s.Dims) != len(out.Dims) {
-			return fmt.Errorf("QLinearConcat: ranks %d and %d differ", len(out.Dims), len(s.Dims))
+			return errorf(CodeRank, "QLinearConcat: ranks %d and %d differ", len(out.Dims), len(s.Dims))
 		}
 		a, _ := cxNormAxis(axis, len(s.Dims))
 		for j := range out.Dims {

@@ -4,8 +4,6 @@ package ir
 // the softmax family, scans along an axis (CumSum, CumProd), losses and
 // Det.
 
-import "fmt"
-
 // cxReduceAxesFromInput reports whether op takes its axes as input 1 at
 // opset v (ReduceSum from 13, the other Reduce* from 18).
 func cxReduceAxesFromInput(op string, v int64) bool {
@@ -217,7 +215,7 @@ func inferDet(c *InferContext) error {
 		return nil
 	}
 	if len(in.Dims) < 2 {
-		return fmt.Errorf("Det: input rank %d, want >= 2", len(in.Dims))
+		return errorf(CodeRank, "Det: input rank %d, want >= 2", len(in.Dims))
 	}
 	c.SetTensor(0, c.InDType(0), DimsShape(in.Dims[:len(in.Dims)-2]...))
 	return nil

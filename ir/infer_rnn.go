@@ -9,8 +9,6 @@ package ir
 // first: X [batch, seq, input], Y [batch, seq, num_directions, hidden],
 // Y_h [batch, num_directions, hidden].
 
-import "fmt"
-
 // cxRNN returns the InferFunc of a recurrent op with the given number of
 // gates. transposedW marks onnxruntime's quantized form, whose W and R are
 // [num_directions, input/hidden, gates*hidden].
@@ -20,7 +18,7 @@ func cxRNN(gates int64, transposedW bool) InferFunc {
 		dt := c.InDType(0)
 		layout := c.AttrInt("layout", 0)
 		if layout != 0 && layout != 1 {
-			return fmt.Errorf("%s: layout %d, want 0 or 1", c.Node.Op, layout)
+			return errorf(CodeAttr, "%s: layout %d, want 0 or 1", c.Node.Op, layout)
 		}
 		nd := D(1)
 		switch dir := c.AttrString("direction", "forward"); dir {
@@ -28,7 +26,7 @@ func cxRNN(gates int64, transposedW bool) InferFunc {
 		case "bidirectional":
 			nd = D(2)
 		default:
-			return fmt.Errorf("%s: unknown direction %q", c.Node.Op, dir)
+			return errorf(CodeAttr, "%s: unknown direction %q", c.Node.Op, dir)
 		}
 		hidden := Unknown()
 		if h := c.AttrInt("hidden_size", -1); h > 0 {
@@ -51,7 +49,7 @@ func cxRNN(gates int64, transposedW bool) InferFunc {
 		seq, batch := Unknown(), Unknown()
 		if x.Known {
 			if len(x.Dims) != 3 {
-				return fmt.Errorf("%s: X has rank %d, want 3", c.Node.Op, len(x.Dims))
+				return errorf(CodeRank, "%s: X has rank %d, want 3", c.Node.Op, len(x.Dims))
 			}
 			seq, batch = x.Dims[0], x.Dims[1]
 			if layout == 1 {

@@ -219,7 +219,7 @@ func inferSequenceAt(c *InferContext) error {
 			}
 			if p < 0 || p >= n {
 				c.SetOutput(0, smElem(c.InType(0)))
-				return c.Errorf("position %d out of range for %d elements", p, n)
+				return c.Errorf(CodeValue, "position %d out of range for %d elements", p, n)
 			}
 			c.SetOutput(0, elems[p].Clone())
 			return nil
@@ -363,7 +363,7 @@ func inferConcatFromSequence(c *InferContext) error {
 func inferSequenceMap(c *InferContext) error {
 	body := c.Node.AttrGraph("body")
 	if body == nil {
-		return c.Errorf("missing body")
+		return c.Errorf(CodeSubgraph, "missing body")
 	}
 	in := make([]Type, c.NumInputs())
 	for i := range in {

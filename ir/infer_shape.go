@@ -7,8 +7,6 @@ package ir
 // the propagated integer values (Known) of small tensors, so that
 // Reshape(x, Concat(Shape(x)[0], -1)) gets an exact shape.
 
-import "fmt"
-
 func init() {
 	Register(
 		OpDef{Name: "Shape", Infer: inferShapeOp},
@@ -120,18 +118,18 @@ func inferReshape(c *InferContext) error {
 				out[i] = in.Dims[i]
 			default:
 				c.SetTensor(0, dt, UnknownShape())
-				return c.Errorf("shape element %d is 0 but the input has rank %d", i, len(in.Dims))
+				return c.Errorf(CodeValue, "shape element %d is 0 but the input has rank %d", i, len(in.Dims))
 			}
 		case d.Val == -1:
 			if neg >= 0 {
 				c.SetTensor(0, dt, UnknownShape())
-				return c.Errorf("shape has more than one -1")
+				return c.Errorf(CodeValue, "shape has more than one -1")
 			}
 			neg = i
 			out[i] = Unknown()
 		case d.Val < -1:
 			c.SetTensor(0, dt, UnknownShape())
-			return c.Errorf("invalid shape element %d", d.Val)
+			return c.Errorf(CodeValue, "invalid shape element %d", d.Val)
 		default:
 			out[i] = d
 		}
@@ -146,7 +144,7 @@ func inferReshape(c *InferContext) error {
 		tot, other := smProdOf(in.Dims), smProdOf(rest)
 		if tot.ok && other.ok && len(tot.syms) == 0 && len(other.syms) == 0 && other.k != 0 && tot.k%other.k != 0 {
 			c.SetTensor(0, dt, DimsShape(out...))
-			return c.Errorf("cannot reshape %s to %s", in, DimsShape(target...))
+			return c.Errorf(CodeDims, "cannot reshape %s to %s", in, DimsShape(target...))
 		}
 		out[neg] = tot.div(other)
 	}
@@ -154,7 +152,7 @@ func inferReshape(c *InferContext) error {
 	if a, ok1 := in.NumElements(); ok1 {
 		if b, ok2 := res.NumElements(); ok2 && a != b {
 			c.SetTensor(0, dt, res)
-			return c.Errorf("cannot reshape %s (%d elements) to %s (%d elements)", in, a, res, b)
+			return c.Errorf(CodeDims, "cannot reshape %s (%d elements) to %s (%d elements)", in, a, res, b)
 		}
 	}
 	c.SetTensor(0, dt, res)
@@ -176,7 +174,7 @@ func inferFlatten(c *InferContext) error {
 	}
 	if a < 0 || a > int64(r) {
 		c.SetTensor(0, dt, RankShape(2))
-		return c.Errorf("axis %d out of range for rank %d", c.AttrInt("axis", 1), r)
+		return c.Errorf(CodeAxis, "axis %d out of range for rank %d", c.AttrInt("axis", 1), r)
 	}
 	c.SetTensor(0, dt, DimsShape(smMulDims(in.Dims[:a]), smMulDims(in.Dims[a:])))
 	return nil
@@ -215,7 +213,7 @@ func inferSqueeze(c *InferContext) error {
 		for _, a := range ax {
 			if d := in.Dims[a]; d.IsConcrete() && d.Val != 1 {
 				c.SetTensor(0, dt, UnknownShape())
-				return c.Errorf("cannot squeeze axis %d of size %d", a, d.Val)
+				return c.Errorf(CodeDims, "cannot squeeze axis %d of size %d", a, d.Val)
 			}
 			drop[a] = true
 		}
@@ -245,7 +243,7 @@ func inferUnsqueeze(c *InferContext) error {
 	axes, given, known := squeezeAxes(c)
 	if !given {
 		c.SetTensor(0, dt, UnknownShape())
-		return c.Errorf("axes missing")
+		return c.Errorf(CodeAttr, "axes missing")
 	}
 	if !in.Known || !known {
 		if in.Known && c.Opset >= 13 {
@@ -306,7 +304,7 @@ func inferTranspose(c *InferContext) error {
 	}
 	if len(perm) != r {
 		c.SetTensor(0, dt, UnknownShape())
-		return c.Errorf("perm %v has %d entries for rank %d", perm, len(perm), r)
+		return c.Errorf(CodeAttr, "perm %v has %d entries for rank %d", perm, len(perm), r)
 	}
 	ax, err := smAxes(perm, r)
 	if err != nil {
@@ -337,7 +335,7 @@ func inferExpand(c *InferContext) error {
 		for i, d := range k {
 			if d.Sym == "" && d.Val < 0 {
 				c.SetTensor(0, dt, UnknownShape())
-				return c.Errorf("invalid shape element %d", d.Val)
+				return c.Errorf(CodeValue, "invalid shape element %d", d.Val)
 			}
 			target.Dims[i] = d
 		}
@@ -398,7 +396,7 @@ func inferTile(c *InferContext) error {
 	}
 	if len(rep) != len(in.Dims) {
 		c.SetTensor(0, dt, RankShape(len(in.Dims)))
-		return c.Errorf("repeats has %d entries for rank %d", len(rep), len(in.Dims))
+		return c.Errorf(CodeValue, "repeats has %d entries for rank %d", len(rep), len(in.Dims))
 	}
 	out := make([]Dim, len(rep))
 	for i, r := range rep {
@@ -426,7 +424,7 @@ func inferConcat(c *InferContext) error {
 		if r := c.InShape(i).Rank(); r >= 0 {
 			if rank >= 0 && r != rank {
 				c.SetTensor(0, dt, UnknownShape())
-				return c.Errorf("inputs have ranks %d and %d", rank, r)
+				return c.Errorf(CodeRank, "inputs have ranks %d and %d", rank, r)
 			}
 			rank = r
 		}
@@ -438,7 +436,7 @@ func inferConcat(c *InferContext) error {
 	axAttr := c.Attr("axis")
 	if axAttr == nil && c.Opset >= 4 {
 		c.SetTensor(0, dt, RankShape(rank))
-		return c.Errorf("attribute axis missing")
+		return c.Errorf(CodeAttr, "attribute axis missing")
 	}
 	axis, err := smAxis(c.AttrInt("axis", 1), rank)
 	if err != nil {
@@ -474,7 +472,7 @@ func inferConcat(c *InferContext) error {
 				out[j], set[j] = d, true
 			case out[j].IsConcrete() && d.IsConcrete() && out[j].Val != d.Val:
 				c.SetTensor(0, dt, RankShape(rank))
-				return c.Errorf("inputs disagree on dim %d: %d vs %d", j, out[j].Val, d.Val)
+				return c.Errorf(CodeDims, "inputs disagree on dim %d: %d vs %d", j, out[j].Val, d.Val)
 			case d.IsConcrete():
 				out[j] = d
 			case d.IsUnknown():
@@ -600,7 +598,7 @@ func inferSplit(c *InferContext) error {
 	if splitGiven {
 		if len(sizes) != n {
 			unknownAll()
-			return c.Errorf("split has %d entries for %d outputs", len(sizes), n)
+			return c.Errorf(CodeValue, "split has %d entries for %d outputs", len(sizes), n)
 		}
 		if d.IsConcrete() {
 			var sum int64
@@ -609,7 +607,7 @@ func inferSplit(c *InferContext) error {
 			}
 			if sum != d.Val {
 				unknownAll()
-				return c.Errorf("split sizes sum to %d, dim %d is %d", sum, axis, d.Val)
+				return c.Errorf(CodeDims, "split sizes sum to %d, dim %d is %d", sum, axis, d.Val)
 			}
 		}
 	} else {
@@ -620,7 +618,7 @@ func inferSplit(c *InferContext) error {
 				num, uneven = a.I, true
 				if num != int64(n) || num <= 0 {
 					unknownAll()
-					return c.Errorf("num_outputs %d but the node has %d outputs", num, n)
+					return c.Errorf(CodeArity, "num_outputs %d but the node has %d outputs", num, n)
 				}
 			}
 		}
@@ -638,12 +636,12 @@ func inferSplit(c *InferContext) error {
 			last := d.Val - chunk*(num-1)
 			if last < 0 {
 				unknownAll()
-				return c.Errorf("cannot split %d into %d chunks", d.Val, num)
+				return c.Errorf(CodeDims, "cannot split %d into %d chunks", d.Val, num)
 			}
 			sizes[n-1] = D(last)
 		case d.IsConcrete():
 			unknownAll()
-			return c.Errorf("dim %d of size %d does not split evenly into %d", axis, d.Val, num)
+			return c.Errorf(CodeDims, "dim %d of size %d does not split evenly into %d", axis, d.Val, num)
 		default:
 			for i := range sizes {
 				sizes[i] = smDivDim(d, D(num))
@@ -658,7 +656,7 @@ func inferSplit(c *InferContext) error {
 		s.Dims[axis] = sizes[i]
 		if sizes[i].Sym == "" && sizes[i].Val < 0 {
 			c.SetTensor(i, dt, RankShape(r))
-			return c.Errorf("negative split size %d", sizes[i].Val)
+			return c.Errorf(CodeValue, "negative split size %d", sizes[i].Val)
 		}
 		c.SetTensor(i, dt, s)
 		if kok && sizes[i].IsConcrete() && off+sizes[i].Val <= int64(len(k)) {
@@ -717,7 +715,7 @@ func inferSlice(c *InferContext) error {
 	}
 	if len(starts) != len(ends) {
 		c.SetTensor(0, dt, RankShape(r))
-		return c.Errorf("starts has %d entries, ends %d", len(starts), len(ends))
+		return c.Errorf(CodeValue, "starts has %d entries, ends %d", len(starts), len(ends))
 	}
 	if axes == nil {
 		axes = make([]int64, len(starts))
@@ -733,7 +731,7 @@ func inferSlice(c *InferContext) error {
 	}
 	if len(axes) != len(starts) || len(steps) != len(starts) {
 		c.SetTensor(0, dt, RankShape(r))
-		return c.Errorf("starts, ends, axes and steps differ in length")
+		return c.Errorf(CodeValue, "starts, ends, axes and steps differ in length")
 	}
 	ax, err := smAxes(axes, r)
 	if err != nil {
@@ -745,7 +743,7 @@ func inferSlice(c *InferContext) error {
 		st, en, step := starts[i], ends[i], steps[i]
 		if step == 0 {
 			c.SetTensor(0, dt, RankShape(r))
-			return c.Errorf("step 0 on axis %d", a)
+			return c.Errorf(CodeValue, "step 0 on axis %d", a)
 		}
 		d := in.Dims[a]
 		switch {
@@ -825,14 +823,14 @@ func inferPad(c *InferContext) error {
 	n := len(axes)
 	if len(pads) != 2*n {
 		c.SetTensor(0, dt, RankShape(r))
-		return c.Errorf("pads has %d entries, want %d", len(pads), 2*n)
+		return c.Errorf(CodeValue, "pads has %d entries, want %d", len(pads), 2*n)
 	}
 	out := in.Clone()
 	for i, a := range axes {
 		d := smAddInt(smAddInt(in.Dims[a], pads[i]), pads[i+n])
 		if in.Dims[a].IsConcrete() && in.Dims[a].Val+pads[i]+pads[i+n] < 0 {
 			c.SetTensor(0, dt, RankShape(r))
-			return c.Errorf("pads make dim %d negative", a)
+			return c.Errorf(CodeDims, "pads make dim %d negative", a)
 		}
 		out.Dims[a] = d
 	}
@@ -863,7 +861,7 @@ func depthSpace(c *InferContext, toSpace bool) error {
 	}
 	if len(in.Dims) != 4 || b <= 0 {
 		c.SetTensor(0, dt, RankShape(4))
-		return c.Errorf("want rank 4 and blocksize > 0, have %s and %d", in, b)
+		return c.Errorf(CodeRank, "want rank 4 and blocksize > 0, have %s and %d", in, b)
 	}
 	bb := D(b * b)
 	n, ch, h, w := in.Dims[0], in.Dims[1], in.Dims[2], in.Dims[3]
@@ -871,13 +869,13 @@ func depthSpace(c *InferContext, toSpace bool) error {
 	if toSpace {
 		if ch.IsConcrete() && ch.Val%(b*b) != 0 {
 			c.SetTensor(0, dt, RankShape(4))
-			return c.Errorf("channels %d not divisible by blocksize² %d", ch.Val, b*b)
+			return c.Errorf(CodeDims, "channels %d not divisible by blocksize² %d", ch.Val, b*b)
 		}
 		out = DimsShape(n, smDivDim(ch, bb), smMulDims([]Dim{h, D(b)}), smMulDims([]Dim{w, D(b)}))
 	} else {
 		if (h.IsConcrete() && h.Val%b != 0) || (w.IsConcrete() && w.Val%b != 0) {
 			c.SetTensor(0, dt, RankShape(4))
-			return c.Errorf("spatial dims %s not divisible by blocksize %d", in, b)
+			return c.Errorf(CodeDims, "spatial dims %s not divisible by blocksize %d", in, b)
 		}
 		out = DimsShape(n, smMulDims([]Dim{ch, bb}), smDivDim(h, D(b)), smDivDim(w, D(b)))
 	}
@@ -952,7 +950,7 @@ func inferCenterCropPad(c *InferContext) error {
 		}
 		c.SetTensor(0, dt, out)
 		if ok {
-			return fmt.Errorf("shape has %d entries for %d axes", len(sh), len(ax))
+			return errorf(CodeValue, "shape has %d entries for %d axes", len(sh), len(ax))
 		}
 		return nil
 	}

@@ -7,7 +7,6 @@ package ir
 // the types of alternative values (If branches, Loop iterations).
 
 import (
-	"fmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -16,7 +15,7 @@ import (
 // smAxis normalises axis a (negative counts from the end) for rank r.
 func smAxis(a int64, r int) (int, error) {
 	if a < -int64(r) || a >= int64(r) {
-		return 0, fmt.Errorf("axis %d out of range for rank %d", a, r)
+		return 0, errorf(CodeAxis, "axis %d out of range for rank %d", a, r)
 	}
 	if a < 0 {
 		a += int64(r)
@@ -34,7 +33,7 @@ func smAxes(axes []int64, r int) ([]int, error) {
 			return nil, err
 		}
 		if seen[ax] {
-			return nil, fmt.Errorf("axis %d repeated", a)
+			return nil, errorf(CodeAxis, "axis %d repeated", a)
 		}
 		seen[ax] = true
 		out[i] = ax
@@ -373,7 +372,7 @@ func smDTypeAttr(c *InferContext, name string, def DType) (DType, error) {
 	}
 	dt := DType(a.I)
 	if !dt.Valid() {
-		return Undefined, fmt.Errorf("attribute %s: invalid element type %d", name, a.I)
+		return Undefined, errorf(CodeDType, "attribute %s: invalid element type %d", name, a.I)
 	}
 	return dt, nil
 }

@@ -1,6 +1,7 @@
 package ir
 
-// This file implements the IR's readable text form (wolong inspect --ir).
+// This file implements the IR's readable text form (wolong inspect --ir,
+// the .wir files of explain --dump-dir), which parse.go reads back.
 
 import (
 	"bufio"
@@ -8,6 +9,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // Fprint writes m in wolong's text form:
@@ -20,7 +22,10 @@ import (
 //	}
 //
 // Nodes are printed in topological order; subgraphs are nested in braces
-// under the attribute that holds them.
+// under the attribute that holds them. Names other than plain words are
+// quoted (%"a b"); constants of up to 8 elements print their values
+// (float, int32, int64 and bool ones), larger ones only their type; float
+// attributes always have a point or exponent. Parse reads the text back.
 func Fprint(w io.Writer, m *Model) error {
 	bw := bufio.NewWriter(w)
 	p := &printer{w: bw}
@@ -36,9 +41,9 @@ func Fprint(w io.Writer, m *Model) error {
 	p.graph(m.Graph, "graph", 0)
 	for _, f := range m.Functions {
 		if f.Body != nil {
-			name := f.Name
+			name := quoteName(f.Name)
 			if f.Domain != "" {
-				name = f.Domain + ":" + f.Name
+				name = quoteName(f.Domain) + ":" + name
 			}
 			p.graph(f.Body, "function "+name, 0)
 		}
@@ -66,7 +71,44 @@ func valueRef(v *Value) string {
 	if v.Name == "" {
 		return fmt.Sprintf("%%#%d", v.ID)
 	}
-	return "%" + v.Name
+	return "%" + quoteName(v.Name)
+}
+
+// plainName reports whether s prints as it is: a non-empty word of
+// letters, digits and _ . : / - + @ $ [ ] ' ! ? ~ (and any non-ASCII
+// letter), not starting with # or " nor ending with :.
+func plainName(s string) bool {
+	if s == "" || s[0] == '#' || s[0] == '"' || s[len(s)-1] == ':' {
+		return false
+	}
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
+		case strings.ContainsRune("_.:/-+@$[]'!?~#", r):
+		case r > 0x7f && unicode.IsLetter(r):
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// quoteName returns s, or s quoted when it is not a plain name.
+func quoteName(s string) string {
+	if plainName(s) {
+		return s
+	}
+	return strconv.Quote(s)
+}
+
+// quoteComment returns a node name for the "# name" comment: as it is
+// unless the parser could not find its end (a " : ", a leading quote or
+// space, a control character).
+func quoteComment(s string) string {
+	if s == "" || strings.Contains(s, " : ") || s[0] == '"' || s[0] == ' ' || strings.HasSuffix(s, " :") || strings.IndexFunc(s, unicode.IsControl) >= 0 {
+		return strconv.Quote(s)
+	}
+	return s
 }
 
 func (p *printer) graph(g *Graph, kw string, depth int) {
@@ -75,7 +117,7 @@ func (p *printer) graph(g *Graph, kw string, depth int) {
 	if name == "" {
 		name = "main"
 	}
-	fmt.Fprintf(p.w, "%s %s(", kw, name)
+	fmt.Fprintf(p.w, "%s %s(", kw, quoteName(name))
 	for i, in := range g.Inputs {
 		if i > 0 {
 			p.w.WriteString(", ")
@@ -85,7 +127,7 @@ func (p *printer) graph(g *Graph, kw string, depth int) {
 	p.w.WriteString(") {\n")
 	for _, v := range g.Initializers {
 		p.indent(depth + 1)
-		fmt.Fprintf(p.w, "%s = const %s\n", valueRef(v), v.Type)
+		fmt.Fprintf(p.w, "%s = const %s%s\n", valueRef(v), v.Type, constValues(v.Const))
 	}
 	order, err := Topo(g)
 	if err != nil {
@@ -148,7 +190,7 @@ func (p *printer) node(n *Node, depth int) {
 		}
 	}
 	if n.Name != "" {
-		fmt.Fprintf(p.w, "  # %s", n.Name)
+		fmt.Fprintf(p.w, "  # %s", quoteComment(n.Name))
 	}
 	if len(types) > 0 {
 		fmt.Fprintf(p.w, " : %s", strings.Join(types, ", "))
@@ -173,7 +215,7 @@ func attrText(a *Attr) string {
 	const maxList = 16
 	switch a.Type {
 	case AttrFloat:
-		return strconv.FormatFloat(float64(a.F), 'g', -1, 32)
+		return floatText(float64(a.F), 32)
 	case AttrInt:
 		return strconv.FormatInt(a.I, 10)
 	case AttrString:
@@ -182,7 +224,7 @@ func attrText(a *Attr) string {
 		if a.T == nil {
 			return "tensor(?)"
 		}
-		return "tensor " + a.T.Type().String()
+		return "tensor " + a.T.Type().String() + constValues(a.T)
 	case AttrSparseTensor:
 		return "sparse tensor"
 	case AttrTypeProto:
@@ -196,7 +238,7 @@ func attrText(a *Attr) string {
 				parts = append(parts, fmt.Sprintf("...(%d)", len(a.Floats)))
 				break
 			}
-			parts = append(parts, strconv.FormatFloat(float64(f), 'g', -1, 32))
+			parts = append(parts, floatText(float64(f), 32))
 		}
 		return "[" + strings.Join(parts, ",") + "]"
 	case AttrInts:
@@ -227,6 +269,58 @@ func attrText(a *Attr) string {
 		return fmt.Sprintf("types(%d)", len(a.TypeProtos))
 	}
 	return "?"
+}
+
+// maxPrintedValues is the most elements a constant prints the values of.
+const maxPrintedValues = 8
+
+// constValues returns " [v,...]", the values of a float, int32, int64 or
+// bool tensor of at most maxPrintedValues elements, or "" (other dtypes,
+// larger tensors, data that cannot be read).
+func constValues(t *Tensor) string {
+	if t == nil {
+		return ""
+	}
+	n, ok := t.NumElements()
+	if !ok || n > maxPrintedValues {
+		return ""
+	}
+	var parts []string
+	switch t.DType {
+	case Float32, Float64:
+		v, err := t.Float64Values(maxPrintedValues)
+		if err != nil || int64(len(v)) != n {
+			return ""
+		}
+		bits := 64
+		if t.DType == Float32 {
+			bits = 32
+		}
+		for _, f := range v {
+			parts = append(parts, floatText(f, bits))
+		}
+	case Int32, Int64, Bool:
+		v, err := t.Int64Values(maxPrintedValues)
+		if err != nil || int64(len(v)) != n {
+			return ""
+		}
+		for _, i := range v {
+			parts = append(parts, strconv.FormatInt(i, 10))
+		}
+	default:
+		return ""
+	}
+	return " [" + strings.Join(parts, ",") + "]"
+}
+
+// floatText formats f (of the given bits) shortest, with a point or an
+// exponent so that it does not read as an integer: 1 prints "1.0".
+func floatText(f float64, bits int) string {
+	s := strconv.FormatFloat(f, 'g', -1, bits)
+	if !strings.ContainsAny(s, ".eIN") {
+		s += ".0"
+	}
+	return s
 }
 
 func truncateString(s string, n int) string {

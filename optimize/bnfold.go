@@ -22,10 +22,8 @@ import (
 )
 
 func bnFold(c *Context) ([]Rewrite, error) {
-	g, order, err := c.topo()
-	if err != nil {
-		return nil, err
-	}
+	g := c.Graph()
+	order := nodesInOrder(g)
 	var rw []Rewrite
 	for _, bn := range order {
 		if !is(bn, "BatchNormalization") || bn.AttrInt("training_mode", 0) != 0 || len(bn.Inputs) != 5 {

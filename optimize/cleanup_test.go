@@ -7,53 +7,8 @@ import (
 	"github.com/wolong-dev/wolong/ir"
 )
 
-// TestDCE deletes an unused branch and its initializer, keeps the rest.
-func TestDCE(t *testing.T) {
-	runPassCases(t, []passCase{{
-		name: "dead branch",
-		build: func(b *modelgen.Builder) {
-			x := b.Input("x", ir.Float32, 2, 3)
-			b.Op("Exp", in(b.Op("Add", in(x, b.Weight("unused", 3)))))
-			b.Output(b.Op("Relu", in(x)))
-		},
-		passes: []string{"early_dce"},
-		want:   []string{`^early_dce: Add_0 -> \(removed\)`, `^early_dce: Exp_0 -> \(removed\)`, `unused -> \(removed\)  \(unused initializers\)`},
-		ops:    "Relu",
-	}})
-}
-
-// TestCSE merges equal nodes (keyed by op, inputs and attributes) and
-// equal initializers, never nodes that differ in an attribute.
-func TestCSE(t *testing.T) {
-	runPassCases(t, []passCase{
-		{
-			name: "duplicate chain",
-			build: func(b *modelgen.Builder) {
-				x := b.Input("x", ir.Float32, 2, 3)
-				a1 := b.Op("Sigmoid", in(x))
-				a2 := b.Op("Sigmoid", in(x))
-				b.Output(b.Op("Add", in(a1, a2)))
-			},
-			passes: []string{"cse"},
-			want:   []string{`^cse: Sigmoid_1 -> Sigmoid_0`},
-			ops:    "Sigmoid Add",
-		},
-		{
-			name: "identical initializers and attrs differ",
-			build: func(b *modelgen.Builder) {
-				x := b.Input("x", ir.Float32, 2, 3)
-				c1 := b.ConstF("c1", []int64{3}, 1, 2, 3)
-				c2 := b.ConstF("c2", []int64{3}, 1, 2, 3)
-				s1 := b.Op("Softmax", in(b.Op("Mul", in(x, c1))), modelgen.Int("axis", 0))
-				s2 := b.Op("Softmax", in(b.Op("Mul", in(x, c2))), modelgen.Int("axis", 1))
-				b.Output(b.Op("Add", in(s1, s2)))
-			},
-			passes: []string{"cse"},
-			want:   []string{`^cse: c2 -> c1  \(identical initializer\)`, `^cse: Mul_1 -> Mul_0`},
-			ops:    "Mul Softmax Softmax Add",
-		},
-	})
-}
+// TestDCE and TestCSE are pass files: testdata/passes/early_dce and
+// testdata/passes/cse (TestPassFiles).
 
 // TestNoop removes pass-through nodes, but keeps a graph output's name.
 func TestNoop(t *testing.T) {

@@ -22,10 +22,7 @@ func constFold(c *Context) ([]Rewrite, error) {
 	if c.folder == nil {
 		return nil, nil
 	}
-	order, err := ir.Topo(g)
-	if err != nil {
-		return nil, err
-	}
+	order := nodesInOrder(g)
 	var rw []Rewrite
 	for _, n := range order {
 		if !foldable(g, n) {

@@ -51,10 +51,7 @@ func cse(c *Context) ([]Rewrite, error) {
 		}
 		byTensor[c] = v
 	}
-	order, err := ir.Topo(g)
-	if err != nil {
-		return nil, err
-	}
+	order := nodesInOrder(g)
 	seen := map[string]*ir.Node{}
 	for _, n := range order {
 		if hasSubgraph(n) || (isDefault(n) && nondeterministic[n.Op]) || len(n.Outputs) == 0 {

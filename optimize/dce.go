@@ -12,10 +12,8 @@ import (
 // that a node's subgraphs capture. It does not look inside subgraphs, and
 // it never removes graph inputs (the optimized model keeps its interface).
 func dce(c *Context) ([]Rewrite, error) {
-	g, order, err := c.topo()
-	if err != nil {
-		return nil, err
-	}
+	g := c.Graph()
+	order := nodesInOrder(g)
 	live := make(map[*ir.Node]bool, len(order))
 	need := func(v *ir.Value) {
 		if v != nil && v.Producer != nil && v.Producer.Graph == g {

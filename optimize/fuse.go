@@ -75,10 +75,8 @@ func (s *fuseState) find(i int) int {
 // fuseOps groups nodes and replaces each group of two or more by a fused
 // wolong node.
 func fuseOps(c *Context) ([]Rewrite, error) {
-	g, order, err := c.topo()
-	if err != nil {
-		return nil, err
-	}
+	g := c.Graph()
+	order := nodesInOrder(g)
 	s := newFuseState(g, order, c.Opt.GroupCap)
 	for i, n := range order {
 		for _, o := range n.Outputs {

@@ -38,10 +38,8 @@ type hCand struct {
 }
 
 func hBatch(c *Context) ([]Rewrite, error) {
-	g, order, err := c.topo()
-	if err != nil {
-		return nil, err
-	}
+	g := c.Graph()
+	order := nodesInOrder(g)
 	wc := weightCache{}
 	dead := map[*ir.Node]bool{}
 	var rw []Rewrite

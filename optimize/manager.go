@@ -2,8 +2,10 @@ package optimize
 
 // This file implements the driver: the only cross-cutting code. It runs
 // the selected passes in order, names the pass in errors and panics,
-// times each pass, verifies the IR after each one when asked, and records
-// the predicted cost before and after each pass.
+// keeps the nodes in topological order (the pass contract, see PassFunc),
+// times each pass, verifies the IR after each one when asked, hashes the
+// model after each pass and writes the dumps asked for (dump.go), and
+// records the predicted cost before and after each pass.
 
 import (
 	"fmt"
@@ -55,9 +57,16 @@ type Options struct {
 	// weights in (the caller takes it from the hardware); 0 disables the
 	// persistent-RNN pass.
 	OnChipBytes int64
-	// OnPass, when set, is called with the model before the first pass
-	// (name "input") and after each pass, for dumps (explain --diff, --dot).
-	OnPass func(pass string, m *ir.Model) error
+	// Dumps are written with the model before the first pass and after
+	// the passes each selects (explain --dump-after, --dot, --diff).
+	Dumps []Dump
+	// Now reads the clock for the pass timings; nil is time.Now (tests give
+	// a fake clock, so that output with timings is reproducible).
+	Now func() time.Time
+	// Hash records each pass's graph hash in its PassResult (so that the
+	// passes that changed nothing are known) even without dumps; dumps
+	// imply it. It costs a walk of the model per pass.
+	Hash bool
 	// OnPassStart, when set, is called before each pass that runs with
 	// its 1-based position i among the n passes that will run, its name
 	// and the model as the pass receives it (for progress display).
@@ -72,11 +81,18 @@ type Options struct {
 
 // PassResult is what one pass did.
 type PassResult struct {
-	Name     string        `json:"name"`
-	Rewrites []Rewrite     `json:"rewrites"`
-	Before   Prediction    `json:"before"`
-	After    Prediction    `json:"after"`
-	Elapsed  time.Duration `json:"-"`
+	Name     string     `json:"name"`
+	Rewrites []Rewrite  `json:"rewrites"`
+	Before   Prediction `json:"before"`
+	After    Prediction `json:"after"`
+	// Elapsed is the pass's wall time, the re-sort after it included
+	// (verification, hashing, dumps and prediction excluded).
+	Elapsed time.Duration `json:"-"`
+	// Hash is ir.Hash of the model after the pass, and Unchanged says the
+	// pass left the model as it found it; both are set only when
+	// Options.Hash or Options.Dumps asked for hashes.
+	Hash      string `json:"-"`
+	Unchanged bool   `json:"-"`
 }
 
 // DeltaMs is the predicted time the pass saved (negative: it cost time).
@@ -113,9 +129,17 @@ func Run(m *ir.Model, opt Options) (*Result, error) {
 	if opt.GroupCap <= 0 {
 		opt.GroupCap = defaultGroupCap
 	}
+	if opt.Now == nil {
+		opt.Now = time.Now
+	}
 	c := &Context{Model: m, Opt: opt, folder: opt.Folder, implicit: implicitNames(m.Graph)}
 	if c.folder == nil {
 		c.folder = defaultFolder()
+	}
+	// The pass contract: nodes in topological order before the first pass
+	// (an imported model already is; a hand-built one may not be).
+	if err := ir.SortNodes(m.Graph); err != nil {
+		return nil, fmt.Errorf("optimize: %v", err)
 	}
 	res := &Result{Level: opt.Level}
 	cur, err := predict(opt.Predictor, m)
@@ -123,10 +147,14 @@ func Run(m *ir.Model, opt Options) (*Result, error) {
 		return nil, err
 	}
 	res.Baseline = cur
-	if opt.OnPass != nil {
-		if err := opt.OnPass("input", m); err != nil {
-			return nil, err
+	if opt.VerifyEach {
+		if err := ir.Verify(m); err != nil {
+			return nil, fmt.Errorf("optimize: before the first pass: %v", err)
 		}
+	}
+	st := newStages(opt)
+	if err := st.input(m); err != nil {
+		return nil, err
 	}
 	var torun []Pass
 	for _, p := range forTarget(sel, opt.Target) {
@@ -139,7 +167,7 @@ func Run(m *ir.Model, opt Options) (*Result, error) {
 		if opt.OnPassStart != nil {
 			opt.OnPassStart(i+1, len(torun), p.Name, m)
 		}
-		start := time.Now()
+		start := opt.Now()
 		rw, err := runPass(c, p)
 		if err != nil {
 			return nil, err
@@ -147,7 +175,7 @@ func Run(m *ir.Model, opt Options) (*Result, error) {
 		if err := ir.SortNodes(m.Graph); err != nil {
 			return nil, fmt.Errorf("optimize: after pass %q: %v", p.Name, err)
 		}
-		pr := PassResult{Name: p.Name, Rewrites: rw, Before: cur, Elapsed: time.Since(start)}
+		pr := PassResult{Name: p.Name, Rewrites: rw, Before: cur, Elapsed: opt.Now().Sub(start)}
 		if opt.VerifyEach {
 			if err := ir.Verify(m); err != nil {
 				return nil, fmt.Errorf("optimize: after pass %q: %v", p.Name, err)
@@ -159,12 +187,10 @@ func Run(m *ir.Model, opt Options) (*Result, error) {
 			}
 		}
 		pr.After = cur
-		res.Passes = append(res.Passes, pr)
-		if opt.OnPass != nil {
-			if err := opt.OnPass(p.Name, m); err != nil {
-				return nil, err
-			}
+		if err := st.after(p.Name, m, &pr); err != nil {
+			return nil, err
 		}
+		res.Passes = append(res.Passes, pr)
 	}
 	res.Final = cur
 	return res, nil

@@ -22,10 +22,8 @@ import (
 // name (when the input is a graph input the node stays). dce deletes what
 // is left.
 func noopElim(c *Context) ([]Rewrite, error) {
-	g, order, err := c.topo()
-	if err != nil {
-		return nil, err
-	}
+	g := c.Graph()
+	order := nodesInOrder(g)
 	var rw []Rewrite
 	for _, n := range order {
 		if !isDefault(n) || len(n.Outputs) == 0 || n.Outputs[0] == nil {

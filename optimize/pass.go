@@ -44,6 +44,16 @@ func (r Rewrite) String() string {
 }
 
 // PassFunc rewrites the model in place and reports what it changed.
+//
+// The pass contract: a pass receives a model that ir.Verify accepts, whose
+// graphs list their nodes in topological order (every node after the
+// producers of what it reads), and relies on that order instead of sorting
+// again: walking nodesInOrder(g) visits producers first. It may leave the
+// main graph's nodes in any acyclic order (new nodes are usually appended),
+// because the driver restores the order after every pass; a subgraph it
+// builds (a fused body) it must build in order. It must leave the model
+// well-formed: the driver runs ir.Verify after each pass under
+// Options.VerifyEach (always on in tests).
 type PassFunc func(c *Context) ([]Rewrite, error)
 
 // Pass is one row of the pipeline.

@@ -26,10 +26,8 @@ type matcher func(g *ir.Graph, n *ir.Node) *match
 // runPattern applies match at every node and fuses each match into one
 // node of op (the node named prefix_k).
 func runPattern(c *Context, op, prefix string, match matcher) ([]Rewrite, error) {
-	g, order, err := c.topo()
-	if err != nil {
-		return nil, err
-	}
+	g := c.Graph()
+	order := nodesInOrder(g)
 	pos := positions(order)
 	claimed := map[*ir.Node]bool{}
 	var groups []*group

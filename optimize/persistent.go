@@ -30,10 +30,8 @@ func persistentRNN(c *Context) ([]Rewrite, error) {
 	if c.Opt.OnChipBytes <= 0 {
 		return nil, nil
 	}
-	g, order, err := c.topo()
-	if err != nil {
-		return nil, err
-	}
+	g := c.Graph()
+	order := nodesInOrder(g)
 	pos := positions(order)
 	claimed := map[*ir.Node]bool{}
 	var groups []*group

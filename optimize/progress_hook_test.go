@@ -11,7 +11,8 @@ import (
 // TestOnPassStart checks that Options.OnPassStart is called once before
 // each pass that runs (not for passes skipped for want of a placer), with
 // positions 1..n, n the number of passes that run, the pass's name, and
-// the model as the previous pass left it; and that OnPass still follows.
+// the model as the previous pass left it; and that a dump of every pass
+// (KeepUnchanged) still follows each pass.
 func TestOnPassStart(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -65,10 +66,10 @@ func TestOnPassStart(t *testing.T) {
 					nodesAtStart = append(nodesAtStart, len(mm.Graph.Nodes))
 					events = append(events, "start "+pass)
 				},
-				OnPass: func(pass string, _ *ir.Model) error {
-					events = append(events, "end "+pass)
+				Dumps: []Dump{{KeepUnchanged: true, To: dumpFunc(func(s Stage, _ *ir.Model) error {
+					events = append(events, "end "+s.Pass)
 					return nil
-				}}
+				})}}}
 			res, err := Run(m, opt)
 			if err != nil {
 				t.Fatal(err)
@@ -99,3 +100,8 @@ func TestOnPassStart(t *testing.T) {
 		})
 	}
 }
+
+// dumpFunc is a Dumper made of a function.
+type dumpFunc func(s Stage, m *ir.Model) error
+
+func (f dumpFunc) Dump(s Stage, m *ir.Model) error { return f(s, m) }

@@ -22,10 +22,8 @@ import (
 // dequantized value and the moved value must have no other reader. ONNX
 // Runtime removes the same pairs at its extended level.
 func qdqElim(c *Context) ([]Rewrite, error) {
-	g, order, err := c.topo()
-	if err != nil {
-		return nil, err
-	}
+	g := c.Graph()
+	order := nodesInOrder(g)
 	var rw []Rewrite
 	for _, q := range order {
 		if !is(q, "QuantizeLinear") || q.Output(0) == nil {

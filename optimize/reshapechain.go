@@ -26,10 +26,8 @@ import (
 // x's the chain is removed outright, as the noop pass (which runs before
 // this one) would.
 func reshapeChain(c *Context) ([]Rewrite, error) {
-	g, order, err := c.topo()
-	if err != nil {
-		return nil, err
-	}
+	g := c.Graph()
+	order := nodesInOrder(g)
 	// Visit tails last-first so a chain is taken whole from its end.
 	done := map[*ir.Node]bool{}
 	var rw []Rewrite

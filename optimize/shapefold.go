@@ -16,10 +16,8 @@ import (
 // new constants feed (a Concat of a known dim and a -1). What is left of the shape
 // subgraph becomes dead and dce deletes it. Graph outputs are left alone.
 func shapeFold(c *Context) ([]Rewrite, error) {
-	g, order, err := c.topo()
-	if err != nil {
-		return nil, err
-	}
+	g := c.Graph()
+	order := nodesInOrder(g)
 	var rw []Rewrite
 	for _, n := range order {
 		if !foldable(g, n) || n.Is(ir.OpConstant) && len(n.Outputs[0].Uses) == 0 {

@@ -27,10 +27,8 @@ import (
 const maxTimeBatch = 512
 
 func tBatch(c *Context) ([]Rewrite, error) {
-	g, order, err := c.topo()
-	if err != nil {
-		return nil, err
-	}
+	g := c.Graph()
+	order := nodesInOrder(g)
 	level := make(map[*ir.Node]int, len(order))
 	var keys []string
 	groups := map[string][]*ir.Node{}

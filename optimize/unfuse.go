@@ -29,11 +29,8 @@ func inline(g *ir.Graph, n *ir.Node) []*ir.Node {
 			exposed[v] = n.Outputs[i]
 		}
 	}
-	order, err := ir.Topo(body)
-	if err != nil {
-		order = body.Nodes
-	}
-	g.RemoveNode(n) // drops n's uses of its inputs
+	order := body.Nodes // in topological order, as every graph is (ir.Verify)
+	g.RemoveNode(n)     // drops n's uses of its inputs
 	var out []*ir.Node
 	for _, bn := range order {
 		m := &ir.Node{Name: bn.Name, Op: bn.Op, Domain: bn.Domain, Overload: bn.Overload, Attrs: bn.Attrs,

@@ -3,8 +3,15 @@ package optimize
 // This file holds the small graph edits the passes share.
 
 import (
+	"slices"
+
 	"github.com/wolong-dev/wolong/ir"
 )
+
+// nodesInOrder returns a copy of g's nodes, which are in topological order
+// when a pass starts (the pass contract, see PassFunc), so that the pass
+// may add and remove nodes while it walks them.
+func nodesInOrder(g *ir.Graph) []*ir.Node { return slices.Clone(g.Nodes) }
 
 // substitute makes every user of old read nv instead. When old is a graph
 // output its name must survive (the optimized model keeps the original
@@ -135,11 +142,3 @@ func names(ns []*ir.Node) []string {
 
 // hasSubgraph reports whether n holds a subgraph (If/Loop/Scan, fused).
 func hasSubgraph(n *ir.Node) bool { return len(n.Subgraphs()) > 0 }
-
-// topo returns the graph a pass rewrites and its nodes in topological
-// order (an error for a cycle).
-func (c *Context) topo() (*ir.Graph, []*ir.Node, error) {
-	g := c.Graph()
-	order, err := ir.Topo(g)
-	return g, order, err
-}

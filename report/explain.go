@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/wolong-dev/wolong/optimize"
 )
@@ -19,7 +20,12 @@ type ExplainPass struct {
 	Before   optimize.Prediction `json:"before"`
 	After    optimize.Prediction `json:"after"`
 	DeltaMs  float64             `json:"delta_ms"`
-	Diff     string              `json:"diff,omitempty"`
+	// WallMs is the pass's own running time (not a prediction).
+	WallMs float64 `json:"wall_ms"`
+	// Unchanged: the pass left the model as it found it (the same graph
+	// hash before and after).
+	Unchanged bool   `json:"unchanged,omitempty"`
+	Diff      string `json:"diff,omitempty"`
 }
 
 // Explain is what `wolong explain` prints.
@@ -61,7 +67,8 @@ func NewExplain(path, hardware string, res *optimize.Result, focus string, diffs
 		if focus != "" && p.Name != focus {
 			continue
 		}
-		ep := ExplainPass{Name: p.Name, Rewrites: []string{}, Before: p.Before, After: p.After, DeltaMs: p.DeltaMs(), Diff: diffs[p.Name]}
+		ep := ExplainPass{Name: p.Name, Rewrites: []string{}, Before: p.Before, After: p.After, DeltaMs: p.DeltaMs(),
+			WallMs: float64(p.Elapsed) / float64(time.Millisecond), Unchanged: p.Unchanged, Diff: diffs[p.Name]}
 		for _, r := range p.Rewrites {
 			ep.Rewrites = append(ep.Rewrites, RewriteLine(r))
 		}
@@ -76,13 +83,18 @@ func (e *Explain) WriteText(w io.Writer) error {
 		e.Model, e.Hardware, e.Level, Count(e.Baseline.Nodes, "node"), Count(e.Baseline.Kernels, "kernel"), ms(e.Baseline.TotalMs),
 		Count(e.Final.Nodes, "node"), Count(e.Final.Kernels, "kernel"), ms(e.Final.TotalMs), e.Speedup)
 	for _, p := range e.Passes {
-		if len(p.Rewrites) == 0 && p.Diff == "" {
-			fmt.Fprintf(w, "\n== %s: no change\n", p.Name)
+		ran := "ran " + wallMs(p.WallMs)
+		switch {
+		case p.Unchanged && len(p.Rewrites) == 0:
+			fmt.Fprintf(w, "\n== %s: unchanged (%s)\n", p.Name, ran)
+			continue
+		case len(p.Rewrites) == 0 && p.Diff == "":
+			fmt.Fprintf(w, "\n== %s: no rewrite (%s)\n", p.Name, ran)
 			continue
 		}
-		fmt.Fprintf(w, "\n== %s: %d rewrite(s); nodes %d -> %d, kernels %d -> %d, predicted %s -> %s (%s)\n",
+		fmt.Fprintf(w, "\n== %s: %d rewrite(s); nodes %d -> %d, kernels %d -> %d, predicted %s -> %s (%s); %s\n",
 			p.Name, len(p.Rewrites), p.Before.Nodes, p.After.Nodes, p.Before.Kernels, p.After.Kernels,
-			ms(p.Before.TotalMs), ms(p.After.TotalMs), signedMs(-p.DeltaMs))
+			ms(p.Before.TotalMs), ms(p.After.TotalMs), signedMs(-p.DeltaMs), ran)
 		for _, r := range p.Rewrites {
 			fmt.Fprintf(w, "  %s\n", r)
 		}
@@ -91,6 +103,20 @@ func (e *Explain) WriteText(w io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// wallMs formats a measured running time with three significant digits
+// or more: "0.005 ms", "0.412 ms", "4.12 ms", "41.2 ms", "1250 ms".
+func wallMs(v float64) string {
+	switch {
+	case v >= 100:
+		return fmt.Sprintf("%.0f ms", v)
+	case v >= 10:
+		return fmt.Sprintf("%.1f ms", v)
+	case v >= 1:
+		return fmt.Sprintf("%.2f ms", v)
+	}
+	return fmt.Sprintf("%.3f ms", v)
 }
 
 // maxDiffCells bounds the LCS table of UnifiedDiff; larger inputs fall

@@ -1,0 +1,53 @@
+package ir
+
+import (
+	"regexp"
+	"testing"
+)
+
+// twoNodeChain returns x -> Relu(a) -> Neg(b) -> y in topological order.
+func twoNodeChain() (*Model, *Node, *Node) {
+	g := NewGraph("main")
+	x := g.AddInput("x", TensorType(Float32, ShapeOf(2)))
+	a := g.AddNode("Relu", "", "a", []*Value{x}, []string{"ya"})
+	b := g.AddNode("Neg", "", "b", []*Value{a.Outputs[0]}, []string{"yb"})
+	g.Outputs = []*Value{b.Outputs[0]}
+	return &Model{Graph: g, Opsets: []OpsetID{{Version: 17}}}, a, b
+}
+
+// TestVerifyOrder: the verifier accepts nodes in topological order, and
+// names the first node listed before a producer it reads; a cycle is
+// reported as a cycle, not as an order problem.
+func TestVerifyOrder(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		edit func(m *Model, a, b *Node)
+		want string // regexp of the error; "" for none
+	}{
+		{"sorted", func(*Model, *Node, *Node) {}, ""},
+		{"swapped", func(m *Model, a, b *Node) { m.Graph.Nodes[0], m.Graph.Nodes[1] = b, a },
+			`^ir: node b \(Neg\): not in topological order: it reads an output of node a, listed after it$`},
+		{"cycle", func(m *Model, a, b *Node) { a.SetInput(0, b.Outputs[0]) },
+			`cycle through 2 node\(s\)`},
+		{"sorted again", func(m *Model, a, b *Node) {
+			m.Graph.Nodes[0], m.Graph.Nodes[1] = b, a
+			if err := SortNodes(m.Graph); err != nil {
+				t.Fatal(err)
+			}
+		}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, a, b := twoNodeChain()
+			tc.edit(m, a, b)
+			err := Verify(m)
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatalf("Verify: %v", err)
+			case tc.want != "" && err == nil:
+				t.Fatalf("Verify accepted the graph, want an error matching %q", tc.want)
+			case tc.want != "" && !regexp.MustCompile(tc.want).MatchString(err.Error()):
+				t.Fatalf("Verify: %v, want an error matching %q", err, tc.want)
+			}
+		})
+	}
+}
