@@ -14,16 +14,45 @@ import (
 	"github.com/wolong-dev/wolong/report"
 )
 
-// ExplainOptions are the inputs of `wolong explain`.
+// ExplainOptions are the inputs of `wolong explain`, typed.
 type ExplainOptions struct {
-	OptimizeOptions
-	Pass string // --pass: focus on one pass
+	PipelineOptions
+	Pass string // --pass: focus on one pass (its canonical name)
 	Diff bool   // --diff: unified diff of the IR text per pass
 	Dot  string // --dot DIR: one DOT file per pass
 }
 
-func newExplainCmd(env *Env) *cobra.Command {
-	opts := &ExplainOptions{}
+// explainFlags are explain's flags as given.
+type explainFlags struct {
+	pipelineFlags
+	pass string
+	diff bool
+	dot  string
+}
+
+func (f *explainFlags) toOptions(env *Env, args []string) (*ExplainOptions, error) {
+	if _, err := parseFormat(f.format); err != nil {
+		return nil, err
+	}
+	pass := f.pass
+	if pass != "" {
+		p, ok := optimize.LookupPass(pass)
+		if !ok {
+			return nil, Usagef("--pass %s: unknown pass (known: %s)", pass, strings.Join(passNameList(), ", "))
+		}
+		pass = p.Name
+	}
+	po, err := f.pipelineFlags.toOptions(env, args[0])
+	if err != nil {
+		return nil, err
+	}
+	return &ExplainOptions{PipelineOptions: po, Pass: pass, Diff: f.diff, Dot: f.dot}, nil
+}
+
+// NewCmdExplain builds `wolong explain`; runF, when not nil, gets the
+// options instead of running them (tests).
+func NewCmdExplain(env *Env, runF func(*ExplainOptions) error) *cobra.Command {
+	f := &explainFlags{}
 	c := &cobra.Command{
 		Use:   "explain MODEL",
 		Short: "Show what each pass changed and what it bought",
@@ -39,13 +68,17 @@ Graphviz DOT after each pass with fused groups drawn as clusters.`,
 		Args:              usageArgs(cobra.ExactArgs(1)),
 		ValidArgsFunction: completeONNX,
 		RunE: func(c *cobra.Command, args []string) error {
-			return runExplain(env, opts, args[0])
+			opts, err := f.toOptions(env, args)
+			if err != nil {
+				return err
+			}
+			return runOr(runF, opts, func() error { return explainRun(env, opts) })
 		},
 	}
-	addPipelineFlags(env, c, &opts.OptimizeOptions)
-	c.Flags().StringVar(&opts.Pass, "pass", "", "show only the pass called `NAME`")
-	c.Flags().BoolVar(&opts.Diff, "diff", false, "add a unified diff of the IR text for each pass")
-	c.Flags().StringVar(&opts.Dot, "dot", "", "write a Graphviz DOT file per pass into `DIR`")
+	addPipelineFlags(c, &f.pipelineFlags)
+	c.Flags().StringVar(&f.pass, "pass", "", "show only the pass called `NAME`")
+	c.Flags().BoolVar(&f.diff, "diff", false, "add a unified diff of the IR text for each pass")
+	c.Flags().StringVar(&f.dot, "dot", "", "write a Graphviz DOT file per pass into `DIR`")
 	return c
 }
 
@@ -73,28 +106,12 @@ func dotExample(pass string) string {
 	return dotFileName(seq, pass)
 }
 
-func runExplain(env *Env, opts *ExplainOptions, path string) error {
-	format, err := report.ParseFormat(opts.Format)
-	if err != nil {
-		return Usagef("--format: %v", err)
-	}
-	if opts.Pass != "" {
-		p, ok := optimize.LookupPass(opts.Pass)
-		if !ok {
-			return Usagef("--pass %s: unknown pass (known: %s)", opts.Pass, strings.Join(passNameList(), ", "))
-		}
-		opts.Pass = p.Name
-	}
-	out := newOutputs(path)
+func explainRun(env *Env, opts *ExplainOptions) error {
+	out := newOutputs(opts.Path)
 	defer out.abort()
 	if err := out.checkDir("--dot", opts.Dot); err != nil {
 		return err
 	}
-	p, err := loadPipeline(&opts.OptimizeOptions, path)
-	if err != nil {
-		return err
-	}
-	defer p.l.Close()
 	diffs := map[string]string{}
 	var prevText string
 	seq := 0
@@ -119,16 +136,17 @@ func runExplain(env *Env, opts *ExplainOptions, path string) error {
 		seq++
 		return nil
 	}
-	res, err := p.run(&opts.OptimizeOptions, onPass)
+	r, err := runPipeline(&opts.PipelineOptions, onPass)
 	if err != nil {
 		return err
 	}
+	defer r.inferred.Loaded.Close()
 	if err := out.commit(); err != nil {
 		return err
 	}
-	e := report.NewExplain(path, p.hw.Name, res, opts.Pass, diffs, p.warnings)
+	e := report.NewExplain(opts.Path, opts.HW.Name, r.optimized.Result, opts.Pass, diffs, r.warnings)
 	env.warn(e.Warnings)
-	if format == report.JSON {
+	if opts.Format == report.JSON {
 		return report.WriteJSON(env.Out, e)
 	}
 	return e.WriteText(env.Out)

@@ -279,6 +279,10 @@ func TestTrainMode(t *testing.T) {
 func TestBatch(t *testing.T) {
 	g := mlp(ir.S("N"))
 	m := model(t, g)
+	if _, err := Run(m, preset(t, "h100"), Options{Batch: 8}); err == nil {
+		t.Errorf("batch 8 on a model not inferred at it: no error")
+	}
+	ir.InferModel(m, ir.InferOptions{Inputs: BatchInputs(m.Graph, 8, nil)})
 	r := run(t, m, preset(t, "h100"), Options{Batch: 8})
 	want := 2*8*256*512.0 + 8*512 + 2*8*512*10.0
 	if r.FLOPs != want || r.UnknownNodes != 0 {
