@@ -85,6 +85,11 @@ func (f *calibrateFlags) toOptions(env *Env, changed func(string) bool) (*Calibr
 		if !hw.ValidName(opts.Name) {
 			return nil, Usagef("--name %q: use letters, digits, '-', '_' and '.'", opts.Name)
 		}
+		if !f.noSave {
+			if err := checkHostName(opts.Name, threads); err != nil {
+				return nil, err
+			}
+		}
 		if f.out == "" && f.noSave {
 			return nil, Usagef("give -o FILE.json, or drop --no-save: the fit would go nowhere")
 		}
@@ -282,9 +287,9 @@ func readLatency(file string) (*calibrate.Latency, error) {
 
 // loadORTProfile reads an ORT profile, loads its model (model, or the one
 // the profile records, relative to modelsDir) with the recorded input
-// shapes plus mo's, infers it once (symbolic dims left open set to 1) and
-// matches them.
-func loadORTProfile(arg, model, modelsDir string, mo ModelOptions) (*profiledModel, error) {
+// shapes plus mo's, infers it once (symbolic dims left open set to 1,
+// small integer inputs at values, when given) and matches them.
+func loadORTProfile(arg, model, modelsDir string, mo ModelOptions, values map[string][]int64) (*profiledModel, error) {
 	m, file := splitProfileArg(arg)
 	if model != "" {
 		m = model
@@ -300,7 +305,7 @@ func loadORTProfile(arg, model, modelsDir string, mo ModelOptions) (*profiledMod
 		m = recordedModel(p.Model, p.ModelPath, file, modelsDir)
 	}
 	mo = mo.withRecorded(pipeline.RecordedInputs(p.Inputs, file, mo.Load.Inputs))
-	f, err := mo.loadInferred(m, pipeline.InferOptions{DefaultDims: true})
+	f, err := mo.loadInferred(m, pipeline.InferOptions{DefaultDims: true, Values: values})
 	if err != nil {
 		return nil, err
 	}
@@ -338,7 +343,13 @@ func calibrateRun(env *Env, opts *CalibrateOptions) error {
 		inflation = base.Fitted.KernelInflationUs
 	}
 	for _, arg := range opts.ORT {
-		pm, err := loadORTProfile(arg, "", opts.Models, opts.Model)
+		_, file := splitProfileArg(arg)
+		lat := latencyBeside(file)
+		var values map[string][]int64
+		if lat != nil {
+			values = lat.InputValues()
+		}
+		pm, err := loadORTProfile(arg, "", opts.Models, opts.Model, values)
 		if err != nil {
 			var ue usageErr
 			if errors.As(err, &ue) {
@@ -348,11 +359,9 @@ func calibrateRun(env *Env, opts *CalibrateOptions) error {
 		}
 		defer pm.Inferred.Loaded.Close()
 		warnings = append(warnings, prefixed(pm.Path, pm.Inferred.Warnings())...)
-		_, file := splitProfileArg(arg)
 		inputs = append(inputs, file, pm.Path)
 		copt := cost.Options{NoFold: pm.Profile.RunsEveryNode()}
 		runUs := pm.Profile.RunUs
-		lat := latencyBeside(file)
 		if lat != nil {
 			runUs = lat.TargetUs()
 			inputs = append(inputs, lat.Source)

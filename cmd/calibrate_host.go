@@ -206,7 +206,7 @@ func writeHost(w io.Writer, res *hostcal.Result, ho *HostOptions, outs map[int]s
 		fmt.Fprintf(w, "host: %s; memory %.4g GB/s, cache %.4g GB/s (L2 %.3g MB); %d op types with efficiencies of their own\n",
 			host, f.HW.MemoryBandwidthGBs, f.HW.CacheBandwidthGBs, f.HW.L2MB, len(f.HW.Efficiency.Ops))
 		fmt.Fprintf(w, "fit: %.1f%% MAPE on the %d models fitted on, %.1f%% on the %d held out\n", f.TrainMAPE, count(f.Models, false), f.HeldMAPE, count(f.Models, true))
-		fmt.Fprintf(w, "machine noise: a model's two measuring passes differ by %.1f%% (median); %d models by more than 10%%\n", f.NoisePct, f.NoisyModels)
+		fmt.Fprintf(w, "machine noise: a model's two measuring passes differ by %.1f%% (median, beyond the shift all models share); %d models by more than 10%%\n", f.NoisePct, f.NoisyModels)
 		if p := outs[t]; p != "" {
 			fmt.Fprintf(w, "wrote %s (use it with --hw %s)\n", p, p)
 		}
@@ -231,4 +231,20 @@ func count(ms []hostcal.ModelResult, held bool) int {
 		}
 	}
 	return n
+}
+
+// checkHostName refuses a --name under which a saved fit would never be
+// read: --hw NAME finds a preset before a saved file, so neither name nor
+// a NAME-Nt of the thread counts may be a preset's.
+func checkHostName(name string, threads []int) error {
+	for _, t := range threads {
+		n := name
+		if t > 1 {
+			n = fmt.Sprintf("%s-%dt", name, t)
+		}
+		if _, err := hw.Preset(n); err == nil {
+			return Usagef("--name %q: a preset is called %s, and --hw %s finds the preset: choose another name, or --no-save -o FILE.json", name, n, n)
+		}
+	}
+	return nil
 }

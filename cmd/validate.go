@@ -182,6 +182,7 @@ func validateNodes(env *Env, opts *ValidateOptions) error {
 	var runUs float64
 	noFold := false // a table measures kernels, not how the runtime folds
 	var lat *calibrate.Latency
+	var values map[string][]int64 // of small integer inputs, as the latency run fed them
 	mo := opts.Model
 	if opts.Latency != "" {
 		var err error
@@ -189,16 +190,17 @@ func validateNodes(env *Env, opts *ValidateOptions) error {
 			return fmt.Errorf("--ort-latency: %v", err)
 		}
 		mo = mo.withRecorded(pipeline.RecordedInputs(lat.Inputs, opts.Latency, mo.Load.Inputs))
+		values = lat.InputValues()
 	}
 	switch {
 	case opts.ORT == "" && opts.Table == "":
 		var err error
-		if f, err = mo.loadInferred(path, pipeline.InferOptions{DefaultDims: true}); err != nil {
+		if f, err = mo.loadInferred(path, pipeline.InferOptions{DefaultDims: true, Values: values}); err != nil {
 			return err
 		}
 		noFold = lat.RunsEveryNode()
 	case opts.ORT != "":
-		pm, err := loadORTProfile(opts.ORT, path, "", mo)
+		pm, err := loadORTProfile(opts.ORT, path, "", mo, values)
 		if err != nil {
 			return err
 		}

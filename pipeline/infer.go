@@ -20,6 +20,11 @@ type InferOptions struct {
 	// Batch, when > 0, sets dim 0 of the batch inputs to Batch (see
 	// simulate.BatchInputs; a shape given for an input wins).
 	Batch int64
+	// Values are the values of small integer or bool inputs (a trip
+	// count, a sample rate an If branches on), row-major, as a measuring
+	// harness fed them (calibrate.Latency.InputValues): they propagate as
+	// known values, so inference follows the branches the runtime took.
+	Values map[string][]int64
 }
 
 // Inferred is a copy of a loaded model with every value's type and shape
@@ -92,6 +97,7 @@ func infer(l *Loaded, given ir.InferOptions, opt InferOptions) (*Inferred, error
 	if l.progress != nil {
 		l.progress("inferring shapes of %s (%d nodes)", l.Path, len(m.Graph.Nodes))
 	}
+	io.Values = opt.Values
 	f.Options = io
 	f.Result = ir.InferModel(m, io)
 	return f, nil

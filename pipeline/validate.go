@@ -62,8 +62,9 @@ func RecordedInputs(inputs []calibrate.GraphInput, file string, given []GivenInp
 
 // PredictLatency predicts the end-to-end time (seconds) of the model at
 // path as lat measured it: with lat's input shapes (besides those opt
-// gives), symbolic dims left open set to 1, one stream, and no load-time
-// folding when the runtime ran every node.
+// gives), its small integer inputs at the values the harness fed them,
+// symbolic dims left open set to 1, one stream, and no load-time folding
+// when the runtime ran every node.
 func PredictLatency(path string, opt LoadOptions, h *hw.Hardware, lat *calibrate.Latency) (float64, error) {
 	opt.Inputs = append(append([]GivenInput{}, opt.Inputs...), RecordedInputs(lat.Inputs, lat.Source, opt.Inputs)...)
 	l, err := Load(path, opt)
@@ -71,7 +72,7 @@ func PredictLatency(path string, opt LoadOptions, h *hw.Hardware, lat *calibrate
 		return 0, err
 	}
 	defer l.Close()
-	f, err := Infer(l, InferOptions{DefaultDims: true})
+	f, err := Infer(l, InferOptions{DefaultDims: true, Values: lat.InputValues()})
 	if err != nil {
 		return 0, err
 	}
