@@ -152,6 +152,12 @@ func Main(args []string, stdout, stderr io.Writer) (status int) {
 		return 0
 	}
 	fmt.Fprintf(stderr, "wolong: %s\n", oneLine(tidy(err.Error())))
+	return exitStatus(err)
+}
+
+// exitStatus is the exit status of a command that failed with err: 2
+// for a usage error, an exitErr's own, else 1.
+func exitStatus(err error) int {
 	var ue usageErr
 	if errors.As(err, &ue) || isCobraUsage(err) {
 		return 2
