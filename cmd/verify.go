@@ -148,7 +148,7 @@ func modelInputs(m *evalModel, dir string, seed uint32, fills []Fill) (map[strin
 		source = fmt.Sprintf("random inputs (seed %d)", seed)
 	}
 	if err != nil {
-		return nil, "", fmt.Errorf("%s: %v", m.Model.Path, err)
+		return nil, "", fmt.Errorf("%s: %v", m.Model.Path, evalHint(err))
 	}
 	if err := applyFills(m, in, fills); err != nil {
 		return nil, "", err
@@ -170,7 +170,8 @@ func evaluate(m *evalModel, inputs map[string]eval.Value, prefix string) ([]eval
 	}
 	pr := m.mo.progress
 	defer pr.Done()
-	return eval.Run(m.Model, mine, eval.Options{MaxMemory: m.mo.MaxMemory, OnNode: pr.nodeHook(prefix), Deadline: m.mo.deadline})
+	outs, err := eval.Run(m.Model, mine, eval.Options{MaxMemory: m.mo.MaxMemory, OnNode: pr.nodeHook(prefix), Deadline: m.mo.deadline})
+	return outs, evalHint(err)
 }
 
 func typeText(v eval.Value) string {

@@ -193,7 +193,7 @@ func InferModel(m *Model, opt InferOptions) *InferResult {
 			found = found || in.Name == name
 		}
 		if !found {
-			st.res.Diagnostics = append(st.res.Diagnostics, Diagnostic{Severity: Warning, Code: "input", Msg: fmt.Sprintf("--input %s: the graph has no input of that name", name)})
+			st.res.Diagnostics = append(st.res.Diagnostics, Diagnostic{Severity: Warning, Code: "input", Msg: fmt.Sprintf("a shape is given for input %s: the graph has no input of that name", name)})
 		}
 	}
 	st.inferGraph(g, nil)
