@@ -73,10 +73,7 @@ when the run fails. --save-inputs also writes the inputs used as input_N.pb.`,
 			return runOr(runF, opts, func() error { return runRun(env, opts) })
 		},
 	}
-	addModelFlags(c, &f.model)
-	addTimeoutFlag(c, &f.model)
-	c.Flags().StringVar(&f.inputs, "inputs", "", "folder of input_N.pb files (default: random inputs)")
-	c.Flags().Uint32Var(&f.seed, "seed", 1, "seed of the random inputs (without --inputs)")
+	addEvalFlags(c, &f.model, &f.inputs, &f.seed, "folder of input_N.pb files (default: random inputs)")
 	c.Flags().StringVarP(&f.out, "output", "o", "", "folder to write output_N.pb into (created if missing)")
 	c.Flags().BoolVar(&f.save, "save-inputs", false, "also write the inputs used as input_N.pb")
 	addFillFlag(c, &f.fill)

@@ -101,10 +101,7 @@ with status 1 when any output differs.`,
 			return runOr(runF, opts, func() error { return verifyRun(env, opts) })
 		},
 	}
-	addModelFlags(c, &f.model)
-	addTimeoutFlag(c, &f.model)
-	c.Flags().StringVar(&f.inputs, "inputs", "", "folder of input_N.pb files (and, with one model, the expected output_N.pb)")
-	c.Flags().Uint32Var(&f.seed, "seed", 1, "seed of the random inputs (without --inputs)")
+	addEvalFlags(c, &f.model, &f.inputs, &f.seed, "folder of input_N.pb files (and, with one model, the expected output_N.pb)")
 	c.Flags().Float64Var(&f.rtol, "rtol", eval.DefaultTolerance.RTol, "relative tolerance")
 	c.Flags().Float64Var(&f.atol, "atol", eval.DefaultTolerance.ATol, "absolute tolerance")
 	c.Flags().StringVar(&f.format, "format", "table", "output format: table or json")
