@@ -167,7 +167,7 @@ func validateRun(env *Env, opts *ValidateOptions) error {
 	case opts.Optimized != "":
 		return validateSpeedup(env, opts)
 	case opts.Path == "":
-		return validateSet(env, opts)
+		return validateSetRun(env, opts)
 	}
 	return validateNodes(env, opts)
 }

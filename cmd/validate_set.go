@@ -35,10 +35,10 @@ func latencyFiles(dir string) ([]string, error) {
 	return files, nil
 }
 
-// validateSet predicts every model recorded in the latency records of the
+// validateSetRun predicts every model recorded in the latency records of the
 // folder --ort-latency names with --hw and compares each with its measured
 // end-to-end time.
-func validateSet(env *Env, opts *ValidateOptions) error {
+func validateSetRun(env *Env, opts *ValidateOptions) error {
 	h, dir := opts.HW, opts.Latency
 	files, err := latencyFiles(dir)
 	if err != nil {
