@@ -141,7 +141,7 @@ func TestArgvOptimize(t *testing.T) {
 			"--emit-onnx", "o.onnx", "-o", "plan.json", "--disable-pass", "late_cse,fuse", "--external-data", "always"}, want: func(o *OptimizeOptions) string {
 			op := o.Optimize
 			return check(o.HW.Name == "cpu-1t" && op.HW == o.HW, "hw cpu-1t", op.Level == 1, "level 1", op.Target == optimize.TargetORT, "target ort",
-				o.Batch == 8, "batch 8", o.Format == report.JSON, "format json", op.TF32 && op.VerifyEach, "tf32, verify-each",
+				o.Batch == 8, "batch 8", o.Format == report.JSON, "format json", op.Cost.TF32 && op.VerifyEach, "tf32, verify-each",
 				o.EmitONNX == "o.onnx" && o.Plan == "plan.json", "outputs", reflect.DeepEqual(op.Disable, []string{"late_cse", "fuse"}), "disabled passes",
 				o.External == importer.ExternalAlways, "external always")
 		}},

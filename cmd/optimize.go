@@ -12,7 +12,6 @@ import (
 	"github.com/wolong-dev/wolong/pipeline"
 	"github.com/wolong-dev/wolong/report"
 	"github.com/wolong-dev/wolong/simulate"
-	"github.com/wolong-dev/wolong/simulate/cost"
 )
 
 // OptimizeOptions are the inputs of `wolong optimize`, typed.
@@ -110,7 +109,7 @@ func optimizeRun(env *Env, opts *OptimizeOptions) error {
 	}
 	defer r.inferred.Loaded.Close()
 	o := r.optimized
-	predict := pipeline.SimOptions{HW: opts.HW, Streams: 1, Mode: simulate.Inference, Cost: cost.Options{TF32: opts.Optimize.TF32}}
+	predict := pipeline.SimOptions{HW: opts.HW, Streams: 1, Mode: simulate.Inference, Cost: opts.Optimize.Cost}
 	if opts.Plan != "" {
 		sim, err := pipeline.Simulate(o, predict)
 		if err != nil {

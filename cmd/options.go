@@ -5,6 +5,7 @@ package cmd
 
 import (
 	"github.com/wolong-dev/wolong/report"
+	"github.com/wolong-dev/wolong/simulate/cost"
 	"github.com/wolong-dev/wolong/simulate/hw"
 )
 
@@ -35,3 +36,9 @@ func resolveHW(flag, name string) (*hw.Hardware, error) {
 	}
 	return h, nil
 }
+
+// costSettings names profile's flags in the cost model's assumptions
+// ("loops without a static trip count run 10 times (--trip)"); optimize
+// and explain, which have no --trip or --dtype, name them too, so that
+// their assumptions read as profile's.
+var costSettings = cost.Settings{TF32: "--tf32", Trip: "--trip", DType: "--dtype"}

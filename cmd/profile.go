@@ -204,7 +204,7 @@ func (f *profileFlags) toOptions(env *Env, args []string, changed func(string) b
 		return nil, err
 	}
 	return &ProfileOptions{Path: args[0], Model: mo, Format: format, By: f.by, Top: f.top, Trace: f.trace,
-		Sim:   pipeline.SimOptions{HW: h, Streams: f.streams, Mode: mode, Cost: cost.Options{TF32: f.tf32, Trip: f.trip, DType: dt}},
+		Sim:   pipeline.SimOptions{HW: h, Streams: f.streams, Mode: mode, Cost: cost.Options{TF32: f.tf32, Trip: f.trip, DType: dt, Settings: costSettings}},
 		Batch: f.batch, Level: f.level, Cluster: cr}, nil
 }
 

@@ -29,7 +29,9 @@ type OptimizeOptions struct {
 	// Predict has the simulator predict the model on HW (one stream,
 	// inference) before the first pass and after each.
 	Predict bool
-	TF32    bool // predictions cost float32 matrix ops on TF32 tensor cores
+	// Cost are the cost model's options the predictions and the cluster
+	// placement use (TF32, and the names of the caller's settings).
+	Cost cost.Options
 	// Cluster, when set, places the optimized model on a cluster for the
 	// rdma pass (Optimized.Placement).
 	Cluster *ClusterOptions
@@ -104,12 +106,12 @@ func Optimize(f *Inferred, opt OptimizeOptions) (*Optimized, error) {
 		if opt.HW == nil {
 			return nil, fmt.Errorf("optimize: predictions need hardware")
 		}
-		pred = &predictor{h: opt.HW, opt: simulate.Options{Streams: 1, Mode: simulate.Inference, Batch: f.Batch, Cost: cost.Options{TF32: opt.TF32}}}
+		pred = &predictor{h: opt.HW, opt: simulate.Options{Streams: 1, Mode: simulate.Inference, Batch: f.Batch, Cost: opt.Cost}}
 		oo.Predictor = pred
 	}
 	var placer *clusterPlacer
 	if opt.Cluster != nil {
-		placer = newClusterPlacer(*opt.Cluster, opt.TF32)
+		placer = newClusterPlacer(*opt.Cluster, opt.Cost)
 		oo.Placer = placer
 	}
 	if o.Result, err = optimize.Run(m, oo); err != nil {

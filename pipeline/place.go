@@ -26,8 +26,8 @@ type clusterPlacer struct {
 	plan *cluster.Placement
 }
 
-func newClusterPlacer(c ClusterOptions, tf32 bool) *clusterPlacer {
-	return &clusterPlacer{c: c.Cluster, opt: c.Options, sim: simulate.Options{Cost: cost.Options{TF32: tf32}}}
+func newClusterPlacer(c ClusterOptions, copt cost.Options) *clusterPlacer {
+	return &clusterPlacer{c: c.Cluster, opt: c.Options, sim: simulate.Options{Cost: copt}}
 }
 
 // Place plans m on the cluster and converts the plan for the rdma pass.

@@ -301,7 +301,7 @@ func TestBatch(t *testing.T) {
 func TestAssumptionsStated(t *testing.T) {
 	r := run(t, model(t, chain(2, 16)), preset(t, "h200"), Options{})
 	all := strings.Join(r.Assumptions, "\n")
-	for _, want := range []string{"hardware h200", "efficiency", "launch", "--trip", "stream", "batch"} {
+	for _, want := range []string{"hardware h200", "efficiency", "launch", "without a static trip count run 10 times", "stream", "batch"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("assumptions do not mention %q:\n%s", want, all)
 		}
