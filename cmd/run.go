@@ -36,11 +36,7 @@ func (f *runFlags) toOptions(env *Env, args []string) (*RunOptions, error) {
 	if f.out == "" {
 		return nil, Usagef("give the output folder with -o DIR")
 	}
-	mo, err := f.model.toOptions(env)
-	if err != nil {
-		return nil, err
-	}
-	fills, err := parseFills(f.fill)
+	mo, fills, err := evalOptions(env, &f.model, f.fill)
 	if err != nil {
 		return nil, err
 	}

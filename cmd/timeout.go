@@ -21,3 +21,14 @@ func addEvalFlags(c *cobra.Command, f *modelFlags, inputs *string, seed *uint32,
 	c.Flags().StringVar(inputs, "inputs", "", inputsHelp)
 	c.Flags().Uint32Var(seed, "seed", 1, "seed of the random inputs (without --inputs)")
 }
+
+// evalOptions types the flags addEvalFlags and addFillFlag registered
+// (usage errors name the flag).
+func evalOptions(env *Env, f *modelFlags, fill []string) (ModelOptions, []Fill, error) {
+	mo, err := f.toOptions(env)
+	if err != nil {
+		return mo, nil, err
+	}
+	fills, err := parseFills(fill)
+	return mo, fills, err
+}

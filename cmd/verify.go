@@ -50,11 +50,7 @@ func (f *verifyFlags) toOptions(env *Env, args []string) (*VerifyOptions, error)
 	if f.ort && len(args) != 2 {
 		return nil, Usagef("--ort compares two models: give A.onnx B.onnx")
 	}
-	mo, err := f.model.toOptions(env)
-	if err != nil {
-		return nil, err
-	}
-	fills, err := parseFills(f.fill)
+	mo, fills, err := evalOptions(env, &f.model, f.fill)
 	if err != nil {
 		return nil, err
 	}
