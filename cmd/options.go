@@ -41,4 +41,8 @@ func resolveHW(flag, name string) (*hw.Hardware, error) {
 // ("loops without a static trip count run 10 times (--trip)"); optimize
 // and explain, which have no --trip or --dtype, name them too, so that
 // their assumptions read as profile's.
-var costSettings = cost.Settings{TF32: "--tf32", Trip: "--trip", DType: "--dtype"}
+var costSettings = cost.Settings{TF32: "--tf32", Trip: "--trip", DType: "--dtype", Shapes: shapeFlagNames}
+
+// shapeFlagNames are the flags that give input shapes, as assumptions name
+// them.
+const shapeFlagNames = "--dim / --input"

@@ -232,7 +232,7 @@ func validateNodes(env *Env, opts *ValidateOptions) error {
 		v.Measurement = opts.Table
 	}
 	defer f.Loaded.Close()
-	r, err := pipeline.Simulate(f, pipeline.SimOptions{HW: h, Streams: 1, Cost: cost.Options{NoFold: noFold}})
+	r, err := pipeline.Simulate(f, pipeline.SimOptions{HW: h, Streams: 1, Cost: cost.Options{NoFold: noFold, Settings: cost.Settings{Shapes: shapeFlagNames}}})
 	if err != nil {
 		return err
 	}

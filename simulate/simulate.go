@@ -447,6 +447,15 @@ func unknownWarnings(res *Result) []string {
 	return out
 }
 
+// batchAsGiven states that the batch is the model's, and the shapes the
+// caller gave (named by its settings, when it names them).
+func batchAsGiven(shapes string) string {
+	if shapes == "" {
+		return "batch as the model and the given shapes give it"
+	}
+	return "batch as the model (and " + shapes + ") give it"
+}
+
 func assumptions(res *Result, cm *cost.Model, h *hw.Hardware, opt Options) []string {
 	a := cm.Assumptions()
 	a = append(a, fmt.Sprintf("mode %s, %d device stream(s)", opt.Mode, opt.Streams))
@@ -458,7 +467,7 @@ func assumptions(res *Result, cm *cost.Model, h *hw.Hardware, opt Options) []str
 	if opt.Batch > 0 {
 		a = append(a, fmt.Sprintf("batch %d: dim 0 of the batch inputs (symbolic dim 0, else dim 0 equal to the first input's) set to %d, shapes re-inferred", opt.Batch, opt.Batch))
 	} else {
-		a = append(a, "batch as the model (and --dim / --input) give it")
+		a = append(a, batchAsGiven(opt.Cost.Settings.Shapes))
 	}
 	if opt.Mode == Train {
 		a = append(a, "training: backward = 2x forward cost for ops with weights (input and weight gradients), 1x otherwise, in reverse order; activations live until their gradient is computed; Adam update as one fused kernel, moments in float32 (8 bytes per parameter)")

@@ -306,6 +306,9 @@ func TestAssumptionsStated(t *testing.T) {
 			t.Errorf("assumptions do not mention %q:\n%s", want, all)
 		}
 	}
+	if strings.Contains(all, "--") {
+		t.Errorf("assumptions name a command-line flag without cost.Options.Settings:\n%s", all)
+	}
 }
 
 // bigGraph generates an n-node graph: a trunk of elementwise ops with a

@@ -40,6 +40,9 @@ type Options struct {
 // Settings are the names a caller gives its settings of Options' values.
 type Settings struct {
 	TF32, Trip, DType string
+	// Shapes names how the caller gives input shapes ("--dim / --input"),
+	// for the simulator's statement of the batch.
+	Shapes string
 }
 
 // hint is " (name)", or "" without a name.
