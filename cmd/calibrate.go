@@ -13,36 +13,120 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wolong-dev/wolong/ir"
+	"github.com/wolong-dev/wolong/pipeline"
 	"github.com/wolong-dev/wolong/report"
 	"github.com/wolong-dev/wolong/simulate/calibrate"
 	"github.com/wolong-dev/wolong/simulate/cost"
 	"github.com/wolong-dev/wolong/simulate/hw"
 )
 
-// CalibrateOptions are the inputs of `wolong calibrate`.
+// CalibrateOptions are the inputs of `wolong calibrate`, typed.
 type CalibrateOptions struct {
 	ORT    []string // --ort-profile [MODEL.onnx=]FILE.json
 	Torch  []string // --torch-trace FILE.json
 	Tables []string // --table FILE.csv
-	Base   string
+	Base   *hw.Hardware
 	Out    string
 	Name   string
-	Models string     // directory a profile's recorded model path is relative to
-	Model  ModelFlags // --dim, --input, --max-memory for the profiles' models
+	Models string       // directory a profile's recorded model path is relative to
+	Model  ModelOptions // --dim, --input, --max-memory for the profiles' models
+	Format report.Format
+	Joint  bool // --fit joint (CPU runs with latency records; default direct)
+	// Host is --host and its flags: measure this machine with generated
+	// models (nil: fit the measurements given).
+	Host *HostOptions
+}
 
-	// --host: measure this machine with generated models
-	Host       bool
-	Threads    string  // --threads 1,2
+// HostOptions are calibrate's --host flags, typed.
+type HostOptions struct {
+	Threads    []int   // --threads 1,2
 	Keep       string  // --keep DIR: keep the suite's models and measurements
 	From       string  // --from DIR: refit a kept folder
 	MaxSeconds float64 // --max-seconds per model
 	NoSave     bool    // --no-save: do not save in the user's config folder
-	Format     string
-	Fit        string // --fit direct|joint (CPU runs with latency records)
 }
 
-func newCalibrateCmd(env *Env) *cobra.Command {
-	opts := &CalibrateOptions{}
+// calibrateFlags are calibrate's flags as given.
+type calibrateFlags struct {
+	ort, torch, tables       []string
+	base, out, name, models  string
+	model                    modelFlags
+	host                     bool
+	threads, keep, from, fit string
+	maxSeconds               float64
+	noSave                   bool
+	format                   string
+}
+
+func (f *calibrateFlags) toOptions(env *Env, changed func(string) bool) (*CalibrateOptions, error) {
+	if f.fit != "direct" && f.fit != "joint" {
+		return nil, Usagef("--fit %q: want direct or joint", f.fit)
+	}
+	opts := &CalibrateOptions{ORT: f.ort, Torch: f.torch, Tables: f.tables, Out: f.out, Name: f.name, Models: f.models, Joint: f.fit == "joint"}
+	if f.host {
+		for _, name := range []string{"dim", "input", "force-input", "max-memory"} {
+			if changed(name) {
+				return nil, Usagef("--%s goes with the measurements' models (--ort-profile); --host generates its own", name)
+			}
+		}
+		threads, err := parseThreads(f.threads)
+		if err != nil {
+			return nil, Usagef("--threads: %v", err)
+		}
+		if opts.Format, err = parseFormat(f.format); err != nil {
+			return nil, err
+		}
+		if len(f.ort)+len(f.torch)+len(f.tables) > 0 {
+			return nil, Usagef("--host measures this machine itself: it takes no --ort-profile, --torch-trace or --table")
+		}
+		if opts.Name == "" {
+			opts.Name = "local"
+		}
+		if !hw.ValidName(opts.Name) {
+			return nil, Usagef("--name %q: use letters, digits, '-', '_' and '.'", opts.Name)
+		}
+		if !f.noSave {
+			if err := checkHostName(opts.Name, threads); err != nil {
+				return nil, err
+			}
+		}
+		if f.out == "" && f.noSave {
+			return nil, Usagef("give -o FILE.json, or drop --no-save: the fit would go nowhere")
+		}
+		if f.out != "" {
+			if err := checkOutputName("-o", f.out); err != nil {
+				return nil, err
+			}
+		}
+		opts.Host = &HostOptions{Threads: threads, Keep: f.keep, From: f.from, MaxSeconds: f.maxSeconds, NoSave: f.noSave}
+		return opts, nil
+	}
+	if f.from != "" || f.keep != "" || changed("threads") || f.noSave {
+		return nil, Usagef("--from, --keep, --threads and --no-save go with --host")
+	}
+	if len(f.ort)+len(f.torch)+len(f.tables) == 0 {
+		return nil, Usagef("give at least one --ort-profile, --torch-trace or --table")
+	}
+	if f.out == "" {
+		return nil, Usagef("-o hw.json is required")
+	}
+	var err error
+	if opts.Format, err = parseFormat(f.format); err != nil {
+		return nil, err
+	}
+	if opts.Base, err = resolveHW("--base", f.base); err != nil {
+		return nil, err
+	}
+	if opts.Model, err = f.model.toOptions(env); err != nil {
+		return nil, err
+	}
+	return opts, nil
+}
+
+// NewCmdCalibrate builds `wolong calibrate`; runF, when not nil, gets the
+// options instead of running them (tests).
+func NewCmdCalibrate(env *Env, runF func(*CalibrateOptions) error) *cobra.Command {
+	f := &calibrateFlags{}
 	c := &cobra.Command{
 		Use:   "calibrate",
 		Short: "Fit a hardware file's efficiency parameters to measured kernel times",
@@ -98,50 +182,45 @@ among its nodes.`,
   wolong profile model.onnx --hw cpu-fit.json`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(c *cobra.Command, args []string) error {
-			if opts.Fit != "direct" && opts.Fit != "joint" {
-				return Usagef("--fit %q: want direct or joint", opts.Fit)
+			opts, err := f.toOptions(env, c.Flags().Changed)
+			if err != nil {
+				return err
 			}
-			if opts.Host {
-				for _, f := range []string{"dim", "input", "force-input", "max-memory"} {
-					if c.Flags().Changed(f) {
-						return Usagef("--%s goes with the measurements' models (--ort-profile); --host generates its own", f)
-					}
+			return runOr(runF, opts, func() error {
+				if opts.Host != nil {
+					return calibrateHostRun(env, opts)
 				}
-				return runCalibrateHost(env, opts)
-			}
-			if opts.From != "" || opts.Keep != "" || c.Flags().Changed("threads") || opts.NoSave {
-				return Usagef("--from, --keep, --threads and --no-save go with --host")
-			}
-			return runCalibrate(env, opts)
+				return calibrateRun(env, opts)
+			})
 		},
 	}
-	addModelFlags(env, c, &opts.Model)
-	f := c.Flags()
-	f.BoolVar(&opts.Host, "host", false, "measure this machine with generated models (needs node and npm) and fit a hardware file for it")
-	f.StringVar(&opts.Threads, "threads", "1,2", "with --host: intra-op thread counts to fit, one file each (`1,2`)")
-	f.StringVar(&opts.Keep, "keep", "", "with --host: keep the generated models and measurements in `DIR`")
-	f.StringVar(&opts.From, "from", "", "with --host: refit the measurements kept in `DIR` instead of measuring")
-	f.Float64Var(&opts.MaxSeconds, "max-seconds", 0.3, "with --host: measure each model for at most this long (`seconds`)")
-	f.BoolVar(&opts.NoSave, "no-save", false, "with --host: do not save the fit in the user's config folder (for --hw NAME)")
-	f.StringVar(&opts.Format, "format", "table", "output format: table or json (the fit, and the file written)")
-	f.StringVar(&opts.Fit, "fit", "direct", "how a CPU file is fitted to profiles with unprofiled latency records: `direct` (the runs set every parameter, profiles only split each run's kernel time) or joint (per-kernel fit, then a joint refinement)")
-	f.StringArrayVar(&opts.ORT, "ort-profile", nil, "ONNX Runtime profile `[MODEL.onnx=]FILE.json` (repeatable)")
-	f.StringArrayVar(&opts.Torch, "torch-trace", nil, "PyTorch profiler Chrome trace `FILE.json` (repeatable)")
-	f.StringArrayVar(&opts.Tables, "table", nil, "measured-op table `FILE.csv` (repeatable)")
-	f.StringVar(&opts.Base, "base", "cpu", "preset or hardware file to start from")
-	f.StringVarP(&opts.Out, "output", "o", "", "write the fitted hardware file to `hw.json`")
-	f.StringVar(&opts.Name, "name", "", "name of the fitted hardware (default: BASE-calibrated; with --host: local)")
-	f.StringVar(&opts.Models, "models", "", "directory that model paths recorded in profiles are relative to (default: as recorded, else beside the profile, else the absolute path bench/ort/profile.mjs records, else $WOLONG_MODELS)")
+	addModelFlags(c, &f.model)
+	fs := c.Flags()
+	fs.BoolVar(&f.host, "host", false, "measure this machine with generated models (needs node and npm) and fit a hardware file for it")
+	fs.StringVar(&f.threads, "threads", "1,2", "with --host: intra-op thread counts to fit, one file each (`1,2`)")
+	fs.StringVar(&f.keep, "keep", "", "with --host: keep the generated models and measurements in `DIR`")
+	fs.StringVar(&f.from, "from", "", "with --host: refit the measurements kept in `DIR` instead of measuring")
+	fs.Float64Var(&f.maxSeconds, "max-seconds", 0.3, "with --host: measure each model for at most this long (`seconds`)")
+	fs.BoolVar(&f.noSave, "no-save", false, "with --host: do not save the fit in the user's config folder (for --hw NAME)")
+	fs.StringVar(&f.format, "format", "table", "output format: table or json (the fit, and the file written)")
+	fs.StringVar(&f.fit, "fit", "direct", "how a CPU file is fitted to profiles with unprofiled latency records: `direct` (the runs set every parameter, profiles only split each run's kernel time) or joint (per-kernel fit, then a joint refinement)")
+	fs.StringArrayVar(&f.ort, "ort-profile", nil, "ONNX Runtime profile `[MODEL.onnx=]FILE.json` (repeatable)")
+	fs.StringArrayVar(&f.torch, "torch-trace", nil, "PyTorch profiler Chrome trace `FILE.json` (repeatable)")
+	fs.StringArrayVar(&f.tables, "table", nil, "measured-op table `FILE.csv` (repeatable)")
+	fs.StringVar(&f.base, "base", "cpu", "preset or hardware file to start from")
+	fs.StringVarP(&f.out, "output", "o", "", "write the fitted hardware file to `hw.json`")
+	fs.StringVar(&f.name, "name", "", "name of the fitted hardware (default: BASE-calibrated; with --host: local)")
+	fs.StringVar(&f.models, "models", "", "directory that model paths recorded in profiles are relative to (default: as recorded, else beside the profile, else the absolute path bench/ort/profile.mjs records, else $WOLONG_MODELS)")
 	_ = c.RegisterFlagCompletionFunc("base", cobra.FixedCompletions(hw.Names(), cobra.ShellCompDirectiveDefault))
 	return c
 }
 
 // profiledModel is an ORT profile with its model loaded and matched.
 type profiledModel struct {
-	Profile *calibrate.Profile
-	Loaded  *Loaded
-	Path    string
-	Pairs   []calibrate.Pair
+	Profile  *calibrate.Profile
+	Inferred *pipeline.Inferred
+	Path     string
+	Pairs    []calibrate.Pair
 }
 
 // splitProfileArg splits "MODEL.onnx=FILE.json".
@@ -194,35 +273,6 @@ func recordedModel(rec, abs, measurement, modelsDir string) string {
 	return cands[0]
 }
 
-// withMeasuredInputs adds to mf the input shapes the measurement file
-// recorded, for the inputs mf's --input does not set. The model's loading
-// checks them as it checks --input, except that a recorded input the model
-// lacks is left to the profile's matching to judge.
-func withMeasuredInputs(mf ModelFlags, inputs []calibrate.GraphInput, file string) ModelFlags {
-	given := map[string]bool{}
-	for _, in := range mf.Inputs {
-		name, _, _ := strings.Cut(in, "=")
-		given[strings.TrimSpace(name)] = true
-	}
-	mf.recorded = append([]inputFlag(nil), mf.recorded...)
-	for _, in := range inputs {
-		if given[in.Name] {
-			continue
-		}
-		dims := make([]ir.Dim, len(in.Shape))
-		text := make([]string, len(in.Shape))
-		for i, d := range in.Shape {
-			dims[i], text[i] = ir.D(d), fmt.Sprint(d)
-		}
-		spec := strings.Join(text, "x")
-		if spec == "" {
-			spec = "scalar"
-		}
-		mf.recorded = append(mf.recorded, inputFlag{text: in.Name + "=" + spec, name: in.Name, shape: ir.DimsShape(dims...), from: file})
-	}
-	return mf
-}
-
 // readLatency reads a latency file (bench/ort/latency.sh, the harness's
 // measure.mjs).
 func readLatency(file string) (*calibrate.Latency, error) {
@@ -237,8 +287,9 @@ func readLatency(file string) (*calibrate.Latency, error) {
 
 // loadORTProfile reads an ORT profile, loads its model (model, or the one
 // the profile records, relative to modelsDir) with the recorded input
-// shapes plus mf's, and matches them.
-func loadORTProfile(arg, model, modelsDir string, mf ModelFlags) (*profiledModel, error) {
+// shapes plus mo's, infers it once (symbolic dims left open set to 1,
+// small integer inputs at values, when given) and matches them.
+func loadORTProfile(arg, model, modelsDir string, mo ModelOptions, values map[string][]int64) (*profiledModel, error) {
 	m, file := splitProfileArg(arg)
 	if model != "" {
 		m = model
@@ -253,31 +304,21 @@ func loadORTProfile(arg, model, modelsDir string, mf ModelFlags) (*profiledModel
 		}
 		m = recordedModel(p.Model, p.ModelPath, file, modelsDir)
 	}
-	mf = withMeasuredInputs(mf, p.Inputs, file)
-	l, err := mf.loadModel(m)
+	mo = mo.withRecorded(pipeline.RecordedInputs(p.Inputs, file, mo.Load.Inputs))
+	f, err := mo.loadInferred(m, pipeline.InferOptions{DefaultDims: true, Values: values})
 	if err != nil {
 		return nil, err
 	}
-	l.DefaultDims()
-	pairs, err := calibrate.Match(l.Model, p)
+	pairs, err := calibrate.Match(f.Model, p)
 	if err != nil {
-		l.Close()
+		f.Loaded.Close()
 		return nil, fmt.Errorf("%v (model %s)", err, m)
 	}
-	return &profiledModel{Profile: p, Loaded: l, Path: m, Pairs: pairs}, nil
+	return &profiledModel{Profile: p, Inferred: f, Path: m, Pairs: pairs}, nil
 }
 
-func runCalibrate(env *Env, opts *CalibrateOptions) error {
-	if len(opts.ORT)+len(opts.Torch)+len(opts.Tables) == 0 {
-		return Usagef("give at least one --ort-profile, --torch-trace or --table")
-	}
-	if opts.Out == "" {
-		return Usagef("-o hw.json is required")
-	}
-	format, err := report.ParseFormat(opts.Format)
-	if err != nil {
-		return Usagef("--format: %v", err)
-	}
+func calibrateRun(env *Env, opts *CalibrateOptions) error {
+	format := opts.Format
 	// what was used from each file: printed first in a table, kept for JSON
 	var lines, warnings []string
 	used := func(line string, args ...any) {
@@ -291,10 +332,7 @@ func runCalibrate(env *Env, opts *CalibrateOptions) error {
 	if err := out.check("-o", opts.Out); err != nil {
 		return err
 	}
-	base, err := hw.Resolve(opts.Base)
-	if err != nil {
-		return Usagef("--base: %v", err)
-	}
+	base := opts.Base
 	var obs []calibrate.Obs
 	var runs []calibrate.Run
 	var direct []calibrate.DirectRun
@@ -305,7 +343,13 @@ func runCalibrate(env *Env, opts *CalibrateOptions) error {
 		inflation = base.Fitted.KernelInflationUs
 	}
 	for _, arg := range opts.ORT {
-		pm, err := loadORTProfile(arg, "", opts.Models, opts.Model)
+		_, file := splitProfileArg(arg)
+		lat := latencyBeside(file)
+		var values map[string][]int64
+		if lat != nil {
+			values = lat.InputValues()
+		}
+		pm, err := loadORTProfile(arg, "", opts.Models, opts.Model, values)
 		if err != nil {
 			var ue usageErr
 			if errors.As(err, &ue) {
@@ -313,19 +357,16 @@ func runCalibrate(env *Env, opts *CalibrateOptions) error {
 			}
 			return fmt.Errorf("--ort-profile %s: %v", arg, err)
 		}
-		defer pm.Loaded.Close()
-		warnings = append(warnings, prefixed(pm.Path, pm.Loaded.Warnings)...)
-		_, file := splitProfileArg(arg)
+		defer pm.Inferred.Loaded.Close()
+		warnings = append(warnings, prefixed(pm.Path, pm.Inferred.Warnings())...)
 		inputs = append(inputs, file, pm.Path)
 		copt := cost.Options{NoFold: pm.Profile.RunsEveryNode()}
 		runUs := pm.Profile.RunUs
-		lat := latencyBeside(file)
 		if lat != nil {
 			runUs = lat.TargetUs()
 			inputs = append(inputs, lat.Source)
-			withInputValues(pm.Loaded, lat)
 		}
-		o := calibrate.Observations(base, pm.Loaded.Model, pm.Pairs, copt, runUs)
+		o := calibrate.Observations(base, pm.Inferred.Model, pm.Pairs, copt, runUs)
 		if lat != nil {
 			for i := range o {
 				o[i].Us = math.Max(o[i].Us-inflation, 0.05*o[i].Us)
@@ -333,13 +374,13 @@ func runCalibrate(env *Env, opts *CalibrateOptions) error {
 		}
 		obs = append(obs, o...)
 		if runUs > 0 && base.Kind == "cpu" {
-			runs = append(runs, calibrate.Run{Label: pm.Path, Model: pm.Loaded.Model, Us: runUs, Opt: copt})
+			runs = append(runs, calibrate.Run{Label: pm.Path, Model: pm.Inferred.Model, Us: runUs, Opt: copt})
 			if lat != nil {
 				split := map[*ir.Node]float64{}
 				for _, p := range pm.Pairs {
 					split[p.Node] = math.Max(p.Sample.Us-inflation, 0.05*p.Sample.Us)
 				}
-				direct = append(direct, calibrate.DirectRun{Label: pm.Path, Model: pm.Loaded.Model, Us: runUs, Opt: copt, Split: split})
+				direct = append(direct, calibrate.DirectRun{Label: pm.Path, Model: pm.Inferred.Model, Us: runUs, Opt: copt, Split: split})
 			}
 		}
 		target := "the profiled run"
@@ -372,7 +413,7 @@ func runCalibrate(env *Env, opts *CalibrateOptions) error {
 		warnings = append(warnings, "skipped "+s)
 	}
 	env.warn(warnings)
-	if opts.Fit == "direct" && base.Kind == "cpu" && len(direct) > 0 && len(direct) == len(opts.ORT) && len(opts.Torch)+len(opts.Tables) == 0 {
+	if !opts.Joint && base.Kind == "cpu" && len(direct) > 0 && len(direct) == len(opts.ORT) && len(opts.Torch)+len(opts.Tables) == 0 {
 		return calibrateDirect(env, opts, base, direct, inputs, out, format, lines, warnings)
 	}
 	r, err := calibrate.Fit(base, obs, runs, calibrate.Options{Name: opts.Name})

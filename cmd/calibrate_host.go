@@ -16,12 +16,6 @@ import (
 	"github.com/wolong-dev/wolong/simulate/hw"
 )
 
-// hostOptions are calibrate's --host inputs, typed.
-type hostOptions struct {
-	threads []int
-	format  report.Format
-}
-
 func parseThreads(s string) ([]int, error) {
 	var out []int
 	seen := map[int]bool{}
@@ -42,51 +36,13 @@ func parseThreads(s string) ([]int, error) {
 	return out, nil
 }
 
-// runCalibrateHost is `wolong calibrate --host`: measure this machine with
+// calibrateHostRun is `wolong calibrate --host`: measure this machine with
 // generated models and write (and save) the fitted hardware file.
-func runCalibrateHost(env *Env, opts *CalibrateOptions) error {
-	threads, err := parseThreads(opts.Threads)
-	if err != nil {
-		return Usagef("--threads: %v", err)
-	}
-	format, err := report.ParseFormat(opts.Format)
-	if err != nil {
-		return Usagef("--format: %v", err)
-	}
-	if len(opts.ORT)+len(opts.Torch)+len(opts.Tables) > 0 {
-		return Usagef("--host measures this machine itself: it takes no --ort-profile, --torch-trace or --table")
-	}
-	if opts.Name == "" {
-		opts.Name = "local"
-	}
-	if !hw.ValidName(opts.Name) {
-		return Usagef("--name %q: use letters, digits, '-', '_' and '.'", opts.Name)
-	}
-	if !opts.NoSave {
-		// --hw NAME finds a preset before a saved file: a fit saved under a
-		// preset's name would never be read
-		for _, t := range threads {
-			name := opts.Name
-			if t > 1 {
-				name = fmt.Sprintf("%s-%dt", opts.Name, t)
-			}
-			if _, err := hw.Preset(name); err == nil {
-				return Usagef("--name %q: a preset is called %s, and --hw %s finds the preset: choose another name, or --no-save -o FILE.json", opts.Name, name, name)
-			}
-		}
-	}
-	if opts.Out == "" && opts.NoSave {
-		return Usagef("give -o FILE.json, or drop --no-save: the fit would go nowhere")
-	}
-	if opts.Out != "" {
-		if err := checkOutputName("-o", opts.Out); err != nil {
-			return err
-		}
-	}
-	ho := hostOptions{threads: threads, format: format}
+func calibrateHostRun(env *Env, opts *CalibrateOptions) error {
+	ho := opts.Host
 	p := env.Progress
 	res, err := hostcal.Calibrate(context.Background(), hostcal.Options{
-		Name: opts.Name, Threads: ho.threads, Dir: opts.Keep, From: opts.From, MaxSeconds: opts.MaxSeconds, Joint: opts.Fit == "joint",
+		Name: opts.Name, Threads: ho.Threads, Dir: ho.Keep, From: ho.From, MaxSeconds: ho.MaxSeconds, Joint: opts.Joint,
 		Progress: func(done, total int, line string) {
 			p.Printf("calibrate --host: measured %d/%d: %s", done, total, line)
 		},
@@ -111,7 +67,7 @@ func runCalibrateHost(env *Env, opts *CalibrateOptions) error {
 	}
 	outs := map[int]string{}
 	for i, f := range res.Fits {
-		t := ho.threads[i]
+		t := ho.Threads[i]
 		if opts.Out != "" {
 			path := opts.Out
 			if t > 1 {
@@ -122,7 +78,7 @@ func runCalibrateHost(env *Env, opts *CalibrateOptions) error {
 			}
 			outs[t] = path
 		}
-		if !opts.NoSave {
+		if !ho.NoSave {
 			dir, err := hw.UserDir()
 			if err == nil {
 				err = out.b.MkdirAll(dir)
@@ -141,13 +97,13 @@ func runCalibrateHost(env *Env, opts *CalibrateOptions) error {
 	for i, f := range res.Fits {
 		if f.NoisePct > hostcal.NoisyPct {
 			env.warn([]string{fmt.Sprintf("%d thread(s): the machine's speed varied while measuring (a model's two passes differ by %.1f%% at the median, %d models by more than 10%%): another process was likely running; the fit is less reliable: re-run wolong calibrate --host when the machine is quiet",
-				ho.threads[i], f.NoisePct, f.NoisyModels)})
+				ho.Threads[i], f.NoisePct, f.NoisyModels)})
 		}
 	}
-	if format == report.JSON {
+	if opts.Format == report.JSON {
 		return report.WriteJSON(env.Out, hostReport(res, ho, written))
 	}
-	writeHost(env.Out, res, ho, outs, opts.NoSave)
+	writeHost(env.Out, res, ho, outs)
 	return nil
 }
 
@@ -178,10 +134,10 @@ type hostModelJSON struct {
 	ErrorPct    float64 `json:"error_pct"`
 }
 
-func hostReport(res *hostcal.Result, ho hostOptions, written []string) hostJSON {
+func hostReport(res *hostcal.Result, ho *HostOptions, written []string) hostJSON {
 	out := hostJSON{Written: written}
 	for i, f := range res.Fits {
-		j := hostFitJSON{Name: f.HW.Name, Threads: ho.threads[i], TrainMAPE: f.TrainMAPE, HeldOutMAPE: f.HeldMAPE, NoisePct: f.NoisePct, NoisyModels: f.NoisyModels, Hardware: f.HW, Host: map[string]float64{}}
+		j := hostFitJSON{Name: f.HW.Name, Threads: ho.Threads[i], TrainMAPE: f.TrainMAPE, HeldOutMAPE: f.HeldMAPE, NoisePct: f.NoisePct, NoisyModels: f.NoisyModels, Hardware: f.HW, Host: map[string]float64{}}
 		for _, hp := range f.Calib.Host {
 			j.Host[hp.Name] = hp.After
 		}
@@ -194,9 +150,9 @@ func hostReport(res *hostcal.Result, ho hostOptions, written []string) hostJSON 
 	return out
 }
 
-func writeHost(w io.Writer, res *hostcal.Result, ho hostOptions, outs map[int]string, noSave bool) {
+func writeHost(w io.Writer, res *hostcal.Result, ho *HostOptions, outs map[int]string) {
 	for i, f := range res.Fits {
-		t := ho.threads[i]
+		t := ho.Threads[i]
 		fmt.Fprintf(w, "%s: %s\n", f.HW.Name, f.HW.Fitted.Describe())
 		// per group: models, MAPE fitted / held out
 		type acc struct {
@@ -254,7 +210,7 @@ func writeHost(w io.Writer, res *hostcal.Result, ho hostOptions, outs map[int]st
 		if p := outs[t]; p != "" {
 			fmt.Fprintf(w, "wrote %s (use it with --hw %s)\n", p, p)
 		}
-		if !noSave {
+		if !ho.NoSave {
 			dir, _ := hw.UserDir()
 			fmt.Fprintf(w, "saved %s (use it with --hw %s)\n", filepath.Join(dir, f.HW.Name+".json"), f.HW.Name)
 		}
@@ -275,4 +231,20 @@ func count(ms []hostcal.ModelResult, held bool) int {
 		}
 	}
 	return n
+}
+
+// checkHostName refuses a --name under which a saved fit would never be
+// read: --hw NAME finds a preset before a saved file, so neither name nor
+// a NAME-Nt of the thread counts may be a preset's.
+func checkHostName(name string, threads []int) error {
+	for _, t := range threads {
+		n := name
+		if t > 1 {
+			n = fmt.Sprintf("%s-%dt", name, t)
+		}
+		if _, err := hw.Preset(n); err == nil {
+			return Usagef("--name %q: a preset is called %s, and --hw %s finds the preset: choose another name, or --no-save -o FILE.json", name, n, n)
+		}
+	}
+	return nil
 }

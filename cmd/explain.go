@@ -9,17 +9,47 @@ import (
 	"github.com/wolong-dev/wolong/report"
 )
 
-// ExplainOptions are the inputs of `wolong explain`.
+// ExplainOptions are the inputs of `wolong explain`, typed.
 type ExplainOptions struct {
-	OptimizeOptions
-	Pass string // --pass: focus on one pass
+	PipelineOptions
+	Pass string // --pass: focus on one pass (its canonical name)
 	Diff bool   // --diff: unified diff of the IR text per pass
 	Dot  string // --dot DIR: one DOT file per pass
 	explainDumpFlags
 }
 
-func newExplainCmd(env *Env) *cobra.Command {
-	opts := &ExplainOptions{}
+// explainFlags are explain's flags as given.
+type explainFlags struct {
+	pipelineFlags
+	pass string
+	diff bool
+	dot  string
+	dump explainDumpFlags
+}
+
+func (f *explainFlags) toOptions(env *Env, args []string) (*ExplainOptions, error) {
+	if _, err := parseFormat(f.format); err != nil {
+		return nil, err
+	}
+	pass := f.pass
+	if pass != "" {
+		p, ok := optimize.LookupPass(pass)
+		if !ok {
+			return nil, Usagef("--pass %s: unknown pass (known: %s)", pass, strings.Join(passNameList(), ", "))
+		}
+		pass = p.Name
+	}
+	po, err := f.pipelineFlags.toOptions(env, args[0])
+	if err != nil {
+		return nil, err
+	}
+	return &ExplainOptions{PipelineOptions: po, Pass: pass, Diff: f.diff, Dot: f.dot, explainDumpFlags: f.dump}, nil
+}
+
+// NewCmdExplain builds `wolong explain`; runF, when not nil, gets the
+// options instead of running them (tests).
+func NewCmdExplain(env *Env, runF func(*ExplainOptions) error) *cobra.Command {
+	f := &explainFlags{}
 	c := &cobra.Command{
 		Use:   "explain MODEL",
 		Short: "Show what each pass changed and what it bought",
@@ -39,14 +69,18 @@ shows its own running time, and "unchanged" when it left the model as it was.`,
 		Args:              usageArgs(cobra.ExactArgs(1)),
 		ValidArgsFunction: completeONNX,
 		RunE: func(c *cobra.Command, args []string) error {
-			return runExplain(env, opts, args[0])
+			opts, err := f.toOptions(env, args)
+			if err != nil {
+				return err
+			}
+			return runOr(runF, opts, func() error { return explainRun(env, opts) })
 		},
 	}
-	addPipelineFlags(env, c, &opts.OptimizeOptions)
-	c.Flags().StringVar(&opts.Pass, "pass", "", "show only the pass called `NAME`")
-	c.Flags().BoolVar(&opts.Diff, "diff", false, "add a unified diff of the IR text for each pass")
-	c.Flags().StringVar(&opts.Dot, "dot", "", "write a Graphviz DOT file per pass into `DIR`")
-	addExplainDumpFlags(c, &opts.explainDumpFlags)
+	addPipelineFlags(c, &f.pipelineFlags)
+	c.Flags().StringVar(&f.pass, "pass", "", "show only the pass called `NAME`")
+	c.Flags().BoolVar(&f.diff, "diff", false, "add a unified diff of the IR text for each pass")
+	c.Flags().StringVar(&f.dot, "dot", "", "write a Graphviz DOT file per pass into `DIR`")
+	addExplainDumpFlags(c, &f.dump)
 	return c
 }
 
@@ -72,33 +106,18 @@ func dotExample(pass string) string {
 	return dotFileName(seq, pass)
 }
 
-func runExplain(env *Env, opts *ExplainOptions, path string) error {
-	format, err := report.ParseFormat(opts.Format)
-	if err != nil {
-		return Usagef("--format: %v", err)
-	}
-	if opts.Pass != "" {
-		p, ok := optimize.LookupPass(opts.Pass)
-		if !ok {
-			return Usagef("--pass %s: unknown pass (known: %s)", opts.Pass, strings.Join(passNameList(), ", "))
-		}
-		opts.Pass = p.Name
-	}
-	out := newOutputs(path)
+func explainRun(env *Env, opts *ExplainOptions) error {
+	out := newOutputs(opts.Path)
 	defer out.abort()
 	dumps, diff, err := opts.dumps(out)
 	if err != nil {
 		return err
 	}
-	p, err := loadPipeline(&opts.OptimizeOptions, path)
+	r, err := runPipeline(&opts.PipelineOptions, dumps, true)
 	if err != nil {
 		return err
 	}
-	defer p.l.Close()
-	res, err := p.run(&opts.OptimizeOptions, dumps, true)
-	if err != nil {
-		return err
-	}
+	defer r.inferred.Loaded.Close()
 	if err := out.commit(); err != nil {
 		return err
 	}
@@ -106,9 +125,9 @@ func runExplain(env *Env, opts *ExplainOptions, path string) error {
 	if diff != nil {
 		diffs = diff.Diffs
 	}
-	e := report.NewExplain(path, p.hw.Name, res, opts.Pass, diffs, p.warnings)
+	e := report.NewExplain(opts.Path, opts.HW.Name, r.optimized.Result, opts.Pass, diffs, r.warnings)
 	env.warn(e.Warnings)
-	if format == report.JSON {
+	if opts.Format == report.JSON {
 		return report.WriteJSON(env.Out, e)
 	}
 	return e.WriteText(env.Out)

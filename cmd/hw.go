@@ -11,7 +11,20 @@ import (
 	"github.com/wolong-dev/wolong/simulate/hw"
 )
 
-func newHwCmd(env *Env) *cobra.Command {
+// HwListOptions are the inputs of `wolong hw list`, typed.
+type HwListOptions struct {
+	Format   report.Format
+	Networks bool // --networks: only the network presets
+}
+
+// HwShowOptions are the inputs of `wolong hw show`, typed.
+type HwShowOptions struct {
+	Name   string // a preset (GPU, CPU, network) or a hardware file
+	Format report.Format
+}
+
+// NewCmdHw builds `wolong hw` and its subcommands.
+func NewCmdHw(env *Env) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "hw",
 		Short: "List and show the hardware and network presets the cost model uses",
@@ -24,6 +37,13 @@ prints a file that --hw path.json accepts (for a GPU or CPU).`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(c *cobra.Command, args []string) error { return c.Help() },
 	}
+	c.AddCommand(NewCmdHwList(env, nil), NewCmdHwShow(env, nil))
+	return c
+}
+
+// NewCmdHwList builds `wolong hw list`; runF, when not nil, gets the
+// options instead of running them (tests).
+func NewCmdHwList(env *Env, runF func(*HwListOptions) error) *cobra.Command {
 	var format string
 	var networks bool
 	list := &cobra.Command{
@@ -34,45 +54,56 @@ prints a file that --hw path.json accepts (for a GPU or CPU).`,
 hardware presets as an array (rows), or with --networks the network presets.`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(c *cobra.Command, args []string) error {
-			f, err := report.ParseFormat(format, report.CSV)
-			if err != nil {
-				return Usagef("--format: %v", err)
-			}
-			nets, err := networkPresets()
+			f, err := parseFormat(format, report.CSV)
 			if err != nil {
 				return err
 			}
-			if networks {
-				switch f {
-				case report.JSON:
-					return report.WriteJSON(env.Out, nets)
-				case report.CSV:
-					return report.WriteNetworkCSV(env.Out, nets)
-				}
-				return report.WriteNetworkList(env.Out, nets)
-			}
-			hws, err := hardwarePresets()
-			if err != nil {
-				return err
-			}
-			switch f {
-			case report.JSON:
-				return report.WriteJSON(env.Out, hws)
-			case report.CSV:
-				return report.WriteHardwareCSV(env.Out, hws)
-			}
-			if err := report.WriteHardwareList(env.Out, hws); err != nil {
-				return err
-			}
-			if _, err := io.WriteString(env.Out, "\nNetworks (--net, with profile --cluster):\n"); err != nil {
-				return err
-			}
-			return report.WriteNetworkList(env.Out, nets)
+			opts := &HwListOptions{Format: f, Networks: networks}
+			return runOr(runF, opts, func() error { return hwListRun(env, opts) })
 		},
 	}
 	list.Flags().StringVar(&format, "format", "table", "output format: table, json or csv")
 	list.Flags().BoolVar(&networks, "networks", false, "list only the network presets")
-	var showFormat string
+	return list
+}
+
+func hwListRun(env *Env, opts *HwListOptions) error {
+	nets, err := networkPresets()
+	if err != nil {
+		return err
+	}
+	if opts.Networks {
+		switch opts.Format {
+		case report.JSON:
+			return report.WriteJSON(env.Out, nets)
+		case report.CSV:
+			return report.WriteNetworkCSV(env.Out, nets)
+		}
+		return report.WriteNetworkList(env.Out, nets)
+	}
+	hws, err := hardwarePresets()
+	if err != nil {
+		return err
+	}
+	switch opts.Format {
+	case report.JSON:
+		return report.WriteJSON(env.Out, hws)
+	case report.CSV:
+		return report.WriteHardwareCSV(env.Out, hws)
+	}
+	if err := report.WriteHardwareList(env.Out, hws); err != nil {
+		return err
+	}
+	if _, err := io.WriteString(env.Out, "\nNetworks (--net, with profile --cluster):\n"); err != nil {
+		return err
+	}
+	return report.WriteNetworkList(env.Out, nets)
+}
+
+// NewCmdHwShow builds `wolong hw show`; runF, when not nil, gets the
+// options instead of running them (tests).
+func NewCmdHwShow(env *Env, runF func(*HwShowOptions) error) *cobra.Command {
+	var format string
 	show := &cobra.Command{
 		Use:   "show NAME|FILE.json",
 		Short: "Show one preset (GPU, CPU, network) or hardware file in full, with its sources",
@@ -82,37 +113,41 @@ hardware presets as an array (rows), or with --networks the network presets.`,
 			return names, cobra.ShellCompDirectiveNoFileComp
 		},
 		RunE: func(c *cobra.Command, args []string) error {
-			f, err := report.ParseFormat(showFormat)
-			if err != nil {
-				return Usagef("--format: %v", err)
-			}
-			h, err := hw.Resolve(args[0])
-			if err != nil {
-				if n, nerr := cluster.NetworkPreset(args[0]); nerr == nil {
-					if f == report.JSON {
-						return report.WriteJSON(env.Out, n)
-					}
-					return report.WriteNetwork(env.Out, n)
-				}
-				if g, gerr := cluster.GPUPreset(args[0]); gerr == nil {
-					h, err = g, nil
-				} else if strings.Contains(err.Error(), "no preset") {
-					names := append(hw.Names(), cluster.GPUNames()...)
-					err = Usagef("no preset %q (hardware: %s; networks: %s)", args[0], strings.Join(names, ", "), strings.Join(cluster.NetworkNames(), ", "))
-				}
-			}
+			f, err := parseFormat(format)
 			if err != nil {
 				return err
 			}
-			if f == report.JSON {
-				return h.WriteJSON(env.Out)
-			}
-			return report.WriteHardware(env.Out, h)
+			opts := &HwShowOptions{Name: args[0], Format: f}
+			return runOr(runF, opts, func() error { return hwShowRun(env, opts) })
 		},
 	}
-	show.Flags().StringVar(&showFormat, "format", "table", "output format: table or json (the --hw file schema)")
-	c.AddCommand(list, show)
-	return c
+	show.Flags().StringVar(&format, "format", "table", "output format: table or json (the --hw file schema)")
+	return show
+}
+
+func hwShowRun(env *Env, opts *HwShowOptions) error {
+	h, err := hw.Resolve(opts.Name)
+	if err != nil {
+		if n, nerr := cluster.NetworkPreset(opts.Name); nerr == nil {
+			if opts.Format == report.JSON {
+				return report.WriteJSON(env.Out, n)
+			}
+			return report.WriteNetwork(env.Out, n)
+		}
+		if g, gerr := cluster.GPUPreset(opts.Name); gerr == nil {
+			h, err = g, nil
+		} else if strings.Contains(err.Error(), "no preset") {
+			names := append(hw.Names(), cluster.GPUNames()...)
+			err = Usagef("no preset %q (hardware: %s; networks: %s)", opts.Name, strings.Join(names, ", "), strings.Join(cluster.NetworkNames(), ", "))
+		}
+	}
+	if err != nil {
+		return err
+	}
+	if opts.Format == report.JSON {
+		return h.WriteJSON(env.Out)
+	}
+	return report.WriteHardware(env.Out, h)
 }
 
 // hardwarePresets lists simulate/hw's presets, then the GPUs the cluster

@@ -4,19 +4,43 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wolong-dev/wolong/ir"
+	"github.com/wolong-dev/wolong/pipeline"
 	"github.com/wolong-dev/wolong/report"
 )
 
-// InspectOptions are the inputs of `wolong inspect`.
+// InspectOptions are the inputs of `wolong inspect`, typed.
 type InspectOptions struct {
-	Model  ModelFlags
-	Format string
-	Nodes  bool
-	IR     bool
+	Path   string
+	Model  ModelOptions
+	Format report.Format
+	Nodes  bool // --nodes (always with --format csv)
+	IR     bool // --ir: the IR text instead
 }
 
-func newInspectCmd(env *Env) *cobra.Command {
-	opts := &InspectOptions{}
+// inspectFlags are inspect's flags as given.
+type inspectFlags struct {
+	model  modelFlags
+	format string
+	nodes  bool
+	ir     bool
+}
+
+func (f *inspectFlags) toOptions(env *Env, args []string) (*InspectOptions, error) {
+	format, err := parseFormat(f.format, report.CSV)
+	if err != nil {
+		return nil, err
+	}
+	mo, err := f.model.toOptions(env)
+	if err != nil {
+		return nil, err
+	}
+	return &InspectOptions{Path: args[0], Model: mo, Format: format, Nodes: f.nodes || format == report.CSV, IR: f.ir}, nil
+}
+
+// NewCmdInspect builds `wolong inspect`; runF, when not nil, gets the
+// options instead of running them (tests).
+func NewCmdInspect(env *Env, runF func(*InspectOptions) error) *cobra.Command {
+	f := &inspectFlags{}
 	c := &cobra.Command{
 		Use:   "inspect MODEL",
 		Short: "Summarize a model: inputs, outputs, ops, parameters, MACs and FLOPs",
@@ -33,33 +57,33 @@ prints wolong's IR text instead.`,
 		Args:              usageArgs(cobra.ExactArgs(1)),
 		ValidArgsFunction: completeONNX,
 		RunE: func(c *cobra.Command, args []string) error {
-			return runInspect(env, opts, args[0])
+			opts, err := f.toOptions(env, args)
+			if err != nil {
+				return err
+			}
+			return runOr(runF, opts, func() error { return inspectRun(env, opts) })
 		},
 	}
-	addModelFlags(env, c, &opts.Model)
-	c.Flags().StringVar(&opts.Format, "format", "table", "output format: table, json, or csv (the per-node table)")
-	c.Flags().BoolVar(&opts.Nodes, "nodes", false, "add a per-node table (op, input and output shapes, memory of the outputs, params, MACs and their share, FLOPs)")
-	c.Flags().BoolVar(&opts.IR, "ir", false, "print the IR in wolong's text form")
+	addModelFlags(c, &f.model)
+	c.Flags().StringVar(&f.format, "format", "table", "output format: table, json, or csv (the per-node table)")
+	c.Flags().BoolVar(&f.nodes, "nodes", false, "add a per-node table (op, input and output shapes, memory of the outputs, params, MACs and their share, FLOPs)")
+	c.Flags().BoolVar(&f.ir, "ir", false, "print the IR in wolong's text form")
 	_ = c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"table", "json", "csv"}, cobra.ShellCompDirectiveNoFileComp))
 	return c
 }
 
-func runInspect(env *Env, opts *InspectOptions, path string) error {
-	format, err := report.ParseFormat(opts.Format, report.CSV)
-	if err != nil {
-		return Usagef("--format: %v", err)
-	}
-	l, err := opts.Model.loadModel(path)
+func inspectRun(env *Env, opts *InspectOptions) error {
+	f, err := opts.Model.loadInferred(opts.Path, pipeline.InferOptions{})
 	if err != nil {
 		return err
 	}
-	defer l.Close()
+	defer f.Loaded.Close()
 	if opts.IR {
-		return ir.Fprint(report.Unfit(env.Out), l.Model)
+		return ir.Fprint(report.Unfit(env.Out), f.Model)
 	}
-	r := report.NewInspect(path, l.Model, l.Warnings, opts.Nodes || format == report.CSV)
+	r := report.NewInspect(opts.Path, f.Model, f.Warnings(), opts.Nodes)
 	env.warn(r.Warnings)
-	switch format {
+	switch opts.Format {
 	case report.JSON:
 		return report.WriteJSON(env.Out, r)
 	case report.CSV:

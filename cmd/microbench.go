@@ -6,15 +6,36 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/wolong-dev/wolong/pipeline"
 	"github.com/wolong-dev/wolong/report"
 	"github.com/wolong-dev/wolong/simulate/calibrate"
 )
 
-// MicrobenchOptions are the inputs of `wolong microbench`.
+// MicrobenchOptions are the inputs of `wolong microbench`, typed.
 type MicrobenchOptions struct {
-	Model  ModelFlags
-	Out    string
-	Format string
+	Path   string
+	Model  ModelOptions
+	Out    string // --out ops.json
+	Format report.Format
+}
+
+// microbenchFlags are microbench's flags as given.
+type microbenchFlags struct {
+	model  modelFlags
+	out    string
+	format string
+}
+
+func (f *microbenchFlags) toOptions(env *Env, args []string) (*MicrobenchOptions, error) {
+	format, err := parseFormat(f.format)
+	if err != nil {
+		return nil, err
+	}
+	mo, err := f.model.toOptions(env)
+	if err != nil {
+		return nil, err
+	}
+	return &MicrobenchOptions{Path: args[0], Model: mo, Out: f.out, Format: format}, nil
 }
 
 // microbenchFile is what --out holds (and --format json prints).
@@ -26,8 +47,10 @@ type microbenchFile struct {
 	Warnings []string       `json:"warnings"`
 }
 
-func newMicrobenchCmd(env *Env) *cobra.Command {
-	opts := &MicrobenchOptions{}
+// NewCmdMicrobench builds `wolong microbench`; runF, when not nil, gets
+// the options instead of running them (tests).
+func NewCmdMicrobench(env *Env, runF func(*MicrobenchOptions) error) *cobra.Command {
+	f := &microbenchFlags{}
 	c := &cobra.Command{
 		Use:   "microbench MODEL",
 		Short: "List a model's distinct ops (op, dtype, shapes, attributes) for timing",
@@ -44,50 +67,51 @@ attributes are graphs are listed as skipped.`,
 		Args:              usageArgs(cobra.ExactArgs(1)),
 		ValidArgsFunction: completeONNX,
 		RunE: func(c *cobra.Command, args []string) error {
-			return runMicrobench(env, opts, args[0])
+			opts, err := f.toOptions(env, args)
+			if err != nil {
+				return err
+			}
+			return runOr(runF, opts, func() error { return microbenchRun(env, opts) })
 		},
 	}
-	addModelFlags(env, c, &opts.Model)
-	c.Flags().StringVar(&opts.Out, "out", "", "write the op list as JSON to `ops.json` (what bench/gpu/time_ops.py reads)")
-	c.Flags().StringVar(&opts.Format, "format", "table", "output format: table or json (the --out file's content)")
+	addModelFlags(c, &f.model)
+	c.Flags().StringVar(&f.out, "out", "", "write the op list as JSON to `ops.json` (what bench/gpu/time_ops.py reads)")
+	c.Flags().StringVar(&f.format, "format", "table", "output format: table or json (the --out file's content)")
 	_ = c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"table", "json"}, cobra.ShellCompDirectiveNoFileComp))
 	return c
 }
 
-func runMicrobench(env *Env, opts *MicrobenchOptions, path string) error {
-	format, err := report.ParseFormat(opts.Format)
-	if err != nil {
-		return Usagef("--format: %v", err)
-	}
+func microbenchRun(env *Env, opts *MicrobenchOptions) error {
+	path := opts.Path
 	out := newOutputs(path)
 	defer out.abort()
 	if err := out.check("--out", opts.Out); err != nil {
 		return err
 	}
-	l, err := opts.Model.loadModel(path)
+	f, err := opts.Model.loadInferred(path, pipeline.InferOptions{})
 	if err != nil {
 		return err
 	}
-	defer l.Close()
-	ops, skipped := calibrate.DistinctOps(l.Model.Graph)
-	f := microbenchFile{Model: path, Format: "wolong-microbench-1", Ops: ops, Skipped: skipped, Warnings: append([]string{}, l.Warnings...)}
-	if f.Ops == nil {
-		f.Ops = []calibrate.Op{}
+	defer f.Loaded.Close()
+	ops, skipped := calibrate.DistinctOps(f.Model.Graph)
+	mb := microbenchFile{Model: path, Format: "wolong-microbench-1", Ops: ops, Skipped: skipped, Warnings: f.Warnings()}
+	if mb.Ops == nil {
+		mb.Ops = []calibrate.Op{}
 	}
 	if len(skipped) > 0 {
-		f.Warnings = append(f.Warnings, fmt.Sprintf("%d node(s) skipped: shapes not static (give --dim / --input) or graph attributes", len(skipped)))
+		mb.Warnings = append(mb.Warnings, fmt.Sprintf("%d node(s) skipped: shapes not static (give --dim / --input) or graph attributes", len(skipped)))
 	}
-	env.warn(f.Warnings)
+	env.warn(mb.Warnings)
 	if opts.Out != "" {
-		if err := out.write("--out", opts.Out, func(w io.Writer) error { return report.WriteJSON(w, f) }); err != nil {
+		if err := out.write("--out", opts.Out, func(w io.Writer) error { return report.WriteJSON(w, mb) }); err != nil {
 			return err
 		}
 		if err := out.commit(); err != nil {
 			return err
 		}
 	}
-	if format == report.JSON {
-		return report.WriteJSON(env.Out, f)
+	if opts.Format == report.JSON {
+		return report.WriteJSON(env.Out, mb)
 	}
 	if opts.Out != "" {
 		_, err := fmt.Fprintf(env.Out, "%s (%s skipped) -> %s\n", report.Count(len(ops), "distinct op"), report.Count(len(skipped), "node"), opts.Out)

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -8,124 +9,135 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/wolong-dev/wolong/importer"
 	"github.com/wolong-dev/wolong/ir"
+	"github.com/wolong-dev/wolong/pipeline"
 )
 
-// ModelFlags are the flags every command that reads a model shares.
-type ModelFlags struct {
-	Dims      []string      // --dim name=value
-	Inputs    []string      // --input name=1x3x224x224
-	MaxMemory string        // --max-memory 4GiB
-	Timeout   time.Duration // --timeout (run and verify only, addTimeoutFlag): 0 none
-	// Force lets --input replace concrete dims the model declares
-	// (--force-input).
-	Force bool
-
-	// recorded are the input shapes a measurement file recorded (see
-	// withMeasuredInputs), checked like --input.
-	recorded []inputFlag
-	progress *progress // set by addModelFlags from the command's Env
-	deadline time.Time // start + Timeout, fixed by the first loadModel
+// modelFlags are the flags every command that reads a model shares, as
+// given.
+type modelFlags struct {
+	dims      []string      // --dim name=value
+	inputs    []string      // --input name=1x3x224x224
+	maxMemory string        // --max-memory 4GiB
+	timeout   time.Duration // --timeout (run and verify only, addTimeoutFlag): 0 none
+	force     bool          // --force-input
 }
 
-// addModelFlags registers --dim, --input and --max-memory on c, and lets
-// loading report progress through env.
-func addModelFlags(env *Env, c *cobra.Command, f *ModelFlags) {
-	f.progress = env.Progress
-	c.Flags().StringArrayVar(&f.Dims, "dim", nil, "give a symbolic dim of the inputs a value: `name=value` (repeatable; a name no input has is refused)")
-	c.Flags().StringArrayVar(&f.Inputs, "input", nil, "set an input's shape: `name=1x3x224x224` or name=scalar (repeatable; symbolic dims allowed; must match the declared rank and fixed dims)")
-	c.Flags().BoolVar(&f.Force, "force-input", false, "let --input change dims the model declares as fixed (e.g. another image size; ONNX Runtime would refuse such an input)")
-	c.Flags().StringVar(&f.MaxMemory, "max-memory", "4GiB", "refuse work that would allocate more than this, or hold more than this in the evaluator's live tensors (`bytes`, with KiB/MiB/GiB suffix)")
+// ModelOptions are the model flags, typed: the shapes given to the
+// model's inputs, the memory bound and the time limit.
+type ModelOptions struct {
+	// Load holds --dim and --input (each labelled with its flag for
+	// messages) and --force-input.
+	Load      pipeline.LoadOptions
+	MaxMemory int64         // --max-memory, bytes
+	Timeout   time.Duration // --timeout: 0 none
+
+	progress *progress // the command's progress line
+	deadline time.Time // start + Timeout, fixed by the first load
 }
 
-// Loaded is a model read, verified and shape-inferred.
-type Loaded struct {
-	Model     *ir.Model
-	Infer     *ir.InferResult
-	Warnings  []string // import and inference warnings, in order
-	MaxMemory int64
-	// Opt are the inference options: --dim and --input, plus the values
-	// --input gave to symbolic dims other inputs share, plus the defaults
-	// DefaultDims set.
-	Opt ir.InferOptions
-
-	imported []string  // the import warnings (Warnings without inference's)
-	Deadline time.Time // when evaluation must stop (zero: no limit), shared by all models of a command
+// addModelFlags registers --dim, --input, --force-input and --max-memory
+// on c.
+func addModelFlags(c *cobra.Command, f *modelFlags) {
+	c.Flags().StringArrayVar(&f.dims, "dim", nil, "give a symbolic dim of the inputs a value: `name=value` (repeatable; a name no input has is refused)")
+	c.Flags().StringArrayVar(&f.inputs, "input", nil, "set an input's shape: `name=1x3x224x224` or name=scalar (repeatable; symbolic dims allowed; must match the declared rank and fixed dims)")
+	c.Flags().BoolVar(&f.force, "force-input", false, "let --input change dims the model declares as fixed (e.g. another image size; ONNX Runtime would refuse such an input)")
+	c.Flags().StringVar(&f.maxMemory, "max-memory", "4GiB", "refuse work that would allocate more than this, or hold more than this in the evaluator's live tensors (`bytes`, with KiB/MiB/GiB suffix)")
 }
 
-// Close releases the model's file mappings.
-func (l *Loaded) Close() { l.Model.Close() }
-
-// Reinfer infers shapes again with opt (kept as l.Opt), replacing the
-// inference warnings.
-func (l *Loaded) Reinfer(opt ir.InferOptions) {
-	l.Opt = opt
-	l.Infer = ir.InferModel(l.Model, opt)
-	l.Warnings = append(append([]string{}, l.imported...), l.Infer.Warnings()...)
-}
-
-// DefaultDims sets every symbolic or unnamed dim of the inputs that the
-// flags leave open to 1 (see defaultSymbolicDims), infers again if it set
-// any, and returns what it set.
-func (l *Loaded) DefaultDims() []string {
-	set := defaultSymbolicDims(l.Model.Graph, l.Opt)
-	if len(set) > 0 {
-		l.Reinfer(l.Opt)
+// toOptions parses the model flags (usage errors name the flag); loading
+// reports progress through env.
+func (f *modelFlags) toOptions(env *Env) (ModelOptions, error) {
+	dims, inputs, err := parseShapeFlags(f.dims, f.inputs)
+	if err != nil {
+		return ModelOptions{}, err
 	}
-	return set
+	maxMem, err := parseBytes(f.maxMemory)
+	if err != nil {
+		return ModelOptions{}, Usagef("--max-memory: %v", err)
+	}
+	if f.timeout < 0 {
+		return ModelOptions{}, Usagef("--timeout %s: want a duration >= 0", f.timeout)
+	}
+	return ModelOptions{Load: pipeline.LoadOptions{Dims: dims, Inputs: inputs, Force: f.force}, MaxMemory: maxMem, Timeout: f.timeout, progress: env.Progress}, nil
 }
 
-// loadHook, set by tests only, sees every model loadModel imports (the
+// loadHook, set by tests only, sees every model a command loads (the
 // memory tests guard its weights' bytes with it).
 var loadHook func(*ir.Model)
 
-// loadModel imports path, verifies it, checks --dim and --input against
-// its inputs (a usage error when the model cannot take them), and infers
-// shapes with them. Errors name the file.
-func (f *ModelFlags) loadModel(path string) (*Loaded, error) {
-	sf, err := parseShapeFlags(f.Dims, f.Inputs)
+// load reads path with the given shapes checked against it (a shape the
+// model cannot take is a usage error naming the flag), bounds the heap
+// by --max-memory and starts the --timeout clock. Errors name the file.
+func (o *ModelOptions) load(path string) (*pipeline.Loaded, error) {
+	limitHeap(o.MaxMemory)
+	if o.Timeout > 0 && o.deadline.IsZero() {
+		o.deadline = time.Now().Add(o.Timeout)
+	}
+	l, err := pipeline.Load(path, o.loadOptions())
 	if err != nil {
-		return nil, err
+		return nil, shapeUsage(err)
 	}
-	sf.inputs = append(sf.inputs, f.recorded...)
-	maxMem, err := parseBytes(f.MaxMemory)
-	if err != nil {
-		return nil, Usagef("--max-memory: %v", err)
-	}
-	limitHeap(maxMem)
-	deadline, err := f.evalDeadline()
-	if err != nil {
-		return nil, err
-	}
-	l := &Loaded{MaxMemory: maxMem, Deadline: deadline}
-	defer f.progress.Done()
-	f.progress.Printf("importing %s", path)
-	m, err := importer.Load(path, importer.Options{Warn: func(s string) { l.imported = append(l.imported, s) }})
-	if err != nil {
-		return nil, err
-	}
-	f.progress.Printf("verifying %s (%d nodes)", path, len(m.Graph.Nodes))
-	if err := ir.Verify(m); err != nil {
-		m.Close()
-		return nil, fmt.Errorf("%s: %v", path, err)
-	}
-	derived, err := sf.check(m.Graph, f.Force)
-	if err != nil {
-		m.Close()
-		return nil, err
-	}
-	opt := sf.options(m.Graph)
-	for name, v := range derived {
-		opt.Dims[name] = v
-	}
-	l.Model = m
 	if loadHook != nil {
-		loadHook(m)
+		loadHook(l.Model)
 	}
-	f.progress.Printf("inferring shapes of %s (%d nodes)", path, len(m.Graph.Nodes))
-	l.Reinfer(opt)
 	return l, nil
+}
+
+// loadOptions are the load options with the progress line wired in.
+func (o *ModelOptions) loadOptions() pipeline.LoadOptions {
+	lo := o.Load
+	if o.progress.active() {
+		lo.Progress = func(line string) { o.progress.Printf("%s", line) }
+	}
+	return lo
+}
+
+// loadInferred loads path and infers its shapes once, with opt.
+func (o *ModelOptions) loadInferred(path string, opt pipeline.InferOptions) (*pipeline.Inferred, error) {
+	defer o.progress.Done()
+	l, err := o.load(path)
+	if err != nil {
+		return nil, err
+	}
+	f, err := pipeline.Infer(l, opt)
+	if err != nil {
+		l.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// withRecorded returns o with the input shapes a measurement file
+// recorded, for the inputs --input does not set; they are checked as
+// --input is, except that a recorded input the model lacks is left to
+// the measurement's matching to judge.
+func (o ModelOptions) withRecorded(rec []pipeline.GivenInput) ModelOptions {
+	o.Load.Inputs = append(append([]pipeline.GivenInput{}, o.Load.Inputs...), rec...)
+	return o
+}
+
+// shapeUsage turns a shape the model cannot take into a usage error with
+// the flags' hint (a shape a measurement file recorded stays a failure
+// of that file).
+func shapeUsage(err error) error {
+	var se *pipeline.ShapeError
+	if !errors.As(err, &se) {
+		return err
+	}
+	msg := se.Error()
+	switch {
+	case se.NotTensor:
+		msg += "; --input gives tensor shapes"
+	case se.FixedDim == 0:
+		msg += " (--batch N sets the batch where the command has it; --force-input analyzes the model at this shape anyway)"
+	case se.FixedDim > 0:
+		msg += " (--force-input analyzes the model at this shape anyway)"
+	}
+	if se.Recorded {
+		return errors.New(msg)
+	}
+	return usageErr{errors.New(msg)}
 }
 
 // parseBytes reads a size such as "4GiB", "512MiB", "1e9" or "1024".

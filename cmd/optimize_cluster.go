@@ -2,15 +2,13 @@ package cmd
 
 // This file wires `wolong optimize --cluster` and `explain --cluster`
 // (issue 6): the profile command's distributed flags (shared with it, see
-// profile_cluster.go), the Placer that hands the optimized model to
-// simulate/cluster.Place for the rdma pass, and the placement kept for
-// plan.json.
+// profile_cluster.go), checked and turned into the cluster the
+// pipeline's rdma pass places the optimized model on.
 
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/wolong-dev/wolong/ir"
-	"github.com/wolong-dev/wolong/optimize"
+	"github.com/wolong-dev/wolong/pipeline"
 	"github.com/wolong-dev/wolong/simulate"
 	"github.com/wolong-dev/wolong/simulate/cluster"
 )
@@ -21,25 +19,17 @@ var profileOnlyClusterFlags = []string{"sweep", "plot", "trace-gpus"}
 
 // addPipelineClusterFlags registers the --cluster flags on optimize and
 // explain: profile's, less the ones that only a simulation reports.
-func addPipelineClusterFlags(c *cobra.Command, o *OptimizeOptions) {
-	addClusterFlags(c, &o.Cluster)
+func addPipelineClusterFlags(c *cobra.Command, o *ClusterFlags) {
+	addClusterFlags(c, o)
 	for _, name := range profileOnlyClusterFlags {
 		_ = c.Flags().MarkHidden(name)
 	}
-	o.changed = func(name string) bool { return c.Flags().Changed(name) }
 }
 
-// clusterPlacer places a model with simulate/cluster and keeps the plan.
-type clusterPlacer struct {
-	c    *cluster.Cluster
-	opt  cluster.Options
-	sim  simulate.Options
-	plan *cluster.Placement
-}
-
-// newClusterPlacer checks the --cluster flags; nil without --cluster.
-func newClusterPlacer(o *OptimizeOptions) (*clusterPlacer, error) {
-	changed := o.changed
+// placement checks the --cluster flags of optimize and explain and
+// returns the cluster to place the model on (a training step); nil
+// without --cluster. gpu is --hw.
+func (o *ClusterFlags) placement(changed func(string) bool, gpu string) (*pipeline.ClusterOptions, error) {
 	if changed == nil {
 		changed = func(string) bool { return false }
 	}
@@ -48,69 +38,29 @@ func newClusterPlacer(o *OptimizeOptions) (*clusterPlacer, error) {
 			return nil, Usagef("--%s is a `wolong profile` flag: a placement has no %s", name, name)
 		}
 	}
-	if err := o.Cluster.check(changed, ""); err != nil {
+	if err := o.check(changed, ""); err != nil {
 		return nil, err
 	}
-	if o.Cluster.Cluster == "" {
+	if o.Cluster == "" {
 		return nil, nil
 	}
-	net, err := cluster.NetworkPreset(o.Cluster.Net)
+	net, err := cluster.NetworkPreset(o.Net)
 	if err != nil {
 		return nil, Usagef("--net: %v", err)
 	}
-	copt, err := o.Cluster.options(simulate.Train, false)
+	copt, err := o.options(simulate.Train, false)
 	if err != nil {
 		return nil, err
 	}
-	gpu, err := cluster.GPUPreset(o.HW)
+	g, err := cluster.GPUPreset(gpu)
 	if err != nil {
 		return nil, Usagef("--hw: %v", err)
 	}
-	c, err := cluster.Parse(o.Cluster.Cluster, gpu, net)
+	c, err := cluster.Parse(o.Cluster, g, net)
 	if err != nil {
 		return nil, Usagef("--cluster: %v", err)
 	}
-	c.NICsPerMachine = o.Cluster.NICs
+	c.NICsPerMachine = o.NICs
 	copt.NoCompare = true
-	return &clusterPlacer{c: c, opt: copt}, nil
-}
-
-// Place plans m on the cluster (a training step) and converts the plan for
-// the rdma pass.
-func (p *clusterPlacer) Place(m *ir.Model) (*optimize.Placement, error) {
-	prof, err := cluster.NewProfile(m, p.c.GPU, cluster.ProfileOptions{Sim: p.sim})
-	if err != nil {
-		return nil, err
-	}
-	pl, err := cluster.Place(prof, p.c, p.opt)
-	if err != nil {
-		return nil, err
-	}
-	p.plan = pl
-	out := &optimize.Placement{Strategy: string(pl.Strategy), Pipeline: pl.Strategy == cluster.Pipeline,
-		Devices: map[string]string{}, Mechanisms: map[string]string{}, Fallbacks: map[string]string{}}
-	for _, n := range pl.Nodes {
-		if n.Device != nil && !n.Replicated {
-			out.Devices[n.Node] = n.Device.String()
-		}
-	}
-	for _, t := range pl.Transfers {
-		if t.Kind == "activation" {
-			out.Mechanisms[t.From+"->"+t.To] = string(t.Mechanism)
-			if t.Fallback != "" {
-				out.Fallbacks[t.From+"->"+t.To] = t.Fallback
-			}
-		}
-	}
-	return out, nil
-}
-
-// placement returns the plan, placing the final model when the rdma pass
-// did not run (-O below 3, --passes or --disable-pass without it).
-func (p *clusterPlacer) placement(m *ir.Model) (*cluster.Placement, bool, error) {
-	if p.plan != nil {
-		return p.plan, true, nil
-	}
-	_, err := p.Place(m)
-	return p.plan, false, err
+	return &pipeline.ClusterOptions{Cluster: c, Options: copt}, nil
 }

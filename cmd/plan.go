@@ -9,18 +9,28 @@ import (
 	"github.com/wolong-dev/wolong/report"
 )
 
-// PlanShowOptions are the inputs of `wolong plan show`.
+// PlanShowOptions are the inputs of `wolong plan show`, typed.
 type PlanShowOptions struct {
-	Format string
-	Top    int
+	Path   string
+	Format report.Format
+	Top    int // slowest kernels listed (0: all)
 }
 
-func newPlanCmd(env *Env) *cobra.Command {
+// NewCmdPlan builds `wolong plan` and its subcommand.
+func NewCmdPlan(env *Env) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "plan",
 		Short: "Read plans written by wolong optimize -o",
 	}
-	opts := &PlanShowOptions{}
+	c.AddCommand(NewCmdPlanShow(env, nil))
+	return c
+}
+
+// NewCmdPlanShow builds `wolong plan show`; runF, when not nil, gets the
+// options instead of running them (tests).
+func NewCmdPlanShow(env *Env, runF func(*PlanShowOptions) error) *cobra.Command {
+	var format string
+	var top int
 	show := &cobra.Command{
 		Use:   "show PLAN.json",
 		Short: "Print a plan: kernels, passes, placement and assumptions",
@@ -33,22 +43,25 @@ is one, and the assumptions of the prediction. --format json re-emits it.`,
 		ValidArgsFunction: func(c *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 			return []string{"json"}, cobra.ShellCompDirectiveFilterFileExt
 		},
-		RunE: func(c *cobra.Command, args []string) error { return runPlanShow(env, opts, args[0]) },
+		RunE: func(c *cobra.Command, args []string) error {
+			f, err := parseFormat(format)
+			if err != nil {
+				return err
+			}
+			if top < 0 {
+				return Usagef("--top: %d is negative", top)
+			}
+			opts := &PlanShowOptions{Path: args[0], Format: f, Top: top}
+			return runOr(runF, opts, func() error { return planShowRun(env, opts) })
+		},
 	}
-	show.Flags().StringVar(&opts.Format, "format", "table", "output format: table or json")
-	show.Flags().IntVar(&opts.Top, "top", 20, "slowest kernels to list (0: all)")
-	c.AddCommand(show)
-	return c
+	show.Flags().StringVar(&format, "format", "table", "output format: table or json")
+	show.Flags().IntVar(&top, "top", 20, "slowest kernels to list (0: all)")
+	return show
 }
 
-func runPlanShow(env *Env, opts *PlanShowOptions, path string) error {
-	format, err := report.ParseFormat(opts.Format)
-	if err != nil {
-		return Usagef("--format: %v", err)
-	}
-	if opts.Top < 0 {
-		return Usagef("--top: %d is negative", opts.Top)
-	}
+func planShowRun(env *Env, opts *PlanShowOptions) error {
+	path := opts.Path
 	f, err := os.Open(path)
 	if err != nil {
 		return err
@@ -58,7 +71,7 @@ func runPlanShow(env *Env, opts *PlanShowOptions, path string) error {
 	if err != nil {
 		return fmt.Errorf("%s: %v", path, err)
 	}
-	if format == report.JSON {
+	if opts.Format == report.JSON {
 		return report.WriteJSON(env.Out, p)
 	}
 	return p.WriteText(env.Out, opts.Top)

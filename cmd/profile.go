@@ -1,15 +1,14 @@
 package cmd
 
 import (
-	"fmt"
 	"io"
-	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/wolong-dev/wolong/ir"
 	"github.com/wolong-dev/wolong/optimize"
+	"github.com/wolong-dev/wolong/pipeline"
 	"github.com/wolong-dev/wolong/report"
 	"github.com/wolong-dev/wolong/simulate"
 	"github.com/wolong-dev/wolong/simulate/cluster"
@@ -17,32 +16,53 @@ import (
 	"github.com/wolong-dev/wolong/simulate/hw"
 )
 
-// ProfileOptions are the inputs of `wolong profile`.
+// ProfileOptions are the inputs of `wolong profile`, typed.
 type ProfileOptions struct {
-	Model   ModelFlags
-	HW      string // preset name or hardware file
-	Format  string
-	By      string // node | op
-	Top     int
-	Trace   string // Chrome-trace output file
-	Streams int
-	Mode    string
-	Batch   int64
-	Trip    int64
-	TF32    bool
-	DType   string
-	// ConvAlgo is the convolution algorithm: auto (the hardware's
-	// conv_winograd / conv_im2col), direct or winograd.
-	ConvAlgo string
-	Winograd bool         // deprecated alias of --conv-algo winograd
-	Cluster  ClusterFlags // --cluster, --sweep and the distributed flags
+	Path   string
+	Model  ModelOptions
+	Format report.Format
+	By     string // node | op
+	Top    int
+	Trace  string // Chrome-trace output file
+	// Sim is the simulation: the hardware (--hw, with --conv-algo
+	// applied), streams, mode and cost options (--tf32, --trip, --dtype).
+	Sim   pipeline.SimOptions
+	Batch int64 // --batch: dim 0 of the batch inputs (0: as the model gives it)
 	// Level, when >= 0, runs the optimization passes of that -O level (as
-	// optimize does) before simulating: the optimized model's profile.
+	// optimize does) before simulating: the optimized model's profile
+	// (< 0: the model as it is).
 	Level int
+	// Cluster is --cluster / --sweep and the distributed flags, typed (nil:
+	// one device).
+	Cluster *ClusterRun
 }
 
-func newProfileCmd(env *Env) *cobra.Command {
-	opts := &ProfileOptions{}
+// profileFlags are profile's flags as given.
+type profileFlags struct {
+	model   modelFlags
+	hw      string // preset name or hardware file
+	format  string
+	by      string // node | op
+	top     int
+	trace   string
+	streams int
+	mode    string
+	batch   int64
+	trip    int64
+	tf32    bool
+	dtype   string
+	// convAlgo is the convolution algorithm: auto (the hardware's
+	// conv_winograd / conv_im2col), direct or winograd.
+	convAlgo string
+	winograd bool         // deprecated alias of --conv-algo winograd
+	cluster  ClusterFlags // --cluster, --sweep and the distributed flags
+	level    int
+}
+
+// NewCmdProfile builds `wolong profile`; runF, when not nil, gets the
+// options instead of running them (tests).
+func NewCmdProfile(env *Env, runF func(*ProfileOptions) error) *cobra.Command {
+	f := &profileFlags{}
 	c := &cobra.Command{
 		Use:   "profile MODEL",
 		Short: "Predict a model's run time, FLOP/s and memory on a GPU or CPU",
@@ -78,27 +98,31 @@ efficiency) over cluster sizes instead, and --plot writes it as an image.
 		Args:              usageArgs(cobra.ExactArgs(1)),
 		ValidArgsFunction: completeONNX,
 		RunE: func(c *cobra.Command, args []string) error {
-			return runProfile(env, opts, args[0], c.Flags().Changed)
+			opts, err := f.toOptions(env, args, c.Flags().Changed)
+			if err != nil {
+				return err
+			}
+			return runOr(runF, opts, func() error { return profileRun(env, opts) })
 		},
 	}
-	addModelFlags(env, c, &opts.Model)
-	addClusterFlags(c, &opts.Cluster)
-	f := c.Flags()
-	f.StringVar(&opts.HW, "hw", "h100", "hardware: a preset ("+strings.Join(hw.Names(), ", ")+"; with --cluster also "+strings.Join(cluster.GPUNames(), ", ")+") or a hardware file `path.json`")
-	f.StringVar(&opts.Format, "format", "table", "output format: table, json, or csv (every node, or every op type with --by op; with --sweep, every size)")
-	f.StringVar(&opts.By, "by", "node", "top-N table by `node` or by op type (op)")
-	f.IntVar(&opts.Top, "top", 20, "rows in the top-N table")
-	f.StringVar(&opts.Trace, "trace", "", "write a Chrome-trace / Perfetto timeline to `file.json`")
-	f.IntVar(&opts.Streams, "streams", 1, "device streams: more let independent branches overlap")
-	f.StringVar(&opts.Mode, "mode", "inference", "inference or train (backward + optimizer step); with --cluster the default is train")
-	f.Int64Var(&opts.Batch, "batch", 0, "set dim 0 of every graph input to `N` (0: as the model gives it)")
-	f.Int64Var(&opts.Trip, "trip", cost.DefaultTrip, "trip count assumed for loops whose count is not static")
-	f.BoolVar(&opts.TF32, "tf32", false, "run float32 matrix ops on TF32 tensor cores")
-	f.StringVar(&opts.ConvAlgo, "conv-algo", "auto", "convolution algorithm: auto (the hardware's: GPU presets run fp32 3x3 stride-1 convs as Winograd, CPUs im2col + GEMM), direct (no Winograd) or winograd")
-	f.BoolVar(&opts.Winograd, "winograd", false, "same as --conv-algo winograd")
-	_ = f.MarkHidden("winograd") // kept for scripts written before --conv-algo
-	f.StringVar(&opts.DType, "dtype", "", "cost every float tensor as this dtype (float16, bfloat16, ...)")
-	f.IntVarP(&opts.Level, "opt-level", "O", -1, "optimize at level `0..3` first, as optimize does, and profile the optimized model (default: the model as it is)")
+	addModelFlags(c, &f.model)
+	addClusterFlags(c, &f.cluster)
+	fs := c.Flags()
+	fs.StringVar(&f.hw, "hw", "h100", "hardware: a preset ("+strings.Join(hw.Names(), ", ")+"; with --cluster also "+strings.Join(cluster.GPUNames(), ", ")+") or a hardware file `path.json`")
+	fs.StringVar(&f.format, "format", "table", "output format: table, json, or csv (every node, or every op type with --by op; with --sweep, every size)")
+	fs.StringVar(&f.by, "by", "node", "top-N table by `node` or by op type (op)")
+	fs.IntVar(&f.top, "top", 20, "rows in the top-N table")
+	fs.StringVar(&f.trace, "trace", "", "write a Chrome-trace / Perfetto timeline to `file.json`")
+	fs.IntVar(&f.streams, "streams", 1, "device streams: more let independent branches overlap")
+	fs.StringVar(&f.mode, "mode", "inference", "inference or train (backward + optimizer step); with --cluster the default is train")
+	fs.Int64Var(&f.batch, "batch", 0, "set dim 0 of every graph input to `N` (0: as the model gives it)")
+	fs.Int64Var(&f.trip, "trip", cost.DefaultTrip, "trip count assumed for loops whose count is not static")
+	fs.BoolVar(&f.tf32, "tf32", false, "run float32 matrix ops on TF32 tensor cores")
+	fs.StringVar(&f.convAlgo, "conv-algo", "auto", "convolution algorithm: auto (the hardware's: GPU presets run fp32 3x3 stride-1 convs as Winograd, CPUs im2col + GEMM), direct (no Winograd) or winograd")
+	fs.BoolVar(&f.winograd, "winograd", false, "same as --conv-algo winograd")
+	_ = fs.MarkHidden("winograd") // kept for scripts written before --conv-algo
+	fs.StringVar(&f.dtype, "dtype", "", "cost every float tensor as this dtype (float16, bfloat16, ...)")
+	fs.IntVarP(&f.level, "opt-level", "O", -1, "optimize at level `0..3` first, as optimize does, and profile the optimized model (default: the model as it is)")
 	_ = c.RegisterFlagCompletionFunc("hw", cobra.FixedCompletions(hw.Names(), cobra.ShellCompDirectiveDefault))
 	_ = c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"table", "json", "csv"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("by", cobra.FixedCompletions([]string{"node", "op"}, cobra.ShellCompDirectiveNoFileComp))
@@ -106,173 +130,137 @@ efficiency) over cluster sizes instead, and --plot writes it as an image.
 	return c
 }
 
-// runProfile runs `wolong profile`; changed says whether a flag was given
-// on the command line.
-func runProfile(env *Env, opts *ProfileOptions, path string, changed func(string) bool) error {
-	format, err := report.ParseFormat(opts.Format, report.CSV)
+func (f *profileFlags) toOptions(env *Env, args []string, changed func(string) bool) (*ProfileOptions, error) {
+	format, err := parseFormat(f.format, report.CSV)
 	if err != nil {
-		return Usagef("--format: %v", err)
+		return nil, err
 	}
-	if opts.By != "node" && opts.By != "op" {
-		return Usagef("--by %q: want node or op", opts.By)
+	if f.by != "node" && f.by != "op" {
+		return nil, Usagef("--by %q: want node or op", f.by)
 	}
-	mode, err := simulate.ParseMode(opts.Mode)
+	mode, err := simulate.ParseMode(f.mode)
 	if err != nil {
-		return Usagef("--mode: %v", err)
+		return nil, Usagef("--mode: %v", err)
 	}
-	if opts.Streams < 1 || opts.Streams > 1024 {
-		return Usagef("--streams %d: want 1..1024", opts.Streams)
+	if f.streams < 1 || f.streams > 1024 {
+		return nil, Usagef("--streams %d: want 1..1024", f.streams)
 	}
-	if opts.Batch < 0 || opts.Trip < 0 || opts.Top < 0 {
-		return Usagef("--batch, --trip and --top must not be negative")
+	if f.batch < 0 || f.trip < 0 || f.top < 0 {
+		return nil, Usagef("--batch, --trip and --top must not be negative")
 	}
 	var dt ir.DType
-	if opts.DType != "" {
-		d, ok := ir.ParseDType(opts.DType)
+	if f.dtype != "" {
+		d, ok := ir.ParseDType(f.dtype)
 		if !ok || !d.IsFloat() {
-			return Usagef("--dtype %q: want a float type (float32, float16, bfloat16, ...)", opts.DType)
+			return nil, Usagef("--dtype %q: want a float type (float32, float16, bfloat16, ...)", f.dtype)
 		}
 		dt = d
 	}
-	if err := opts.Cluster.check(changed, opts.Trace); err != nil {
-		return err
+	if err := f.cluster.check(changed, f.trace); err != nil {
+		return nil, err
 	}
-	if format == report.CSV && opts.Cluster.active() && opts.Cluster.Sweep == "" {
-		return Usagef("--format csv: with --cluster, only the --sweep table is CSV (use --format json)")
+	if format == report.CSV && f.cluster.active() && f.cluster.Sweep == "" {
+		return nil, Usagef("--format csv: with --cluster, only the --sweep table is CSV (use --format json)")
 	}
 	var h *hw.Hardware
-	if opts.Cluster.active() {
-		h, err = cluster.GPUPreset(opts.HW)
+	if f.cluster.active() {
+		h, err = cluster.GPUPreset(f.hw)
 	} else {
-		h, err = hw.Resolve(opts.HW)
+		h, err = hw.Resolve(f.hw)
 	}
 	if err != nil {
-		return Usagef("--hw: %v", err)
+		return nil, Usagef("--hw: %v", err)
 	}
-	if opts.Winograd {
-		opts.ConvAlgo = "winograd"
+	algo := f.convAlgo
+	if f.winograd {
+		algo = "winograd"
 	}
-	switch opts.ConvAlgo {
+	switch algo {
 	case "auto":
 	case "direct":
 		h.ConvWinograd = false
 	case "winograd":
 		h.ConvWinograd = true
 	default:
-		return Usagef("--conv-algo %q: want auto, direct or winograd", opts.ConvAlgo)
+		return nil, Usagef("--conv-algo %q: want auto, direct or winograd", algo)
 	}
-	out := newOutputs(path)
+	if f.level > optimize.MaxLevel {
+		return nil, Usagef("-O%d: want 0..%d", f.level, optimize.MaxLevel)
+	}
+	var cr *ClusterRun
+	if f.cluster.active() {
+		if !changed("mode") {
+			mode = simulate.Train
+		}
+		if cr, err = f.cluster.run(h, mode, f.trace != ""); err != nil {
+			return nil, err
+		}
+		if !changed("mode") {
+			cr.Assumptions = append([]string{"--mode not given: train (one data-parallel or pipeline training step)"}, cr.Assumptions...)
+		}
+	}
+	mo, err := f.model.toOptions(env)
+	if err != nil {
+		return nil, err
+	}
+	return &ProfileOptions{Path: args[0], Model: mo, Format: format, By: f.by, Top: f.top, Trace: f.trace,
+		Sim:   pipeline.SimOptions{HW: h, Streams: f.streams, Mode: mode, Cost: cost.Options{TF32: f.tf32, Trip: f.trip, DType: dt, Settings: costSettings}},
+		Batch: f.batch, Level: f.level, Cluster: cr}, nil
+}
+
+// profileRun runs `wolong profile`.
+func profileRun(env *Env, opts *ProfileOptions) error {
+	out := newOutputs(opts.Path)
 	defer out.abort()
 	if err := out.check("--trace", opts.Trace); err != nil {
 		return err
 	}
-	if err := out.check("--plot", opts.Cluster.Plot); err != nil {
-		return err
-	}
-	l, err := opts.Model.loadModel(path)
-	if err != nil {
-		return err
-	}
-	defer l.Close()
-	defaulted := l.DefaultDims()
-	inferOpt := l.Opt
-	warnings := l.Warnings
-	if opts.Batch > 0 {
-		warnings = l.imported // simulate re-infers with the batch and reports its own
-	}
-	if opts.Level >= 0 {
-		if opts.Level > optimize.MaxLevel {
-			return Usagef("-O%d: want 0..%d", opts.Level, optimize.MaxLevel)
-		}
-		if _, err := optimize.Run(l.Model, optimize.Options{Level: opts.Level, OnChipBytes: onChipBytes(h),
-			OnPassStart: opts.Model.progress.passHook("")}); err != nil {
+	if opts.Cluster != nil {
+		if err := out.check("--plot", opts.Cluster.Plot); err != nil {
 			return err
 		}
-		opts.Model.progress.Done()
 	}
-	if opts.Cluster.active() {
-		cr := clusterRun{path: path, model: l.Model, infer: inferOpt, warnings: warnings, mode: mode, out: out}
-		if len(defaulted) > 0 {
-			cr.assumptions = append(cr.assumptions, "dims not given with --dim / --input set to 1: "+strings.Join(defaulted, ", "))
-		}
-		if !changed("mode") {
-			cr.mode = simulate.Train
-			cr.assumptions = append(cr.assumptions, "--mode not given: train (one data-parallel or pipeline training step)")
-		}
-		return runProfileCluster(env, opts, format, h, cr)
-	}
-	r, err := simulate.Run(l.Model, h, simulate.Options{
-		Streams: opts.Streams, Mode: mode, Batch: opts.Batch, Infer: inferOpt,
-		Cost: cost.Options{TF32: opts.TF32, Trip: opts.Trip, DType: dt},
-	})
+	f, err := opts.Model.loadInferred(opts.Path, pipeline.InferOptions{DefaultDims: true, Batch: opts.Batch})
 	if err != nil {
 		return err
 	}
-	if len(defaulted) > 0 {
-		r.Assumptions = append(r.Assumptions, "dims not given with --dim / --input set to 1: "+strings.Join(defaulted, ", "))
+	defer f.Loaded.Close()
+	var stage pipeline.Stage = f
+	if opts.Level >= 0 {
+		o, err := pipeline.Optimize(f, pipeline.OptimizeOptions{Level: opts.Level, HW: opts.Sim.HW, OnPassStart: opts.Model.progress.passHook("")})
+		opts.Model.progress.Done()
+		if err != nil {
+			return err
+		}
+		stage = o
 	}
+	var defaulted []string
+	if len(f.Defaulted) > 0 {
+		defaulted = append(defaulted, "dims not given with --dim / --input set to 1: "+strings.Join(f.Defaulted, ", "))
+	}
+	if opts.Cluster != nil {
+		return profileClusterRun(env, opts, stage, append(defaulted, opts.Cluster.Assumptions...), f.Warnings(), out)
+	}
+	r, err := pipeline.Simulate(stage, opts.Sim)
+	if err != nil {
+		return err
+	}
+	r.Assumptions = append(r.Assumptions, defaulted...)
 	if opts.Trace != "" {
-		if err := out.write("--trace", opts.Trace, func(w io.Writer) error { return report.WriteTrace(w, path, r) }); err != nil {
+		if err := out.write("--trace", opts.Trace, func(w io.Writer) error { return report.WriteTrace(w, opts.Path, r.Result) }); err != nil {
 			return err
 		}
 		if err := out.commit(); err != nil {
 			return err
 		}
 	}
-	p := report.NewProfile(path, r, withHostWarning(warnings, h))
+	p := report.NewProfile(opts.Path, r.Result, withHostWarning(f.Warnings(), opts.Sim.HW))
 	env.warn(p.Warnings)
-	switch format {
+	switch opts.Format {
 	case report.JSON:
 		return report.WriteJSON(env.Out, p)
 	case report.CSV:
 		return p.WriteCSV(env.Out, opts.By)
 	}
 	return p.WriteText(env.Out, opts.By, opts.Top)
-}
-
-// defaultSymbolicDims sets every symbolic dim of g's inputs that io does
-// not give to 1, and every unnamed dynamic dim of an input to 1 (through
-// an input-shape override), and returns what it set, sorted.
-func defaultSymbolicDims(g *ir.Graph, io ir.InferOptions) []string {
-	seen := map[string]bool{}
-	var names []string
-	for _, in := range g.Inputs {
-		if in.Const != nil {
-			continue
-		}
-		t := in.Type
-		if in.Declared != nil {
-			t = *in.Declared
-		}
-		given := false
-		if s, ok := io.Inputs[in.Name]; ok {
-			t.Shape, given = s, true
-		}
-		unnamed := false
-		for _, d := range t.Shape.Dims {
-			if d.IsUnknown() {
-				unnamed = true
-			}
-			if d.Sym == "" || seen[d.Sym] {
-				continue
-			}
-			seen[d.Sym] = true
-			if _, ok := io.Dims[d.Sym]; !ok {
-				io.Dims[d.Sym] = 1
-				names = append(names, d.Sym+"=1")
-			}
-		}
-		if unnamed && !given && t.Kind == ir.KindTensor {
-			s := t.Shape.Clone()
-			for i, d := range s.Dims {
-				if d.IsUnknown() {
-					s.Dims[i] = ir.D(1)
-				}
-			}
-			io.Inputs[in.Name] = s
-			names = append(names, fmt.Sprintf("input %s unnamed dynamic dims=1 (shape %s)", in.Name, s))
-		}
-	}
-	sort.Strings(names)
-	return names
 }

@@ -13,11 +13,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/wolong-dev/wolong/ir"
+	"github.com/wolong-dev/wolong/pipeline"
 	"github.com/wolong-dev/wolong/report"
 	"github.com/wolong-dev/wolong/simulate"
 	"github.com/wolong-dev/wolong/simulate/cluster"
-	"github.com/wolong-dev/wolong/simulate/cost"
 	"github.com/wolong-dev/wolong/simulate/hw"
 )
 
@@ -161,69 +160,75 @@ func (o *ClusterFlags) options(mode simulate.Mode, timeline bool) (cluster.Optio
 		Stages: o.Stages, MicroBatches: o.MicroBatches, Schedule: sched, Timeline: timeline, TraceGPUs: o.TraceGPUs}, nil
 }
 
-// clusterRun is what runProfile hands over once the model is loaded.
-type clusterRun struct {
-	path        string
-	model       *ir.Model
-	infer       ir.InferOptions
-	warnings    []string // import and inference
-	assumptions []string // the command's defaults
-	mode        simulate.Mode
-	out         *outputs // --trace and --plot, checked
+// ClusterRun is profile's --cluster / --sweep, typed.
+type ClusterRun struct {
+	Cluster *cluster.Cluster // the machines (the first size of a sweep's)
+	Network *cluster.Network
+	Options cluster.Options
+	Sweep   []int  // --sweep sizes (nil: one cluster step)
+	Plot    string // --plot file (with --sweep)
+	// Assumptions are the defaults the flags left to the command
+	// ("--mode not given: train", machines of 8 GPUs for --sweep alone).
+	Assumptions []string
 }
 
-// runProfileCluster simulates the loaded model on a cluster (or a sweep of
-// cluster sizes) and prints the report.
-func runProfileCluster(env *Env, opts *ProfileOptions, format report.Format, gpu *hw.Hardware, cr clusterRun) error {
-	o := &opts.Cluster
+// run types the distributed flags for a cluster of gpu in mode; timeline
+// says whether --trace draws the step.
+func (o *ClusterFlags) run(gpu *hw.Hardware, mode simulate.Mode, timeline bool) (*ClusterRun, error) {
 	net, err := cluster.NetworkPreset(o.Net)
 	if err != nil {
-		return Usagef("--net: %v", err)
+		return nil, Usagef("--net: %v", err)
 	}
-	copt, err := o.options(cr.mode, opts.Trace != "")
+	copt, err := o.options(mode, timeline)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	cr := &ClusterRun{Network: net, Options: copt, Plot: o.Plot}
 	spec := o.Cluster
 	if spec == "" {
 		spec = fmt.Sprintf("1x%d", defaultSweepPerMachine)
-		cr.assumptions = append(cr.assumptions, fmt.Sprintf("--sweep without --cluster: machines of %d GPUs", defaultSweepPerMachine))
+		cr.Assumptions = append(cr.Assumptions, fmt.Sprintf("--sweep without --cluster: machines of %d GPUs", defaultSweepPerMachine))
 	}
 	c, err := cluster.Parse(spec, gpu, net)
 	if err != nil {
-		return Usagef("--cluster: %v", err)
+		return nil, Usagef("--cluster: %v", err)
 	}
 	c.NICsPerMachine = o.NICs
-	var sizes []int
+	cr.Cluster = c
 	if o.Sweep != "" {
-		if sizes, err = cluster.ParseGPUList(o.Sweep); err != nil {
-			return Usagef("%v", err) // it names --sweep
+		if cr.Sweep, err = cluster.ParseGPUList(o.Sweep); err != nil {
+			return nil, Usagef("--sweep: %v", err)
 		}
-		for _, n := range sizes {
+		for _, n := range cr.Sweep {
 			if n > c.GPUsPerMachine && n%c.GPUsPerMachine != 0 {
-				return Usagef("--sweep: %d GPUs is not a whole number of machines of %d GPUs (--cluster %s)", n, c.GPUsPerMachine, spec)
+				return nil, Usagef("--sweep: %d GPUs is not a whole number of machines of %d GPUs (--cluster %s)", n, c.GPUsPerMachine, spec)
 			}
 		}
 	}
-	var dt ir.DType
-	if opts.DType != "" {
-		dt, _ = ir.ParseDType(opts.DType) // checked by runProfile
-	}
-	prof, err := cluster.NewProfile(cr.model, gpu, cluster.ProfileOptions{Batch: opts.Batch, Sim: simulate.Options{
-		Streams: opts.Streams, Infer: cr.infer, Cost: cost.Options{TF32: opts.TF32, Trip: opts.Trip, DType: dt}}})
+	return cr, nil
+}
+
+// profileClusterRun simulates the model on a cluster (or a sweep of
+// cluster sizes) and prints the report; assumptions are the command's
+// defaults, warnings import's and inference's.
+func profileClusterRun(env *Env, opts *ProfileOptions, stage pipeline.Stage, assumptions, warnings []string, out *outputs) error {
+	cr := opts.Cluster
+	c, gpu, net, copt := cr.Cluster, opts.Sim.HW, cr.Network, cr.Options
+	prof, err := pipeline.ClusterProfile(stage, opts.Sim)
 	if err != nil {
 		return err
 	}
-	warnings := append(append([]string{}, cr.warnings...), prof.Warnings...)
+	warnings = append(append([]string{}, warnings...), prof.Warnings...)
+	mode := string(copt.Mode)
 
-	if o.Sweep != "" {
-		pts, err := cluster.Sweep(prof, c, sizes, copt)
+	if cr.Sweep != nil {
+		pts, err := cluster.Sweep(prof, c, cr.Sweep, copt)
 		if err != nil {
 			return err
 		}
-		s := &report.Scaling{Model: cr.path, GPU: gpu.Name, Network: net.Name, Strategy: string(copt.Strategy), Transport: string(copt.Transport),
-			Mode: string(cr.mode), Batch: opts.Batch, GPUsPerMachine: c.GPUsPerMachine, Points: pts, Warnings: warnings}
-		s.Assumptions = append(s.Assumptions, cr.assumptions...)
+		s := &report.Scaling{Model: opts.Path, GPU: gpu.Name, Network: net.Name, Strategy: string(copt.Strategy), Transport: string(copt.Transport),
+			Mode: mode, Batch: opts.Batch, GPUsPerMachine: c.GPUsPerMachine, Points: pts, Warnings: warnings}
+		s.Assumptions = append(s.Assumptions, assumptions...)
 		s.Assumptions = append(s.Assumptions, fmt.Sprintf("machines of %d %s GPU(s) (%s inside a machine at %.0f GB/s), %d NIC(s) per machine at %g Gb/s (%.0f%% achievable); a size below %d is one machine",
 			c.GPUsPerMachine, gpu.Name, c.Intra, c.IntraGBs()/1e9, c.NICsPerMachine, net.BandwidthGbps, 100*net.Efficiency, c.GPUsPerMachine))
 		s.Assumptions = append(s.Assumptions, c.Assumptions()[1:]...) // [0] is the base cluster's size
@@ -233,17 +238,17 @@ func runProfileCluster(env *Env, opts *ProfileOptions, format report.Format, gpu
 		if copt.Strategy == cluster.Auto {
 			s.Assumptions = append(s.Assumptions, "strategy auto: each size uses the strategy of highest predicted throughput (column strategy)")
 		}
-		if o.Plot != "" {
-			ext := strings.TrimPrefix(filepath.Ext(o.Plot), ".")
-			if err := cr.out.write("--plot", o.Plot, func(w io.Writer) error { return report.WriteScalingPlot(w, s, ext) }); err != nil {
+		if cr.Plot != "" {
+			ext := strings.TrimPrefix(filepath.Ext(cr.Plot), ".")
+			if err := out.write("--plot", cr.Plot, func(w io.Writer) error { return report.WriteScalingPlot(w, s, ext) }); err != nil {
 				return err
 			}
-			if err := cr.out.commit(); err != nil {
+			if err := out.commit(); err != nil {
 				return err
 			}
 		}
 		env.warn(s.Warnings)
-		switch format {
+		switch opts.Format {
 		case report.JSON:
 			return report.WriteJSON(env.Out, s)
 		case report.CSV:
@@ -261,17 +266,17 @@ func runProfileCluster(env *Env, opts *ProfileOptions, format report.Format, gpu
 		return err
 	}
 	if opts.Trace != "" {
-		if err := cr.out.write("--trace", opts.Trace, func(w io.Writer) error { return report.WriteClusterTrace(w, cr.path, r) }); err != nil {
+		if err := out.write("--trace", opts.Trace, func(w io.Writer) error { return report.WriteClusterTrace(w, opts.Path, r) }); err != nil {
 			return err
 		}
-		if err := cr.out.commit(); err != nil {
+		if err := out.commit(); err != nil {
 			return err
 		}
-		cr.assumptions = append(cr.assumptions, fmt.Sprintf("--trace draws the first %d GPU(s) and their machines' NICs", min(r.GPUs, o.TraceGPUs)))
+		assumptions = append(assumptions, fmt.Sprintf("--trace draws the first %d GPU(s) and their machines' NICs", min(r.GPUs, copt.TraceGPUs)))
 	}
-	p := report.NewClusterProfile(cr.path, c, r, cr.assumptions, warnings)
+	p := report.NewClusterProfile(opts.Path, c, r, assumptions, warnings)
 	env.warn(p.Warnings)
-	if format == report.JSON {
+	if opts.Format == report.JSON {
 		return report.WriteJSON(env.Out, p)
 	}
 	return p.WriteText(env.Out)

@@ -64,20 +64,21 @@ func outputWidth(stdout io.Writer) int {
 	return 0
 }
 
-// commands lists the subcommands in the order help shows them.
+// commands lists the subcommands in the order help shows them, each
+// running itself (no run-function hook).
 var commands = []func(*Env) *cobra.Command{
-	newInspectCmd,
-	newOptimizeCmd,
-	newProfileCmd,
-	newExplainCmd,
-	newHwCmd,
-	newVerifyCmd,
-	newRunCmd,
-	newCalibrateCmd,
-	newValidateCmd,
-	newMicrobenchCmd,
-	newPlanCmd,
-	newVersionCmd,
+	func(env *Env) *cobra.Command { return NewCmdInspect(env, nil) },
+	func(env *Env) *cobra.Command { return NewCmdOptimize(env, nil) },
+	func(env *Env) *cobra.Command { return NewCmdProfile(env, nil) },
+	func(env *Env) *cobra.Command { return NewCmdExplain(env, nil) },
+	NewCmdHw,
+	func(env *Env) *cobra.Command { return NewCmdVerify(env, nil) },
+	func(env *Env) *cobra.Command { return NewCmdRun(env, nil) },
+	func(env *Env) *cobra.Command { return NewCmdCalibrate(env, nil) },
+	func(env *Env) *cobra.Command { return NewCmdValidate(env, nil) },
+	func(env *Env) *cobra.Command { return NewCmdMicrobench(env, nil) },
+	NewCmdPlan,
+	func(env *Env) *cobra.Command { return NewCmdVersion(env, nil) },
 }
 
 // NewRootCmd builds the command tree.
@@ -151,6 +152,12 @@ func Main(args []string, stdout, stderr io.Writer) (status int) {
 		return 0
 	}
 	fmt.Fprintf(stderr, "wolong: %s\n", oneLine(tidy(err.Error())))
+	return exitStatus(err)
+}
+
+// exitStatus is the exit status of a command that failed with err: 2
+// for a usage error, an exitErr's own, else 1.
+func exitStatus(err error) int {
 	var ue usageErr
 	if errors.As(err, &ue) || isCobraUsage(err) {
 		return 2

@@ -11,18 +11,42 @@ import (
 	"github.com/wolong-dev/wolong/eval"
 )
 
-// RunOptions are the inputs of `wolong run`.
+// RunOptions are the inputs of `wolong run`, typed.
 type RunOptions struct {
-	Model  ModelFlags
-	Inputs string
+	Path   string
+	Model  ModelOptions
+	Inputs string // --inputs DIR
 	Seed   uint32
-	Out    string
-	Save   bool
-	Fill   []string // --fill name=value
+	Out    string // -o DIR
+	Save   bool   // --save-inputs
+	Fill   []Fill
 }
 
-func newRunCmd(env *Env) *cobra.Command {
-	opts := &RunOptions{}
+// runFlags are run's flags as given.
+type runFlags struct {
+	model  modelFlags
+	inputs string
+	seed   uint32
+	out    string
+	save   bool
+	fill   []string
+}
+
+func (f *runFlags) toOptions(env *Env, args []string) (*RunOptions, error) {
+	if f.out == "" {
+		return nil, Usagef("give the output folder with -o DIR")
+	}
+	mo, fills, err := evalOptions(env, &f.model, f.fill)
+	if err != nil {
+		return nil, err
+	}
+	return &RunOptions{Path: args[0], Model: mo, Inputs: f.inputs, Seed: f.seed, Out: f.out, Save: f.save, Fill: fills}, nil
+}
+
+// NewCmdRun builds `wolong run`; runF, when not nil, gets the options
+// instead of running them (tests).
+func NewCmdRun(env *Env, runF func(*RunOptions) error) *cobra.Command {
+	f := &runFlags{}
 	c := &cobra.Command{
 		Use:   "run MODEL",
 		Short: "Evaluate a model on the CPU reference evaluator and write its outputs as .pb",
@@ -38,41 +62,40 @@ when the run fails. --save-inputs also writes the inputs used as input_N.pb.`,
 		Args:              usageArgs(cobra.ExactArgs(1)),
 		ValidArgsFunction: completeONNX,
 		RunE: func(c *cobra.Command, args []string) error {
-			return runRun(env, opts, args[0])
+			opts, err := f.toOptions(env, args)
+			if err != nil {
+				return err
+			}
+			return runOr(runF, opts, func() error { return runRun(env, opts) })
 		},
 	}
-	addModelFlags(env, c, &opts.Model)
-	addTimeoutFlag(c, &opts.Model)
-	c.Flags().StringVar(&opts.Inputs, "inputs", "", "folder of input_N.pb files (default: random inputs)")
-	c.Flags().Uint32Var(&opts.Seed, "seed", 1, "seed of the random inputs (without --inputs)")
-	c.Flags().StringVarP(&opts.Out, "output", "o", "", "folder to write output_N.pb into (created if missing)")
-	c.Flags().BoolVar(&opts.Save, "save-inputs", false, "also write the inputs used as input_N.pb")
-	addFillFlag(c, &opts.Fill)
+	addEvalFlags(c, &f.model, &f.inputs, &f.seed, "folder of input_N.pb files (default: random inputs)")
+	c.Flags().StringVarP(&f.out, "output", "o", "", "folder to write output_N.pb into (created if missing)")
+	c.Flags().BoolVar(&f.save, "save-inputs", false, "also write the inputs used as input_N.pb")
+	addFillFlag(c, &f.fill)
 	_ = c.MarkFlagDirname("inputs")
 	_ = c.MarkFlagDirname("output")
 	return c
 }
 
-func runRun(env *Env, opts *RunOptions, path string) error {
-	if opts.Out == "" {
-		return Usagef("give the output folder with -o DIR")
-	}
+func runRun(env *Env, opts *RunOptions) error {
+	path := opts.Path
 	out := newOutputs(path)
 	defer out.abort()
 	if err := out.checkDir("-o", opts.Out); err != nil {
 		return err
 	}
-	l, err := opts.Model.loadModel(path)
+	l, err := opts.Model.loadEval(path)
 	if err != nil {
 		return err
 	}
 	defer l.Close()
-	env.warn(l.Warnings)
+	env.warn(l.Warnings())
 	inputs, source, err := modelInputs(l, opts.Inputs, opts.Seed, opts.Fill)
 	if err != nil {
 		return err
 	}
-	outs, err := evaluate(l, inputs, opts.Model.progress, "")
+	outs, err := evaluate(l, inputs, "")
 	if err != nil {
 		return fmt.Errorf("%s: %v", path, err)
 	}
@@ -99,7 +122,7 @@ func runRun(env *Env, opts *RunOptions, path string) error {
 	}
 	var listing []string
 	for i, o := range l.Model.Graph.Outputs {
-		if !l.Deadline.IsZero() && time.Now().After(l.Deadline) {
+		if d := opts.Model.deadline; !d.IsZero() && time.Now().After(d) {
 			return fmt.Errorf("%s: stopped after writing %d of %d outputs, over the time limit (--timeout)", path, i, len(l.Model.Graph.Outputs))
 		}
 		p := filepath.Join(opts.Out, fmt.Sprintf("output_%d.pb", i))

@@ -98,12 +98,12 @@ func TestCommittedSpeedups(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			mf := ModelFlags{MaxMemory: "4GiB"}
-			pb, err := predictLatency(mf, model, h, lb)
+			mo := &ModelOptions{MaxMemory: 4 << 30}
+			pb, err := predictLatency(mo, model, h, lb)
 			if err != nil {
 				t.Fatal(err)
 			}
-			po, err := predictLatency(mf, out, h, lo)
+			po, err := predictLatency(mo, out, h, lo)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,28 +1,34 @@
 package cmd
 
 // This file implements --timeout, the time limit of the commands that
-// evaluate a model (run and verify).
+// evaluate a model (run and verify), and the flags they share;
+// ModelOptions.load starts its clock at the first model the command loads,
+// so every model of the command shares one limit.
 
-import (
-	"time"
-
-	"github.com/spf13/cobra"
-)
+import "github.com/spf13/cobra"
 
 // addTimeoutFlag registers --timeout on c.
-func addTimeoutFlag(c *cobra.Command, f *ModelFlags) {
-	c.Flags().DurationVar(&f.Timeout, "timeout", 0, "stop, with an error, once the command has run this long (`duration`: 30s, 5m; 0: no limit); checked between nodes, Loop/Scan iterations and output files")
+func addTimeoutFlag(c *cobra.Command, f *modelFlags) {
+	c.Flags().DurationVar(&f.timeout, "timeout", 0, "stop, with an error, once the command has run this long (`duration`: 30s, 5m; 0: no limit); checked between nodes, Loop/Scan iterations and output files")
 }
 
-// evalDeadline returns when evaluation must stop (zero: no limit). The
-// clock starts at the first model the command loads, so every model of
-// the command shares one limit.
-func (f *ModelFlags) evalDeadline() (time.Time, error) {
-	if f.Timeout < 0 {
-		return time.Time{}, Usagef("--timeout %s: want a duration >= 0", f.Timeout)
+// addEvalFlags registers the flags of the commands that evaluate a model
+// (run and verify): the model flags, --timeout, --inputs (inputsHelp says
+// what the folder holds) and --seed.
+func addEvalFlags(c *cobra.Command, f *modelFlags, inputs *string, seed *uint32, inputsHelp string) {
+	addModelFlags(c, f)
+	addTimeoutFlag(c, f)
+	c.Flags().StringVar(inputs, "inputs", "", inputsHelp)
+	c.Flags().Uint32Var(seed, "seed", 1, "seed of the random inputs (without --inputs)")
+}
+
+// evalOptions types the flags addEvalFlags and addFillFlag registered
+// (usage errors name the flag).
+func evalOptions(env *Env, f *modelFlags, fill []string) (ModelOptions, []Fill, error) {
+	mo, err := f.toOptions(env)
+	if err != nil {
+		return mo, nil, err
 	}
-	if f.Timeout > 0 && f.deadline.IsZero() {
-		f.deadline = time.Now().Add(f.Timeout)
-	}
-	return f.deadline, nil
+	fills, err := parseFills(fill)
+	return mo, fills, err
 }

@@ -22,15 +22,16 @@ func TestTimeout(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"run", long, "-o", out, "--timeout", "300ms"}, 1, "over the time limit (--timeout)"},
-		{[]string{"verify", long, long, "--timeout", "300ms"}, 1, "over the time limit (--timeout)"},
+		{[]string{"run", long, "-o", out, "--timeout", "300ms"}, 1, "over the time limit, before node"},
+		{[]string{"verify", long, long, "--timeout", "300ms"}, 1, "over the time limit, before node"},
 		{[]string{"run", long, "-o", out, "--timeout", "-1s"}, 2, "--timeout"},
 		{[]string{"run", short, "-o", out, "--timeout", "1m"}, 0, ""},
 		{[]string{"verify", short, short, "--timeout", "1m"}, 0, ""},
 	} {
 		start := time.Now()
 		_, errs, code := run(tc.args...)
-		if code != tc.code || !strings.Contains(errs, tc.want) || (code != 0 && strings.Count(errs, "\n") != 1) {
+		if code != tc.code || !strings.Contains(errs, tc.want) || (code != 0 && strings.Count(errs, "\n") != 1) ||
+			(code == 1 && !strings.HasSuffix(errs, " (--timeout)\n")) {
 			t.Errorf("%v: exit %d, stderr %q; want exit %d and one line with %q", tc.args, code, errs, tc.code, tc.want)
 		}
 		if d := time.Since(start); d > 10*time.Second {
@@ -51,7 +52,7 @@ func TestTimeoutWhileWriting(t *testing.T) {
 	model := writeGen(t, dir, "many.onnx", m)
 	start := time.Now()
 	_, errs, code := run("run", model, "-o", filepath.Join(dir, "out"), "--timeout", "200ms")
-	if code != 1 || !strings.Contains(errs, "over the time limit (--timeout)") || strings.Count(errs, "\n") != 1 {
+	if code != 1 || !strings.Contains(errs, "over the time limit") || !strings.HasSuffix(errs, " (--timeout)\n") || strings.Count(errs, "\n") != 1 {
 		t.Errorf("exit %d, stderr %q; want exit 1 and one line about the time limit", code, errs)
 	}
 	if d := time.Since(start); d > 2*time.Second {

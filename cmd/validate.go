@@ -2,28 +2,30 @@ package cmd
 
 import (
 	"fmt"
-	"math"
 	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/wolong-dev/wolong/ir"
+	"github.com/wolong-dev/wolong/pipeline"
 	"github.com/wolong-dev/wolong/report"
-	"github.com/wolong-dev/wolong/simulate"
 	"github.com/wolong-dev/wolong/simulate/calibrate"
 	"github.com/wolong-dev/wolong/simulate/cost"
 	"github.com/wolong-dev/wolong/simulate/hw"
 )
 
-// ValidateOptions are the inputs of `wolong validate`.
+// ValidateOptions are the inputs of `wolong validate`, typed.
 type ValidateOptions struct {
-	Model   ModelFlags
-	HW      string
-	ORT     string
-	Latency string // --ort-latency: unprofiled end-to-end target
-	Table   string
-	Format  string
+	// Path is MODEL; "" validates every model recorded in the folder of
+	// latency records Latency names.
+	Path    string
+	Model   ModelOptions
+	HW      *hw.Hardware
+	ORT     string // --ort-profile FILE.json
+	Latency string // --ort-latency: unprofiled end-to-end target (a file, a folder, or two files with Optimized)
+	Table   string // --table FILE.csv
+	Format  report.Format
 	Top     int
 	Models  string // --models: where the records' model paths are relative to
 	// Optimized is --optimized OUT.onnx: validate the predicted speedup of
@@ -32,8 +34,69 @@ type ValidateOptions struct {
 	Seconds   float64 // --seconds: measuring time per model
 }
 
-func newValidateCmd(env *Env) *cobra.Command {
-	opts := &ValidateOptions{}
+// validateFlags are validate's flags as given.
+type validateFlags struct {
+	model     modelFlags
+	hw        string
+	ort       string
+	latency   string
+	table     string
+	format    string
+	top       int
+	models    string
+	optimized string
+	seconds   float64
+}
+
+func (f *validateFlags) toOptions(env *Env, args []string, changed func(string) bool) (*ValidateOptions, error) {
+	format, err := parseFormat(f.format)
+	if err != nil {
+		return nil, err
+	}
+	opts := &ValidateOptions{ORT: f.ort, Latency: f.latency, Table: f.table, Format: format, Top: f.top, Models: f.models, Optimized: f.optimized, Seconds: f.seconds}
+	if len(args) > 0 {
+		opts.Path = args[0]
+	}
+	name := f.hw
+	switch {
+	case f.optimized != "":
+		if opts.Path == "" {
+			return nil, Usagef("--optimized OUT.onnx needs MODEL, the model OUT was optimized from")
+		}
+		if f.ort != "" || f.table != "" {
+			return nil, Usagef("--optimized compares end-to-end runs: give no --ort-profile or --table")
+		}
+		if !changed("hw") {
+			name = "cpu-1t" // ONNX Runtime measured on one thread
+		}
+	case opts.Path == "":
+		if f.latency == "" || f.ort != "" || f.table != "" {
+			return nil, Usagef("without MODEL, give --ort-latency DIR (a folder of latency records) and no --ort-profile or --table")
+		}
+		if st, err := os.Stat(f.latency); err != nil || !st.IsDir() {
+			return nil, Usagef("without MODEL, --ort-latency must name a folder of latency records: %s is not one", f.latency)
+		}
+	default:
+		if f.ort != "" && f.table != "" || f.ort == "" && f.table == "" && f.latency == "" {
+			return nil, Usagef("give --ort-profile or --table (not both), and/or --ort-latency")
+		}
+		if f.top < 0 {
+			return nil, Usagef("--top must not be negative")
+		}
+	}
+	if opts.HW, err = resolveHW("--hw", name); err != nil {
+		return nil, err
+	}
+	if opts.Model, err = f.model.toOptions(env); err != nil {
+		return nil, err
+	}
+	return opts, nil
+}
+
+// NewCmdValidate builds `wolong validate`; runF, when not nil, gets the
+// options instead of running them (tests).
+func NewCmdValidate(env *Env, runF func(*ValidateOptions) error) *cobra.Command {
+	f := &validateFlags{}
 	c := &cobra.Command{
 		Use:   "validate MODEL",
 		Short: "Compare predicted with measured time per node, per op type and end to end",
@@ -77,75 +140,71 @@ predicted_speedup, measured_speedup, error_pct, outputs_equal).`,
 		Args:              usageArgs(cobra.MaximumNArgs(1)),
 		ValidArgsFunction: completeONNX,
 		RunE: func(c *cobra.Command, args []string) error {
-			if opts.Optimized != "" {
-				if len(args) == 0 {
-					return Usagef("--optimized OUT.onnx needs MODEL, the model OUT was optimized from")
-				}
-				return runValidateOptimized(env, opts, args[0], c.Flags().Changed("hw"))
+			opts, err := f.toOptions(env, args, c.Flags().Changed)
+			if err != nil {
+				return err
 			}
-			if len(args) == 0 {
-				return runValidateFolder(env, opts)
-			}
-			return runValidate(env, opts, args[0])
+			return runOr(runF, opts, func() error { return validateRun(env, opts) })
 		},
 	}
-	addModelFlags(env, c, &opts.Model)
-	f := c.Flags()
-	f.StringVar(&opts.HW, "hw", "cpu", "hardware: a preset or a hardware file `path.json` (from wolong calibrate)")
-	f.StringVar(&opts.ORT, "ort-profile", "", "ONNX Runtime profile `FILE.json` (per-node times)")
-	f.StringVar(&opts.Latency, "ort-latency", "", "unprofiled end-to-end latency `FILE.json` (bench/ort/latency.sh)")
-	f.StringVar(&opts.Table, "table", "", "measured-op table `FILE.csv`")
-	f.StringVar(&opts.Format, "format", "table", "output format: table or json")
-	f.IntVar(&opts.Top, "top", 15, "nodes listed in the table output")
-	f.StringVar(&opts.Optimized, "optimized", "", "validate the speedup of `OUT.onnx` (optimize --emit-onnx, e.g. with --target ort) over MODEL: predicted vs measured in ONNX Runtime, and its outputs")
-	f.Float64Var(&opts.Seconds, "seconds", 3, "with --optimized and no --ort-latency: measuring time per model, seconds")
-	f.StringVar(&opts.Models, "models", "", "with --ort-latency DIR: folder the records' model paths are relative to (default: as recorded, else beside the record, else $WOLONG_MODELS)")
+	addModelFlags(c, &f.model)
+	fs := c.Flags()
+	fs.StringVar(&f.hw, "hw", "cpu", "hardware: a preset or a hardware file `path.json` (from wolong calibrate)")
+	fs.StringVar(&f.ort, "ort-profile", "", "ONNX Runtime profile `FILE.json` (per-node times)")
+	fs.StringVar(&f.latency, "ort-latency", "", "unprofiled end-to-end latency `FILE.json` (bench/ort/latency.sh)")
+	fs.StringVar(&f.table, "table", "", "measured-op table `FILE.csv`")
+	fs.StringVar(&f.format, "format", "table", "output format: table or json")
+	fs.IntVar(&f.top, "top", 15, "nodes listed in the table output")
+	fs.StringVar(&f.optimized, "optimized", "", "validate the speedup of `OUT.onnx` (optimize --emit-onnx, e.g. with --target ort) over MODEL: predicted vs measured in ONNX Runtime, and its outputs")
+	fs.Float64Var(&f.seconds, "seconds", 3, "with --optimized and no --ort-latency: measuring time per model, seconds")
+	fs.StringVar(&f.models, "models", "", "with --ort-latency DIR: folder the records' model paths are relative to (default: as recorded, else beside the record, else $WOLONG_MODELS)")
 	return c
 }
 
-func runValidate(env *Env, opts *ValidateOptions, path string) error {
-	format, err := report.ParseFormat(opts.Format)
-	if err != nil {
-		return Usagef("--format: %v", err)
+// validateRun runs the validation opts asks for.
+func validateRun(env *Env, opts *ValidateOptions) error {
+	switch {
+	case opts.Optimized != "":
+		return validateSpeedup(env, opts)
+	case opts.Path == "":
+		return validateSetRun(env, opts)
 	}
-	if opts.ORT != "" && opts.Table != "" || opts.ORT == "" && opts.Table == "" && opts.Latency == "" {
-		return Usagef("give --ort-profile or --table (not both), and/or --ort-latency")
-	}
-	if opts.Top < 0 {
-		return Usagef("--top must not be negative")
-	}
-	h, err := hw.Resolve(opts.HW)
-	if err != nil {
-		return Usagef("--hw: %v", err)
-	}
-	var l *Loaded
+	return validateNodes(env, opts)
+}
+
+// validateNodes compares MODEL's prediction with a profile or table per
+// node, and end to end with the measured run.
+func validateNodes(env *Env, opts *ValidateOptions) error {
+	path, h := opts.Path, opts.HW
+	var f *pipeline.Inferred
 	measured := map[*ir.Node]float64{} // µs
 	v := &report.Validation{Model: path, Hardware: h.Name}
 	var runUs float64
 	noFold := false // a table measures kernels, not how the runtime folds
 	var lat *calibrate.Latency
+	var values map[string][]int64 // of small integer inputs, as the latency run fed them
+	mo := opts.Model
 	if opts.Latency != "" {
+		var err error
 		if lat, err = readLatency(opts.Latency); err != nil {
 			return fmt.Errorf("--ort-latency: %v", err)
 		}
-		opts.Model = withMeasuredInputs(opts.Model, lat.Inputs, opts.Latency)
+		mo = mo.withRecorded(pipeline.RecordedInputs(lat.Inputs, opts.Latency, mo.Load.Inputs))
+		values = lat.InputValues()
 	}
-	if opts.ORT == "" && opts.Table == "" {
-		if l, err = opts.Model.loadModel(path); err != nil {
+	switch {
+	case opts.ORT == "" && opts.Table == "":
+		var err error
+		if f, err = mo.loadInferred(path, pipeline.InferOptions{DefaultDims: true, Values: values}); err != nil {
 			return err
 		}
-		withInputValues(l, lat)
-		l.DefaultDims()
 		noFold = lat.RunsEveryNode()
-	} else if opts.ORT != "" {
-		pm, err := loadORTProfile(opts.ORT, path, "", opts.Model)
+	case opts.ORT != "":
+		pm, err := loadORTProfile(opts.ORT, path, "", mo, values)
 		if err != nil {
 			return err
 		}
-		l = pm.Loaded
-		if lat != nil {
-			withInputValues(l, lat)
-		}
+		f = pm.Inferred
 		for _, p := range pm.Pairs {
 			measured[p.Node] = p.Sample.Us
 		}
@@ -155,48 +214,34 @@ func runValidate(env *Env, opts *ValidateOptions, path string) error {
 			v.Notes = append(v.Notes, "the profile ran every node (graph optimizations disabled): predicted without load-time folding")
 		}
 		v.Measurement = opts.ORT
-		extra := 0.0
-		for _, s := range pm.Profile.Samples {
-			if strings.HasPrefix(s.Name, "InsertedPrecisionFreeCast_") || strings.HasPrefix(s.Name, "_inlfunc_") {
-				extra += s.Us
-			}
-		}
-		if extra > 0 {
+		if extra := runtimeOwnUs(pm.Profile); extra > 0 {
 			v.Notes = append(v.Notes, fmt.Sprintf("ONNX Runtime ran nodes of its own (inserted casts, inlined functions): %.3f ms, in the measured run but in no model node", extra/1e3))
 		}
-	} else {
+	default:
 		p, err := readProfile(opts.Table, calibrate.ParseTable)
 		if err != nil {
 			return fmt.Errorf("--table: %v", err)
 		}
-		if l, err = opts.Model.loadModel(path); err != nil {
+		if f, err = mo.loadInferred(path, pipeline.InferOptions{DefaultDims: true}); err != nil {
 			return err
 		}
-		l.DefaultDims()
-		if err := matchTable(l.Model, p, measured); err != nil {
-			l.Close()
-			return err
+		if measured, err = calibrate.MatchTable(f.Model, p); err != nil {
+			f.Loaded.Close()
+			return fmt.Errorf("validate: %v", err)
 		}
 		v.Measurement = opts.Table
 	}
-	defer l.Close()
-	r, err := simulate.Run(l.Model, h, simulate.Options{Streams: 1, Infer: l.Opt, Cost: cost.Options{NoFold: noFold}})
+	defer f.Loaded.Close()
+	r, err := pipeline.Simulate(f, pipeline.SimOptions{HW: h, Streams: 1, Cost: cost.Options{NoFold: noFold, Settings: cost.Settings{Shapes: shapeFlagNames}}})
 	if err != nil {
 		return err
 	}
-	v.Warnings = withHostWarning(append(append([]string{}, l.Warnings...), r.Warnings...), h)
+	v.Warnings = withHostWarning(append(f.Warnings(), r.Warnings...), h)
 	env.warn(v.Warnings)
 	var sumMeasured float64
-	for _, t := range r.Tasks {
-		if t.Node == nil {
-			continue
-		}
-		m, ok := measured[t.Node]
-		if !ok {
-			continue
-		}
-		sumMeasured += m
-		v.Nodes = append(v.Nodes, report.ValidateNode{Name: ir.NodeLabel(t.Node), Op: t.Op, PredictedMs: nodeTimeS(t.Est, h) * 1e3, MeasuredMs: m / 1e3})
+	for _, n := range pipeline.CompareNodes(r, measured) {
+		sumMeasured += n.MeasuredUs
+		v.Nodes = append(v.Nodes, report.ValidateNode{Name: ir.NodeLabel(n.Node), Op: n.Op, PredictedMs: n.PredictedS * 1e3, MeasuredMs: n.MeasuredUs / 1e3})
 	}
 	v.PredictedMs = r.TotalS * 1e3
 	if lat != nil {
@@ -223,86 +268,20 @@ func runValidate(env *Env, opts *ValidateOptions, path string) error {
 		v.Notes = append(v.Notes, "no end-to-end time in the measurement: predicted is the sum of the matched nodes' device time")
 	}
 	report.NewValidation(v)
-	if format == report.JSON {
+	if opts.Format == report.JSON {
 		return report.WriteJSON(env.Out, v)
 	}
 	return v.WriteText(env.Out, opts.Top)
 }
 
-// matchTable gives every kernel-launching main-graph node its table row:
-// by name when rows carry names, else by signature. A node without a row is
-// an error (the table was measured on another model).
-func matchTable(m *ir.Model, p *calibrate.Profile, measured map[*ir.Node]float64) error {
-	byName, byKey := map[string]float64{}, map[string]float64{}
-	for i := range p.Samples {
-		s := &p.Samples[i]
-		if s.Name != "" {
-			byName[s.Name] = s.Us
-		}
-		byKey[calibrate.Key(s)] = s.Us
-	}
-	ops, _ := calibrate.DistinctOps(m.Graph)
-	need := map[string]bool{}
-	for _, o := range ops {
-		for _, n := range o.Nodes {
-			need[n] = true
+// runtimeOwnUs is the time a profile's runtime spent in nodes of its own
+// (inserted casts, inlined functions' nodes), in no model node.
+func runtimeOwnUs(p *calibrate.Profile) float64 {
+	extra := 0.0
+	for _, s := range p.Samples {
+		if strings.HasPrefix(s.Name, "InsertedPrecisionFreeCast_") || strings.HasPrefix(s.Name, "_inlfunc_") {
+			extra += s.Us
 		}
 	}
-	var missing []string
-	for _, n := range m.Graph.Nodes {
-		if us, ok := byName[n.Name]; ok && n.Name != "" {
-			measured[n] = us
-			continue
-		}
-		s, ok := calibrate.NodeSample(n)
-		if !ok {
-			continue
-		}
-		if us, ok := byKey[calibrate.Key(&s)]; ok {
-			measured[n] = us
-			continue
-		}
-		if need[ir.NodeLabel(n)] {
-			missing = append(missing, fmt.Sprintf("%s (%s %s)", ir.NodeLabel(n), n.Op, calibrate.FormatInputs(s.Inputs, s.DType)))
-		}
-	}
-	if len(measured) == 0 || len(missing) > 0 {
-		list := missing
-		if len(list) > 5 {
-			list = append(list[:5:5], fmt.Sprintf("and %d more", len(missing)-5))
-		}
-		return fmt.Errorf("validate: %s does not match the model: no row for %d node(s): %s", p.Source, len(missing), strings.Join(list, ", "))
-	}
-	return nil
-}
-
-// nodeTimeS is the predicted time a runtime's profile reports for one
-// node: its kernels' device time; for control flow (If, Loop, Scan), whose
-// measured time contains the execution of its bodies, the bodies' host
-// time (dispatch of each body node) too, but not the node's own dispatch.
-func nodeTimeS(e cost.Estimate, h *hw.Hardware) float64 {
-	if e.Class != cost.Control {
-		return e.DeviceS
-	}
-	return e.DeviceS + math.Max(0, e.HostS-h.DispatchUs*1e-6)
-}
-
-// runValidateFolder is validate without MODEL: --ort-latency names a
-// folder of latency records.
-func runValidateFolder(env *Env, opts *ValidateOptions) error {
-	format, err := report.ParseFormat(opts.Format)
-	if err != nil {
-		return Usagef("--format: %v", err)
-	}
-	if opts.Latency == "" || opts.ORT != "" || opts.Table != "" {
-		return Usagef("without MODEL, give --ort-latency DIR (a folder of latency records) and no --ort-profile or --table")
-	}
-	if st, err := os.Stat(opts.Latency); err != nil || !st.IsDir() {
-		return Usagef("without MODEL, --ort-latency must name a folder of latency records: %s is not one", opts.Latency)
-	}
-	h, err := hw.Resolve(opts.HW)
-	if err != nil {
-		return Usagef("--hw: %v", err)
-	}
-	return runValidateSet(env, opts, h, opts.Latency, format)
+	return extra
 }

@@ -15,9 +15,9 @@ import (
 	"github.com/wolong-dev/wolong/eval"
 	"github.com/wolong-dev/wolong/internal/ortbench"
 	"github.com/wolong-dev/wolong/ir"
+	"github.com/wolong-dev/wolong/pipeline"
 	"github.com/wolong-dev/wolong/report"
 	"github.com/wolong-dev/wolong/simulate/calibrate"
-	"github.com/wolong-dev/wolong/simulate/hw"
 )
 
 // latencyInput is an input as a latency record gives it, with the
@@ -44,26 +44,13 @@ func recordInputs(file string) ([]latencyInput, error) {
 	return r.Inputs, nil
 }
 
-// runValidateOptimized is validate MODEL --optimized OUT: both predicted
-// on h with every node run (graph optimizations disabled), measured in ONNX
+// validateSpeedup is validate MODEL --optimized OUT: both predicted on
+// --hw with every node run (graph optimizations disabled), measured in ONNX
 // Runtime (or read from --ort-latency MODEL.json,OUT.json), and their
 // outputs compared in ORT when node is there.
-func runValidateOptimized(env *Env, opts *ValidateOptions, path string, hwChanged bool) error {
-	format, err := report.ParseFormat(opts.Format)
-	if err != nil {
-		return Usagef("--format: %v", err)
-	}
-	if opts.ORT != "" || opts.Table != "" {
-		return Usagef("--optimized compares end-to-end runs: give no --ort-profile or --table")
-	}
-	name := opts.HW
-	if !hwChanged {
-		name = "cpu-1t" // ONNX Runtime measured on one thread
-	}
-	h, err := hw.Resolve(name)
-	if err != nil {
-		return Usagef("--hw: %v", err)
-	}
+func validateSpeedup(env *Env, opts *ValidateOptions) error {
+	path, h := opts.Path, opts.HW
+	var err error
 	v := &report.SpeedupValidation{Model: path, Optimized: opts.Optimized, Hardware: h.Name}
 	var lats [2]*calibrate.Latency
 	var inputs []latencyInput
@@ -82,7 +69,7 @@ func runValidateOptimized(env *Env, opts *ValidateOptions, path string, hwChange
 		}
 		v.Measurement = opts.Latency
 	} else {
-		if inputs, err = measuredShapes(opts.Model, path); err != nil {
+		if inputs, err = measuredShapes(&opts.Model, path); err != nil {
 			return err
 		}
 		if lats, err = measurePair(path, opts.Optimized, inputs, opts.Seconds); err != nil {
@@ -91,7 +78,7 @@ func runValidateOptimized(env *Env, opts *ValidateOptions, path string, hwChange
 		v.Measurement = fmt.Sprintf("ONNX Runtime %s, measured now", ortbench.Version)
 	}
 	for i, p := range []string{path, opts.Optimized} {
-		ms, err := predictLatency(opts.Model, p, h, lats[i])
+		ms, err := predictLatency(&opts.Model, p, h, lats[i])
 		if err != nil {
 			return err
 		}
@@ -104,13 +91,13 @@ func runValidateOptimized(env *Env, opts *ValidateOptions, path string, hwChange
 	l := lats[0]
 	v.Notes = append(v.Notes, fmt.Sprintf("measured: ONNX Runtime %s, %d thread(s), graph optimizations %s, profiling off, %s (%s)", l.ORT, l.Threads, l.GraphOptimization, measuredHow(lats), l.Host.CPU),
 		"predicted: one inference, one stream, every node run (as ONNX Runtime runs them with graph optimizations disabled)")
-	eq, why := outputsEqual(path, opts.Optimized, inputs, opts.Model)
+	eq, why := outputsEqual(path, opts.Optimized, inputs, &opts.Model)
 	v.OutputsEqual = eq
 	if why != "" {
 		v.Notes = append(v.Notes, why)
 	}
 	report.NewSpeedupValidation(v)
-	if format == report.JSON {
+	if opts.Format == report.JSON {
 		if err := report.WriteJSON(env.Out, v); err != nil {
 			return err
 		}
@@ -137,15 +124,14 @@ func measuredHow(lats [2]*calibrate.Latency) string {
 
 // measuredShapes loads path with the model flags (symbolic dims default to
 // 1) and returns its inputs' concrete shapes, for the harness.
-func measuredShapes(mf ModelFlags, path string) ([]latencyInput, error) {
-	l, err := mf.loadModel(path)
+func measuredShapes(mo *ModelOptions, path string) ([]latencyInput, error) {
+	f, err := mo.loadInferred(path, pipeline.InferOptions{DefaultDims: true})
 	if err != nil {
 		return nil, err
 	}
-	defer l.Close()
-	l.DefaultDims()
+	defer f.Loaded.Close()
 	var out []latencyInput
-	for _, in := range l.Model.Graph.Inputs {
+	for _, in := range f.Model.Graph.Inputs {
 		if in.Const != nil {
 			continue
 		}
@@ -202,7 +188,7 @@ func measurePair(model, optimized string, inputs []latencyInput, seconds float64
 // outputsEqual runs both models once in ONNX Runtime on the same inputs
 // (fills as recorded, else seeded random values) and compares their
 // outputs with verify's tolerances; nil, with the reason, when it cannot.
-func outputsEqual(model, optimized string, inputs []latencyInput, mf ModelFlags) (*bool, string) {
+func outputsEqual(model, optimized string, inputs []latencyInput, mo *ModelOptions) (*bool, string) {
 	h, err := openORT()
 	if err != nil {
 		return nil, "outputs not compared: " + err.Error()
@@ -222,7 +208,7 @@ func outputsEqual(model, optimized string, inputs []latencyInput, mf ModelFlags)
 	}
 	var runs []ortModel
 	for _, p := range []string{model, optimized} {
-		l, err := mf.loadModel(p)
+		l, err := mo.load(p) // the inputs' names: no inference needed
 		if err != nil {
 			return nil, "outputs not compared: " + err.Error()
 		}

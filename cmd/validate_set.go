@@ -10,10 +10,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/wolong-dev/wolong/pipeline"
 	"github.com/wolong-dev/wolong/report"
-	"github.com/wolong-dev/wolong/simulate"
 	"github.com/wolong-dev/wolong/simulate/calibrate"
-	"github.com/wolong-dev/wolong/simulate/cost"
 	"github.com/wolong-dev/wolong/simulate/hw"
 )
 
@@ -36,9 +35,11 @@ func latencyFiles(dir string) ([]string, error) {
 	return files, nil
 }
 
-// runValidateSet predicts every model recorded in the latency records of
-// dir with h and compares each with its measured end-to-end time.
-func runValidateSet(env *Env, opts *ValidateOptions, h *hw.Hardware, dir string, format report.Format) error {
+// validateSetRun predicts every model recorded in the latency records of the
+// folder --ort-latency names with --hw and compares each with its measured
+// end-to-end time.
+func validateSetRun(env *Env, opts *ValidateOptions) error {
+	h, dir := opts.HW, opts.Latency
 	files, err := latencyFiles(dir)
 	if err != nil {
 		return fmt.Errorf("--ort-latency: %v", err)
@@ -59,7 +60,7 @@ func runValidateSet(env *Env, opts *ValidateOptions, h *hw.Hardware, dir string,
 		}
 		hosts[lat.Host.CPU] = true
 		model := recordedModel(lat.Model, "", file, opts.Models)
-		ms, err := predictLatency(opts.Model, model, h, lat)
+		ms, err := predictLatency(&opts.Model, model, h, lat)
 		row := report.SetModel{Model: lat.Model, Measurement: file, MeasuredMs: lat.TargetUs() / 1e3, PredictedMs: ms}
 		if err != nil {
 			row.Error = err.Error()
@@ -80,39 +81,20 @@ func runValidateSet(env *Env, opts *ValidateOptions, h *hw.Hardware, dir string,
 	for _, w := range s.Warnings {
 		fmt.Fprintf(env.Err, "warning: %s\n", w)
 	}
-	if format == report.JSON {
+	if opts.Format == report.JSON {
 		return report.WriteJSON(env.Out, s)
 	}
 	return s.WriteText(env.Out)
 }
 
 // predictLatency predicts the end-to-end time (ms) of model as lat
-// measured it: its input shapes, and no load-time folding when the
-// runtime ran every node.
-func predictLatency(mf ModelFlags, model string, h *hw.Hardware, lat *calibrate.Latency) (float64, error) {
-	mf = withMeasuredInputs(mf, lat.Inputs, lat.Source)
-	l, err := mf.loadModel(model)
+// measured it (pipeline.PredictLatency), with the model flags' shapes.
+func predictLatency(mo *ModelOptions, model string, h *hw.Hardware, lat *calibrate.Latency) (float64, error) {
+	limitHeap(mo.MaxMemory)
+	defer mo.progress.Done()
+	s, err := pipeline.PredictLatency(model, mo.loadOptions(), h, lat)
 	if err != nil {
-		return 0, err
+		return 0, shapeUsage(err)
 	}
-	defer l.Close()
-	withInputValues(l, lat)
-	l.DefaultDims()
-	r, err := simulate.Run(l.Model, h, simulate.Options{Streams: 1, Infer: l.Opt, Cost: cost.Options{NoFold: lat.RunsEveryNode()}})
-	if err != nil {
-		return 0, err
-	}
-	return r.TotalS * 1e3, nil
-}
-
-// withInputValues gives l's small integer inputs the values the harness
-// fed them (lat.InputValues: fills, or its seeded stream) and infers
-// again, so trip counts and branch conditions are the ones the runtime
-// took.
-func withInputValues(l *Loaded, lat *calibrate.Latency) {
-	if vals := lat.InputValues(); len(vals) > 0 {
-		opt := l.Opt
-		opt.Values = vals
-		l.Reinfer(opt)
-	}
+	return s * 1e3, nil
 }

@@ -4,29 +4,64 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/wolong-dev/wolong/eval"
 	"github.com/wolong-dev/wolong/internal/ortbench"
+	"github.com/wolong-dev/wolong/pipeline"
 	"github.com/wolong-dev/wolong/report"
 )
 
-// VerifyOptions are the inputs of `wolong verify`.
+// VerifyOptions are the inputs of `wolong verify`, typed.
 type VerifyOptions struct {
-	Model  ModelFlags
-	Inputs string
-	Seed   uint32
-	RTol   float64
-	ATol   float64
-	Format string
-	ORT    bool     // run both models in ONNX Runtime instead of the evaluator
-	Fill   []string // --fill name=value
+	Paths     []string // A.onnx [B.onnx]
+	Model     ModelOptions
+	Inputs    string // --inputs DIR
+	Seed      uint32
+	Tolerance eval.Tolerance // --rtol, --atol
+	Format    report.Format
+	ORT       bool // run both models in ONNX Runtime instead of the evaluator
+	Fill      []Fill
 }
 
-func newVerifyCmd(env *Env) *cobra.Command {
-	opts := &VerifyOptions{}
+// verifyFlags are verify's flags as given.
+type verifyFlags struct {
+	model      modelFlags
+	inputs     string
+	seed       uint32
+	rtol, atol float64
+	format     string
+	ort        bool
+	fill       []string
+}
+
+func (f *verifyFlags) toOptions(env *Env, args []string) (*VerifyOptions, error) {
+	format, err := parseFormat(f.format)
+	if err != nil {
+		return nil, err
+	}
+	if f.rtol < 0 || f.atol < 0 {
+		return nil, Usagef("--rtol and --atol must be >= 0")
+	}
+	if len(args) == 1 && f.inputs == "" {
+		return nil, Usagef("with one model, give --inputs DIR holding input_N.pb and the expected output_N.pb")
+	}
+	if f.ort && len(args) != 2 {
+		return nil, Usagef("--ort compares two models: give A.onnx B.onnx")
+	}
+	mo, fills, err := evalOptions(env, &f.model, f.fill)
+	if err != nil {
+		return nil, err
+	}
+	return &VerifyOptions{Paths: args, Model: mo, Inputs: f.inputs, Seed: f.seed, Tolerance: eval.Tolerance{RTol: f.rtol, ATol: f.atol},
+		Format: format, ORT: f.ort, Fill: fills}, nil
+}
+
+// NewCmdVerify builds `wolong verify`; runF, when not nil, gets the
+// options instead of running them (tests).
+func NewCmdVerify(env *Env, runF func(*VerifyOptions) error) *cobra.Command {
+	f := &verifyFlags{}
 	c := &cobra.Command{
 		Use:   "verify A.onnx [B.onnx]",
 		Short: "Check that two models (or a model and expected outputs) compute the same thing",
@@ -55,59 +90,81 @@ with status 1 when any output differs.`,
 		Args:              usageArgs(cobra.RangeArgs(1, 2)),
 		ValidArgsFunction: completeONNX,
 		RunE: func(c *cobra.Command, args []string) error {
-			return runVerify(env, opts, args)
+			opts, err := f.toOptions(env, args)
+			if err != nil {
+				return err
+			}
+			return runOr(runF, opts, func() error { return verifyRun(env, opts) })
 		},
 	}
-	addModelFlags(env, c, &opts.Model)
-	addTimeoutFlag(c, &opts.Model)
-	c.Flags().StringVar(&opts.Inputs, "inputs", "", "folder of input_N.pb files (and, with one model, the expected output_N.pb)")
-	c.Flags().Uint32Var(&opts.Seed, "seed", 1, "seed of the random inputs (without --inputs)")
-	c.Flags().Float64Var(&opts.RTol, "rtol", eval.DefaultTolerance.RTol, "relative tolerance")
-	c.Flags().Float64Var(&opts.ATol, "atol", eval.DefaultTolerance.ATol, "absolute tolerance")
-	c.Flags().StringVar(&opts.Format, "format", "table", "output format: table or json")
-	c.Flags().BoolVar(&opts.ORT, "ort", false, "run both models in ONNX Runtime "+ortbench.Version+" (node + onnxruntime-node) instead of wolong's evaluator")
-	addFillFlag(c, &opts.Fill)
+	addEvalFlags(c, &f.model, &f.inputs, &f.seed, "folder of input_N.pb files (and, with one model, the expected output_N.pb)")
+	c.Flags().Float64Var(&f.rtol, "rtol", eval.DefaultTolerance.RTol, "relative tolerance")
+	c.Flags().Float64Var(&f.atol, "atol", eval.DefaultTolerance.ATol, "absolute tolerance")
+	c.Flags().StringVar(&f.format, "format", "table", "output format: table or json")
+	c.Flags().BoolVar(&f.ort, "ort", false, "run both models in ONNX Runtime "+ortbench.Version+" (node + onnxruntime-node) instead of wolong's evaluator")
+	addFillFlag(c, &f.fill)
 	_ = c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"table", "json"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.MarkFlagDirname("inputs")
 	return c
 }
 
-// modelInputs returns the inputs for l's main graph: from dir, or random,
+// evalModel is a model loaded for evaluation: inferred once (shapes as
+// given), with the command's memory bound and time limit.
+type evalModel struct {
+	*pipeline.Inferred
+	mo *ModelOptions
+}
+
+// loadEval loads path for evaluation.
+func (o *ModelOptions) loadEval(path string) (*evalModel, error) {
+	f, err := o.loadInferred(path, pipeline.InferOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return &evalModel{Inferred: f, mo: o}, nil
+}
+
+// Close releases the model.
+func (m *evalModel) Close() { m.Loaded.Close() }
+
+// modelInputs returns the inputs for m's main graph: from dir, or random,
 // then those fills (--fill name=value) set. The source says which. Errors
 // name the model.
-func modelInputs(l *Loaded, dir string, seed uint32, fills []string) (map[string]eval.Value, string, error) {
+func modelInputs(m *evalModel, dir string, seed uint32, fills []Fill) (map[string]eval.Value, string, error) {
 	var in map[string]eval.Value
 	var err error
 	source := dir
 	if dir != "" {
-		in, err = eval.ReadInputDir(l.Model.Graph, dir, l.MaxMemory)
+		in, err = eval.ReadInputDir(m.Model.Graph, dir, m.mo.MaxMemory)
 	} else {
-		in, err = eval.RandomInputs(l.Model.Graph, seed, l.MaxMemory)
+		in, err = eval.RandomInputs(m.Model.Graph, seed, m.mo.MaxMemory)
 		source = fmt.Sprintf("random inputs (seed %d)", seed)
 	}
 	if err != nil {
-		return nil, "", fmt.Errorf("%s: %v", l.Model.Path, err)
+		return nil, "", fmt.Errorf("%s: %v", m.Model.Path, evalHint(err))
 	}
-	if err := applyFills(l, in, fills); err != nil {
+	if err := applyFills(m, in, fills); err != nil {
 		return nil, "", err
 	}
-	if len(fills) > 0 {
-		source += ", " + strings.Join(fills, ", ")
+	for _, f := range fills {
+		source += ", " + f.Text
 	}
 	return in, source, nil
 }
 
-// evaluate runs l on inputs, keeping only those the graph declares, and
-// shows node progress on pr (nil: none) with prefix before the line.
-func evaluate(l *Loaded, inputs map[string]eval.Value, pr *progress, prefix string) ([]eval.Value, error) {
+// evaluate runs m on inputs, keeping only those the graph declares, and
+// shows node progress with prefix before the line.
+func evaluate(m *evalModel, inputs map[string]eval.Value, prefix string) ([]eval.Value, error) {
 	mine := map[string]eval.Value{}
-	for _, in := range l.Model.Graph.Inputs {
+	for _, in := range m.Model.Graph.Inputs {
 		if v, ok := inputs[in.Name]; ok {
 			mine[in.Name] = v
 		}
 	}
+	pr := m.mo.progress
 	defer pr.Done()
-	return eval.Run(l.Model, mine, eval.Options{MaxMemory: l.MaxMemory, OnNode: pr.nodeHook(prefix), Deadline: l.Deadline})
+	outs, err := eval.Run(m.Model, mine, eval.Options{MaxMemory: m.mo.MaxMemory, OnNode: pr.nodeHook(prefix), Deadline: m.mo.deadline})
+	return outs, evalHint(err)
 }
 
 func typeText(v eval.Value) string {
@@ -125,26 +182,14 @@ func typeText(v eval.Value) string {
 	return "?"
 }
 
-func runVerify(env *Env, opts *VerifyOptions, args []string) error {
-	format, err := report.ParseFormat(opts.Format)
-	if err != nil {
-		return Usagef("--format: %v", err)
-	}
-	if opts.RTol < 0 || opts.ATol < 0 {
-		return Usagef("--rtol and --atol must be >= 0")
-	}
-	if len(args) == 1 && opts.Inputs == "" {
-		return Usagef("with one model, give --inputs DIR holding input_N.pb and the expected output_N.pb")
-	}
-	if opts.ORT && len(args) != 2 {
-		return Usagef("--ort compares two models: give A.onnx B.onnx")
-	}
-	a, err := opts.Model.loadModel(args[0])
+func verifyRun(env *Env, opts *VerifyOptions) error {
+	args, format := opts.Paths, opts.Format
+	a, err := opts.Model.loadEval(args[0])
 	if err != nil {
 		return err
 	}
 	defer a.Close()
-	warnings := a.Warnings
+	warnings := a.Warnings()
 	if len(args) == 2 {
 		warnings = prefixed(args[0], warnings)
 	}
@@ -153,11 +198,11 @@ func runVerify(env *Env, opts *VerifyOptions, args []string) error {
 	if err != nil {
 		return err
 	}
-	res := &report.Verify{Models: []string{args[0]}, Inputs: source, RTol: opts.RTol, ATol: opts.ATol, Warnings: warnings}
+	res := &report.Verify{Models: []string{args[0]}, Inputs: source, RTol: opts.Tolerance.RTol, ATol: opts.Tolerance.ATol, Warnings: warnings}
 	if opts.ORT {
 		return verifyORT(env, opts, args, a, inputs, res, format)
 	}
-	got, err := evaluate(a, inputs, opts.Model.progress, filepath.Base(args[0])+": ")
+	got, err := evaluate(a, inputs, filepath.Base(args[0])+": ")
 	if err != nil {
 		return fmt.Errorf("%s: %v", args[0], err)
 	}
@@ -172,7 +217,7 @@ func runVerify(env *Env, opts *VerifyOptions, args []string) error {
 			return err
 		}
 		defer b.Close()
-		if want, err = evaluate(b, inputs, opts.Model.progress, filepath.Base(args[1])+": "); err != nil {
+		if want, err = evaluate(b, inputs, filepath.Base(args[1])+": "); err != nil {
 			return fmt.Errorf("%s: %v", args[1], err)
 		}
 		res.Against = args[1]
@@ -182,7 +227,7 @@ func runVerify(env *Env, opts *VerifyOptions, args []string) error {
 			if _, err := os.Stat(p); err != nil {
 				return fmt.Errorf("%s holds no expected output_%d.pb for output %q: give a second model or the expected outputs", opts.Inputs, i, o.Name)
 			}
-			v, err := eval.ReadValueFile(p, eval.KindOf(o), a.MaxMemory)
+			v, err := eval.ReadValueFile(p, eval.KindOf(o), opts.Model.MaxMemory)
 			if err != nil {
 				return err
 			}
@@ -190,7 +235,7 @@ func runVerify(env *Env, opts *VerifyOptions, args []string) error {
 		}
 		res.Against = "expected outputs in " + opts.Inputs
 	}
-	compareOutputs(res, names, got, want, eval.Tolerance{RTol: opts.RTol, ATol: opts.ATol})
+	compareOutputs(res, names, got, want, opts.Tolerance)
 	return writeVerify(env, res, format)
 }
 
@@ -224,7 +269,7 @@ func writeVerify(env *Env, res *report.Verify, format report.Format) error {
 }
 
 // verifyORT is verify --ort: both models run in ONNX Runtime on inputs.
-func verifyORT(env *Env, opts *VerifyOptions, args []string, a *Loaded, inputs map[string]eval.Value, res *report.Verify, format report.Format) error {
+func verifyORT(env *Env, opts *VerifyOptions, args []string, a *evalModel, inputs map[string]eval.Value, res *report.Verify, format report.Format) error {
 	b, err := loadSecond(env, opts, args, a, inputs, res)
 	if err != nil {
 		return err
@@ -234,7 +279,7 @@ func verifyORT(env *Env, opts *VerifyOptions, args []string, a *Loaded, inputs m
 	if err != nil {
 		return fmt.Errorf("verify --ort: %v", err)
 	}
-	outs, err := ortRunModels(h, []ortModel{{args[0], a.Model.Graph, inputs}, {args[1], b.Model.Graph, inputs}}, a.MaxMemory)
+	outs, err := ortRunModels(h, []ortModel{{args[0], a.Model.Graph, inputs}, {args[1], b.Model.Graph, inputs}}, opts.Model.MaxMemory)
 	if err != nil {
 		return fmt.Errorf("verify --ort: %v", err)
 	}
@@ -251,18 +296,18 @@ func verifyORT(env *Env, opts *VerifyOptions, args []string, a *Loaded, inputs m
 		names[i] = o.Name
 	}
 	res.Against, res.Runtime = args[1], ortRuntime
-	compareOutputs(res, names, outs[0].Outputs, outs[1].Outputs, eval.Tolerance{RTol: opts.RTol, ATol: opts.ATol})
+	compareOutputs(res, names, outs[0].Outputs, outs[1].Outputs, opts.Tolerance)
 	return writeVerify(env, res, format)
 }
 
 // loadSecond loads B (args[1]) and checks it reads only inputs A has and
 // has as many outputs.
-func loadSecond(env *Env, opts *VerifyOptions, args []string, a *Loaded, inputs map[string]eval.Value, res *report.Verify) (*Loaded, error) {
-	b, err := opts.Model.loadModel(args[1])
+func loadSecond(env *Env, opts *VerifyOptions, args []string, a *evalModel, inputs map[string]eval.Value, res *report.Verify) (*evalModel, error) {
+	b, err := opts.Model.loadEval(args[1])
 	if err != nil {
 		return nil, err
 	}
-	bw := prefixed(args[1], b.Warnings)
+	bw := prefixed(args[1], b.Warnings())
 	env.warn(bw)
 	res.Warnings = append(res.Warnings, bw...)
 	for _, in := range b.Model.Graph.Inputs {

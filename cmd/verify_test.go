@@ -62,7 +62,7 @@ func TestVerifyAndRun(t *testing.T) {
 		{"loose tolerance", []string{"verify", model, "--inputs", bad, "--atol", "2"}, 0, []string{"the output matches"}, ""},
 		{"one model needs inputs", []string{"verify", model}, 2, nil, "with one model, give --inputs"},
 		{"no expected outputs", []string{"verify", model, "--inputs", out}, 1, nil, "holds no input_0.pb"},
-		{"memory bound", []string{"verify", model, model, "--max-memory", "16B"}, 1, nil, "over the memory limit of 16 bytes"},
+		{"memory bound", []string{"verify", model, model, "--max-memory", "16B"}, 1, nil, "over the memory limit of 16 bytes (--max-memory)"},
 		{"run", []string{"run", model, "--inputs", data, "-o", out}, 0, []string{"output_0.pb  y  float32[1,1,4,3]"}, ""},
 		{"run needs -o", []string{"run", model}, 2, nil, "-o DIR"},
 	}

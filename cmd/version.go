@@ -41,7 +41,14 @@ type ortInfo struct {
 	Node      string `json:"node"`      // node --version ("" if node is not on PATH)
 }
 
-func newVersionCmd(env *Env) *cobra.Command {
+// VersionOptions are the inputs of `wolong version`, typed.
+type VersionOptions struct {
+	Format report.Format
+}
+
+// NewCmdVersion builds `wolong version`; runF, when not nil, gets the
+// options instead of running them (tests).
+func NewCmdVersion(env *Env, runF func(*VersionOptions) error) *cobra.Command {
 	var format string
 	c := &cobra.Command{
 		Use:   "version",
@@ -54,15 +61,18 @@ into the user's cache, whether it is installed, and the node it runs under.`,
   wolong version --format json`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(c *cobra.Command, args []string) error {
-			f, err := report.ParseFormat(format)
+			f, err := parseFormat(format)
 			if err != nil {
-				return Usagef("--format: %v", err)
+				return err
 			}
-			v := buildVersion()
-			if f == report.JSON {
-				return report.WriteJSON(env.Out, v)
-			}
-			return v.writeText(env.Out)
+			opts := &VersionOptions{Format: f}
+			return runOr(runF, opts, func() error {
+				v := buildVersion()
+				if opts.Format == report.JSON {
+					return report.WriteJSON(env.Out, v)
+				}
+				return v.writeText(env.Out)
+			})
 		},
 	}
 	c.Flags().StringVar(&format, "format", "table", "output format: table or json")

@@ -210,7 +210,7 @@ func (e *Evaluator) Run(inputs map[string]Value) ([]Value, error) {
 		e.bind(sc, in, v)
 	}
 	if e.live.bytes > e.opt.MaxMemory {
-		return nil, fmt.Errorf("eval: the inputs hold %d bytes, over the memory limit of %d bytes (--max-memory)", e.live.bytes, e.opt.MaxMemory)
+		return nil, fmt.Errorf("eval: the inputs hold %d bytes, %w of %d bytes", e.live.bytes, ErrMemoryLimit, e.opt.MaxMemory)
 	}
 	return e.runGraph(g, sc, 0)
 }
@@ -691,14 +691,14 @@ func (c *Ctx) check(dt ir.DType, shape []int) error {
 			}
 		}
 		// numel refuses counts past 2^51 elements.
-		return fmt.Errorf("output %s%s has more than 2^51 elements, over the memory limit of %d bytes (--max-memory)", dt, shapeString(shape), c.e.opt.MaxMemory)
+		return fmt.Errorf("output %s%s has more than 2^51 elements, %w of %d bytes", dt, shapeString(shape), ErrMemoryLimit, c.e.opt.MaxMemory)
 	}
 	b := int64(n) * elemBytes(dt)
 	if b > c.e.opt.MaxMemory {
-		return fmt.Errorf("output %s%s needs %d bytes, over the memory limit of %d bytes", dt, shapeString(shape), b, c.e.opt.MaxMemory)
+		return fmt.Errorf("output %s%s needs %d bytes, %w of %d bytes", dt, shapeString(shape), b, ErrMemoryLimit, c.e.opt.MaxMemory)
 	}
 	if live := c.e.live.bytes; b > c.e.opt.MaxMemory-live {
-		return fmt.Errorf("output %s%s needs %d bytes with %d bytes of tensors live, over the memory limit of %d bytes (--max-memory)", dt, shapeString(shape), b, live, c.e.opt.MaxMemory)
+		return fmt.Errorf("output %s%s needs %d bytes with %d bytes of tensors live, %w of %d bytes", dt, shapeString(shape), b, live, ErrMemoryLimit, c.e.opt.MaxMemory)
 	}
 	return nil
 }

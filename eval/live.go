@@ -288,7 +288,7 @@ func (e *Evaluator) releaseScope(sc *scope) {
 // outputs were bound.
 func (e *Evaluator) checkLive(n *ir.Node) error {
 	if e.live.bytes > e.opt.MaxMemory {
-		return nodeErr(n, fmt.Errorf("would hold %d bytes of live tensors, over the memory limit of %d bytes (--max-memory)", e.live.bytes, e.opt.MaxMemory))
+		return nodeErr(n, fmt.Errorf("would hold %d bytes of live tensors, %w of %d bytes", e.live.bytes, ErrMemoryLimit, e.opt.MaxMemory))
 	}
 	return nil
 }
@@ -322,7 +322,7 @@ func (a *scanAccumulator) add(t *Tensor, iteration int64) error {
 		l.peak = l.bytes
 	}
 	if l.bytes > a.e.opt.MaxMemory {
-		return fmt.Errorf("scan outputs of %d iterations, with %d bytes of tensors live in all, are over the memory limit of %d bytes (--max-memory)", iteration+1, l.bytes, a.e.opt.MaxMemory)
+		return fmt.Errorf("scan outputs of %d iterations, with %d bytes of tensors live in all, are %w of %d bytes", iteration+1, l.bytes, ErrMemoryLimit, a.e.opt.MaxMemory)
 	}
 	return nil
 }

@@ -53,8 +53,8 @@ func TestLiveChain(t *testing.T) {
 		// Only a node's input and output are live at once.
 		{"freeing, bound of three tensors", false, 3 * tb, "", 2 * tb},
 		{"freeing, bound of two tensors", false, 2 * tb, "", 2 * tb},
-		{"freeing, bound under two tensors", false, 2*tb - 1, "over the memory limit of 8191 bytes (--max-memory)", 0},
-		{"keeping all, bound of three tensors", true, 3 * tb, "over the memory limit of 12288 bytes (--max-memory)", 0},
+		{"freeing, bound under two tensors", false, 2*tb - 1, "over the memory limit of 8191 bytes", 0},
+		{"keeping all, bound of three tensors", true, 3 * tb, "over the memory limit of 12288 bytes", 0},
 		{"keeping all, default bound", true, 0, "", (k + 1) * tb},
 	}
 	m := negChain(n, k)
@@ -106,9 +106,9 @@ func TestLiveOverLimit(t *testing.T) {
 		wantErr []string
 	}{
 		{"three tensors fit", 3 * tb, nil},
-		{"under three tensors", 3*tb - 4, []string{"eval: node b (Relu): ", "8192 bytes of tensors live", "over the memory limit of 12284 bytes (--max-memory)"}},
-		{"under two tensors", 2*tb - 4, []string{"eval: node a (Neg): ", "over the memory limit of 8188 bytes (--max-memory)"}},
-		{"under one tensor", tb - 4, []string{"the inputs hold 4096 bytes, over the memory limit of 4092 bytes (--max-memory)"}},
+		{"under three tensors", 3*tb - 4, []string{"eval: node b (Relu): ", "8192 bytes of tensors live", "over the memory limit of 12284 bytes"}},
+		{"under two tensors", 2*tb - 4, []string{"eval: node a (Neg): ", "over the memory limit of 8188 bytes"}},
+		{"under one tensor", tb - 4, []string{"the inputs hold 4096 bytes, over the memory limit of 4092 bytes"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -152,7 +152,7 @@ func TestLiveCheckNode(t *testing.T) {
 		want  string
 	}{
 		{"fits", 25, ""},
-		{"over", 26, "eval: node big (Big): would hold 104 bytes of live tensors, over the memory limit of 100 bytes (--max-memory)"},
+		{"over", 26, "eval: node big (Big): would hold 104 bytes of live tensors, over the memory limit of 100 bytes"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -383,8 +383,8 @@ func TestCheckMessages(t *testing.T) {
 	}{
 		{"fits", ir.Float32, []int{256, 1024}, 0, ""},
 		{"one allocation over", ir.Int64, []int{256, 1024}, 0, "output int64[256,1024] needs 2097152 bytes, over the memory limit of 1048576 bytes"},
-		{"live set over", ir.Float32, []int{128, 1024}, 200000, "output float32[128,1024] needs 524288 bytes with 800000 bytes of tensors live, over the memory limit of 1048576 bytes (--max-memory)"},
-		{"too many elements", ir.Float32, []int{1 << 30, 1 << 30}, 0, "output float32[1073741824,1073741824] has more than 2^51 elements, over the memory limit of 1048576 bytes (--max-memory)"},
+		{"live set over", ir.Float32, []int{128, 1024}, 200000, "output float32[128,1024] needs 524288 bytes with 800000 bytes of tensors live, over the memory limit of 1048576 bytes"},
+		{"too many elements", ir.Float32, []int{1 << 30, 1 << 30}, 0, "output float32[1073741824,1073741824] has more than 2^51 elements, over the memory limit of 1048576 bytes"},
 		{"negative dim", ir.Float32, []int{2, -1}, 0, "invalid output shape [2 -1]"},
 	}
 	for _, tc := range tests {
@@ -415,8 +415,8 @@ func TestRandomTensorLimits(t *testing.T) {
 		shape []int
 		want  string
 	}{
-		{[]int{1 << 30, 1 << 30}, "more than 2^51 elements, over the memory limit of 1024 bytes (--max-memory)"},
-		{[]int{16, 32}, "needs 2048 bytes, over the memory limit of 1024 bytes (--max-memory)"},
+		{[]int{1 << 30, 1 << 30}, "more than 2^51 elements, over the memory limit of 1024 bytes"},
+		{[]int{16, 32}, "needs 2048 bytes, over the memory limit of 1024 bytes"},
 		{[]int{-1, 4}, "invalid shape"},
 	} {
 		_, err := RandomTensor(NewRand(1), ir.Float32, c.shape, 1024)

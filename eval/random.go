@@ -40,13 +40,13 @@ func RandomTensor(r *Rand, dt ir.DType, shape []int, maxBytes int64) (*Tensor, e
 			}
 		}
 		// numel refuses counts past 2^51 elements
-		return nil, fmt.Errorf("eval: random input %s%s has more than 2^51 elements, over the memory limit of %d bytes (--max-memory)", dt, shapeString(shape), maxBytes)
+		return nil, fmt.Errorf("eval: random input %s%s has more than 2^51 elements, %w of %d bytes", dt, shapeString(shape), ErrMemoryLimit, maxBytes)
 	}
 	if classOf(dt) == clsBad || dt == ir.String {
 		return nil, fmt.Errorf("eval: cannot generate random %s values", dt)
 	}
 	if maxBytes > 0 && int64(n)*elemBytes(dt) > maxBytes {
-		return nil, fmt.Errorf("eval: random input %s%s needs %d bytes, over the memory limit of %d bytes (--max-memory)", dt, shapeString(shape), int64(n)*elemBytes(dt), maxBytes)
+		return nil, fmt.Errorf("eval: random input %s%s needs %d bytes, %w of %d bytes", dt, shapeString(shape), int64(n)*elemBytes(dt), ErrMemoryLimit, maxBytes)
 	}
 	t := newTensor(dt, shape)
 	for i := 0; i < n; i++ {
@@ -87,16 +87,13 @@ func RandomInputs(g *ir.Graph, seed uint32, maxBytes int64) (map[string]Value, e
 		shape := make([]int, len(t.Shape.Dims))
 		for i, d := range t.Shape.Dims {
 			if !d.IsConcrete() {
-				if d.IsSymbolic() {
-					return nil, fmt.Errorf("eval: input %q has dim %s: give it a value with --dim %s=N", in.Name, d, d)
-				}
-				return nil, fmt.Errorf("eval: input %q has an unnamed dim: give its shape with --input %s=%s", in.Name, in.Name, shapeHint(t.Shape))
+				return nil, &UnsetDimError{Input: in.Name, Dim: d, Shape: t.Shape}
 			}
 			shape[i] = int(d.Val)
 		}
 		v, err := RandomTensor(r, t.DType, shape, maxBytes)
 		if err != nil {
-			return nil, fmt.Errorf("eval: input %q: %v", in.Name, err)
+			return nil, fmt.Errorf("eval: input %q: %w", in.Name, err)
 		}
 		out[in.Name] = v
 	}
@@ -130,20 +127,6 @@ func ReadInputDir(g *ir.Graph, dir string, maxBytes int64) (map[string]Value, er
 	return out, nil
 }
 
-// shapeHint spells a shape for --input, with 1 for dims that are not
-// concrete ("1x3x1x224").
-func shapeHint(s ir.Shape) string {
-	parts := make([]string, len(s.Dims))
-	for i, d := range s.Dims {
-		if d.IsConcrete() {
-			parts[i] = fmt.Sprint(d.Val)
-		} else {
-			parts[i] = "1"
-		}
-	}
-	return strings.Join(parts, "x")
-}
-
 // FilledTensor returns a tensor of dt and shape whose every element is
 // value, written as text: a number for float and integer types (an
 // integer must fit the type), true/false (or 1/0) for bool, any text for
@@ -155,7 +138,7 @@ func FilledTensor(dt ir.DType, shape []int, value string, maxBytes int64) (*Tens
 		return nil, fmt.Errorf("eval: invalid shape %v", shape)
 	}
 	if maxBytes > 0 && int64(n)*elemBytes(dt) > maxBytes {
-		return nil, fmt.Errorf("eval: %s%s needs %d bytes, over the memory limit of %d bytes (--max-memory)", dt, shapeString(shape), int64(n)*elemBytes(dt), maxBytes)
+		return nil, fmt.Errorf("eval: %s%s needs %d bytes, %w of %d bytes", dt, shapeString(shape), int64(n)*elemBytes(dt), ErrMemoryLimit, maxBytes)
 	}
 	t := newTensor(dt, shape)
 	value = strings.TrimSpace(value)

@@ -47,7 +47,7 @@ func checkHeap(b int64, t *Tensor) error {
 	if used+b <= limit {
 		return nil
 	}
-	return fmt.Errorf("a float64 working copy of %s needs %d bytes with %d bytes of heap in use, over the memory limit of %d bytes (--max-memory)", t, b, used, limit)
+	return fmt.Errorf("a float64 working copy of %s needs %d bytes with %d bytes of heap in use, %w of %d bytes", t, b, used, ErrMemoryLimit, limit)
 }
 
 // heapInUse returns the bytes of heap objects, live or not yet swept.

@@ -7,7 +7,10 @@ import "fmt"
 // CloneGraph returns a copy of src with its own values and nodes, set in
 // parent as the subgraph of parentNode (both may be nil). Nested subgraphs
 // are copied too. Values src reads from an enclosing scope stay those
-// values. Tensor data is shared, not copied: constants are read-only.
+// values. The copy keeps src's node order and its node and value IDs (a
+// graph not in topological order stays in its order, and labels of
+// unnamed nodes stay the same). Tensor data is shared, not copied:
+// constants are read-only.
 func CloneGraph(src, parent *Graph, parentNode *Node) (*Graph, error) {
 	return cloneGraph(src, parent, parentNode, map[*Value]*Value{}, 0)
 }
@@ -20,6 +23,7 @@ func cloneGraph(src, parent *Graph, parentNode *Node, vm map[*Value]*Value, dept
 	g.Doc, g.Metadata = src.Doc, src.Metadata
 	g.Parent, g.ParentNode = parent, parentNode
 	copyValue := func(dst, v *Value) {
+		dst.ID = v.ID
 		dst.Type, dst.Known, dst.Const, dst.Doc, dst.Metadata = v.Type.Clone(), v.Known, v.Const, v.Doc, v.Metadata
 		if v.Declared != nil {
 			d := v.Declared.Clone()
@@ -54,6 +58,7 @@ func cloneGraph(src, parent *Graph, parentNode *Node, vm map[*Value]*Value, dept
 	if err != nil {
 		return nil, err
 	}
+	copies := make(map[*Node]*Node, len(order))
 	for _, n := range order {
 		ins := make([]*Value, len(n.Inputs))
 		for i, v := range n.Inputs {
@@ -71,6 +76,8 @@ func cloneGraph(src, parent *Graph, parentNode *Node, vm map[*Value]*Value, dept
 		}
 		attrs := make([]*Attr, len(n.Attrs))
 		c := g.AddNode(n.Op, n.Domain, n.Name, ins, outs)
+		c.ID = n.ID
+		copies[n] = c
 		for i, a := range n.Attrs {
 			b := *a
 			if a.G != nil {
@@ -97,6 +104,10 @@ func cloneGraph(src, parent *Graph, parentNode *Node, vm map[*Value]*Value, dept
 			}
 		}
 	}
+	for i, n := range src.Nodes {
+		g.Nodes[i] = copies[n]
+	}
+	g.nextNode, g.nextValue = src.nextNode, src.nextValue
 	for _, o := range src.Outputs {
 		if w, ok := vm[o]; ok {
 			g.Outputs = append(g.Outputs, w)

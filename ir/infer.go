@@ -135,10 +135,17 @@ type inferState struct {
 	fnBusy map[*Function]bool
 }
 
+// InferHook, set by tests only, is called by every InferModel with the
+// model it infers (the commands' tests count inferences with it).
+var InferHook func(m *Model)
+
 // InferModel infers the type of every value in m's main graph and, through
 // the op functions, its subgraphs. It resets all inferred types first, so it
 // can be run again after the graph changed.
 func InferModel(m *Model, opt InferOptions) *InferResult {
+	if InferHook != nil {
+		InferHook(m)
+	}
 	if opt.MaxKnown <= 0 {
 		opt.MaxKnown = 1024
 	}
@@ -166,7 +173,7 @@ func InferModel(m *Model, opt InferOptions) *InferResult {
 			found = found || in.Name == name
 		}
 		if !found {
-			st.res.Diagnostics = append(st.res.Diagnostics, Diagnostic{Severity: Warning, Code: CodeInput, Msg: fmt.Sprintf("--input %s: the graph has no input of that name", name)})
+			st.res.Diagnostics = append(st.res.Diagnostics, Diagnostic{Severity: Warning, Code: CodeInput, Msg: fmt.Sprintf("a shape is given for input %s: the graph has no input of that name", name)})
 		}
 	}
 	st.inferGraph(g, nil)

@@ -40,10 +40,11 @@ func ParseMode(s string) (Mode, error) {
 type Options struct {
 	Streams int  // device streams (default 1); >1 lets independent branches overlap
 	Mode    Mode // inference (default) or train
-	// Batch, when > 0, sets dim 0 of every graph input and re-infers
-	// shapes with Infer (which carries the caller's --dim / --input).
+	// Batch, when > 0, is the batch the model was inferred at (dim 0 of
+	// its batch inputs, see BatchInputs): Run states it and refuses a
+	// model inferred at another. Run never infers: shapes are the
+	// caller's (pipeline.Infer sets the batch).
 	Batch int64
-	Infer ir.InferOptions
 	Cost  cost.Options
 }
 
@@ -139,13 +140,8 @@ func Run(m *ir.Model, h *hw.Hardware, opt Options) (*Result, error) {
 		return nil, err
 	}
 	res := &Result{Hardware: h, Options: opt}
-	if opt.Batch < 0 {
-		return nil, fmt.Errorf("simulate: --batch %d must be positive", opt.Batch)
-	}
-	if opt.Batch > 0 {
-		io := opt.Infer
-		io.Inputs = BatchInputs(m.Graph, opt.Batch, opt.Infer.Inputs)
-		res.Warnings = append(res.Warnings, ir.InferModel(m, io).Warnings()...)
+	if err := CheckBatch(m.Graph, opt.Batch); err != nil {
+		return nil, err
 	}
 	g := m.Graph
 	order, err := topoOrder(g)
@@ -212,6 +208,37 @@ func BatchInputs(g *ir.Graph, batch int64, keep map[string]ir.Shape) map[string]
 		out[in.Name] = s
 	}
 	return out
+}
+
+// CheckBatch refuses a negative batch, and a batch > 0 that none of g's
+// batch inputs (BatchInputs) is inferred at: the caller infers shapes
+// with the batch first (pipeline.Infer with InferOptions.Batch, or
+// ir.InferModel with BatchInputs as input shapes). A batch input the
+// caller gave another shape on purpose may differ.
+func CheckBatch(g *ir.Graph, batch int64) error {
+	if batch < 0 {
+		return fmt.Errorf("simulate: batch %d must be positive", batch)
+	}
+	if batch == 0 {
+		return nil
+	}
+	want := BatchInputs(g, batch, nil)
+	var first *ir.Value
+	for _, in := range g.Inputs {
+		if _, ok := want[in.Name]; !ok {
+			continue
+		}
+		if s := in.Type.Shape; s.Rank() >= 1 && s.Dims[0].IsConcrete() && s.Dims[0].Val == batch {
+			return nil
+		}
+		if first == nil {
+			first = in
+		}
+	}
+	if first == nil {
+		return nil // no batch input: the batch is the caller's statement
+	}
+	return fmt.Errorf("simulate: no batch input is inferred at batch %d (%s is %s): infer the shapes with the batch first", batch, first.Name, first.Type)
 }
 
 func taskName(n *ir.Node) string { return ir.NodeLabel(n) }
@@ -416,6 +443,15 @@ func unknownWarnings(res *Result) []string {
 	return out
 }
 
+// batchAsGiven states that the batch is the model's, and the shapes the
+// caller gave (named by its settings, when it names them).
+func batchAsGiven(shapes string) string {
+	if shapes == "" {
+		return "batch as the model and the given shapes give it"
+	}
+	return "batch as the model (and " + shapes + ") give it"
+}
+
 func assumptions(res *Result, cm *cost.Model, h *hw.Hardware, opt Options) []string {
 	a := cm.Assumptions()
 	a = append(a, fmt.Sprintf("mode %s, %d device stream(s)", opt.Mode, opt.Streams))
@@ -427,7 +463,7 @@ func assumptions(res *Result, cm *cost.Model, h *hw.Hardware, opt Options) []str
 	if opt.Batch > 0 {
 		a = append(a, fmt.Sprintf("batch %d: dim 0 of the batch inputs (symbolic dim 0, else dim 0 equal to the first input's) set to %d, shapes re-inferred", opt.Batch, opt.Batch))
 	} else {
-		a = append(a, "batch as the model (and --dim / --input) give it")
+		a = append(a, batchAsGiven(opt.Cost.Settings.Shapes))
 	}
 	if opt.Mode == Train {
 		a = append(a, "training: backward = 2x forward cost for ops with weights (input and weight gradients), 1x otherwise, in reverse order; activations live until their gradient is computed; Adam update as one fused kernel, moments in float32 (8 bytes per parameter)")

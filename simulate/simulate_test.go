@@ -279,6 +279,10 @@ func TestTrainMode(t *testing.T) {
 func TestBatch(t *testing.T) {
 	g := mlp(ir.S("N"))
 	m := model(t, g)
+	if _, err := Run(m, preset(t, "h100"), Options{Batch: 8}); err == nil {
+		t.Errorf("batch 8 on a model not inferred at it: no error")
+	}
+	ir.InferModel(m, ir.InferOptions{Inputs: BatchInputs(m.Graph, 8, nil)})
 	r := run(t, m, preset(t, "h100"), Options{Batch: 8})
 	want := 2*8*256*512.0 + 8*512 + 2*8*512*10.0
 	if r.FLOPs != want || r.UnknownNodes != 0 {
@@ -297,10 +301,13 @@ func TestBatch(t *testing.T) {
 func TestAssumptionsStated(t *testing.T) {
 	r := run(t, model(t, chain(2, 16)), preset(t, "h200"), Options{})
 	all := strings.Join(r.Assumptions, "\n")
-	for _, want := range []string{"hardware h200", "efficiency", "launch", "--trip", "stream", "batch"} {
+	for _, want := range []string{"hardware h200", "efficiency", "launch", "without a static trip count run 10 times", "stream", "batch"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("assumptions do not mention %q:\n%s", want, all)
 		}
+	}
+	if strings.Contains(all, "--") {
+		t.Errorf("assumptions name a command-line flag without cost.Options.Settings:\n%s", all)
 	}
 }
 

@@ -52,7 +52,7 @@ func TestHorovodAnchor(t *testing.T) {
 		m := loadShared(t, "onnx-node-tests/light/light_"+name+".onnx")
 		noWino := gpu.Clone()
 		noWino.ConvWinograd = false
-		pd, err := NewProfile(m, noWino, ProfileOptions{Batch: 64})
+		pd, err := NewProfile(atBatch(m, 64), noWino, ProfileOptions{Batch: 64})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -60,7 +60,7 @@ func TestHorovodAnchor(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := NewProfile(m, gpu, ProfileOptions{Batch: 64})
+		p, err := NewProfile(atBatch(m, 64), gpu, ProfileOptions{Batch: 64})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -101,7 +101,7 @@ func TestHorovodAnchor(t *testing.T) {
 // and over grpc-rdma in [1, 2.69].
 func TestWolongAnchor(t *testing.T) {
 	gpu := gpuOf(t, "p100")
-	p, err := NewProfile(loadShared(t, "onnx-node-tests/light/light_vgg19.onnx"), gpu, ProfileOptions{Batch: 32})
+	p, err := NewProfile(atBatch(loadShared(t, "onnx-node-tests/light/light_vgg19.onnx"), 32), gpu, ProfileOptions{Batch: 32})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +154,8 @@ func TestSharedModels(t *testing.T) {
 			if err != nil {
 				t.Skipf("import: %v", err)
 			}
-			p, err := NewProfile(m, gpu, ProfileOptions{Sim: simulate.Options{Infer: inferDefaults(m)}})
+			inferDefaults(m)
+			p, err := NewProfile(m, gpu, ProfileOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -211,11 +212,18 @@ func inferDefaults(m *ir.Model) ir.InferOptions {
 	return io
 }
 
+// atBatch infers m's shapes with dim 0 of its batch inputs set to batch
+// (NewProfile does not infer) and returns m.
+func atBatch(m *ir.Model, batch int64) *ir.Model {
+	ir.InferModel(m, ir.InferOptions{Inputs: simulate.BatchInputs(m.Graph, batch, nil)})
+	return m
+}
+
 // The 1,024-GPU data-parallel ResNet-50 step simulates well under a second
 // (the benchmark below measures it; this test keeps a loose bound).
 func TestLargeClusterFast(t *testing.T) {
 	gpu := gpuOf(t, "h100")
-	p, err := NewProfile(loadShared(t, "onnx-node-tests/light/light_resnet50.onnx"), gpu, ProfileOptions{Batch: 32})
+	p, err := NewProfile(atBatch(loadShared(t, "onnx-node-tests/light/light_resnet50.onnx"), 32), gpu, ProfileOptions{Batch: 32})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,7 +243,7 @@ func TestLargeClusterFast(t *testing.T) {
 
 func BenchmarkSimulate1024ResNet50(b *testing.B) {
 	gpu := gpuOf(b, "h100")
-	p, err := NewProfile(loadShared(b, "onnx-node-tests/light/light_resnet50.onnx"), gpu, ProfileOptions{Batch: 32})
+	p, err := NewProfile(atBatch(loadShared(b, "onnx-node-tests/light/light_resnet50.onnx"), 32), gpu, ProfileOptions{Batch: 32})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -255,7 +263,7 @@ func BenchmarkProfileAndSimulate1024(b *testing.B) {
 	c := clusterOf(b, "128x8", "h100", "ib-ndr")
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		p, err := NewProfile(m, gpu, ProfileOptions{Batch: 32})
+		p, err := NewProfile(atBatch(m, 32), gpu, ProfileOptions{Batch: 32})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -61,7 +61,7 @@ func Parse(spec string, gpu *hw.Hardware, net *Network) (*Cluster, error) {
 		g, err2 = strconv.Atoi(b)
 	}
 	if err1 != nil || err2 != nil {
-		return nil, fmt.Errorf("cluster: bad --cluster %q (want NxG: machines x GPUs per machine, e.g. 4x8)", spec)
+		return nil, fmt.Errorf("cluster: bad cluster %q (want NxG: machines x GPUs per machine, e.g. 4x8)", spec)
 	}
 	return New(n, g, gpu, net)
 }

@@ -68,6 +68,9 @@ func mlpRaw(batch ir.Dim, layers int, width int64, raw bool) *ir.Model {
 
 func profileOf(t testing.TB, m *ir.Model, gpu string, batch int64) *Profile {
 	t.Helper()
+	if batch > 0 {
+		atBatch(m, batch)
+	}
 	p, err := NewProfile(m, gpuOf(t, gpu), ProfileOptions{Batch: batch})
 	if err != nil {
 		t.Fatal(err)

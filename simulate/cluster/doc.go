@@ -31,6 +31,7 @@
 //	gpu, _ := cluster.GPUPreset("p100")          // --hw: hw presets, p100, or a file
 //	net, _ := cluster.NetworkPreset("ib-hdr")    // --net
 //	c, _ := cluster.Parse("4x8", gpu, net)       // --cluster NxG
+//	// model inferred at batch 64 (pipeline.Infer with Batch: 64)
 //	prof, _ := cluster.NewProfile(model, gpu, cluster.ProfileOptions{Batch: 64, Sim: simOpts})
 //	tr, _ := cluster.ParseTransport("rdma")      // --transport
 //	st, _ := cluster.ParseStrategy("auto")       // --strategy

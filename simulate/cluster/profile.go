@@ -70,15 +70,17 @@ type Profile struct {
 
 // ProfileOptions steer NewProfile.
 type ProfileOptions struct {
-	// Batch is the per-GPU batch (0: as the model gives it).
+	// Batch is the per-GPU batch the model was inferred at (0: as the
+	// model gives it); see simulate.Options.Batch.
 	Batch int64
-	// Sim carries the single-GPU options (streams, --dim / --input, cost
-	// options); its Mode and Batch are overridden.
+	// Sim carries the single-GPU options (streams, cost options); its
+	// Mode and Batch are overridden.
 	Sim simulate.Options
 }
 
 // NewProfile simulates one training step of m on gpu and extracts what
-// the cluster layer needs. It re-infers m's shapes when Batch is set.
+// the cluster layer needs. It reads m as inferred (with Batch, when set:
+// see simulate.CheckBatch) and changes nothing in it.
 func NewProfile(m *ir.Model, gpu *hw.Hardware, opt ProfileOptions) (*Profile, error) {
 	if m == nil || m.Graph == nil {
 		return nil, fmt.Errorf("cluster: no model")

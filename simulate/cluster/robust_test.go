@@ -125,7 +125,7 @@ func TestSweepResNet50(t *testing.T) {
 		t.Skip("sweep")
 	}
 	gpu := gpuOf(t, "h100")
-	p, err := NewProfile(loadShared(t, "onnx-node-tests/light/light_resnet50.onnx"), gpu, ProfileOptions{Batch: 64})
+	p, err := NewProfile(atBatch(loadShared(t, "onnx-node-tests/light/light_resnet50.onnx"), 64), gpu, ProfileOptions{Batch: 64})
 	if err != nil {
 		t.Fatal(err)
 	}

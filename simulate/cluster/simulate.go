@@ -461,12 +461,12 @@ func ParseGPUList(s string) ([]int, error) {
 		f = strings.TrimSpace(f)
 		var n int
 		if _, err := fmt.Sscanf(f, "%d", &n); err != nil || n < 1 || fmt.Sprint(n) != f {
-			return nil, fmt.Errorf("cluster: bad --sweep %q (want gpus=1,2,4,...)", s)
+			return nil, fmt.Errorf("cluster: bad list of GPU counts %q (want gpus=1,2,4,...)", s)
 		}
 		out = append(out, n)
 	}
 	if len(out) > 64 {
-		return nil, fmt.Errorf("cluster: --sweep lists %d sizes, more than 64", len(out))
+		return nil, fmt.Errorf("cluster: %d cluster sizes, more than 64", len(out))
 	}
 	return out, nil
 }

@@ -26,7 +26,7 @@ func loopCost(c *Ctx) (Cost, error) {
 		return Cost{}, fmt.Errorf("Loop has no body")
 	}
 	trip := float64(c.m.Opt.Trip)
-	note := fmt.Sprintf("Loop %s: trip count not static, assumed %d (--trip)", ir.NodeLabel(c.Node), c.m.Opt.Trip)
+	note := fmt.Sprintf("Loop %s: trip count not static, assumed %d%s", ir.NodeLabel(c.Node), c.m.Opt.Trip, hint(c.m.Opt.Settings.Trip))
 	if v := c.Input(0); v != nil {
 		if t, ok := staticInt(v); ok && t >= 0 && t < maxStaticTrip {
 			trip = float64(t)

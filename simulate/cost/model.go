@@ -31,6 +31,26 @@ type Options struct {
 	// (constants, shape arithmetic, deterministic ops of constant inputs)
 	// are costed instead of folded at load time.
 	NoFold bool
+	// Settings names the caller's settings of TF32, Trip and DType, for
+	// the assumptions that rest on them to say what to change (a command
+	// sets its flags, "--trip"); empty names add nothing.
+	Settings Settings
+}
+
+// Settings are the names a caller gives its settings of Options' values.
+type Settings struct {
+	TF32, Trip, DType string
+	// Shapes names how the caller gives input shapes ("--dim / --input"),
+	// for the simulator's statement of the batch.
+	Shapes string
+}
+
+// hint is " (name)", or "" without a name.
+func hint(name string) string {
+	if name == "" {
+		return ""
+	}
+	return " (" + name + ")"
 }
 
 // Bound says what limits a node's time.
@@ -657,10 +677,10 @@ func (m *Model) Assumptions() []string {
 		a = append(a, fmt.Sprintf("hardware %s: %s", h.Name, h.Fitted.Describe()))
 	}
 	if m.Opt.DType != ir.Undefined {
-		a = append(a, fmt.Sprintf("every float tensor costed as %s (--dtype)", m.Opt.DType))
+		a = append(a, fmt.Sprintf("every float tensor costed as %s%s", m.Opt.DType, hint(m.Opt.Settings.DType)))
 	}
 	if m.Opt.TF32 {
-		a = append(a, "float32 matrix ops on TF32 tensor cores (--tf32)")
+		a = append(a, "float32 matrix ops on TF32 tensor cores"+hint(m.Opt.Settings.TF32))
 	} else {
 		a = append(a, "float32 matrix ops on FP32 vector units (no TF32)")
 	}
@@ -697,6 +717,6 @@ func (m *Model) Assumptions() []string {
 	if m.Opt.NoFold {
 		a = append(a, "every node runs (no load-time folding of constant or shape-only nodes)")
 	}
-	a = append(a, fmt.Sprintf("loops without a static trip count run %d times (--trip)", m.Opt.Trip))
+	a = append(a, fmt.Sprintf("loops without a static trip count run %d times%s", m.Opt.Trip, hint(m.Opt.Settings.Trip)))
 	return a
 }

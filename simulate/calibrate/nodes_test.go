@@ -1,4 +1,4 @@
-package cmd
+package calibrate
 
 import (
 	"math"
@@ -21,7 +21,7 @@ func TestNodeTimeControlFlow(t *testing.T) {
 		{cost.Estimate{Cost: cost.Cost{Class: cost.Control}, DeviceS: 1e-6, HostS: 2e-6}, 1e-6},
 		{cost.Estimate{Cost: cost.Cost{Class: cost.Conv}, DeviceS: 3e-6, HostS: 25e-6}, 3e-6},
 	} {
-		if got := nodeTimeS(c.e, h); math.Abs(got-c.want) > 1e-15 {
+		if got := NodeTimeS(c.e, h); math.Abs(got-c.want) > 1e-15 {
 			t.Errorf("%s device %g host %g: %g s, want %g s", c.e.Class, c.e.DeviceS, c.e.HostS, got, c.want)
 		}
 	}

@@ -1,0 +1,48 @@
+package cmd
+
+// This file holds what every command's flags-to-options step shares: the
+// run-function hook and the conversions of strings every command takes.
+
+import (
+	"github.com/wolong-dev/wolong/report"
+	"github.com/wolong-dev/wolong/simulate/cost"
+	"github.com/wolong-dev/wolong/simulate/hw"
+)
+
+// runOr hands opts to runF when a test set it, else runs the command.
+func runOr[T any](runF func(*T) error, opts *T, run func() error) error {
+	if runF != nil {
+		return runF(opts)
+	}
+	return run()
+}
+
+// parseFormat reads --format: table and json, and the extra formats the
+// command prints (a usage error otherwise).
+func parseFormat(s string, extra ...report.Format) (report.Format, error) {
+	f, err := report.ParseFormat(s, extra...)
+	if err != nil {
+		return f, Usagef("--format: %v", err)
+	}
+	return f, nil
+}
+
+// resolveHW reads --hw: a preset or a hardware file (a usage error
+// otherwise).
+func resolveHW(flag, name string) (*hw.Hardware, error) {
+	h, err := hw.Resolve(name)
+	if err != nil {
+		return nil, Usagef("%s: %v", flag, err)
+	}
+	return h, nil
+}
+
+// costSettings names profile's flags in the cost model's assumptions
+// ("loops without a static trip count run 10 times (--trip)"); optimize
+// and explain, which have no --trip or --dtype, name them too, so that
+// their assumptions read as profile's.
+var costSettings = cost.Settings{TF32: "--tf32", Trip: "--trip", DType: "--dtype", Shapes: shapeFlagNames}
+
+// shapeFlagNames are the flags that give input shapes, as assumptions name
+// them.
+const shapeFlagNames = "--dim / --input"

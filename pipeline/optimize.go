@@ -1,0 +1,169 @@
+package pipeline
+
+// This file implements the third stage: the pass pipeline run on a copy
+// of the inferred model, with the simulator as its predictor.
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/wolong-dev/wolong/ir"
+	"github.com/wolong-dev/wolong/optimize"
+	"github.com/wolong-dev/wolong/simulate"
+	"github.com/wolong-dev/wolong/simulate/cluster"
+	"github.com/wolong-dev/wolong/simulate/cost"
+	"github.com/wolong-dev/wolong/simulate/hw"
+)
+
+// OptimizeOptions steer Optimize. The zero value runs -O0 without
+// predictions.
+type OptimizeOptions struct {
+	Level      int      // -O level, 0..optimize.MaxLevel
+	Only       []string // run only these passes (required ones always run)
+	Disable    []string // skip these passes
+	VerifyEach bool     // run the IR verifier after every pass
+	Target     optimize.Target
+	// HW is the hardware predictions are made for; its on-chip memory
+	// bounds what the persistent-RNN pass keeps on chip (none: no
+	// persistent kernels).
+	HW *hw.Hardware
+	// Predict has the simulator predict the model on HW (one stream,
+	// inference) before the first pass and after each.
+	Predict bool
+	// Cost are the cost model's options the predictions and the cluster
+	// placement use (TF32, and the names of the caller's settings).
+	Cost cost.Options
+	// Cluster, when set, places the optimized model on a cluster for the
+	// rdma pass (Optimized.Placement).
+	Cluster *ClusterOptions
+	// Dumps, Hash and Now are optimize.Options' dumps (written by the pass
+	// driver before the first pass and after each), per-pass graph hashes
+	// and clock; OnPassStart is its progress hook.
+	Dumps       []optimize.Dump
+	Hash        bool
+	Now         func() time.Time
+	OnPassStart func(i, n int, pass string, m *ir.Model)
+}
+
+// Check refuses options Optimize cannot run (a level out of range, an
+// unknown pass name).
+func (o OptimizeOptions) Check() error {
+	if o.Level < 0 || o.Level > optimize.MaxLevel {
+		return fmt.Errorf("optimization level %d: want 0..%d", o.Level, optimize.MaxLevel)
+	}
+	_, err := optimize.Select(o.Level, o.Only, o.Disable)
+	return err
+}
+
+// Optimized is a copy of an inferred model rewritten by the passes.
+type Optimized struct {
+	From *Inferred
+	// Model is the rewritten copy (sharing the loaded model's weights).
+	Model  *ir.Model
+	Result *optimize.Result
+	// Predicted is the predictor's last simulation (of the final model),
+	// nil without OptimizeOptions.Predict.
+	Predicted *simulate.Result
+	// Placement is the cluster plan with OptimizeOptions.Cluster;
+	// PlacementApplied says whether the rdma pass applied it to Model (it
+	// runs at -O3), or it was only planned on the final model.
+	Placement        *cluster.Placement
+	PlacementApplied bool
+}
+
+// Graph is the optimized model.
+func (o *Optimized) Graph() *ir.Model { return o.Model }
+
+func (o *Optimized) inference() *Inferred { return o.From }
+
+// Assumptions are what the predictions rest on: the last simulation's,
+// and how recurrent ops are costed when the model has them.
+func (o *Optimized) Assumptions() []string {
+	var out []string
+	if o.Predicted != nil {
+		out = append(out, o.Predicted.Assumptions...)
+	}
+	for _, n := range o.Model.Graph.Nodes {
+		if n.Op == "LSTM" || n.Op == "GRU" || n.Op == "RNN" {
+			out = append(out, "recurrent ops are costed without a persistent-RNN kernel: the recurrent weights are re-read from memory every step (the cost model's choice; a persistent kernel keeping them on chip would be faster where they fit)")
+			break
+		}
+	}
+	return out
+}
+
+// Optimize runs the passes opt selects on a copy of f's model; f is left
+// as it was.
+func Optimize(f *Inferred, opt OptimizeOptions) (*Optimized, error) {
+	if err := opt.Check(); err != nil {
+		return nil, err
+	}
+	m, err := ir.CloneModel(f.Model)
+	if err != nil {
+		return nil, err
+	}
+	o := &Optimized{From: f, Model: m}
+	oo := optimize.Options{Level: opt.Level, Only: opt.Only, Disable: opt.Disable, VerifyEach: opt.VerifyEach,
+		OnChipBytes: OnChipBytes(opt.HW), Dumps: opt.Dumps, Hash: opt.Hash, Now: opt.Now, OnPassStart: opt.OnPassStart, Target: opt.Target}
+	var pred *predictor
+	if opt.Predict {
+		if opt.HW == nil {
+			return nil, fmt.Errorf("optimize: predictions need hardware")
+		}
+		pred = &predictor{h: opt.HW, opt: simulate.Options{Streams: 1, Mode: simulate.Inference, Batch: f.Batch, Cost: opt.Cost}}
+		oo.Predictor = pred
+	}
+	var placer *clusterPlacer
+	if opt.Cluster != nil {
+		placer = newClusterPlacer(*opt.Cluster, opt.Cost)
+		oo.Placer = placer
+	}
+	if o.Result, err = optimize.Run(m, oo); err != nil {
+		return nil, err
+	}
+	if pred != nil {
+		o.Predicted = pred.last
+	}
+	if placer != nil {
+		o.PlacementApplied = placer.plan != nil
+		if !o.PlacementApplied {
+			if _, err := placer.Place(m); err != nil {
+				return nil, err
+			}
+		}
+		o.Placement = placer.plan
+	}
+	return o, nil
+}
+
+// predictor predicts with the simulator.
+type predictor struct {
+	h    *hw.Hardware
+	opt  simulate.Options
+	last *simulate.Result
+}
+
+func (p *predictor) Predict(m *ir.Model) (optimize.Prediction, error) {
+	r, err := simulate.Run(m, p.h, p.opt)
+	if err != nil {
+		return optimize.Prediction{}, err
+	}
+	p.last = r
+	return prediction(r, 0), nil
+}
+
+// prediction summarizes a simulation as optimize reports it (nodes is
+// left to optimize when 0).
+func prediction(r *simulate.Result, nodes int) optimize.Prediction {
+	return optimize.Prediction{Nodes: nodes, Kernels: r.Kernels, TotalMs: r.TotalS * 1e3, PeakBytes: int64(r.PeakMemoryBytes), Unknown: r.UnknownNodes}
+}
+
+// OnChipBytes is the on-chip memory the persistent-RNN pass may keep a
+// recurrent weight in: the device's L2 cache (the hardware file has no
+// register-file or shared-memory size), 0 for a CPU.
+func OnChipBytes(h *hw.Hardware) int64 {
+	if h == nil || h.Kind != "gpu" {
+		return 0
+	}
+	return int64(h.L2MB * 1e6)
+}
