@@ -323,6 +323,7 @@ func runCalibrate(env *Env, opts *CalibrateOptions) error {
 		if lat != nil {
 			runUs = lat.TargetUs()
 			inputs = append(inputs, lat.Source)
+			withInputValues(pm.Loaded, lat)
 		}
 		o := calibrate.Observations(base, pm.Loaded.Model, pm.Pairs, copt, runUs)
 		if lat != nil {

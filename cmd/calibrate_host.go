@@ -62,6 +62,19 @@ func runCalibrateHost(env *Env, opts *CalibrateOptions) error {
 	if !hw.ValidName(opts.Name) {
 		return Usagef("--name %q: use letters, digits, '-', '_' and '.'", opts.Name)
 	}
+	if !opts.NoSave {
+		// --hw NAME finds a preset before a saved file: a fit saved under a
+		// preset's name would never be read
+		for _, t := range threads {
+			name := opts.Name
+			if t > 1 {
+				name = fmt.Sprintf("%s-%dt", opts.Name, t)
+			}
+			if _, err := hw.Preset(name); err == nil {
+				return Usagef("--name %q: a preset is called %s, and --hw %s finds the preset: choose another name, or --no-save -o FILE.json", opts.Name, name, name)
+			}
+		}
+	}
 	if opts.Out == "" && opts.NoSave {
 		return Usagef("give -o FILE.json, or drop --no-save: the fit would go nowhere")
 	}
@@ -237,7 +250,7 @@ func writeHost(w io.Writer, res *hostcal.Result, ho hostOptions, outs map[int]st
 		fmt.Fprintf(w, "host: %s; memory %.4g GB/s, cache %.4g GB/s (L2 %.3g MB); %d op types with efficiencies of their own\n",
 			host, f.HW.MemoryBandwidthGBs, f.HW.CacheBandwidthGBs, f.HW.L2MB, len(f.HW.Efficiency.Ops))
 		fmt.Fprintf(w, "fit: %.1f%% MAPE on the %d models fitted on, %.1f%% on the %d held out\n", f.TrainMAPE, count(f.Models, false), f.HeldMAPE, count(f.Models, true))
-		fmt.Fprintf(w, "machine noise: a model's two measuring passes differ by %.1f%% (median); %d models by more than 10%%\n", f.NoisePct, f.NoisyModels)
+		fmt.Fprintf(w, "machine noise: a model's two measuring passes differ by %.1f%% (median, beyond the shift all models share); %d models by more than 10%%\n", f.NoisePct, f.NoisyModels)
 		if p := outs[t]; p != "" {
 			fmt.Fprintf(w, "wrote %s (use it with --hw %s)\n", p, p)
 		}

@@ -14,11 +14,13 @@ func TestCalibrateValidate(t *testing.T) {
 	if _, err := os.Stat(filepath.Join("..", "..", "shared", "models")); err != nil {
 		t.Skip("../shared/models absent")
 	}
-	prof := func(name string) string { return filepath.Join("..", "testdata", "measured", "cpu", name+".json") }
+	prof := func(name string) string {
+		return filepath.Join("..", "testdata", "measured", "cpu", name+".profile.json")
+	}
 	out := filepath.Join(t.TempDir(), "fit.json")
 	models := filepath.Join("..", "..", "shared", "models")
 	stdout, stderr, code := run("calibrate", "--ort-profile", prof("cnn__mnist_cntk_opset7"), "--ort-profile", prof("rnn__dtln_model_1"),
-		"--models", models, "--base", "cpu", "-o", out)
+		"--models", models, "--base", "cpu", "--fit", "joint", "-o", out)
 	if code != 0 {
 		t.Fatalf("calibrate: %d %s", code, stderr)
 	}
@@ -34,7 +36,7 @@ func TestCalibrateValidate(t *testing.T) {
 	}
 	first, _ := os.ReadFile(out)
 	out2 := filepath.Join(t.TempDir(), "fit2.json")
-	run("calibrate", "--ort-profile", prof("cnn__mnist_cntk_opset7"), "--ort-profile", prof("rnn__dtln_model_1"), "--models", models, "-o", out2)
+	run("calibrate", "--ort-profile", prof("cnn__mnist_cntk_opset7"), "--ort-profile", prof("rnn__dtln_model_1"), "--models", models, "--fit", "joint", "-o", out2)
 	second, _ := os.ReadFile(out2)
 	if string(first) != string(second) {
 		t.Error("calibrating twice on the same profiles wrote different files")

@@ -56,7 +56,7 @@ func TestMicrobenchSkipsSymbolic(t *testing.T) {
 func TestCalibrateModelFlags(t *testing.T) {
 	models := shared(t, "models")
 	absModels, _ := filepath.Abs(models)
-	data, err := os.ReadFile(filepath.Join("..", "testdata", "measured", "cpu", "cnn__mnist_cntk_opset7.json"))
+	data, err := os.ReadFile(filepath.Join("..", "testdata", "measured", "cpu", "cnn__mnist_cntk_opset7.profile.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

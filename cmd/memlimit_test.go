@@ -80,7 +80,10 @@ func TestMaxMemoryBoundsProcess(t *testing.T) {
 		t.Fatalf("run: exit %d", code)
 	}
 	t.Logf("run: peak RSS %d MiB with --max-memory 200MiB", rss>>20)
-	if rss > max*8/5 {
-		t.Errorf("run: peak RSS %d MiB, over 1.6 x --max-memory", rss>>20)
+	// measured here: 273 MiB on a quiet machine, up to 337 MiB with other
+	// test packages on both cores (the collector and the scavenger lag),
+	// 401 MiB with no limit (GOMEMLIMIT=off)
+	if rss > max*9/5 {
+		t.Errorf("run: peak RSS %d MiB, over 1.8 x --max-memory", rss>>20)
 	}
 }

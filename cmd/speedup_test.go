@@ -128,12 +128,11 @@ func TestCommittedSpeedups(t *testing.T) {
 // committed beside the records. On the committed measurement: 7.9%.
 const speedupHostFit = "host-fit.json"
 
-// speedupPresetMAPE bounds the MAPE with the shipped cpu-1t preset: 24.4%
-// on the committed measurement (its 6.5 us dispatch per node, fitted to
-// profiled runs, overpredicts what removing nodes saves: burn_lstm
-// predicted 3.24x, measured 1.17x), plus a margin for preset changes that
-// keep it as accurate.
-const speedupPresetMAPE = 30.0
+// speedupPresetMAPE bounds the MAPE with the shipped cpu-1t preset, the
+// issue's target: 4.8% on the committed measurement since cpu-1t was fitted
+// to unprofiled runs by calibrate --host (24.4% before, with its 6.5 us
+// dispatch per node fitted to profiled runs).
+const speedupPresetMAPE = 20.0
 
 // speedupNoise is how much slower than the original an emitted model may
 // measure before it counts as slower: the models whose run the ort pass

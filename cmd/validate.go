@@ -134,6 +134,7 @@ func runValidate(env *Env, opts *ValidateOptions, path string) error {
 		if l, err = opts.Model.loadModel(path); err != nil {
 			return err
 		}
+		withInputValues(l, lat)
 		l.DefaultDims()
 		noFold = lat.RunsEveryNode()
 	} else if opts.ORT != "" {
@@ -142,6 +143,9 @@ func runValidate(env *Env, opts *ValidateOptions, path string) error {
 			return err
 		}
 		l = pm.Loaded
+		if lat != nil {
+			withInputValues(l, lat)
+		}
 		for _, p := range pm.Pairs {
 			measured[p.Node] = p.Sample.Us
 		}

@@ -96,10 +96,23 @@ func predictLatency(mf ModelFlags, model string, h *hw.Hardware, lat *calibrate.
 		return 0, err
 	}
 	defer l.Close()
+	withInputValues(l, lat)
 	l.DefaultDims()
 	r, err := simulate.Run(l.Model, h, simulate.Options{Streams: 1, Infer: l.Opt, Cost: cost.Options{NoFold: lat.RunsEveryNode()}})
 	if err != nil {
 		return 0, err
 	}
 	return r.TotalS * 1e3, nil
+}
+
+// withInputValues gives l's small integer inputs the values the harness
+// fed them (lat.InputValues: fills, or its seeded stream) and infers
+// again, so trip counts and branch conditions are the ones the runtime
+// took.
+func withInputValues(l *Loaded, lat *calibrate.Latency) {
+	if vals := lat.InputValues(); len(vals) > 0 {
+		opt := l.Opt
+		opt.Values = vals
+		l.Reinfer(opt)
+	}
 }

@@ -123,6 +123,11 @@ type InferOptions struct {
 	// MaxKnown caps the element count of integer tensors whose values are
 	// propagated (Shape -> Gather -> Concat -> Reshape). Default 1024.
 	MaxKnown int64
+	// Values gives the values of small integer or bool main-graph inputs
+	// (a loop's trip count, a sample rate an If branches on), row-major:
+	// they propagate as known values, as constants do. An input whose
+	// element count does not match its values is left unknown.
+	Values map[string][]int64
 }
 
 // InferResult collects what inference found.
@@ -165,6 +170,15 @@ func InferModel(m *Model, opt InferOptions) *InferResult {
 			in.Type.Shape = s.Clone()
 		}
 		in.Type = substituteDims(in.Type, opt.Dims)
+		in.Known = nil
+		if vals, ok := opt.Values[in.Name]; ok && in.Type.Kind == KindTensor && (in.Type.DType.IsInt() || in.Type.DType == Bool) {
+			if n, ok := in.Type.Shape.NumElements(); ok && n == int64(len(vals)) && n <= opt.MaxKnown {
+				in.Known = make([]Dim, len(vals))
+				for i, v := range vals {
+					in.Known[i] = D(v)
+				}
+			}
+		}
 	}
 	for name := range opt.Inputs {
 		found := false

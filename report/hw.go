@@ -56,6 +56,18 @@ func WriteHardware(w io.Writer, h *hw.Hardware) error {
 	if h.RunOverheadUs > 0 || h.AllocUsPerMB > 0 || h.FreeNodeUs > 0 {
 		rows = append(rows, []string{"executor", fmt.Sprintf("%g us per run, %g us per MB of outputs allocated, %g us per node without a kernel", h.RunOverheadUs, h.AllocUsPerMB, h.FreeNodeUs)})
 	}
+	if h.InputUs > 0 || h.OutputUs > 0 || h.OutputUsPerMB > 0 {
+		rows = append(rows, []string{"binding", fmt.Sprintf("%g us per graph input bound, %g us per output returned, %g us per MB of outputs returned", h.InputUs, h.OutputUs, h.OutputUsPerMB)})
+	}
+	if h.SubgraphUs > 0 {
+		rows = append(rows, []string{"control flow", fmt.Sprintf("%g us per body execution (a Loop or Scan iteration, an If)", h.SubgraphUs)})
+	}
+	if len(h.Efficiency.Ops) > 0 {
+		rows = append(rows, []string{"op efficiencies", fmt.Sprintf("%d op types of their own (see the file)", len(h.Efficiency.Ops))})
+	}
+	if h.Fitted != nil {
+		rows = append(rows, []string{"fitted", h.Fitted.Describe()})
+	}
 	if h.CacheBandwidthGBs > 0 {
 		rows = append(rows, []string{"cache bandwidth", fmt.Sprintf("%g GB/s for the first %g MB of a kernel's traffic", h.CacheBandwidthGBs, h.L2MB)})
 	}

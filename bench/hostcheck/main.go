@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/wolong-dev/wolong/internal/hostcal"
@@ -36,6 +37,7 @@ func main() {
 	flag.Float64Var(&modelWeight, "model-weight", 0, "weight of the complete models' runs in the fit (0: hostcal's default)")
 	flag.Float64Var(&jointPrior, "joint-prior", 0, "pull of the joint refinement toward the staged fit (0: default)")
 	flag.Float64Var(&minKernel, "min-kernel-us", 0, "profiled kernels shorter than this are left out of the kernel fit (0: default)")
+	flag.StringVar(&only, "only", "", "measure only the suite models whose name matches this regexp (and no shared models)")
 	flag.BoolVar(&joint, "joint", false, "fit with the staged and joint fit (calibrate.Fit) instead of the direct fit")
 	flag.Parse()
 	if err := run(*out, *from, *models, *manifest, *maxSec); err != nil {
@@ -46,6 +48,7 @@ func main() {
 
 var modelWeight, jointPrior, minKernel float64
 var joint bool
+var only string
 
 func run(out, from, models, manifest string, maxSec float64) error {
 	dir := from
@@ -56,16 +59,26 @@ func run(out, from, models, manifest string, maxSec float64) error {
 		if err := os.MkdirAll(filepath.Join(out, "shared"), 0o755); err != nil {
 			return err
 		}
-		extra, err := sharedJobs(models, manifest)
-		if err != nil {
-			return err
+		var extra []ortbench.Job
+		var keep func(string) bool
+		if only != "" {
+			re, err := regexp.Compile(only)
+			if err != nil {
+				return err
+			}
+			keep = re.MatchString
+		} else {
+			var err error
+			if extra, err = sharedJobs(models, manifest); err != nil {
+				return err
+			}
 		}
 		h, err := ortbench.Open(context.Background(), ortbench.Options{})
 		if err != nil {
 			return err
 		}
 		_, err = hostcal.Measure(context.Background(), h, hostcal.MeasureOptions{
-			Dir: out, Threads: []int{1}, MaxSeconds: maxSec, Extra: extra,
+			Dir: out, Threads: []int{1}, MaxSeconds: maxSec, Extra: extra, Only: keep,
 			Progress: func(d, n int, l string) { fmt.Fprintf(os.Stderr, "%d/%d %s\n", d, n, l) },
 		})
 		if err != nil {

@@ -85,30 +85,34 @@ type FitResult struct {
 	// NoisyModels counts the models whose passes differ by more than 10%.
 	NoisePct    float64
 	NoisyModels int
+	// MeasuredAt is when the last of the runs was measured (the latency
+	// records' date, RFC 3339; "" when they carry none).
+	MeasuredAt string
 }
 
 // NoisyPct is the median pass-to-pass difference above which the machine
 // counts as busy while it was measured.
 const NoisyPct = 5
 
-// passNoise sets res's noise figures from the runs' pass medians.
+// passNoise sets res's noise figures from the runs' pass medians: how
+// much a model's passes differ beyond the shift every model shares (the
+// last pass runs with every session open and its profiled twin after it,
+// a few percent slower on every model: that is not noise).
 func passNoise(res *FitResult, runs []*suiteRun) {
-	var d []float64
+	var logs []float64
 	for _, r := range runs {
 		p := r.lat.PassMediansUs
-		if len(p) < 2 {
-			continue
+		if len(p) >= 2 && p[0] > 0 && p[len(p)-1] > 0 {
+			logs = append(logs, math.Log(p[len(p)-1]/p[0]))
 		}
-		lo, hi := p[0], p[0]
-		for _, v := range p {
-			lo, hi = math.Min(lo, v), math.Max(hi, v)
-		}
-		if lo > 0 {
-			x := 100 * (hi/lo - 1)
-			d = append(d, x)
-			if x > 10 {
-				res.NoisyModels++
-			}
+	}
+	shift := medianOf(logs)
+	var d []float64
+	for _, l := range logs {
+		x := 100 * (math.Exp(math.Abs(l-shift)) - 1)
+		d = append(d, x)
+		if x > 10 {
+			res.NoisyModels++
 		}
 	}
 	res.NoisePct = medianOf(d)
@@ -167,6 +171,12 @@ func Fit(dir string, man *Manifest, opt FitOptions) (*FitResult, error) {
 	}
 	opt.Base = base
 	res := &FitResult{}
+	for _, r := range runs {
+		// RFC 3339 dates in one zone order as strings
+		if d := r.lat.Date; d > res.MeasuredAt {
+			res.MeasuredAt = d
+		}
+	}
 	res.ProfilerNodeUs, res.KernelInflationUs = profilerCost(runs)
 	passNoise(res, runs)
 	copt := cost.Options{NoFold: true}

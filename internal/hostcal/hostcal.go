@@ -118,6 +118,16 @@ func Calibrate(ctx context.Context, opt Options) (*Result, error) {
 	return res, nil
 }
 
+// measuredAt is when f's runs were measured: the latest record's date
+// (a fit of a saved folder is dated by its measurement, not by the fit),
+// else now.
+func measuredAt(f *FitResult, now time.Time) string {
+	if t, err := time.Parse(time.RFC3339, f.MeasuredAt); err == nil {
+		return t.UTC().Format(time.RFC3339)
+	}
+	return now.UTC().Format(time.RFC3339)
+}
+
 // scaleThreads is h run on t cores: t times the peaks and the cores.
 func scaleThreads(h *hw.Hardware, t int) *hw.Hardware {
 	c := h.Clone()
@@ -150,7 +160,7 @@ func describe(f *FitResult, cpu hw.CPUInfo, threads int, man *Manifest, now time
 		CPU: cpu.Model, CPUID: cpu.ID, Cores: cpu.Cores, Threads: threads, L1dKB: cpu.L1dKB, L2KB: cpu.L2KB, L3KB: cpu.L3KB,
 		Flags: cpu.Flags, OS: cpu.OS,
 		Runtime: "onnxruntime " + man.ORT + " (node, onnxruntime-node), graph optimizations disabled, sequential executor",
-		Date:    now.UTC().Format(time.RFC3339),
+		Date:    measuredAt(f, now),
 		Method: fmt.Sprintf("%d generated models (GEMM, conv, depthwise, elementwise, reduction, normalization, data movement, views, a tiny-op zoo, attention and ONNX Runtime's fused ops, control flow, RNNs, small CNNs and transformers); end-to-end targets: unprofiled medians of warm runs, the lower of two passes; %s; every %d-th model held back",
 			n, fitMethod(f), 4),
 		Models:            n,

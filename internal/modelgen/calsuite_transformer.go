@@ -56,6 +56,9 @@ func transformerSuite(add func(group, name string, two bool, m *ir.Model)) {
 		add("elementwise", fmt.Sprintf("FastGelu_%d", n), false, biasActChain("FastGelu", n))
 		add("elementwise", fmt.Sprintf("BiasGelu_%d", n), false, biasActChain("BiasGelu", n))
 	}
+	for _, c := range []struct{ m, k, n, bits int64 }{{1, 1024, 1024, 4}, {16, 512, 512, 4}, {3, 256, 64, 2}, {1, 1024, 1024, 2}, {1, 1024, 1024, 8}} {
+		add("gemm", fmt.Sprintf("MatMulNBits%d_%dx%dx%d", c.bits, c.m, c.k, c.n), false, matmulNBitsChain(c.m, c.k, c.n, c.bits))
+	}
 	add("rnn", "lstm_bidi_8x1x64x64", false, rnnBidi("LSTM", 8, 64, 64))
 	add("rnn", "gru_bidi_16x1x32x32", false, rnnBidi("GRU", 16, 32, 32))
 	add("rnn", "lstm_state_1x1x257x128", false, lstmStep(257, 128))
@@ -171,4 +174,39 @@ func lstmStep(input, hidden int64) *ir.Model {
 	x.Name = "y"
 	b.Output(append([]*ir.Value{x}, outs...)...)
 	return b.Model()
+}
+
+// matmulNBitsChain is two com.microsoft MatMulNBits ops (block-quantized
+// weights of bits bits, blocks of 32, with zero points) over [1, m, k]: the
+// LLM weight format of a decoder step.
+func matmulNBitsChain(m, k, n, bits int64) *ir.Model {
+	b := New(fmt.Sprintf("matmulnbits%d_%dx%dx%d", bits, m, k, n), suiteOpset)
+	h := b.Input("x", ir.Float32, 1, int(m), int(k))
+	const block = 32
+	for i, dims := range [][2]int64{{k, n}, {n, k}} {
+		kk, nn := dims[0], dims[1]
+		blocks := (kk + block - 1) / block
+		packed := b.bytesInit(fmt.Sprintf("B%d", i), []int64{nn, blocks, block * bits / 8})
+		zp := b.bytesInit(fmt.Sprintf("zp%d", i), []int64{nn * ((blocks*bits + 7) / 8)}) // per row, packed
+		scales := b.Weight(fmt.Sprintf("scales%d", i), nn*blocks)
+		h = b.OpDomain(msDomain, "MatMulNBits", 1, []*ir.Value{h, packed, scales, zp},
+			Int("K", kk), Int("N", nn), Int("bits", bits), Int("block_size", block))[0]
+	}
+	h.Name = "y"
+	b.Output(h)
+	return b.Model()
+}
+
+// bytesInit adds a uint8 initializer of seeded random bytes.
+func (b *Builder) bytesInit(name string, dims []int64) *ir.Value {
+	n := int64(1)
+	for _, d := range dims {
+		n *= d
+	}
+	r := b.rng(name)
+	raw := make([]byte, n)
+	for i := range raw {
+		raw[i] = byte(r.Uint32())
+	}
+	return b.G.AddInitializer(&ir.Tensor{Name: name, DType: ir.Uint8, Dims: dims, Raw: raw})
 }

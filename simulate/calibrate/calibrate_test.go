@@ -265,7 +265,7 @@ func TestMeasuredProfiles(t *testing.T) {
 	if _, err := os.Stat(models); err != nil {
 		t.Skip("../shared/models absent")
 	}
-	files, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "measured", "cpu", "*.json"))
+	files, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "measured", "cpu", "*.profile.json"))
 	if len(files) == 0 {
 		t.Fatal("no measured profiles")
 	}

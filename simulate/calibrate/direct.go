@@ -146,7 +146,7 @@ func FitDirect(base *hw.Hardware, runs []DirectRun, opt DirectOptions) (*DirectR
 		fitHost()
 		obs := attribute(h, fit, opClass)
 		var weights map[string]float64
-		counts, weights = fitDirectOps(h, obs, opClass, opt.Prior)
+		counts, weights = fitDirectOps(h, base, obs, opClass, opt.Prior)
 		classMedians(h, base, opClass, weights)
 	}
 	fitHost()
@@ -163,7 +163,7 @@ func FitDirect(base *hw.Hardware, runs []DirectRun, opt DirectOptions) (*DirectR
 	sort.Strings(ops)
 	for _, op := range ops {
 		e := h.Efficiency.Ops[op]
-		e.Compute, e.Memory, e.OverheadUs = round4(e.Compute), round4(e.Memory), round4(e.OverheadUs)
+		e.Compute, e.Memory, e.OverheadUs, e.StepUs = round4(e.Compute), round4(e.Memory), round4(e.OverheadUs), round4(e.StepUs)
 		h.Efficiency.Ops[op] = e
 		res.Ops = append(res.Ops, OpFit{Op: op, Class: opClass[op], N: counts[op], After: e})
 	}
@@ -233,9 +233,9 @@ func attribute(h *hw.Hardware, runs []DirectRun, opClass map[string]string) map[
 	return obs
 }
 
-// fitDirectOps fits every op with observations to them, pulled toward its
-// class; it returns how many runs measured each op.
-func fitDirectOps(h *hw.Hardware, obs map[string][]directObs, opClass map[string]string, prior float64) (map[string]int, map[string]float64) {
+// fitDirectOps fits every op with observations to them, pulled toward
+// base's entry for it or its class; it returns how many runs measured each op.
+func fitDirectOps(h, base *hw.Hardware, obs map[string][]directObs, opClass map[string]string, prior float64) (map[string]int, map[string]float64) {
 	counts := map[string]int{}
 	weights := map[string]float64{}
 	ops := make([]string, 0, len(obs))
@@ -261,22 +261,38 @@ func fitDirectOps(h *hw.Hardware, obs map[string][]directObs, opClass map[string
 		if !ok {
 			start = h.Efficiency.Class(class)
 		}
-		anchor := h.Efficiency.Class(class)
+		// pulled toward what base knows of the op (a file fitted before),
+		// else toward its class
+		anchor, known := base.Efficiency.Ops[op]
+		if !known {
+			anchor = h.Efficiency.Class(class)
+		}
 		h.Efficiency.Ops[op] = fitDirectOp(h, op, anchor, start, obsOp, prior)
 	}
 	return counts, weights
 }
 
-// encodeEff maps an efficiency to the fit's unbounded space.
+// encodeEff maps an efficiency to the fit's unbounded space: compute,
+// memory, fixed time per call and, for ops that loop inside a call, fixed
+// time per further step (a step time of 0 is the call's).
 func encodeEff(e hw.ClassEfficiency) []float64 {
-	return []float64{logit(e.Compute), math.Log(math.Max(e.Memory, 1e-4)), math.Log(math.Max(e.OverheadUs, minOverheadUs))}
+	step := e.StepUs
+	if step <= 0 {
+		step = e.OverheadUs
+	}
+	return []float64{logit(e.Compute), math.Log(math.Max(e.Memory, 1e-4)), math.Log(math.Max(e.OverheadUs, minOverheadUs)), math.Log(math.Max(step, minOverheadUs))}
 }
 
 // decodeEff is encodeEff's inverse. The memory fraction may exceed 1 in
 // the fit (tensors in cache stream faster than the preset's bandwidth);
-// normalizeMemory brings it back into (0, 1].
-func decodeEff(x []float64) hw.ClassEfficiency {
-	return hw.ClassEfficiency{Compute: logistic(x[0]), Memory: math.Min(maxMemoryFraction, math.Exp(x[1])), OverheadUs: math.Exp(x[2])}
+// normalizeMemory brings it back into (0, 1]. The step time is kept only
+// when stepped (the op loops inside its calls).
+func decodeEff(x []float64, stepped bool) hw.ClassEfficiency {
+	e := hw.ClassEfficiency{Compute: logistic(x[0]), Memory: math.Min(maxMemoryFraction, math.Exp(x[1])), OverheadUs: math.Exp(x[2])}
+	if stepped && len(x) > 3 {
+		e.StepUs = math.Exp(x[3])
+	}
+	return e
 }
 
 // maxMemoryFraction bounds a memory fraction during the fit.
@@ -313,10 +329,17 @@ func normalizeMemory(h *hw.Hardware) {
 // kernel times, and a pull of every parameter toward anchor's.
 func fitDirectOp(h *hw.Hardware, op string, anchor, start hw.ClassEfficiency, os []directObs, prior float64) hw.ClassEfficiency {
 	t := h.Clone()
+	stepped := false // the op loops inside its calls in some run (an RNN on a CPU)
+	for _, o := range os {
+		stepped = stepped || o.cost.Steps > 1
+	}
 	xa := encodeEff(anchor)
+	if !stepped {
+		xa = xa[:3]
+	}
 	resid := func(x, r []float64) []float64 {
 		r = r[:0]
-		t.Efficiency.Ops[op] = decodeEff(x)
+		t.Efficiency.Ops[op] = decodeEff(x, stepped)
 		cm := cost.New(t, nil, cost.Options{})
 		for _, o := range os {
 			p := cm.Time(o.cost).DeviceS * 1e6
@@ -324,6 +347,14 @@ func fitDirectOp(h *hw.Hardware, op string, anchor, start hw.ClassEfficiency, os
 		}
 		for i := range x {
 			r = append(r, math.Sqrt(prior)*(x[i]-xa[i]))
+		}
+		if len(x) > 3 {
+			// a step costs what a call costs unless the runs say otherwise
+			// (the two trade off wherever an op is seen at one length): a
+			// quarter of the anchor's pull, enough to keep two fits of the
+			// same machine together (TestFitDirectStable) without holding
+			// the host costs off (TestFitDirectRecovers)
+			r = append(r, math.Sqrt(prior/4)*(x[3]-x[2]))
 		}
 		return r
 	}
@@ -336,11 +367,12 @@ func fitDirectOp(h *hw.Hardware, op string, anchor, start hw.ClassEfficiency, os
 	}
 	// the max() of compute and memory time makes the loss piecewise: start
 	// from the current value and a fixed grid, keep the best
-	starts := [][]float64{encodeEff(start), xa}
+	trim := func(x []float64) []float64 { return x[:len(xa)] }
+	starts := [][]float64{trim(encodeEff(start)), xa}
 	for _, c := range []float64{0.05, 0.3, 0.8} {
 		for _, m := range []float64{0.1, 0.5} {
 			for _, o := range []float64{0.3, 3} {
-				starts = append(starts, encodeEff(hw.ClassEfficiency{Compute: c, Memory: m, OverheadUs: o}))
+				starts = append(starts, trim(encodeEff(hw.ClassEfficiency{Compute: c, Memory: m, OverheadUs: o})))
 			}
 		}
 	}
@@ -352,7 +384,7 @@ func fitDirectOp(h *hw.Hardware, op string, anchor, start hw.ClassEfficiency, os
 			best, bestV = x, v
 		}
 	}
-	return decodeEff(best)
+	return decodeEff(best, stepped)
 }
 
 // classMedians sets each class with fitted ops to the weighted median of
@@ -375,7 +407,7 @@ func classMedians(h, base *hw.Hardware, opClass map[string]string, weights map[s
 			setClass(&h.Efficiency, c.Name, c.Eff)
 			continue
 		}
-		m := make([]float64, 3)
+		m := make([]float64, 4)
 		for i := range m {
 			col := append([]wx(nil), xs...)
 			sort.Slice(col, func(a, b int) bool { return col[a].x[i] < col[b].x[i] })
@@ -391,7 +423,11 @@ func classMedians(h, base *hw.Hardware, opClass map[string]string, weights map[s
 				}
 			}
 		}
-		setClass(&h.Efficiency, c.Name, decodeEff(m))
+		e := decodeEff(m, false)
+		if c.Name == "rnn" { // the class of ops that loop inside a call
+			e = decodeEff(m, true)
+		}
+		setClass(&h.Efficiency, c.Name, e)
 	}
 }
 

@@ -21,6 +21,9 @@ func directTruth(t *testing.T) (base, truth *hw.Hardware) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// a base that knows no op of its own: every op's parameters come from
+	// the runs (or its class)
+	base.Efficiency.Ops = nil
 	truth = base.Clone()
 	truth.DispatchUs, truth.LaunchUs, truth.KernelOverheadUs = 0, 0, 0
 	truth.RunOverheadUs, truth.FreeNodeUs, truth.OutputUsPerMB, truth.AllocUsPerMB = 7, 0.4, 60, 20
@@ -111,7 +114,7 @@ func TestFitDirectRecovers(t *testing.T) {
 // TestFitDirectStable: two measurements with independent noise of up to 3%
 // (uniform: about what two passes of the harness leave on a quiet machine)
 // give files whose predictions agree within 5% on the median run and within
-// 12% on every run (the check a user makes by calibrating twice; the worst
+// 15% on every run (the check a user makes by calibrating twice; the worst
 // are ops measured in one or two runs, which take those runs' noise).
 func TestFitDirectStable(t *testing.T) {
 	base, truth := directTruth(t)
@@ -127,7 +130,7 @@ func TestFitDirectStable(t *testing.T) {
 	for _, r := range directRuns(t, truth, 0, 1) {
 		d := math.Abs(PredictRun(fits[1], r)/PredictRun(fits[0], r) - 1)
 		diffs = append(diffs, d)
-		if d > 0.12 {
+		if d > 0.15 {
 			t.Errorf("%s: the two fits differ by %.1f%%", r.Label, 100*d)
 		}
 	}

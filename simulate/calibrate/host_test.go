@@ -41,6 +41,10 @@ func TestFitHost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// host costs the staged fit does not fit are off, and the ones it fits
+	// start at round values
+	base.InputUs, base.OutputUs, base.SubgraphUs = 0, 0, 0
+	base.DispatchUs, base.RunOverheadUs, base.AllocUsPerMB, base.FreeNodeUs, base.OutputUsPerMB = 6.5, 12, 30, 3, 0
 	truth := base.Clone()
 	truth.DispatchUs, truth.RunOverheadUs, truth.AllocUsPerMB, truth.FreeNodeUs = 9, 25, 50, 1.5
 	runs := hostRuns(t, truth, 0)

@@ -8,6 +8,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+
+	"github.com/wolong-dev/wolong/eval"
+	"github.com/wolong-dev/wolong/ir"
 )
 
 // LatencyFormat is the "format" field of a latency file.
@@ -35,6 +38,7 @@ type Latency struct {
 	Inputs            []GraphInput `json:"inputs"`
 	Warmup            int          `json:"warmup"`
 	Runs              int          `json:"runs"`
+	Seed              int          `json:"seed,omitempty"` // of the harness's input stream (0: 1)
 	MedianUs          float64      `json:"median_us"`
 	P10Us             float64      `json:"p10_us"`
 	P90Us             float64      `json:"p90_us"`
@@ -94,6 +98,56 @@ func ParseLatency(src string, data []byte) (*Latency, error) {
 		}
 	}
 	return l, nil
+}
+
+// maxInputValues is the most elements of an integer input whose values
+// InputValues gives: trip counts, flags, sample rates, sequence lengths.
+const maxInputValues = 16
+
+// InputValues reproduces the values the harness fed to the model's small
+// integer and bool inputs (at most maxInputValues elements each): its
+// constant fills, else its seeded stream (mulberry32 seeded with Seed, 1
+// when not recorded; one draw per element of every input in the record's
+// order, a fill drawing none; integers draw % 10, bools & 1). A prediction
+// given them follows the branches and trip counts the runtime took.
+func (l *Latency) InputValues() map[string][]int64 {
+	seed := l.Seed
+	if seed == 0 {
+		seed = 1
+	}
+	r := eval.NewRand(uint32(seed))
+	out := map[string][]int64{}
+	for _, in := range l.Inputs {
+		n := int64(1)
+		for _, d := range in.Shape {
+			n *= d
+		}
+		dt, known := ir.ParseDType(in.DType)
+		small := known && (dt.IsInt() || dt == ir.Bool) && n <= maxInputValues
+		var vals []int64
+		for i := int64(0); i < n; i++ {
+			if in.Fill != nil {
+				if !small {
+					break
+				}
+				vals = append(vals, int64(*in.Fill))
+				continue
+			}
+			u := r.Next()
+			if !small {
+				continue
+			}
+			if dt == ir.Bool {
+				vals = append(vals, int64(u&1))
+			} else {
+				vals = append(vals, int64(u%10))
+			}
+		}
+		if small {
+			out[in.Name] = vals
+		}
+	}
+	return out
 }
 
 // TargetUs is the end-to-end time a prediction is compared with: the

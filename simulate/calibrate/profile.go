@@ -59,6 +59,9 @@ type GraphInput struct {
 	Name  string  `json:"name"`
 	DType string  `json:"dtype"`
 	Shape []int64 `json:"shape"`
+	// Fill is the one value every element was set to (the harness's
+	// constant inputs: a sample rate, a sequence length); nil: random.
+	Fill *float64 `json:"fill,omitempty"`
 }
 
 // Profile is one measurement file.

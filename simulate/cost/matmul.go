@@ -155,6 +155,12 @@ func matmulNBitsCost(c *Ctx) (Cost, error) {
 		return Cost{}, err
 	}
 	cost.Work = []Work{{FLOPs: flops, Tiles: c.Tiles(1, m, float64(n)), Count: 1}}
+	if bits := c.Node.AttrInt("bits", 4); bits != 4 {
+		// an op key of its own: runtimes have fast kernels for 4-bit
+		// weights only (ONNX Runtime 1.30's CPU kernel unpacks other
+		// widths element by element), so its speed is measured apart
+		cost.Op = fmt.Sprintf("%s/%dbit", OpKey(c.Node), bits)
+	}
 	return cost, nil
 }
 

@@ -167,7 +167,7 @@ func (m *Model) Node(n *ir.Node) Estimate {
 		}
 		cost.WeightBytes = m.weightBytes(n)
 		if cost.Op == "" {
-			cost.Op = m.effKey(n)
+			cost.Op = OpKey(n)
 		}
 		m.note(cost.Note)
 		e := m.Time(cost)
@@ -445,7 +445,11 @@ func extraCallsS(c Cost, ce hw.ClassEfficiency) float64 {
 	if c.Steps <= 1 {
 		return 0
 	}
-	return float64(c.Kernels) * float64(c.Steps-1) * ce.OverheadUs * 1e-6
+	per := ce.OverheadUs
+	if ce.StepUs > 0 {
+		per = ce.StepUs
+	}
+	return float64(c.Kernels) * float64(c.Steps-1) * per * 1e-6
 }
 
 // Time turns a Cost into an Estimate on the model's hardware.
@@ -456,7 +460,7 @@ func (m *Model) Time(c Cost) Estimate {
 		e.Bound = BoundFree
 		return e
 	}
-	ce := h.Efficiency.For(c.Op, string(c.Class))
+	ce := m.efficiency(c.Op, string(c.Class))
 	mode := hw.Vector
 	if c.Class.Matrix() {
 		mode = hw.Tensor
@@ -576,7 +580,7 @@ func (m *Model) fused(n *ir.Node, body *ir.Graph) Estimate {
 		e.FLOPs += be.FLOPs
 		e.ComputeS += be.ComputeS
 		if be.Kernels > 0 {
-			ce := h.Efficiency.For(be.Op, string(be.Class))
+			ce := m.efficiency(be.Op, string(be.Class))
 			innerS += m.stagedS(be.Cost, ce.Memory) + extraCallsS(be.Cost, ce)
 		}
 		if be.Unknown && !e.Unknown {
@@ -613,7 +617,7 @@ func (m *Model) fused(n *ir.Node, body *ir.Graph) Estimate {
 	ext(n.Inputs, body.Inputs)
 	ext(n.Outputs, body.Outputs)
 	e.WeightBytes = m.weightBytes(n)
-	ce := h.Efficiency.For(domOp, string(dominant)) // the dominant member's kernel
+	ce := m.efficiency(domOp, string(dominant)) // the dominant member's kernel
 	e.MemoryS = m.memS(e.Bytes, 1, ce.Memory)
 	e.OverheadS = (h.KernelOverheadUs + ce.OverheadUs) * 1e-6
 	w := math.Max(e.ComputeS, e.MemoryS) + innerS

@@ -2,7 +2,7 @@ package cost
 
 // This file ties ONNX Runtime's fused operators to the kernels they run.
 
-import "github.com/wolong-dev/wolong/ir"
+import "github.com/wolong-dev/wolong/simulate/hw"
 
 // ortBase maps an ONNX Runtime fused operator to the op whose library
 // kernel it runs, with its epilogue (activation, bias, residual) applied
@@ -16,16 +16,16 @@ var ortBase = map[string]string{
 	"com.microsoft:SkipLayerNormalization": "LayerNormalization",
 }
 
-// effKey is the key n's efficiency is looked up by (hw.Efficiency.For):
-// its op key, or, for an ONNX Runtime fused operator the hardware file
-// has no efficiency of its own for, the key of the kernel it runs (a
-// calibrated file knows Conv, not FusedConv).
-func (m *Model) effKey(n *ir.Node) string {
-	k := OpKey(n)
-	if b, ok := ortBase[k]; ok {
-		if _, own := m.HW.Efficiency.Ops[k]; !own {
-			return b
+// efficiency is the efficiency of an op (a cost's Op key) in class on
+// m's hardware: the op's own entry, or, for an ONNX Runtime fused operator
+// the hardware file has no entry for, the entry of the kernel it runs (a
+// calibrated file knows Conv, not FusedConv), else the class's. A cost
+// keeps its own op key, so a fit sees FusedConv as itself.
+func (m *Model) efficiency(op, class string) hw.ClassEfficiency {
+	if _, own := m.HW.Efficiency.Ops[op]; !own {
+		if b, ok := ortBase[op]; ok {
+			op = b
 		}
 	}
-	return k
+	return m.HW.Efficiency.For(op, class)
 }

@@ -44,6 +44,10 @@ type ClassEfficiency struct {
 	Compute    float64 `json:"compute"`     // fraction of the dtype's peak FLOP/s
 	Memory     float64 `json:"memory"`      // fraction of peak memory bandwidth
 	OverheadUs float64 `json:"overhead_us"` // extra fixed device time per kernel, µs
+	// StepUs is the fixed time of each further step of a kernel that loops
+	// inside one call (a CPU library's RNN: a step per time step and
+	// direction), µs; 0: OverheadUs, as a call of its own.
+	StepUs float64 `json:"step_us,omitempty"`
 }
 
 // Efficiency holds the named efficiency parameters, one entry per op
