@@ -79,8 +79,8 @@ func TestTransformerOfExports(t *testing.T) {
 // error.
 func TestTransformerOfNot(t *testing.T) {
 	for name, m := range map[string]*ir.Model{
-		"mlp":    modelgen.MLP(64, 2),
-		"cnn":    modelgen.SampleCNN(),
+		"mlp": modelgen.MLP(64, 2),
+		"cnn": modelgen.SampleCNN(),
 	} {
 		_, err := cluster.TransformerOf(m)
 		var nt *cluster.NotTransformerError

@@ -164,8 +164,8 @@ func (k *kernels) residual(n, pass float64, dropout bool) {
 // scores in memory).
 func (k *kernels) core(t *Transformer, s layerShape, T, hq, hkv, d float64, bwd, dropout bool) {
 	b := float64(s.mb)
-	sq := T / b                    // query positions per sequence on this GPU
-	skv := float64(s.seq)          // keys each query block sees over the CP ring
+	sq := T / b           // query positions per sequence on this GPU
+	skv := float64(s.seq) // keys each query block sees over the CP ring
 	io := k.bytes * T * (2*hq + 2*hkv) * d
 	if s.attn == FlashAttention {
 		f := 4 * b * hq * sq * skv * d / 2 // causal: half the square

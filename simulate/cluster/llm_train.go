@@ -110,6 +110,8 @@ type llmRun struct {
 	k      *kernels
 	layers map[layerKey]layerTime
 	heads  map[layerShape][3]float64
+	// slow divides kernel rates: 1 / Framework.KernelEfficiency
+	slow float64
 }
 
 type layerKey struct {
@@ -117,8 +119,12 @@ type layerKey struct {
 	do bool
 }
 
-func newLLMRun(t *Transformer, c *Cluster, dt ir.DType) *llmRun {
-	return &llmRun{t: t, c: c, k: newKernels(c.GPU, dt), layers: map[layerKey]layerTime{}, heads: map[layerShape][3]float64{}}
+func newLLMRun(t *Transformer, c *Cluster, dt ir.DType, fw *Framework) *llmRun {
+	slow := 1.0
+	if fw != nil && fw.KernelEfficiency > 0 {
+		slow = 1 / fw.KernelEfficiency
+	}
+	return &llmRun{t: t, c: c, k: newKernels(c.GPU, dt), layers: map[layerKey]layerTime{}, heads: map[layerShape][3]float64{}, slow: slow}
 }
 
 func (r *llmRun) layer(s layerShape) layerTime {
@@ -126,6 +132,9 @@ func (r *llmRun) layer(s layerShape) layerTime {
 	lt, ok := r.layers[key]
 	if !ok {
 		lt = r.k.layer(r.t, s, r.t.Dropout)
+		for _, p := range []*float64{&lt.FwdS, &lt.BwdS, &lt.CoreFwdS, &lt.CoreBwdS, &lt.GEMMFwdS} {
+			*p *= r.slow
+		}
 		r.layers[key] = lt
 	}
 	return lt
@@ -135,6 +144,9 @@ func (r *llmRun) head(s layerShape) (fwd, bwd, emb float64) {
 	h, ok := r.heads[s]
 	if !ok {
 		h[0], h[1], h[2] = r.k.headTime(r.t, s)
+		for i := range h {
+			h[i] *= r.slow
+		}
 		r.heads[s] = h
 	}
 	return h[0], h[1], h[2]
@@ -158,7 +170,7 @@ func SimulateLLM(t *Transformer, c *Cluster, o LLMOptions) (*LLMResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newLLMRun(&tt, c, o.DType).simulate(o), nil
+	return newLLMRun(&tt, c, o.DType, o.Framework).simulate(o), nil
 }
 
 // stageLayers splits the layers over p stages: the remainder goes to the
