@@ -170,7 +170,10 @@ func SimulateLLM(t *Transformer, c *Cluster, o LLMOptions) (*LLMResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newLLMRun(&tt, c, o.DType, o.Framework).simulate(o), nil
+	r := newLLMRun(&tt, c, o.DType, o.Framework)
+	res := r.simulate(o)
+	res.Assumptions, res.Warnings = r.notes(o, res)
+	return res, nil
 }
 
 // stageLayers splits the layers over p stages: the remainder goes to the
@@ -201,6 +204,8 @@ type stageCost struct {
 	bwdS, fwdS      float64 // the backward and forward of one micro-batch (overlap windows)
 }
 
+// simulate predicts a step under o (defaults filled, layout checked); the
+// caller adds the notes.
 func (r *llmRun) simulate(o LLMOptions) *LLMResult {
 	t, c, fw := r.t, r.c, o.Framework
 	res := &LLMResult{Model: t.Name, Cluster: c.String(), GPU: c.GPU.Name, GPUs: c.GPUs(),
@@ -386,7 +391,6 @@ func (r *llmRun) simulate(o LLMOptions) *LLMResult {
 	}
 	r.rates(res, o, step)
 	res.Memory = r.memory(o, s, nl)
-	res.Assumptions, res.Warnings = r.notes(o, res)
 	return res
 }
 
