@@ -52,19 +52,37 @@ func (c *Cluster) railGBs() float64 { return c.NICGBs() / float64(c.GPUsPerMachi
 // netHopS is one network step's latency.
 func (c *Cluster) netHopS() float64 { return (c.Net.LatencyUs + c.Host.CollectiveNetStepUs) * 1e-6 }
 
-// allReduceS is an all-reduce of bytes on g.
+// NCCL's low-latency protocol (LL; src/graph/tuning.cc): 6.8 us base
+// latency per collective and 0.6 us per NVLink ring step, at half the
+// Simple protocol's bandwidth (8-byte stores carrying 4 bytes of data and
+// a flag). NCCL's tuner picks it for small messages: decode steps' all-
+// reduces, not training's.
+const (
+	llBaseUs    = 6.8
+	llHopUs     = 0.6
+	llBandwidth = 0.5
+)
+
+// allReduceS is an all-reduce of bytes on g: the faster of NCCL's Simple
+// and LL protocols.
 func (c *Cluster) allReduceS(bytes float64, g rankGroup) float64 {
 	if g.n <= 1 || bytes <= 0 {
 		return 0
 	}
-	base := c.Host.CollectiveBaseUs * 1e-6
+	simple := c.allReduceProtoS(bytes, g, c.Host.CollectiveBaseUs, nvlinkHopUs, 1)
+	return math.Min(simple, c.allReduceProtoS(bytes, g, llBaseUs, llHopUs, llBandwidth))
+}
+
+// allReduceProtoS is an all-reduce under one protocol: base latency and
+// NVLink step latency in us, bw the fraction of the bus bandwidth.
+func (c *Cluster) allReduceProtoS(bytes float64, g rankGroup, baseUs, hopUs, bw float64) float64 {
 	k, m := float64(g.k), float64(g.domains())
-	s := base
+	s := baseUs * 1e-6
 	if g.k > 1 { // reduce-scatter and all-gather inside the domain
-		s += 2*(k-1)/k*bytes/c.intraBusGBs() + 2*(k-1)*nvlinkHopUs*1e-6
+		s += 2*(k-1)/k*bytes/(bw*c.intraBusGBs()) + 2*(k-1)*hopUs*1e-6
 	}
 	if m > 1 { // the 1/k shard across domains (tree latency)
-		s += 2*(m-1)/m*(bytes/k)/c.railGBs() + 2*math.Ceil(math.Log2(m))*c.netHopS()
+		s += 2*(m-1)/m*(bytes/k)/(bw*c.railGBs()) + 2*math.Ceil(math.Log2(m))*c.netHopS()
 	}
 	return s
 }
@@ -76,7 +94,7 @@ func (c *Cluster) reduceScatterS(bytes float64, g rankGroup) float64 {
 		return 0
 	}
 	base := c.Host.CollectiveBaseUs * 1e-6
-	return base + (c.allReduceS(bytes, g)-base)/2
+	return base + (c.allReduceProtoS(bytes, g, c.Host.CollectiveBaseUs, nvlinkHopUs, 1)-base)/2
 }
 
 // allToAllS is an all-to-all in which every rank of g sends bytes in
