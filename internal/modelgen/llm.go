@@ -262,7 +262,7 @@ func (g *llmGen) moe(p string, n *ir.Value) *ir.Value {
 	probs := g.op("Softmax", []*ir.Value{g.op("MatMul", []*ir.Value{x, g.w(p+"gate.weight", h, E)})}, Int("axis", -1))
 	probsT := g.op("Transpose", []*ir.Value{probs}, Ints("perm", 1, 0)) // [E, T]
 	topk := b.OpN("TopK", 2, []*ir.Value{probsT, b.ConstI(p+"capacity", []int64{1}, C)}, Int("axis", -1))
-	weight, idx := topk[0], topk[1] // [E, C]
+	weight, idx := topk[0], topk[1]                               // [E, C]
 	tokens := g.op("Gather", []*ir.Value{x, idx}, Int("axis", 0)) // [E, C, h]
 	var y *ir.Value
 	if t.Gated {
@@ -274,7 +274,7 @@ func (g *llmGen) moe(p string, n *ir.Value) *ir.Value {
 		y = g.op("MatMul", []*ir.Value{u, g.w(p+"experts.w2", E, f, h)})
 	}
 	y = g.op("Mul", []*ir.Value{y, g.op("Unsqueeze", []*ir.Value{weight, b.ConstI(p+"unsq_axes", []int64{1}, -1)})})
-	updates := g.op("Reshape", []*ir.Value{y, g.flat})                                         // [E*C, h]
+	updates := g.op("Reshape", []*ir.Value{y, g.flat})                                        // [E*C, h]
 	where := g.op("Reshape", []*ir.Value{idx, b.ConstI(p+"index_shape", []int64{2}, E*C, 1)}) // [E*C, 1]
 	out := g.op("ScatterND", []*ir.Value{g.op("Mul", []*ir.Value{x, g.zero}), where, updates}, Str("reduction", "add"))
 	return g.op("Reshape", []*ir.Value{out, b.ConstI(p+"unflat_shape", []int64{3}, int64(g.o.Batch), int64(t.Seq), h)})
