@@ -90,7 +90,11 @@ type Framework struct {
 	// GPU preset's kernel efficiencies were measured at. The one fitted
 	// figure of the planner: see defaultKernelEfficiency.
 	KernelEfficiency float64 `json:"kernel_efficiency"`
-	Source           string  `json:"source"`
+	// MaxZeROWithPP is the highest ZeRO stage the framework runs together
+	// with pipeline parallelism (0: any): Megatron-Core's distributed
+	// optimizer and DeepSpeed's pipeline engine stop at 1.
+	MaxZeROWithPP int    `json:"max_zero_with_pp"`
+	Source        string `json:"source"`
 }
 
 // defaultKernelEfficiency is Framework.KernelEfficiency for every preset:
@@ -102,12 +106,14 @@ const defaultKernelEfficiency = 0.85
 
 // Framework presets.
 var frameworks = []Framework{
-	{Name: "megatron-core", Attention: FlashAttention, OverlapGradReduce: true, OverlapParamGather: true, OverlapCP: true, GradFP32: true, ScatterGatherP2P: true,
+	{Name: "megatron-core", Attention: FlashAttention, OverlapGradReduce: true, OverlapParamGather: true, OverlapCP: true, GradFP32: true, ScatterGatherP2P: true, MaxZeROWithPP: 1,
 		Source: "Megatron-Core (NVIDIA/Megatron-LM): flash attention (Transformer Engine), --overlap-grad-reduce, --overlap-param-gather, context parallelism with overlapped ring exchange, fp32 main grads; tensor-parallel communication not overlapped (no --tp-comm-overlap)"},
-	{Name: "megatron-2021", Attention: UnfusedAttention, OverlapGradReduce: false, GradFP32: true, ScatterGatherP2P: true,
+	{Name: "megatron-2021", Attention: UnfusedAttention, OverlapGradReduce: false, GradFP32: true, ScatterGatherP2P: true, MaxZeROWithPP: 1,
 		Source: "Narayanan et al., 'Efficient Large-Scale Language Model Training on GPU Clusters Using Megatron-LM', SC21 (NVIDIA/Megatron-LM examples/sc21): fused scale-mask-softmax and bias-GeLU / bias-dropout-add kernels but unfused attention, --DDP-impl local (all-reduce after backward; set OverlapGradReduce for --DDP-impl torch), scatter/gather pipeline sends"},
-	{Name: "deepspeed", Attention: UnfusedAttention, OverlapGradReduce: true, OverlapParamGather: true, GradFP32: true,
-		Source: "DeepSpeed (Megatron-DeepSpeed of 2021-2022, as in MT-NLG and BLOOM): Megatron's fused kernels without flash attention, ZeRO reduce-scatter / all-gather overlapped with compute, pipeline sends of whole activations"},
+	{Name: "deepspeed", Attention: UnfusedAttention, OverlapGradReduce: true, OverlapParamGather: true, GradFP32: true, MaxZeROWithPP: 1,
+		Source: "DeepSpeed (Megatron-DeepSpeed of 2021-2022, as in MT-NLG and BLOOM): Megatron's fused kernels without flash attention, ZeRO reduce-scatter / all-gather overlapped with compute, pipeline sends of whole activations; the pipeline engine runs ZeRO-1 only"},
+	{Name: "fsdp", Attention: FlashAttention, OverlapGradReduce: true, OverlapParamGather: true, OverlapCP: true, GradFP32: true, MaxZeROWithPP: 3,
+		Source: "PyTorch FSDP2 with torch.distributed.pipelining and tensor / context parallelism (torchtitan): flash attention (SDPA), reduce-scatter in fp32 and prefetched all-gathers overlapped with compute, any ZeRO stage with pipeline parallelism, pipeline sends of whole activations"},
 }
 
 // FrameworkNames lists the framework presets.
@@ -219,6 +225,9 @@ func (o LLMOptions) withDefaults(t *Transformer, gpus int) (LLMOptions, error) {
 	}
 	if o.Framework.KernelEfficiency < 0 || o.Framework.KernelEfficiency > 1 {
 		return o, fmt.Errorf("cluster: framework kernel efficiency %g (want 0 to 1; 0: %g)", o.Framework.KernelEfficiency, defaultKernelEfficiency)
+	}
+	if m := o.Framework.MaxZeROWithPP; m > 0 && o.PP > 1 && o.ZeRO > m {
+		return o, fmt.Errorf("cluster: framework %s runs zero stage %d with pipeline parallelism at most (zero %d, pp %d)", o.Framework.Name, m, o.ZeRO, o.PP)
 	}
 	if o.Framework.Attention != FlashAttention && o.Framework.Attention != UnfusedAttention {
 		return o, fmt.Errorf("cluster: attention kernel %q (want flash or unfused)", o.Framework.Attention)

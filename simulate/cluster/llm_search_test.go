@@ -47,6 +47,9 @@ func TestSearchLLM(t *testing.T) {
 		if i > 0 && b.StepMS < res.Best[i-1].StepMS {
 			t.Errorf("layout %d faster than %d", i, i-1)
 		}
+		if b.PP > 1 && b.ZeRO > 1 {
+			t.Errorf("layout %d (%s): megatron-core runs zero-1 at most with pp", i, b.Layout())
+		}
 		if len(b.Assumptions) == 0 {
 			t.Errorf("layout %d without assumptions", i)
 		}

@@ -130,6 +130,7 @@ func TestLLMBadLayouts(t *testing.T) {
 		{LLMOptions{TP: 8, VirtualStages: 2}, "pp > 1"},
 		{LLMOptions{TP: 8, GlobalBatch: 7}, "multiple"},
 		{LLMOptions{TP: 8, ZeRO: 4}, "zero"},
+		{LLMOptions{TP: 8, PP: 2, ZeRO: 3}, "with pipeline parallelism"},
 		{LLMOptions{TP: 8, Recompute: "most"}, "recompute"},
 		{LLMOptions{TP: -1}, ">= 0"},
 		{LLMOptions{TP: 8, CP: 8, Seq: 100}, "cp"},
@@ -138,6 +139,10 @@ func TestLLMBadLayouts(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: err %v, want one mentioning %q", tc.o, err, tc.want)
 		}
+	}
+	fsdp, _ := FrameworkPreset("fsdp")
+	if _, err := SimulateLLM(tr, c, LLMOptions{TP: 8, PP: 2, ZeRO: 3, Framework: fsdp}); err != nil {
+		t.Errorf("fsdp runs zero-3 with pp: %v", err)
 	}
 	moe, _ := TransformerPreset("mixtral-8x7b")
 	if _, err := SimulateLLM(moe, c, LLMOptions{TP: 2, EP: 3, DP: 32}); err == nil || !strings.Contains(err.Error(), "does not divide the 8 experts") {
