@@ -20,8 +20,8 @@ type SearchOptions struct {
 	// Base carries what the search keeps: GlobalBatch (required), Seq,
 	// DType, Framework, MemoryGB. Its parallel fields are ignored.
 	Base LLMOptions
-	// TP defaults to the powers of two up to the NVLink domain (tensor
-	// parallelism across domains is never faster); PP to the powers of two
+	// TP defaults to the powers of two that divide the NVLink domain
+	// (tensor parallelism across domains is never faster); PP to the powers of two
 	// up to the layers; CP to 1, 2, 4, 8, 16 when the sequence is 8K or
 	// longer, else 1; EP to the powers of two dividing the experts (1 for
 	// a dense model); VirtualStages to 1, 2, 4; ZeRO to 0-3; Recompute to
@@ -211,7 +211,13 @@ func (s SearchOptions) dims(t *Transformer, c *Cluster) *searchDims {
 		return def
 	}
 	d := &searchDims{rc: s.Recompute, sp: s.SequenceParallel}
-	d.tp = or(s.TP, pow2(min(c.GPUsPerMachine, t.Heads)))
+	var tps []int
+	for _, tp := range pow2(min(c.GPUsPerMachine, t.Heads)) {
+		if c.GPUsPerMachine%tp == 0 { // a group never straddles two domains
+			tps = append(tps, tp)
+		}
+	}
+	d.tp = or(s.TP, tps)
 	d.pp = or(s.PP, pow2(t.Layers))
 	cps := []int{1}
 	if t.Seq >= 8192 {
