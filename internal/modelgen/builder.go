@@ -83,6 +83,12 @@ func (b *Builder) Weight(name string, dims ...int64) *ir.Value {
 // weightBytes packs the first min(elements, limit) values of Weight's
 // stream for name and dims.
 func (b *Builder) weightBytes(name string, dims []int64, limit int64) []byte {
+	return b.weightBytesOf(name, dims, limit, ir.Float32)
+}
+
+// weightBytesOf is weightBytes encoded as dt (float32, float16 or
+// bfloat16, rounded to nearest).
+func (b *Builder) weightBytesOf(name string, dims []int64, limit int64, dt ir.DType) []byte {
 	n := int64(1)
 	for _, d := range dims {
 		n *= d
@@ -94,9 +100,27 @@ func (b *Builder) weightBytes(name string, dims []int64, limit int64) []byte {
 	}
 	scale := 1 / math.Sqrt(float64(max(fan, 1)))
 	r := b.rng(name)
-	raw := make([]byte, 4*n)
-	for i := int64(0); i < n; i++ {
-		binary.LittleEndian.PutUint32(raw[4*i:], math.Float32bits(float32((r.Float64()*2-1)*scale)))
+	vals := make([]float32, n)
+	for i := range vals {
+		vals[i] = float32((r.Float64()*2 - 1) * scale)
+	}
+	return encodeFloats(dt, vals)
+}
+
+// encodeFloats packs vals as little-endian dt (float32, float16 or
+// bfloat16, rounded to nearest).
+func encodeFloats(dt ir.DType, vals []float32) []byte {
+	size := dt.Bits() / 8
+	raw := make([]byte, size*len(vals))
+	for i, f := range vals {
+		switch dt {
+		case ir.Float16:
+			binary.LittleEndian.PutUint16(raw[2*i:], ir.Float32ToHalf(f))
+		case ir.BFloat16:
+			binary.LittleEndian.PutUint16(raw[2*i:], ir.Float32ToBFloat16(f))
+		default:
+			binary.LittleEndian.PutUint32(raw[4*i:], math.Float32bits(f))
+		}
 	}
 	return raw
 }

@@ -110,27 +110,41 @@ func NewSparseFile(path string) (*SparseFile, error) {
 // +-1/sqrt(fan-in), as Builder.Weight) in its first SparseHead bytes and
 // zeros after: no two weights are equal, as with real ones.
 func (s *SparseFile) Weight(b *Builder, name string, dims ...int64) (*ir.Value, error) {
-	return s.add(b, name, dims, SparseHead/4)
+	return s.add(b, name, ir.Float32, dims, SparseHead/4)
+}
+
+// WeightOf is Weight for a weight of element type dt (float32, float16 or
+// bfloat16): random values in its first SparseHead bytes, zeros after.
+func (s *SparseFile) WeightOf(b *Builder, name string, dt ir.DType, dims ...int64) (*ir.Value, error) {
+	return s.add(b, name, dt, dims, SparseHead/int64(max(1, dt.Bits()/8)))
 }
 
 // Fill adds a float32 initializer with random values throughout (biases
 // and other small tensors).
 func (s *SparseFile) Fill(b *Builder, name string, dims ...int64) (*ir.Value, error) {
-	return s.add(b, name, dims, math.MaxInt64)
+	return s.add(b, name, ir.Float32, dims, math.MaxInt64)
 }
 
 // add writes the first limit elements of name's values; the rest of the
 // tensor stays a hole.
-func (s *SparseFile) add(b *Builder, name string, dims []int64, limit int64) (*ir.Value, error) {
-	n := int64(4)
+func (s *SparseFile) add(b *Builder, name string, dt ir.DType, dims []int64, limit int64) (*ir.Value, error) {
+	return s.write(b, name, dt, dims, b.weightBytesOf(name, dims, limit, dt))
+}
+
+// write stores head at the file's next page and adds the initializer: a
+// tensor of dims whose bytes past head are zeros (a hole in the file).
+func (s *SparseFile) write(b *Builder, name string, dt ir.DType, dims []int64, head []byte) (*ir.Value, error) {
+	if dt != ir.Float32 && dt != ir.Float16 && dt != ir.BFloat16 {
+		return nil, fmt.Errorf("modelgen: sparse weight %s: element type %s not float32, float16 or bfloat16", name, dt)
+	}
+	n := int64(dt.Bits() / 8)
 	for _, d := range dims {
 		n *= d
 	}
-	head := b.weightBytes(name, dims, limit)
 	if _, err := s.f.WriteAt(head, s.off); err != nil {
 		return nil, err
 	}
-	t := &ir.Tensor{Name: name, DType: ir.Float32, Dims: dims, Src: io.NewSectionReader(s.f, s.off, n),
+	t := &ir.Tensor{Name: name, DType: dt, Dims: dims, Src: io.NewSectionReader(s.f, s.off, n),
 		Loc: ir.Location{File: s.path, Offset: s.off, Length: n, External: true, ExternalPath: s.base}}
 	s.off = (s.off + n + 4095) / 4096 * 4096 // page-aligned, so runtimes may map each weight
 	return b.G.AddInitializer(t), nil

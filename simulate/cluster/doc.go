@@ -9,7 +9,8 @@
 // fraction, latency, per-message CPU, RDMA and GPUDirect availability,
 // kernel-TCP goodput, registered-memory limit); the host model (copy
 // bandwidth and threads, RPC CPU, PCIe staging, NCCL step latencies); and
-// extra GPUs in the simulate/hw schema (p100).
+// extra GPUs in the simulate/hw schema (p100; h800, b200, gb200 (an
+// NVL72 rack is a 72-GPU machine), mi300x).
 //
 // Transports (transport.go), costed per transfer: grpc-tcp (staging,
 // serialize copy, kernel TCP, deserialize copy), grpc-rdma (staging, RPC
@@ -69,4 +70,36 @@
 // models build them with ConstantOfShape) are found here as parameters and
 // given a weight-gradient in backward as initializer weights get.
 // Profile.Rescale changes op times without simulating again.
+//
+// # LLM planner (llm_*.go)
+//
+// Decoder-only transformers are planned from their architecture rather
+// than from a one-GPU profile: a Transformer (TransformerPreset: GPT-3,
+// Llama 2/3, Mixtral; TransformerOf: read from an ONNX graph) is costed
+// layer by layer with simulate/cost's kernels on the sharded shapes, under
+// tensor (with or without sequence parallelism), pipeline (1F1B or
+// interleaved), data (ZeRO 0-3), expert and context parallelism and
+// recomputation none / selective / full, with the overlaps a Framework
+// preset performs; memory per GPU by part, with a verdict.
+//
+//	t, _ := cluster.TransformerPreset("llama3-405b")           // or TransformerOf(model)
+//	c, _ := cluster.New(2048, 8, gpu, net); c.NICsPerMachine = 8 // --cluster 2048x8 --nics 8
+//	fw, _ := cluster.FrameworkPreset("megatron-core")          // --framework
+//	rc, _ := cluster.ParseRecompute("selective")               // --recompute
+//	res, err := cluster.SimulateLLM(t, c, cluster.LLMOptions{TP: 8, PP: 16, DP: 128,
+//		VirtualStages: 2, SequenceParallel: true, ZeRO: 1, Recompute: rc,
+//		MicroBatch: 1, GlobalBatch: 2048, Framework: fw})
+//	// res.StepMS, ComputeMS, CommMS, BubbleMS, OptimizerMS, Comm (by kind),
+//	// TokensPerS(PerGPU), MFU, HFU, Peak (the dense peak they are against),
+//	// Memory (weights, gradients, optimizer, activations, comm buffers,
+//	// runtime, total, capacity, fits), Assumptions, Warnings
+//	s, err := cluster.SearchLLM(t, c, cluster.SearchOptions{Base: cluster.LLMOptions{GlobalBatch: 2048},
+//		TP: []int{8} /* a flag given with --strategy auto fixes it */})
+//	// s.Best (fastest fitting first), s.Smallest (when none fits), Evaluated, Fitting
+//	sv, err := cluster.SimulateServe(t, c, cluster.ServeOptions{TP: 8, Batch: 32, Prompt: 2048, Output: 256})
+//	// sv.TTFTMS, TPOTMS, TokensPerSPerGPU, MaxBatch, Memory (with the KV cache)
+//
+// The one fitted figure is Framework.KernelEfficiency (0.85, from the
+// Megatron-LM SC21 table); the other published runs in llm_runs_test.go
+// are held out.
 package cluster
