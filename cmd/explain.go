@@ -20,6 +20,7 @@ type ExplainOptions struct {
 	Pass string // --pass: focus on one pass
 	Diff bool   // --diff: unified diff of the IR text per pass
 	Dot  string // --dot DIR: one DOT file per pass
+	HTML string // --html FILE: the explain page
 }
 
 func newExplainCmd(env *Env) *cobra.Command {
@@ -46,6 +47,7 @@ Graphviz DOT after each pass with fused groups drawn as clusters.`,
 	c.Flags().StringVar(&opts.Pass, "pass", "", "show only the pass called `NAME`")
 	c.Flags().BoolVar(&opts.Diff, "diff", false, "add a unified diff of the IR text for each pass")
 	c.Flags().StringVar(&opts.Dot, "dot", "", "write a Graphviz DOT file per pass into `DIR`")
+	c.Flags().StringVar(&opts.HTML, "html", "", "write a self-contained HTML page (pass columns, timeline, costs, graph) to `FILE`")
 	return c
 }
 
@@ -90,6 +92,10 @@ func runExplain(env *Env, opts *ExplainOptions, path string) error {
 	if err := out.checkDir("--dot", opts.Dot); err != nil {
 		return err
 	}
+	page, err := newHTMLExplain(out, opts.HTML)
+	if err != nil {
+		return err
+	}
 	p, err := loadPipeline(&opts.OptimizeOptions, path)
 	if err != nil {
 		return err
@@ -119,8 +125,11 @@ func runExplain(env *Env, opts *ExplainOptions, path string) error {
 		seq++
 		return nil
 	}
-	res, err := p.run(&opts.OptimizeOptions, onPass)
+	res, err := p.run(&opts.OptimizeOptions, page.hook(onPass))
 	if err != nil {
+		return err
+	}
+	if err := page.write(out, path, p, res); err != nil {
 		return err
 	}
 	if err := out.commit(); err != nil {

@@ -1,0 +1,119 @@
+package report
+
+// This file keeps the node list of the graph after each pass for the HTML
+// report (explain --html): an adapter on optimize.Options.OnPass, so the
+// pass driver needs no change. Nodes are interned: a node that a pass did
+// not touch is one table entry shared by every column it appears in.
+
+import (
+	"strings"
+
+	"github.com/wolong-dev/wolong/ir"
+)
+
+// HTMLNode is one interned node: [label, op, inputs, outputs, members]
+// (members: "label:op" of a fused group's body nodes, empty otherwise).
+type HTMLNode [5]any
+
+// PassRecorder records the main graph's node list after each pass. Its
+// Record method fits optimize.Options.OnPass (chain it with other hooks).
+// It does not copy tensors or attributes: a node is its label, op, value
+// names and fused members.
+type PassRecorder struct {
+	nodes []HTMLNode
+	index map[string]int
+	snaps []passSnap
+}
+
+type passSnap struct {
+	name string
+	ids  []int
+}
+
+// NewPassRecorder returns an empty recorder.
+func NewPassRecorder() *PassRecorder { return &PassRecorder{index: map[string]int{}} }
+
+// Record keeps the node list of m after pass ("input": before the first).
+func (r *PassRecorder) Record(pass string, m *ir.Model) error {
+	ids := make([]int, 0, len(m.Graph.Nodes))
+	var key strings.Builder
+	for _, n := range m.Graph.Nodes {
+		label, op := ir.NodeLabel(n), n.QualifiedOp()
+		ins, outs := valueNames(n.Inputs), valueNames(n.Outputs)
+		members := []string{}
+		if body := fusedBody(n); body != nil {
+			for _, bn := range body.Nodes {
+				members = append(members, ir.NodeLabel(bn)+":"+bn.QualifiedOp())
+			}
+		}
+		key.Reset()
+		for _, part := range [][]string{{label, op}, ins, outs, members} {
+			key.WriteString(strings.Join(part, "\x00"))
+			key.WriteByte('\x01')
+		}
+		id, ok := r.index[key.String()]
+		if !ok {
+			id = len(r.nodes)
+			r.index[key.String()] = id
+			r.nodes = append(r.nodes, HTMLNode{label, op, ins, outs, members})
+		}
+		ids = append(ids, id)
+	}
+	r.snaps = append(r.snaps, passSnap{name: pass, ids: ids})
+	return nil
+}
+
+// valueNames are the names of vs, "" for an omitted optional slot.
+func valueNames(vs []*ir.Value) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		if v != nil {
+			out[i] = v.Name
+		}
+	}
+	return out
+}
+
+// snap returns the node list recorded as the i-th call, if it was for
+// pass (nil otherwise: the recorder missed a pass).
+func (r *PassRecorder) snap(i int, pass string) []int {
+	if r == nil || i >= len(r.snaps) || r.snaps[i].name != pass {
+		return nil
+	}
+	return r.snaps[i].ids
+}
+
+// sameIDs reports whether two node lists are equal.
+func sameIDs(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// listDelta counts the ids of cur not in prev (added) and of prev not in
+// cur (removed).
+func listDelta(prev, cur []int) (added, removed int) {
+	in := make(map[int]bool, len(prev))
+	for _, id := range prev {
+		in[id] = true
+	}
+	now := make(map[int]bool, len(cur))
+	for _, id := range cur {
+		now[id] = true
+		if !in[id] {
+			added++
+		}
+	}
+	for id := range in {
+		if !now[id] {
+			removed++
+		}
+	}
+	return added, removed
+}
