@@ -17,10 +17,10 @@ func TestExplainHTML(t *testing.T) {
 	model := writeGen(t, dir, "cnn.onnx", modelgen.SampleCNN())
 	opaque := opaqueModel(t, dir)
 	for _, tc := range []struct {
-		name       string
-		args       []string
-		code       int
-		page       string // written file, "" when none
+		name        string
+		args        []string
+		code        int
+		page        string // written file, "" when none
 		out, stderr string // substrings of stdout / stderr
 	}{
 		{"table", []string{"explain", model, "--dim", "N=1", "--html", filepath.Join(dir, "t.html")}, 0, "t.html", "== fuse:", ""},
