@@ -71,7 +71,7 @@ func TestHTMLInBrowser(t *testing.T) {
 	if m := regexp.MustCompile(`<div id="errors">([^<]*)</div>`).FindStringSubmatch(dom); m == nil || m[1] != "" {
 		t.Errorf("page errors: %v", m)
 	}
-	if !regexp.MustCompile(`<span id="status">ready in \d+ ms</span>`).MatchString(dom) {
+	if !regexp.MustCompile(`<span id="status"[^>]*>ready in \d+ ms \(\d+ DOM elements\)</span>`).MatchString(dom) {
 		t.Errorf("page did not finish drawing:\n%.2000s", dom)
 	}
 	if n := strings.Count(dom, `class="col pass`); n != len(e.Passes) {

@@ -6,7 +6,7 @@ package report
 // not touch is one table entry shared by every column it appears in.
 
 import (
-	"strings"
+	"strconv"
 
 	"github.com/wolong-dev/wolong/ir"
 )
@@ -23,6 +23,7 @@ type PassRecorder struct {
 	nodes []HTMLNode
 	index map[string]int
 	snaps []passSnap
+	key   []byte // reused by Record
 }
 
 type passSnap struct {
@@ -34,33 +35,57 @@ type passSnap struct {
 func NewPassRecorder() *PassRecorder { return &PassRecorder{index: map[string]int{}} }
 
 // Record keeps the node list of m after pass ("input": before the first).
+// A node seen before (same label, op, value names and members) costs a
+// key built in a reused buffer and one map lookup, no allocation.
 func (r *PassRecorder) Record(pass string, m *ir.Model) error {
 	ids := make([]int, 0, len(m.Graph.Nodes))
-	var key strings.Builder
 	for _, n := range m.Graph.Nodes {
-		label, op := ir.NodeLabel(n), n.QualifiedOp()
-		ins, outs := valueNames(n.Inputs), valueNames(n.Outputs)
-		members := []string{}
-		if body := fusedBody(n); body != nil {
-			for _, bn := range body.Nodes {
-				members = append(members, ir.NodeLabel(bn)+":"+bn.QualifiedOp())
-			}
-		}
-		key.Reset()
-		for _, part := range [][]string{{label, op}, ins, outs, members} {
-			key.WriteString(strings.Join(part, "\x00"))
-			key.WriteByte('\x01')
-		}
-		id, ok := r.index[key.String()]
+		body := fusedBody(n)
+		r.key = appendNodeKey(r.key[:0], n, body)
+		id, ok := r.index[string(r.key)]
 		if !ok {
 			id = len(r.nodes)
-			r.index[key.String()] = id
-			r.nodes = append(r.nodes, HTMLNode{label, op, ins, outs, members})
+			r.index[string(r.key)] = id
+			members := []string{}
+			if body != nil {
+				for _, bn := range body.Nodes {
+					members = append(members, ir.NodeLabel(bn)+":"+bn.QualifiedOp())
+				}
+			}
+			r.nodes = append(r.nodes, HTMLNode{ir.NodeLabel(n), n.QualifiedOp(), valueNames(n.Inputs), valueNames(n.Outputs), members})
 		}
 		ids = append(ids, id)
 	}
 	r.snaps = append(r.snaps, passSnap{name: pass, ids: ids})
 	return nil
+}
+
+// appendNodeKey appends what identifies n in the table: label, domain,
+// op, input and output names, and the fused members' labels and ops.
+func appendNodeKey(k []byte, n *ir.Node, body *ir.Graph) []byte {
+	if n.Name == "" {
+		k = append(k, '#')
+		k = strconv.AppendInt(k, int64(n.ID), 10)
+	} else {
+		k = append(k, n.Name...)
+	}
+	k = append(append(append(append(k, 0), n.Domain...), 0), n.Op...)
+	for _, vs := range [][]*ir.Value{n.Inputs, n.Outputs} {
+		k = append(k, 1)
+		for _, v := range vs {
+			if v != nil {
+				k = append(k, v.Name...)
+			}
+			k = append(k, 0)
+		}
+	}
+	if body != nil {
+		k = append(k, 2)
+		for _, bn := range body.Nodes {
+			k = appendNodeKey(append(k, 3), bn, nil)
+		}
+	}
+	return k
 }
 
 // valueNames are the names of vs, "" for an omitted optional slot.

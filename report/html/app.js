@@ -117,6 +117,7 @@
     tip.style.display = "block";
   }
 
+  const tParse = performance.now();
   const D = JSON.parse(document.getElementById("data").textContent);
 
   function summary() {
@@ -438,13 +439,18 @@
     draw();
   }
 
+  const parts = ["parse " + Math.round(performance.now() - tParse) + " ms"];
   for (const part of [summary, passes, timeline, costs, graph]) {
+    const t = performance.now();
     try {
       part();
     } catch (e) {
       reportError("error in " + part.name + ": " + (e && e.stack ? e.stack : e));
     }
+    parts.push(part.name + " " + Math.round(performance.now() - t) + " ms");
   }
-  status.textContent = "ready in " + Math.round(performance.now()) + " ms";
+  status.title = parts.join(", ");
+  status.textContent = "ready in " + Math.round(performance.now()) + " ms (" +
+    document.getElementsByTagName("*").length + " DOM elements)";
   document.body.dataset.ready = "1";
 })();
