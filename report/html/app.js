@@ -411,7 +411,7 @@
         ctx.strokeRect(n.x, n.y, BW, n.h);
         if (!text) continue;
         ctx.fillStyle = "#000";
-        ctx.fillText((n.nd[0] + " " + n.nd[1]).slice(0, 26), n.x + 3, n.y + 14);
+        ctx.fillText((n.nd[0] + " " + n.nd[1]).slice(0, 23), n.x + 3, n.y + 14);
         if (fused) {
           const m = n.nd[4];
           for (let i = 0; i < Math.min(m.length, MAXM); i++) {
@@ -419,7 +419,7 @@
             ctx.fillStyle = "#fff";
             ctx.fillRect(n.x + 6, n.y + 20 + i * LH, BW - 12, LH - 2);
             ctx.fillStyle = "#333";
-            ctx.fillText((op + " " + lab).slice(0, 24), n.x + 9, n.y + 20 + i * LH + 10);
+            ctx.fillText((op + " " + lab).slice(0, 22), n.x + 9, n.y + 20 + i * LH + 10);
           }
           if (m.length > MAXM) ctx.fillText("... " + (m.length - MAXM) + " more", n.x + 9, n.y + 20 + MAXM * LH + 10);
         }
