@@ -15,6 +15,7 @@ import (
 	"html"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/wolong-dev/wolong/optimize"
@@ -89,7 +90,7 @@ func NewHTMLReport(path, hardware string, res *optimize.Result, rec *PassRecorde
 			hp.Rewrites = append(hp.Rewrites, RewriteLine(r))
 		}
 		if cur := rec.snap(i+1, p.Name); cur != nil {
-			if !sameIDs(prev, cur) {
+			if !slices.Equal(prev, cur) {
 				hp.Changed, hp.Nodes = true, cur
 				hp.Added, hp.Removed = listDelta(prev, cur)
 			}

@@ -108,19 +108,6 @@ func (r *PassRecorder) snap(i int, pass string) []int {
 	return r.snaps[i].ids
 }
 
-// sameIDs reports whether two node lists are equal.
-func sameIDs(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // listDelta counts the ids of cur not in prev (added) and of prev not in
 // cur (removed).
 func listDelta(prev, cur []int) (added, removed int) {

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -192,7 +193,7 @@ func TestPassRecorderInterns(t *testing.T) {
 	rec.Record("input", m)
 	n := len(rec.nodes)
 	rec.Record("same", m)
-	if len(rec.nodes) != n || !sameIDs(rec.snaps[0].ids, rec.snaps[1].ids) {
+	if len(rec.nodes) != n || !slices.Equal(rec.snaps[0].ids, rec.snaps[1].ids) {
 		t.Fatalf("unchanged graph: %d -> %d entries", n, len(rec.nodes))
 	}
 	m.Graph.Nodes[0].Name = "renamed"
