@@ -33,9 +33,12 @@ rewrite on one line ("Conv_3 + Relu_4 -> fused_conv_0",
 "MatMul_q || MatMul_k || MatMul_v -> batched_matmul_1, split_2"), with the node
 and kernel counts and the predicted time before and after the pass. --pass
 focuses on one pass, --diff adds a unified diff of the IR text, --dot DIR writes
-Graphviz DOT after each pass with fused groups drawn as clusters.`,
+Graphviz DOT after each pass with fused groups drawn as clusters, --html FILE
+one self-contained page (every pass's node list, the timeline, the cost tables
+and the graph) to open in a browser.`,
 		Example: `  wolong explain model.onnx
   wolong explain model.onnx --pass fuse --diff
+  wolong explain model.onnx --html report.html
   wolong explain model.onnx --dot out/ && dot -Tsvg out/` + dotExample("fuse") + ` -o fuse.svg`,
 		Args:              usageArgs(cobra.ExactArgs(1)),
 		ValidArgsFunction: completeONNX,
