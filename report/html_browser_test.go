@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -53,7 +54,12 @@ func runChromium(t *testing.T, bin, page string, args ...string) (string, string
 // timeline canvas and the cost rows, and take a screenshot.
 func TestHTMLInBrowser(t *testing.T) {
 	bin := chromiumPath(t)
-	e := htmlReportOf(t, "transformer.onnx", modelgen.Transformer(2, 1, 16, 64, 4, 128), 3)
+	// 40 layers: about 2,000 nodes, enough that a page drawing every row
+	// of every column would hold tens of thousands of DOM elements.
+	e := htmlReportOf(t, "transformer.onnx", modelgen.Transformer(40, 1, 16, 64, 4, 128), 3)
+	if n := e.Passes[0].After.Nodes; n < 1500 {
+		t.Fatalf("%d nodes, want a model of at least 1500", n)
+	}
 	page := filepath.Join(t.TempDir(), "report.html")
 	var buf bytes.Buffer
 	if err := WriteHTML(&buf, e); err != nil {
@@ -71,8 +77,10 @@ func TestHTMLInBrowser(t *testing.T) {
 	if m := regexp.MustCompile(`<div id="errors">([^<]*)</div>`).FindStringSubmatch(dom); m == nil || m[1] != "" {
 		t.Errorf("page errors: %v", m)
 	}
-	if !regexp.MustCompile(`<span id="status"[^>]*>ready in \d+ ms \(\d+ DOM elements\)</span>`).MatchString(dom) {
+	if m := regexp.MustCompile(`<span id="status"[^>]*>ready in \d+ ms \((\d+) DOM elements\)</span>`).FindStringSubmatch(dom); m == nil {
 		t.Errorf("page did not finish drawing:\n%.2000s", dom)
+	} else if n, _ := strconv.Atoi(m[1]); n > 8000 {
+		t.Errorf("%d DOM elements: the lists are not virtualized", n)
 	}
 	if n := strings.Count(dom, `class="col pass`); n != len(e.Passes) {
 		t.Errorf("%d pass columns, want %d", n, len(e.Passes))
