@@ -124,7 +124,11 @@ func (e *HTMLReport) addSimulation(path string, sim *simulate.Result) {
 	for _, n := range p.Nodes {
 		e.Costs = append(e.Costs, []any{n.Name, n.Op, n.Class, n.Bound, n.Kernels, round6(n.TimeMs), n.FLOPs, n.Bytes, round6(n.Share)})
 	}
-	e.Warnings = append(e.Warnings, sim.Warnings...)
+	for _, w := range sim.Warnings {
+		if !slices.Contains(e.Warnings, w) { // the run's warnings may hold it already
+			e.Warnings = append(e.Warnings, w)
+		}
+	}
 }
 
 // round6 keeps 6 significant decimals, enough for the page and
