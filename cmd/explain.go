@@ -15,6 +15,7 @@ type ExplainOptions struct {
 	Pass string // --pass: focus on one pass (its canonical name)
 	Diff bool   // --diff: unified diff of the IR text per pass
 	Dot  string // --dot DIR: one DOT file per pass
+	HTML string // --html FILE: the explain page
 	explainDumpFlags
 }
 
@@ -24,6 +25,7 @@ type explainFlags struct {
 	pass string
 	diff bool
 	dot  string
+	html string
 	dump explainDumpFlags
 }
 
@@ -43,7 +45,7 @@ func (f *explainFlags) toOptions(env *Env, args []string) (*ExplainOptions, erro
 	if err != nil {
 		return nil, err
 	}
-	return &ExplainOptions{PipelineOptions: po, Pass: pass, Diff: f.diff, Dot: f.dot, explainDumpFlags: f.dump}, nil
+	return &ExplainOptions{PipelineOptions: po, Pass: pass, Diff: f.diff, Dot: f.dot, HTML: f.html, explainDumpFlags: f.dump}, nil
 }
 
 // NewCmdExplain builds `wolong explain`; runF, when not nil, gets the
@@ -61,11 +63,14 @@ focuses on one pass, --diff adds a unified diff of the IR text, --dot DIR writes
 Graphviz DOT after each pass with fused groups drawn as clusters, --dump-dir DIR
 writes the IR text and DOT of the input and of every pass that changed the model
 (--dump-after NAME|REGEXP: only after the passes it selects). Each pass also
-shows its own running time, and "unchanged" when it left the model as it was.`,
+shows its own running time, and "unchanged" when it left the model as it was.
+--html FILE writes one self-contained page (every pass's node list, the
+timeline, the cost tables and the graph) to open in a browser.`,
 		Example: `  wolong explain model.onnx
   wolong explain model.onnx --pass fuse --diff
   wolong explain model.onnx --dot out/ && dot -Tsvg out/` + dotExample("fuse") + ` -o fuse.svg
-  wolong explain model.onnx --dump-after dce --dump-dir dumps/`,
+  wolong explain model.onnx --dump-after dce --dump-dir dumps/
+  wolong explain model.onnx --html report.html`,
 		Args:              usageArgs(cobra.ExactArgs(1)),
 		ValidArgsFunction: completeONNX,
 		RunE: func(c *cobra.Command, args []string) error {
@@ -80,6 +85,7 @@ shows its own running time, and "unchanged" when it left the model as it was.`,
 	c.Flags().StringVar(&f.pass, "pass", "", "show only the pass called `NAME`")
 	c.Flags().BoolVar(&f.diff, "diff", false, "add a unified diff of the IR text for each pass")
 	c.Flags().StringVar(&f.dot, "dot", "", "write a Graphviz DOT file per pass into `DIR`")
+	c.Flags().StringVar(&f.html, "html", "", "write a self-contained HTML page (pass columns, timeline, costs, graph) to `FILE`")
 	addExplainDumpFlags(c, &f.dump)
 	return c
 }
@@ -113,11 +119,19 @@ func explainRun(env *Env, opts *ExplainOptions) error {
 	if err != nil {
 		return err
 	}
+	page, err := newHTMLExplain(out, opts.HTML)
+	if err != nil {
+		return err
+	}
+	dumps = page.dump(dumps)
 	r, err := runPipeline(&opts.PipelineOptions, dumps, true)
 	if err != nil {
 		return err
 	}
 	defer r.inferred.Loaded.Close()
+	if err := page.write(out, opts.Path, opts.HW.Name, r.optimized, r.warnings); err != nil {
+		return err
+	}
 	if err := out.commit(); err != nil {
 		return err
 	}

@@ -51,7 +51,7 @@ func TestExplainDumps(t *testing.T) {
 				Passes []struct {
 					Name      string   `json:"name"`
 					Rewrites  []string `json:"rewrites"`
-					WallMS    *float64 `json:"wall_ms"`
+					WallMs    *float64 `json:"wall_ms"`
 					Unchanged bool     `json:"unchanged"`
 				} `json:"passes"`
 			}
@@ -59,8 +59,8 @@ func TestExplainDumps(t *testing.T) {
 				t.Fatal(err)
 			}
 			for k, p := range e.Passes {
-				if p.WallMS == nil || *p.WallMS != 0.25 {
-					t.Errorf("pass %s: wall_ms %v, want the fake clock's 0.25", p.Name, p.WallMS)
+				if p.WallMs == nil || *p.WallMs != 0.25 {
+					t.Errorf("pass %s: wall_ms %v, want the fake clock's 0.25", p.Name, p.WallMs)
 				}
 				dumped := strings.Contains(tc.files, dotFileName(k+1, p.Name))
 				if tc.args == nil && dumped == p.Unchanged {

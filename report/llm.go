@@ -79,12 +79,12 @@ func (p *LLMProfile) WriteText(w io.Writer) error {
 	fmt.Fprintf(ew, "Cluster: %s (%d GPUs, %d per NVLink domain, %d NIC(s) per machine)\n", r.Cluster, r.GPUs, p.GPUsPerMachine, p.NICsPerMachine)
 	fmt.Fprintf(ew, "Layout: %s; %s, framework %s\n", r.Layout(), r.DType, r.Framework)
 	fmt.Fprintf(ew, "Batch: %d sequences of %d tokens per step, %d micro-batch(es) of %d per pipeline\n\n", r.GlobalBatch, r.Seq, r.MicroBatches, r.MicroBatch)
-	fmt.Fprintf(ew, "Predicted step time: %s, %.4g tokens/s (%.4g per GPU)\n", Millis(r.StepMS/1e3), r.TokensPerS, r.TokensPerSPerGPU)
+	fmt.Fprintf(ew, "Predicted step time: %s, %.4g tokens/s (%.4g per GPU)\n", Millis(r.StepMs/1e3), r.TokensPerS, r.TokensPerSPerGPU)
 	ew.check(WriteTable(ew, []string{"part of the step", "time", "share"}, [][]string{
-		{"compute (heaviest stage)", Millis(r.ComputeMS / 1e3), share(r.ComputeMS, r.StepMS)},
-		{"exposed communication", Millis(r.CommMS / 1e3), share(r.CommMS, r.StepMS)},
-		{"pipeline bubble", Millis(r.BubbleMS / 1e3), share(r.BubbleMS, r.StepMS)},
-		{"optimizer", Millis(r.OptimizerMS / 1e3), share(r.OptimizerMS, r.StepMS)},
+		{"compute (heaviest stage)", Millis(r.ComputeMs / 1e3), share(r.ComputeMs, r.StepMs)},
+		{"exposed communication", Millis(r.CommMs / 1e3), share(r.CommMs, r.StepMs)},
+		{"pipeline bubble", Millis(r.BubbleMs / 1e3), share(r.BubbleMs, r.StepMs)},
+		{"optimizer", Millis(r.OptimizerMs / 1e3), share(r.OptimizerMs, r.StepMs)},
 	}))
 	fmt.Fprintf(ew, "MFU %s, HFU %s of the %s; %.4g model TFLOP/s per GPU (%.4g with recomputation)\n",
 		Pct(r.MFU), Pct(r.HFU), r.Peak, r.ModelTFLOPSPerGPU, r.HardwareTFLOPSPerGPU)
@@ -92,7 +92,7 @@ func (p *LLMProfile) WriteText(w io.Writer) error {
 		fmt.Fprintln(ew, "\nCommunication per step (heaviest stage):")
 		var rows [][]string
 		for _, c := range r.Comm {
-			rows = append(rows, []string{c.Kind, fmt.Sprint(c.Group), fmt.Sprint(c.Domains), Millis(c.TotalMS / 1e3), Millis(c.ExposedMS / 1e3)})
+			rows = append(rows, []string{c.Kind, fmt.Sprint(c.Group), fmt.Sprint(c.Domains), Millis(c.TotalMs / 1e3), Millis(c.ExposedMs / 1e3)})
 		}
 		ew.check(WriteTable(ew, []string{"kind", "ranks", "domains", "total", "exposed"}, rows))
 	}
@@ -105,7 +105,7 @@ func (p *LLMProfile) WriteText(w io.Writer) error {
 			fmt.Fprintln(ew, "; the next fastest:")
 			var rows [][]string
 			for _, a := range s.Alternatives {
-				rows = append(rows, []string{a.Layout(), Millis(a.StepMS / 1e3), Pct(a.MFU), fmt.Sprintf("%.1f GB", a.Memory.TotalGB)})
+				rows = append(rows, []string{a.Layout(), Millis(a.StepMs / 1e3), Pct(a.MFU), fmt.Sprintf("%.1f GB", a.Memory.TotalGB)})
 			}
 			ew.check(WriteTable(ew, []string{"layout", "step", "MFU", "memory"}, rows))
 		}
@@ -160,11 +160,11 @@ func (p *ServeProfile) WriteText(w io.Writer) error {
 	fmt.Fprintf(ew, "Serving: %d %s as %d replica(s) of tp %d, %s; batch %d, %d prompt + %d output tokens per sequence\n\n",
 		r.GPUs, r.GPU, r.Replicas, r.TP, r.DType, r.Batch, r.Prompt, r.Output)
 	ew.check(WriteTable(ew, []string{"measure", "value"}, [][]string{
-		{"time to first token (prefill of the batch)", Millis(r.TTFTMS / 1e3)},
-		{"time per output token (mean)", Millis(r.TPOTMS / 1e3)},
-		{"decode step, first .. last", Millis(r.DecodeFirstMS/1e3) + " .. " + Millis(r.DecodeLastMS/1e3)},
-		{"of which tensor-parallel all-reduces", Millis(r.TPCommMS / 1e3)},
-		{"request latency", Millis(r.RequestMS / 1e3)},
+		{"time to first token (prefill of the batch)", Millis(r.TTFTMs / 1e3)},
+		{"time per output token (mean)", Millis(r.TPOTMs / 1e3)},
+		{"decode step, first .. last", Millis(r.DecodeFirstMs/1e3) + " .. " + Millis(r.DecodeLastMs/1e3)},
+		{"of which tensor-parallel all-reduces", Millis(r.TPCommMs / 1e3)},
+		{"request latency", Millis(r.RequestMs / 1e3)},
 		{"tokens/s (cluster)", fmt.Sprintf("%.4g", r.TokensPerS)},
 		{"tokens/s per GPU", fmt.Sprintf("%.4g", r.TokensPerSPerGPU)},
 		{"decode tokens/s per GPU (no prefill)", fmt.Sprintf("%.4g", r.DecodeTokensPerSPerGPU)},

@@ -89,7 +89,7 @@
 //	res, err := cluster.SimulateLLM(t, c, cluster.LLMOptions{TP: 8, PP: 16, DP: 128,
 //		VirtualStages: 2, SequenceParallel: true, ZeRO: 1, Recompute: rc,
 //		MicroBatch: 1, GlobalBatch: 2048, Framework: fw})
-//	// res.StepMS, ComputeMS, CommMS, BubbleMS, OptimizerMS, Comm (by kind),
+//	// res.StepMs, ComputeMs, CommMs, BubbleMs, OptimizerMs, Comm (by kind),
 //	// TokensPerS(PerGPU), MFU, HFU, Peak (the dense peak they are against),
 //	// Memory (weights, gradients, optimizer, activations, comm buffers,
 //	// runtime, total, capacity, fits), Assumptions, Warnings
@@ -97,7 +97,7 @@
 //		TP: []int{8} /* a flag given with --strategy auto fixes it */})
 //	// s.Best (fastest fitting first), s.Smallest (when none fits), Evaluated, Fitting
 //	sv, err := cluster.SimulateServe(t, c, cluster.ServeOptions{TP: 8, Batch: 32, Prompt: 2048, Output: 256})
-//	// sv.TTFTMS, TPOTMS, TokensPerSPerGPU, MaxBatch, Memory (with the KV cache)
+//	// sv.TTFTMs, TPOTMs, TokensPerSPerGPU, MaxBatch, Memory (with the KV cache)
 //
 // The one fitted figure is Framework.KernelEfficiency (0.85, from the
 // Megatron-LM SC21 table); the other published runs in llm_runs_test.go

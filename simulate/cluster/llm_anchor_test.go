@@ -68,7 +68,7 @@ func TestMegatronSC21Anchor(t *testing.T) {
 			t.Fatal(err)
 		}
 		got := res.HardwareTFLOPSPerGPU
-		t.Logf("%-8s params %.2fB (pub %.1f) tflops %.1f pub %.0f err %+.1f%% step %.0f ms compute %.0f comm %.0f bubble %.0f opt %.0f mem %s", r.name, tr.Params()/1e9, r.params, got, r.tflops, 100*(got/r.tflops-1), res.StepMS, res.ComputeMS, res.CommMS, res.BubbleMS, res.OptimizerMS, res.Memory)
+		t.Logf("%-8s params %.2fB (pub %.1f) tflops %.1f pub %.0f err %+.1f%% step %.0f ms compute %.0f comm %.0f bubble %.0f opt %.0f mem %s", r.name, tr.Params()/1e9, r.params, got, r.tflops, 100*(got/r.tflops-1), res.StepMs, res.ComputeMs, res.CommMs, res.BubbleMs, res.OptimizerMs, res.Memory)
 		if math.Abs(got/r.tflops-1) > 0.10 {
 			t.Errorf("%s: %.1f TFLOP/s per GPU, published %.0f", r.name, got, r.tflops)
 		}

@@ -9,7 +9,7 @@ import (
 func commTotal(r *LLMResult, kind string) float64 {
 	for _, p := range r.Comm {
 		if p.Kind == kind {
-			return p.TotalMS
+			return p.TotalMs
 		}
 	}
 	return 0
@@ -46,7 +46,7 @@ func TestLLMGPUPresets(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("%s %dx%d: %s step %.2f s, MFU %.1f%% of %s, tp %.0f ms, dp %.0f ms, %s", gpu, machines, per, r.Layout(), r.StepMS/1e3, 100*r.MFU, r.Peak, commTotal(r, "tp"), commTotal(r, "dp"), r.Memory)
+		t.Logf("%s %dx%d: %s step %.2f s, MFU %.1f%% of %s, tp %.0f ms, dp %.0f ms, %s", gpu, machines, per, r.Layout(), r.StepMs/1e3, 100*r.MFU, r.Peak, commTotal(r, "tp"), commTotal(r, "dp"), r.Memory)
 		return r
 	}
 	nvl := run("gb200", 2, 72)

@@ -99,7 +99,7 @@ func TestPublishedRuns(t *testing.T) {
 			got = res.HardwareTFLOPSPerGPU
 		}
 		t.Logf("%s on %d %s (%s): %.0f TFLOP/s per GPU, published %.0f (%+.1f%%); step %.1f s (compute %.1f, comm %.1f, bubble %.1f); MFU %.1f%%; %s",
-			r.name, r.gpus, r.gpu, res.Layout(), got, r.want, 100*(got/r.want-1), res.StepMS/1e3, res.ComputeMS/1e3, res.CommMS/1e3, res.BubbleMS/1e3, 100*res.MFU, res.Memory)
+			r.name, r.gpus, r.gpu, res.Layout(), got, r.want, 100*(got/r.want-1), res.StepMs/1e3, res.ComputeMs/1e3, res.CommMs/1e3, res.BubbleMs/1e3, 100*res.MFU, res.Memory)
 		if math.Abs(got/r.want-1) > 0.15 {
 			t.Errorf("%s on %d GPUs: %.0f TFLOP/s per GPU, published %.0f (%s)", r.name, r.gpus, got, r.want, r.source)
 		}

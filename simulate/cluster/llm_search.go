@@ -132,10 +132,10 @@ func SearchLLM(t *Transformer, c *Cluster, s SearchOptions) (*SearchResult, erro
 
 // keepFastest inserts res into best (sorted by step time), keeping top.
 func keepFastest(best []*LLMResult, res *LLMResult, top int) []*LLMResult {
-	if len(best) == top && res.StepMS >= best[top-1].StepMS {
+	if len(best) == top && res.StepMs >= best[top-1].StepMs {
 		return best
 	}
-	i := sort.Search(len(best), func(i int) bool { return best[i].StepMS > res.StepMS })
+	i := sort.Search(len(best), func(i int) bool { return best[i].StepMs > res.StepMs })
 	best = append(best, nil)
 	copy(best[i+1:], best[i:])
 	best[i] = res

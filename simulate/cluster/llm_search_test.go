@@ -44,7 +44,7 @@ func TestSearchLLM(t *testing.T) {
 		if !b.Memory.Fits {
 			t.Errorf("layout %d (%s) does not fit: %s", i, b.Layout(), b.Memory)
 		}
-		if i > 0 && b.StepMS < res.Best[i-1].StepMS {
+		if i > 0 && b.StepMs < res.Best[i-1].StepMs {
 			t.Errorf("layout %d faster than %d", i, i-1)
 		}
 		if b.PP > 1 && b.ZeRO > 1 {
@@ -54,7 +54,7 @@ func TestSearchLLM(t *testing.T) {
 			t.Errorf("layout %d without assumptions", i)
 		}
 	}
-	t.Logf("best of %d (%d fit): %s step %.0f ms MFU %.1f%% mem %s", res.Evaluated, res.Fitting, res.Best[0].Layout(), res.Best[0].StepMS, 100*res.Best[0].MFU, res.Best[0].Memory)
+	t.Logf("best of %d (%d fit): %s step %.0f ms MFU %.1f%% mem %s", res.Evaluated, res.Fitting, res.Best[0].Layout(), res.Best[0].StepMs, 100*res.Best[0].MFU, res.Best[0].Memory)
 	// hand-picked layouts are no faster than the search's best
 	for _, o := range []LLMOptions{
 		{TP: 8, PP: 2, SequenceParallel: true, ZeRO: 1, Recompute: RecomputeSelective, GlobalBatch: 64},
@@ -65,8 +65,8 @@ func TestSearchLLM(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r.Memory.Fits && r.StepMS < res.Best[0].StepMS*(1-1e-9) {
-			t.Errorf("%s takes %.1f ms, faster than the search's best %s (%.1f ms)", r.Layout(), r.StepMS, res.Best[0].Layout(), res.Best[0].StepMS)
+		if r.Memory.Fits && r.StepMs < res.Best[0].StepMs*(1-1e-9) {
+			t.Errorf("%s takes %.1f ms, faster than the search's best %s (%.1f ms)", r.Layout(), r.StepMs, res.Best[0].Layout(), res.Best[0].StepMs)
 		}
 	}
 	// fixed dimensions
@@ -110,7 +110,7 @@ func BenchmarkSearchLLM16K(b *testing.B) {
 		}
 		if i == 0 {
 			b.ReportMetric(float64(res.Evaluated), "layouts")
-			b.Logf("best of %d (%d fit): %s step %.2f s MFU %.1f%%", res.Evaluated, res.Fitting, res.Best[0].Layout(), res.Best[0].StepMS/1e3, 100*res.Best[0].MFU)
+			b.Logf("best of %d (%d fit): %s step %.2f s MFU %.1f%%", res.Evaluated, res.Fitting, res.Best[0].Layout(), res.Best[0].StepMs/1e3, 100*res.Best[0].MFU)
 		}
 	}
 }

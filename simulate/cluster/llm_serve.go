@@ -52,15 +52,15 @@ type ServeResult struct {
 	Output   int    `json:"output"`
 	DType    string `json:"dtype"`
 
-	// TTFTMS is the prefill of the whole batch: the time to first token.
-	TTFTMS float64 `json:"ttft_ms"`
-	// TPOTMS is the mean decode step (time per output token), at the
-	// mean context length; DecodeFirstMS and DecodeLastMS bound it.
-	TPOTMS        float64 `json:"tpot_ms"`
-	DecodeFirstMS float64 `json:"decode_first_ms"`
-	DecodeLastMS  float64 `json:"decode_last_ms"`
-	// RequestMS is one request's latency: TTFT + (Output-1) x TPOT.
-	RequestMS float64 `json:"request_ms"`
+	// TTFTMs is the prefill of the whole batch: the time to first token.
+	TTFTMs float64 `json:"ttft_ms"`
+	// TPOTMs is the mean decode step (time per output token), at the
+	// mean context length; DecodeFirstMs and DecodeLastMs bound it.
+	TPOTMs        float64 `json:"tpot_ms"`
+	DecodeFirstMs float64 `json:"decode_first_ms"`
+	DecodeLastMs  float64 `json:"decode_last_ms"`
+	// RequestMs is one request's latency: TTFT + (Output-1) x TPOT.
+	RequestMs float64 `json:"request_ms"`
 	// TokensPerS counts generated tokens over the cluster (batches run
 	// back to back on each replica); per GPU divides by the GPUs.
 	TokensPerS       float64 `json:"tokens_per_s"`
@@ -68,8 +68,8 @@ type ServeResult struct {
 	// DecodeTokensPerSPerGPU leaves the prefill out (a disaggregated
 	// decode pool).
 	DecodeTokensPerSPerGPU float64 `json:"decode_tokens_per_s_per_gpu"`
-	// TPCommMS is the decode step's tensor-parallel all-reduces.
-	TPCommMS float64 `json:"tp_comm_ms"`
+	// TPCommMs is the decode step's tensor-parallel all-reduces.
+	TPCommMs float64 `json:"tp_comm_ms"`
 	// MaxBatch is the largest batch whose KV cache fits.
 	MaxBatch int    `json:"max_batch"`
 	Memory   Memory `json:"memory_per_gpu"`
@@ -148,7 +148,7 @@ func SimulateServe(t *Transformer, c *Cluster, o ServeOptions) (*ServeResult, er
 	h := float64(t.Hidden)
 	prefill := float64(t.Layers) * (lt.FwdS + 2*c.allReduceS(k.bytes*T*h, tpG))
 	prefill += k.headStep(t, o.TP, B) + c.allReduceS(4*B*float64(t.Vocab)/float64(o.TP), tpG) // logits gathered
-	res.TTFTMS = prefill * 1e3
+	res.TTFTMs = prefill * 1e3
 
 	// decode at the first, mean and last context lengths
 	step := func(ctx float64) (total, comm float64) {
@@ -159,9 +159,9 @@ func SimulateServe(t *Transformer, c *Cluster, o ServeOptions) (*ServeResult, er
 	first, _ := step(float64(o.Prompt))
 	last, _ := step(float64(o.Prompt + o.Output - 1))
 	mean, comm := step(float64(o.Prompt) + float64(o.Output-1)/2)
-	res.DecodeFirstMS, res.DecodeLastMS, res.TPOTMS, res.TPCommMS = first*1e3, last*1e3, mean*1e3, comm*1e3
+	res.DecodeFirstMs, res.DecodeLastMs, res.TPOTMs, res.TPCommMs = first*1e3, last*1e3, mean*1e3, comm*1e3
 	req := prefill + float64(o.Output-1)*mean
-	res.RequestMS = req * 1e3
+	res.RequestMs = req * 1e3
 	n := float64(c.GPUs())
 	res.TokensPerS = float64(res.Replicas) * B * float64(o.Output) / req
 	res.TokensPerSPerGPU = res.TokensPerS / n

@@ -20,12 +20,12 @@ func TestSimulateServe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("llama3-70b tp 8 batch 1: TTFT %.1f ms, TPOT %.2f ms (tp comm %.2f), %.0f tokens/s/GPU, max batch %d, %s", res.TTFTMS, res.TPOTMS, res.TPCommMS, res.TokensPerSPerGPU, res.MaxBatch, res.Memory)
+	t.Logf("llama3-70b tp 8 batch 1: TTFT %.1f ms, TPOT %.2f ms (tp comm %.2f), %.0f tokens/s/GPU, max batch %d, %s", res.TTFTMs, res.TPOTMs, res.TPCommMs, res.TokensPerSPerGPU, res.MaxBatch, res.Memory)
 	roof := l70.Params() * 2 / 8 / (c.GPU.MemoryBandwidthGBs * 1e9) * 1e3
 	// above the roofline: 85% of the bandwidth, each kernel's fixed time
 	// and 160 all-reduces of a few KB
-	if res.TPOTMS < roof || res.TPOTMS > 2.5*roof {
-		t.Errorf("TPOT %.2f ms, weight-streaming roofline %.2f ms", res.TPOTMS, roof)
+	if res.TPOTMs < roof || res.TPOTMs > 2.5*roof {
+		t.Errorf("TPOT %.2f ms, weight-streaming roofline %.2f ms", res.TPOTMs, roof)
 	}
 	kv := 2.0 * 80 * 1 * 128 * 2 * 1280 / 1e9 // 8 kv heads over tp 8
 	if math.Abs(res.Memory.KVCacheGB-kv) > 1e-9 || math.Abs(res.Memory.WeightsGB-l70.Params()*2/8/1e9) > 1e-9 {
@@ -41,13 +41,13 @@ func TestSimulateServe(t *testing.T) {
 		t.Fatal(err)
 	}
 	// with a large batch the cache dominates: decode slows as it grows
-	if at.DecodeFirstMS >= at.TPOTMS || at.TPOTMS >= at.DecodeLastMS || at.TTFTMS <= at.TPOTMS {
-		t.Errorf("decode %.3f < %.3f < %.3f ms, TTFT %.2f ms", at.DecodeFirstMS, at.TPOTMS, at.DecodeLastMS, at.TTFTMS)
+	if at.DecodeFirstMs >= at.TPOTMs || at.TPOTMs >= at.DecodeLastMs || at.TTFTMs <= at.TPOTMs {
+		t.Errorf("decode %.3f < %.3f < %.3f ms, TTFT %.2f ms", at.DecodeFirstMs, at.TPOTMs, at.DecodeLastMs, at.TTFTMs)
 	}
 	if at.Batch != res.MaxBatch || !at.Memory.Fits || over.Memory.Fits || len(over.Warnings) == 0 {
 		t.Errorf("max batch %d (fits %v), %d fits %v", at.Batch, at.Memory.Fits, over.Batch, over.Memory.Fits)
 	}
-	t.Logf("llama3-70b tp 8 batch %d: TTFT %.0f ms, TPOT %.2f ms, %.0f tokens/s/GPU (decode only %.0f)", at.Batch, at.TTFTMS, at.TPOTMS, at.TokensPerSPerGPU, at.DecodeTokensPerSPerGPU)
+	t.Logf("llama3-70b tp 8 batch %d: TTFT %.0f ms, TPOT %.2f ms, %.0f tokens/s/GPU (decode only %.0f)", at.Batch, at.TTFTMs, at.TPOTMs, at.TokensPerSPerGPU, at.DecodeTokensPerSPerGPU)
 	prev := 0.0
 	for _, b := range []int{1, 8, 64} {
 		r, err := SimulateServe(l70, c, ServeOptions{TP: 8, Batch: b})

@@ -26,8 +26,8 @@ import (
 // CommPart is one kind of communication in a step.
 type CommPart struct {
 	Kind      string  `json:"kind"` // tp, cp, ep, pp, dp, zero, embedding
-	TotalMS   float64 `json:"total_ms"`
-	ExposedMS float64 `json:"exposed_ms"` // not hidden behind compute
+	TotalMs   float64 `json:"total_ms"`
+	ExposedMs float64 `json:"exposed_ms"` // not hidden behind compute
 	Group     int     `json:"group"`      // ranks in the communicator
 	Domains   int     `json:"domains"`    // NVLink domains it spans
 }
@@ -54,11 +54,11 @@ type LLMResult struct {
 	DType         string    `json:"dtype"`
 	Framework     string    `json:"framework"`
 
-	StepMS      float64    `json:"step_ms"`
-	ComputeMS   float64    `json:"compute_ms"`   // the heaviest stage's compute, recomputation included
-	CommMS      float64    `json:"comm_ms"`      // exposed communication
-	BubbleMS    float64    `json:"bubble_ms"`    // pipeline fill and drain
-	OptimizerMS float64    `json:"optimizer_ms"` // Adam update
+	StepMs      float64    `json:"step_ms"`
+	ComputeMs   float64    `json:"compute_ms"`   // the heaviest stage's compute, recomputation included
+	CommMs      float64    `json:"comm_ms"`      // exposed communication
+	BubbleMs    float64    `json:"bubble_ms"`    // pipeline fill and drain
+	OptimizerMs float64    `json:"optimizer_ms"` // Adam update
 	Comm        []CommPart `json:"comm"`
 
 	TokensPerS       float64 `json:"tokens_per_s"`
@@ -233,8 +233,8 @@ func (r *llmRun) simulate(o LLMOptions) *LLMResult {
 			p = &CommPart{Kind: kind, Group: g.n, Domains: g.domains()}
 			parts[kind] = p
 		}
-		p.TotalMS += total * 1e3
-		p.ExposedMS += exposed * 1e3
+		p.TotalMs += total * 1e3
+		p.ExposedMs += exposed * 1e3
 	}
 	m := float64(o.micro())
 
@@ -324,8 +324,8 @@ func (r *llmRun) simulate(o LLMOptions) *LLMResult {
 	v := float64(o.VirtualStages)
 	pipe := m*tMax + (tSum-tMax)/v
 	hs := stages[heavy]
-	res.ComputeMS = m * hs.computeS * 1e3
-	res.BubbleMS = (tSum - tMax) / v * 1e3
+	res.ComputeMs = m * hs.computeS * 1e3
+	res.BubbleMs = (tSum - tMax) / v * 1e3
 	L := float64(nl[heavy])
 	add("tp", tpG, m*L*tpTotal, m*L*tpExp)
 	if o.CP > 1 {
@@ -380,10 +380,10 @@ func (r *llmRun) simulate(o LLMOptions) *LLMResult {
 	// Adam: read gradient, master weight, two moments; write them and the
 	// compute-dtype weight (Megatron's fused multi-tensor Adam)
 	optS := updated * (gradBytes + 24 + e) / (c.GPU.MemoryBandwidthGBs * 1e9 * c.GPU.Efficiency.Elementwise.Memory)
-	res.OptimizerMS = optS * 1e3
+	res.OptimizerMs = optS * 1e3
 	step := pipe + endExp + optS
-	res.StepMS = step * 1e3
-	res.CommMS = res.StepMS - res.ComputeMS - res.BubbleMS - res.OptimizerMS
+	res.StepMs = step * 1e3
+	res.CommMs = res.StepMs - res.ComputeMs - res.BubbleMs - res.OptimizerMs
 	for _, k := range []string{"tp", "cp", "ep", "pp", "zero", "dp", "embedding"} {
 		if p := parts[k]; p != nil {
 			res.Comm = append(res.Comm, *p)

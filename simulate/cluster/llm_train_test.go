@@ -43,8 +43,8 @@ func TestLLMZeRO(t *testing.T) {
 			t.Errorf("zero-%d: dp %.1f ms, zero %.1f ms", s, dp, zero)
 		}
 	}
-	if z[3].StepMS <= z[1].StepMS {
-		t.Errorf("zero-3 (gathers every micro-batch) %.0f ms, not slower than zero-1 %.0f ms", z[3].StepMS, z[1].StepMS)
+	if z[3].StepMs <= z[1].StepMs {
+		t.Errorf("zero-3 (gathers every micro-batch) %.0f ms, not slower than zero-1 %.0f ms", z[3].StepMs, z[1].StepMs)
 	}
 }
 
@@ -62,13 +62,13 @@ func TestLLMMechanisms(t *testing.T) {
 	// interleaving divides the bubble by the virtual stages and keeps more
 	// activations in flight
 	vp := simLLM(t, "gpt3-175b", 8, with(func(o *LLMOptions) { o.SequenceParallel, o.VirtualStages = true, 2 }))
-	if !near(vp.BubbleMS, sp.BubbleMS/2, 0.15) || vp.Memory.ActivationsGB <= sp.Memory.ActivationsGB {
-		t.Errorf("interleaved: bubble %.0f ms (1F1B %.0f), activations %.1f GB (1F1B %.1f)", vp.BubbleMS, sp.BubbleMS, vp.Memory.ActivationsGB, sp.Memory.ActivationsGB)
+	if !near(vp.BubbleMs, sp.BubbleMs/2, 0.15) || vp.Memory.ActivationsGB <= sp.Memory.ActivationsGB {
+		t.Errorf("interleaved: bubble %.0f ms (1F1B %.0f), activations %.1f GB (1F1B %.1f)", vp.BubbleMs, sp.BubbleMs, vp.Memory.ActivationsGB, sp.Memory.ActivationsGB)
 	}
 	// 1F1B bubble: (p - 1) stage times of m + p - 1
-	stage := (sp.StepMS - sp.BubbleMS - sp.OptimizerMS) / float64(sp.MicroBatches)
-	if !near(sp.BubbleMS, 3*stage, 0.25) {
-		t.Errorf("bubble %.0f ms, 3 stage times %.0f ms", sp.BubbleMS, 3*stage)
+	stage := (sp.StepMs - sp.BubbleMs - sp.OptimizerMs) / float64(sp.MicroBatches)
+	if !near(sp.BubbleMs, 3*stage, 0.25) {
+		t.Errorf("bubble %.0f ms, 3 stage times %.0f ms", sp.BubbleMs, 3*stage)
 	}
 	// recomputation: memory falls, time and hardware FLOPs rise
 	none := simLLM(t, "gpt3-175b", 8, with(func(o *LLMOptions) { o.SequenceParallel, o.Recompute, o.MemoryGB = true, RecomputeNone, 1000 }))
@@ -77,9 +77,9 @@ func TestLLMMechanisms(t *testing.T) {
 	if !(full.Memory.ActivationsGB < sel.Memory.ActivationsGB && sel.Memory.ActivationsGB <= none.Memory.ActivationsGB) {
 		t.Errorf("activations: full %.1f, selective %.1f, none %.1f GB", full.Memory.ActivationsGB, sel.Memory.ActivationsGB, none.Memory.ActivationsGB)
 	}
-	if !(full.StepMS > sel.StepMS && sel.StepMS >= none.StepMS) || full.HFU <= full.MFU || none.HFU != none.MFU {
+	if !(full.StepMs > sel.StepMs && sel.StepMs >= none.StepMs) || full.HFU <= full.MFU || none.HFU != none.MFU {
 		t.Errorf("step: full %.0f, selective %.0f, none %.0f ms; full HFU %.3f MFU %.3f; none HFU %.3f MFU %.3f",
-			full.StepMS, sel.StepMS, none.StepMS, full.HFU, full.MFU, none.HFU, none.MFU)
+			full.StepMs, sel.StepMs, none.StepMs, full.HFU, full.MFU, none.HFU, none.MFU)
 	}
 	// context parallelism halves each GPU's tokens and exchanges keys and values
 	l1 := simLLM(t, "llama3-70b", 8, LLMOptions{TP: 8, SequenceParallel: true, ZeRO: 1, GlobalBatch: 64})
