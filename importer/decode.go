@@ -395,10 +395,23 @@ func (d *decoder) link(rg *rawGraph, parent *scope, owner *ir.Node) (*ir.Graph, 
 			}
 		}
 	}
+	if err := linkOutputs(g, rg, sc); err != nil {
+		return nil, fail("", err)
+	}
+	// The IR keeps nodes in topological order (ir.Verify checks it): a
+	// file that lists them out of order is sorted here, stably, so that a
+	// sorted file keeps its order. A cycle is the verifier's to report.
+	_ = ir.SortNodes(g)
+	return g, nil
+}
+
+// linkOutputs binds g's outputs to the values of sc they name and sets
+// the declared types of outputs and value_info entries.
+func linkOutputs(g *ir.Graph, rg *rawGraph, sc *scope) error {
 	for _, vi := range rg.outputs {
 		v := sc.lookup(vi.name)
 		if v == nil {
-			return nil, fail("", fmt.Errorf("output %q is not produced by any node, input or initializer", vi.name))
+			return fmt.Errorf("output %q is not produced by any node, input or initializer", vi.name)
 		}
 		if vi.typ != nil {
 			dt := vi.typ.Clone()
@@ -421,11 +434,7 @@ func (d *decoder) link(rg *rawGraph, parent *scope, owner *ir.Node) (*ir.Graph, 
 			v.Declared = &dt
 		}
 	}
-	// The IR keeps nodes in topological order (ir.Verify checks it): a
-	// file that lists them out of order is sorted here, stably, so that a
-	// sorted file keeps its order. A cycle is the verifier's to report.
-	_ = ir.SortNodes(g)
-	return g, nil
+	return nil
 }
 
 // attr decodes an AttributeProto. Subgraphs are linked in scope sc, owned

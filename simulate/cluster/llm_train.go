@@ -341,9 +341,29 @@ func (r *llmRun) simulate(o LLMOptions) *LLMResult {
 		add("pp", ppG, m*p2p, m*p2p)
 	}
 
-	// step end: data-parallel gradients, ZeRO gathers, tied embeddings
+	endExp, optS := r.stepEnd(o, hs, heavy, nl, dpG, gradBytes, add)
+	res.OptimizerMs = optS * 1e3
+	step := pipe + endExp + optS
+	res.StepMs = step * 1e3
+	res.CommMs = res.StepMs - res.ComputeMs - res.BubbleMs - res.OptimizerMs
+	for _, k := range []string{"tp", "cp", "ep", "pp", "zero", "dp", "embedding"} {
+		if p := parts[k]; p != nil {
+			res.Comm = append(res.Comm, *p)
+		}
+	}
+	r.rates(res, o, step)
+	res.Memory = r.memory(o, s, nl)
+	return res
+}
+
+// stepEnd is what a step does once after its micro-batches: the
+// data-parallel gradient reduction, the ZeRO-1/2 parameter gathers, the
+// tied embeddings' all-reduce (each recorded with add) and the optimizer
+// update; it returns their exposed time and the optimizer's, in s.
+func (r *llmRun) stepEnd(o LLMOptions, hs stageCost, heavy int, nl []int, dpG rankGroup, gradBytes float64, add func(string, rankGroup, float64, float64)) (endExp, optS float64) {
+	t, c, fw, e := r.t, r.c, o.Framework, r.k.bytes
+	h := float64(t.Hidden)
 	stageParams := r.stageParamsPerGPU(o, heavy, nl)
-	endExp := 0.0
 	if o.DP*o.CP > 1 && o.ZeRO < 2 {
 		var grad float64
 		if o.ZeRO == 0 {
@@ -379,19 +399,8 @@ func (r *llmRun) simulate(o LLMOptions) *LLMResult {
 	}
 	// Adam: read gradient, master weight, two moments; write them and the
 	// compute-dtype weight (Megatron's fused multi-tensor Adam)
-	optS := updated * (gradBytes + 24 + e) / (c.GPU.MemoryBandwidthGBs * 1e9 * c.GPU.Efficiency.Elementwise.Memory)
-	res.OptimizerMs = optS * 1e3
-	step := pipe + endExp + optS
-	res.StepMs = step * 1e3
-	res.CommMs = res.StepMs - res.ComputeMs - res.BubbleMs - res.OptimizerMs
-	for _, k := range []string{"tp", "cp", "ep", "pp", "zero", "dp", "embedding"} {
-		if p := parts[k]; p != nil {
-			res.Comm = append(res.Comm, *p)
-		}
-	}
-	r.rates(res, o, step)
-	res.Memory = r.memory(o, s, nl)
-	return res
+	optS = updated * (gradBytes + 24 + e) / (c.GPU.MemoryBandwidthGBs * 1e9 * c.GPU.Efficiency.Elementwise.Memory)
+	return endExp, optS
 }
 
 // layerParamsPerGPU is one layer's weights on one GPU: attention and
