@@ -109,7 +109,11 @@ func (m *msg) packedInts(n num, vs []int64) {
 	if len(vs) == 0 {
 		return
 	}
-	var b []byte
+	size := 0
+	for _, v := range vs {
+		size += protowire.SizeVarint(uint64(v))
+	}
+	b := make([]byte, 0, size) // one allocation, however long the list
 	for _, v := range vs {
 		b = protowire.AppendVarint(b, uint64(v))
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"unicode/utf8"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -95,6 +96,16 @@ func appendInt64s(dst []int64, f field) ([]int64, error) {
 		return append(dst, int64(f.u)), nil
 	case protowire.BytesType:
 		b := f.b
+		// one allocation: a packed list holds one value per byte with
+		// the high bit clear (a list of millions would otherwise grow
+		// through a dozen copies)
+		n := 0
+		for _, c := range b {
+			if c < 0x80 {
+				n++
+			}
+		}
+		dst = slices.Grow(dst, n)
 		for len(b) > 0 {
 			v, l := protowire.ConsumeVarint(b)
 			if l < 0 {

@@ -8,6 +8,7 @@ package ir
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Code names the kind of a Diagnostic. Codes are short and stable, so that
@@ -78,7 +79,54 @@ func (e *InferError) Error() string { return e.Msg }
 // errorf returns an *InferError of the given kind. It is the only way
 // inference makes an error.
 func errorf(code Code, format string, args ...any) error {
-	return &InferError{Code: code, Msg: fmt.Sprintf(format, args...)}
+	return &InferError{Code: code, Msg: fmt.Sprintf(format, shortArgs(args)...)}
+}
+
+// maxListedValues bounds how many values of a list argument a message
+// prints: an attribute of millions of values (a hostile perm) would
+// otherwise be formatted whole, megabytes per message.
+const maxListedValues = 16
+
+// shortArgs replaces list arguments longer than maxListedValues by their
+// first values and a count, so a message stays one short line.
+func shortArgs(args []any) []any {
+	var out []any
+	for i, a := range args {
+		var s fmt.Stringer
+		switch v := a.(type) {
+		case []int64:
+			s = shortList[int64](v)
+		case []int:
+			s = shortList[int](v)
+		case []float32:
+			s = shortList[float32](v)
+		case []float64:
+			s = shortList[float64](v)
+		case []string:
+			s = shortList[string](v)
+		}
+		if s == nil {
+			continue
+		}
+		if out == nil {
+			out = append([]any(nil), args...)
+		}
+		out[i] = s
+	}
+	if out == nil {
+		return args
+	}
+	return out
+}
+
+// shortList prints as %v does, up to maxListedValues values.
+type shortList[T any] []T
+
+func (l shortList[T]) String() string {
+	if len(l) <= maxListedValues {
+		return fmt.Sprint([]T(l))
+	}
+	return strings.TrimSuffix(fmt.Sprint([]T(l[:maxListedValues])), "]") + fmt.Sprintf(" ... (%d values)]", len(l))
 }
 
 // wrapf prefixes err's message with what the format says, keeping err's

@@ -39,15 +39,24 @@ type NodeInfo struct {
 
 // typesOf returns the type part of "name: type" entries.
 func typesOf(entries []string) []string {
-	out := make([]string, len(entries))
-	for i, e := range entries {
+	n := min(len(entries), maxCellTypes)
+	out := make([]string, n, n+1)
+	for i, e := range entries[:n] {
 		out[i] = e
 		if k := strings.LastIndex(e, ": "); k >= 0 {
 			out[i] = e[k+2:]
 		}
 	}
+	if len(entries) > n {
+		// a node of thousands of inputs (a Concat, a Sum) keeps its row
+		// short; the JSON lists them all
+		out = append(out, fmt.Sprintf("... (%d in all)", len(entries)))
+	}
 	return out
 }
+
+// maxCellTypes bounds the types one table cell lists.
+const maxCellTypes = 8
 
 // valueBytes is the storage size of a tensor value, if static.
 func valueBytes(v *ir.Value) (int64, bool) {
