@@ -84,7 +84,7 @@ func (o *Optimized) Assumptions() []string {
 		out = append(out, o.Predicted.Assumptions...)
 	}
 	for _, n := range o.Model.Graph.Nodes {
-		if n.Op == "LSTM" || n.Op == "GRU" || n.Op == "RNN" {
+		if info := ir.InfoOf(n); info != nil && info.Class() == ir.CostRNN { // LSTM, GRU, RNN and their contrib forms
 			out = append(out, "recurrent ops are costed without a persistent-RNN kernel: the recurrent weights are re-read from memory every step (the cost model's choice; a persistent kernel keeping them on chip would be faster where they fit)")
 			break
 		}

@@ -28,6 +28,20 @@ import (
 	"github.com/wolong-dev/wolong/ir"
 )
 
+// The ops the transformer detector reads, by key (ir's op identity).
+var (
+	keyGather         = ir.Key("", "Gather")
+	keyWhere          = ir.Key("", "Where")
+	keySoftmax        = ir.Key("", "Softmax")
+	keyTopK           = ir.Key("", "TopK")
+	keyAttention      = ir.Key("", "Attention")
+	keyAttentionMS    = ir.Key("com.microsoft", "Attention")
+	keyMHA            = ir.Key("com.microsoft", "MultiHeadAttention")
+	keyGQA            = ir.Key("com.microsoft", "GroupQueryAttention")
+	keyEmbedLayerNorm = ir.Key("com.microsoft", "EmbedLayerNormalization")
+	keyFastGelu       = ir.Key("com.microsoft", "FastGelu")
+)
+
 // NotTransformerError says a graph is not a decoder transformer the
 // planner can read.
 type NotTransformerError struct{ Reason string }
@@ -93,13 +107,13 @@ func (d *detector) scan() {
 		switch {
 		case d.isCore(n):
 			d.cores = append(d.cores, n)
-		case n.Op == "Gather" && n.Domain == "" && d.emb == nil:
+		case n.Is(keyGather) && d.emb == nil:
 			if w, ok := constMatrix(n.Input(0)); ok && len(w.dims) == 2 && n.Input(1) != nil && n.Input(1).Type.DType.IsInt() && !n.Input(1).IsConst() {
 				d.emb = w.src
 				d.t.Vocab, d.t.Hidden = int(w.dims[0]), int(w.dims[1])
 				d.seqFrom(n.Input(1), 1)
 			}
-		case n.Op == "EmbedLayerNormalization" && d.emb == nil:
+		case n.Is(keyEmbedLayerNorm) && d.emb == nil:
 			if w, ok := constMatrix(n.Input(2)); ok && len(w.dims) == 2 {
 				d.emb = w.src
 				d.t.Vocab, d.t.Hidden = int(w.dims[0]), int(w.dims[1])
@@ -115,14 +129,14 @@ func (d *detector) scan() {
 			d.weights = append(d.weights, w)
 			d.biasAfter(n)
 		}
-		if n.Op == "Attention" && n.Domain == "com.microsoft" {
+		if n.Is(keyAttentionMS) {
 			if w, ok := constMatrix(n.Input(1)); ok && len(w.dims) == 2 {
 				w.node = n
 				d.weights = append(d.weights, w)
 				d.t.Bias = d.t.Bias || n.Input(2) != nil
 			}
 		}
-		if n.Op == "FastGelu" && n.Input(1) != nil {
+		if n.Is(keyFastGelu) && n.Input(1) != nil {
 			d.t.Bias = true
 		}
 	}
@@ -140,10 +154,10 @@ func (d *detector) isCore(n *ir.Node) bool {
 		v := n.Input(0)
 		for i := 0; i < 4 && v != nil && v.Producer != nil; i++ {
 			p := v.Producer
-			if p.Op == "MatMul" {
+			if p.Is(ir.OpMatMul) {
 				return !p.Input(0).IsConst() && !p.Input(1).IsConst() && consumedBy(n.Output(0), "MatMul")
 			}
-			if p.Op != "Add" && p.Op != "Mul" && p.Op != "Div" && p.Op != "Where" {
+			if !p.IsAny(ir.OpAdd, ir.OpMul, ir.OpDiv, keyWhere) {
 				return false
 			}
 			v = p.Input(0)
@@ -196,14 +210,14 @@ func constMatrix(v *ir.Value) (weight, bool) {
 
 // linearWeight returns the weight a MatMul (input 1) or Gemm multiplies by.
 func linearWeight(n *ir.Node) (weight, bool) {
-	if n.Domain != "" || (n.Op != "MatMul" && n.Op != "Gemm") {
+	if !n.IsAny(ir.OpMatMul, ir.OpGemm) {
 		return weight{}, false
 	}
 	w, ok := constMatrix(n.Input(1))
 	if !ok {
 		return weight{}, false
 	}
-	if n.Op == "Gemm" {
+	if n.Is(ir.OpGemm) {
 		if len(w.dims) != 2 {
 			return weight{}, false
 		}
@@ -217,11 +231,11 @@ func linearWeight(n *ir.Node) (weight, bool) {
 
 // biasAfter marks Bias when n's output is added to a 1-D float constant.
 func (d *detector) biasAfter(n *ir.Node) {
-	if n.Op == "Gemm" && n.Input(2) != nil {
+	if n.Is(ir.OpGemm) && n.Input(2) != nil {
 		d.t.Bias = true
 	}
 	for _, u := range n.Output(0).Uses {
-		if u.Node != nil && u.Node.Op == "Add" {
+		if u.Node.Is(ir.OpAdd) {
 			for _, in := range u.Node.Inputs {
 				if in != nil && in.Const != nil && len(in.Const.Dims) == 1 && in.Const.DType.IsFloat() {
 					d.t.Bias = true
@@ -272,7 +286,7 @@ func lastDim(v *ir.Value) int64 {
 func (d *detector) heads() (q, kv, dh int64) {
 	n := d.cores[0]
 	switch {
-	case n.Op == "Attention" && n.Domain == "":
+	case n.Is(keyAttention):
 		q, kv = n.AttrInt("q_num_heads", 0), n.AttrInt("kv_num_heads", 0)
 		if qd := staticDims(n.Input(0)); len(qd) == 4 {
 			q, dh = qd[1], qd[3]
@@ -282,7 +296,7 @@ func (d *detector) heads() (q, kv, dh int64) {
 		} else if q > 0 {
 			dh = lastDim(n.Input(0)) / q
 		}
-	case n.Op == "Attention": // com.microsoft: packed QKV weight [h, 3 heads d]
+	case n.Is(keyAttentionMS): // com.microsoft: packed QKV weight [h, 3 heads d]
 		q = n.AttrInt("num_heads", 0)
 		kv = q
 		if sizes, ok := n.AttrInts("qkv_hidden_sizes"); ok && len(sizes) == 3 && q > 0 {
@@ -290,7 +304,7 @@ func (d *detector) heads() (q, kv, dh int64) {
 		} else if w, ok := constMatrix(n.Input(1)); ok && q > 0 {
 			dh = w.dims[len(w.dims)-1] / (3 * q)
 		}
-	case n.Op == "MultiHeadAttention" || n.Op == "GroupQueryAttention":
+	case n.IsAny(keyMHA, keyGQA):
 		q = n.AttrInt("num_heads", 0)
 		kv = n.AttrInt("kv_num_heads", q)
 		if q > 0 && n.Input(1) != nil {
@@ -300,12 +314,12 @@ func (d *detector) heads() (q, kv, dh int64) {
 		}
 		if kd := staticDims(n.Input(1)); len(kd) == 4 {
 			kv = kd[1]
-		} else if dh > 0 && n.Op == "MultiHeadAttention" && lastDim(n.Input(1)) > 0 {
+		} else if dh > 0 && n.Is(keyMHA) && lastDim(n.Input(1)) > 0 {
 			kv = lastDim(n.Input(1)) / dh
 		}
 	default: // unfused or wolong: Q [B, heads, S, d], K^T [B, heads, d, S]
 		mm := n.Input(0)
-		for mm != nil && mm.Producer != nil && mm.Producer.Op != "MatMul" {
+		for mm != nil && mm.Producer != nil && !mm.Producer.Is(ir.OpMatMul) {
 			mm = mm.Producer.Input(0)
 		}
 		if n.Domain == ir.FusedDomain {
@@ -337,7 +351,7 @@ func (d *detector) dims() error {
 	t.Heads, t.KVHeads = int(q), int(kv)
 	if t.Hidden == 0 { // no embedding: the attention input's width
 		t.Hidden = int(lastDim(d.cores[0].Input(0)))
-		if d.cores[0].Op == "Softmax" || d.cores[0].Domain == ir.FusedDomain || t.Hidden == int(q*dh) {
+		if d.cores[0].Is(keySoftmax) || d.cores[0].Domain == ir.FusedDomain || t.Hidden == int(q*dh) {
 			t.Hidden = int(q * dh)
 		}
 	}
@@ -364,7 +378,7 @@ func (d *detector) dims() error {
 			headW = w
 		default:
 			perLayer += w.elems()
-			if w.dims[1] == h && w.node.Op != "Attention" {
+			if w.dims[1] == h && !w.node.IsAny(keyAttention, keyAttentionMS) {
 				down = max(down, w.dims[0])
 			}
 		}
@@ -415,7 +429,7 @@ func (d *detector) dims() error {
 // tokens, converted to experts per token.
 func (d *detector) topK() int {
 	for _, n := range d.g.Nodes {
-		if n.Op != "TopK" {
+		if !n.Is(keyTopK) {
 			continue
 		}
 		k := n.AttrInt("k", 0)
@@ -449,7 +463,7 @@ func (d *detector) topK() int {
 // constant of width hidden read by a Gather or an Add.
 func (d *detector) positionTable() bool {
 	for _, n := range d.g.Nodes {
-		if n.Op != "Gather" && n.Op != "Add" {
+		if !n.IsAny(keyGather, ir.OpAdd) {
 			continue
 		}
 		for _, in := range n.Inputs {
