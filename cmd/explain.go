@@ -73,13 +73,7 @@ timeline, the cost tables and the graph) to open in a browser.`,
   wolong explain model.onnx --html report.html`,
 		Args:              usageArgs(cobra.ExactArgs(1)),
 		ValidArgsFunction: completeONNX,
-		RunE: func(c *cobra.Command, args []string) error {
-			opts, err := f.toOptions(env, args)
-			if err != nil {
-				return err
-			}
-			return runOr(runF, opts, func() error { return explainRun(env, opts) })
-		},
+		RunE: runE(env, f.toOptions, runF, explainRun),
 	}
 	addPipelineFlags(c, &f.pipelineFlags)
 	c.Flags().StringVar(&f.pass, "pass", "", "show only the pass called `NAME`")

@@ -56,13 +56,7 @@ prints wolong's IR text instead.`,
   wolong inspect model.onnx --dim N=1 --format csv > nodes.csv`,
 		Args:              usageArgs(cobra.ExactArgs(1)),
 		ValidArgsFunction: completeONNX,
-		RunE: func(c *cobra.Command, args []string) error {
-			opts, err := f.toOptions(env, args)
-			if err != nil {
-				return err
-			}
-			return runOr(runF, opts, func() error { return inspectRun(env, opts) })
-		},
+		RunE: runE(env, f.toOptions, runF, inspectRun),
 	}
 	addModelFlags(c, &f.model)
 	c.Flags().StringVar(&f.format, "format", "table", "output format: table, json, or csv (the per-node table)")

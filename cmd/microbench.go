@@ -66,13 +66,7 @@ attributes are graphs are listed as skipped.`,
   python bench/gpu/time_ops.py ops.json --out h200_ops.csv`,
 		Args:              usageArgs(cobra.ExactArgs(1)),
 		ValidArgsFunction: completeONNX,
-		RunE: func(c *cobra.Command, args []string) error {
-			opts, err := f.toOptions(env, args)
-			if err != nil {
-				return err
-			}
-			return runOr(runF, opts, func() error { return microbenchRun(env, opts) })
-		},
+		RunE: runE(env, f.toOptions, runF, microbenchRun),
 	}
 	addModelFlags(c, &f.model)
 	c.Flags().StringVar(&f.out, "out", "", "write the op list as JSON to `ops.json` (what bench/gpu/time_ops.py reads)")

@@ -4,6 +4,7 @@ package cmd
 // run-function hook and the conversions of strings every command takes.
 
 import (
+	"github.com/spf13/cobra"
 	"github.com/wolong-dev/wolong/report"
 	"github.com/wolong-dev/wolong/simulate/cost"
 	"github.com/wolong-dev/wolong/simulate/hw"
@@ -15,6 +16,18 @@ func runOr[T any](runF func(*T) error, opts *T, run func() error) error {
 		return runF(opts)
 	}
 	return run()
+}
+
+// runE is a command's RunE: its flags become options in one step (a usage
+// error stops there), then runF gets them (tests) or run runs them.
+func runE[T any](env *Env, toOptions func(*Env, []string) (*T, error), runF func(*T) error, run func(*Env, *T) error) func(*cobra.Command, []string) error {
+	return func(_ *cobra.Command, args []string) error {
+		opts, err := toOptions(env, args)
+		if err != nil {
+			return err
+		}
+		return runOr(runF, opts, func() error { return run(env, opts) })
+	}
 }
 
 // parseFormat reads --format: table and json, and the extra formats the
