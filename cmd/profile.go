@@ -56,6 +56,7 @@ type profileFlags struct {
 	convAlgo string
 	winograd bool         // deprecated alias of --conv-algo winograd
 	cluster  ClusterFlags // --cluster, --sweep and the distributed flags
+	llm      LLMFlags     // the LLM planner's flags (with --cluster)
 	level    int
 }
 
@@ -95,7 +96,7 @@ efficiency) over cluster sizes instead, and --plot writes it as an image.
   wolong profile model.onnx --hw p100 --cluster 8x1 --net ib-edr --strategy ps --transport rdma
   wolong profile model.onnx --cluster 1x8 --net roce-25 --sweep gpus=1,2,4,8,16,32,64 --plot scaling.svg
   wolong profile model.onnx --cluster 2x4 --trace cluster.json --format json | jq .step_ms,.efficiency`,
-		Args:              usageArgs(cobra.ExactArgs(1)),
+		Args:              usageArgs(cobra.RangeArgs(0, 1)),
 		ValidArgsFunction: completeONNX,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts, err := f.toOptions(env, args, c.Flags().Changed)
@@ -107,6 +108,7 @@ efficiency) over cluster sizes instead, and --plot writes it as an image.
 	}
 	addModelFlags(c, &f.model)
 	addClusterFlags(c, &f.cluster)
+	addLLMFlags(c, &f.llm)
 	fs := c.Flags()
 	fs.StringVar(&f.hw, "hw", "h100", "hardware: a preset ("+strings.Join(hw.Names(), ", ")+"; with --cluster also "+strings.Join(cluster.GPUNames(), ", ")+") or a hardware file `path.json`")
 	fs.StringVar(&f.format, "format", "table", "output format: table, json, or csv (every node, or every op type with --by op; with --sweep, every size)")
@@ -187,8 +189,17 @@ func (f *profileFlags) toOptions(env *Env, args []string, changed func(string) b
 	if f.level > optimize.MaxLevel {
 		return nil, Usagef("-O%d: want 0..%d", f.level, optimize.MaxLevel)
 	}
+	llm, err := f.llmRun(args, dt, changed)
+	if err != nil {
+		return nil, err
+	}
 	var cr *ClusterRun
-	if f.cluster.active() {
+	if llm != nil {
+		if cr, err = f.cluster.run(h, simulate.Train, false); err != nil {
+			return nil, err
+		}
+		cr.LLM = llm
+	} else if f.cluster.active() {
 		if !changed("mode") {
 			mode = simulate.Train
 		}
@@ -203,9 +214,16 @@ func (f *profileFlags) toOptions(env *Env, args []string, changed func(string) b
 	if err != nil {
 		return nil, err
 	}
-	return &ProfileOptions{Path: args[0], Model: mo, Format: format, By: f.by, Top: f.top, Trace: f.trace,
+	path, batch := "", f.batch
+	if len(args) > 0 {
+		path = args[0]
+	}
+	if llm != nil {
+		batch = 0 // --batch is the serving batch
+	}
+	return &ProfileOptions{Path: path, Model: mo, Format: format, By: f.by, Top: f.top, Trace: f.trace,
 		Sim:   pipeline.SimOptions{HW: h, Streams: f.streams, Mode: mode, Cost: cost.Options{TF32: f.tf32, Trip: f.trip, DType: dt, Settings: costSettings}},
-		Batch: f.batch, Level: f.level, Cluster: cr}, nil
+		Batch: batch, Level: f.level, Cluster: cr}, nil
 }
 
 // profileRun runs `wolong profile`.
@@ -214,6 +232,9 @@ func profileRun(env *Env, opts *ProfileOptions) error {
 	defer out.abort()
 	if err := out.check("--trace", opts.Trace); err != nil {
 		return err
+	}
+	if opts.Cluster != nil && opts.Cluster.LLM != nil {
+		return profileLLMRun(env, opts)
 	}
 	if opts.Cluster != nil {
 		if err := out.check("--plot", opts.Cluster.Plot); err != nil {
