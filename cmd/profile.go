@@ -65,7 +65,7 @@ type profileFlags struct {
 func NewCmdProfile(env *Env, runF func(*ProfileOptions) error) *cobra.Command {
 	f := &profileFlags{}
 	c := &cobra.Command{
-		Use:   "profile MODEL",
+		Use:   "profile [MODEL]",
 		Short: "Predict a model's run time, FLOP/s and memory on a GPU or CPU",
 		Long: `profile simulates one inference (or training) step of MODEL on a hardware
 preset or file: every node's FLOPs (2 x MACs), bytes moved and kernels, timed
@@ -85,7 +85,16 @@ utilization of each link, the step under every transport against grpc-tcp,
 the strategies auto compared, and every assumption. --mode defaults to train
 there. --sweep gpus=1,2,4,...,512 prints the scaling (throughput, speedup,
 efficiency) over cluster sizes instead, and --plot writes it as an image.
-'wolong hw list' shows the GPU and network presets.`,
+'wolong hw list' shows the GPU and network presets.
+
+With --cluster, the LLM flags plan a decoder transformer (read from MODEL's
+graph, or --llm PRESET without MODEL) with the analytic planner: a training
+step under --tp --pp --dp --ep --cp --vp --sp --zero --recompute
+--micro-batch --global-batch --seq --framework (dp defaults to the GPUs
+the other degrees leave), --strategy auto with --global-batch to search
+the layouts (a degree given fixes it), or --serve with --tp --batch
+--prompt --output. It prints the step, MFU and memory per GPU by part; a
+layout that does not fit prints its breakdown and exits 1.`,
 		Example: `  wolong profile model.onnx --hw h100
   wolong profile model.onnx --hw h200 --by op --top 10
   wolong profile model.onnx --hw cpu-1t -O3
@@ -95,7 +104,10 @@ efficiency) over cluster sizes instead, and --plot writes it as an image.
   wolong profile model.onnx --cluster 4x8 --net ib-hdr --mode train --batch 64
   wolong profile model.onnx --hw p100 --cluster 8x1 --net ib-edr --strategy ps --transport rdma
   wolong profile model.onnx --cluster 1x8 --net roce-25 --sweep gpus=1,2,4,8,16,32,64 --plot scaling.svg
-  wolong profile model.onnx --cluster 2x4 --trace cluster.json --format json | jq .step_ms,.efficiency`,
+  wolong profile model.onnx --cluster 2x4 --trace cluster.json --format json | jq .step_ms,.efficiency
+  wolong profile llama.onnx --cluster 64x8 --hw h100 --tp 8 --pp 4 --sp --zero 1 --global-batch 512
+  wolong profile --llm llama3-405b --cluster 2048x8 --hw h100 --strategy auto --global-batch 2048
+  wolong profile --llm llama3-70b --cluster 1x8 --hw h200 --serve --tp 8 --batch 32 --prompt 2048 --output 256`,
 		Args:              usageArgs(cobra.RangeArgs(0, 1)),
 		ValidArgsFunction: completeONNX,
 		RunE: func(c *cobra.Command, args []string) error {
