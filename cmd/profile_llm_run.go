@@ -7,6 +7,7 @@ package cmd
 // fit in GPU memory is printed with its breakdown and the command exits 1.
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -52,7 +53,12 @@ func profileLLMRun(env *Env, opts *ProfileOptions) error {
 		return err
 	}
 	assumptions = append(assumptions, cr.Assumptions...)
-	if t.Seq <= 0 && lr.Train.Seq == 0 && (lr.Serve == nil || lr.Serve.Prompt == 0) {
+	if t.Seq <= 0 && lr.Serve != nil {
+		// serving needs no trained length: the longest context it serves
+		t.Seq = cmp.Or(lr.Serve.Prompt, cluster.DefaultPrompt) + cmp.Or(lr.Serve.Output, cluster.DefaultOutput)
+		assumptions = append(assumptions, fmt.Sprintf("the model's sequence length is symbolic: %d (prompt + output)", t.Seq))
+	}
+	if t.Seq <= 0 && lr.Train.Seq == 0 {
 		return Usagef("the model's sequence length is symbolic: give --seq N (or --dim NAME=N)")
 	}
 	c := cr.Cluster

@@ -122,3 +122,19 @@ func TestProfileLLMFailures(t *testing.T) {
 		t.Errorf("a CNN with --tp: exit %d, stderr %q; want 2 naming what is missing and --llm", code, errs)
 	}
 }
+
+// A graph whose sequence is symbolic needs --seq for training; serving
+// takes prompt + output as its context.
+func TestProfileLLMSymbolicSeq(t *testing.T) {
+	model := shared(t, "models", "transformer", "tiny-random-gpt2-fp32_past.onnx")
+	if _, errs, code := run("profile", model, "--cluster", "1x8", "--tp", "2"); code != 2 || !strings.Contains(errs, "--seq") {
+		t.Errorf("no --seq: exit %d, stderr %q; want 2 asking for --seq", code, errs)
+	}
+	if d := profileJSON(t, model, "--cluster", "1x8", "--tp", "2", "--seq", "256"); num(t, d, "seq") != 256 {
+		t.Errorf("seq %v, want 256", d["seq"])
+	}
+	d := profileJSON(t, model, "--cluster", "1x8", "--serve", "--tp", "2", "--prompt", "100", "--output", "20")
+	if num(t, d, "prompt") != 100 || num(t, d, "ttft_ms") <= 0 {
+		t.Errorf("prompt %v ttft %v", d["prompt"], d["ttft_ms"])
+	}
+}
