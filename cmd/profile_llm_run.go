@@ -66,14 +66,14 @@ func profileLLMRun(env *Env, opts *ProfileOptions) error {
 	case lr.Serve != nil:
 		r, err := cluster.SimulateServe(t, c, *lr.Serve)
 		if err != nil {
-			return err
+			return layoutErr(err)
 		}
 		p := report.NewServeProfile(r, assumptions, warnings)
 		return writeLLM(env, opts.Format, p, p.WriteText, p.Warnings, r.Memory, "serving batch "+fmt.Sprint(r.Batch))
 	case lr.Search != nil:
 		s, err := cluster.SearchLLM(t, c, *lr.Search)
 		if err != nil {
-			return err
+			return layoutErr(err)
 		}
 		p := report.NewLLMSearchProfile(c, s, append(assumptions, fmt.Sprintf("--strategy auto: %d layouts predicted, %d fit; the flags given fix their dimensions", s.Evaluated, s.Fitting)), warnings)
 		if p == nil {
@@ -83,7 +83,7 @@ func profileLLMRun(env *Env, opts *ProfileOptions) error {
 	}
 	r, err := cluster.SimulateLLM(t, c, lr.Train)
 	if err != nil {
-		return err
+		return layoutErr(err)
 	}
 	p := report.NewLLMProfile(c, r, assumptions, warnings)
 	return writeLLM(env, opts.Format, p, p.WriteText, p.Warnings, r.Memory, "layout "+r.Layout())
@@ -108,3 +108,9 @@ func writeLLM(env *Env, format report.Format, p any, text func(io.Writer) error,
 	}
 	return nil
 }
+
+// layoutErr makes the planner's refusal a usage error: its options come
+// from the flags, and what it refuses is a layout the flags ask of this
+// model and cluster (tp not dividing the heads, degrees that do not
+// multiply to the GPUs, a global batch that does not split).
+func layoutErr(err error) error { return Usagef("%v", err) }

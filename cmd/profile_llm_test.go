@@ -117,6 +117,9 @@ func TestProfileLLMFailures(t *testing.T) {
 	if m := obj(t, d, "memory_per_gpu"); m["fits"] != false || num(t, m, "total_gb") <= num(t, m, "capacity_gb") {
 		t.Errorf("memory %v: want fits false, total over capacity", m)
 	}
+	if _, errs, code := run("profile", "--llm", "gpt3-1.3b", "--cluster", "1x8", "--tp", "3"); code != 2 || !strings.Contains(errs, "tp 3") {
+		t.Errorf("tp 3 on 8 GPUs and 16 heads: exit %d, stderr %q; want 2 naming the layout", code, errs)
+	}
 	cnn := writeGen(t, t.TempDir(), "cnn.onnx", modelgen.SampleCNN())
 	if _, errs, code := run("profile", cnn, "--cluster", "1x8", "--tp", "2"); code != 2 || !strings.Contains(errs, "decoder transformer") || !strings.Contains(errs, "--llm") {
 		t.Errorf("a CNN with --tp: exit %d, stderr %q; want 2 naming what is missing and --llm", code, errs)
