@@ -47,7 +47,7 @@ func addLLMFlags(c *cobra.Command, o *LLMFlags) {
 	f.StringVar(&o.Recompute, "recompute", "none", "LLM: activation recomputation none|selective|full")
 	f.IntVar(&o.MicroBatch, "micro-batch", 0, "LLM: sequences per micro-batch (default 1)")
 	f.IntVar(&o.GlobalBatch, "global-batch", 0, "LLM: sequences per training step (default dp x micro-batch x 4 x pp; required by --strategy auto)")
-	f.IntVar(&o.Seq, "seq", 0, "LLM: sequence length (default: the model's)")
+	f.IntVar(&o.Seq, "seq", 0, "LLM: sequence length (default: the model's; with --serve, the prompt when --prompt is not given)")
 	f.StringVar(&o.Framework, "framework", "megatron-core", "LLM: training framework "+strings.Join(cluster.FrameworkNames(), "|"))
 	f.BoolVar(&o.Serve, "serve", false, "LLM: predict serving (prefill + decode with a KV cache) with --tp, --batch, --prompt, --output")
 	f.IntVar(&o.Prompt, "prompt", 0, "LLM --serve: prompt tokens per sequence (default 1024)")
