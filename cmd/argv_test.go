@@ -16,6 +16,7 @@ import (
 	"github.com/wolong-dev/wolong/optimize"
 	"github.com/wolong-dev/wolong/report"
 	"github.com/wolong-dev/wolong/simulate"
+	"github.com/wolong-dev/wolong/simulate/cluster"
 	"github.com/wolong-dev/wolong/simulate/cost"
 )
 
@@ -206,6 +207,54 @@ func TestArgvProfile(t *testing.T) {
 		{args: []string{"m.onnx", "--top", "-1"}, code: 2},
 		{args: []string{"m.onnx", "--hw", "no-such-hw"}, code: 2},
 		{args: []string{"m.onnx", "--cluster", "2x4", "--format", "csv"}, code: 2},
+		// the LLM planner's flags
+		{args: []string{"m.onnx", "--cluster", "2x8", "--tp", "4", "--pp", "2", "--ep", "2", "--cp", "1", "--vp", "2", "--sp", "--zero", "1", "--recompute", "selective",
+			"--micro-batch", "2", "--global-batch", "64", "--seq", "4096", "--framework", "deepspeed", "--dtype", "float16"}, want: func(o *ProfileOptions) string {
+			l := o.Cluster.LLM
+			if l == nil {
+				return "no LLM run"
+			}
+			tr := l.Train
+			return check(l.Preset == nil && l.Search == nil && l.Serve == nil, "a training step of MODEL", tr.TP == 4 && tr.PP == 2 && tr.DP == 0 && tr.EP == 2 && tr.CP == 1, "degrees (dp left to the planner)",
+				tr.VirtualStages == 2 && tr.SequenceParallel && tr.ZeRO == 1, "vp, sp, zero", tr.Recompute == cluster.RecomputeSelective, "recompute",
+				tr.MicroBatch == 2 && tr.GlobalBatch == 64 && tr.Seq == 4096, "batches, seq", tr.Framework.Name == "deepspeed", "framework", tr.DType == ir.Float16, "dtype",
+				o.Cluster.Cluster.GPUs() == 16, "cluster", o.Batch == 0, "no input batch")
+		}},
+		{args: []string{"--llm", "llama3-405b", "--cluster", "16x8", "--strategy", "auto", "--global-batch", "512", "--pp", "8", "--recompute", "full", "--top", "3"}, want: func(o *ProfileOptions) string {
+			l := o.Cluster.LLM
+			if l == nil || l.Search == nil || l.Preset == nil {
+				return "no search of the preset"
+			}
+			s := l.Search
+			return check(o.Path == "", "no MODEL", l.Preset.Name == "llama3-405b", "preset", s.Base.GlobalBatch == 512, "global batch",
+				len(s.PP) == 1 && s.PP[0] == 8, "--pp fixes pp", s.TP == nil && s.CP == nil && s.ZeRO == nil, "the others searched",
+				len(s.Recompute) == 1 && s.Recompute[0] == cluster.RecomputeFull, "--recompute fixes recompute", s.Top == 3, "--top")
+		}},
+		{args: []string{"m.onnx", "--cluster", "1x8", "--serve", "--tp", "8", "--batch", "32", "--prompt", "2048", "--output", "128"}, want: func(o *ProfileOptions) string {
+			l := o.Cluster.LLM
+			if l == nil || l.Serve == nil {
+				return "no serving run"
+			}
+			s := l.Serve
+			return check(s.TP == 8 && s.Batch == 32 && s.Prompt == 2048 && s.Output == 128, "serve options", o.Batch == 0, "--batch is the serving batch")
+		}},
+		{args: []string{"m.onnx", "--tp", "2"}, code: 2},                                                                  // needs --cluster
+		{args: []string{"--cluster", "1x8", "--tp", "2"}, code: 2},                                                        // no MODEL nor --llm
+		{args: []string{"m.onnx", "--llm", "gpt3-1.3b", "--cluster", "1x8"}, code: 2},                                     // both
+		{args: []string{"--llm", "no-such", "--cluster", "1x8"}, code: 2},                                                 // unknown preset
+		{args: []string{"m.onnx", "--cluster", "1x8", "--tp", "-1"}, code: 2},                                             // negative
+		{args: []string{"m.onnx", "--cluster", "1x8", "--pp", "0"}, code: 2},                                              // zero given
+		{args: []string{"m.onnx", "--cluster", "1x8", "--zero", "4"}, code: 2},                                            // stage
+		{args: []string{"m.onnx", "--cluster", "1x8", "--recompute", "some"}, code: 2},                                    // policy
+		{args: []string{"m.onnx", "--cluster", "1x8", "--framework", "jax"}, code: 2},                                     // framework
+		{args: []string{"m.onnx", "--cluster", "1x8", "--tp", "2", "--dtype", "float32"}, code: 2},                        // dtype
+		{args: []string{"m.onnx", "--cluster", "1x8", "--tp", "2", "--strategy", "ps"}, code: 2},                          // graph-level strategy
+		{args: []string{"m.onnx", "--cluster", "1x8", "--tp", "2", "--stages", "2"}, code: 2},                             // graph-level flag
+		{args: []string{"m.onnx", "--cluster", "1x8", "--strategy", "auto", "--tp", "2"}, code: 2},                        // no --global-batch
+		{args: []string{"m.onnx", "--cluster", "1x8", "--strategy", "auto", "--dp", "2", "--global-batch", "8"}, code: 2}, // dp fixed
+		{args: []string{"m.onnx", "--cluster", "1x8", "--serve", "--zero", "1"}, code: 2},                                 // training flag with --serve
+		{args: []string{"m.onnx", "--cluster", "1x8", "--tp", "2", "--batch", "4"}, code: 2},                              // serving flag without --serve
+		{args: []string{"m.onnx", "--cluster", "1x8", "--serve", "--strategy", "auto"}, code: 2},                          // search of serving
 	})
 }
 

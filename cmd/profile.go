@@ -56,6 +56,7 @@ type profileFlags struct {
 	convAlgo string
 	winograd bool         // deprecated alias of --conv-algo winograd
 	cluster  ClusterFlags // --cluster, --sweep and the distributed flags
+	llm      LLMFlags     // the LLM planner's flags (with --cluster)
 	level    int
 }
 
@@ -64,7 +65,7 @@ type profileFlags struct {
 func NewCmdProfile(env *Env, runF func(*ProfileOptions) error) *cobra.Command {
 	f := &profileFlags{}
 	c := &cobra.Command{
-		Use:   "profile MODEL",
+		Use:   "profile [MODEL]",
 		Short: "Predict a model's run time, FLOP/s and memory on a GPU or CPU",
 		Long: `profile simulates one inference (or training) step of MODEL on a hardware
 preset or file: every node's FLOPs (2 x MACs), bytes moved and kernels, timed
@@ -84,7 +85,16 @@ utilization of each link, the step under every transport against grpc-tcp,
 the strategies auto compared, and every assumption. --mode defaults to train
 there. --sweep gpus=1,2,4,...,512 prints the scaling (throughput, speedup,
 efficiency) over cluster sizes instead, and --plot writes it as an image.
-'wolong hw list' shows the GPU and network presets.`,
+'wolong hw list' shows the GPU and network presets.
+
+With --cluster, the LLM flags plan a decoder transformer (read from MODEL's
+graph, or --llm PRESET without MODEL) with the analytic planner: a training
+step under --tp --pp --dp --ep --cp --vp --sp --zero --recompute
+--micro-batch --global-batch --seq --framework (dp defaults to the GPUs
+the other degrees leave), --strategy auto with --global-batch to search
+the layouts (a degree given fixes it), or --serve with --tp --batch
+--prompt --output. It prints the step, MFU and memory per GPU by part; a
+layout that does not fit prints its breakdown and exits 1.`,
 		Example: `  wolong profile model.onnx --hw h100
   wolong profile model.onnx --hw h200 --by op --top 10
   wolong profile model.onnx --hw cpu-1t -O3
@@ -94,8 +104,11 @@ efficiency) over cluster sizes instead, and --plot writes it as an image.
   wolong profile model.onnx --cluster 4x8 --net ib-hdr --mode train --batch 64
   wolong profile model.onnx --hw p100 --cluster 8x1 --net ib-edr --strategy ps --transport rdma
   wolong profile model.onnx --cluster 1x8 --net roce-25 --sweep gpus=1,2,4,8,16,32,64 --plot scaling.svg
-  wolong profile model.onnx --cluster 2x4 --trace cluster.json --format json | jq .step_ms,.efficiency`,
-		Args:              usageArgs(cobra.ExactArgs(1)),
+  wolong profile model.onnx --cluster 2x4 --trace cluster.json --format json | jq .step_ms,.efficiency
+  wolong profile llama.onnx --cluster 64x8 --hw h100 --tp 8 --pp 4 --sp --zero 1 --global-batch 512
+  wolong profile --llm llama3-405b --cluster 2048x8 --hw h100 --strategy auto --global-batch 2048
+  wolong profile --llm llama3-70b --cluster 1x8 --hw h200 --serve --tp 8 --batch 32 --prompt 2048 --output 256`,
+		Args:              usageArgs(cobra.RangeArgs(0, 1)),
 		ValidArgsFunction: completeONNX,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts, err := f.toOptions(env, args, c.Flags().Changed)
@@ -107,6 +120,7 @@ efficiency) over cluster sizes instead, and --plot writes it as an image.
 	}
 	addModelFlags(c, &f.model)
 	addClusterFlags(c, &f.cluster)
+	addLLMFlags(c, &f.llm)
 	fs := c.Flags()
 	fs.StringVar(&f.hw, "hw", "h100", "hardware: a preset ("+strings.Join(hw.Names(), ", ")+"; with --cluster also "+strings.Join(cluster.GPUNames(), ", ")+") or a hardware file `path.json`")
 	fs.StringVar(&f.format, "format", "table", "output format: table, json, or csv (every node, or every op type with --by op; with --sweep, every size)")
@@ -187,8 +201,17 @@ func (f *profileFlags) toOptions(env *Env, args []string, changed func(string) b
 	if f.level > optimize.MaxLevel {
 		return nil, Usagef("-O%d: want 0..%d", f.level, optimize.MaxLevel)
 	}
+	llm, err := f.llmRun(args, dt, changed)
+	if err != nil {
+		return nil, err
+	}
 	var cr *ClusterRun
-	if f.cluster.active() {
+	if llm != nil {
+		if cr, err = f.cluster.run(h, simulate.Train, false); err != nil {
+			return nil, err
+		}
+		cr.LLM = llm
+	} else if f.cluster.active() {
 		if !changed("mode") {
 			mode = simulate.Train
 		}
@@ -203,9 +226,16 @@ func (f *profileFlags) toOptions(env *Env, args []string, changed func(string) b
 	if err != nil {
 		return nil, err
 	}
-	return &ProfileOptions{Path: args[0], Model: mo, Format: format, By: f.by, Top: f.top, Trace: f.trace,
+	path, batch := "", f.batch
+	if len(args) > 0 {
+		path = args[0]
+	}
+	if llm != nil {
+		batch = 0 // --batch is the serving batch
+	}
+	return &ProfileOptions{Path: path, Model: mo, Format: format, By: f.by, Top: f.top, Trace: f.trace,
 		Sim:   pipeline.SimOptions{HW: h, Streams: f.streams, Mode: mode, Cost: cost.Options{TF32: f.tf32, Trip: f.trip, DType: dt, Settings: costSettings}},
-		Batch: f.batch, Level: f.level, Cluster: cr}, nil
+		Batch: batch, Level: f.level, Cluster: cr}, nil
 }
 
 // profileRun runs `wolong profile`.
@@ -214,6 +244,9 @@ func profileRun(env *Env, opts *ProfileOptions) error {
 	defer out.abort()
 	if err := out.check("--trace", opts.Trace); err != nil {
 		return err
+	}
+	if opts.Cluster != nil && opts.Cluster.LLM != nil {
+		return profileLLMRun(env, opts)
 	}
 	if opts.Cluster != nil {
 		if err := out.check("--plot", opts.Cluster.Plot); err != nil {

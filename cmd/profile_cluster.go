@@ -170,6 +170,8 @@ type ClusterRun struct {
 	// Assumptions are the defaults the flags left to the command
 	// ("--mode not given: train", machines of 8 GPUs for --sweep alone).
 	Assumptions []string
+	// LLM is the LLM planner's run (nil: the graph-level strategies).
+	LLM *LLMRun
 }
 
 // run types the distributed flags for a cluster of gpu in mode; timeline

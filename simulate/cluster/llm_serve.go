@@ -78,6 +78,13 @@ type ServeResult struct {
 	Warnings    []string `json:"warnings,omitempty"`
 }
 
+// DefaultPrompt and DefaultOutput are ServeOptions' Prompt and Output
+// when not given.
+const (
+	DefaultPrompt = 1024
+	DefaultOutput = 256
+)
+
 // maxServeTokens bounds prompt + output (a context beyond it is an input
 // error, not a model).
 const maxServeTokens = 1 << 24
@@ -90,10 +97,10 @@ func (o ServeOptions) withDefaults(t *Transformer, gpus int) (ServeOptions, erro
 		o.TP = 1
 	}
 	if o.Prompt == 0 {
-		o.Prompt = 1024
+		o.Prompt = DefaultPrompt
 	}
 	if o.Output == 0 {
-		o.Output = 256
+		o.Output = DefaultOutput
 	}
 	if o.Prompt+o.Output > maxServeTokens {
 		return o, fmt.Errorf("cluster: prompt %d + output %d tokens is more than %d", o.Prompt, o.Output, maxServeTokens)

@@ -1,0 +1,231 @@
+package cmd
+
+// This file types `wolong profile --cluster`'s LLM flags (issue 13): the
+// parallel layout of a decoder transformer's training step (--tp --pp
+// --dp --ep --cp --vp --sp --zero --recompute --micro-batch
+// --global-batch --seq --framework), the --strategy auto search over it,
+// and serving (--serve --tp --batch --prompt --output). Any of them
+// switches profile --cluster from the graph-level strategies (ps,
+// allreduce, pipeline) to the planner of simulate/cluster; without them
+// the --cluster path is unchanged.
+
+import (
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/wolong-dev/wolong/ir"
+	"github.com/wolong-dev/wolong/simulate/cluster"
+)
+
+// LLMFlags are profile's LLM flags as given.
+type LLMFlags struct {
+	Preset                 string // --llm: a preset architecture instead of MODEL's
+	TP, PP, DP, EP, CP, VP int
+	SP                     bool
+	ZeRO                   int
+	Recompute              string
+	MicroBatch             int
+	GlobalBatch            int
+	Seq                    int
+	Framework              string
+	Serve                  bool
+	Prompt, Output         int
+}
+
+func addLLMFlags(c *cobra.Command, o *LLMFlags) {
+	f := c.Flags()
+	f.StringVar(&o.Preset, "llm", "", "with --cluster: plan the preset decoder transformer `NAME` ("+strings.Join(cluster.TransformerNames(), ", ")+") instead of MODEL's")
+	f.IntVar(&o.TP, "tp", 0, "LLM: tensor-parallel degree (default 1)")
+	f.IntVar(&o.PP, "pp", 0, "LLM: pipeline-parallel degree (default 1)")
+	f.IntVar(&o.DP, "dp", 0, "LLM: data-parallel degree (default: the GPUs / (tp x pp x cp))")
+	f.IntVar(&o.EP, "ep", 0, "LLM: expert-parallel degree, over the dp x cp ranks (default 1)")
+	f.IntVar(&o.CP, "cp", 0, "LLM: context-parallel degree (default 1)")
+	f.IntVar(&o.VP, "vp", 0, "LLM: interleaved 1F1B model chunks per pipeline rank (default 1)")
+	f.BoolVar(&o.SP, "sp", false, "LLM: sequence parallelism with tensor parallelism")
+	f.IntVar(&o.ZeRO, "zero", 0, "LLM: ZeRO stage `0..3` over the data-parallel ranks (3: FSDP)")
+	f.StringVar(&o.Recompute, "recompute", "none", "LLM: activation recomputation none|selective|full")
+	f.IntVar(&o.MicroBatch, "micro-batch", 0, "LLM: sequences per micro-batch (default 1)")
+	f.IntVar(&o.GlobalBatch, "global-batch", 0, "LLM: sequences per training step (default dp x micro-batch x 4 x pp; required by --strategy auto)")
+	f.IntVar(&o.Seq, "seq", 0, "LLM: sequence length (default: the model's; with --serve, the prompt when --prompt is not given)")
+	f.StringVar(&o.Framework, "framework", "megatron-core", "LLM: training framework "+strings.Join(cluster.FrameworkNames(), "|"))
+	f.BoolVar(&o.Serve, "serve", false, "LLM: predict serving (prefill + decode with a KV cache) with --tp, --batch, --prompt, --output")
+	f.IntVar(&o.Prompt, "prompt", 0, "LLM --serve: prompt tokens per sequence (default 1024)")
+	f.IntVar(&o.Output, "output", 0, "LLM --serve: generated tokens per sequence (default 256)")
+	comp := func(vals ...string) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return cobra.FixedCompletions(vals, cobra.ShellCompDirectiveNoFileComp)
+	}
+	_ = c.RegisterFlagCompletionFunc("llm", comp(cluster.TransformerNames()...))
+	_ = c.RegisterFlagCompletionFunc("framework", comp(cluster.FrameworkNames()...))
+	_ = c.RegisterFlagCompletionFunc("recompute", comp("none", "selective", "full"))
+}
+
+// llmTrainFlags set the training layout; llmServeFlags serving; the
+// others (llm, tp, seq) serve both.
+var (
+	llmTrainFlags = []string{"pp", "dp", "ep", "cp", "vp", "sp", "zero", "recompute", "micro-batch", "global-batch", "framework"}
+	llmServeFlags = []string{"serve", "prompt", "output"}
+	llmFlags      = append(append([]string{"llm", "tp", "seq"}, llmTrainFlags...), llmServeFlags...)
+	// notWithLLM are the graph-level cluster and single-GPU flags the
+	// planner does not read.
+	notWithLLM = []string{"sweep", "plot", "transport", "bucket-mb", "allreduce", "schedule", "micro-batches", "stages", "trace", "trace-gpus",
+		"opt-level", "streams", "mode", "by", "tf32", "trip", "conv-algo"}
+)
+
+// firstChanged returns the first of names given on the command line.
+func firstChanged(changed func(string) bool, names []string) string {
+	for _, n := range names {
+		if changed(n) {
+			return n
+		}
+	}
+	return ""
+}
+
+// LLMRun is profile's LLM planning, typed: a training step (Train), a
+// search (Search), or serving (Serve).
+type LLMRun struct {
+	// Preset is --llm's architecture (nil: the transformer MODEL holds).
+	Preset *cluster.Transformer
+	// Train is the training layout (also the search's fixed fields).
+	Train cluster.LLMOptions
+	// Search is set by --strategy auto: the dimensions a flag fixed.
+	Search *cluster.SearchOptions
+	// Serve is set by --serve.
+	Serve *cluster.ServeOptions
+}
+
+// llmRun types the LLM flags; batch is --batch (serving's batch), dtype
+// --dtype (Undefined: bfloat16), search whether --strategy auto was given
+// and top the search's rows. It returns nil when no LLM flag is given.
+func (o *LLMFlags) llmRun(changed func(string) bool, batch int64, dtype ir.DType, search bool, top int) (*LLMRun, error) {
+	if firstChanged(changed, llmFlags) == "" {
+		return nil, nil
+	}
+	if n := firstChanged(changed, notWithLLM); n != "" {
+		return nil, Usagef("--%s does not apply to the LLM planner (--%s)", n, firstChanged(changed, llmFlags))
+	}
+	for _, v := range []struct {
+		name string
+		n    int
+	}{{"tp", o.TP}, {"pp", o.PP}, {"dp", o.DP}, {"ep", o.EP}, {"cp", o.CP}, {"vp", o.VP}, {"micro-batch", o.MicroBatch},
+		{"global-batch", o.GlobalBatch}, {"seq", o.Seq}, {"prompt", o.Prompt}, {"output", o.Output}} {
+		if v.n < 0 || v.n > 1<<24 {
+			return nil, Usagef("--%s %d: want 1..%d", v.name, v.n, 1<<24)
+		}
+		if v.n == 0 && changed(v.name) {
+			return nil, Usagef("--%s 0: want at least 1", v.name)
+		}
+	}
+	if dtype != ir.Undefined && dtype != ir.BFloat16 && dtype != ir.Float16 && dtype != ir.Float8E4M3FN {
+		return nil, Usagef("--dtype %s: the LLM planner computes in bfloat16, float16 or float8e4m3fn", dtype)
+	}
+	r := &LLMRun{}
+	if o.Preset != "" {
+		t, err := cluster.TransformerPreset(o.Preset)
+		if err != nil {
+			return nil, Usagef("--llm: %v", err)
+		}
+		r.Preset = t
+	}
+	if o.Serve {
+		if n := firstChanged(changed, llmTrainFlags); n != "" {
+			return nil, Usagef("--%s is a training flag: --serve takes --tp, --batch, --prompt, --output and --seq", n)
+		}
+		if search {
+			return nil, Usagef("--strategy auto searches training layouts: give --serve a --tp")
+		}
+		if batch > 1<<24 {
+			return nil, Usagef("--batch %d: want 1..%d", batch, 1<<24)
+		}
+		prompt := o.Prompt
+		if prompt == 0 {
+			prompt = o.Seq // --seq reads as the prompt when --prompt is not given
+		}
+		r.Serve = &cluster.ServeOptions{TP: o.TP, Batch: int(batch), Prompt: prompt, Output: o.Output, DType: dtype}
+		return r, nil
+	}
+	if n := firstChanged(changed, []string{"prompt", "output", "batch"}); n != "" {
+		return nil, Usagef("--%s is a serving flag: add --serve (training takes --micro-batch and --global-batch)", n)
+	}
+	if o.ZeRO < 0 || o.ZeRO > 3 {
+		return nil, Usagef("--zero %d: want 0..3", o.ZeRO)
+	}
+	rc, err := cluster.ParseRecompute(o.Recompute)
+	if err != nil {
+		return nil, Usagef("--recompute: %v", err)
+	}
+	fw, err := cluster.FrameworkPreset(o.Framework)
+	if err != nil {
+		return nil, Usagef("--framework: %v", err)
+	}
+	r.Train = cluster.LLMOptions{TP: o.TP, PP: o.PP, DP: o.DP, EP: o.EP, CP: o.CP, VirtualStages: o.VP, SequenceParallel: o.SP,
+		ZeRO: o.ZeRO, Recompute: rc, MicroBatch: o.MicroBatch, GlobalBatch: o.GlobalBatch, Seq: o.Seq, DType: dtype, Framework: fw}
+	if search {
+		if r.Search, err = o.search(changed, r.Train, top); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// search types --strategy auto: each parallel flag given fixes its
+// dimension. --dp cannot be fixed (it is what the others leave of the
+// cluster) and the global batch is required (the search compares layouts
+// of one step).
+func (o *LLMFlags) search(changed func(string) bool, base cluster.LLMOptions, top int) (*cluster.SearchOptions, error) {
+	if changed("dp") {
+		return nil, Usagef("--dp with --strategy auto: dp is the GPUs the other degrees leave; fix --tp, --pp, --cp or --ep instead")
+	}
+	if o.GlobalBatch == 0 {
+		return nil, Usagef("--strategy auto needs --global-batch N (sequences per step) to compare layouts")
+	}
+	s := &cluster.SearchOptions{Base: base, Top: top}
+	fix := func(name string, v int, dst *[]int) {
+		if changed(name) {
+			*dst = []int{v}
+		}
+	}
+	fix("tp", o.TP, &s.TP)
+	fix("pp", o.PP, &s.PP)
+	fix("cp", o.CP, &s.CP)
+	fix("ep", o.EP, &s.EP)
+	fix("vp", o.VP, &s.VirtualStages)
+	fix("zero", o.ZeRO, &s.ZeRO)
+	fix("micro-batch", o.MicroBatch, &s.MicroBatch)
+	if changed("recompute") {
+		s.Recompute = []cluster.Recompute{base.Recompute}
+	}
+	if changed("sp") {
+		s.SequenceParallel = []bool{o.SP}
+	}
+	return s, nil
+}
+
+// llmRun types the LLM flags of profile (nil when none is given) and
+// checks MODEL against --llm: exactly one names the model.
+func (f *profileFlags) llmRun(args []string, dt ir.DType, changed func(string) bool) (*LLMRun, error) {
+	search := changed("strategy") && strings.EqualFold(f.cluster.Strategy, "auto")
+	top := 5
+	if changed("top") {
+		top = max(1, f.top)
+	}
+	lr, err := f.llm.llmRun(changed, f.batch, dt, search, top)
+	switch {
+	case err != nil:
+		return nil, err
+	case lr == nil && len(args) == 0:
+		return nil, Usagef("profile needs MODEL (an .onnx file), or --llm PRESET with --cluster NxG")
+	case lr == nil:
+		return nil, nil
+	case f.cluster.Cluster == "":
+		return nil, Usagef("--%s needs --cluster NxG", firstChanged(changed, llmFlags))
+	case changed("strategy") && !search:
+		return nil, Usagef("--strategy %s is a graph-level strategy: with the LLM flags give --strategy auto or a layout (--tp, --pp, ...)", f.cluster.Strategy)
+	case lr.Preset != nil && len(args) > 0:
+		return nil, Usagef("give MODEL or --llm PRESET, not both")
+	case lr.Preset == nil && len(args) == 0:
+		return nil, Usagef("profile needs MODEL (an .onnx file) or --llm PRESET")
+	}
+	return lr, nil
+}

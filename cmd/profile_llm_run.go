@@ -1,0 +1,116 @@
+package cmd
+
+// This file runs `wolong profile --cluster` with LLM flags: it reads the
+// decoder transformer from MODEL (cluster.TransformerOf) or takes --llm's
+// preset, runs the planner (SimulateLLM, SearchLLM or SimulateServe) and
+// prints report.LLMProfile or report.ServeProfile. A layout that does not
+// fit in GPU memory is printed with its breakdown and the command exits 1.
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/wolong-dev/wolong/pipeline"
+	"github.com/wolong-dev/wolong/report"
+	"github.com/wolong-dev/wolong/simulate/cluster"
+)
+
+// llmTransformer returns the architecture the planner runs on: --llm's
+// preset, or the one read from the model at opts.Path (a usage error when
+// the graph is not a decoder transformer), with the assumptions and
+// warnings reading it gave.
+func llmTransformer(opts *ProfileOptions, lr *LLMRun) (*cluster.Transformer, []string, []string, error) {
+	if lr.Preset != nil {
+		return lr.Preset, []string{"architecture: the --llm preset " + lr.Preset.Name}, nil, nil
+	}
+	f, err := opts.Model.loadInferred(opts.Path, pipeline.InferOptions{})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	defer f.Loaded.Close()
+	t, err := cluster.TransformerOf(f.Model)
+	var nt *cluster.NotTransformerError
+	if errors.As(err, &nt) {
+		return nil, nil, nil, Usagef("%s: the LLM flags need a decoder transformer, and this graph is not one: %s (name an architecture with --llm PRESET)", opts.Path, nt.Reason)
+	}
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if t.Name == "" {
+		t.Name = opts.Path
+	}
+	return t, []string{"architecture read from " + opts.Path + "'s graph (attention heads, weight shapes, sequence)"}, f.Warnings(), nil
+}
+
+// profileLLMRun plans the transformer's training step, search or serving
+// on opts.Cluster and prints the report.
+func profileLLMRun(env *Env, opts *ProfileOptions) error {
+	cr, lr := opts.Cluster, opts.Cluster.LLM
+	t, assumptions, warnings, err := llmTransformer(opts, lr)
+	if err != nil {
+		return err
+	}
+	assumptions = append(assumptions, cr.Assumptions...)
+	if t.Seq <= 0 && lr.Serve != nil {
+		// serving needs no trained length: the longest context it serves
+		t.Seq = cmp.Or(lr.Serve.Prompt, cluster.DefaultPrompt) + cmp.Or(lr.Serve.Output, cluster.DefaultOutput)
+		assumptions = append(assumptions, fmt.Sprintf("the model's sequence length is symbolic: %d (prompt + output)", t.Seq))
+	}
+	if t.Seq <= 0 && lr.Train.Seq == 0 {
+		return Usagef("the model's sequence length is symbolic: give --seq N (or --dim NAME=N)")
+	}
+	c := cr.Cluster
+	switch {
+	case lr.Serve != nil:
+		r, err := cluster.SimulateServe(t, c, *lr.Serve)
+		if err != nil {
+			return layoutErr(err)
+		}
+		p := report.NewServeProfile(r, assumptions, warnings)
+		return writeLLM(env, opts.Format, p, p.WriteText, p.Warnings, r.Memory, "serving batch "+fmt.Sprint(r.Batch))
+	case lr.Search != nil:
+		s, err := cluster.SearchLLM(t, c, *lr.Search)
+		if err != nil {
+			return layoutErr(err)
+		}
+		p := report.NewLLMSearchProfile(c, s, append(assumptions, fmt.Sprintf("--strategy auto: %d layouts predicted, %d fit; the flags given fix their dimensions", s.Evaluated, s.Fitting)), warnings)
+		if p == nil {
+			return fmt.Errorf("no layout of the %d GPUs was kept by the search", c.GPUs())
+		}
+		return writeLLM(env, opts.Format, p, p.WriteText, p.Warnings, p.Memory, "no layout fits; the smallest layout, "+p.Layout()+",")
+	}
+	r, err := cluster.SimulateLLM(t, c, lr.Train)
+	if err != nil {
+		return layoutErr(err)
+	}
+	p := report.NewLLMProfile(c, r, assumptions, warnings)
+	return writeLLM(env, opts.Format, p, p.WriteText, p.Warnings, r.Memory, "layout "+r.Layout())
+}
+
+// writeLLM prints report p (JSON or text) with warnings on stderr, then
+// fails when m does not fit: the breakdown is printed either way, and the
+// error says what did not fit (what) and by how much.
+func writeLLM(env *Env, format report.Format, p any, text func(io.Writer) error, warnings []string, m cluster.Memory, what string) error {
+	env.warn(warnings)
+	var err error
+	if format == report.JSON {
+		err = report.WriteJSON(env.Out, p)
+	} else {
+		err = text(env.Out)
+	}
+	if err != nil {
+		return err
+	}
+	if !m.Fits {
+		return fmt.Errorf("%s does not fit in GPU memory: %s", what, m)
+	}
+	return nil
+}
+
+// layoutErr makes the planner's refusal a usage error: its options come
+// from the flags, and what it refuses is a layout the flags ask of this
+// model and cluster (tp not dividing the heads, degrees that do not
+// multiply to the GPUs, a global batch that does not split).
+func layoutErr(err error) error { return Usagef("%v", err) }
