@@ -73,7 +73,7 @@ timeline, the cost tables and the graph) to open in a browser.`,
   wolong explain model.onnx --html report.html`,
 		Args:              usageArgs(cobra.ExactArgs(1)),
 		ValidArgsFunction: completeONNX,
-		RunE: runE(env, f.toOptions, runF, explainRun),
+		RunE:              runE(env, f.toOptions, runF, explainRun),
 	}
 	addPipelineFlags(c, &f.pipelineFlags)
 	c.Flags().StringVar(&f.pass, "pass", "", "show only the pass called `NAME`")

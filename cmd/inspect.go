@@ -56,7 +56,7 @@ prints wolong's IR text instead.`,
   wolong inspect model.onnx --dim N=1 --format csv > nodes.csv`,
 		Args:              usageArgs(cobra.ExactArgs(1)),
 		ValidArgsFunction: completeONNX,
-		RunE: runE(env, f.toOptions, runF, inspectRun),
+		RunE:              runE(env, f.toOptions, runF, inspectRun),
 	}
 	addModelFlags(c, &f.model)
 	c.Flags().StringVar(&f.format, "format", "table", "output format: table, json, or csv (the per-node table)")

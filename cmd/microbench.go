@@ -66,7 +66,7 @@ attributes are graphs are listed as skipped.`,
   python bench/gpu/time_ops.py ops.json --out h200_ops.csv`,
 		Args:              usageArgs(cobra.ExactArgs(1)),
 		ValidArgsFunction: completeONNX,
-		RunE: runE(env, f.toOptions, runF, microbenchRun),
+		RunE:              runE(env, f.toOptions, runF, microbenchRun),
 	}
 	addModelFlags(c, &f.model)
 	c.Flags().StringVar(&f.out, "out", "", "write the op list as JSON to `ops.json` (what bench/gpu/time_ops.py reads)")

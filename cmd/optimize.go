@@ -79,7 +79,7 @@ plan and the JSON output. Passes: ` + strings.Join(passNameList(), ", ") + `.`,
   wolong optimize model.onnx --hw cpu-1t --target ort --emit-onnx model.ort.onnx`,
 		Args:              usageArgs(cobra.ExactArgs(1)),
 		ValidArgsFunction: completeONNX,
-		RunE: runE(env, f.toOptions, runF, optimizeRun),
+		RunE:              runE(env, f.toOptions, runF, optimizeRun),
 	}
 	addPipelineFlags(c, &f.pipelineFlags)
 	c.Flags().StringVarP(&f.plan, "output", "o", "", "write the plan as JSON to `plan.json`")

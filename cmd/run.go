@@ -61,7 +61,7 @@ when the run fails. --save-inputs also writes the inputs used as input_N.pb.`,
   wolong run silero_vad.onnx --input input=1x512 --input state=2x1x128 --fill sr=16000 -o out`,
 		Args:              usageArgs(cobra.ExactArgs(1)),
 		ValidArgsFunction: completeONNX,
-		RunE: runE(env, f.toOptions, runF, runRun),
+		RunE:              runE(env, f.toOptions, runF, runRun),
 	}
 	addEvalFlags(c, &f.model, &f.inputs, &f.seed, "folder of input_N.pb files (default: random inputs)")
 	c.Flags().StringVarP(&f.out, "output", "o", "", "folder to write output_N.pb into (created if missing)")

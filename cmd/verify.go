@@ -89,7 +89,7 @@ with status 1 when any output differs.`,
   wolong verify model.onnx optimized.onnx --dim N=1 --ort`,
 		Args:              usageArgs(cobra.RangeArgs(1, 2)),
 		ValidArgsFunction: completeONNX,
-		RunE: runE(env, f.toOptions, runF, verifyRun),
+		RunE:              runE(env, f.toOptions, runF, verifyRun),
 	}
 	addEvalFlags(c, &f.model, &f.inputs, &f.seed, "folder of input_N.pb files (and, with one model, the expected output_N.pb)")
 	c.Flags().Float64Var(&f.rtol, "rtol", eval.DefaultTolerance.RTol, "relative tolerance")
