@@ -23,6 +23,7 @@ import (
 	"github.com/wolong-dev/wolong/importer"
 	"github.com/wolong-dev/wolong/internal/modelgen"
 	"github.com/wolong-dev/wolong/ir"
+	"github.com/wolong-dev/wolong/simulate/cluster"
 )
 
 func main() {
@@ -31,10 +32,19 @@ func main() {
 	suite := flag.Bool("suite", false, "write only the host-calibration suite (what wolong calibrate --host measures)")
 	mlp := flag.String("mlp", "", "write only an MLP of `HIDDENxLAYERS` (e.g. 8192x4: 1 GiB of weights)")
 	external := flag.Bool("external", false, "with -mlp: keep the weights in a sparse external-data file")
+	llm := flag.String("llm", "", "write only a decoder transformer of the architecture `PRESET` (gpt3-175b, llama3-405b, mixtral-8x7b, ...: wolong profile --llm's names), its weights in a sparse external-data file")
+	seq := flag.Int("seq", 0, "with -llm: the sequence length (default: the architecture's)")
 	flag.Parse()
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
+	}
+	if *llm != "" {
+		if err := writeLLM(*out, *llm, *seq); err != nil {
+			fmt.Fprintln(os.Stderr, "gen:", err)
+			os.Exit(1)
+		}
+		return
 	}
 	if *mlp != "" {
 		if err := writeMLP(*out, *mlp, *external); err != nil {
@@ -95,6 +105,27 @@ func writeMLP(out, spec string, external bool) error {
 		opt.External = importer.ExternalAlways
 	}
 	if _, err := importer.WriteFileWith(m, path, opt); err != nil {
+		return err
+	}
+	fmt.Println("wrote", path)
+	return nil
+}
+
+// writeLLM writes PRESET.onnx with its weights in PRESET.onnx.data, a
+// sparse file (a 405B model declares 810 GB and takes a few MB of disk),
+// referenced in place.
+func writeLLM(out, preset string, seq int) error {
+	t, err := cluster.TransformerPreset(preset)
+	if err != nil {
+		return err
+	}
+	path := filepath.Join(out, preset+".onnx")
+	m, err := modelgen.LLM(*t, path+".data", modelgen.LLMOptions{Seq: seq})
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	if _, err := importer.WriteFileWith(m, path, importer.WriteOptions{External: importer.ExternalAlways}); err != nil {
 		return err
 	}
 	fmt.Println("wrote", path)
