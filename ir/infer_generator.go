@@ -9,6 +9,7 @@ package ir
 
 import (
 	"math"
+	"math/big"
 )
 
 func init() {
@@ -158,13 +159,10 @@ func inferRange(c *InferContext) error {
 			c.SetTensor(0, dt, DimsShape(n))
 			return nil
 		}
-		n := int64(0)
-		if diff := l.Val - st; (de > 0 && diff > 0) || (de < 0 && diff < 0) {
-			if de > 0 {
-				n = (diff + de - 1) / de
-			} else {
-				n = (-diff + (-de) - 1) / (-de)
-			}
+		n, ok := rangeLen(st, l.Val, de)
+		if !ok {
+			c.SetTensor(0, dt, DimsShape(Unknown()))
+			return c.Errorf(CodeLimit, "Range from %d to %d by %d has more than %d elements", st, l.Val, de, int64(math.MaxInt64))
 		}
 		c.SetTensor(0, dt, ShapeOf(n))
 		if n <= c.MaxKnown() {
@@ -423,4 +421,23 @@ func lookupValue(g *Graph, name string) *Value {
 		}
 	}
 	return nil
+}
+
+// rangeLen is max(ceil((limit - start) / delta), 0) for delta != 0, in
+// exact arithmetic: false when it does not fit in an int64 (start and
+// limit at opposite ends of the int64 range).
+func rangeLen(start, limit, delta int64) (int64, bool) {
+	diff := new(big.Int).Sub(big.NewInt(limit), big.NewInt(start))
+	d := big.NewInt(delta)
+	if diff.Sign() == 0 || diff.Sign() != d.Sign() {
+		return 0, true
+	}
+	diff.Abs(diff)
+	d.Abs(d)
+	n := diff.Add(diff, d.Sub(d, big.NewInt(1))) // ceil: (|diff| + |delta| - 1) / |delta|
+	n.Quo(n, big.NewInt(0).Abs(big.NewInt(delta)))
+	if !n.IsInt64() {
+		return 0, false
+	}
+	return n.Int64(), true
 }
