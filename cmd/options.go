@@ -56,6 +56,10 @@ func resolveHW(flag, name string) (*hw.Hardware, error) {
 // their assumptions read as profile's.
 var costSettings = cost.Settings{TF32: "--tf32", Trip: "--trip", DType: "--dtype", Shapes: shapeFlagNames}
 
+// pipelineCostSettings are optimize's and explain's: they have --tf32 but
+// no --trip or --dtype, so their assumptions name neither.
+var pipelineCostSettings = cost.Settings{TF32: "--tf32", Shapes: shapeFlagNames}
+
 // shapeFlagNames are the flags that give input shapes, as assumptions name
 // them.
 const shapeFlagNames = "--dim / --input"

@@ -111,7 +111,7 @@ func (f *pipelineFlags) toOptions(env *Env, path string) (PipelineOptions, error
 	}
 	return PipelineOptions{Path: path, Model: mo, HW: h, Format: format, Batch: f.batch,
 		Optimize: pipeline.OptimizeOptions{Level: f.level, Only: f.passes, Disable: f.disable, VerifyEach: f.verifyEach,
-			Target: target, HW: h, Predict: true, Cost: cost.Options{TF32: f.tf32, Settings: costSettings}, Cluster: cl}}, nil
+			Target: target, HW: h, Predict: true, Cost: cost.Options{TF32: f.tf32, Settings: pipelineCostSettings}, Cluster: cl}}, nil
 }
 
 // optimized is a pipeline run of optimize or explain: the stages, and
