@@ -461,7 +461,7 @@ func assumptions(res *Result, cm *cost.Model, h *hw.Hardware, opt Options) []str
 		a = append(a, "one host thread issues kernels in order, asynchronously: a kernel starts when issued, its inputs are ready and its stream is free")
 	}
 	if opt.Batch > 0 {
-		a = append(a, fmt.Sprintf("batch %d: dim 0 of the batch inputs (symbolic dim 0, else dim 0 equal to the first input's) set to %d, shapes re-inferred", opt.Batch, opt.Batch))
+		a = append(a, fmt.Sprintf("batch %d: dim 0 of the batch inputs (symbolic dim 0, else dim 0 equal to the first input's) set to %d before shape inference", opt.Batch, opt.Batch))
 	} else {
 		a = append(a, batchAsGiven(opt.Cost.Settings.Shapes))
 	}
