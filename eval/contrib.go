@@ -278,6 +278,11 @@ func kernelMatMulNBits(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 		zpf = zp.f64()
 	}
 	zpBytesPerRow := (kb*bits + 7) / 8
+	// zero points: packed like B (bits-wide values, a row of blocks per n)
+	// or one value per block
+	if (zpPacked && zp.Len() != N*zpBytesPerRow) || (!zpPacked && zpf != nil && len(zpf) != N*kb) {
+		return nil, c.Errorf("zero_points %s does not fit N=%d, %d blocks of %d bits", zp, N, kb, bits)
+	}
 	if err := c.check(ir.Float64, []int{N, K}); err != nil {
 		return nil, err
 	}
