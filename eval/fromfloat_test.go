@@ -73,3 +73,22 @@ func TestMatMulNBitsZeroPoints(t *testing.T) {
 		}
 	}
 }
+
+// TestSubZeroPointShapes: a zero point that does not broadcast to the
+// input is an error, not a read past its end.
+func TestSubZeroPointShapes(t *testing.T) {
+	x := &Tensor{DType: ir.Uint8, Shape: []int{3, 4}, I: make([]int64, 12)}
+	for _, c := range []struct {
+		shape []int
+		ok    bool
+	}{
+		{[]int{1}, true}, {[]int{4}, true}, {[]int{3, 1}, true}, {[]int{1, 4}, true},
+		{[]int{2}, false}, {[]int{3, 2}, false}, {[]int{2, 3, 4}, false},
+	} {
+		zp := &Tensor{DType: ir.Uint8, Shape: c.shape, I: make([]int64, numel(c.shape))}
+		_, err := subZeroPoint(x, zp, -1)
+		if (err == nil) != c.ok {
+			t.Errorf("zero point %v on [3 4]: err = %v, want ok = %v", c.shape, err, c.ok)
+		}
+	}
+}

@@ -236,10 +236,15 @@ func subZeroPoint(x *Tensor, zp *Tensor, axis int) ([]int64, error) {
 		return out, nil
 	}
 	if axis < 0 || axis >= x.Rank() || zp.Len() != x.Shape[axis] {
-		idx := bcastIndex(x.Shape, zp.Shape)
 		if len(zp.Shape) > x.Rank() {
 			return nil, errf("zero point %v does not fit %v", zp.Shape, x.Shape)
 		}
+		for k, d := range zp.Shape { // aligned right: 1 or x's dim
+			if xd := x.Shape[x.Rank()-len(zp.Shape)+k]; d != 1 && d != xd {
+				return nil, errf("zero point %v does not fit %v", zp.Shape, x.Shape)
+			}
+		}
+		idx := bcastIndex(x.Shape, zp.Shape)
 		for i := range out {
 			out[i] -= zp.I[at(idx, i)]
 		}
