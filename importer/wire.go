@@ -90,10 +90,16 @@ func (f field) int64() (int64, error) {
 }
 
 // appendInt64s decodes a repeated int64 field in packed or unpacked form.
-func appendInt64s(dst []int64, f field) ([]int64, error) {
+func appendInt64s(dst []int64, f field) ([]int64, error) { return appendVarints(dst, f) }
+
+// appendVarints decodes a repeated varint field (int64, int32 or uint64;
+// packed or not), each value converted from its int64 reading, straight
+// into dst: int32_data holds the weights of 8- and 16-bit tensors, so no
+// temporary copy.
+func appendVarints[T int64 | int32 | uint64](dst []T, f field) ([]T, error) {
 	switch f.typ {
 	case protowire.VarintType:
-		return append(dst, int64(f.u)), nil
+		return append(dst, T(int64(f.u))), nil
 	case protowire.BytesType:
 		b := f.b
 		// one allocation: a packed list holds one value per byte with
@@ -111,23 +117,12 @@ func appendInt64s(dst []int64, f field) ([]int64, error) {
 			if l < 0 {
 				return dst, errTruncated
 			}
-			dst = append(dst, int64(v))
+			dst = append(dst, T(int64(v)))
 			b = b[l:]
 		}
 		return dst, nil
 	}
 	return dst, errors.New("wrong wire type for repeated int64")
-}
-
-// appendVarints decodes a repeated int32 or uint64 field (varint
-// encoded, packed or not), each value converted from its int64 reading.
-func appendVarints[T int32 | uint64](dst []T, f field) ([]T, error) {
-	var tmp []int64
-	tmp, err := appendInt64s(tmp, f)
-	for _, v := range tmp {
-		dst = append(dst, T(v))
-	}
-	return dst, err
 }
 
 // appendFloats decodes a repeated float field (fixed32, packed or not).
