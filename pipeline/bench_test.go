@@ -153,4 +153,3 @@ func BenchmarkDoubling(b *testing.B) {
 		}
 	}
 }
-
