@@ -43,6 +43,11 @@ type OptimizeOptions struct {
 	Hash        bool
 	Now         func() time.Time
 	OnPassStart func(i, n int, pass string, m *ir.Model)
+	// InPlace rewrites the inferred model itself instead of a copy: for
+	// a caller that reads the inferred model no more (no Simulate of it,
+	// Exportable or Respecialize after it), it saves a copy of the graph.
+	// Inferred.Model is then Optimized.Model.
+	InPlace bool
 }
 
 // Check refuses options Optimize cannot run (a level out of range, an
@@ -98,9 +103,11 @@ func Optimize(f *Inferred, opt OptimizeOptions) (*Optimized, error) {
 	if err := opt.Check(); err != nil {
 		return nil, err
 	}
-	m, err := ir.CloneModel(f.Model)
-	if err != nil {
-		return nil, err
+	m, err := f.Model, error(nil)
+	if !opt.InPlace {
+		if m, err = ir.CloneModel(f.Model); err != nil {
+			return nil, err
+		}
 	}
 	o := &Optimized{From: f, Model: m}
 	oo := optimize.Options{Level: opt.Level, Only: opt.Only, Disable: opt.Disable, VerifyEach: opt.VerifyEach,
