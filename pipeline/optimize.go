@@ -151,6 +151,7 @@ type predictor struct {
 }
 
 func (p *predictor) Predict(m *ir.Model) (optimize.Prediction, error) {
+	p.last = nil // garbage while the next is built: one simulation live, not two
 	r, err := simulate.Run(m, p.h, p.opt)
 	if err != nil {
 		return optimize.Prediction{}, err
