@@ -13,11 +13,10 @@ package cost
 //
 // A CPU library (ONNX Runtime's DeepCPU LSTM/GRU) runs each direction as
 // one call that loops over the steps: one kernel per direction (its fixed
-// time, a per-call setup of ~10 us measured on ORT 1.30, is paid per
-// direction: a one-step bidirectional LSTM costs 1.6-1.95x the
-// unidirectional one), T+1 steps per call (the projection, then one per
-// time step), and R re-read every step from the cache when one
-// direction's R fits there (from memory when it does not).
+// time, the op's fitted overhead, is paid per direction: in ORT 1.30's
+// profiles a one-step bidirectional LSTM's kernel takes 1.6-1.95x the
+// unidirectional one's), T+1 steps per call (the projection, then one per
+// time step), the recurrent weights re-read every step.
 
 import "fmt"
 
