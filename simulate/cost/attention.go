@@ -125,6 +125,7 @@ func msAttentionCost(pastIdx int, quantized bool) Func {
 			// GEMM of the quantized input and weights: costed at the
 			// input's (int8) peak, the float attention core with it
 			cost.DType = c.m.dtype(c.Node.Inputs[0].Type.DType)
+			err = c.packAtRun(&cost, 1)
 		}
 		return cost, err
 	}

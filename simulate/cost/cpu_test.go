@@ -270,3 +270,35 @@ func TestQAttentionIntegerPeak(t *testing.T) {
 		}
 	}
 }
+
+// TestPackAtRun: an integer GEMM whose weights are computed at run time
+// packs them in every call on a CPU library (2x their bytes staged);
+// constant weights were packed once, at session creation.
+func TestPackAtRun(t *testing.T) {
+	for _, op := range []string{"MatMulInteger", "MatMul"} {
+		g := ir.NewGraph("pack")
+		dt := ir.Int8
+		if op == "MatMul" {
+			dt = ir.Float32
+		}
+		x := in(g, "x", dt, 4, 256)
+		w := in(g, "w", dt, 256, 512)
+		k := g.AddInitializer(&ir.Tensor{Name: "k", DType: dt, Dims: []int64{256, 512}, Raw: make([]byte, dt.StorageBytes(256*512))})
+		run := g.AddNode(op, "", "run", []*ir.Value{x, w}, []string{"y1"})
+		konst := g.AddNode(op, "", "konst", []*ir.Value{x, k}, []string{"y2"})
+		m := model(t, g, 17)
+		cm := New(preset(t, "cpu-1t"), m, Options{})
+		a, b := cm.Node(run), cm.Node(konst)
+		want := 0.0
+		if dt == ir.Int8 {
+			want = 2 * 256 * 512
+		}
+		if a.StagedBytes-b.StagedBytes != want {
+			t.Errorf("%s: weights at run time stage %g bytes more than constant ones, want %g", op, a.StagedBytes-b.StagedBytes, want)
+		}
+		gpu := New(preset(t, "h100"), m, Options{})
+		if d := gpu.Node(run).StagedBytes - gpu.Node(konst).StagedBytes; d != 0 {
+			t.Errorf("%s on h100: %g staged bytes apart, want none (no packing pass)", op, d)
+		}
+	}
+}
