@@ -85,15 +85,15 @@ func serveRow(t *testing.T, r servePub) (got, want float64) {
 //   - Llama 2 70B decode-heavy rows (H100 FP8 TP 2 and 4: predicted
 //     +55% to +157%; A100 FP16 TP 4 128/2048: +45%): the published step
 //     times match reading each key/value head once per query head (8x
-//     the cache traffic: 64 query over 8 key/value heads; A100 TP 4 batch
-//     240: 114 ms per step published, about 27 ms of weights and cache
-//     read once, 110 ms with the cache read 8 times). TensorRT-LLM's
-//     masked-MHA decode kernel of that release ran one query head per
-//     block; its release notes add XQA kernels for grouped-query decode
-//     later (v0.10.0: "the new NVIDIA Hopper XQA kernels for LLaMA 2
-//     70B"). SimulateServe reads the cache once, as XQA, FlashInfer and
-//     FlashAttention's decode do. The MHA models (GPT-J, Llama 2 7B) have
-//     no such gap.
+//     the cache traffic: 64 query over 8 key/value heads). A100 TP 4,
+//     batch 240, 128/2048: 114 ms per decode step published; at the full
+//     2.04 TB/s a GPU reads 17 ms of weights and 11 ms of cache once
+//     (28 ms), or 17 + 89 = 106 ms with the cache read 8 times.
+//     TensorRT-LLM's release notes add XQA kernels for grouped-query
+//     decode later (v0.10.0: "the new NVIDIA Hopper XQA kernels for
+//     LLaMA 2 70B"). SimulateServe reads the cache once, as XQA,
+//     FlashInfer and FlashAttention's decode do. The MHA models (GPT-J,
+//     Llama 2 7B) have no such gap.
 //   - H100 FP8 at batch 768-1024 of 128/128 tokens (+15% GPT-J, +30%
 //     Llama 2 7B) and H100 FP8 first-token latency (-35% to -50%): the
 //     prefill's FP8 GEMMs ran at about 40% of the FP8 dense peak in
