@@ -19,19 +19,25 @@ import (
 // times the command itself). Per-pass benchmarks are in optimize
 // (BenchmarkPasses100k).
 //
-// Hot spots pprof showed on the 100k-node model (optimize, -O3, h100;
-// 2-vCPU VM), before this work and after it:
-//   - ir.Topo from the driver's re-sort after every pass (0.42 s):
-//     SortNodes now checks the order in one walk first (0.10 s);
-//   - ir.CloneModel, twice (Infer's copy and Optimize's): pointer-keyed
-//     maps and several allocations per node (0.46 s -> 0.25 s with slabs
-//     and values looked up by ID);
-//   - simulate.Run, twice (the predictions before the first pass and
-//     after fuse): buildForward and the cost model per node;
-//   - the fuse pass (group materialization), cse (nodeKey's strings);
-//   - importer decode and link (a value map keyed by name);
-//   - the garbage collector (about a sixth of the CPU: the three copies
-//     of the model are live at once).
+// Hot spots pprof showed on the 100k-node model (optimize -O3, h100,
+// --dim batch=8; 2-vCPU VM shared), CPU seconds before -> after this
+// work (about 3.1 -> 1.95 s in all):
+//   - ir.Topo from the driver's re-sort after every pass, 0.42 -> 0.11:
+//     SortNodes checks the order in one walk and leaves a sorted graph;
+//   - ir.CloneModel, Infer's copy and Optimize's, 0.46 -> 0: the commands
+//     that read no earlier stage again infer and optimize in place
+//     (CloneGraph itself: slabs and values by ID, about half the time);
+//   - the fuse pass, 0.55 -> 0.40 a run (BenchmarkPasses100k/fuse):
+//     groups found by node ID, not pointer-keyed maps; still the largest
+//     pass (the fused bodies' nodes and values are new allocations);
+//   - simulate.Run, twice (before the first pass and after fuse), ~0.3:
+//     buildForward (one Task of ~350 bytes per node) and the cost model;
+//   - importer decode and link ~0.3 and the load-time ir.Verify ~0.1;
+//   - the other passes 0.02-0.09 each (noop decodes every small constant
+//     operand; cse builds a string key per node);
+//   - the garbage collector, ~17%: about 160 MB is live at the peak (the
+//     model, the fused bodies, the baseline simulation the predictor
+//     keeps for Optimized.Predicted).
 
 // stageModel writes modelgen.Wide(n) to a temporary file.
 func stageModel(b *testing.B, n int) string {
