@@ -129,7 +129,9 @@ func Optimize(f *Inferred, opt OptimizeOptions) (*Optimized, error) {
 		return nil, err
 	}
 	if pred != nil {
-		o.Predicted = pred.last
+		if o.Predicted, err = pred.final(m); err != nil {
+			return nil, err
+		}
 	}
 	if placer != nil {
 		o.PlacementApplied = placer.plan != nil
@@ -143,11 +145,16 @@ func Optimize(f *Inferred, opt OptimizeOptions) (*Optimized, error) {
 	return o, nil
 }
 
-// predictor predicts with the simulator.
+// predictor predicts with the simulator. It keeps the last simulation
+// made after a pass (Optimized.Predicted), but not the baseline's: that
+// one would stay live through every pass (a Task per node) and is the
+// final one only when no pass changed the model, which final then
+// simulates again.
 type predictor struct {
-	h    *hw.Hardware
-	opt  simulate.Options
-	last *simulate.Result
+	h     *hw.Hardware
+	opt   simulate.Options
+	calls int
+	last  *simulate.Result
 }
 
 func (p *predictor) Predict(m *ir.Model) (optimize.Prediction, error) {
@@ -156,8 +163,18 @@ func (p *predictor) Predict(m *ir.Model) (optimize.Prediction, error) {
 	if err != nil {
 		return optimize.Prediction{}, err
 	}
-	p.last = r
+	if p.calls++; p.calls > 1 {
+		p.last = r
+	}
 	return prediction(r, 0), nil
+}
+
+// final is the simulation of m, the model as the passes left it.
+func (p *predictor) final(m *ir.Model) (*simulate.Result, error) {
+	if p.last != nil {
+		return p.last, nil
+	}
+	return simulate.Run(m, p.h, p.opt)
 }
 
 // prediction summarizes a simulation as optimize reports it (nodes is
