@@ -20,7 +20,7 @@ func schedule(res *Result, h *hw.Hardware, before, after float64) {
 	streamFree := make([]float64, nStreams)
 	stats := make([]StreamStats, nStreams)
 	cp := make([]float64, len(tasks))
-	var gaps []Gap
+	gaps := topGaps{n: maxListed}
 	// the host's per-run work (binding inputs) comes before the first node
 	hostFree := before
 	res.HostBusyS += hostFree
@@ -71,7 +71,7 @@ func schedule(res *Result, h *hw.Hardware, before, after float64) {
 				stats[s].HostWaitS += gap
 			}
 			stats[s].Gaps++
-			gaps = append(gaps, Gap{Stream: s, Start: streamFree[s], End: t.Start, Cause: cause})
+			gaps.add(Gap{Stream: s, Start: streamFree[s], End: t.Start, Cause: cause})
 		}
 		if nStreams > 1 {
 			active = append(active, running{t.Start, t.End, occupancy(e.Occupancy)})
@@ -99,12 +99,12 @@ func schedule(res *Result, h *hw.Hardware, before, after float64) {
 	for s := range stats {
 		stats[s].IdleS = total - stats[s].BusyS
 		if tail := total - streamFree[s]; tail > gapEps && stats[s].Kernels > 0 {
-			gaps = append(gaps, Gap{Stream: s, Start: streamFree[s], End: total, Cause: "tail"})
+			gaps.add(Gap{Stream: s, Start: streamFree[s], End: total, Cause: "tail"})
 		}
 	}
 	res.TotalS = total
 	res.Streams = stats
-	res.LargestGaps = sortGaps(gaps, maxListed)
+	res.LargestGaps = gaps.top
 }
 
 // running is a kernel placed on the device: its interval and the fraction

@@ -24,7 +24,7 @@ func memory(res *Result, g *ir.Graph, train bool) {
 	for nf < len(tasks) && tasks[nf].Phase == Forward {
 		nf++
 	}
-	ms := &memState{res: res, resident: map[*ir.Value]bool{}}
+	ms := &memState{res: res, resident: map[*ir.Value]bool{}, bufs: make([]buffer, 0, len(g.Inputs)+nf)} // about one buffer per input and forward task
 	for _, v := range g.Initializers {
 		ms.addResident(v)
 	}
