@@ -53,7 +53,7 @@ func cse(c *Context) ([]Rewrite, error) {
 		byTensor[c] = v
 	}
 	order := nodesInOrder(g)
-	seen := map[string]*ir.Node{}
+	seen := make(map[string]*ir.Node, len(order)) // sized once: no rehash while it fills
 	for _, n := range order {
 		if hasSubgraph(n) || (isDefault(n) && nondeterministic[n.Op]) || len(n.Outputs) == 0 {
 			continue
@@ -98,6 +98,7 @@ func canRename(g *ir.Graph, v *ir.Value) bool {
 // their canonical tensor in idx).
 func nodeKey(n *ir.Node, idx *tensorIndex) string {
 	var b strings.Builder
+	b.Grow(len(n.Domain) + len(n.Op) + len(n.Overload) + 20*len(n.Inputs) + 16*len(n.Attrs) + 8)
 	b.WriteString(n.Domain)
 	b.WriteByte(':')
 	b.WriteString(n.Op)
