@@ -28,107 +28,22 @@ type group struct {
 // or that are graph outputs, which keep their Value identity (names, uses)
 // as outputs of the fused node. The fused node takes the position of the
 // group's last member. One sweep over the graph for all groups.
+//
+// The members themselves move into the bodies (new IDs there, inputs
+// rebound to the body's values), with the outputs that only other members
+// read: the main graph no longer lists them and nothing reads them from
+// it. An exposed output stays in the main graph as the fused node's
+// output; the body gets a new value of its name and type.
 func materialize(g *ir.Graph, groups []*group) []Rewrite {
 	groups = acyclic(g, groups)
 	if len(groups) == 0 {
 		return nil
 	}
 	ow := newOwners(g, groups)
-	touched := map[*ir.Value]bool{}
-	var touchedOrder []*ir.Value
-	var rw []Rewrite
 	for _, gr := range groups {
-		fn := &ir.Node{Name: gr.name, Op: gr.op, Domain: ir.FusedDomain}
-		body := ir.NewGraph(gr.name + "_body")
-		body.Parent, body.ParentNode = g, fn
-		inner := map[*ir.Value]*ir.Value{}
-		var ext []*ir.Value
-		for _, m := range gr.members {
-			ins := make([]*ir.Value, len(m.Inputs))
-			for i, v := range m.Inputs {
-				if v == nil {
-					continue
-				}
-				if w, ok := inner[v]; ok {
-					ins[i] = w
-					continue
-				}
-				// An external input (not produced by a member).
-				w := body.AddInput(v.Name, v.Type.Clone())
-				w.Known = v.Known
-				inner[v] = w
-				ext = append(ext, v)
-				ins[i] = w
-				if !touched[v] {
-					touched[v] = true
-					touchedOrder = append(touchedOrder, v)
-				}
-			}
-			outs := make([]string, len(m.Outputs))
-			for i, o := range m.Outputs {
-				if o != nil {
-					outs[i] = o.Name
-				}
-			}
-			bn := body.AddNode(m.Op, m.Domain, m.Name, ins, outs, m.Attrs...)
-			for _, sg := range bn.Subgraphs() {
-				sg.Parent, sg.ParentNode = body, bn // a nested fused kernel
-			}
-			bn.Overload, bn.Doc, bn.Metadata = m.Overload, m.Doc, m.Metadata
-			for i, o := range m.Outputs {
-				if o != nil {
-					bo := bn.Outputs[i]
-					bo.Type, bo.Known = o.Type.Clone(), o.Known
-					inner[o] = bo
-				}
-			}
-		}
-		var exposed []*ir.Value
-		for _, m := range gr.members {
-			for _, o := range m.Outputs {
-				if o != nil && ow.usedOutside(o, gr) {
-					exposed = append(exposed, o)
-					body.Outputs = append(body.Outputs, inner[o])
-				}
-			}
-		}
-		// The members' uses of their outer inputs and their outputs' uses by
-		// other members go away with them.
-		for _, m := range gr.members {
-			for _, o := range m.Outputs {
-				if o != nil && !touched[o] {
-					touched[o] = true
-					touchedOrder = append(touchedOrder, o)
-				}
-			}
-		}
-		fn.Inputs = ext
-		fn.Outputs = exposed
-		fn.Attrs = append([]*ir.Attr{{Name: ir.FusedBodyAttr, Type: ir.AttrGraph, G: body}}, gr.attrs...)
-		if len(gr.roles) > 0 {
-			rs := make([][]byte, len(ext))
-			for i, v := range ext {
-				rs[i] = []byte(gr.roles[v])
-			}
-			fn.Attrs = append(fn.Attrs, &ir.Attr{Name: ir.FusedRoles, Type: ir.AttrStrings, Strings: rs})
-		}
-		gr.fused = fn
-		rw = append(rw, Rewrite{Before: names(gr.members), After: []string{gr.name}, Sep: "+",
-			Remark: fmt.Sprintf("%s:%s, %d nodes in one kernel%s", ir.FusedDomain, gr.op, len(gr.members), gr.remark)})
+		gr.fused = &ir.Node{Name: gr.name, Op: gr.op, Domain: ir.FusedDomain}
 	}
-	// Drop the members' uses in one filter per touched value.
-	for _, v := range touchedOrder {
-		kept := v.Uses[:0]
-		for _, u := range v.Uses {
-			if ow.of(u.Node) == nil {
-				kept = append(kept, u)
-			}
-		}
-		for i := len(kept); i < len(v.Uses); i++ {
-			v.Uses[i] = ir.Use{}
-		}
-		v.Uses = kept
-	}
+	// The new node order, while the members are still in g (ow.of).
 	final := make([]*ir.Node, 0, len(g.Nodes))
 	for _, n := range g.Nodes {
 		gr := ow.of(n)
@@ -140,10 +55,27 @@ func materialize(g *ir.Graph, groups []*group) []Rewrite {
 			final = append(final, gr.fused)
 		}
 	}
+	mv := &mover{touched: map[*ir.Value]bool{}, bodies: make(map[*ir.Graph]bool, len(groups)),
+		exposed: map[*ir.Value]bool{}, inner: map[*ir.Value]*ir.Value{}}
+	var rw []Rewrite
 	for _, gr := range groups {
-		for _, m := range gr.members {
-			m.Graph = nil
+		rw = append(rw, Rewrite{Before: names(gr.members), After: []string{gr.name}, Sep: "+",
+			Remark: fmt.Sprintf("%s:%s, %d nodes in one kernel%s", ir.FusedDomain, gr.op, len(gr.members), gr.remark)})
+		mv.build(g, ow, gr)
+	}
+	// Drop the members' uses (they read the bodies' values now) in one
+	// filter per outer value they read or exposed.
+	for _, v := range mv.touchedOrder {
+		kept := v.Uses[:0]
+		for _, u := range v.Uses {
+			if u.Node == nil || !mv.bodies[u.Node.Graph] {
+				kept = append(kept, u)
+			}
 		}
+		for i := len(kept); i < len(v.Uses); i++ {
+			v.Uses[i] = ir.Use{}
+		}
+		v.Uses = kept
 	}
 	for _, gr := range groups {
 		g.AttachNode(gr.fused) // IDs, uses of the inputs, producers of the outputs
@@ -156,6 +88,99 @@ func materialize(g *ir.Graph, groups []*group) []Rewrite {
 	}
 	g.Nodes = final
 	return rw
+}
+
+// mover builds the fused bodies for materialize: the state shared by all
+// groups (the outer values whose uses must be filtered, the new bodies)
+// and the per-group tables it clears and reuses.
+type mover struct {
+	touched      map[*ir.Value]bool
+	touchedOrder []*ir.Value
+	bodies       map[*ir.Graph]bool
+	exposed      map[*ir.Value]bool      // this group's outputs read outside it
+	inner        map[*ir.Value]*ir.Value // outer value -> this body's value
+}
+
+// touch lists outer value v for the use filter (once).
+func (mv *mover) touch(v *ir.Value) {
+	if !mv.touched[v] {
+		mv.touched[v] = true
+		mv.touchedOrder = append(mv.touchedOrder, v)
+	}
+}
+
+// build makes gr.fused's body and moves gr's members into it (see
+// materialize); gr.fused's inputs and outputs are set, its uses are not.
+func (mv *mover) build(g *ir.Graph, ow *owners, gr *group) {
+	fn := gr.fused
+	body := ir.NewGraph(gr.name + "_body")
+	body.Parent, body.ParentNode = g, fn
+	mv.bodies[body] = true
+	clear(mv.exposed)
+	clear(mv.inner)
+	// Exposure is decided while the members are still in g.
+	var exposed []*ir.Value
+	for _, m := range gr.members {
+		for _, o := range m.Outputs {
+			if o != nil && ow.usedOutside(o, gr) {
+				exposed = append(exposed, o)
+				mv.exposed[o] = true
+				mv.touch(o)
+			}
+		}
+	}
+	var ext []*ir.Value
+	for _, m := range gr.members {
+		for i, v := range m.Inputs {
+			if v == nil {
+				continue
+			}
+			if w, ok := mv.inner[v]; ok {
+				m.Inputs[i] = w
+				continue
+			}
+			// An external input (not produced by a member).
+			w := body.AddInput(v.Name, v.Type.Clone())
+			w.Known = v.Known
+			mv.inner[v] = w
+			ext = append(ext, v)
+			m.Inputs[i] = w
+			mv.touch(v)
+		}
+		for i, o := range m.Outputs {
+			if o == nil {
+				continue
+			}
+			if mv.exposed[o] {
+				// the outer value stays the fused node's output
+				bo := &ir.Value{Name: o.Name, Type: o.Type.Clone(), Known: o.Known}
+				m.Outputs[i] = bo
+				mv.inner[o] = bo
+				continue
+			}
+			// only members read it: it moves with m (AttachNode gives it an
+			// ID in body; the consumers' uses come back as they attach)
+			o.Graph, o.Uses, o.Doc, o.Const, o.Declared, o.Metadata = nil, o.Uses[:0], "", nil, nil, nil
+			mv.inner[o] = o
+		}
+		body.AttachNode(m)
+		for _, sg := range m.Subgraphs() {
+			sg.Parent = body // a nested fused kernel
+		}
+	}
+	for _, o := range exposed {
+		body.Outputs = append(body.Outputs, mv.inner[o])
+	}
+	fn.Inputs = ext
+	fn.Outputs = exposed
+	fn.Attrs = append([]*ir.Attr{{Name: ir.FusedBodyAttr, Type: ir.AttrGraph, G: body}}, gr.attrs...)
+	if len(gr.roles) > 0 {
+		rs := make([][]byte, len(ext))
+		for i, v := range ext {
+			rs[i] = []byte(gr.roles[v])
+		}
+		fn.Attrs = append(fn.Attrs, &ir.Attr{Name: ir.FusedRoles, Type: ir.AttrStrings, Strings: rs})
+	}
 }
 
 // owners says which group each main-graph node belongs to, by node ID
