@@ -226,7 +226,14 @@ func (g *Graph) AddInitializer(t *Tensor) *Value {
 // creates its outputs (an empty name gives an omitted output). The new
 // outputs have unknown types until inference runs.
 func (g *Graph) AddNode(op, domain, name string, inputs []*Value, outputs []string, attrs ...*Attr) *Node {
-	n := &Node{ID: g.nextNode, Name: name, Op: op, Domain: domain, Graph: g, Attrs: attrs}
+	return g.AddNodeIn(nil, op, domain, name, inputs, outputs, attrs...)
+}
+
+// AddNodeIn is AddNode with the node, its output list and its output
+// values taken from sl (nil: from the heap).
+func (g *Graph) AddNodeIn(sl *NodeSlab, op, domain, name string, inputs []*Value, outputs []string, attrs ...*Attr) *Node {
+	n := sl.node()
+	*n = Node{ID: g.nextNode, Name: name, Op: op, Domain: domain, Graph: g, Attrs: attrs}
 	g.nextNode++
 	n.Inputs = make([]*Value, len(inputs))
 	for i, in := range inputs {
@@ -235,13 +242,14 @@ func (g *Graph) AddNode(op, domain, name string, inputs []*Value, outputs []stri
 			in.Uses = append(in.Uses, Use{n, i})
 		}
 	}
-	n.Outputs = make([]*Value, len(outputs))
+	n.Outputs = sl.outputs(len(outputs))
 	for i, o := range outputs {
 		if o == "" {
 			continue
 		}
-		v := g.NewValue(o, Type{})
-		v.Producer, v.ProducerOut = n, i
+		v := sl.value()
+		*v = Value{ID: g.nextValue, Name: o, Graph: g, Producer: n, ProducerOut: i}
+		g.nextValue++
 		n.Outputs[i] = v
 	}
 	g.Nodes = append(g.Nodes, n)
