@@ -14,7 +14,7 @@ func init() {
 	for name, f := range map[string]func(float64) float64{
 		"Sqrt": math.Sqrt, "Exp": math.Exp, "Log": math.Log, "Sin": math.Sin, "Cos": math.Cos, "Tan": math.Tan,
 		"Asin": math.Asin, "Acos": math.Acos, "Atan": math.Atan, "Sinh": math.Sinh, "Cosh": math.Cosh,
-		"Asinh": math.Asinh, "Acosh": math.Acosh, "Atanh": math.Atanh, "Tanh": math.Tanh, "Erf": math.Erf,
+		"Asinh": math.Asinh, "Acosh": math.Acosh, "Atanh": math.Atanh, "Tanh": math.Tanh,
 		"Floor": math.Floor, "Ceil": math.Ceil, "Round": math.RoundToEven,
 		"Reciprocal": func(x float64) float64 { return 1 / x },
 		"Sigmoid":    sigmoid,
@@ -25,6 +25,9 @@ func init() {
 	} {
 		register(unaryFloat(f), name)
 	}
+	// Erf takes every numeric type (an integer input gives erf truncated,
+	// as the ONNX reference casts it back); the ops above take floats.
+	register(unaryNumC(func(*Ctx) func(float64) float64 { return math.Erf }), "Erf")
 	register(unaryFloatC(func(c *Ctx) func(float64) float64 {
 		alpha := float64(c.Float("alpha", 1))
 		return func(x float64) float64 {
@@ -221,9 +224,6 @@ func unaryFloat(f func(float64) float64) Kernel {
 func unaryFloatC(mk func(c *Ctx) func(float64) float64) Kernel {
 	return func(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 		x := in[0]
-		if err := requireFloat(x, "input"); err != nil {
-			return nil, err
-		}
 		return mapFloat(c, x, mk(c))
 	}
 }
@@ -571,13 +571,7 @@ func logical(f func(a, b bool) bool) Kernel {
 }
 
 func floatPredicate(c *Ctx, in []*Tensor, f func(float64) bool) ([]*Tensor, error) {
-	x, err := need(in, 0, "X")
-	if err != nil {
-		return nil, err
-	}
-	if err := requireFloat(x, "input"); err != nil {
-		return nil, err
-	}
+	x := in[0]
 	out, err := c.alloc(ir.Bool, x.Shape)
 	if err != nil {
 		return nil, err
@@ -650,9 +644,7 @@ func firstOr[T any](j int, f func(acc, x T) T) func(acc, x T) T {
 }
 
 func kernelWhere(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	cond := in[0]
-	x := in[1]
-	y := in[2]
+	cond, x, y := in[0], in[1], in[2]
 	if cond.cls() != clsB {
 		return nil, c.Errorf("condition must be bool, got %s", cond)
 	}
@@ -729,8 +721,7 @@ func kernelClip(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 }
 
 func kernelPRelu(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x := in[0]
-	slope := in[1]
+	x, slope := in[0], in[1]
 	// Before opset 7 a 1-D slope applies per channel (axis 1).
 	if _, err := broadcastShapes(x.Shape, slope.Shape); err != nil && slope.Rank() == 1 && x.Rank() >= 2 && slope.Len() == x.Shape[1] {
 		shape := make([]int, x.Rank()-1)

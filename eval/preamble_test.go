@@ -9,7 +9,8 @@ import (
 
 // TestKernelPreamble checks the inputs every kernel may count on, checked
 // once from ir's op table before the kernel runs (checkInputs): the input
-// count at the model's opset, and a value in every required slot.
+// count at the model's opset, a value in every required slot, and an
+// element type each slot accepts (the message names op, input and type).
 func TestKernelPreamble(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -25,6 +26,11 @@ func TestKernelPreamble(t *testing.T) {
 		{"axes input from opset 18", "ReduceMean", 18, []string{"x", "axes"}, ""},
 		{"required slot empty", "Where", 17, []string{"c", "", "x"}, "missing input 1, which Where requires"},
 		{"optional slot empty", "Clip", 13, []string{"x", "", "s"}, ""},
+		{"float input", "Softmax", 13, []string{"x"}, ""},
+		{"integer input to a float-only slot", "Softmax", 13, []string{"axes"}, `input 0 ("axes") is int64; Softmax takes float types there`},
+		{"bool input to a float-only slot", "Conv", 13, []string{"c", "x"}, `input 0 ("c") is bool; Conv takes float types there`},
+		{"unconstrained slot", "Identity", 13, []string{"axes"}, ""},
+		{"Erf takes integers", "Erf", 13, []string{"axes"}, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

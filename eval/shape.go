@@ -520,8 +520,7 @@ func (c *Ctx) shapeInput(s *Tensor) ([]int, error) {
 }
 
 func kernelExpand(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x := in[0]
-	s := in[1]
+	x, s := in[0], in[1]
 	spec, err := c.shapeInput(s)
 	if err != nil {
 		return nil, err
@@ -538,8 +537,7 @@ func kernelExpand(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 }
 
 func kernelTile(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x := in[0]
-	rt := in[1]
+	x, rt := in[0], in[1]
 	reps, err := ints(rt, "repeats")
 	if err != nil {
 		return nil, err
@@ -971,9 +969,7 @@ func kernelTrilu(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 }
 
 func kernelOneHot(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	idx := in[0]
-	dt := in[1]
-	vals := in[2]
+	idx, dt, vals := in[0], in[1], in[2]
 	if vals.Len() != 2 {
 		return nil, c.Errorf("values must have two elements")
 	}
@@ -1056,8 +1052,7 @@ func kernelNonZero(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 }
 
 func kernelCompress(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x := in[0]
-	cond := in[1]
+	x, cond := in[0], in[1]
 	var err error
 	if cond.cls() != clsB {
 		return nil, c.Errorf("condition must be bool")
@@ -1107,8 +1102,7 @@ func (c *Ctx) gatherAxis(x *Tensor, axis int, pos []int) (*Tensor, error) {
 }
 
 func kernelReverseSequence(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x := in[0]
-	lt := in[1]
+	x, lt := in[0], in[1]
 	lens, err := ints(lt, "sequence_lens")
 	if err != nil {
 		return nil, err
@@ -1152,8 +1146,7 @@ func kernelReverseSequence(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 }
 
 func kernelCenterCropPad(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x := in[0]
-	st := in[1]
+	x, st := in[0], in[1]
 	target, err := ints(st, "shape")
 	if err != nil {
 		return nil, err

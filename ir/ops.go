@@ -124,6 +124,42 @@ func (c CostClass) Matrix() bool {
 	return c == CostMatMul || c == CostConv || c == CostAttention || c == CostRNN
 }
 
+// TypeSet is the element types an input slot accepts, as an ONNX type
+// constraint says them ("T in tensor(float16), tensor(float),
+// tensor(double)"), by the kinds wolong's stages tell apart; the zero
+// TypeSet accepts every type. It constrains kinds, not widths: a slot
+// that takes float32 and float64 only is FloatTypes.
+type TypeSet uint8
+
+// Kinds of element types a TypeSet holds.
+const (
+	FloatTypes TypeSet = 1 << iota // real floating point of any width
+	IntTypes                       // signed and unsigned integers
+)
+
+// Has reports whether s accepts d.
+func (s TypeSet) Has(d DType) bool {
+	return s == 0 || s&FloatTypes != 0 && d.IsFloat() || s&IntTypes != 0 && d.IsInt()
+}
+
+// String names the kinds s accepts: "float", "integer", "float or
+// integer", "any".
+func (s TypeSet) String() string {
+	switch s {
+	case FloatTypes:
+		return "float"
+	case IntTypes:
+		return "integer"
+	case FloatTypes | IntTypes:
+		return "float or integer"
+	}
+	return "any"
+}
+
+// floatX constrains input 0 (X, Q, the signal) to float types: the
+// rows of ops whose spec takes floats only there.
+var floatX = []TypeSet{FloatTypes}
+
 // OpInfo is one row of the op table.
 type OpInfo struct {
 	Key OpKey
@@ -144,6 +180,19 @@ type OpInfo struct {
 	// Cost is the class of a kernel op in the cost model ("" when the
 	// row declares none); Class gives every op's.
 	Cost CostClass
+	// Types constrains the element type of input slot i to Types[i]
+	// (slots past its end, and zero entries, take any type). A row
+	// declares only what the op's spec says at every opset; a kernel
+	// that supports less than the spec still checks the rest itself.
+	Types []TypeSet
+}
+
+// InputTypes returns the element types input slot i accepts.
+func (o *OpInfo) InputTypes(i int) TypeSet {
+	if i < len(o.Types) {
+		return o.Types[i]
+	}
+	return 0
 }
 
 // Arity returns the op's input and output bounds at opset version v of

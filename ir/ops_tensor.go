@@ -4,7 +4,7 @@ package ir
 // (see ops.go for what each field means).
 
 var tensorOps = [...]OpInfo{
-	{Key: op("AffineGrid"), In: ar(2, 2), Out: ar(1, 1), Cost: CostDataMovement},
+	{Key: op("AffineGrid"), In: ar(2, 2), Out: ar(1, 1), Cost: CostDataMovement, Types: floatX},
 	{Key: op("Bernoulli"), In: ar(1, 1), Out: ar(1, 1), Cost: CostDataMovement},
 	{Key: op("BitCast"), In: ar(1, 1), Out: ar(1, 1), Exec: ExecView},
 	{Key: op("BlackmanWindow"), In: ar(1, 1), Out: ar(1, 1), Cost: CostDataMovement},
@@ -14,9 +14,9 @@ var tensorOps = [...]OpInfo{
 	{Key: op("Concat"), In: ar(1, -1), Out: ar(1, 1), Pattern: Injective, Cost: CostDataMovement},
 	{Key: op("ConstantOfShape"), In: ar(1, 1), Out: ar(1, 1), Cost: CostDataMovement},
 	{Key: op("Crop"), In: ar(1, 1), Out: ar(1, 1), Cost: CostDataMovement},
-	{Key: op("DFT"), In: ar(1, 3), Out: ar(1, 1), Cost: CostOther},
+	{Key: op("DFT"), In: ar(1, 3), Out: ar(1, 1), Cost: CostOther, Types: floatX},
 	{Key: op("DepthToSpace"), In: ar(1, 1), Out: ar(1, 1), Pattern: Injective, Cost: CostDataMovement},
-	{Key: op("Det"), In: ar(1, 1), Out: ar(1, 1), Cost: CostOther},
+	{Key: op("Det"), In: ar(1, 1), Out: ar(1, 1), Cost: CostOther, Types: floatX},
 	{Key: op("Dropout"), In: ar(1, 3), Out: ar(1, 2), Older: []Revision{{Before: 12, In: ar(1, 1), Out: ar(1, 2)}}, Exec: ExecView},
 	{Key: op("Expand"), In: ar(2, 2), Out: ar(1, 1), Pattern: Injective, Cost: CostDataMovement},
 	{Key: op("EyeLike"), In: ar(1, 1), Out: ar(1, 1), Cost: CostDataMovement},
@@ -44,8 +44,8 @@ var tensorOps = [...]OpInfo{
 	{Key: op("Reshape"), In: ar(2, 2), Out: ar(1, 1), Older: []Revision{{Before: 5, In: ar(1, 1), Out: ar(1, 1)}}, Pattern: Injective, Exec: ExecView},
 	{Key: op("Resize"), In: ar(1, 4), Out: ar(1, 1), Older: []Revision{{Before: 11, In: ar(2, 2), Out: ar(1, 1)}, {Before: 13, In: ar(3, 4), Out: ar(1, 1)}}, Cost: CostDataMovement},
 	{Key: op("ReverseSequence"), In: ar(2, 2), Out: ar(1, 1), Cost: CostDataMovement},
-	{Key: op("RoiAlign"), In: ar(3, 3), Out: ar(1, 1), Cost: CostOther},
-	{Key: op("STFT"), In: ar(2, 4), Out: ar(1, 1), Cost: CostOther},
+	{Key: op("RoiAlign"), In: ar(3, 3), Out: ar(1, 1), Cost: CostOther, Types: floatX},
+	{Key: op("STFT"), In: ar(2, 4), Out: ar(1, 1), Cost: CostOther, Types: floatX},
 	{Key: op("Scatter"), In: ar(3, 3), Out: ar(1, 1), Cost: CostDataMovement},
 	{Key: op("ScatterElements"), In: ar(3, 3), Out: ar(1, 1), Cost: CostDataMovement},
 	{Key: op("ScatterND"), In: ar(3, 3), Out: ar(1, 1), Cost: CostDataMovement},
