@@ -335,29 +335,33 @@ func binaryOperands(c *Ctx, in []*Tensor, sameType bool) (a, b *Tensor, shape, i
 	return a, b, shape, bcastIndex(shape, a.Shape), bcastIndex(shape, b.Shape), nil
 }
 
-// binaryOutput checks and broadcasts two operands of the same type and of
-// storage class want (what names it in the error), and allocates the
-// output, of their type.
-func binaryOutput(c *Ctx, in []*Tensor, want class, what string) (a, b, out *Tensor, ia, ib []int, err error) {
+// binaryAlloc checks and broadcasts two operands (of one type when
+// sameType) and allocates the output, of type dt, or of the operands'
+// type when dt is Undefined.
+func binaryAlloc(c *Ctx, in []*Tensor, sameType bool, dt ir.DType) (a, b, out *Tensor, ia, ib []int, err error) {
 	var shape []int
-	if a, b, shape, ia, ib, err = binaryOperands(c, in, true); err != nil {
+	if a, b, shape, ia, ib, err = binaryOperands(c, in, sameType); err != nil {
 		return
 	}
-	if a.cls() != want {
-		err = c.Errorf("operands must be %s, got %s", what, a)
-		return
+	if dt == ir.Undefined {
+		dt = a.DType
 	}
-	out, err = c.alloc(a.DType, shape)
+	out, err = c.alloc(dt, shape)
+	return
+}
+
+// binaryOutput is binaryAlloc for operands of one type and of storage
+// class want (what names it in the error), the output of their type.
+func binaryOutput(c *Ctx, in []*Tensor, want class, what string) (a, b, out *Tensor, ia, ib []int, err error) {
+	if a, b, out, ia, ib, err = binaryAlloc(c, in, true, ir.Undefined); err == nil && a.cls() != want {
+		return nil, nil, nil, nil, nil, c.Errorf("operands must be %s, got %s", what, a)
+	}
 	return
 }
 
 func binaryOp(ff func(a, b float64) float64, fi func(dt ir.DType, a, b int64) int64) Kernel {
 	return func(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-		a, b, shape, ia, ib, err := binaryOperands(c, in, true)
-		if err != nil {
-			return nil, err
-		}
-		out, err := c.alloc(a.DType, shape)
+		a, b, out, ia, ib, err := binaryAlloc(c, in, true, ir.Undefined)
 		if err != nil {
 			return nil, err
 		}
@@ -376,11 +380,7 @@ func binaryOp(ff func(a, b float64) float64, fi func(dt ir.DType, a, b int64) in
 }
 
 func kernelPow(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	a, b, shape, ia, ib, err := binaryOperands(c, in, false)
-	if err != nil {
-		return nil, err
-	}
-	out, err := c.alloc(a.DType, shape)
+	a, b, out, ia, ib, err := binaryAlloc(c, in, false, ir.Undefined)
 	if err != nil {
 		return nil, err
 	}
@@ -513,11 +513,7 @@ func cmpFloat(a, b float64) int {
 
 func compare(pred func(int) bool, eq bool) Kernel {
 	return func(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-		a, b, shape, ia, ib, err := binaryOperands(c, in, true)
-		if err != nil {
-			return nil, err
-		}
-		out, err := c.alloc(ir.Bool, shape)
+		a, b, out, ia, ib, err := binaryAlloc(c, in, true, ir.Bool)
 		if err != nil {
 			return nil, err
 		}

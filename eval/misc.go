@@ -367,14 +367,7 @@ func kernelCrop(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 }
 
 func kernelStringConcat(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	a, b, shape, ia, ib, err := binaryOperands(c, in, true)
-	if err != nil {
-		return nil, err
-	}
-	if a.cls() != clsS {
-		return nil, c.Errorf("inputs must be strings")
-	}
-	out, err := c.alloc(ir.String, shape)
+	a, b, out, ia, ib, err := binaryOutput(c, in, clsS, "strings")
 	if err != nil {
 		return nil, err
 	}
