@@ -529,10 +529,8 @@ func inferLayerNorm(c *InferContext) error {
 // Crop(input) border=[left, top, right, bottom] scale=[h, w] (ai.onnx
 // experimental, opset 1): NCHW cropped by the border, or to the scale.
 func inferCrop(c *InferContext) error {
-	x := c.InShape(0)
-	dt := c.InDType(0)
-	if !x.Known {
-		c.SetTensor(0, dt, UnknownShape())
+	x, dt, ok := knownInput0(c)
+	if !ok {
 		return nil
 	}
 	if len(x.Dims) != 4 {
@@ -699,10 +697,8 @@ func inferMelWeightMatrix(c *InferContext) error {
 // before opset 20): input [..., 1 or 2] -> [..., 2], or [..., 1] for the
 // inverse one-sided transform.
 func inferDFT(c *InferContext) error {
-	x := c.InShape(0)
-	dt := c.InDType(0)
-	if !x.Known {
-		c.SetTensor(0, dt, UnknownShape())
+	x, dt, ok := knownInput0(c)
+	if !ok {
 		return nil
 	}
 	r := len(x.Dims)
@@ -845,4 +841,16 @@ func init() {
 		OpDef{Domain: "com.microsoft.experimental", Name: "MelWeightMatrix", Infer: inferMelWeightMatrix},
 		OpDef{Domain: "com.microsoft.experimental", Name: "STFT", Infer: inferSTFT},
 	)
+}
+
+// knownInput0 returns input 0's shape and element type. When the shape
+// is unknown it types output 0 as the input's type of unknown shape and
+// reports false: the caller has nothing more to infer.
+func knownInput0(c *InferContext) (Shape, DType, bool) {
+	x, dt := c.InShape(0), c.InDType(0)
+	if !x.Known {
+		c.SetTensor(0, dt, UnknownShape())
+		return x, dt, false
+	}
+	return x, dt, true
 }
