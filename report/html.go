@@ -27,13 +27,8 @@ var htmlFiles embed.FS
 
 // HTMLReport is the data of the explain page.
 type HTMLReport struct {
-	Model    string     `json:"model"`
-	Hardware string     `json:"hardware"`
-	Level    int        `json:"level"`
-	Baseline OptSummary `json:"baseline"`
-	Final    OptSummary `json:"optimized"`
-	Speedup  float64    `json:"speedup"`
-	Warnings []string   `json:"warnings"`
+	OptHeader
+	Warnings []string `json:"warnings"`
 	// Nodes is the interned node table the passes' lists index.
 	Nodes  []HTMLNode `json:"nodes"`
 	Passes []HTMLPass `json:"passes"`
@@ -48,11 +43,7 @@ type HTMLReport struct {
 
 // HTMLPass is one column: the input model (name "input") or a pass.
 type HTMLPass struct {
-	Name     string              `json:"name"`
-	Rewrites []string            `json:"rewrites"`
-	Before   optimize.Prediction `json:"before"`
-	After    optimize.Prediction `json:"after"`
-	DeltaMs  float64             `json:"delta_ms"`
+	PassDelta
 	// Changed is whether the node list differs from the previous
 	// column's; Nodes is present only then (and for the input).
 	Changed bool  `json:"changed"`
@@ -74,21 +65,17 @@ type HTMLTimeline struct {
 // (nil: columns without node lists), sim the optimized model's simulation
 // (nil: no timeline nor cost tables), warnings those of the whole run.
 func NewHTMLReport(path, hardware string, res *optimize.Result, rec *PassRecorder, sim *simulate.Result, warnings []string) *HTMLReport {
-	e := &HTMLReport{Model: path, Hardware: hardware, Level: res.Level, Baseline: Summary(res.Baseline),
-		Final: Summary(res.Final), Speedup: res.Speedup(), Warnings: append([]string{}, warnings...),
+	e := &HTMLReport{OptHeader: newOptHeader(path, hardware, res), Warnings: append([]string{}, warnings...),
 		Nodes: []HTMLNode{}, Ops: []ProfileOp{}, Costs: [][]any{}}
 	if rec != nil {
 		e.Nodes = append(e.Nodes, rec.nodes...)
 	}
 	prev := rec.snap(0, "input")
-	e.Passes = append(e.Passes, HTMLPass{Name: "input", Rewrites: []string{}, Before: res.Baseline, After: res.Baseline,
+	e.Passes = append(e.Passes, HTMLPass{PassDelta: PassDelta{Name: "input", Rewrites: []string{}, Before: res.Baseline, After: res.Baseline},
 		Changed: true, Nodes: prev})
 	for i := range res.Passes {
 		p := &res.Passes[i]
-		hp := HTMLPass{Name: p.Name, Rewrites: []string{}, Before: p.Before, After: p.After, DeltaMs: p.DeltaMs()}
-		for _, r := range p.Rewrites {
-			hp.Rewrites = append(hp.Rewrites, RewriteLine(r))
-		}
+		hp := HTMLPass{PassDelta: newPassDelta(p)}
 		if cur := rec.snap(i+1, p.Name); cur != nil {
 			if !slices.Equal(prev, cur) {
 				hp.Changed, hp.Nodes = true, cur
