@@ -135,18 +135,7 @@ func init() {
 	register(bitwise(func(a, b int64) int64 { return a ^ b }), "BitwiseXor")
 	register(kernelBitShift, "BitShift")
 	register(func(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-		x := in[0]
-		if x.cls() != clsI {
-			return nil, c.Errorf("BitwiseNot needs an integer tensor, got %s", x)
-		}
-		out, err := c.alloc(x.DType, x.Shape)
-		if err != nil {
-			return nil, err
-		}
-		for i, v := range x.I {
-			out.I[i] = ^v
-		}
-		return []*Tensor{out}, nil
+		return mapElems(c, in[0], func(t *Tensor) []int64 { return t.I }, func(v int64) int64 { return ^v })
 	}, "BitwiseNot")
 
 	register(compare(func(o int) bool { return o == 0 }, true), "Equal")
@@ -158,18 +147,7 @@ func init() {
 	register(logical(func(a, b bool) bool { return a || b }), "Or")
 	register(logical(func(a, b bool) bool { return a != b }), "Xor")
 	register(func(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-		x := in[0]
-		if x.cls() != clsB {
-			return nil, c.Errorf("Not needs a bool tensor, got %s", x)
-		}
-		out, err := c.alloc(ir.Bool, x.Shape)
-		if err != nil {
-			return nil, err
-		}
-		for i, v := range x.B {
-			out.B[i] = !v
-		}
-		return []*Tensor{out}, nil
+		return mapElems(c, in[0], func(t *Tensor) []bool { return t.B }, func(v bool) bool { return !v })
 	}, "Not")
 	register(func(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 		return floatPredicate(c, in, math.IsNaN)
@@ -350,13 +328,18 @@ func binaryAlloc(c *Ctx, in []*Tensor, sameType bool, dt ir.DType) (a, b, out *T
 	return
 }
 
-// binaryOutput is binaryAlloc for operands of one type and of storage
-// class want (what names it in the error), the output of their type.
-func binaryOutput(c *Ctx, in []*Tensor, want class, what string) (a, b, out *Tensor, ia, ib []int, err error) {
-	if a, b, out, ia, ib, err = binaryAlloc(c, in, true, ir.Undefined); err == nil && a.cls() != want {
-		return nil, nil, nil, nil, nil, c.Errorf("operands must be %s, got %s", what, a)
+// mapElems returns a tensor of x's type and shape whose elements are f
+// of x's, in the storage slice at picks.
+func mapElems[T any](c *Ctx, x *Tensor, at func(*Tensor) []T, f func(T) T) ([]*Tensor, error) {
+	out, err := c.alloc(x.DType, x.Shape)
+	if err != nil {
+		return nil, err
 	}
-	return
+	dst := at(out)
+	for i, v := range at(x) {
+		dst[i] = f(v)
+	}
+	return []*Tensor{out}, nil
 }
 
 func binaryOp(ff func(a, b float64) float64, fi func(dt ir.DType, a, b int64) int64) Kernel {
@@ -455,7 +438,7 @@ func kernelMod(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 
 func bitwise(f func(a, b int64) int64) Kernel {
 	return func(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-		a, b, out, ia, ib, err := binaryOutput(c, in, clsI, "integers")
+		a, b, out, ia, ib, err := binaryAlloc(c, in, true, ir.Undefined)
 		if err != nil {
 			return nil, err
 		}
@@ -557,7 +540,7 @@ func compare(pred func(int) bool, eq bool) Kernel {
 
 func logical(f func(a, b bool) bool) Kernel {
 	return func(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-		a, b, out, ia, ib, err := binaryOutput(c, in, clsB, "bool")
+		a, b, out, ia, ib, err := binaryAlloc(c, in, true, ir.Undefined)
 		if err != nil {
 			return nil, err
 		}
@@ -641,9 +624,6 @@ func firstOr[T any](j int, f func(acc, x T) T) func(acc, x T) T {
 
 func kernelWhere(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	cond, x, y := in[0], in[1], in[2]
-	if cond.cls() != clsB {
-		return nil, c.Errorf("condition must be bool, got %s", cond)
-	}
 	if x.DType != y.DType {
 		return nil, c.Errorf("X and Y have different types %s and %s", x.DType, y.DType)
 	}

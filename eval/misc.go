@@ -367,7 +367,7 @@ func kernelCrop(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 }
 
 func kernelStringConcat(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	a, b, out, ia, ib, err := binaryOutput(c, in, clsS, "strings")
+	a, b, out, ia, ib, err := binaryAlloc(c, in, true, ir.Undefined)
 	if err != nil {
 		return nil, err
 	}
@@ -379,9 +379,6 @@ func kernelStringConcat(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 
 func kernelStringSplit(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	x := in[0]
-	if x.cls() != clsS {
-		return nil, c.Errorf("X must be strings")
-	}
 	delim := c.Str("delimiter", "")
 	maxSplit := int(c.Int("maxsplit", -1))
 	parts := make([][]string, x.Len())
@@ -471,9 +468,6 @@ func kernelStringNormalizer(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 
 func kernelRegexFullMatch(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	x := in[0]
-	if x.cls() != clsS {
-		return nil, c.Errorf("X must be strings")
-	}
 	re, err := regexp.Compile("^(?:" + c.Str("pattern", "") + ")$")
 	if err != nil {
 		return nil, c.unsupported("pattern %q is not RE2 syntax: %v", c.Str("pattern", ""), err)

@@ -31,6 +31,9 @@ func TestKernelPreamble(t *testing.T) {
 		{"bool input to a float-only slot", "Conv", 13, []string{"c", "x"}, `input 0 ("c") is bool; Conv takes float types there`},
 		{"unconstrained slot", "Identity", 13, []string{"axes"}, ""},
 		{"Erf takes integers", "Erf", 13, []string{"axes"}, ""},
+		{"Where's condition is bool", "Where", 17, []string{"x", "x", "x"}, `input 0 ("x") is float32; Where takes bool types there`},
+		{"bitwise operands are integers", "BitwiseAnd", 18, []string{"x", "x"}, `input 0 ("x") is float32; BitwiseAnd takes integer types there`},
+		{"logical operands are bool", "And", 17, []string{"c", "x"}, `input 1 ("x") is float32; And takes bool types there`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1054,9 +1054,6 @@ func kernelNonZero(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 func kernelCompress(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	x, cond := in[0], in[1]
 	var err error
-	if cond.cls() != clsB {
-		return nil, c.Errorf("condition must be bool")
-	}
 	a := c.Attr("axis")
 	if a == nil {
 		x = x.reshaped([]int{x.Len()})

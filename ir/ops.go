@@ -17,7 +17,10 @@ package ir
 // The table says nothing about an op's semantics (that is each stage's
 // function) and nothing about attributes.
 
-import "sort"
+import (
+	"sort"
+	"strings"
+)
 
 // Domains of the ops the table declares besides ai.onnx ("").
 const (
@@ -135,30 +138,46 @@ type TypeSet uint8
 const (
 	FloatTypes TypeSet = 1 << iota // real floating point of any width
 	IntTypes                       // signed and unsigned integers
+	BoolType
+	StringType
 )
+
+var typeSetNames = [...]string{"float", "integer", "bool", "string"}
 
 // Has reports whether s accepts d.
 func (s TypeSet) Has(d DType) bool {
-	return s == 0 || s&FloatTypes != 0 && d.IsFloat() || s&IntTypes != 0 && d.IsInt()
+	return s == 0 || s&FloatTypes != 0 && d.IsFloat() || s&IntTypes != 0 && d.IsInt() ||
+		s&BoolType != 0 && d == Bool || s&StringType != 0 && d == String
 }
 
 // String names the kinds s accepts: "float", "integer", "float or
 // integer", "any".
 func (s TypeSet) String() string {
-	switch s {
-	case FloatTypes:
-		return "float"
-	case IntTypes:
-		return "integer"
-	case FloatTypes | IntTypes:
-		return "float or integer"
+	var names []string
+	for i, name := range typeSetNames {
+		if s&(1<<i) != 0 {
+			names = append(names, name)
+		}
 	}
-	return "any"
+	if len(names) == 0 {
+		return "any"
+	}
+	return strings.Join(names, " or ")
 }
 
-// floatX constrains input 0 (X, Q, the signal) to float types: the
-// rows of ops whose spec takes floats only there.
-var floatX = []TypeSet{FloatTypes}
+// Type constraints of the rows: input 0 (X, Q, the signal; Where's
+// condition) of the ops whose spec takes one kind only there, and both
+// operands of the bitwise, logical and string binary ops.
+var (
+	floatX     = []TypeSet{FloatTypes}
+	intX       = []TypeSet{IntTypes}
+	boolX      = []TypeSet{BoolType}
+	stringX    = []TypeSet{StringType}
+	intOps     = []TypeSet{IntTypes, IntTypes}
+	boolOps    = []TypeSet{BoolType, BoolType}
+	stringOps  = []TypeSet{StringType, StringType}
+	secondBool = []TypeSet{0, BoolType} // Compress's condition
+)
 
 // OpInfo is one row of the op table.
 type OpInfo struct {

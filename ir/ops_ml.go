@@ -4,10 +4,10 @@ package ir
 // (see ops.go for what each field means).
 
 var mlOps = [...]OpInfo{
-	{Key: op("RegexFullMatch"), In: ar(1, 1), Out: ar(1, 1)},
-	{Key: op("StringConcat"), In: ar(2, 2), Out: ar(1, 1)},
-	{Key: op("StringNormalizer"), In: ar(1, 1), Out: ar(1, 1)},
-	{Key: op("StringSplit"), In: ar(1, 1), Out: ar(2, 2)},
+	{Key: op("RegexFullMatch"), In: ar(1, 1), Out: ar(1, 1), Types: stringX},
+	{Key: op("StringConcat"), In: ar(2, 2), Out: ar(1, 1), Types: stringOps},
+	{Key: op("StringNormalizer"), In: ar(1, 1), Out: ar(1, 1), Types: stringX},
+	{Key: op("StringSplit"), In: ar(1, 1), Out: ar(2, 2), Types: stringX},
 	{Key: op("TfIdfVectorizer"), In: ar(1, 1), Out: ar(1, 1)},
 	{Key: opIn(mlDomain, "ArrayFeatureExtractor"), In: ar(2, 2), Out: ar(1, 1)},
 	{Key: opIn(mlDomain, "Binarizer"), In: ar(1, 1), Out: ar(1, 1), Cost: CostElementwise},

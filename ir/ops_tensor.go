@@ -10,7 +10,7 @@ var tensorOps = [...]OpInfo{
 	{Key: op("BlackmanWindow"), In: ar(1, 1), Out: ar(1, 1), Cost: CostDataMovement},
 	{Key: op("CenterCropPad"), In: ar(2, 2), Out: ar(1, 1), Cost: CostDataMovement},
 	{Key: op("Col2Im"), In: ar(3, 3), Out: ar(1, 1), Cost: CostDataMovement},
-	{Key: op("Compress"), In: ar(2, 2), Out: ar(1, 1), Cost: CostDataMovement},
+	{Key: op("Compress"), In: ar(2, 2), Out: ar(1, 1), Cost: CostDataMovement, Types: secondBool},
 	{Key: op("Concat"), In: ar(1, -1), Out: ar(1, 1), Pattern: Injective, Cost: CostDataMovement},
 	{Key: op("ConstantOfShape"), In: ar(1, 1), Out: ar(1, 1), Cost: CostDataMovement},
 	{Key: op("Crop"), In: ar(1, 1), Out: ar(1, 1), Cost: CostDataMovement},

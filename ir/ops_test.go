@@ -50,6 +50,13 @@ func TestInputTypes(t *testing.T) {
 		{op("MaxPool"), 0, Uint8, true},
 		{op("Add"), 0, String, true},
 		{opIn(msDomain, "SkipLayerNormalization"), 0, Int32, false},
+		{op("Where"), 0, Bool, true},
+		{op("Where"), 0, Uint8, false},
+		{op("Where"), 1, String, true},
+		{op("Compress"), 1, Bool, true},
+		{op("Compress"), 1, Int64, false},
+		{op("StringConcat"), 1, String, true},
+		{op("BitwiseAnd"), 1, Float32, false},
 	}
 	for _, tc := range tests {
 		info := Info(tc.op)
@@ -63,7 +70,7 @@ func TestInputTypes(t *testing.T) {
 	for _, s := range []struct {
 		set  TypeSet
 		want string
-	}{{FloatTypes, "float"}, {IntTypes, "integer"}, {FloatTypes | IntTypes, "float or integer"}, {0, "any"}} {
+	}{{FloatTypes, "float"}, {IntTypes, "integer"}, {FloatTypes | IntTypes, "float or integer"}, {BoolType, "bool"}, {StringType, "string"}, {0, "any"}} {
 		if got := s.set.String(); got != s.want {
 			t.Errorf("TypeSet(%d) = %q, want %q", s.set, got, s.want)
 		}
