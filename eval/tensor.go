@@ -184,15 +184,20 @@ func (t *Tensor) Float64s() []float64 {
 		}
 		return out
 	case clsB:
-		out := make([]float64, len(t.B))
-		for i, v := range t.B {
-			if v {
-				out[i] = 1
-			}
-		}
-		return out
+		return boolsAs[float64](t.B)
 	}
 	return nil
+}
+
+// boolsAs returns bools as numbers: 1 for true, 0 for false.
+func boolsAs[T float64 | int64](b []bool) []T {
+	out := make([]T, len(b))
+	for i, v := range b {
+		if v {
+			out[i] = 1
+		}
+	}
+	return out
 }
 
 // Int64s returns the elements as int64 (floats truncated toward zero).
@@ -201,13 +206,7 @@ func (t *Tensor) Int64s() []int64 {
 	case clsI:
 		return t.I
 	case clsB:
-		out := make([]int64, len(t.B))
-		for i, v := range t.B {
-			if v {
-				out[i] = 1
-			}
-		}
-		return out
+		return boolsAs[int64](t.B)
 	case clsF, clsD:
 		f := t.Float64s()
 		out := make([]int64, len(f))

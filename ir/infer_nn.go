@@ -157,17 +157,7 @@ func cxConvShape(c *InferContext, xi, wi int) (Shape, error) {
 	if w.Known && len(w.Dims) != n+2 {
 		return UnknownShape(), errorf(CodeRank, "weight rank %d, want %d", len(w.Dims), n+2)
 	}
-	var kernel []int64
-	if w.Known {
-		kernel = make([]int64, n)
-		for i := range kernel {
-			kernel[i] = w.Dims[2+i].Val
-			if !w.Dims[2+i].IsConcrete() {
-				kernel = nil
-				break
-			}
-		}
-	}
+	kernel := cxWeightKernel(w, n)
 	out := RankShape(n + 2)
 	if x.Known {
 		out.Dims[0] = x.Dims[0]
@@ -250,17 +240,7 @@ func inferConvTranspose(c *InferContext) error {
 		c.SetTensor(0, dt, out)
 		return nil
 	}
-	var kernel []int64
-	if w.Known {
-		kernel = make([]int64, n)
-		for i := range kernel {
-			kernel[i] = w.Dims[2+i].Val
-			if !w.Dims[2+i].IsConcrete() {
-				kernel = nil
-				break
-			}
-		}
-	}
+	kernel := cxWeightKernel(w, n)
 	if _, ok := c.AttrInts("kernel_shape"); (!ok && kernel == nil) || !x.Known {
 		c.SetTensor(0, dt, out)
 		return nil
@@ -853,4 +833,21 @@ func knownInput0(c *InferContext) (Shape, DType, bool) {
 		return x, dt, false
 	}
 	return x, dt, true
+}
+
+// cxWeightKernel is the spatial kernel of a convolution's weight w
+// ([M, C/group, k1, ..., kn]): its n trailing dims, or nil when w's shape
+// is unknown or one of them is not concrete.
+func cxWeightKernel(w Shape, n int) []int64 {
+	if !w.Known || len(w.Dims) < n+2 {
+		return nil
+	}
+	kernel := make([]int64, n)
+	for i := range kernel {
+		if !w.Dims[2+i].IsConcrete() {
+			return nil
+		}
+		kernel[i] = w.Dims[2+i].Val
+	}
+	return kernel
 }
