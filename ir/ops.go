@@ -5,7 +5,8 @@ package ir
 // the op, as TVM registers an op's pattern with the op and Go's SSA
 // backend keeps one opcodeTable.
 //
-// The rows live in ops_*.go, one file per op family. Each package that
+// The rows live in ops_*.go, one file per op family; ops that share
+// every fact but their name are declared together (like). Each package that
 // does something per op registers its own functions against the op's
 // key (inference here with Register, kernels in eval, cost functions in
 // simulate/cost) and reads the facts from this table: the verifier its
@@ -263,7 +264,7 @@ func (o *OpInfo) Class() CostClass {
 // opTable indexes every row by key. It is a package-level variable, set
 // before any init function runs, so registrations in init can check
 // their keys against it.
-var opTable = indexOps(elementwiseOps[:], reduceOps[:], nnOps[:], tensorOps[:], controlOps[:], mlOps[:], contribOps[:], fusedOps[:])
+var opTable = indexOps(elementwiseOps, reduceOps, nnOps[:], tensorOps, controlOps, mlOps, contribOps, fusedOps[:])
 
 func indexOps(families ...[]OpInfo) map[OpKey]*OpInfo {
 	t := map[OpKey]*OpInfo{}
@@ -280,6 +281,27 @@ func indexOps(families ...[]OpInfo) map[OpKey]*OpInfo {
 		}
 	}
 	return t
+}
+
+// like returns the rows of the ops of domain called names that share
+// every fact of proto: a family's regular ops are declared this way, each
+// fact once, and an op with a fact of its own keeps a row of its own.
+func like(domain string, proto OpInfo, names ...string) []OpInfo {
+	out := make([]OpInfo, len(names))
+	for i, name := range names {
+		out[i] = proto
+		out[i].Key = opIn(domain, name)
+	}
+	return out
+}
+
+// rows concatenates groups of rows into one family.
+func rows(groups ...[]OpInfo) []OpInfo {
+	var out []OpInfo
+	for _, g := range groups {
+		out = append(out, g...)
+	}
+	return out
 }
 
 func op(name string) OpKey           { return OpKey{Name: name} }
