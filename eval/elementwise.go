@@ -135,7 +135,7 @@ func init() {
 	register(bitwise(func(a, b int64) int64 { return a ^ b }), "BitwiseXor")
 	register(kernelBitShift, "BitShift")
 	register(func(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-		return mapElems(c, in[0], func(t *Tensor) []int64 { return t.I }, func(v int64) int64 { return ^v })
+		return mapElems(c, in[0], intsOf, func(v int64) int64 { return ^v })
 	}, "BitwiseNot")
 
 	register(compare(func(o int) bool { return o == 0 }, true), "Equal")
@@ -147,7 +147,7 @@ func init() {
 	register(logical(func(a, b bool) bool { return a || b }), "Or")
 	register(logical(func(a, b bool) bool { return a != b }), "Xor")
 	register(func(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-		return mapElems(c, in[0], func(t *Tensor) []bool { return t.B }, func(v bool) bool { return !v })
+		return mapElems(c, in[0], boolsOf, func(v bool) bool { return !v })
 	}, "Not")
 	register(func(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 		return floatPredicate(c, in, math.IsNaN)
@@ -436,16 +436,26 @@ func kernelMod(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	})(c, in)
 }
 
-func bitwise(f func(a, b int64) int64) Kernel {
+// zipSame is the kernel of a binary op over two operands of one type,
+// broadcast, with an output of that type: f of their elements in the
+// storage slice at picks.
+func zipSame[T any](at func(*Tensor) []T, f func(a, b T) T) Kernel {
 	return func(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 		a, b, out, ia, ib, err := binaryAlloc(c, in, true, ir.Undefined)
 		if err != nil {
 			return nil, err
 		}
-		zipBroadcast(out.I, a.I, ia, b.I, ib, f)
+		zipBroadcast(at(out), at(a), ia, at(b), ib, f)
 		return []*Tensor{out}, nil
 	}
 }
+
+// The storage slices of the integer and bool classes, for mapElems and
+// zipSame.
+func intsOf(t *Tensor) []int64 { return t.I }
+func boolsOf(t *Tensor) []bool { return t.B }
+
+func bitwise(f func(a, b int64) int64) Kernel { return zipSame(intsOf, f) }
 
 func kernelBitShift(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	left := c.Str("direction", "") == "LEFT"
@@ -538,16 +548,7 @@ func compare(pred func(int) bool, eq bool) Kernel {
 	}
 }
 
-func logical(f func(a, b bool) bool) Kernel {
-	return func(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-		a, b, out, ia, ib, err := binaryAlloc(c, in, true, ir.Undefined)
-		if err != nil {
-			return nil, err
-		}
-		zipBroadcast(out.B, a.B, ia, b.B, ib, f)
-		return []*Tensor{out}, nil
-	}
-}
+func logical(f func(a, b bool) bool) Kernel { return zipSame(boolsOf, f) }
 
 func floatPredicate(c *Ctx, in []*Tensor, f func(float64) bool) ([]*Tensor, error) {
 	x := in[0]
