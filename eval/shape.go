@@ -393,16 +393,6 @@ func kernelSplit(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	return outs, nil
 }
 
-func clampInt(v, lo, hi int64) int64 {
-	if v < lo {
-		return lo
-	}
-	if v > hi {
-		return hi
-	}
-	return v
-}
-
 func kernelSlice(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	x := in[0]
 	var err error
@@ -462,14 +452,14 @@ func kernelSlice(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 		}
 		var n int64
 		if step > 0 {
-			s = clampInt(s, 0, d)
-			e = clampInt(e, 0, d)
+			s = ir.ClampInt(s, 0, d)
+			e = ir.ClampInt(e, 0, d)
 			if e > s {
 				n = (e - s + step - 1) / step
 			}
 		} else if d > 0 {
-			s = clampInt(s, 0, d-1)
-			e = clampInt(e, -1, d-1)
+			s = ir.ClampInt(s, 0, d-1)
+			e = ir.ClampInt(e, -1, d-1)
 			if s > e {
 				n = (s - e - step - 1) / -step
 			}
@@ -573,7 +563,7 @@ func kernelShape(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	if e < 0 {
 		e += r
 	}
-	s, e = clampInt(s, 0, r), clampInt(e, 0, r)
+	s, e = ir.ClampInt(s, 0, r), ir.ClampInt(e, 0, r)
 	var vals []int64
 	for i := s; i < e; i++ {
 		vals = append(vals, int64(x.Shape[i]))
