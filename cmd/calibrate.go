@@ -496,7 +496,7 @@ func calibrateDirect(env *Env, opts *CalibrateOptions, base *hw.Hardware, runs [
 		before = append(before, math.Abs(calibrate.PredictRun(base, run)-m)/m*100)
 		after = append(after, math.Abs(calibrate.PredictRun(r.HW, run)-m)/m*100)
 	}
-	fmt.Fprintf(env.Out, "\nfit of %s to %d unprofiled runs (direct): end-to-end MAPE %.1f%% with %s, %.1f%% fitted\n", r.HW.Name, len(runs), meanOf(before), base.Name, meanOf(after))
+	fmt.Fprintf(env.Out, "\nfit of %s to %d unprofiled runs (direct): end-to-end MAPE %.1f%% with %s, %.1f%% fitted\n", r.HW.Name, len(runs), calibrate.Mean(before), base.Name, calibrate.Mean(after))
 	var hp []string
 	for _, p := range r.Host {
 		hp = append(hp, fmt.Sprintf("%s %.4g > %.4g", p.Name, p.Before, p.After))
@@ -514,15 +514,4 @@ func calibrateDirect(env *Env, opts *CalibrateOptions, base *hw.Hardware, runs [
 	fmt.Fprintf(env.Out, "%d op types with efficiencies of their own\n", len(r.Ops))
 	fmt.Fprintf(env.Out, "wrote %s (use it with --hw %s)\n", opts.Out, opts.Out)
 	return nil
-}
-
-func meanOf(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	var s float64
-	for _, x := range xs {
-		s += x
-	}
-	return s / float64(len(xs))
 }
