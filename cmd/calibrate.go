@@ -420,18 +420,29 @@ func calibrateRun(env *Env, opts *CalibrateOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := out.b.Write(opts.Out, inputs, func(w io.Writer) error { return r.HW.WriteJSON(w) }); err != nil {
-		return fmt.Errorf("-o: %v", err)
-	}
-	if err := out.commit(); err != nil {
+	if done, err := saveCalibration(env, opts, out, inputs, format, r, lines, warnings); done {
 		return err
-	}
-	if format == report.JSON {
-		return report.WriteJSON(env.Out, newCalibrateJSON(r, opts.Out, lines, warnings))
 	}
 	writeFit(env.Out, r)
 	fmt.Fprintf(env.Out, "wrote %s (use it with --hw %s)\n", opts.Out, opts.Out)
 	return nil
+}
+
+// saveCalibration writes r's hardware file (-o) and commits the
+// command's outputs; with --format json it prints the report too. done
+// says the command has nothing left to print (err, if any, is its
+// result).
+func saveCalibration(env *Env, opts *CalibrateOptions, out *outputs, inputs []string, format report.Format, r *calibrate.Result, lines, warnings []string) (done bool, err error) {
+	if err := out.b.Write(opts.Out, inputs, func(w io.Writer) error { return r.HW.WriteJSON(w) }); err != nil {
+		return true, fmt.Errorf("-o: %v", err)
+	}
+	if err := out.commit(); err != nil {
+		return true, err
+	}
+	if format == report.JSON {
+		return true, report.WriteJSON(env.Out, newCalibrateJSON(r, opts.Out, lines, warnings))
+	}
+	return false, nil
 }
 
 func writeFit(w io.Writer, r *calibrate.Result) {
@@ -480,15 +491,9 @@ func calibrateDirect(env *Env, opts *CalibrateOptions, base *hw.Hardware, runs [
 	if err != nil {
 		return err
 	}
-	if err := out.b.Write(opts.Out, inputs, func(w io.Writer) error { return r.HW.WriteJSON(w) }); err != nil {
-		return fmt.Errorf("-o: %v", err)
-	}
-	if err := out.commit(); err != nil {
+	cr := &calibrate.Result{HW: r.HW, Classes: r.Classes, Ops: r.Ops, Host: r.Host, Runs: len(runs)}
+	if done, err := saveCalibration(env, opts, out, inputs, format, cr, lines, warnings); done {
 		return err
-	}
-	if format == report.JSON {
-		cr := &calibrate.Result{HW: r.HW, Classes: r.Classes, Ops: r.Ops, Host: r.Host, Runs: len(runs)}
-		return report.WriteJSON(env.Out, newCalibrateJSON(cr, opts.Out, lines, warnings))
 	}
 	var before, after []float64
 	for _, run := range runs {
