@@ -4,6 +4,8 @@ package cmd
 // run-function hook and the conversions of strings every command takes.
 
 import (
+	"io"
+
 	"github.com/spf13/cobra"
 	"github.com/wolong-dev/wolong/report"
 	"github.com/wolong-dev/wolong/simulate/cost"
@@ -63,3 +65,20 @@ var pipelineCostSettings = cost.Settings{TF32: "--tf32", Shapes: shapeFlagNames}
 // shapeFlagNames are the flags that give input shapes, as assumptions name
 // them.
 const shapeFlagNames = "--dim / --input"
+
+// tableReport is a report with a text and a CSV form besides JSON.
+type tableReport interface {
+	WriteText(io.Writer) error
+	WriteCSV(io.Writer) error
+}
+
+// writeTable prints r in format: JSON, CSV or text.
+func writeTable(w io.Writer, format report.Format, r tableReport) error {
+	switch format {
+	case report.JSON:
+		return report.WriteJSON(w, r)
+	case report.CSV:
+		return r.WriteCSV(w)
+	}
+	return r.WriteText(w)
+}
