@@ -159,6 +159,39 @@ func TestArgvOptimize(t *testing.T) {
 		{args: []string{"m.onnx", "--format", "csv"}, code: 2},
 		{args: []string{"m.onnx", "--external-data", "sometimes"}, code: 2},
 		{args: []string{"m.onnx", "--cluster", "2by4"}, code: 2},
+		{args: nil, code: 2},
+		// the LLM planner's training-layout flags: a plan
+		{args: []string{"--llm", "llama3-70b", "--cluster", "8x8", "--hw", "h200", "--tp", "8", "--pp", "2", "--vp", "2", "--sp", "--zero", "1", "--recompute", "full",
+			"--micro-batch", "2", "--global-batch", "64", "--seq", "4096", "--framework", "fsdp", "-o", "plan.json", "--format", "json"}, want: func(o *OptimizeOptions) string {
+			if o.LLM == nil || o.LLM.LLM == nil {
+				return "no LLM plan"
+			}
+			l, tr := o.LLM.LLM, o.LLM.LLM.Train
+			return check(o.Path == "" && l.Preset != nil && l.Preset.Name == "llama3-70b", "the preset, no MODEL", l.Search == nil && l.Serve == nil, "a given layout",
+				tr.TP == 8 && tr.PP == 2 && tr.DP == 0 && tr.VirtualStages == 2 && tr.SequenceParallel && tr.ZeRO == 1, "degrees",
+				tr.Recompute == cluster.RecomputeFull && tr.MicroBatch == 2 && tr.GlobalBatch == 64 && tr.Seq == 4096, "recompute, batches, seq",
+				tr.Framework.Name == "fsdp", "framework", o.Plan == "plan.json" && o.Format == report.JSON, "-o is the plan file, json",
+				o.LLM.Cluster.GPUs() == 64 && o.LLM.Cluster.GPU.Name == "h200", "cluster")
+		}},
+		{args: []string{"m.onnx", "--cluster", "2x8", "--strategy", "auto", "--global-batch", "128", "--tp", "4"}, want: func(o *OptimizeOptions) string {
+			if o.LLM == nil || o.LLM.LLM == nil || o.LLM.LLM.Search == nil {
+				return "no search"
+			}
+			s := o.LLM.LLM.Search
+			return check(o.Path == "m.onnx" && o.LLM.LLM.Preset == nil, "MODEL", len(s.TP) == 1 && s.TP[0] == 4 && s.PP == nil, "--tp fixes tp, pp searched",
+				s.Base.GlobalBatch == 128, "global batch", o.Plan == "", "no plan file")
+		}},
+		{args: []string{"m.onnx", "--tp", "2"}, code: 2},                                                     // needs --cluster
+		{args: []string{"--cluster", "1x8", "--tp", "2"}, code: 2},                                           // no MODEL nor --llm
+		{args: []string{"m.onnx", "--llm", "gpt3-1.3b", "--cluster", "1x8"}, code: 2},                        // both
+		{args: []string{"--llm", "gpt3-1.3b", "--cluster", "1x8", "--passes", "fuse"}, code: 2},              // a graph pass flag
+		{args: []string{"--llm", "gpt3-1.3b", "--cluster", "1x8", "--emit-onnx", "o.onnx"}, code: 2},         // no graph to emit
+		{args: []string{"--llm", "gpt3-1.3b", "--cluster", "1x8", "--batch", "4"}, code: 2},                  // the graph's batch
+		{args: []string{"--llm", "gpt3-1.3b", "--cluster", "1x8", "--transport", "grpc-tcp"}, code: 2},       // graph-level cluster flag
+		{args: []string{"--llm", "gpt3-1.3b", "--cluster", "1x8", "--serve"}, code: 2},                       // serving is profile's
+		{args: []string{"--llm", "gpt3-1.3b", "--cluster", "1x8", "--tp", "2", "--strategy", "ps"}, code: 2}, // graph-level strategy
+		{args: []string{"--llm", "gpt3-1.3b", "--cluster", "1x8", "--strategy", "auto"}, code: 2},            // no --global-batch
+		{args: []string{"--llm", "gpt3-1.3b", "--cluster", "1x8", "--hw", "cpu-1t"}, code: 2},                // not a GPU
 	})
 }
 

@@ -136,7 +136,8 @@ cache sizes, elementwise and reduction chains, data movement, views, a zoo of
 the ops small models run at tiny sizes, attention and ONNX Runtime's fused
 transformer ops, a loop, a Scan and an If, LSTM/GRU layers, small complete
 CNNs and transformers), runs each in ONNX Runtime 1.30 on one thread and on
-two (unprofiled for the end-to-end targets, the lower median of two passes;
+two (unprofiled for the end-to-end targets, the lowest median of two passes,
+or three where the two differ by more than 10%;
 profiled afterwards to share each run's kernel time among its nodes, with
 the profiler's own cost measured and taken out), fits the host costs and
 each op's fixed time and speeds directly to the unprofiled runs (--fit), and

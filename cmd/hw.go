@@ -147,7 +147,13 @@ func hwShowRun(env *Env, opts *HwShowOptions) error {
 	if opts.Format == report.JSON {
 		return h.WriteJSON(env.Out)
 	}
-	return report.WriteHardware(env.Out, h)
+	if err := report.WriteHardware(env.Out, h); err != nil {
+		return err
+	}
+	if n := cluster.NodePreset(h.Name); n != nil {
+		return report.WriteNode(env.Out, n)
+	}
+	return nil
 }
 
 // hardwarePresets lists simulate/hw's presets, then the GPUs the cluster

@@ -20,6 +20,9 @@ type OptimizeOptions struct {
 	Plan     string // -o plan.json
 	EmitONNX string // --emit-onnx out.onnx
 	External importer.ExternalMode
+	// LLM is --cluster with the LLM flags: plan a decoder transformer's
+	// training layout instead of optimizing the graph (nil: the passes).
+	LLM *ClusterRun
 }
 
 // optimizeFlags are optimize's flags as given.
@@ -28,11 +31,15 @@ type optimizeFlags struct {
 	plan     string
 	emitONNX string
 	external string // --external-data auto|always
+	llm      LLMFlags
 }
 
 func (f *optimizeFlags) toOptions(env *Env, args []string) (*OptimizeOptions, error) {
 	if _, err := parseFormat(f.format); err != nil {
 		return nil, err
+	}
+	if o, err := f.llmOptions(env, args); o != nil || err != nil {
+		return o, err
 	}
 	mode, err := importer.ParseExternalMode(f.external)
 	if err != nil {
@@ -50,7 +57,7 @@ func (f *optimizeFlags) toOptions(env *Env, args []string) (*OptimizeOptions, er
 func NewCmdOptimize(env *Env, runF func(*OptimizeOptions) error) *cobra.Command {
 	f := &optimizeFlags{}
 	c := &cobra.Command{
-		Use:   "optimize MODEL",
+		Use:   "optimize [MODEL]",
 		Short: "Run the optimization passes and predict the speedup",
 		Long: `optimize runs wolong's pass pipeline over MODEL: clean-up (no-op removal,
 constant and shape folding, CSE, dead code), kernel fusion (elementwise chains,
@@ -72,16 +79,29 @@ for profile) places the optimized model on a cluster: the rdma pass (-O3) tags
 every node with its device and, under pipeline, inserts RdmaWrite / RdmaRead /
 Copy transfer nodes on the cut edges; the placement (devices, transfers and
 their mechanism, receive buffers, registered memory, fallbacks) goes into the
-plan and the JSON output. Passes: ` + strings.Join(passNameList(), ", ") + `.`,
+plan and the JSON output.
+
+With --cluster, the LLM flags (--llm PRESET or MODEL's decoder transformer,
+--tp --pp --dp --ep --cp --vp --sp --zero --recompute --micro-batch
+--global-batch --seq --framework, or --strategy auto --global-batch N)
+plan a training layout with profile's LLM planner instead: the degrees,
+the layers of each pipeline stage and model chunk, where each parallel
+group's ranks sit, memory per GPU by part, the collectives, the predicted
+step, MFU and tokens/s, and the equivalent Megatron-LM arguments. -o
+writes the plan as JSON; a layout that does not fit prints its breakdown,
+writes nothing and exits 1. Passes: ` + strings.Join(passNameList(), ", ") + `.`,
 		Example: `  wolong optimize model.onnx --hw h100
   wolong optimize model.onnx -O2 --disable-pass gelu -o plan.json
   wolong optimize model.onnx --emit-onnx model.opt.onnx --format json | jq .speedup
-  wolong optimize model.onnx --hw cpu-1t --target ort --emit-onnx model.ort.onnx`,
-		Args:              usageArgs(cobra.ExactArgs(1)),
+  wolong optimize model.onnx --hw cpu-1t --target ort --emit-onnx model.ort.onnx
+  wolong optimize --llm llama3-70b --cluster 64x8 --hw h100 --strategy auto --global-batch 1024 -o plan.json
+  wolong optimize llama.onnx --cluster 16x8 --hw h200 --tp 8 --pp 2 --sp --zero 1 --global-batch 256 --format json`,
+		Args:              usageArgs(cobra.RangeArgs(0, 1)),
 		ValidArgsFunction: completeONNX,
 		RunE:              runE(env, f.toOptions, runF, optimizeRun),
 	}
 	addPipelineFlags(c, &f.pipelineFlags)
+	addLLMTrainFlags(c, &f.llm)
 	c.Flags().StringVarP(&f.plan, "output", "o", "", "write the plan as JSON to `plan.json`")
 	c.Flags().StringVar(&f.emitONNX, "emit-onnx", "", "write the optimized model as ONNX to `out.onnx`")
 	c.Flags().StringVar(&f.external, "external-data", "auto", "with --emit-onnx, weights as external data: `auto` (only when the model would pass protobuf's 2 GiB limit) or always; weights already in an external file in the output's folder are referenced there, others go into out.onnx.data")
@@ -89,6 +109,9 @@ plan and the JSON output. Passes: ` + strings.Join(passNameList(), ", ") + `.`,
 }
 
 func optimizeRun(env *Env, opts *OptimizeOptions) error {
+	if opts.LLM != nil {
+		return optimizeLLMRun(env, opts)
+	}
 	out := newOutputs(opts.Path)
 	defer out.abort()
 	if err := out.check("-o", opts.Plan); err != nil {

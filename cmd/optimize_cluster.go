@@ -44,23 +44,23 @@ func (o *ClusterFlags) placement(changed func(string) bool, gpu string) (*pipeli
 	if o.Cluster == "" {
 		return nil, nil
 	}
-	net, err := cluster.NetworkPreset(o.Net)
+	g, err := cluster.GPUPreset(gpu)
 	if err != nil {
-		return nil, Usagef("--net: %v", err)
+		return nil, Usagef("--hw: %v", err)
+	}
+	net, _, err := o.network(g.Name)
+	if err != nil {
+		return nil, err
 	}
 	copt, err := o.options(simulate.Train, false)
 	if err != nil {
 		return nil, err
 	}
-	g, err := cluster.GPUPreset(gpu)
-	if err != nil {
-		return nil, Usagef("--hw: %v", err)
-	}
 	c, err := cluster.Parse(o.Cluster, g, net)
 	if err != nil {
 		return nil, Usagef("--cluster: %v", err)
 	}
-	c.NICsPerMachine = o.NICs
+	o.setNICs(c)
 	copt.NoCompare = true
 	return &pipeline.ClusterOptions{Cluster: c, Options: copt}, nil
 }

@@ -44,12 +44,12 @@ const defaultSweepPerMachine = 8
 func addClusterFlags(c *cobra.Command, o *ClusterFlags) {
 	f := c.Flags()
 	f.StringVar(&o.Cluster, "cluster", "", "simulate a cluster of `NxG` (N machines x G GPUs of the --hw preset); --mode defaults to train")
-	f.StringVar(&o.Net, "net", "ib-hdr", "network between machines: "+strings.Join(cluster.NetworkNames(), "|"))
+	f.StringVar(&o.Net, "net", "", "network between machines: "+strings.Join(cluster.NetworkNames(), "|")+" (default: the --hw GPU's node preset's, see 'wolong hw show GPU'; else "+cluster.DefaultNetwork("")+")")
 	f.StringVar(&o.Transport, "transport", "rdma", "how tensors cross machines: "+joinTransports("|"))
 	f.StringVar(&o.Strategy, "strategy", "auto", "parallel strategy: ps|allreduce|pipeline|auto (the highest predicted throughput)")
 	f.StringVar(&o.Sweep, "sweep", "", "scaling table over cluster sizes, `gpus=1,2,4,...,512` (machines of G GPUs from --cluster, else 8)")
 	f.StringVar(&o.Plot, "plot", "", "with --sweep: write the scaling plot to `scaling.png|svg|pdf`")
-	f.IntVar(&o.NICs, "nics", 1, "NICs per machine (with --cluster)")
+	f.IntVar(&o.NICs, "nics", 0, "NICs per machine (with --cluster; default: the --hw GPU's node preset's, one per GPU on DGX / HGX machines, else 1)")
 	f.Float64Var(&o.BucketMB, "bucket-mb", cluster.DefaultBucketBytes/(1<<20), "all-reduce gradient bucket (tensor fusion) in MiB; 0: one all-reduce per tensor")
 	f.StringVar(&o.AllReduce, "allreduce", "auto", "all-reduce algorithm: auto (hierarchical across machines of several GPUs), ring or hierarchical")
 	f.StringVar(&o.Schedule, "schedule", "1f1b", "pipeline schedule: 1f1b or gpipe")
@@ -111,8 +111,8 @@ func (o *ClusterFlags) check(changed func(string) bool, trace string) error {
 	if o.Sweep != "" && changed("trace-gpus") {
 		return Usagef("--trace-gpus needs --trace (and no --sweep)")
 	}
-	if o.NICs < 1 || o.NICs > 64 {
-		return Usagef("--nics %d: want 1..64", o.NICs)
+	if o.NICs < 0 || o.NICs > maxNICs || (o.NICs == 0 && changed("nics")) {
+		return Usagef("--nics %d: want 1..%d", o.NICs, maxNICs)
 	}
 	if o.BucketMB < 0 || o.BucketMB > 1<<20 {
 		return Usagef("--bucket-mb %g: want 0 (no fusion) up to 1048576", o.BucketMB)
@@ -174,18 +174,52 @@ type ClusterRun struct {
 	LLM *LLMRun
 }
 
+// maxNICs bounds --nics (a GB200 NVL72 rack has 72).
+const maxNICs = 1024
+
+// network resolves --net: the one given, or the GPU's node preset's (the
+// assumption saying so is returned).
+func (o *ClusterFlags) network(gpu string) (*cluster.Network, []string, error) {
+	name, assume := o.Net, []string(nil)
+	if name == "" {
+		name = cluster.DefaultNetwork(gpu)
+		why := "no node preset for " + gpu
+		if n := cluster.NodePreset(gpu); n != nil {
+			why = "the " + gpu + " node preset's: " + n.Description
+		}
+		assume = append(assume, fmt.Sprintf("--net not given: %s (%s)", name, why))
+	}
+	net, err := cluster.NetworkPreset(name)
+	if err != nil {
+		return nil, nil, Usagef("--net: %v", err)
+	}
+	return net, assume, nil
+}
+
+// setNICs applies --nics to c, or states the node preset's default.
+func (o *ClusterFlags) setNICs(c *cluster.Cluster) []string {
+	if o.NICs > 0 {
+		c.NICsPerMachine = o.NICs
+		return nil
+	}
+	if n := cluster.NodePreset(c.GPU.Name); n != nil {
+		return []string{fmt.Sprintf("--nics not given: %d per machine of %d GPUs (%g per GPU, the %s node preset's)", c.NICsPerMachine, c.GPUsPerMachine, n.NICsPerGPU, c.GPU.Name)}
+	}
+	return []string{fmt.Sprintf("--nics not given: %d per machine (no node preset for %s)", c.NICsPerMachine, c.GPU.Name)}
+}
+
 // run types the distributed flags for a cluster of gpu in mode; timeline
 // says whether --trace draws the step.
 func (o *ClusterFlags) run(gpu *hw.Hardware, mode simulate.Mode, timeline bool) (*ClusterRun, error) {
-	net, err := cluster.NetworkPreset(o.Net)
+	net, netNote, err := o.network(gpu.Name)
 	if err != nil {
-		return nil, Usagef("--net: %v", err)
+		return nil, err
 	}
 	copt, err := o.options(mode, timeline)
 	if err != nil {
 		return nil, err
 	}
-	cr := &ClusterRun{Network: net, Options: copt, Plot: o.Plot}
+	cr := &ClusterRun{Network: net, Options: copt, Plot: o.Plot, Assumptions: netNote}
 	spec := o.Cluster
 	if spec == "" {
 		spec = fmt.Sprintf("1x%d", defaultSweepPerMachine)
@@ -195,7 +229,7 @@ func (o *ClusterFlags) run(gpu *hw.Hardware, mode simulate.Mode, timeline bool) 
 	if err != nil {
 		return nil, Usagef("--cluster: %v", err)
 	}
-	c.NICsPerMachine = o.NICs
+	cr.Assumptions = append(cr.Assumptions, o.setNICs(c)...)
 	cr.Cluster = c
 	if o.Sweep != "" {
 		if cr.Sweep, err = cluster.ParseGPUList(o.Sweep); err != nil {

@@ -205,7 +205,7 @@ func TestProfileClusterUsage(t *testing.T) {
 	}{
 		{[]string{"--net", "ib-hdr"}, 2, "--net needs --cluster"},
 		{[]string{"--strategy", "ps"}, 2, "--strategy needs --cluster"},
-		{[]string{"--cluster", "2x2", "--net", "ib-xdr"}, 2, "unknown network"},
+		{[]string{"--cluster", "2x2", "--net", "ib-gdr"}, 2, "unknown network"},
 		{[]string{"--cluster", "2x2", "--transport", "udp"}, 2, "--transport"},
 		{[]string{"--cluster", "2x2", "--strategy", "zero"}, 2, "--strategy"},
 		{[]string{"--cluster", "0x2"}, 2, "--cluster"},
@@ -447,7 +447,7 @@ func TestHwNetworks(t *testing.T) {
 	if code != 0 {
 		t.Fatal("hw list failed")
 	}
-	for _, name := range []string{"ib-edr", "ib-hdr", "ib-ndr", "roce-25", "roce-100", "tcp-25", "tcp-100", "p100", "h100"} {
+	for _, name := range []string{"ib-edr", "ib-hdr", "ib-ndr", "ib-xdr", "roce-25", "roce-100", "roce-400", "tcp-25", "tcp-100", "p100", "h100"} {
 		if !strings.Contains(out, name) {
 			t.Errorf("hw list lacks %s", name)
 		}
@@ -458,15 +458,19 @@ func TestHwNetworks(t *testing.T) {
 		Gbps      float64 `json:"bandwidth_gbps"`
 		LatencyUs float64 `json:"latency_us"`
 	}
-	if err := json.Unmarshal([]byte(out), &nets); code != 0 || err != nil || len(nets) != 7 {
+	if err := json.Unmarshal([]byte(out), &nets); code != 0 || err != nil || len(nets) != 9 {
 		t.Fatalf("hw list --networks --format json: exit %d, %v, %d networks", code, err, len(nets))
 	}
-	// InfiniBand EDR / HDR / NDR 4x: 100 / 200 / 400 Gb/s (IBTA roadmap)
+	// InfiniBand EDR / HDR / NDR / XDR 4x: 100 / 200 / 400 / 800 Gb/s (IBTA roadmap)
 	for _, n := range nets {
-		want := map[string]float64{"ib-edr": 100, "ib-hdr": 200, "ib-ndr": 400, "roce-25": 25, "roce-100": 100, "tcp-25": 25, "tcp-100": 100}[n.Name]
+		want := map[string]float64{"ib-edr": 100, "ib-hdr": 200, "ib-ndr": 400, "ib-xdr": 800, "roce-25": 25, "roce-100": 100, "roce-400": 400, "tcp-25": 25, "tcp-100": 100}[n.Name]
 		if n.Gbps != want || !(n.LatencyUs > 0) {
 			t.Errorf("%s: %g Gb/s (want %g), latency %g us", n.Name, n.Gbps, want, n.LatencyUs)
 		}
+	}
+	out, _, code = wolong(t, "hw", "show", "h100")
+	if code != 0 || !strings.Contains(out, "Node (profile / optimize --cluster defaults): DGX H100") || !strings.Contains(out, "--nics: 1 per GPU (8 per 8-GPU machine); --net: ib-ndr") {
+		t.Errorf("hw show h100 does not state the node's NICs and network: exit %d\n%s", code, out)
 	}
 	out, _, code = wolong(t, "hw", "show", "ib-ndr")
 	if code != 0 || !strings.Contains(out, "400 Gb/s") || !strings.Contains(out, "Sources:") || !strings.Contains(out, "GPUDirect") {

@@ -33,7 +33,19 @@ type LLMFlags struct {
 	Prompt, Output         int
 }
 
+// addLLMFlags registers the LLM flags of profile: the training layout's
+// and serving's.
 func addLLMFlags(c *cobra.Command, o *LLMFlags) {
+	addLLMTrainFlags(c, o)
+	f := c.Flags()
+	f.BoolVar(&o.Serve, "serve", false, "LLM: predict serving (prefill + decode with a KV cache) with --tp, --batch, --prompt, --output")
+	f.IntVar(&o.Prompt, "prompt", 0, "LLM --serve: prompt tokens per sequence (default 1024)")
+	f.IntVar(&o.Output, "output", 0, "LLM --serve: generated tokens per sequence (default 256)")
+}
+
+// addLLMTrainFlags registers the flags of a training layout (optimize's
+// LLM flags: its --output is the plan file, and it plans no serving).
+func addLLMTrainFlags(c *cobra.Command, o *LLMFlags) {
 	f := c.Flags()
 	f.StringVar(&o.Preset, "llm", "", "with --cluster: plan the preset decoder transformer `NAME` ("+strings.Join(cluster.TransformerNames(), ", ")+") instead of MODEL's")
 	f.IntVar(&o.TP, "tp", 0, "LLM: tensor-parallel degree (default 1)")
@@ -49,9 +61,6 @@ func addLLMFlags(c *cobra.Command, o *LLMFlags) {
 	f.IntVar(&o.GlobalBatch, "global-batch", 0, "LLM: sequences per training step (default dp x micro-batch x 4 x pp; required by --strategy auto)")
 	f.IntVar(&o.Seq, "seq", 0, "LLM: sequence length (default: the model's; with --serve, the prompt when --prompt is not given)")
 	f.StringVar(&o.Framework, "framework", "megatron-core", "LLM: training framework "+strings.Join(cluster.FrameworkNames(), "|"))
-	f.BoolVar(&o.Serve, "serve", false, "LLM: predict serving (prefill + decode with a KV cache) with --tp, --batch, --prompt, --output")
-	f.IntVar(&o.Prompt, "prompt", 0, "LLM --serve: prompt tokens per sequence (default 1024)")
-	f.IntVar(&o.Output, "output", 0, "LLM --serve: generated tokens per sequence (default 256)")
 	comp := func(vals ...string) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return cobra.FixedCompletions(vals, cobra.ShellCompDirectiveNoFileComp)
 	}
@@ -205,27 +214,34 @@ func (o *LLMFlags) search(changed func(string) bool, base cluster.LLMOptions, to
 // llmRun types the LLM flags of profile (nil when none is given) and
 // checks MODEL against --llm: exactly one names the model.
 func (f *profileFlags) llmRun(args []string, dt ir.DType, changed func(string) bool) (*LLMRun, error) {
-	search := changed("strategy") && strings.EqualFold(f.cluster.Strategy, "auto")
 	top := 5
 	if changed("top") {
 		top = max(1, f.top)
 	}
-	lr, err := f.llm.llmRun(changed, f.batch, dt, search, top)
+	return commandLLMRun("profile", &f.llm, &f.cluster, args, f.batch, dt, top, changed)
+}
+
+// commandLLMRun types command's LLM flags (nil when none is given): they
+// need --cluster, --strategy auto or a layout, and MODEL or --llm PRESET,
+// not both; batch is serving's --batch.
+func commandLLMRun(command string, llm *LLMFlags, cl *ClusterFlags, args []string, batch int64, dt ir.DType, top int, changed func(string) bool) (*LLMRun, error) {
+	search := changed("strategy") && strings.EqualFold(cl.Strategy, "auto")
+	lr, err := llm.llmRun(changed, batch, dt, search, top)
 	switch {
 	case err != nil:
 		return nil, err
 	case lr == nil && len(args) == 0:
-		return nil, Usagef("profile needs MODEL (an .onnx file), or --llm PRESET with --cluster NxG")
+		return nil, Usagef("%s needs MODEL (an .onnx file), or --llm PRESET with --cluster NxG", command)
 	case lr == nil:
 		return nil, nil
-	case f.cluster.Cluster == "":
+	case cl.Cluster == "":
 		return nil, Usagef("--%s needs --cluster NxG", firstChanged(changed, llmFlags))
 	case changed("strategy") && !search:
-		return nil, Usagef("--strategy %s is a graph-level strategy: with the LLM flags give --strategy auto or a layout (--tp, --pp, ...)", f.cluster.Strategy)
+		return nil, Usagef("--strategy %s is a graph-level strategy: with the LLM flags give --strategy auto or a layout (--tp, --pp, ...)", cl.Strategy)
 	case lr.Preset != nil && len(args) > 0:
 		return nil, Usagef("give MODEL or --llm PRESET, not both")
 	case lr.Preset == nil && len(args) == 0:
-		return nil, Usagef("profile needs MODEL (an .onnx file) or --llm PRESET")
+		return nil, Usagef("%s needs MODEL (an .onnx file) or --llm PRESET", command)
 	}
 	return lr, nil
 }

@@ -18,14 +18,14 @@ import (
 )
 
 // llmTransformer returns the architecture the planner runs on: --llm's
-// preset, or the one read from the model at opts.Path (a usage error when
+// preset, or the one read from the model at path (a usage error when
 // the graph is not a decoder transformer), with the assumptions and
 // warnings reading it gave.
-func llmTransformer(opts *ProfileOptions, lr *LLMRun) (*cluster.Transformer, []string, []string, error) {
+func llmTransformer(mo *ModelOptions, path string, lr *LLMRun) (*cluster.Transformer, []string, []string, error) {
 	if lr.Preset != nil {
 		return lr.Preset, []string{"architecture: the --llm preset " + lr.Preset.Name}, nil, nil
 	}
-	f, err := opts.Model.loadInferred(opts.Path, pipeline.InferOptions{})
+	f, err := mo.loadInferred(path, pipeline.InferOptions{})
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -33,22 +33,22 @@ func llmTransformer(opts *ProfileOptions, lr *LLMRun) (*cluster.Transformer, []s
 	t, err := cluster.TransformerOf(f.Model)
 	var nt *cluster.NotTransformerError
 	if errors.As(err, &nt) {
-		return nil, nil, nil, Usagef("%s: the LLM flags need a decoder transformer, and this graph is not one: %s (name an architecture with --llm PRESET)", opts.Path, nt.Reason)
+		return nil, nil, nil, Usagef("%s: the LLM flags need a decoder transformer, and this graph is not one: %s (name an architecture with --llm PRESET)", path, nt.Reason)
 	}
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	if t.Name == "" {
-		t.Name = opts.Path
+		t.Name = path
 	}
-	return t, []string{"architecture read from " + opts.Path + "'s graph (attention heads, weight shapes, sequence)"}, f.Warnings(), nil
+	return t, []string{"architecture read from " + path + "'s graph (attention heads, weight shapes, sequence)"}, f.Warnings(), nil
 }
 
 // profileLLMRun plans the transformer's training step, search or serving
 // on opts.Cluster and prints the report.
 func profileLLMRun(env *Env, opts *ProfileOptions) error {
 	cr, lr := opts.Cluster, opts.Cluster.LLM
-	t, assumptions, warnings, err := llmTransformer(opts, lr)
+	t, assumptions, warnings, err := llmTransformer(&opts.Model, opts.Path, lr)
 	if err != nil {
 		return err
 	}
@@ -75,7 +75,7 @@ func profileLLMRun(env *Env, opts *ProfileOptions) error {
 		if err != nil {
 			return layoutErr(err)
 		}
-		p := report.NewLLMSearchProfile(c, s, append(assumptions, fmt.Sprintf("--strategy auto: %d layouts predicted, %d fit; the flags given fix their dimensions", s.Evaluated, s.Fitting)), warnings)
+		p := report.NewLLMSearchProfile(c, s, append(assumptions, searchNote(s)), warnings)
 		if p == nil {
 			return fmt.Errorf("no layout of the %d GPUs was kept by the search", c.GPUs())
 		}
@@ -87,6 +87,11 @@ func profileLLMRun(env *Env, opts *ProfileOptions) error {
 	}
 	p := report.NewLLMProfile(c, r, assumptions, warnings)
 	return writeLLM(env, opts.Format, p, p.WriteText, p.Warnings, r.Memory, "layout "+r.Layout())
+}
+
+// searchNote is the assumption a --strategy auto search adds.
+func searchNote(s *cluster.SearchResult) string {
+	return fmt.Sprintf("--strategy auto: %d layouts predicted, %d fit; the flags given fix their dimensions", s.Evaluated, s.Fitting)
 }
 
 // writeLLM prints report p (JSON or text) with warnings on stderr, then

@@ -55,7 +55,7 @@ func TestClusterProfileText(t *testing.T) {
 	out := b.String()
 	for _, want := range []string{
 		"Cluster: 2x2 = 4 GPU(s) (2 machine(s) x 2 h100",
-		"network ib-hdr (200 Gb/s x 1 NIC(s) per machine, RDMA, GPUDirect)",
+		"network ib-hdr (200 Gb/s x 2 NIC(s) per machine, RDMA, GPUDirect)", // h100 node preset: one NIC per GPU
 		"Strategy: pipeline (1f1b, 8 micro-batches, 1 stages), transport rdma, mode train, batch 8 per GPU",
 		"Predicted step time: 10.000 ms, throughput 800 samples/s",
 		"│ compute (busiest GPU) │ 7.000 ms │ 70.0% │",

@@ -144,3 +144,16 @@ func writeSourcesAssumptions(w io.Writer, sources, assumptions []string) {
 		fmt.Fprintf(w, "  - %s\n", a)
 	}
 }
+
+// WriteNode prints the standard machine of a GPU preset: the NICs per GPU
+// and network profile --cluster assumes when --nics and --net are not
+// given, with its sources.
+func WriteNode(w io.Writer, n *cluster.Node) error {
+	ew := &errWriter{w: w}
+	fmt.Fprintf(ew, "\nNode (profile / optimize --cluster defaults): %s\n", n.Description)
+	fmt.Fprintf(ew, "  --nics: %g per GPU (%d per 8-GPU machine); --net: %s\n", n.NICsPerGPU, n.NICs(8), n.Network)
+	for _, s := range n.Sources {
+		fmt.Fprintf(ew, "  - %s\n", s)
+	}
+	return ew.err
+}

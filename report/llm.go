@@ -75,10 +75,37 @@ func NewLLMSearchProfile(c *cluster.Cluster, s *cluster.SearchResult, assumption
 func (p *LLMProfile) WriteText(w io.Writer) error {
 	ew := &errWriter{w: w}
 	r := p.LLMResult
+	writeLLMHeader(ew, r, p.GPUsPerMachine, p.NICsPerMachine)
+	writeLLMStep(ew, r)
+	writeMemory(ew, r.Memory, fmt.Sprintf("stage %d", r.Memory.Stage))
+	if s := p.Search; s != nil {
+		fmt.Fprintf(ew, "\nSearch: %d layouts predicted, %d fit", s.Evaluated, s.Fitting)
+		if len(s.Alternatives) == 0 {
+			fmt.Fprintln(ew)
+		} else {
+			fmt.Fprintln(ew, "; the next fastest:")
+			var rows [][]string
+			for _, a := range s.Alternatives {
+				rows = append(rows, []string{a.Layout(), Millis(a.StepMs / 1e3), Pct(a.MFU), fmt.Sprintf("%.1f GB", a.Memory.TotalGB)})
+			}
+			ew.check(WriteTable(ew, []string{"layout", "step", "MFU", "memory"}, rows))
+		}
+	}
+	writeNotes(ew, p.Assumptions)
+	return ew.err
+}
+
+// writeLLMHeader prints the model, cluster, layout and batch of a step.
+func writeLLMHeader(ew *errWriter, r *cluster.LLMResult, perMachine, nics int) {
 	fmt.Fprintf(ew, "Model: %s\n", r.Model)
-	fmt.Fprintf(ew, "Cluster: %s (%d GPUs, %d per NVLink domain, %d NIC(s) per machine)\n", r.Cluster, r.GPUs, p.GPUsPerMachine, p.NICsPerMachine)
+	fmt.Fprintf(ew, "Cluster: %s (%d GPUs, %d per NVLink domain, %d NIC(s) per machine)\n", r.Cluster, r.GPUs, perMachine, nics)
 	fmt.Fprintf(ew, "Layout: %s; %s, framework %s\n", r.Layout(), r.DType, r.Framework)
 	fmt.Fprintf(ew, "Batch: %d sequences of %d tokens per step, %d micro-batch(es) of %d per pipeline\n\n", r.GlobalBatch, r.Seq, r.MicroBatches, r.MicroBatch)
+}
+
+// writeLLMStep prints a training step's prediction: the step split,
+// throughput, MFU and the communication by kind.
+func writeLLMStep(ew *errWriter, r *cluster.LLMResult) {
 	fmt.Fprintf(ew, "Predicted step time: %s, %.4g tokens/s (%.4g per GPU)\n", Millis(r.StepMs/1e3), r.TokensPerS, r.TokensPerSPerGPU)
 	ew.check(WriteTable(ew, []string{"part of the step", "time", "share"}, [][]string{
 		{"compute (heaviest stage)", Millis(r.ComputeMs / 1e3), share(r.ComputeMs, r.StepMs)},
@@ -96,22 +123,6 @@ func (p *LLMProfile) WriteText(w io.Writer) error {
 		}
 		ew.check(WriteTable(ew, []string{"kind", "ranks", "domains", "total", "exposed"}, rows))
 	}
-	writeMemory(ew, r.Memory, fmt.Sprintf("stage %d", r.Memory.Stage))
-	if s := p.Search; s != nil {
-		fmt.Fprintf(ew, "\nSearch: %d layouts predicted, %d fit", s.Evaluated, s.Fitting)
-		if len(s.Alternatives) == 0 {
-			fmt.Fprintln(ew)
-		} else {
-			fmt.Fprintln(ew, "; the next fastest:")
-			var rows [][]string
-			for _, a := range s.Alternatives {
-				rows = append(rows, []string{a.Layout(), Millis(a.StepMs / 1e3), Pct(a.MFU), fmt.Sprintf("%.1f GB", a.Memory.TotalGB)})
-			}
-			ew.check(WriteTable(ew, []string{"layout", "step", "MFU", "memory"}, rows))
-		}
-	}
-	writeNotes(ew, p.Assumptions)
-	return ew.err
 }
 
 // writeMemory prints one GPU's memory by part and whether it fits.

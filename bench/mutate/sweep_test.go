@@ -36,7 +36,10 @@ func TestSweepSmoke(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, b)
 	}
 	root, _ := filepath.Abs(filepath.Join("..", ".."))
-	cfg := &config{n: 30, seed: 1, out: out, bin: bin, hostile: true, timeout: 30 * time.Second, evalTime: 20 * time.Second,
+	// generous time limits: this checks for panics, garbled output and
+	// memory, not speed (a loaded 2-core CI machine ran a command past
+	// 30 s); the sweeps keep the 30 s budget
+	cfg := &config{n: 30, seed: 1, out: out, bin: bin, hostile: true, timeout: 120 * time.Second, evalTime: 60 * time.Second,
 		maxMem: 1 << 30, margin: 512 << 20,
 		roots: []string{filepath.Join(root, "..", "shared", "models"), filepath.Join(root, "testdata", "models")}}
 	devnull, _ := os.Open(os.DevNull)

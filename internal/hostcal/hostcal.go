@@ -161,7 +161,7 @@ func describe(f *FitResult, cpu hw.CPUInfo, threads int, man *Manifest, now time
 		Flags: cpu.Flags, OS: cpu.OS,
 		Runtime: "onnxruntime " + man.ORT + " (node, onnxruntime-node), graph optimizations disabled, sequential executor",
 		Date:    measuredAt(f, now),
-		Method: fmt.Sprintf("%d generated models (GEMM, conv, depthwise, elementwise, reduction, normalization, data movement, views, a tiny-op zoo, attention and ONNX Runtime's fused ops, control flow, RNNs, small CNNs and transformers); end-to-end targets: unprofiled medians of warm runs, the lower of two passes; %s; every %d-th model held back",
+		Method: fmt.Sprintf("%d generated models (GEMM, conv, depthwise, elementwise, reduction, normalization, data movement, views, a tiny-op zoo, attention and ONNX Runtime's fused ops, control flow, RNNs, small CNNs and transformers); end-to-end targets: unprofiled medians of warm runs, the lowest of two passes (three where two differ by over 10%%); %s; every %d-th model held back",
 			n, fitMethod(f), 4),
 		Models:            n,
 		HeldOut:           heldOut(f),

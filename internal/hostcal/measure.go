@@ -70,8 +70,13 @@ func ProfileFile(name string, threads int) string {
 
 // passes is how many times the harness measures each model (the pass
 // with the lowest median counts: a slow spell of the machine seldom falls
+// on both); a model whose two passes differ by more than retryOverPct
+// percent is measured once more (a slow spell fell on one of them, maybe
 // on both).
-const passes = 2
+const (
+	passes       = 2
+	retryOverPct = 10
+)
 
 // Measure writes the suite's models into opt.Dir and measures them with h:
 // at one thread every model, at more threads the models marked
@@ -116,7 +121,7 @@ func Measure(ctx context.Context, h *ortbench.Harness, opt MeasureOptions) (*Man
 	done := 0
 	for _, t := range opt.Threads {
 		err := h.Run(ctx, opt.Dir, jobs[t], ortbench.Measure{
-			Threads: t, MaxSeconds: opt.MaxSeconds, Warmup: 5, WarmupMs: 50, Runs: 400, Profiled: true, Passes: passes,
+			Threads: t, MaxSeconds: opt.MaxSeconds, Warmup: 5, WarmupMs: 50, Runs: 400, Profiled: true, Passes: passes, RetryOverPct: retryOverPct,
 			Line: func(line string) {
 				done++
 				if opt.Progress != nil {

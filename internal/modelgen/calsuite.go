@@ -126,6 +126,11 @@ func CalibrationSuite() []SuiteModel {
 	add("control", "loop_16", false, loopModel(16, 64))
 	add("control", "loop_4_wide", false, loopModel(4, 1<<14))
 	add("control", "if_small", false, ifModel(256))
+	// more trip counts and body sizes: a body execution's fixed time
+	// (subgraph_us) is pinned by several models, not one
+	add("control", "loop_64_narrow", false, loopModel(64, 16))
+	add("control", "loop_2", false, loopModel(2, 256))
+	add("control", "if_wide", false, ifModel(1<<14))
 	// Recurrent layers (speech and VAD models).
 	add("rnn", "lstm_20x1x64x64", false, rnnModel("LSTM", 20, 1, 64, 64))
 	add("rnn", "lstm_50x1x128x128", false, rnnModel("LSTM", 50, 1, 128, 128))

@@ -20,6 +20,7 @@ func cnnSuite(add func(group, name string, two bool, m *ir.Model)) {
 	add("model", "resnetish_64", false, resNetish(64, 32))
 	add("model", "dethead_40", false, detHead(40, 48))
 	add("control", "scan_8x64", false, scanModel(8, 64))
+	add("control", "scan_32x16", false, scanModel(32, 16))
 }
 
 // convBN is conv (no bias) + BatchNormalization, as unsimplified exports

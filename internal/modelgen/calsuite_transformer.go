@@ -56,6 +56,40 @@ func transformerSuite(add func(group, name string, two bool, m *ir.Model)) {
 	add("rnn", "gru_bidi_16x1x32x32", false, rnnBidi("GRU", 16, 32, 32))
 	add("rnn", "lstm_state_1x1x257x128", false, lstmStep(257, 128))
 	add("rnn", "lstm_state_1x1x64x64", false, lstmStep(64, 64))
+	// one-step layers: a CPU library's fixed time per call and direction
+	// (about 10 us on ORT 1.30) dominates them, as in streaming speech
+	// and byte-level models
+	add("rnn", "lstm_1x1x64x64", false, rnnModel("LSTM", 1, 1, 64, 64))
+	add("rnn", "lstm_bidi_1x1x32x128", false, rnnBidi("LSTM", 1, 32, 128))
+	add("rnn", "gru_1x1x128x256", false, rnnModel("GRU", 1, 1, 128, 256))
+	add("rnn", "gru_bidi_1x1x64x64", false, rnnBidi("GRU", 1, 64, 64))
+	add("rnn", "lstm_bidi_4x1x256x64", false, rnnBidi("LSTM", 4, 256, 64))
+	for _, c := range []struct{ batch, seq, hidden, heads, past int64 }{{1, 8, 128, 4, 0}, {1, 32, 384, 6, 0}, {4, 1, 256, 4, 32}} {
+		add("attention", fmt.Sprintf("QAttention_%dx%dx%dh%dp%d", c.batch, c.seq, c.hidden, c.heads, c.past), false, qAttentionBlock(c.batch, c.seq, c.hidden, c.heads, c.past))
+	}
+}
+
+// qAttentionBlock is a dynamically quantized attention layer as ONNX
+// Runtime's quantizer writes it (a BERT's): DynamicQuantizeLinear of the
+// float input, then com.microsoft QAttention over int8 weights with
+// per-tensor scales and zero points; with past > 0 a decoder step over a
+// [2, batch, heads, past, hidden/heads] key/value cache (a graph input).
+func qAttentionBlock(batch, seq, hidden, heads, past int64) *ir.Model {
+	b := New(fmt.Sprintf("qattention_%dx%dx%d", batch, seq, hidden), suiteOpset)
+	x := b.Input("x", ir.Float32, int(batch), int(seq), int(hidden))
+	q := b.OpN("DynamicQuantizeLinear", 3, []*ir.Value{x})
+	w := b.bytesInitOf("w", []int64{hidden, 3 * hidden}, ir.Int8)
+	wScale := b.ConstF("w_scale", nil, 0.01)
+	wZero := b.G.AddInitializer(&ir.Tensor{Name: "w_zero", DType: ir.Int8, Raw: []byte{0}})
+	ins := []*ir.Value{q[0], w, b.Weight("bias", 3*hidden), q[1], wScale, nil, q[2], wZero}
+	if past == 0 {
+		return b.outputY(b.OpDomain(msDomain, "QAttention", 1, ins, Int("num_heads", heads))[0])
+	}
+	ins = append(ins, b.Input("past", ir.Float32, 2, int(batch), int(heads), int(past), int(hidden/heads)))
+	outs := b.OpDomain(msDomain, "QAttention", 2, ins, Int("num_heads", heads), Int("unidirectional", 1))
+	outs[0].Name, outs[1].Name = "y", "present"
+	b.Output(outs...)
+	return b.Model()
 }
 
 // msAttentionChain is two com.microsoft Attention layers over [1, seq,
@@ -180,6 +214,11 @@ func matmulNBitsChain(m, k, n, bits int64) *ir.Model {
 
 // bytesInit adds a uint8 initializer of seeded random bytes.
 func (b *Builder) bytesInit(name string, dims []int64) *ir.Value {
+	return b.bytesInitOf(name, dims, ir.Uint8)
+}
+
+// bytesInitOf is bytesInit of a one-byte dtype dt (uint8 or int8).
+func (b *Builder) bytesInitOf(name string, dims []int64, dt ir.DType) *ir.Value {
 	n := int64(1)
 	for _, d := range dims {
 		n *= d
@@ -189,5 +228,5 @@ func (b *Builder) bytesInit(name string, dims []int64) *ir.Value {
 	for i := range raw {
 		raw[i] = byte(r.Uint32())
 	}
-	return b.G.AddInitializer(&ir.Tensor{Name: name, DType: ir.Uint8, Dims: dims, Raw: raw})
+	return b.G.AddInitializer(&ir.Tensor{Name: name, DType: dt, Dims: dims, Raw: raw})
 }

@@ -169,6 +169,10 @@ type Measure struct {
 	// median: a slow spell of the machine seldom falls on every pass
 	// (default 1). Profiled runs come in the last pass. Not with Interleave.
 	Passes int
+	// RetryOverPct, with Passes > 1: a model whose pass medians differ by
+	// more than this many percent is measured in one more (unprofiled)
+	// pass after all the others, its lowest median counting (0: none).
+	RetryOverPct float64
 	// Line receives each line the script prints (one per model measured).
 	Line func(string)
 }
@@ -214,6 +218,9 @@ func (h *Harness) Run(ctx context.Context, outDir string, jobs []Job, m Measure)
 	}
 	if m.Passes > 1 {
 		args = append(args, "--passes", fmt.Sprint(m.Passes))
+		if m.RetryOverPct > 0 {
+			args = append(args, "--retry-over", fmt.Sprint(m.RetryOverPct))
+		}
 	}
 	cmd := exec.CommandContext(ctx, h.Node, args...)
 	cmd.Env = append(os.Environ(), "WOLONG_ORT_HOME="+h.Dir)

@@ -21,7 +21,8 @@ type Cluster struct {
 	GPU            *hw.Hardware
 	Net            *Network
 	Host           Host
-	// NICsPerMachine share the machine's network traffic (default 1).
+	// NICsPerMachine share the machine's network traffic (default: the
+	// GPU's node preset, one per GPU on DGX / HGX machines; else 1).
 	NICsPerMachine int
 	// Intra is the GPU-to-GPU link inside a machine: "nvlink" when the GPU
 	// preset has NVLink bandwidth, else "pcie".
@@ -78,6 +79,9 @@ func New(machines, gpus int, gpu *hw.Hardware, net *Network) (*Cluster, error) {
 		return nil, fmt.Errorf("cluster: %dx%d is more than %d GPUs", machines, gpus, MaxGPUs)
 	}
 	c := &Cluster{Machines: machines, GPUsPerMachine: gpus, GPU: gpu, Net: net, Host: DefaultHost(), NICsPerMachine: 1, Intra: "pcie"}
+	if n := NodePreset(gpu.Name); n != nil {
+		c.NICsPerMachine = n.NICs(gpus)
+	}
 	if gpu.NVLinkGBs > 0 {
 		c.Intra = "nvlink"
 	}

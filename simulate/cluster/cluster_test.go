@@ -95,12 +95,44 @@ func near(a, b, rel float64) bool { return math.Abs(a-b) <= rel*math.Abs(b) }
 
 // ---- presets and parsing ----
 
+// TestNodePresets: DGX / HGX machines have one scale-out NIC per GPU on
+// their node's network, a GPU without a node preset one NIC per machine;
+// New applies the node's NICs and an explicit count overrides them.
+func TestNodePresets(t *testing.T) {
+	for _, tc := range []struct {
+		gpu       string
+		machine   int // GPUs per machine
+		nics      int
+		net       string
+		hasPreset bool
+	}{
+		{"h100", 8, 8, "ib-ndr", true}, {"h200", 8, 8, "ib-ndr", true}, {"b200", 8, 8, "ib-ndr", true}, {"h800", 8, 8, "ib-ndr", true},
+		{"a100", 8, 8, "ib-hdr", true}, {"gb200", 72, 72, "ib-ndr", true}, {"h100", 4, 4, "ib-ndr", true},
+		{"p100", 4, 1, "ib-hdr", false}, {"v100", 8, 1, "ib-hdr", false},
+	} {
+		n := NodePreset(tc.gpu)
+		if (n != nil) != tc.hasPreset || DefaultNetwork(tc.gpu) != tc.net {
+			t.Errorf("%s: node %+v, default network %s; want a preset %v, %s", tc.gpu, n, DefaultNetwork(tc.gpu), tc.hasPreset, tc.net)
+		}
+		c, err := New(2, tc.machine, gpuOf(t, tc.gpu), netOf(t, tc.net))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.NICsPerMachine != tc.nics {
+			t.Errorf("%s machine of %d: %d NICs, want %d", tc.gpu, tc.machine, c.NICsPerMachine, tc.nics)
+		}
+		if n != nil && (len(n.Sources) == 0 || n.Description == "") {
+			t.Errorf("%s node: no description or sources", tc.gpu)
+		}
+	}
+}
+
 func TestPresets(t *testing.T) {
-	want := []string{"ib-edr", "ib-hdr", "ib-ndr", "roce-25", "roce-100", "tcp-25", "tcp-100"}
+	want := []string{"ib-edr", "ib-hdr", "ib-ndr", "ib-xdr", "roce-25", "roce-100", "roce-400", "tcp-25", "tcp-100"}
 	if got := strings.Join(NetworkNames(), ","); got != strings.Join(want, ",") {
 		t.Fatalf("networks %s, want %s", got, strings.Join(want, ","))
 	}
-	gbps := map[string]float64{"ib-edr": 100, "ib-hdr": 200, "ib-ndr": 400, "roce-25": 25, "roce-100": 100, "tcp-25": 25, "tcp-100": 100}
+	gbps := map[string]float64{"ib-edr": 100, "ib-hdr": 200, "ib-ndr": 400, "ib-xdr": 800, "roce-25": 25, "roce-100": 100, "roce-400": 400, "tcp-25": 25, "tcp-100": 100}
 	for _, name := range want {
 		n := netOf(t, name)
 		if n.BandwidthGbps != gbps[name] {

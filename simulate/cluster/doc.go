@@ -53,7 +53,8 @@
 //	// buffers (size, slots, registered, reused across steps), registered
 //	// bytes per machine against the limit.
 //
-// Cluster fields the CLI may set after Parse: NICsPerMachine (default 1),
+// Cluster fields the CLI may set after Parse: NICsPerMachine (default: the
+// GPU's node preset, NodePreset: one per GPU on DGX / HGX machines; else 1),
 // Intra ("nvlink" when the GPU preset has NVLink, else "pcie"), Host.
 // Options zero values are the defaults: strategy auto, transport rdma,
 // mode train, 25 MiB buckets with a 5 ms fusion cycle, stages = GPUs,
@@ -83,7 +84,7 @@
 // preset performs; memory per GPU by part, with a verdict.
 //
 //	t, _ := cluster.TransformerPreset("llama3-405b")           // or TransformerOf(model)
-//	c, _ := cluster.New(2048, 8, gpu, net); c.NICsPerMachine = 8 // --cluster 2048x8 --nics 8
+//	c, _ := cluster.New(2048, 8, gpu, net) // --cluster 2048x8: 8 NICs (the h100 node preset)
 //	fw, _ := cluster.FrameworkPreset("megatron-core")          // --framework
 //	rc, _ := cluster.ParseRecompute("selective")               // --recompute
 //	res, err := cluster.SimulateLLM(t, c, cluster.LLMOptions{TP: 8, PP: 16, DP: 128,

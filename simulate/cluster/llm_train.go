@@ -345,7 +345,7 @@ func (r *llmRun) simulate(o LLMOptions) *LLMResult {
 	res.OptimizerMs = optS * 1e3
 	step := pipe + endExp + optS
 	res.StepMs = step * 1e3
-	res.CommMs = res.StepMs - res.ComputeMs - res.BubbleMs - res.OptimizerMs
+	res.CommMs = math.Max(0, res.StepMs-res.ComputeMs-res.BubbleMs-res.OptimizerMs) // not -0 from rounding
 	for _, k := range []string{"tp", "cp", "ep", "pp", "zero", "dp", "embedding"} {
 		if p := parts[k]; p != nil {
 			res.Comm = append(res.Comm, *p)

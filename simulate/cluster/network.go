@@ -8,6 +8,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/wolong-dev/wolong/simulate/hw"
@@ -96,6 +97,7 @@ type Host struct {
 type catalogue struct {
 	Networks []Network     `json:"networks"`
 	Host     Host          `json:"host"`
+	Nodes    []Node        `json:"nodes"`
 	GPUs     []hw.Hardware `json:"gpus"`
 }
 
@@ -117,6 +119,15 @@ var cat = func() catalogue {
 	for i := range c.GPUs {
 		if err := c.GPUs[i].Validate(); err != nil {
 			panic("cluster: embedded GPU preset: " + err.Error())
+		}
+	}
+	for _, n := range c.Nodes {
+		known := false
+		for _, net := range c.Networks {
+			known = known || net.Name == n.Network
+		}
+		if !(n.NICsPerGPU > 0) || !known || len(n.Sources) == 0 {
+			panic("cluster: embedded node preset " + n.GPU + ": nics_per_gpu must be > 0, network a preset, sources given")
 		}
 	}
 	return c
@@ -175,3 +186,44 @@ func GPUNames() []string {
 	}
 	return out
 }
+
+// Node is the standard machine of a GPU preset: how many scale-out NICs
+// (rails) it has per GPU and the network they run. The JSON form is one
+// entry of presets.json's "nodes".
+type Node struct {
+	GPU         string   `json:"gpu"`
+	NICsPerGPU  float64  `json:"nics_per_gpu"`
+	Network     string   `json:"network"`
+	Description string   `json:"description"`
+	Sources     []string `json:"sources"`
+}
+
+// NodePreset returns the standard machine of the GPU preset called gpu
+// (case-insensitive), or nil when there is none (the cluster then has one
+// NIC per machine and --net's default network).
+func NodePreset(gpu string) *Node {
+	for i := range cat.Nodes {
+		if strings.EqualFold(cat.Nodes[i].GPU, gpu) {
+			n := cat.Nodes[i]
+			n.Sources = append([]string(nil), n.Sources...)
+			return &n
+		}
+	}
+	return nil
+}
+
+// NICs is the node's NICs for a machine of gpus GPUs (at least one).
+func (n *Node) NICs(gpus int) int {
+	return max(1, int(math.Round(n.NICsPerGPU*float64(gpus))))
+}
+
+// DefaultNetwork is the network of the GPU preset's node, else ib-hdr.
+func DefaultNetwork(gpu string) string {
+	if n := NodePreset(gpu); n != nil {
+		return n.Network
+	}
+	return defaultNetwork
+}
+
+// defaultNetwork is --net's default for a GPU without a node preset.
+const defaultNetwork = "ib-hdr"

@@ -18,8 +18,8 @@ import (
 
 func init() {
 	Register("", onnxAttentionCost, "Attention")
-	Register("com.microsoft", msAttentionCost(4), "Attention")
-	Register("com.microsoft", msAttentionCost(8), "QAttention")
+	Register("com.microsoft", msAttentionCost(4, false), "Attention")
+	Register("com.microsoft", msAttentionCost(8, true), "QAttention")
 	Register("com.microsoft", mhaCost, "MultiHeadAttention")
 	Register("com.microsoft", gqaCost, "GroupQueryAttention")
 }
@@ -90,7 +90,7 @@ func onnxAttentionCost(c *Ctx) (Cost, error) {
 
 // com.microsoft Attention(input[B,S,Hin], weights[Hin, 3H], bias, mask?,
 // past[2,B,N,P,d]?) with num_heads: a QKV projection plus attention.
-func msAttentionCost(pastIdx int) Func {
+func msAttentionCost(pastIdx int, quantized bool) Func {
 	return func(c *Ctx) (Cost, error) {
 		x, err := c.InDims(0)
 		if err != nil {
@@ -119,7 +119,15 @@ func msAttentionCost(pastIdx int) Func {
 			}
 		}
 		proj := 2 * b * s * float64(x[2]) * float64(w[1])
-		return c.attention(b, heads, s, skv, hq/heads, hv/heads, proj, c.Tiles(1, b*s, float64(w[1])))
+		cost, err := c.attention(b, heads, s, skv, hq/heads, hv/heads, proj, c.Tiles(1, b*s, float64(w[1])))
+		if quantized && err == nil {
+			// the QKV projection, most of the arithmetic, is an integer
+			// GEMM of the quantized input and weights: costed at the
+			// input's (int8) peak, the float attention core with it
+			cost.DType = c.m.dtype(c.Node.Inputs[0].Type.DType)
+			err = c.packAtRun(&cost, 1)
+		}
+		return cost, err
 	}
 }
 

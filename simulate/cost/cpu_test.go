@@ -157,8 +157,8 @@ func TestCacheModel(t *testing.T) {
 }
 
 // TestRNNOneCallOnCPU: a CPU library runs an LSTM's sequence in one call
-// (one kernel, a step per time step and direction); a GPU launches a
-// kernel per step.
+// per direction (one kernel, the projection and a step per time step); a
+// GPU launches a kernel per step.
 func TestRNNOneCallOnCPU(t *testing.T) {
 	g := ir.NewGraph("lstm")
 	x := in(g, "x", ir.Float32, 5, 1, 8)
@@ -169,6 +169,14 @@ func TestRNNOneCallOnCPU(t *testing.T) {
 	c := New(preset(t, "cpu-1t"), m, Options{}).Node(n)
 	if c.Kernels != 1 || c.Steps != 6 {
 		t.Errorf("cpu: %d kernels, %d steps; want 1 and 6", c.Kernels, c.Steps)
+	}
+	// both directions: one call each (a fixed time per direction)
+	rb := in(g, "rb", ir.Float32, 2, 64, 16)
+	wb := in(g, "wb", ir.Float32, 2, 64, 8)
+	bi := g.AddNode("LSTM", "", "bilstm", []*ir.Value{x, wb, rb}, []string{"yb"}, iattr("hidden_size", 16), sattr("direction", "bidirectional"))
+	m = model(t, g, 17)
+	if c := New(preset(t, "cpu-1t"), m, Options{}).Node(bi); c.Kernels != 2 || c.Steps != 6 {
+		t.Errorf("cpu, bidirectional: %d kernels, %d steps; want 2 and 6", c.Kernels, c.Steps)
 	}
 	gpu := New(preset(t, "h100"), m, Options{}).Node(n)
 	if gpu.Kernels != 6 || gpu.Steps != 0 {
@@ -228,5 +236,69 @@ func TestFusedKeepsStaging(t *testing.T) {
 	inner := cm.stagedS(ce.Cost, eff.Memory) + 31*eff.OverheadUs*1e-6
 	if e.DeviceS < inner {
 		t.Errorf("fused device time %g s below the conv's staging and calls %g s", e.DeviceS, inner)
+	}
+}
+
+// TestQAttentionIntegerPeak: a quantized attention's QKV projection is an
+// integer GEMM: the op is costed at the int8 peak, ONNX Runtime's float
+// Attention at the fp32 one.
+func TestQAttentionIntegerPeak(t *testing.T) {
+	build := func(quantized bool) (*ir.Model, *ir.Node) {
+		g := ir.NewGraph("qattention")
+		scalar := func(name string, dt ir.DType) *ir.Value { return in(g, name, dt) }
+		var n *ir.Node
+		if quantized {
+			x := in(g, "x", ir.Uint8, 1, 8, 128)
+			w := in(g, "w", ir.Int8, 128, 384)
+			n = g.AddNode("QAttention", "com.microsoft", "qa", []*ir.Value{x, w, in(g, "b", ir.Float32, 384),
+				scalar("xs", ir.Float32), scalar("ws", ir.Float32), nil, scalar("xz", ir.Uint8), scalar("wz", ir.Int8)}, []string{"y"}, iattr("num_heads", 4))
+		} else {
+			n = g.AddNode("Attention", "com.microsoft", "a", []*ir.Value{in(g, "x", ir.Float32, 1, 8, 128), in(g, "w", ir.Float32, 128, 384), in(g, "b", ir.Float32, 384)},
+				[]string{"y"}, iattr("num_heads", 4))
+		}
+		m := &ir.Model{Opsets: []ir.OpsetID{{Domain: "", Version: 17}, {Domain: "com.microsoft", Version: 1}}, Graph: g}
+		ir.InferModel(m, ir.InferOptions{})
+		return m, n
+	}
+	for _, c := range []struct {
+		quantized bool
+		want      string
+	}{{true, "int8"}, {false, "fp32"}} {
+		m, n := build(c.quantized)
+		if e := New(preset(t, "cpu-1t"), m, Options{}).Node(n); e.Math != c.want || e.Unknown {
+			t.Errorf("%s: costed on %q (unknown %v: %s), want %s", n.Op, e.Math, e.Unknown, e.Why, c.want)
+		}
+	}
+}
+
+// TestPackAtRun: an integer GEMM whose weights are computed at run time
+// packs them in every call on a CPU library (2x their bytes staged);
+// constant weights were packed once, at session creation.
+func TestPackAtRun(t *testing.T) {
+	for _, op := range []string{"MatMulInteger", "MatMul"} {
+		g := ir.NewGraph("pack")
+		dt := ir.Int8
+		if op == "MatMul" {
+			dt = ir.Float32
+		}
+		x := in(g, "x", dt, 4, 256)
+		w := in(g, "w", dt, 256, 512)
+		k := g.AddInitializer(&ir.Tensor{Name: "k", DType: dt, Dims: []int64{256, 512}, Raw: make([]byte, dt.StorageBytes(256*512))})
+		run := g.AddNode(op, "", "run", []*ir.Value{x, w}, []string{"y1"})
+		konst := g.AddNode(op, "", "konst", []*ir.Value{x, k}, []string{"y2"})
+		m := model(t, g, 17)
+		cm := New(preset(t, "cpu-1t"), m, Options{})
+		a, b := cm.Node(run), cm.Node(konst)
+		want := 0.0
+		if dt == ir.Int8 {
+			want = 2 * 256 * 512
+		}
+		if a.StagedBytes-b.StagedBytes != want {
+			t.Errorf("%s: weights at run time stage %g bytes more than constant ones, want %g", op, a.StagedBytes-b.StagedBytes, want)
+		}
+		gpu := New(preset(t, "h100"), m, Options{})
+		if d := gpu.Node(run).StagedBytes - gpu.Node(konst).StagedBytes; d != 0 {
+			t.Errorf("%s on h100: %g staged bytes apart, want none (no packing pass)", op, d)
+		}
 	}
 }

@@ -7,6 +7,8 @@ package cost
 import (
 	"fmt"
 	"strings"
+
+	"github.com/wolong-dev/wolong/ir"
 )
 
 func init() {
@@ -56,7 +58,32 @@ func matmulCost(c *Ctx) (Cost, error) {
 	if err != nil {
 		return Cost{}, err
 	}
-	return c.gemm(a, b, out)
+	cost, err := c.gemm(a, b, out)
+	if err == nil && c.Input(1) != nil && c.Input(1).Type.DType.IsInt() {
+		err = c.packAtRun(&cost, 1)
+	}
+	return cost, err
+}
+
+// packAtRun adds, on a CPU library, the packing pass of an integer GEMM's
+// weights (input i) when they are computed at run time: ONNX Runtime
+// packs constant weights once, at session creation, and packs others in
+// every call (MLAS reads them and writes the packed copy, with its column
+// sums). Measured on ORT 1.30, one thread: a QAttention of 5x1x384 with 6
+// heads takes 115 us with its 442 KB of int8 weights a graph input, 70 us
+// with them an initializer.
+func (c *Ctx) packAtRun(cost *Cost, i int) error {
+	w := c.Input(i)
+	if !c.cpuLibrary() || w == nil || w.Const != nil || w.Producer.Is(ir.OpConstant) {
+		return nil
+	}
+	b, err := c.Bytes(w)
+	if err != nil {
+		return err
+	}
+	cost.Bytes += 2 * b
+	cost.StagedBytes += 2 * b
+	return nil
 }
 
 func (c *Ctx) gemm(a, b, out []int64) (Cost, error) {

@@ -5,7 +5,8 @@
 //
 //   node measure.mjs OUTDIR [--runs N] [--warmup W] [--max-seconds S]
 //        [--threads T] [--level disabled|basic|extended|all] [--profiled]
-//        [--interleave] [--spec SPEC.json] [MODEL.onnx ...]
+//        [--interleave | --passes P [--retry-over PCT]] [--spec SPEC.json]
+//        [MODEL.onnx ...]
 //
 // MODEL paths are relative to ../shared/models (default: every model in
 // testdata/ort/manifest.json), or absolute. A SPEC file lists the models
@@ -30,6 +31,10 @@
 // <name>.profile.json, in ONNX Runtime's event format (a "wolong_profile"
 // metadata event, one "model_run" event with the profiled median, one
 // "<node>_kernel_time" event per node): wolong's --ort-profile reads it.
+// With --passes P every model is measured in P passes over all of them
+// (sessions kept open, profiled runs in the last) and its pass with the
+// lowest median counts; with --retry-over PCT a model whose passes differ
+// by more than PCT percent gets one more unprofiled pass at the end.
 //
 // Writes OUTDIR/<model path with / as __>.json (or the spec's "out"):
 //   {"format": "wolong-ort-latency", "version": 1, "model", "ort",
@@ -37,6 +42,7 @@
 //    "warmup", "runs", "median_us", "p10_us", "p90_us", "min_us", "mean_us",
 //    "cpu_wall_ratio_median", "steady_median_us", "steady_runs",
 //    "host": {"cpu", "cores", "platform"}, "date",
+//    "passes"?, "pass_medians_us"?, "retry_medians_us"?,
 //    "profiled_median_us"?, "profiled_node_events"?}
 // Times are wall-clock microseconds of session.run (binding inputs and
 // returning outputs included, as a caller sees it). steady_median_us is the
@@ -207,12 +213,20 @@ async function measureOne(j, opt, profiled) {
 // choosePass makes the pass with the lowest median the job's times: a
 // slow spell of the machine (another process on the other core thrashing
 // the memory bus, a frequency change) seldom falls on every pass.
-function choosePass(j) {
+function choosePass(j, passes) {
   let best = j.passes[0];
   for (const p of j.passes) if (median(p.times) < median(best.times)) best = p;
   j.times = best.times;
   j.ratios = best.ratios;
-  j.passMedians = j.passes.map((p) => median(p.times));
+  j.passMedians = j.passes.slice(0, passes).map((p) => median(p.times));
+  j.retryMedians = j.passes.slice(passes).map((p) => median(p.times));
+}
+
+// spreadPct is how much a job's pass medians differ: (slowest / fastest
+// - 1) x 100.
+function spreadPct(j) {
+  const m = j.passes.map((p) => median(p.times));
+  return 100 * (Math.max(...m) / Math.min(...m) - 1);
 }
 
 // profiledNodes reads the profiled session's events: the node events per
@@ -290,6 +304,7 @@ function write(job, opt, outDir) {
     ...steady(job, opt),
     interleaved: opt.interleave,
     ...(job.passMedians && job.passMedians.length > 1 ? { passes: job.passMedians.length, pass_medians_us: job.passMedians } : {}),
+    ...(job.retryMedians && job.retryMedians.length ? { retry_medians_us: job.retryMedians } : {}),
     host: hostInfo(), date: new Date().toISOString(),
   };
   const out = job.entry.out
@@ -327,12 +342,13 @@ async function main() {
     else if (a === '--interleave') opt.interleave = true;
     else if (a === '--warmup-ms') opt.warmupMs = Number(argv[++i]);
     else if (a === '--passes') opt.passes = Math.max(1, Number(argv[++i]));
+    else if (a === '--retry-over') opt.retryOver = Number(argv[++i]);
     else if (a === '--spec') spec = argv[++i];
     else if (outDir === null) outDir = a;
     else models.push(a);
   }
   if (!outDir) {
-    console.error('usage: node measure.mjs OUTDIR [--runs N] [--warmup W] [--max-seconds S] [--threads T] [--level L] [--profiled] [--warmup-ms MS] [--interleave | --passes P] [--spec SPEC.json] [MODEL.onnx ...]');
+    console.error('usage: node measure.mjs OUTDIR [--runs N] [--warmup W] [--max-seconds S] [--threads T] [--level L] [--profiled] [--warmup-ms MS] [--interleave | --passes P [--retry-over PCT]] [--spec SPEC.json] [MODEL.onnx ...]');
     process.exit(2);
   }
   fs.mkdirSync(outDir, { recursive: true });
@@ -361,7 +377,12 @@ async function main() {
     // model's session stays open and the passes go over all the models in
     // turn (the profiled runs in the last), and the pass with the lowest
     // median counts
+    // (with --retry-over, a model whose passes differ by more than that
+    // many percent gets one more, unprofiled pass after the others: the
+    // lowest median of all its passes counts)
     const live = [];
+    const finish = async (j) => { choosePass(j, opt.passes); await collect(j); report(j); write(j, opt, outDir); };
+    const retry = [];
     for (let p = 0; p < opt.passes; p++) {
       const last = p === opt.passes - 1;
       for (const [i, e] of entries.entries()) {
@@ -371,16 +392,21 @@ async function main() {
           if (!j) continue;
           await measureOne(j, opt, last);
           if (!last) console.log(`${e.model}: pass ${p + 1} of ${opt.passes}: ${(median(j.passes[p].times) / 1000).toFixed(4)} ms median over ${j.passes[p].times.length} runs`);
-          if (last) {
-            choosePass(j);
-            await collect(j);
-            report(j);
-            write(j, opt, outDir);
-          }
+          if (last && opt.retryOver > 0 && opt.passes > 1 && spreadPct(j) > opt.retryOver) retry.push(i);
+          else if (last) await finish(j);
         } catch (err) {
           if (live[i]) { live[i].session.release().catch(() => {}); live[i] = null; }
           fail(e, err);
         }
+      }
+    }
+    for (const i of retry) {
+      try {
+        await measureOne(live[i], opt, false);
+        await finish(live[i]);
+      } catch (err) {
+        live[i].session.release().catch(() => {});
+        fail(entries[i], err);
       }
     }
   }

@@ -1,0 +1,66 @@
+package ortbench
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/wolong-dev/wolong/importer"
+	"github.com/wolong-dev/wolong/internal/modelgen"
+	"github.com/wolong-dev/wolong/ir"
+)
+
+// TestMeasureRetry measures a Relu in two passes with a retry threshold
+// no two passes can meet (and with none): with it, the record carries a
+// third, retried pass median, and its median is the lowest of all three.
+func TestMeasureRetry(t *testing.T) {
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("node is not installed: ONNX Runtime runs under Node.js")
+	}
+	h, err := Open(context.Background(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	b := modelgen.New("relu", 13)
+	b.Output(b.Op("Relu", []*ir.Value{b.Input("x", ir.Float32, 64)}))
+	model := filepath.Join(dir, "relu.onnx")
+	if err := importer.WriteFile(b.Model(), model); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		retry   float64
+		retries int
+	}{{1e-9, 1}, {0, 0}} {
+		err := h.Run(context.Background(), dir, []Job{{Model: model, Inputs: []Input{{Name: "x", DType: "float32", Shape: []int64{64}}}, Out: "relu.json"}},
+			Measure{Runs: 20, Warmup: 2, WarmupMs: 1, MaxSeconds: 0.05, Passes: 2, RetryOverPct: c.retry})
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(filepath.Join(dir, "relu.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rec struct {
+			Median  float64   `json:"median_us"`
+			Passes  []float64 `json:"pass_medians_us"`
+			Retries []float64 `json:"retry_medians_us"`
+		}
+		if err := json.Unmarshal(data, &rec); err != nil {
+			t.Fatal(err)
+		}
+		if len(rec.Passes) != 2 || len(rec.Retries) != c.retries {
+			t.Fatalf("retry over %g%%: %d passes and %d retries recorded, want 2 and %d", c.retry, len(rec.Passes), len(rec.Retries), c.retries)
+		}
+		low := rec.Passes[0]
+		for _, m := range append(rec.Passes, rec.Retries...) {
+			low = min(low, m)
+		}
+		if rec.Median != low {
+			t.Errorf("retry over %g%%: median %g us, want the lowest pass median %g us", c.retry, rec.Median, low)
+		}
+	}
+}
