@@ -198,30 +198,23 @@ func (h *Harness) Run(ctx context.Context, outDir string, jobs []Job, m Measure)
 	}
 	args := []string{h.Script, outDir, "--spec", specFile,
 		"--threads", fmt.Sprint(m.Threads), "--level", m.Level}
-	if m.Runs > 0 {
-		args = append(args, "--runs", fmt.Sprint(m.Runs))
-	}
-	if m.Warmup > 0 {
-		args = append(args, "--warmup", fmt.Sprint(m.Warmup))
-	}
-	if m.MaxSeconds > 0 {
-		args = append(args, "--max-seconds", fmt.Sprint(m.MaxSeconds))
-	}
-	if m.Profiled {
-		args = append(args, "--profiled")
-	}
-	if m.Interleave {
-		args = append(args, "--interleave")
-	}
-	if m.WarmupMs > 0 {
-		args = append(args, "--warmup-ms", fmt.Sprint(m.WarmupMs))
-	}
-	if m.Passes > 1 {
-		args = append(args, "--passes", fmt.Sprint(m.Passes))
-		if m.RetryOverPct > 0 {
-			args = append(args, "--retry-over", fmt.Sprint(m.RetryOverPct))
+	// flag adds a measure.mjs flag and its values when on.
+	flag := func(on bool, name string, vals ...any) {
+		if on {
+			args = append(args, name)
+			for _, v := range vals {
+				args = append(args, fmt.Sprint(v))
+			}
 		}
 	}
+	flag(m.Runs > 0, "--runs", m.Runs)
+	flag(m.Warmup > 0, "--warmup", m.Warmup)
+	flag(m.MaxSeconds > 0, "--max-seconds", m.MaxSeconds)
+	flag(m.Profiled, "--profiled")
+	flag(m.Interleave, "--interleave")
+	flag(m.WarmupMs > 0, "--warmup-ms", m.WarmupMs)
+	flag(m.Passes > 1, "--passes", m.Passes)
+	flag(m.Passes > 1 && m.RetryOverPct > 0, "--retry-over", m.RetryOverPct)
 	cmd := exec.CommandContext(ctx, h.Node, args...)
 	cmd.Env = append(os.Environ(), "WOLONG_ORT_HOME="+h.Dir)
 	var stderr bytes.Buffer
