@@ -114,10 +114,7 @@ func (f *calibrateFlags) toOptions(env *Env, changed func(string) bool) (*Calibr
 	if opts.Format, err = parseFormat(f.format); err != nil {
 		return nil, err
 	}
-	if opts.Base, err = resolveHW("--base", f.base); err != nil {
-		return nil, err
-	}
-	if opts.Model, err = f.model.toOptions(env); err != nil {
+	if opts.Base, opts.Model, err = hwAndModel(env, "--base", f.base, &f.model); err != nil {
 		return nil, err
 	}
 	return opts, nil

@@ -52,6 +52,18 @@ func resolveHW(flag, name string) (*hw.Hardware, error) {
 	return h, nil
 }
 
+// hwAndModel resolves a hardware flag (flag, its value name) and the
+// model flags: the last step of the flags-to-options of a command that
+// takes both (calibrate, validate).
+func hwAndModel(env *Env, flag, name string, mf *modelFlags) (*hw.Hardware, ModelOptions, error) {
+	h, err := resolveHW(flag, name)
+	if err != nil {
+		return nil, ModelOptions{}, err
+	}
+	m, err := mf.toOptions(env)
+	return h, m, err
+}
+
 // costSettings names profile's flags in the cost model's assumptions
 // ("loops without a static trip count run 10 times (--trip)"); optimize
 // and explain, which have no --trip or --dtype, name them too, so that
