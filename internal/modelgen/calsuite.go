@@ -122,6 +122,11 @@ func CalibrationSuite() []SuiteModel {
 	add("view", "shape_arith_8", false, shapeArith(8))
 	add("host", "tiny_chain_32_w4096", false, Chain(32, 4096))
 	add("host", "tiny_chain_32_w65536", false, Chain(32, 1<<16))
+	// many small graph inputs (a tabular or ML-pipeline model's features,
+	// a loop's trip count and condition): the cost of binding one
+	for _, n := range []int{4, 16} {
+		add("host", fmt.Sprintf("inputs_%d", n), false, manyInputs(n, 16))
+	}
 	// Control flow.
 	add("control", "loop_16", false, loopModel(16, 64))
 	add("control", "loop_4_wide", false, loopModel(4, 1<<14))
@@ -384,6 +389,16 @@ func shapeArith(n int) *ir.Model {
 	}
 	h = b.Op("Relu", []*ir.Value{h})
 	return b.outputY(h)
+}
+
+// manyInputs sums n graph inputs of [1, width] in one Sum node.
+func manyInputs(n int, width int64) *ir.Model {
+	b := New(fmt.Sprintf("inputs_%d", n), suiteOpset)
+	ins := make([]*ir.Value, n)
+	for i := range ins {
+		ins[i] = b.Input(fmt.Sprintf("x%d", i), ir.Float32, 1, int(width))
+	}
+	return b.outputY(b.Op("Sum", ins))
 }
 
 // loopModel runs a body of three small kernels trip times.
