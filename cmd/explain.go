@@ -118,7 +118,7 @@ func explainRun(env *Env, opts *ExplainOptions) error {
 		return err
 	}
 	dumps = page.dump(dumps)
-	r, err := runPipeline(&opts.PipelineOptions, dumps, true)
+	r, err := runPipeline(&opts.PipelineOptions, dumps, true, true)
 	if err != nil {
 		return err
 	}

@@ -67,7 +67,7 @@ prints wolong's IR text instead.`,
 }
 
 func inspectRun(env *Env, opts *InspectOptions) error {
-	f, err := opts.Model.loadInferred(opts.Path, pipeline.InferOptions{})
+	f, err := opts.Model.loadInferred(opts.Path, pipeline.InferOptions{InPlace: true})
 	if err != nil {
 		return err
 	}

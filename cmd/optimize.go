@@ -120,7 +120,7 @@ func optimizeRun(env *Env, opts *OptimizeOptions) error {
 	if err := out.check("--emit-onnx", opts.EmitONNX); err != nil {
 		return err
 	}
-	r, err := runPipeline(&opts.PipelineOptions, nil, false)
+	r, err := runPipeline(&opts.PipelineOptions, nil, false, opts.EmitONNX == "")
 	if err != nil {
 		return err
 	}

@@ -127,9 +127,11 @@ type optimized struct {
 // to 1, --batch applied) and optimizes it; the pass driver writes dumps
 // before the first pass and after each and, with hash, records which
 // passes left the model unchanged (explain). The caller closes
-// r.inferred.Loaded.
-func runPipeline(o *PipelineOptions, dumps []optimize.Dump, hash bool) (*optimized, error) {
-	f, err := o.Model.loadInferred(o.Path, pipeline.InferOptions{DefaultDims: true, Batch: o.Batch})
+// r.inferred.Loaded. With inPlace (a caller that reads neither the
+// loaded nor the inferred model again: no --emit-onnx) inference and the
+// passes rewrite the loaded model instead of copies of it.
+func runPipeline(o *PipelineOptions, dumps []optimize.Dump, hash, inPlace bool) (*optimized, error) {
+	f, err := o.Model.loadInferred(o.Path, pipeline.InferOptions{DefaultDims: true, Batch: o.Batch, InPlace: inPlace})
 	if err != nil {
 		return nil, err
 	}
@@ -142,6 +144,7 @@ func runPipeline(o *PipelineOptions, dumps []optimize.Dump, hash bool) (*optimiz
 	}
 	opt := o.Optimize
 	opt.Dumps, opt.Hash, opt.Now, opt.OnPassStart = dumps, hash, passClock, o.Model.progress.passHook("")
+	opt.InPlace = inPlace
 	r.optimized, err = pipeline.Optimize(f, opt)
 	o.Model.progress.Done()
 	if err != nil {

@@ -253,14 +253,14 @@ func profileRun(env *Env, opts *ProfileOptions) error {
 			return err
 		}
 	}
-	f, err := opts.Model.loadInferred(opts.Path, pipeline.InferOptions{DefaultDims: true, Batch: opts.Batch})
+	f, err := opts.Model.loadInferred(opts.Path, pipeline.InferOptions{DefaultDims: true, Batch: opts.Batch, InPlace: true})
 	if err != nil {
 		return err
 	}
 	defer f.Loaded.Close()
 	var stage pipeline.Stage = f
 	if opts.Level >= 0 {
-		o, err := pipeline.Optimize(f, pipeline.OptimizeOptions{Level: opts.Level, HW: opts.Sim.HW, OnPassStart: opts.Model.progress.passHook("")})
+		o, err := pipeline.Optimize(f, pipeline.OptimizeOptions{Level: opts.Level, HW: opts.Sim.HW, OnPassStart: opts.Model.progress.passHook(""), InPlace: true})
 		opts.Model.progress.Done()
 		if err != nil {
 			return err

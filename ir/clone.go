@@ -12,110 +12,124 @@ import "fmt"
 // unnamed nodes stay the same). Tensor data is shared, not copied:
 // constants are read-only.
 func CloneGraph(src, parent *Graph, parentNode *Node) (*Graph, error) {
-	return cloneGraph(src, parent, parentNode, map[*Value]*Value{}, 0)
+	return cloneGraph(src, parent, parentNode, newValueMap(), 0)
 }
 
-func cloneGraph(src, parent *Graph, parentNode *Node, vm map[*Value]*Value, depth int) (*Graph, error) {
+func cloneGraph(src, parent *Graph, parentNode *Node, vm *valueMap, depth int) (*Graph, error) {
 	if depth > maxSubgraphDepth {
 		return nil, fmt.Errorf("subgraphs nested deeper than %d", maxSubgraphDepth)
 	}
 	g := NewGraph(src.Name)
 	g.Doc, g.Metadata = src.Doc, src.Metadata
 	g.Parent, g.ParentNode = parent, parentNode
-	copyValue := func(dst, v *Value) {
-		dst.ID = v.ID
-		dst.Type, dst.Known, dst.Const, dst.Doc, dst.Metadata = v.Type.Clone(), v.Known, v.Const, v.Doc, v.Metadata
-		if v.Declared != nil {
-			d := v.Declared.Clone()
-			dst.Declared = &d
-		}
-	}
+	vm.table(src)
 	for _, v := range src.Inputs {
 		w := g.AddInput(v.Name, Type{})
 		copyValue(w, v)
-		vm[v] = w
+		vm.set(v, w)
 	}
 	for _, v := range src.Initializers {
-		if w, ok := vm[v]; ok {
+		if w := vm.get(v); w != nil {
 			g.Initializers = append(g.Initializers, w) // also a graph input
 			continue
 		}
 		w := g.NewValue(v.Name, Type{})
 		copyValue(w, v)
 		g.Initializers = append(g.Initializers, w)
-		vm[v] = w
+		vm.set(v, w)
 	}
 	for _, s := range src.Sparse {
-		w, ok := vm[s.Value]
-		if !ok {
+		w := vm.get(s.Value)
+		if w == nil {
 			w = g.NewValue(s.Value.Name, Type{})
 			copyValue(w, s.Value)
-			vm[s.Value] = w
+			vm.set(s.Value, w)
 		}
 		g.Sparse = append(g.Sparse, &SparseInitializer{Value: w, Sparse: s.Sparse})
 	}
-	order, err := Topo(src)
-	if err != nil {
-		return nil, err
+	// Producers are copied before their consumers: a graph in order (the
+	// IR invariant) is copied as listed, any other in Topo's order and
+	// then put back in its own.
+	order, sorted := src.Nodes, inOrder(src)
+	if !sorted {
+		var err error
+		if order, err = Topo(src); err != nil {
+			return nil, err
+		}
 	}
-	copies := make(map[*Node]*Node, len(order))
+	sl := newCloneSlabs(order)
+	g.Nodes = make([]*Node, 0, len(order))
 	for _, n := range order {
-		ins := make([]*Value, len(n.Inputs))
-		for i, v := range n.Inputs {
-			if w, ok := vm[v]; ok {
-				ins[i] = w
-			} else {
-				ins[i] = v // nil, or a value of an enclosing scope
-			}
+		c := sl.node(g, n, vm)
+		g.Nodes = append(g.Nodes, c)
+		if err := cloneAttrs(g, c, n, vm, depth); err != nil {
+			return nil, err
 		}
-		outs := make([]string, len(n.Outputs))
 		for i, o := range n.Outputs {
 			if o != nil {
-				outs[i] = o.Name
-			}
-		}
-		attrs := make([]*Attr, len(n.Attrs))
-		c := g.AddNode(n.Op, n.Domain, n.Name, ins, outs)
-		c.ID = n.ID
-		copies[n] = c
-		for i, a := range n.Attrs {
-			b := *a
-			if a.G != nil {
-				if b.G, err = cloneGraph(a.G, g, c, vm, depth+1); err != nil {
-					return nil, err
-				}
-			}
-			if len(a.Graphs) > 0 {
-				b.Graphs = make([]*Graph, len(a.Graphs))
-				for k, sg := range a.Graphs {
-					if b.Graphs[k], err = cloneGraph(sg, g, c, vm, depth+1); err != nil {
-						return nil, err
-					}
-				}
-			}
-			attrs[i] = &b
-		}
-		c.Attrs = attrs
-		c.Overload, c.Doc, c.Metadata = n.Overload, n.Doc, n.Metadata
-		for i, o := range n.Outputs {
-			if o != nil {
-				copyValue(c.Outputs[i], o)
-				vm[o] = c.Outputs[i]
+				vm.set(o, c.Outputs[i])
 			}
 		}
 	}
-	for i, n := range src.Nodes {
-		g.Nodes[i] = copies[n]
+	if !sorted {
+		copies := make(map[*Node]*Node, len(order))
+		for i, n := range order {
+			copies[n] = g.Nodes[i]
+		}
+		for i, n := range src.Nodes {
+			g.Nodes[i] = copies[n]
+		}
 	}
 	g.nextNode, g.nextValue = src.nextNode, src.nextValue
 	for _, o := range src.Outputs {
-		if w, ok := vm[o]; ok {
+		if w := vm.get(o); w != nil {
 			g.Outputs = append(g.Outputs, w)
 		} else {
 			g.Outputs = append(g.Outputs, o) // an outer value passed through
 		}
 	}
 	return g, nil
+}
+
+// copyValue copies v's ID, type, constant data and annotations into dst.
+func copyValue(dst, v *Value) {
+	dst.ID = v.ID
+	dst.Type, dst.Known, dst.Const, dst.Doc, dst.Metadata = v.Type.Clone(), v.Known, v.Const, v.Doc, v.Metadata
+	if v.Declared != nil {
+		d := v.Declared.Clone()
+		dst.Declared = &d
+	}
+}
+
+// cloneAttrs gives c copies of n's attributes, their subgraphs cloned
+// into g's scope.
+func cloneAttrs(g *Graph, c, n *Node, vm *valueMap, depth int) error {
+	if len(n.Attrs) == 0 {
+		return nil
+	}
+	attrs := make([]*Attr, len(n.Attrs))
+	vals := make([]Attr, len(n.Attrs))
+	var err error
+	for i, a := range n.Attrs {
+		b := &vals[i]
+		*b = *a
+		if a.G != nil {
+			if b.G, err = cloneGraph(a.G, g, c, vm, depth+1); err != nil {
+				return err
+			}
+		}
+		if len(a.Graphs) > 0 {
+			b.Graphs = make([]*Graph, len(a.Graphs))
+			for k, sg := range a.Graphs {
+				if b.Graphs[k], err = cloneGraph(sg, g, c, vm, depth+1); err != nil {
+					return err
+				}
+			}
+		}
+		attrs[i] = b
+	}
+	c.Attrs = attrs
+	return nil
 }
 
 // CloneModel returns a copy of m whose main graph and function bodies are

@@ -159,23 +159,73 @@ func nodeDeps(g *Graph, n *Node, at func(*Node) int) []int32 {
 	for _, in := range n.Inputs {
 		add(in)
 	}
-	for _, a := range n.Attrs {
-		if a.Type == AttrGraph || a.Type == AttrGraphs {
-			for _, v := range n.CapturedValues() {
-				add(v)
-			}
-			break
+	if hasSubgraph(n) {
+		for _, v := range n.CapturedValues() {
+			add(v)
 		}
 	}
 	return ds
 }
 
 // SortNodes reorders g.Nodes topologically (stable), or returns the cycle.
+// A graph already in order (what the pass driver re-sorts after every
+// pass, most passes keeping the order) is checked in one linear walk that
+// allocates one int32 per node ID, and left as it is: Topo is stable, so
+// it would return the same order.
 func SortNodes(g *Graph) error {
+	if inOrder(g) {
+		return nil
+	}
 	order, err := Topo(g)
 	if err != nil {
 		return err
 	}
 	copy(g.Nodes, order)
 	return nil
+}
+
+// inOrder reports whether every node of g comes after the producers, in
+// g, of its inputs and of the outer values its subgraphs capture (and no
+// node is listed twice or belongs to another graph). It does not detect a
+// cycle: a graph with one is never in order.
+func inOrder(g *Graph) bool {
+	// seen[ID] = position+1 of a node already walked (0: not yet).
+	seen := make([]int32, g.nextNode)
+	ok := true
+	dep := func(v *Value) {
+		if v == nil || v.Producer == nil || v.Producer.Graph != g {
+			return
+		}
+		if id := v.Producer.ID; id < 0 || id >= len(seen) || seen[id] == 0 {
+			ok = false
+		}
+	}
+	for i, n := range g.Nodes {
+		if n.Graph != g || n.ID < 0 || n.ID >= len(seen) || seen[n.ID] != 0 {
+			return false
+		}
+		for _, in := range n.Inputs {
+			dep(in)
+		}
+		if hasSubgraph(n) {
+			for _, v := range n.CapturedValues() {
+				dep(v)
+			}
+		}
+		if !ok {
+			return false
+		}
+		seen[n.ID] = int32(i + 1)
+	}
+	return true
+}
+
+// hasSubgraph reports whether n holds a graph attribute.
+func hasSubgraph(n *Node) bool {
+	for _, a := range n.Attrs {
+		if a.Type == AttrGraph || a.Type == AttrGraphs {
+			return true
+		}
+	}
+	return false
 }

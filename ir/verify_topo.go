@@ -11,6 +11,9 @@ import "strings"
 // after the producers, in g, of its inputs and of the values its subgraphs
 // capture. A graph out of order because of a cycle reports the cycle.
 func (v *verifier) order(g *Graph) {
+	if inOrder(g) { // the usual case, checked without a map
+		return
+	}
 	pos := make(map[*Node]int, len(g.Nodes))
 	for i, n := range g.Nodes {
 		pos[n] = i

@@ -5,6 +5,7 @@ package optimize
 import (
 	"fmt"
 	"math"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -108,13 +109,18 @@ func nodeKey(n *ir.Node, idx *tensorIndex) string {
 			b.WriteString("_,")
 			continue
 		}
-		fmt.Fprintf(&b, "%p,", in)
+		// the value's identity, as fmt's %p writes it (without fmt: this
+		// runs for every node, twice per -O3 run)
+		b.WriteString("0x")
+		b.WriteString(strconv.FormatUint(uint64(reflect.ValueOf(in).Pointer()), 16))
+		b.WriteByte(',')
 	}
 	b.WriteString(")#")
 	b.WriteString(strconv.Itoa(len(n.Outputs)))
 	for i, o := range n.Outputs {
 		if o == nil {
-			fmt.Fprintf(&b, "!%d", i)
+			b.WriteByte('!')
+			b.WriteString(strconv.Itoa(i))
 		}
 	}
 	b.WriteByte('{')

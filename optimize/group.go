@@ -33,26 +33,11 @@ func materialize(g *ir.Graph, groups []*group) []Rewrite {
 	if len(groups) == 0 {
 		return nil
 	}
-	owner := map[*ir.Node]*group{}
-	for _, gr := range groups {
-		for _, m := range gr.members {
-			owner[m] = gr
-		}
-	}
-	last := map[*group]*ir.Node{}
-	for _, n := range g.Nodes {
-		if gr := owner[n]; gr != nil {
-			last[gr] = n
-		}
-	}
+	ow := newOwners(g, groups)
 	touched := map[*ir.Value]bool{}
 	var touchedOrder []*ir.Value
 	var rw []Rewrite
 	for _, gr := range groups {
-		members := map[*ir.Node]bool{}
-		for _, m := range gr.members {
-			members[m] = true
-		}
 		fn := &ir.Node{Name: gr.name, Op: gr.op, Domain: ir.FusedDomain}
 		body := ir.NewGraph(gr.name + "_body")
 		body.Parent, body.ParentNode = g, fn
@@ -101,7 +86,7 @@ func materialize(g *ir.Graph, groups []*group) []Rewrite {
 		var exposed []*ir.Value
 		for _, m := range gr.members {
 			for _, o := range m.Outputs {
-				if o != nil && usedOutside(g, o, members) {
+				if o != nil && ow.usedOutside(o, gr) {
 					exposed = append(exposed, o)
 					body.Outputs = append(body.Outputs, inner[o])
 				}
@@ -135,7 +120,7 @@ func materialize(g *ir.Graph, groups []*group) []Rewrite {
 	for _, v := range touchedOrder {
 		kept := v.Uses[:0]
 		for _, u := range v.Uses {
-			if owner[u.Node] == nil {
+			if ow.of(u.Node) == nil {
 				kept = append(kept, u)
 			}
 		}
@@ -146,14 +131,18 @@ func materialize(g *ir.Graph, groups []*group) []Rewrite {
 	}
 	final := make([]*ir.Node, 0, len(g.Nodes))
 	for _, n := range g.Nodes {
-		gr := owner[n]
+		gr := ow.of(n)
 		if gr == nil {
 			final = append(final, n)
 			continue
 		}
-		n.Graph = nil
-		if last[gr] == n {
+		if ow.last[gr] == n {
 			final = append(final, gr.fused)
+		}
+	}
+	for _, gr := range groups {
+		for _, m := range gr.members {
+			m.Graph = nil
 		}
 	}
 	for _, gr := range groups {
@@ -167,6 +156,52 @@ func materialize(g *ir.Graph, groups []*group) []Rewrite {
 	}
 	g.Nodes = final
 	return rw
+}
+
+// owners says which group each main-graph node belongs to, by node ID
+// (no map keyed by pointer), and which member of each group comes last in
+// g.Nodes.
+type owners struct {
+	g     *ir.Graph
+	owner []*group
+	last  map[*group]*ir.Node
+}
+
+func newOwners(g *ir.Graph, groups []*group) *owners {
+	ow := &owners{g: g, owner: make([]*group, g.NumNodeIDs()), last: make(map[*group]*ir.Node, len(groups))}
+	for _, gr := range groups {
+		for _, m := range gr.members {
+			ow.owner[m.ID] = gr
+		}
+	}
+	for _, n := range g.Nodes {
+		if gr := ow.of(n); gr != nil {
+			ow.last[gr] = n
+		}
+	}
+	return ow
+}
+
+// of returns n's group, nil for a node in no group or outside g.
+func (ow *owners) of(n *ir.Node) *group {
+	if n == nil || n.Graph != ow.g || n.ID < 0 || n.ID >= len(ow.owner) {
+		return nil
+	}
+	return ow.owner[n.ID]
+}
+
+// usedOutside reports whether v is a graph output or read by a node
+// outside gr (usedOutside's question, members given by group).
+func (ow *owners) usedOutside(v *ir.Value, gr *group) bool {
+	if ow.g.IsOutput(v) {
+		return true
+	}
+	for _, u := range v.Uses {
+		if ow.of(u.Node) != gr {
+			return true
+		}
+	}
+	return false
 }
 
 // convex reports whether no path leaves the member set and re-enters it
@@ -246,34 +281,36 @@ func positions(order []*ir.Node) map[*ir.Node]int {
 // among them are dropped (conservatively) and the check repeats.
 func acyclic(g *ir.Graph, groups []*group) []*group {
 	for len(groups) > 0 {
-		owner := map[*ir.Node]int{}
+		// Quotient vertices: groups 0..G-1, then ungrouped nodes; id is
+		// indexed by node ID (-1: not listed in g).
+		id := make([]int, g.NumNodeIDs())
+		for i := range id {
+			id[i] = -1
+		}
 		for k, gr := range groups {
 			for _, m := range gr.members {
-				owner[m] = k
+				id[m.ID] = k
 			}
 		}
-		// Quotient vertices: groups 0..G-1, then ungrouped nodes.
-		id := map[*ir.Node]int{}
 		next := len(groups)
 		for _, n := range g.Nodes {
-			if k, ok := owner[n]; ok {
-				id[n] = k
-			} else {
-				id[n] = next
+			if id[n.ID] < 0 {
+				id[n.ID] = next
 				next++
 			}
 		}
+		// An edge repeated (two members reading one producer) is kept
+		// twice: Kahn's algorithm counts it twice both ways, so what it
+		// finds is the same.
 		indeg := make([]int, next)
 		succ := make([][]int, next)
-		seen := map[[2]int]bool{}
 		for _, n := range g.Nodes {
-			to := id[n]
+			to := id[n.ID]
 			for _, d := range ir.Deps(g, n) {
-				from, ok := id[d]
-				if !ok || from == to || seen[[2]int{from, to}] {
+				if d.ID < 0 || d.ID >= len(id) || id[d.ID] < 0 || id[d.ID] == to {
 					continue
 				}
-				seen[[2]int{from, to}] = true
+				from := id[d.ID]
 				succ[from] = append(succ[from], to)
 				indeg[to]++
 			}

@@ -123,19 +123,8 @@ func Run(m *ir.Model, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if opt.FoldMaxBytes <= 0 {
-		opt.FoldMaxBytes = 1 << 20
-	}
-	if opt.GroupCap <= 0 {
-		opt.GroupCap = defaultGroupCap
-	}
-	if opt.Now == nil {
-		opt.Now = time.Now
-	}
-	c := &Context{Model: m, Opt: opt, folder: opt.Folder, implicit: implicitNames(m.Graph)}
-	if c.folder == nil {
-		c.folder = defaultFolder()
-	}
+	c := newContext(m, opt)
+	opt = c.Opt
 	// The pass contract: nodes in topological order before the first pass
 	// (an imported model already is; a hand-built one may not be).
 	if err := ir.SortNodes(m.Graph); err != nil {
@@ -194,6 +183,25 @@ func Run(m *ir.Model, opt Options) (*Result, error) {
 	}
 	res.Final = cur
 	return res, nil
+}
+
+// newContext is the context the passes of one run share, opt's defaults
+// filled in.
+func newContext(m *ir.Model, opt Options) *Context {
+	if opt.FoldMaxBytes <= 0 {
+		opt.FoldMaxBytes = 1 << 20
+	}
+	if opt.GroupCap <= 0 {
+		opt.GroupCap = defaultGroupCap
+	}
+	if opt.Now == nil {
+		opt.Now = time.Now
+	}
+	c := &Context{Model: m, Opt: opt, folder: opt.Folder, implicit: implicitNames(m.Graph)}
+	if c.folder == nil {
+		c.folder = defaultFolder()
+	}
+	return c
 }
 
 // runPass runs one pass, turning a panic into an error that names it.

@@ -5,6 +5,7 @@ package optimize
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/wolong-dev/wolong/ir"
@@ -233,6 +234,8 @@ type Context struct {
 	Model *ir.Model
 	Opt   Options
 	names map[string]int
+	// next is the next number newName tries for each prefix.
+	next map[string]int
 	// implicit holds the names If branches reference without a binding.
 	implicit map[string]bool
 	// sizes caches Split size initializers by their values.
@@ -250,7 +253,7 @@ func (c *Context) Graph() *ir.Graph { return c.Model.Graph }
 // newName returns a fresh node name "prefix_k", unique in this run.
 func (c *Context) newName(prefix string) string {
 	if c.names == nil {
-		c.names = map[string]int{}
+		c.names = make(map[string]int, len(c.Model.Graph.Nodes)+len(c.Model.Graph.Initializers))
 		c.Model.Graph.Walk(func(g *ir.Graph) bool {
 			for _, n := range g.Nodes {
 				c.names[n.Name] = -1
@@ -261,12 +264,19 @@ func (c *Context) newName(prefix string) string {
 			return true
 		})
 	}
+	if c.next == nil {
+		c.next = map[string]int{}
+	}
+	k, ok := c.next[prefix]
+	if !ok {
+		k = c.names[prefix+"#"] // -1 where a node is named so (as before)
+	}
 	for {
-		k := c.names[prefix+"#"]
-		c.names[prefix+"#"] = k + 1
-		name := fmt.Sprintf("%s_%d", prefix, k)
+		name := prefix + "_" + strconv.Itoa(k)
+		k++
 		if _, taken := c.names[name]; !taken {
 			c.names[name] = -1
+			c.next[prefix] = k
 			return name
 		}
 	}

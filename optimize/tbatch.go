@@ -18,6 +18,7 @@ package optimize
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/wolong-dev/wolong/ir"
@@ -29,20 +30,20 @@ const maxTimeBatch = 512
 func tBatch(c *Context) ([]Rewrite, error) {
 	g := c.Graph()
 	order := nodesInOrder(g)
-	level := make(map[*ir.Node]int, len(order))
+	level := make([]int, g.NumNodeIDs()) // by node ID: 0 for nodes not listed
 	var keys []string
 	groups := map[string][]*ir.Node{}
 	for _, n := range order {
 		l := 0
 		for _, d := range ir.Deps(g, n) {
-			l = max(l, level[d]+1)
+			l = max(l, level[d.ID]+1)
 		}
-		level[n] = l
+		level[n.ID] = l
 		sig, ok := batchSignature(n)
 		if !ok {
 			continue
 		}
-		k := fmt.Sprintf("%d|%s", l, sig)
+		k := strconv.Itoa(l) + "|" + sig
 		if groups[k] == nil {
 			keys = append(keys, k)
 		}

@@ -15,6 +15,12 @@
 // pipeline writes (Export's check of the file it wrote, Respecialize's
 // prediction of it).
 //
+// A caller that reads an earlier stage no more may ask Infer and Optimize
+// to work on their input in place (InferOptions.InPlace,
+// OptimizeOptions.InPlace), saving a copy of the graph each: the
+// commands that only report (inspect, profile, optimize without
+// --emit-onnx, explain) do.
+//
 // The package names no command-line flag: a shape the model cannot take
 // is a *ShapeError carrying what a command needs to add its hint, and
 // the assumptions it states (Inferred.Defaulted, Optimized.Assumptions)

@@ -25,6 +25,11 @@ type InferOptions struct {
 	// harness fed them (calibrate.Latency.InputValues): they propagate as
 	// known values, so inference follows the branches the runtime took.
 	Values map[string][]int64
+	// InPlace infers the loaded model itself instead of a copy: for a
+	// caller that reads the loaded model as loaded no more (no
+	// InferGeneric, Exportable or Export after it), it saves a copy of
+	// the graph. Loaded.Model is then Inferred.Model.
+	InPlace bool
 }
 
 // Inferred is a copy of a loaded model with every value's type and shape
@@ -82,9 +87,12 @@ func infer(l *Loaded, given ir.InferOptions, opt InferOptions) (*Inferred, error
 	if opt.Batch < 0 {
 		return nil, fmt.Errorf("batch %d must not be negative", opt.Batch)
 	}
-	m, err := ir.CloneModel(l.Model)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v", l.Path, err)
+	m := l.Model
+	if !opt.InPlace {
+		var err error
+		if m, err = ir.CloneModel(l.Model); err != nil {
+			return nil, fmt.Errorf("%s: %v", l.Path, err)
+		}
 	}
 	io := copyOptions(given)
 	f := &Inferred{Loaded: l, Model: m, Batch: opt.Batch}

@@ -43,6 +43,11 @@ type OptimizeOptions struct {
 	Hash        bool
 	Now         func() time.Time
 	OnPassStart func(i, n int, pass string, m *ir.Model)
+	// InPlace rewrites the inferred model itself instead of a copy: for
+	// a caller that reads the inferred model no more (no Simulate of it,
+	// Exportable or Respecialize after it), it saves a copy of the graph.
+	// Inferred.Model is then Optimized.Model.
+	InPlace bool
 }
 
 // Check refuses options Optimize cannot run (a level out of range, an
@@ -98,9 +103,11 @@ func Optimize(f *Inferred, opt OptimizeOptions) (*Optimized, error) {
 	if err := opt.Check(); err != nil {
 		return nil, err
 	}
-	m, err := ir.CloneModel(f.Model)
-	if err != nil {
-		return nil, err
+	m, err := f.Model, error(nil)
+	if !opt.InPlace {
+		if m, err = ir.CloneModel(f.Model); err != nil {
+			return nil, err
+		}
 	}
 	o := &Optimized{From: f, Model: m}
 	oo := optimize.Options{Level: opt.Level, Only: opt.Only, Disable: opt.Disable, VerifyEach: opt.VerifyEach,
@@ -122,7 +129,9 @@ func Optimize(f *Inferred, opt OptimizeOptions) (*Optimized, error) {
 		return nil, err
 	}
 	if pred != nil {
-		o.Predicted = pred.last
+		if o.Predicted, err = pred.final(m); err != nil {
+			return nil, err
+		}
 	}
 	if placer != nil {
 		o.PlacementApplied = placer.plan != nil
@@ -136,20 +145,36 @@ func Optimize(f *Inferred, opt OptimizeOptions) (*Optimized, error) {
 	return o, nil
 }
 
-// predictor predicts with the simulator.
+// predictor predicts with the simulator. It keeps the last simulation
+// made after a pass (Optimized.Predicted), but not the baseline's: that
+// one would stay live through every pass (a Task per node) and is the
+// final one only when no pass changed the model, which final then
+// simulates again.
 type predictor struct {
-	h    *hw.Hardware
-	opt  simulate.Options
-	last *simulate.Result
+	h     *hw.Hardware
+	opt   simulate.Options
+	calls int
+	last  *simulate.Result
 }
 
 func (p *predictor) Predict(m *ir.Model) (optimize.Prediction, error) {
+	p.last = nil // garbage while the next is built: one simulation live, not two
 	r, err := simulate.Run(m, p.h, p.opt)
 	if err != nil {
 		return optimize.Prediction{}, err
 	}
-	p.last = r
+	if p.calls++; p.calls > 1 {
+		p.last = r
+	}
 	return prediction(r, 0), nil
+}
+
+// final is the simulation of m, the model as the passes left it.
+func (p *predictor) final(m *ir.Model) (*simulate.Result, error) {
+	if p.last != nil {
+		return p.last, nil
+	}
+	return simulate.Run(m, p.h, p.opt)
 }
 
 // prediction summarizes a simulation as optimize reports it (nodes is

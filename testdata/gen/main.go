@@ -10,7 +10,8 @@
 // layers: 1 GiB of float32 weights) for the memory benchmarks, its weights
 // inline (streamed from a sparse scratch file) or, with -external, in a
 // sparse external-data file beside it that takes almost no disk whatever
-// its size.
+// its size. -wide N writes only wide_N.onnx, modelgen.Wide's graph of
+// about N nodes (bench/speed.sh times the pipeline on 100k and 1M).
 package main
 
 import (
@@ -34,6 +35,7 @@ func main() {
 	external := flag.Bool("external", false, "with -mlp: keep the weights in a sparse external-data file")
 	llm := flag.String("llm", "", "write only a decoder transformer of the architecture `PRESET` (gpt3-175b, llama3-405b, mixtral-8x7b, ...: wolong profile --llm's names), its weights in a sparse external-data file")
 	seq := flag.Int("seq", 0, "with -llm: the sequence length (default: the architecture's)")
+	wide := flag.Int("wide", 0, "write only wide_`N`.onnx, a generated graph of about N nodes (benchmarks)")
 	flag.Parse()
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
@@ -41,6 +43,13 @@ func main() {
 	}
 	if *llm != "" {
 		if err := writeLLM(*out, *llm, *seq); err != nil {
+			fmt.Fprintln(os.Stderr, "gen:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *wide != 0 {
+		if err := writeWide(*out, *wide); err != nil {
 			fmt.Fprintln(os.Stderr, "gen:", err)
 			os.Exit(1)
 		}
@@ -81,6 +90,20 @@ func main() {
 }
 
 func write(m *ir.Model, path string) error { return importer.WriteFile(m, path) }
+
+// writeWide writes wide_N.onnx: modelgen.Wide(n), for n in [1, 10M]
+// (beyond that the model would not fit the 2 GiB protobuf limit).
+func writeWide(out string, n int) error {
+	if n < 1 || n > 10_000_000 {
+		return fmt.Errorf("-wide %d: want a node count in [1, 10000000]", n)
+	}
+	path := filepath.Join(out, fmt.Sprintf("wide_%d.onnx", n))
+	if err := write(modelgen.Wide(n), path); err != nil {
+		return err
+	}
+	fmt.Println("wrote", path)
+	return nil
+}
 
 // writeMLP writes mlp_HIDDENxLAYERS.onnx (and .onnx.data with external).
 func writeMLP(out, spec string, external bool) error {

@@ -51,3 +51,25 @@ func TestWriteLLM(t *testing.T) {
 		t.Errorf("unknown preset: %v", err)
 	}
 }
+
+// TestWriteWide: -wide N writes a model of about N nodes that imports,
+// and refuses counts out of range.
+func TestWriteWide(t *testing.T) {
+	dir := t.TempDir()
+	if err := writeWide(dir, 1000); err != nil {
+		t.Fatal(err)
+	}
+	m, err := importer.Load(filepath.Join(dir, "wide_1000.onnx"), importer.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	if n := len(m.Graph.Nodes); n < 1000 || n > 1010 {
+		t.Errorf("wide_1000.onnx has %d nodes, want about 1000", n)
+	}
+	for _, n := range []int{0, -1, 10_000_001} {
+		if err := writeWide(dir, n); err == nil || !strings.Contains(err.Error(), "node count") {
+			t.Errorf("-wide %d: %v", n, err)
+		}
+	}
+}

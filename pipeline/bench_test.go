@@ -1,0 +1,161 @@
+package pipeline
+
+import (
+	"io"
+	"path/filepath"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/wolong-dev/wolong/importer"
+	"github.com/wolong-dev/wolong/internal/modelgen"
+	"github.com/wolong-dev/wolong/report"
+	"github.com/wolong-dev/wolong/simulate"
+	"github.com/wolong-dev/wolong/simulate/hw"
+)
+
+// The benchmarks of this file time what `wolong optimize MODEL --dim
+// batch=8` does, stage by stage, on modelgen.Wide graphs (bench/speed.sh
+// times the command itself). Per-pass benchmarks are in optimize
+// (BenchmarkPasses100k).
+//
+// Hot spots pprof showed on the 100k-node model (optimize -O3, h100,
+// --dim batch=8; 2-vCPU VM shared), CPU seconds before -> after this
+// work (about 3.1 -> 1.95 s in all):
+//   - ir.Topo from the driver's re-sort after every pass, 0.42 -> 0.11:
+//     SortNodes checks the order in one walk and leaves a sorted graph;
+//   - ir.CloneModel, Infer's copy and Optimize's, 0.46 -> 0: the commands
+//     that read no earlier stage again infer and optimize in place
+//     (CloneGraph itself: slabs and values by ID, about half the time);
+//   - the fuse pass, 0.55 -> 0.40 a run (BenchmarkPasses100k/fuse):
+//     groups found by node ID, not pointer-keyed maps; still the largest
+//     pass (the fused bodies' nodes and values are new allocations);
+//   - simulate.Run, twice (before the first pass and after fuse), ~0.3:
+//     buildForward (one Task of ~350 bytes per node) and the cost model;
+//   - importer decode and link ~0.3 and the load-time ir.Verify ~0.1;
+//   - the other passes 0.02-0.09 each (noop decodes every small constant
+//     operand; cse builds a string key per node);
+//   - the garbage collector, ~17%: about 160 MB is live at the peak (the
+//     model, the fused bodies, the baseline simulation the predictor
+//     keeps for Optimized.Predicted).
+
+// stageModel writes modelgen.Wide(n) to a temporary file.
+func stageModel(b *testing.B, n int) string {
+	b.Helper()
+	p := filepath.Join(b.TempDir(), "wide.onnx")
+	if err := importer.WriteFile(modelgen.Wide(n), p); err != nil {
+		b.Fatal(err)
+	}
+	return p
+}
+
+// stageTimes runs the pipeline once on path and returns the wall time of
+// each stage by name ("import", "infer", "optimize", "simulate",
+// "report"), and of each pass ("pass/NAME").
+func stageTimes(b *testing.B, path string, h *hw.Hardware) map[string]time.Duration {
+	b.Helper()
+	t := map[string]time.Duration{}
+	lap := func(name string, start time.Time) { t[name] += time.Since(start) }
+	start := time.Now()
+	l, err := Load(path, LoadOptions{Dims: []GivenDim{{Name: "batch", Value: 8}}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer l.Close()
+	lap("import", start)
+	start = time.Now()
+	f, err := Infer(l, InferOptions{DefaultDims: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	lap("infer", start)
+	start = time.Now()
+	o, err := Optimize(f, OptimizeOptions{Level: 3, HW: h, Predict: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	lap("optimize", start)
+	for _, p := range o.Result.Passes {
+		t["pass/"+p.Name] += p.Elapsed
+	}
+	start = time.Now()
+	if _, err := Simulate(o, SimOptions{HW: h, Streams: 1, Mode: simulate.Inference}); err != nil {
+		b.Fatal(err)
+	}
+	lap("simulate", start)
+	start = time.Now()
+	rep := report.NewOptimize(path, h.Name, o.Result, o.Assumptions(), l.Warnings)
+	if err := report.WriteJSON(io.Discard, rep); err != nil {
+		b.Fatal(err)
+	}
+	if err := rep.WriteText(io.Discard); err != nil {
+		b.Fatal(err)
+	}
+	lap("report", start)
+	return t
+}
+
+// BenchmarkPipeline100k runs the optimize command's pipeline on a
+// 100k-node model: ns/op is the whole of it, and each stage's and each
+// pass's share is a metric (ms-import, ms-pass/fuse, ...). Each stage
+// alone: importer.BenchmarkImportInfer100k, optimize.BenchmarkPasses100k,
+// simulate.BenchmarkSimulate100k.
+func BenchmarkPipeline100k(b *testing.B) {
+	h, err := hw.Preset("h100")
+	if err != nil {
+		b.Fatal(err)
+	}
+	path := stageModel(b, 100_000)
+	total := map[string]time.Duration{}
+	for b.Loop() {
+		for k, v := range stageTimes(b, path, h) {
+			total[k] += v
+		}
+	}
+	for _, k := range sortedKeys(total) {
+		b.ReportMetric(float64(total[k])/1e6/float64(b.N), "ms-"+k)
+	}
+}
+
+// sortedKeys returns m's keys in order.
+func sortedKeys(m map[string]time.Duration) []string {
+	var names []string
+	for k := range m {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// BenchmarkDoubling runs the pipeline on 50k- and 100k-node models and
+// reports, for each stage and each pass, the ratio of its time on the
+// larger to the smaller (the fastest of 3 runs each): about 2 is linear,
+// 4 quadratic. A metric, not a check: a timed assertion would fail on a
+// loaded machine.
+func BenchmarkDoubling(b *testing.B) {
+	h, err := hw.Preset("h100")
+	if err != nil {
+		b.Fatal(err)
+	}
+	small, large := stageModel(b, 50_000), stageModel(b, 100_000)
+	fastest := func(path string) map[string]time.Duration {
+		best := map[string]time.Duration{}
+		for range 3 {
+			for k, v := range stageTimes(b, path, h) {
+				if old, ok := best[k]; !ok || v < old {
+					best[k] = v
+				}
+			}
+		}
+		return best
+	}
+	for b.Loop() {
+		t1, t2 := fastest(small), fastest(large)
+		for _, k := range sortedKeys(t1) {
+			// passes that take under a millisecond say nothing about growth
+			if t1[k] >= time.Millisecond {
+				b.ReportMetric(float64(t2[k])/float64(t1[k]), "x2-"+k)
+			}
+		}
+	}
+}
