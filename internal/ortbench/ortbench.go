@@ -21,6 +21,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/wolong-dev/wolong/simulate/calibrate"
 )
 
 // Version is the ONNX Runtime release the harness installs.
@@ -134,13 +136,10 @@ func lastLine(s string) string {
 }
 
 // Input is one model input of a measurement: its element type, shape and
-// optional constant fill (else seeded random values).
-type Input struct {
-	Name  string   `json:"name"`
-	DType string   `json:"dtype"`
-	Shape []int64  `json:"shape"`
-	Fill  *float64 `json:"fill,omitempty"`
-}
+// optional constant fill (else seeded random values). It is the record a
+// latency file lists under "inputs" (calibrate.GraphInput), so what the
+// harness fed reads back unchanged.
+type Input = calibrate.GraphInput
 
 // Job is one model to measure.
 type Job struct {
