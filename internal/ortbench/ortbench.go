@@ -28,7 +28,7 @@ import (
 // Version is the ONNX Runtime release the harness installs.
 const Version = "1.30.0"
 
-//go:embed js/measure.mjs js/run.mjs js/package.json
+//go:embed js/measure.mjs js/run.mjs js/inputs.mjs js/package.json
 var scripts embed.FS
 
 // ErrMissing reports that node or npm is not installed; its message names
@@ -82,11 +82,14 @@ func Open(ctx context.Context, opt Options) (*Harness, error) {
 	// the scripts are written under names of their own content, so wolong
 	// builds of different versions sharing the folder never run each
 	// other's scripts
-	for _, f := range []struct{ src, dst string }{{"measure.mjs", scriptName("measure.mjs")}, {"run.mjs", scriptName("run.mjs")}, {"package.json", "package.json"}} {
-		data, _ := scripts.ReadFile("js/" + f.src)
-		if err := writeIfChanged(filepath.Join(dir, f.dst), data); err != nil {
+	for _, name := range []string{"inputs.mjs", "measure.mjs", "run.mjs"} {
+		if err := writeIfChanged(filepath.Join(dir, scriptName(name)), scriptData(name)); err != nil {
 			return nil, fmt.Errorf("ortbench: %v", err)
 		}
+	}
+	pkg, _ := scripts.ReadFile("js/package.json")
+	if err := writeIfChanged(filepath.Join(dir, "package.json"), pkg); err != nil {
+		return nil, fmt.Errorf("ortbench: %v", err)
 	}
 	h := &Harness{Dir: dir, Node: node, Script: filepath.Join(dir, scriptName("measure.mjs")), Runner: filepath.Join(dir, scriptName("run.mjs"))}
 	if h.installed() {
@@ -246,9 +249,24 @@ func (h *Harness) Run(ctx context.Context, outDir string, jobs []Job, m Measure)
 }
 
 // scriptName is an embedded script's file name in a harness folder: its
-// name with the first 12 hex digits of its SHA-256 (measure-0123abcd.mjs).
+// name with the first 12 hex digits of the SHA-256 of what is written
+// (scriptData), e.g. measure-0123456789ab.mjs.
 func scriptName(name string) string {
-	data, _ := scripts.ReadFile("js/" + name)
-	sum := sha256.Sum256(data)
+	sum := sha256.Sum256(scriptData(name))
 	return strings.TrimSuffix(name, ".mjs") + "-" + hex.EncodeToString(sum[:6]) + ".mjs"
+}
+
+// sharedInputs is the import specifier of the input module (js/inputs.mjs)
+// as the embedded scripts spell it.
+const sharedInputs = "'./inputs.mjs'"
+
+// scriptData is an embedded script as written into a harness folder: its
+// import of inputs.mjs names that module's hashed file, so a script's
+// hashed name changes with the module it loads too.
+func scriptData(name string) []byte {
+	data, _ := scripts.ReadFile("js/" + name)
+	if name == "inputs.mjs" {
+		return data
+	}
+	return bytes.ReplaceAll(data, []byte(sharedInputs), []byte("'./"+scriptName("inputs.mjs")+"'"))
 }
