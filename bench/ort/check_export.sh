@@ -7,10 +7,11 @@
 # Needs node and npm; installs onnxruntime-node without GPU downloads.
 set -uo pipefail
 cd "$(dirname "$0")"
-[ -d node_modules/onnxruntime-node ] || ONNXRUNTIME_NODE_INSTALL=skip npm install --no-audit --no-fund >/dev/null
+. ./lib.sh
+ort_install
 root=$(cd ../.. && pwd)
 out=$(mktemp -d)
-if [ -n "${WOLONG:-}" ]; then cp "$WOLONG" "$out/wolong"; else (cd "$root" && go build -o "$out/wolong" .) || exit 1; fi
+wolong_bin "$out/wolong" || exit 1
 models=$(find "$root/../shared/models" "$root/../shared/onnx-node-tests/light" -name '*.onnx' | sort)
 exports=()
 originals_ok=0

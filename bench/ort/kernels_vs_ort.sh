@@ -5,10 +5,11 @@
 # wolong_kernels). optimize/ort_kernels_test.go checks the committed file.
 set -uo pipefail
 cd "$(dirname "$0")"
-[ -d node_modules/onnxruntime-node ] || ONNXRUNTIME_NODE_INSTALL=skip npm install --no-audit --no-fund >/dev/null
+. ./lib.sh
+ort_install
 root=$(cd ../.. && pwd)
 tmp=$(mktemp -d)
-if [ -n "${WOLONG:-}" ]; then cp "$WOLONG" "$tmp/wolong"; else (cd "$root" && go build -o "$tmp/wolong" .) || exit 1; fi
+wolong_bin "$tmp/wolong" || exit 1
 models=$(cd "$root/.." && find shared/models shared/onnx-node-tests/light -name '*.onnx' | sort)
 out="$root/testdata/ort/kernels_vs_ort.tsv"
 mkdir -p "$(dirname "$out")"
