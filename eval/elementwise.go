@@ -328,6 +328,22 @@ func binaryAlloc(c *Ctx, in []*Tensor, sameType bool, dt ir.DType) (a, b, out *T
 	return
 }
 
+// zipKernel is the kernel of a binary op over two operands of one type,
+// broadcast: body fills out (of type dt, or the operands' type when dt is
+// Undefined) from a and b at the broadcast picks ia and ib.
+func zipKernel(dt ir.DType, body func(c *Ctx, a, b, out *Tensor, ia, ib []int) error) Kernel {
+	return func(c *Ctx, in []*Tensor) ([]*Tensor, error) {
+		a, b, out, ia, ib, err := binaryAlloc(c, in, true, dt)
+		if err != nil {
+			return nil, err
+		}
+		if err := body(c, a, b, out, ia, ib); err != nil {
+			return nil, err
+		}
+		return []*Tensor{out}, nil
+	}
+}
+
 // mapElems returns a tensor of x's type and shape whose elements are f
 // of x's, in the storage slice at picks.
 func mapElems[T any](c *Ctx, x *Tensor, at func(*Tensor) []T, f func(T) T) ([]*Tensor, error) {
@@ -343,11 +359,7 @@ func mapElems[T any](c *Ctx, x *Tensor, at func(*Tensor) []T, f func(T) T) ([]*T
 }
 
 func binaryOp(ff func(a, b float64) float64, fi func(dt ir.DType, a, b int64) int64) Kernel {
-	return func(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-		a, b, out, ia, ib, err := binaryAlloc(c, in, true, ir.Undefined)
-		if err != nil {
-			return nil, err
-		}
+	return zipKernel(ir.Undefined, func(c *Ctx, a, b, out *Tensor, ia, ib []int) error {
 		switch a.cls() {
 		case clsF:
 			zipBroadcast(out.F, a.F, ia, b.F, ib, func(x, y float32) float32 { return float32(ff(float64(x), float64(y))) })
@@ -356,10 +368,10 @@ func binaryOp(ff func(a, b float64) float64, fi func(dt ir.DType, a, b int64) in
 		case clsI:
 			zipBroadcast(out.I, a.I, ia, b.I, ib, func(x, y int64) int64 { return fi(a.DType, x, y) })
 		default:
-			return nil, c.Errorf("operands must be numeric, got %s", a)
+			return c.Errorf("operands must be numeric, got %s", a)
 		}
-		return []*Tensor{out}, nil
-	}
+		return nil
+	})
 }
 
 func kernelPow(c *Ctx, in []*Tensor) ([]*Tensor, error) {
@@ -440,14 +452,10 @@ func kernelMod(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 // broadcast, with an output of that type: f of their elements in the
 // storage slice at picks.
 func zipSame[T any](at func(*Tensor) []T, f func(a, b T) T) Kernel {
-	return func(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-		a, b, out, ia, ib, err := binaryAlloc(c, in, true, ir.Undefined)
-		if err != nil {
-			return nil, err
-		}
+	return zipKernel(ir.Undefined, func(_ *Ctx, a, b, out *Tensor, ia, ib []int) error {
 		zipBroadcast(at(out), at(a), ia, at(b), ib, f)
-		return []*Tensor{out}, nil
-	}
+		return nil
+	})
 }
 
 // The storage slices of the integer and bool classes, for mapElems and
@@ -505,11 +513,7 @@ func cmpFloat(a, b float64) int {
 }
 
 func compare(pred func(int) bool, eq bool) Kernel {
-	return func(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-		a, b, out, ia, ib, err := binaryAlloc(c, in, true, ir.Bool)
-		if err != nil {
-			return nil, err
-		}
+	return zipKernel(ir.Bool, func(c *Ctx, a, b, out *Tensor, ia, ib []int) error {
 		switch a.cls() {
 		case clsF:
 			zipBroadcast(out.B, a.F, ia, b.F, ib, func(x, y float32) bool {
@@ -534,7 +538,7 @@ func compare(pred func(int) bool, eq bool) Kernel {
 			})
 		case clsS:
 			if !eq {
-				return nil, c.Errorf("cannot order strings")
+				return c.Errorf("cannot order strings")
 			}
 			zipBroadcast(out.B, a.S, ia, b.S, ib, func(x, y string) bool {
 				o := 1
@@ -544,8 +548,8 @@ func compare(pred func(int) bool, eq bool) Kernel {
 				return pred(o)
 			})
 		}
-		return []*Tensor{out}, nil
-	}
+		return nil
+	})
 }
 
 func logical(f func(a, b bool) bool) Kernel { return zipSame(boolsOf, f) }
