@@ -11,11 +11,5 @@
 #   bench/ort/latency.sh OUTDIR [--runs N] [--warmup W] [--max-seconds S] [--threads T]
 #                        [--level L] [--profiled] [--interleave] [--spec SPEC.json] [MODEL.onnx ...]
 set -euo pipefail
-cd "$(dirname "$0")"
-command -v node >/dev/null || { echo "latency.sh: node is not installed (ONNX Runtime runs under node)" >&2; exit 2; }
-. ./lib.sh
-ort_install
-out=$1
-shift
-case "$out" in /*) ;; *) out="$OLDPWD/$out" ;; esac
-WOLONG_ORT_HOME=$PWD exec node ../../internal/ortbench/js/measure.mjs "$out" "$@"
+. "$(dirname "$0")/lib.sh"
+WOLONG_ORT_HOME=$ort_dir ort_run latency.sh ../../internal/ortbench/js/measure.mjs "$@"

@@ -7,6 +7,11 @@
 # only: ONNXRUNTIME_NODE_INSTALL=skip) into bench/ort/node_modules unless it
 # is there. It does not check for node; callers say what is missing.
 #
+# ort_run NAME SCRIPT OUTDIR [ARGS...] checks that node is there (else
+# says so as NAME and exits 2), runs ort_install, and replaces the shell
+# with node SCRIPT OUTDIR ARGS run in bench/ort (a relative OUTDIR is taken
+# from the caller's folder).
+#
 # wolong_bin DEST puts a wolong binary at DEST: a copy of $WOLONG when set,
 # else one built from this checkout. It returns non-zero if the build fails.
 ort_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -14,6 +19,16 @@ ort_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ort_install() {
 	[ -d "$ort_dir/node_modules/onnxruntime-node" ] ||
 		(cd "$ort_dir" && ONNXRUNTIME_NODE_INSTALL=skip npm install --no-audit --no-fund --no-save onnxruntime-node@1.30.0 >/dev/null)
+}
+
+ort_run() {
+	local name=$1 script=$2 out=$3
+	shift 3
+	command -v node >/dev/null || { echo "$name: node is not installed (ONNX Runtime runs under node)" >&2; exit 2; }
+	ort_install
+	case "$out" in /*) ;; *) out="$PWD/$out" ;; esac
+	cd "$ort_dir"
+	exec node "$script" "$out" "$@"
 }
 
 wolong_bin() {
