@@ -8,14 +8,12 @@
 set -uo pipefail
 cd "$(dirname "$0")"
 . ./lib.sh
-ort_install
-root=$(cd ../.. && pwd)
-out=$(mktemp -d)
-wolong_bin "$out/wolong" || exit 1
-models=$(find "$root/../shared/models" "$root/../shared/onnx-node-tests/light" -name '*.onnx' | sort)
+ort_setup
+out=$work
 exports=()
 originals_ok=0
-for m in $models; do
+for m in $(ort_models); do
+  m=$repo/../$m
   node load.mjs "$m" >/dev/null 2>&1 || { echo "skip (ORT cannot load the original either): $m"; continue; }
   originals_ok=$((originals_ok+1))
   b=$(basename "$m" .onnx)

@@ -12,9 +12,17 @@
 # with node SCRIPT OUTDIR ARGS run in bench/ort (a relative OUTDIR is taken
 # from the caller's folder).
 #
+# ort_setup runs ort_install, makes a scratch folder $work and puts a
+# wolong binary in it ($work/wolong, as wolong_bin); it exits 1 when the
+# build fails.
+#
+# ort_models lists the shared models and the light ONNX node-test models,
+# sorted, as paths relative to $repo/.. (shared/models/...).
+#
 # wolong_bin DEST puts a wolong binary at DEST: a copy of $WOLONG when set,
 # else one built from this checkout. It returns non-zero if the build fails.
 ort_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$ort_dir/../.." && pwd)
 
 ort_install() {
 	[ -d "$ort_dir/node_modules/onnxruntime-node" ] ||
@@ -31,10 +39,20 @@ ort_run() {
 	exec node "$script" "$out" "$@"
 }
 
+ort_setup() {
+	ort_install
+	work=$(mktemp -d)
+	wolong_bin "$work/wolong" || exit 1
+}
+
+ort_models() {
+	(cd "$repo/.." && find shared/models shared/onnx-node-tests/light -name '*.onnx' | sort)
+}
+
 wolong_bin() {
 	if [ -n "${WOLONG:-}" ]; then
 		cp "$WOLONG" "$1"
 	else
-		(cd "$ort_dir/../.." && go build -o "$1" .)
+		(cd "$repo" && go build -o "$1" .)
 	fi
 }
