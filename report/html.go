@@ -17,6 +17,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/wolong-dev/wolong/optimize"
 	"github.com/wolong-dev/wolong/simulate"
@@ -28,6 +29,9 @@ var htmlFiles embed.FS
 // HTMLReport is the data of the explain page.
 type HTMLReport struct {
 	OptHeader
+	// Focus is the pass explain --pass named ("" for none): the page
+	// opens on its column, the other passes collapsed.
+	Focus    string   `json:"focus,omitempty"`
 	Warnings []string `json:"warnings"`
 	// Nodes is the interned node table the passes' lists index.
 	Nodes  []HTMLNode `json:"nodes"`
@@ -50,6 +54,28 @@ type HTMLPass struct {
 	Nodes   []int `json:"nodes,omitempty"`
 	Added   int   `json:"added"`
 	Removed int   `json:"removed"`
+	// Diff is the pass's unified diff of the IR text (explain --diff),
+	// at most maxPageDiff bytes.
+	Diff string `json:"diff,omitempty"`
+}
+
+// maxPageDiff bounds one pass's diff on the page: a pass rewriting a
+// 100k-node model diffs to tens of MB, which no one reads in a browser
+// (explain --diff prints it whole).
+const maxPageDiff = 1 << 20
+
+// Select applies explain's --pass (focus: the page opens on that pass's
+// column) and --diff (diffs by pass name) to the page.
+func (e *HTMLReport) Select(focus string, diffs map[string]string) {
+	e.Focus = focus
+	for i := range e.Passes {
+		d := diffs[e.Passes[i].Name]
+		if len(d) > maxPageDiff {
+			cut := strings.LastIndexByte(d[:maxPageDiff], '\n') + 1
+			d = d[:cut] + "... (diff cut at " + strconv.Itoa(maxPageDiff>>20) + " MB of " + strconv.Itoa(len(d)) + " bytes: explain --diff prints it whole)\n"
+		}
+		e.Passes[i].Diff = d
+	}
 }
 
 // HTMLTimeline is a simulation's timeline: tracks (the host, then each
