@@ -484,25 +484,17 @@ func kernelBitShift(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 // cmpInt orders two integers of type dt.
 func cmpInt(dt ir.DType, a, b int64) int {
 	if dt == ir.Uint64 {
-		x, y := uint64(a), uint64(b)
-		switch {
-		case x < y:
-			return -1
-		case x > y:
-			return 1
-		}
-		return 0
+		return order(uint64(a), uint64(b))
 	}
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
+	return order(a, b)
 }
 
-func cmpFloat(a, b float64) int {
+// cmpFloat is order for floats: 0 when either is NaN (callers that must
+// not see NaN as equal check for it first).
+func cmpFloat(a, b float64) int { return order(a, b) }
+
+// order is -1, 0 or 1 as a is below, equal to or above b.
+func order[T int64 | uint64 | float64](a, b T) int {
 	switch {
 	case a < b:
 		return -1
