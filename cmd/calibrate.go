@@ -114,10 +114,7 @@ func (f *calibrateFlags) toOptions(env *Env, changed func(string) bool) (*Calibr
 	if opts.Format, err = parseFormat(f.format); err != nil {
 		return nil, err
 	}
-	if opts.Base, err = resolveHW("--base", f.base); err != nil {
-		return nil, err
-	}
-	if opts.Model, err = f.model.toOptions(env); err != nil {
+	if opts.Base, opts.Model, err = hwAndModel(env, "--base", f.base, &f.model); err != nil {
 		return nil, err
 	}
 	return opts, nil
@@ -421,18 +418,29 @@ func calibrateRun(env *Env, opts *CalibrateOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := out.b.Write(opts.Out, inputs, func(w io.Writer) error { return r.HW.WriteJSON(w) }); err != nil {
-		return fmt.Errorf("-o: %v", err)
-	}
-	if err := out.commit(); err != nil {
+	if done, err := saveCalibration(env, opts, out, inputs, format, r, lines, warnings); done {
 		return err
-	}
-	if format == report.JSON {
-		return report.WriteJSON(env.Out, newCalibrateJSON(r, opts.Out, lines, warnings))
 	}
 	writeFit(env.Out, r)
 	fmt.Fprintf(env.Out, "wrote %s (use it with --hw %s)\n", opts.Out, opts.Out)
 	return nil
+}
+
+// saveCalibration writes r's hardware file (-o) and commits the
+// command's outputs; with --format json it prints the report too. done
+// says the command has nothing left to print (err, if any, is its
+// result).
+func saveCalibration(env *Env, opts *CalibrateOptions, out *outputs, inputs []string, format report.Format, r *calibrate.Result, lines, warnings []string) (done bool, err error) {
+	if err := out.b.Write(opts.Out, inputs, func(w io.Writer) error { return r.HW.WriteJSON(w) }); err != nil {
+		return true, fmt.Errorf("-o: %v", err)
+	}
+	if err := out.commit(); err != nil {
+		return true, err
+	}
+	if format == report.JSON {
+		return true, report.WriteJSON(env.Out, newCalibrateJSON(r, opts.Out, lines, warnings))
+	}
+	return false, nil
 }
 
 func writeFit(w io.Writer, r *calibrate.Result) {
@@ -481,15 +489,9 @@ func calibrateDirect(env *Env, opts *CalibrateOptions, base *hw.Hardware, runs [
 	if err != nil {
 		return err
 	}
-	if err := out.b.Write(opts.Out, inputs, func(w io.Writer) error { return r.HW.WriteJSON(w) }); err != nil {
-		return fmt.Errorf("-o: %v", err)
-	}
-	if err := out.commit(); err != nil {
+	cr := &calibrate.Result{HW: r.HW, Classes: r.Classes, Ops: r.Ops, Host: r.Host, Runs: len(runs)}
+	if done, err := saveCalibration(env, opts, out, inputs, format, cr, lines, warnings); done {
 		return err
-	}
-	if format == report.JSON {
-		cr := &calibrate.Result{HW: r.HW, Classes: r.Classes, Ops: r.Ops, Host: r.Host, Runs: len(runs)}
-		return report.WriteJSON(env.Out, newCalibrateJSON(cr, opts.Out, lines, warnings))
 	}
 	var before, after []float64
 	for _, run := range runs {
@@ -497,7 +499,7 @@ func calibrateDirect(env *Env, opts *CalibrateOptions, base *hw.Hardware, runs [
 		before = append(before, math.Abs(calibrate.PredictRun(base, run)-m)/m*100)
 		after = append(after, math.Abs(calibrate.PredictRun(r.HW, run)-m)/m*100)
 	}
-	fmt.Fprintf(env.Out, "\nfit of %s to %d unprofiled runs (direct): end-to-end MAPE %.1f%% with %s, %.1f%% fitted\n", r.HW.Name, len(runs), meanOf(before), base.Name, meanOf(after))
+	fmt.Fprintf(env.Out, "\nfit of %s to %d unprofiled runs (direct): end-to-end MAPE %.1f%% with %s, %.1f%% fitted\n", r.HW.Name, len(runs), calibrate.Mean(before), base.Name, calibrate.Mean(after))
 	var hp []string
 	for _, p := range r.Host {
 		hp = append(hp, fmt.Sprintf("%s %.4g > %.4g", p.Name, p.Before, p.After))
@@ -515,15 +517,4 @@ func calibrateDirect(env *Env, opts *CalibrateOptions, base *hw.Hardware, runs [
 	fmt.Fprintf(env.Out, "%d op types with efficiencies of their own\n", len(r.Ops))
 	fmt.Fprintf(env.Out, "wrote %s (use it with --hw %s)\n", opts.Out, opts.Out)
 	return nil
-}
-
-func meanOf(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	var s float64
-	for _, x := range xs {
-		s += x
-	}
-	return s / float64(len(xs))
 }

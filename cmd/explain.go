@@ -65,7 +65,9 @@ writes the IR text and DOT of the input and of every pass that changed the model
 (--dump-after NAME|REGEXP: only after the passes it selects). Each pass also
 shows its own running time, and "unchanged" when it left the model as it was.
 --html FILE writes one self-contained page (every pass's node list, the
-timeline, the cost tables and the graph) to open in a browser.`,
+timeline, the cost tables and the graph) to open in a browser: with --pass
+it opens on that pass's column, the others collapsed; with --diff each
+pass's diff is on its column.`,
 		Example: `  wolong explain model.onnx
   wolong explain model.onnx --pass fuse --diff
   wolong explain model.onnx --dot out/ && dot -Tsvg out/` + dotExample("fuse") + ` -o fuse.svg
@@ -123,15 +125,15 @@ func explainRun(env *Env, opts *ExplainOptions) error {
 		return err
 	}
 	defer r.inferred.Loaded.Close()
-	if err := page.write(out, opts.Path, opts.HW.Name, r.optimized, r.warnings); err != nil {
+	var diffs map[string]string
+	if diff != nil {
+		diffs = diff.Diffs
+	}
+	if err := page.write(out, opts.Path, opts.HW.Name, r.optimized, opts.Pass, diffs, r.warnings); err != nil {
 		return err
 	}
 	if err := out.commit(); err != nil {
 		return err
-	}
-	var diffs map[string]string
-	if diff != nil {
-		diffs = diff.Diffs
 	}
 	e := report.NewExplain(opts.Path, opts.HW.Name, r.optimized.Result, opts.Pass, diffs, r.warnings)
 	env.warn(e.Warnings)

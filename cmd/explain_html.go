@@ -41,11 +41,13 @@ func (h *htmlExplain) dump(ds []optimize.Dump) []optimize.Dump {
 }
 
 // write stages the page for the optimized run o (its Predicted is the
-// final model's simulation: the predictor runs after every pass).
-func (h *htmlExplain) write(out *outputs, path, hardware string, o *pipeline.Optimized, warnings []string) error {
+// final model's simulation: the predictor runs after every pass), opened
+// on the pass focus (--pass) with the diffs of --diff.
+func (h *htmlExplain) write(out *outputs, path, hardware string, o *pipeline.Optimized, focus string, diffs map[string]string, warnings []string) error {
 	if h == nil {
 		return nil
 	}
 	e := report.NewHTMLReport(path, hardware, o.Result, h.rec, o.Predicted, warnings)
+	e.Select(focus, diffs)
 	return out.write("--html", h.file, func(w io.Writer) error { return report.WriteHTML(w, e) })
 }

@@ -77,11 +77,5 @@ func inspectRun(env *Env, opts *InspectOptions) error {
 	}
 	r := report.NewInspect(opts.Path, f.Model, f.Warnings(), opts.Nodes)
 	env.warn(r.Warnings)
-	switch opts.Format {
-	case report.JSON:
-		return report.WriteJSON(env.Out, r)
-	case report.CSV:
-		return r.WriteCSV(env.Out)
-	}
-	return r.WriteText(env.Out)
+	return writeTable(env.Out, opts.Format, r)
 }

@@ -4,6 +4,8 @@ package cmd
 // run-function hook and the conversions of strings every command takes.
 
 import (
+	"io"
+
 	"github.com/spf13/cobra"
 	"github.com/wolong-dev/wolong/report"
 	"github.com/wolong-dev/wolong/simulate/cost"
@@ -50,6 +52,18 @@ func resolveHW(flag, name string) (*hw.Hardware, error) {
 	return h, nil
 }
 
+// hwAndModel resolves a hardware flag (flag, its value name) and the
+// model flags: the last step of the flags-to-options of a command that
+// takes both (calibrate, validate).
+func hwAndModel(env *Env, flag, name string, mf *modelFlags) (*hw.Hardware, ModelOptions, error) {
+	h, err := resolveHW(flag, name)
+	if err != nil {
+		return nil, ModelOptions{}, err
+	}
+	m, err := mf.toOptions(env)
+	return h, m, err
+}
+
 // costSettings names profile's flags in the cost model's assumptions
 // ("loops without a static trip count run 10 times (--trip)"); optimize
 // and explain, which have no --trip or --dtype, name them too, so that
@@ -63,3 +77,20 @@ var pipelineCostSettings = cost.Settings{TF32: "--tf32", Shapes: shapeFlagNames}
 // shapeFlagNames are the flags that give input shapes, as assumptions name
 // them.
 const shapeFlagNames = "--dim / --input"
+
+// tableReport is a report with a text and a CSV form besides JSON.
+type tableReport interface {
+	WriteText(io.Writer) error
+	WriteCSV(io.Writer) error
+}
+
+// writeTable prints r in format: JSON, CSV or text.
+func writeTable(w io.Writer, format report.Format, r tableReport) error {
+	switch format {
+	case report.JSON:
+		return report.WriteJSON(w, r)
+	case report.CSV:
+		return r.WriteCSV(w)
+	}
+	return r.WriteText(w)
+}

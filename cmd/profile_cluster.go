@@ -284,13 +284,7 @@ func profileClusterRun(env *Env, opts *ProfileOptions, stage pipeline.Stage, ass
 			}
 		}
 		env.warn(s.Warnings)
-		switch opts.Format {
-		case report.JSON:
-			return report.WriteJSON(env.Out, s)
-		case report.CSV:
-			return s.WriteCSV(env.Out)
-		}
-		return s.WriteText(env.Out)
+		return writeTable(env.Out, opts.Format, s)
 	}
 
 	r, err := cluster.Simulate(prof, c, copt)

@@ -84,10 +84,7 @@ func (f *validateFlags) toOptions(env *Env, args []string, changed func(string) 
 			return nil, Usagef("--top must not be negative")
 		}
 	}
-	if opts.HW, err = resolveHW("--hw", name); err != nil {
-		return nil, err
-	}
-	if opts.Model, err = f.model.toOptions(env); err != nil {
+	if opts.HW, opts.Model, err = hwAndModel(env, "--hw", name, &f.model); err != nil {
 		return nil, err
 	}
 	return opts, nil

@@ -20,23 +20,14 @@ import (
 	"github.com/wolong-dev/wolong/simulate/calibrate"
 )
 
-// latencyInput is an input as a latency record gives it, with the
-// constant fill the harness fed (calibrate.GraphInput has no fill).
-type latencyInput struct {
-	Name  string   `json:"name"`
-	DType string   `json:"dtype"`
-	Shape []int64  `json:"shape"`
-	Fill  *float64 `json:"fill"`
-}
-
 // recordInputs reads the inputs a latency record lists, fills included.
-func recordInputs(file string) ([]latencyInput, error) {
+func recordInputs(file string) ([]calibrate.GraphInput, error) {
 	b, err := os.ReadFile(file)
 	if err != nil {
 		return nil, err
 	}
 	var r struct {
-		Inputs []latencyInput `json:"inputs"`
+		Inputs []calibrate.GraphInput `json:"inputs"`
 	}
 	if err := json.Unmarshal(b, &r); err != nil {
 		return nil, fmt.Errorf("%s: %v", file, err)
@@ -53,7 +44,7 @@ func validateSpeedup(env *Env, opts *ValidateOptions) error {
 	var err error
 	v := &report.SpeedupValidation{Model: path, Optimized: opts.Optimized, Hardware: h.Name}
 	var lats [2]*calibrate.Latency
-	var inputs []latencyInput
+	var inputs []calibrate.GraphInput
 	if opts.Latency != "" {
 		files := strings.Split(opts.Latency, ",")
 		if len(files) != 2 {
@@ -124,13 +115,13 @@ func measuredHow(lats [2]*calibrate.Latency) string {
 
 // measuredShapes loads path with the model flags (symbolic dims default to
 // 1) and returns its inputs' concrete shapes, for the harness.
-func measuredShapes(mo *ModelOptions, path string) ([]latencyInput, error) {
+func measuredShapes(mo *ModelOptions, path string) ([]calibrate.GraphInput, error) {
 	f, err := mo.loadInferred(path, pipeline.InferOptions{DefaultDims: true})
 	if err != nil {
 		return nil, err
 	}
 	defer f.Loaded.Close()
-	var out []latencyInput
+	var out []calibrate.GraphInput
 	for _, in := range f.Model.Graph.Inputs {
 		if in.Const != nil {
 			continue
@@ -139,7 +130,7 @@ func measuredShapes(mo *ModelOptions, path string) ([]latencyInput, error) {
 		if t.Kind != ir.KindTensor || !t.Shape.Known {
 			return nil, fmt.Errorf("%s: input %q is %s: give its shape with --input", path, in.Name, t)
 		}
-		li := latencyInput{Name: in.Name, DType: t.DType.String()}
+		li := calibrate.GraphInput{Name: in.Name, DType: t.DType.String()}
 		for _, d := range t.Shape.Dims {
 			if !d.IsConcrete() {
 				return nil, fmt.Errorf("%s: input %q has shape %s: give it with --input or --dim", path, in.Name, t.Shape)
@@ -155,7 +146,7 @@ func measuredShapes(mo *ModelOptions, path string) ([]latencyInput, error) {
 // (each round runs both; a slow spell of the machine falls on both alike
 // and its speed factor is divided out), one thread, graph optimizations
 // disabled, profiling off.
-func measurePair(model, optimized string, inputs []latencyInput, seconds float64) ([2]*calibrate.Latency, error) {
+func measurePair(model, optimized string, inputs []calibrate.GraphInput, seconds float64) ([2]*calibrate.Latency, error) {
 	var lats [2]*calibrate.Latency
 	h, err := openORT()
 	if err != nil {
@@ -166,11 +157,7 @@ func measurePair(model, optimized string, inputs []latencyInput, seconds float64
 		return lats, err
 	}
 	defer os.RemoveAll(dir)
-	var ins []ortbench.Input
-	for _, in := range inputs {
-		ins = append(ins, ortbench.Input{Name: in.Name, DType: in.DType, Shape: in.Shape, Fill: in.Fill})
-	}
-	jobs := []ortbench.Job{{Model: absPath(model), Inputs: ins, Seed: 1, Out: "model.json"}, {Model: absPath(optimized), Inputs: ins, Seed: 1, Out: "optimized.json"}}
+	jobs := []ortbench.Job{{Model: absPath(model), Inputs: inputs, Seed: 1, Out: "model.json"}, {Model: absPath(optimized), Inputs: inputs, Seed: 1, Out: "optimized.json"}}
 	if seconds <= 0 {
 		seconds = 3
 	}
@@ -188,7 +175,7 @@ func measurePair(model, optimized string, inputs []latencyInput, seconds float64
 // outputsEqual runs both models once in ONNX Runtime on the same inputs
 // (fills as recorded, else seeded random values) and compares their
 // outputs with verify's tolerances; nil, with the reason, when it cannot.
-func outputsEqual(model, optimized string, inputs []latencyInput, mo *ModelOptions) (*bool, string) {
+func outputsEqual(model, optimized string, inputs []calibrate.GraphInput, mo *ModelOptions) (*bool, string) {
 	h, err := openORT()
 	if err != nil {
 		return nil, "outputs not compared: " + err.Error()

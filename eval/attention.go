@@ -55,21 +55,7 @@ func concatSeq(a []float64, as [4]int, b []float64, bs [4]int) ([]float64, [4]in
 }
 
 func kernelAttention(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	qt, err := need(in, 0, "Q")
-	if err != nil {
-		return nil, err
-	}
-	kt, err := need(in, 1, "K")
-	if err != nil {
-		return nil, err
-	}
-	vt, err := need(in, 2, "V")
-	if err != nil {
-		return nil, err
-	}
-	if err := requireFloat(qt, "Q"); err != nil {
-		return nil, err
-	}
+	qt, kt, vt := in[0], in[1], in[2]
 	if qt.Rank() != kt.Rank() || qt.Rank() != vt.Rank() {
 		return nil, c.Errorf("Q, K and V ranks differ")
 	}
@@ -340,23 +326,10 @@ func (a *attnOp) run(c *Ctx, bias []float64, lowPrec bool) (y, qkOut []float64) 
 }
 
 func kernelRotaryEmbedding(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x, err := need(in, 0, "X")
-	if err != nil {
-		return nil, err
-	}
-	if err := requireFloat(x, "X"); err != nil {
-		return nil, err
-	}
-	cosT, err := need(in, 1, "cos_cache")
-	if err != nil {
-		return nil, err
-	}
-	sinT, err := need(in, 2, "sin_cache")
-	if err != nil {
-		return nil, err
-	}
+	x, cosT, sinT := in[0], in[1], in[2]
 	var pos []int64
 	if len(in) > 3 && in[3] != nil {
+		var err error
 		if pos, err = ints(in[3], "position_ids"); err != nil {
 			return nil, err
 		}

@@ -24,8 +24,7 @@ func init() {
 		return []*Tensor{out}, nil
 	}, "Cast")
 	register(func(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-		x := in[0]
-		like := in[1]
+		x, like := in[0], in[1]
 		out, err := castTensor(c, x, like.DType, c.Int("saturate", 1) != 0)
 		if err != nil {
 			return nil, err

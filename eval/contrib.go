@@ -39,11 +39,7 @@ func optIn(in []*Tensor, i int) *Tensor {
 
 func qlinearBinary(f func(a, b float64) float64) Kernel {
 	return func(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-		a := in[0]
-		as := in[1]
-		b := in[3]
-		bs := in[4]
-		cs := in[6]
+		a, as, b, bs, cs := in[0], in[1], in[3], in[4], in[6]
 		af, err := dequantize(c, a, as, optIn(in, 2), -1)
 		if err != nil {
 			return nil, err
@@ -73,9 +69,7 @@ func qlinearBinary(f func(a, b float64) float64) Kernel {
 }
 
 func kernelQLinearGAP(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x := in[0]
-	xs := in[1]
-	ys := in[3]
+	x, xs, ys := in[0], in[1], in[3]
 	if x.Rank() < 3 {
 		return nil, c.Errorf("X must have rank >= 3")
 	}
@@ -137,11 +131,7 @@ func lastAxisParam(t *Tensor, hidden int, what string) ([]float64, error) {
 // SkipSimplifiedLayerNormalization(input, skip, gamma, bias).
 func skipNorm(simplified bool) Kernel {
 	return func(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-		x := in[0]
-		skip := in[1]
-		if err := requireFloat(x, "input"); err != nil {
-			return nil, err
-		}
+		x, skip := in[0], in[1]
 		if x.Rank() < 1 {
 			return nil, c.Errorf("input must have rank >= 1")
 		}
@@ -245,9 +235,7 @@ func kernelFastGelu(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 // kernelMatMulNBits: Y = A * dequant(B)^T (+ bias), B [N, k_blocks,
 // blob] of bits-wide values packed little-endian in bytes.
 func kernelMatMulNBits(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	a := in[0]
-	bq := in[1]
-	sc := in[2]
+	a, bq, sc := in[0], in[1], in[2]
 	if optIn(in, 4) != nil {
 		return nil, c.unsupported("g_idx")
 	}
@@ -255,9 +243,6 @@ func kernelMatMulNBits(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	bits, bs := int(c.Int("bits", 4)), int(c.Int("block_size", 0))
 	if K <= 0 || N <= 0 || bs <= 0 || bits <= 0 || bits > 8 || 8%bits != 0 {
 		return nil, c.Errorf("invalid K=%d N=%d bits=%d block_size=%d", K, N, bits, bs)
-	}
-	if err := requireFloat(a, "A"); err != nil {
-		return nil, err
 	}
 	if a.Rank() == 0 || a.Shape[a.Rank()-1] != K || bq.cls() != clsI {
 		return nil, c.Errorf("A %s or B %s does not fit K=%d", a, bq, K)
@@ -380,8 +365,7 @@ func kernelBinarizer(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 }
 
 func kernelArrayFeatureExtractor(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x := in[0]
-	it := in[1]
+	x, it := in[0], in[1]
 	idx, err := ints(it, "Y")
 	if err != nil {
 		return nil, err

@@ -16,18 +16,7 @@ func init() {
 }
 
 func kernelEmbedLayerNorm(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	ids, err := need(in, 0, "input_ids")
-	if err != nil {
-		return nil, err
-	}
-	word, err := need(in, 2, "word_embedding")
-	if err != nil {
-		return nil, err
-	}
-	pos, err := need(in, 3, "position_embedding")
-	if err != nil {
-		return nil, err
-	}
+	ids, word, pos := in[0], in[2], in[3]
 	if ids.Rank() != 2 || word.Rank() != 2 || pos.Rank() != 2 || pos.Shape[1] != word.Shape[1] {
 		return nil, c.Errorf("input_ids %s, word_embedding %s, position_embedding %s do not fit", ids, word, pos)
 	}
@@ -127,17 +116,7 @@ func kernelEmbedLayerNorm(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 // (0 = masked), past/present key-value cache [2, B, N, P, D] and causal
 // masking (unidirectional).
 func kernelMSAttention(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x, err := need(in, 0, "input")
-	if err != nil {
-		return nil, err
-	}
-	w, err := need(in, 1, "weights")
-	if err != nil {
-		return nil, err
-	}
-	if err := requireFloat(x, "input"); err != nil {
-		return nil, err
-	}
+	x, w := in[0], in[1]
 	if _, ok := c.Ints("qkv_hidden_sizes"); ok {
 		return nil, c.unsupported("qkv_hidden_sizes")
 	}
@@ -253,22 +232,7 @@ func init() {
 // kernelQAttention dequantizes input and weights (per-tensor scales and
 // zero points) and evaluates com.microsoft Attention.
 func kernelQAttention(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x, err := need(in, 0, "input")
-	if err != nil {
-		return nil, err
-	}
-	w, err := need(in, 1, "weight")
-	if err != nil {
-		return nil, err
-	}
-	xs, err := need(in, 3, "input_scale")
-	if err != nil {
-		return nil, err
-	}
-	ws, err := need(in, 4, "weight_scale")
-	if err != nil {
-		return nil, err
-	}
+	x, w, xs, ws := in[0], in[1], in[3], in[4]
 	if xs.Len() != 1 {
 		return nil, c.unsupported("per-channel input scale")
 	}
@@ -293,18 +257,7 @@ func kernelQAttention(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 // data) and dequantizes them: (q - zero_point) * scale per block along
 // quantize_axis.
 func kernelGatherBlockQuantized(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	data, err := need(in, 0, "data")
-	if err != nil {
-		return nil, err
-	}
-	idxT, err := need(in, 1, "indices")
-	if err != nil {
-		return nil, err
-	}
-	sc, err := need(in, 2, "scales")
-	if err != nil {
-		return nil, err
-	}
+	data, idxT, sc := in[0], in[1], in[2]
 	bits := int(c.Int("bits", 4))
 	bs := int(c.Int("block_size", 128))
 	if data.cls() != clsI || data.Rank() < 1 || bs <= 0 {

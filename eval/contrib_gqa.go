@@ -16,10 +16,7 @@ func init() {
 }
 
 func kernelGQA(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	qt, err := need(in, 0, "query")
-	if err != nil {
-		return nil, err
-	}
+	qt := in[0]
 	kt, vt := optIn(in, 1), optIn(in, 2)
 	if kt == nil || vt == nil {
 		return nil, c.unsupported("packed QKV")
@@ -30,13 +27,7 @@ func kernelGQA(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	if c.Int("smooth_softmax", 0) != 0 {
 		return nil, c.unsupported("smooth_softmax")
 	}
-	sk, err := need(in, 5, "seqlens_k")
-	if err != nil {
-		return nil, err
-	}
-	if err := requireFloat(qt, "query"); err != nil {
-		return nil, err
-	}
+	sk := in[5]
 	N, KN := int(c.Int("num_heads", 0)), int(c.Int("kv_num_heads", 0))
 	if N <= 0 || KN <= 0 || N%KN != 0 {
 		return nil, c.Errorf("num_heads %d must be a positive multiple of kv_num_heads %d", N, KN)

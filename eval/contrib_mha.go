@@ -17,25 +17,7 @@ func init() {
 // kernelMSRotary: RotaryEmbedding(input, position_ids, cos_cache,
 // sin_cache). position_ids is [B, S] or a one-element start offset.
 func kernelMSRotary(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x, err := need(in, 0, "input")
-	if err != nil {
-		return nil, err
-	}
-	pt, err := need(in, 1, "position_ids")
-	if err != nil {
-		return nil, err
-	}
-	cosT, err := need(in, 2, "cos_cache")
-	if err != nil {
-		return nil, err
-	}
-	sinT, err := need(in, 3, "sin_cache")
-	if err != nil {
-		return nil, err
-	}
-	if err := requireFloat(x, "input"); err != nil {
-		return nil, err
-	}
+	x, pt, cosT, sinT := in[0], in[1], in[2], in[3]
 	if cosT.Rank() != 2 || sinT.Rank() != 2 {
 		return nil, c.Errorf("caches must be 2-D")
 	}
@@ -105,19 +87,13 @@ func kernelMSRotary(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 // key_padding_mask, attention_bias, past_key, past_value) for separate
 // 3-D Q/K/V.
 func kernelMSMHA(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	qt, err := need(in, 0, "query")
-	if err != nil {
-		return nil, err
-	}
+	qt := in[0]
 	kt, err := need(in, 1, "key")
 	if err != nil {
 		return nil, err
 	}
 	vt, err := need(in, 2, "value")
 	if err != nil {
-		return nil, err
-	}
-	if err := requireFloat(qt, "query"); err != nil {
 		return nil, err
 	}
 	if optIn(in, 3) != nil || optIn(in, 4) != nil {

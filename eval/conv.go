@@ -190,17 +190,7 @@ func gemm64strided(m, n, k int, a, b, cm []float64, ldc int) {
 }
 
 func kernelConv(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x, err := need(in, 0, "X")
-	if err != nil {
-		return nil, err
-	}
-	wt, err := need(in, 1, "W")
-	if err != nil {
-		return nil, err
-	}
-	if err := requireFloat(x, "X"); err != nil {
-		return nil, err
-	}
+	x, wt := in[0], in[1]
 	if x.DType != wt.DType {
 		return nil, c.Errorf("X is %s, W is %s", x.DType, wt.DType)
 	}
@@ -219,14 +209,7 @@ func kernelConv(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 }
 
 func kernelConvInteger(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x, err := need(in, 0, "x")
-	if err != nil {
-		return nil, err
-	}
-	wt, err := need(in, 1, "w")
-	if err != nil {
-		return nil, err
-	}
+	x, wt := in[0], in[1]
 	xz := optIn(in, 2)
 	wz := optIn(in, 3)
 	xf, err := dequantizeAxis(c, x, &Tensor{DType: ir.Float64, Shape: []int{}, D: []float64{1}}, xz, -1, 0)
@@ -316,17 +299,7 @@ func kernelQLinearConv(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 }
 
 func kernelConvTranspose(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x, err := need(in, 0, "X")
-	if err != nil {
-		return nil, err
-	}
-	wt, err := need(in, 1, "W")
-	if err != nil {
-		return nil, err
-	}
-	if err := requireFloat(x, "X"); err != nil {
-		return nil, err
-	}
+	x, wt := in[0], in[1]
 	if x.Rank() < 3 || wt.Rank() != x.Rank() {
 		return nil, c.Errorf("X %s and W %s do not fit", x, wt)
 	}
@@ -408,10 +381,7 @@ func kernelConvTranspose(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 
 func poolKernel(kind string) Kernel {
 	return func(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-		x, err := need(in, 0, "X")
-		if err != nil {
-			return nil, err
-		}
+		x := in[0]
 		if x.Rank() < 3 {
 			return nil, c.Errorf("X must have rank >= 3, got %s", x)
 		}
@@ -543,13 +513,7 @@ func poolKernel(kind string) Kernel {
 
 func globalPool(kind string) Kernel {
 	return func(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-		x, err := need(in, 0, "X")
-		if err != nil {
-			return nil, err
-		}
-		if err := requireFloat(x, "X"); err != nil {
-			return nil, err
-		}
+		x := in[0]
 		if x.Rank() < 2 {
 			return nil, c.Errorf("X must have rank >= 2")
 		}

@@ -28,12 +28,7 @@ func bilinearZero(img []float64, h, w int, y, x float64) float64 {
 }
 
 func kernelDeformConv(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x := in[0]
-	wt := in[1]
-	off := in[2]
-	if err := requireFloat(x, "X"); err != nil {
-		return nil, err
-	}
+	x, wt, off := in[0], in[1], in[2]
 	if x.Rank() != 4 || wt.Rank() != 4 || off.Rank() != 4 {
 		return nil, c.unsupported("only 2-D deformable convolution")
 	}

@@ -14,7 +14,7 @@ func init() {
 	for name, f := range map[string]func(float64) float64{
 		"Sqrt": math.Sqrt, "Exp": math.Exp, "Log": math.Log, "Sin": math.Sin, "Cos": math.Cos, "Tan": math.Tan,
 		"Asin": math.Asin, "Acos": math.Acos, "Atan": math.Atan, "Sinh": math.Sinh, "Cosh": math.Cosh,
-		"Asinh": math.Asinh, "Acosh": math.Acosh, "Atanh": math.Atanh, "Tanh": math.Tanh, "Erf": math.Erf,
+		"Asinh": math.Asinh, "Acosh": math.Acosh, "Atanh": math.Atanh, "Tanh": math.Tanh,
 		"Floor": math.Floor, "Ceil": math.Ceil, "Round": math.RoundToEven,
 		"Reciprocal": func(x float64) float64 { return 1 / x },
 		"Sigmoid":    sigmoid,
@@ -25,6 +25,9 @@ func init() {
 	} {
 		register(unaryFloat(f), name)
 	}
+	// Erf takes every numeric type (an integer input gives erf truncated,
+	// as the ONNX reference casts it back); the ops above take floats.
+	register(unaryNumC(func(*Ctx) func(float64) float64 { return math.Erf }), "Erf")
 	register(unaryFloatC(func(c *Ctx) func(float64) float64 {
 		alpha := float64(c.Float("alpha", 1))
 		return func(x float64) float64 {
@@ -132,18 +135,7 @@ func init() {
 	register(bitwise(func(a, b int64) int64 { return a ^ b }), "BitwiseXor")
 	register(kernelBitShift, "BitShift")
 	register(func(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-		x := in[0]
-		if x.cls() != clsI {
-			return nil, c.Errorf("BitwiseNot needs an integer tensor, got %s", x)
-		}
-		out, err := c.alloc(x.DType, x.Shape)
-		if err != nil {
-			return nil, err
-		}
-		for i, v := range x.I {
-			out.I[i] = ^v
-		}
-		return []*Tensor{out}, nil
+		return mapElems(c, in[0], intsOf, func(v int64) int64 { return ^v })
 	}, "BitwiseNot")
 
 	register(compare(func(o int) bool { return o == 0 }, true), "Equal")
@@ -155,18 +147,7 @@ func init() {
 	register(logical(func(a, b bool) bool { return a || b }), "Or")
 	register(logical(func(a, b bool) bool { return a != b }), "Xor")
 	register(func(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-		x := in[0]
-		if x.cls() != clsB {
-			return nil, c.Errorf("Not needs a bool tensor, got %s", x)
-		}
-		out, err := c.alloc(ir.Bool, x.Shape)
-		if err != nil {
-			return nil, err
-		}
-		for i, v := range x.B {
-			out.B[i] = !v
-		}
-		return []*Tensor{out}, nil
+		return mapElems(c, in[0], boolsOf, func(v bool) bool { return !v })
 	}, "Not")
 	register(func(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 		return floatPredicate(c, in, math.IsNaN)
@@ -221,9 +202,6 @@ func unaryFloat(f func(float64) float64) Kernel {
 func unaryFloatC(mk func(c *Ctx) func(float64) float64) Kernel {
 	return func(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 		x := in[0]
-		if err := requireFloat(x, "input"); err != nil {
-			return nil, err
-		}
 		return mapFloat(c, x, mk(c))
 	}
 }
@@ -335,32 +313,53 @@ func binaryOperands(c *Ctx, in []*Tensor, sameType bool) (a, b *Tensor, shape, i
 	return a, b, shape, bcastIndex(shape, a.Shape), bcastIndex(shape, b.Shape), nil
 }
 
-// binaryOutput checks and broadcasts two operands of the same type and of
-// storage class want (what names it in the error), and allocates the
-// output, of their type.
-func binaryOutput(c *Ctx, in []*Tensor, want class, what string) (a, b, out *Tensor, ia, ib []int, err error) {
+// binaryAlloc checks and broadcasts two operands (of one type when
+// sameType) and allocates the output, of type dt, or of the operands'
+// type when dt is Undefined.
+func binaryAlloc(c *Ctx, in []*Tensor, sameType bool, dt ir.DType) (a, b, out *Tensor, ia, ib []int, err error) {
 	var shape []int
-	if a, b, shape, ia, ib, err = binaryOperands(c, in, true); err != nil {
+	if a, b, shape, ia, ib, err = binaryOperands(c, in, sameType); err != nil {
 		return
 	}
-	if a.cls() != want {
-		err = c.Errorf("operands must be %s, got %s", what, a)
-		return
+	if dt == ir.Undefined {
+		dt = a.DType
 	}
-	out, err = c.alloc(a.DType, shape)
+	out, err = c.alloc(dt, shape)
 	return
 }
 
-func binaryOp(ff func(a, b float64) float64, fi func(dt ir.DType, a, b int64) int64) Kernel {
+// zipKernel is the kernel of a binary op over two operands of one type,
+// broadcast: body fills out (of type dt, or the operands' type when dt is
+// Undefined) from a and b at the broadcast picks ia and ib.
+func zipKernel(dt ir.DType, body func(c *Ctx, a, b, out *Tensor, ia, ib []int) error) Kernel {
 	return func(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-		a, b, shape, ia, ib, err := binaryOperands(c, in, true)
+		a, b, out, ia, ib, err := binaryAlloc(c, in, true, dt)
 		if err != nil {
 			return nil, err
 		}
-		out, err := c.alloc(a.DType, shape)
-		if err != nil {
+		if err := body(c, a, b, out, ia, ib); err != nil {
 			return nil, err
 		}
+		return []*Tensor{out}, nil
+	}
+}
+
+// mapElems returns a tensor of x's type and shape whose elements are f
+// of x's, in the storage slice at picks.
+func mapElems[T any](c *Ctx, x *Tensor, at func(*Tensor) []T, f func(T) T) ([]*Tensor, error) {
+	out, err := c.alloc(x.DType, x.Shape)
+	if err != nil {
+		return nil, err
+	}
+	dst := at(out)
+	for i, v := range at(x) {
+		dst[i] = f(v)
+	}
+	return []*Tensor{out}, nil
+}
+
+func binaryOp(ff func(a, b float64) float64, fi func(dt ir.DType, a, b int64) int64) Kernel {
+	return zipKernel(ir.Undefined, func(c *Ctx, a, b, out *Tensor, ia, ib []int) error {
 		switch a.cls() {
 		case clsF:
 			zipBroadcast(out.F, a.F, ia, b.F, ib, func(x, y float32) float32 { return float32(ff(float64(x), float64(y))) })
@@ -369,18 +368,14 @@ func binaryOp(ff func(a, b float64) float64, fi func(dt ir.DType, a, b int64) in
 		case clsI:
 			zipBroadcast(out.I, a.I, ia, b.I, ib, func(x, y int64) int64 { return fi(a.DType, x, y) })
 		default:
-			return nil, c.Errorf("operands must be numeric, got %s", a)
+			return c.Errorf("operands must be numeric, got %s", a)
 		}
-		return []*Tensor{out}, nil
-	}
+		return nil
+	})
 }
 
 func kernelPow(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	a, b, shape, ia, ib, err := binaryOperands(c, in, false)
-	if err != nil {
-		return nil, err
-	}
-	out, err := c.alloc(a.DType, shape)
+	a, b, out, ia, ib, err := binaryAlloc(c, in, false, ir.Undefined)
 	if err != nil {
 		return nil, err
 	}
@@ -453,16 +448,22 @@ func kernelMod(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	})(c, in)
 }
 
-func bitwise(f func(a, b int64) int64) Kernel {
-	return func(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-		a, b, out, ia, ib, err := binaryOutput(c, in, clsI, "integers")
-		if err != nil {
-			return nil, err
-		}
-		zipBroadcast(out.I, a.I, ia, b.I, ib, f)
-		return []*Tensor{out}, nil
-	}
+// zipSame is the kernel of a binary op over two operands of one type,
+// broadcast, with an output of that type: f of their elements in the
+// storage slice at picks.
+func zipSame[T any](at func(*Tensor) []T, f func(a, b T) T) Kernel {
+	return zipKernel(ir.Undefined, func(_ *Ctx, a, b, out *Tensor, ia, ib []int) error {
+		zipBroadcast(at(out), at(a), ia, at(b), ib, f)
+		return nil
+	})
 }
+
+// The storage slices of the integer and bool classes, for mapElems and
+// zipSame.
+func intsOf(t *Tensor) []int64 { return t.I }
+func boolsOf(t *Tensor) []bool { return t.B }
+
+func bitwise(f func(a, b int64) int64) Kernel { return zipSame(intsOf, f) }
 
 func kernelBitShift(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	left := c.Str("direction", "") == "LEFT"
@@ -483,25 +484,17 @@ func kernelBitShift(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 // cmpInt orders two integers of type dt.
 func cmpInt(dt ir.DType, a, b int64) int {
 	if dt == ir.Uint64 {
-		x, y := uint64(a), uint64(b)
-		switch {
-		case x < y:
-			return -1
-		case x > y:
-			return 1
-		}
-		return 0
+		return order(uint64(a), uint64(b))
 	}
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
+	return order(a, b)
 }
 
-func cmpFloat(a, b float64) int {
+// cmpFloat is order for floats: 0 when either is NaN (callers that must
+// not see NaN as equal check for it first).
+func cmpFloat(a, b float64) int { return order(a, b) }
+
+// order is -1, 0 or 1 as a is below, equal to or above b.
+func order[T int64 | uint64 | float64](a, b T) int {
 	switch {
 	case a < b:
 		return -1
@@ -512,15 +505,7 @@ func cmpFloat(a, b float64) int {
 }
 
 func compare(pred func(int) bool, eq bool) Kernel {
-	return func(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-		a, b, shape, ia, ib, err := binaryOperands(c, in, true)
-		if err != nil {
-			return nil, err
-		}
-		out, err := c.alloc(ir.Bool, shape)
-		if err != nil {
-			return nil, err
-		}
+	return zipKernel(ir.Bool, func(c *Ctx, a, b, out *Tensor, ia, ib []int) error {
 		switch a.cls() {
 		case clsF:
 			zipBroadcast(out.B, a.F, ia, b.F, ib, func(x, y float32) bool {
@@ -545,7 +530,7 @@ func compare(pred func(int) bool, eq bool) Kernel {
 			})
 		case clsS:
 			if !eq {
-				return nil, c.Errorf("cannot order strings")
+				return c.Errorf("cannot order strings")
 			}
 			zipBroadcast(out.B, a.S, ia, b.S, ib, func(x, y string) bool {
 				o := 1
@@ -555,29 +540,14 @@ func compare(pred func(int) bool, eq bool) Kernel {
 				return pred(o)
 			})
 		}
-		return []*Tensor{out}, nil
-	}
+		return nil
+	})
 }
 
-func logical(f func(a, b bool) bool) Kernel {
-	return func(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-		a, b, out, ia, ib, err := binaryOutput(c, in, clsB, "bool")
-		if err != nil {
-			return nil, err
-		}
-		zipBroadcast(out.B, a.B, ia, b.B, ib, f)
-		return []*Tensor{out}, nil
-	}
-}
+func logical(f func(a, b bool) bool) Kernel { return zipSame(boolsOf, f) }
 
 func floatPredicate(c *Ctx, in []*Tensor, f func(float64) bool) ([]*Tensor, error) {
-	x, err := need(in, 0, "X")
-	if err != nil {
-		return nil, err
-	}
-	if err := requireFloat(x, "input"); err != nil {
-		return nil, err
-	}
+	x := in[0]
 	out, err := c.alloc(ir.Bool, x.Shape)
 	if err != nil {
 		return nil, err
@@ -650,12 +620,7 @@ func firstOr[T any](j int, f func(acc, x T) T) func(acc, x T) T {
 }
 
 func kernelWhere(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	cond := in[0]
-	x := in[1]
-	y := in[2]
-	if cond.cls() != clsB {
-		return nil, c.Errorf("condition must be bool, got %s", cond)
-	}
+	cond, x, y := in[0], in[1], in[2]
 	if x.DType != y.DType {
 		return nil, c.Errorf("X and Y have different types %s and %s", x.DType, y.DType)
 	}
@@ -729,8 +694,7 @@ func kernelClip(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 }
 
 func kernelPRelu(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x := in[0]
-	slope := in[1]
+	x, slope := in[0], in[1]
 	// Before opset 7 a 1-D slope applies per channel (axis 1).
 	if _, err := broadcastShapes(x.Shape, slope.Shape); err != nil && slope.Rank() == 1 && x.Rank() >= 2 && slope.Len() == x.Shape[1] {
 		shape := make([]int, x.Rank()-1)

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"time"
 
 	"github.com/wolong-dev/wolong/ir"
@@ -528,10 +529,13 @@ func (e *Evaluator) call(n *ir.Node, sc *scope, in []Value, depth int) (outs []V
 
 // checkInputs is every kernel's preamble, checked once from ir's op
 // table before the kernel runs: the node has as many input slots as its
-// op takes at opset (unknown: the loosest bounds), and each slot the op
-// requires holds a value. A kernel reads its required inputs as in[i]
-// without checking them again; it still checks optional ones, and the
-// dtypes and shapes its arithmetic needs.
+// op takes at opset (unknown: the loosest bounds), each slot the op
+// requires holds a value, and each tensor given has an element type its
+// slot accepts (OpInfo.Types). A kernel reads its required inputs as
+// in[i] without checking them again, nor the element types the table
+// declares; it still checks optional inputs, the element types it
+// supports beyond or short of the table's, and the shapes its arithmetic
+// needs.
 func checkInputs(n *ir.Node, opset int64, in []Value) error {
 	info := ir.InfoOf(n)
 	if info == nil {
@@ -546,7 +550,20 @@ func checkInputs(n *ir.Node, opset int64, in []Value) error {
 			return fmt.Errorf("missing input %d, which %s requires", i, n.QualifiedOp())
 		}
 	}
+	for i, v := range in {
+		if t, ok := v.(*Tensor); ok && t != nil && !info.InputTypes(i).Has(t.DType) {
+			return fmt.Errorf("input %d (%s) is %s; %s takes %s types there", i, inputName(n, i), t.DType, n.QualifiedOp(), info.InputTypes(i))
+		}
+	}
 	return nil
+}
+
+// inputName is the name of n's input value i, for messages.
+func inputName(n *ir.Node, i int) string {
+	if v := n.Input(i); v != nil && v.Name != "" {
+		return strconv.Quote(v.Name)
+	}
+	return "unnamed"
 }
 
 func valueKind(v Value) string {

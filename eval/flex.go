@@ -37,13 +37,8 @@ func (c *Ctx) applyMod(name string, t *Tensor) (*Tensor, error) {
 }
 
 func kernelFlexAttention(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	qt := in[0]
-	kt := in[1]
-	vt := in[2]
+	qt, kt, vt := in[0], in[1], in[2]
 	var err error
-	if err := requireFloat(qt, "Q"); err != nil {
-		return nil, err
-	}
 	if c.Graph("mask_mod") != nil {
 		return nil, c.unsupported("mask_mod")
 	}
@@ -119,8 +114,7 @@ func kernelSwiGLU(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 }
 
 func kernelMaxUnpool(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x := in[0]
-	it := in[1]
+	x, it := in[0], in[1]
 	idx, err := ints(it, "I")
 	if err != nil {
 		return nil, err

@@ -356,8 +356,7 @@ func kernelScatterND(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 // TensorScatter(past_cache, update, write_indices): writes update into the
 // cache along axis at per-batch offsets (linear or circular mode).
 func kernelTensorScatter(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x := in[0]
-	upd := in[1]
+	x, upd := in[0], in[1]
 	if upd.DType != x.DType || upd.Rank() != x.Rank() || x.Rank() < 2 {
 		return nil, c.Errorf("update %s does not fit cache %s", upd, x)
 	}

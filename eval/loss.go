@@ -80,11 +80,7 @@ func reduceLoss(c *Ctx, loss []float64, shape []int, wsum float64, like *Tensor)
 }
 
 func kernelNLLLoss(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x := in[0]
-	if err := requireFloat(x, "input"); err != nil {
-		return nil, err
-	}
-	t := in[1]
+	x, t := in[0], in[1]
 	w := optIn(in, 2)
 	loss, shape, wsum, err := nll(c, x.f64(), x.Shape, t, w)
 	if err != nil {
@@ -98,11 +94,7 @@ func kernelNLLLoss(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 }
 
 func kernelSCELoss(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x := in[0]
-	if err := requireFloat(x, "scores"); err != nil {
-		return nil, err
-	}
-	t := in[1]
+	x, t := in[0], in[1]
 	if x.Rank() < 2 {
 		return nil, c.Errorf("scores must have rank >= 2")
 	}

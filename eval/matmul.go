@@ -127,14 +127,7 @@ func (c *Ctx) matmul(a, b *Tensor, outType ir.DType) (*Tensor, error) {
 }
 
 func kernelMatMul(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	a, err := need(in, 0, "A")
-	if err != nil {
-		return nil, err
-	}
-	b, err := need(in, 1, "B")
-	if err != nil {
-		return nil, err
-	}
+	a, b := in[0], in[1]
 	if a.DType != b.DType {
 		return nil, c.Errorf("A is %s, B is %s", a.DType, b.DType)
 	}
@@ -146,14 +139,7 @@ func kernelMatMul(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 }
 
 func kernelGemm(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	a, err := need(in, 0, "A")
-	if err != nil {
-		return nil, err
-	}
-	b, err := need(in, 1, "B")
-	if err != nil {
-		return nil, err
-	}
+	a, b := in[0], in[1]
 	if a.Rank() != 2 || b.Rank() != 2 {
 		return nil, c.Errorf("A and B must be 2-D, got %s and %s", a, b)
 	}
@@ -259,14 +245,7 @@ func subZeroPoint(x *Tensor, zp *Tensor, axis int) ([]int64, error) {
 }
 
 func kernelMatMulInteger(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	a, err := need(in, 0, "A")
-	if err != nil {
-		return nil, err
-	}
-	b, err := need(in, 1, "B")
-	if err != nil {
-		return nil, err
-	}
+	a, b := in[0], in[1]
 	if a.cls() != clsI || b.cls() != clsI {
 		return nil, c.Errorf("A and B must be integer tensors")
 	}

@@ -75,9 +75,6 @@ func kernelBitCast(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 
 func kernelDet(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	x := in[0]
-	if err := requireFloat(x, "X"); err != nil {
-		return nil, err
-	}
 	r := x.Rank()
 	if r < 2 || x.Shape[r-1] != x.Shape[r-2] {
 		return nil, c.Errorf("X must be a batch of square matrices, got %s", x)
@@ -237,8 +234,7 @@ func windowKernel(f func(n, d float64) float64) Kernel {
 }
 
 func kernelNMS(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	boxes := in[0]
-	scores := in[1]
+	boxes, scores := in[0], in[1]
 	if boxes.Rank() != 3 || boxes.Shape[2] != 4 || scores.Rank() != 3 || scores.Shape[0] != boxes.Shape[0] || scores.Shape[2] != boxes.Shape[1] {
 		return nil, c.Errorf("boxes %s and scores %s do not fit", boxes, scores)
 	}
@@ -316,9 +312,6 @@ func kernelNMS(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 
 func kernelImageScaler(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	x := in[0]
-	if err := requireFloat(x, "input"); err != nil {
-		return nil, err
-	}
 	if x.Rank() < 2 {
 		return nil, c.Errorf("input must have rank >= 2")
 	}
@@ -374,14 +367,7 @@ func kernelCrop(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 }
 
 func kernelStringConcat(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	a, b, shape, ia, ib, err := binaryOperands(c, in, true)
-	if err != nil {
-		return nil, err
-	}
-	if a.cls() != clsS {
-		return nil, c.Errorf("inputs must be strings")
-	}
-	out, err := c.alloc(ir.String, shape)
+	a, b, out, ia, ib, err := binaryAlloc(c, in, true, ir.Undefined)
 	if err != nil {
 		return nil, err
 	}
@@ -393,9 +379,6 @@ func kernelStringConcat(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 
 func kernelStringSplit(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	x := in[0]
-	if x.cls() != clsS {
-		return nil, c.Errorf("X must be strings")
-	}
 	delim := c.Str("delimiter", "")
 	maxSplit := int(c.Int("maxsplit", -1))
 	parts := make([][]string, x.Len())
@@ -485,9 +468,6 @@ func kernelStringNormalizer(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 
 func kernelRegexFullMatch(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	x := in[0]
-	if x.cls() != clsS {
-		return nil, c.Errorf("X must be strings")
-	}
 	re, err := regexp.Compile("^(?:" + c.Str("pattern", "") + ")$")
 	if err != nil {
 		return nil, c.unsupported("pattern %q is not RE2 syntax: %v", c.Str("pattern", ""), err)

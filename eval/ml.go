@@ -21,10 +21,7 @@ func init() {
 }
 
 func kernelOneHotEncoder(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x, err := need(in, 0, "X")
-	if err != nil {
-		return nil, err
-	}
+	x := in[0]
 	zeros := c.Int("zeros", 1) != 0
 	var key func(i int) string
 	var cats []string
@@ -145,10 +142,7 @@ func postTransform(c *Ctx, s []float64) error {
 // class, then the label of the best score) or TreeEnsembleRegressor.
 func treeEnsemble(classifier bool) Kernel {
 	return func(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-		x, err := need(in, 0, "X")
-		if err != nil {
-			return nil, err
-		}
+		x := in[0]
 		f := x.f64()
 		if f == nil || x.Rank() > 2 {
 			return nil, c.Errorf("X must be a numeric [N, F] tensor")
@@ -269,10 +263,7 @@ func labelList(c *Ctx, kind string) (*Tensor, error) {
 // kernelLabelEncoder maps each input element through keys -> values
 // (compared by their printed value), else the default.
 func kernelLabelEncoder(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x, err := need(in, 0, "X")
-	if err != nil {
-		return nil, err
-	}
+	x := in[0]
 	keys, err := labelList(c, "keys")
 	if err != nil {
 		return nil, err
@@ -329,10 +320,7 @@ func init() {
 // and modes (0 LEQ, 1 LT, 2 GTE, 3 GT, 4 EQ, 5 NEQ, 6 MEMBER with sets in
 // membership_values separated by NaN).
 func kernelTreeEnsemble5(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x, err := need(in, 0, "X")
-	if err != nil {
-		return nil, err
-	}
+	x := in[0]
 	if err := requireFloat(x, "X"); err != nil {
 		return nil, err
 	}

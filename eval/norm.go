@@ -34,9 +34,6 @@ func perChannel(t *Tensor, ch int, what string) ([]float64, error) {
 
 func kernelBatchNorm(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	x := in[0]
-	if err := requireFloat(x, "X"); err != nil {
-		return nil, err
-	}
 	if x.Rank() < 2 {
 		return nil, c.Errorf("X must have rank >= 2")
 	}
@@ -108,9 +105,6 @@ func kernelBatchNorm(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 
 func kernelInstanceNorm(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	x := in[0]
-	if err := requireFloat(x, "input"); err != nil {
-		return nil, err
-	}
 	if x.Rank() < 3 {
 		return nil, c.Errorf("input must have rank >= 3")
 	}
@@ -179,12 +173,7 @@ func tailParam(c *Ctx, p *Tensor, tail []int) (func(i int) float64, error) {
 // the float input X, the first normalized axis, epsilon, and the scale
 // (input 1) broadcast over the normalized tail.
 func lastAxesNorm(c *Ctx, in []*Tensor) (x *Tensor, axis int, eps float64, scale func(int) float64, err error) {
-	if x, err = need(in, 0, "X"); err != nil {
-		return
-	}
-	if err = requireFloat(x, "X"); err != nil {
-		return
-	}
+	x = in[0]
 	if axis, err = normAxis(c.Int("axis", -1), x.Rank()); err != nil {
 		return
 	}
@@ -275,9 +264,6 @@ func kernelRMSNorm(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 
 func kernelGroupNorm(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	x := in[0]
-	if err := requireFloat(x, "X"); err != nil {
-		return nil, err
-	}
 	if x.Rank() < 3 {
 		return nil, c.Errorf("X must have rank >= 3")
 	}
@@ -286,8 +272,7 @@ func kernelGroupNorm(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	if g <= 0 || ch%g != 0 {
 		return nil, c.Errorf("num_groups %d does not divide %d channels", g, ch)
 	}
-	st := in[1]
-	bt := in[2]
+	st, bt := in[1], in[2]
 	sc, bs := st.f64(), bt.f64()
 	perGroup := len(sc) == g && g != ch
 	if !perGroup && len(sc) != ch || len(bs) != len(sc) {
@@ -322,9 +307,6 @@ func kernelGroupNorm(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 
 func kernelLRN(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	x := in[0]
-	if err := requireFloat(x, "X"); err != nil {
-		return nil, err
-	}
 	if x.Rank() < 3 {
 		return nil, c.Errorf("X must have rank >= 3")
 	}
@@ -359,9 +341,6 @@ func kernelLRN(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 
 func kernelLpNorm(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	x := in[0]
-	if err := requireFloat(x, "input"); err != nil {
-		return nil, err
-	}
 	axis, err := normAxis(c.Int("axis", -1), x.Rank())
 	if err != nil {
 		return nil, err
@@ -405,9 +384,6 @@ func kernelLpNorm(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 
 func kernelMVN(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	x := in[0]
-	if err := requireFloat(x, "X"); err != nil {
-		return nil, err
-	}
 	axes, ok := c.Ints("axes")
 	if !ok {
 		axes = []int64{0, 2, 3}

@@ -9,11 +9,12 @@ import (
 
 // TestKernelPreamble checks the inputs every kernel may count on, checked
 // once from ir's op table before the kernel runs (checkInputs): the input
-// count at the model's opset, and a value in every required slot.
+// count at the model's opset, a value in every required slot, and an
+// element type each slot accepts (the message names op, input and type).
 func TestKernelPreamble(t *testing.T) {
 	tests := []struct {
 		name   string
-		op     string
+		op     string // "domain:Op" outside ai.onnx
 		opset  int64
 		inputs []string // "" leaves the slot empty
 		want   string   // "" = runs
@@ -25,6 +26,16 @@ func TestKernelPreamble(t *testing.T) {
 		{"axes input from opset 18", "ReduceMean", 18, []string{"x", "axes"}, ""},
 		{"required slot empty", "Where", 17, []string{"c", "", "x"}, "missing input 1, which Where requires"},
 		{"optional slot empty", "Clip", 13, []string{"x", "", "s"}, ""},
+		{"float input", "Softmax", 13, []string{"x"}, ""},
+		{"integer input to a float-only slot", "Softmax", 13, []string{"axes"}, `input 0 ("axes") is int64; Softmax takes float types there`},
+		{"bool input to a float-only slot", "Conv", 13, []string{"c", "x"}, `input 0 ("c") is bool; Conv takes float types there`},
+		{"unconstrained slot", "Identity", 13, []string{"axes"}, ""},
+		{"Erf takes integers", "Erf", 13, []string{"axes"}, ""},
+		{"Where's condition is bool", "Where", 17, []string{"x", "x", "x"}, `input 0 ("x") is float32; Where takes bool types there`},
+		{"bitwise operands are integers", "BitwiseAnd", 18, []string{"x", "x"}, `input 0 ("x") is float32; BitwiseAnd takes integer types there`},
+		{"logical operands are bool", "And", 17, []string{"c", "x"}, `input 1 ("x") is float32; And takes bool types there`},
+		{"kernel reached by another's call", "com.microsoft:FastGelu", 17, []string{"axes"}, `input 0 ("axes") is int64; com.microsoft:FastGelu takes float types there`},
+		{"FusedConv's X", "com.microsoft:FusedConv", 17, []string{"axes", "x"}, `input 0 ("axes") is int64; com.microsoft:FusedConv takes float types there`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -39,9 +50,13 @@ func TestKernelPreamble(t *testing.T) {
 			for _, name := range tc.inputs {
 				ins = append(ins, vals[name])
 			}
-			n := g.AddNode(tc.op, "", "n", ins, []string{"y"})
+			domain, name, ok := strings.Cut(tc.op, ":")
+			if !ok {
+				domain, name = "", tc.op
+			}
+			n := g.AddNode(name, domain, "n", ins, []string{"y"})
 			g.Outputs = []*ir.Value{n.Outputs[0]}
-			m := &ir.Model{Opsets: []ir.OpsetID{{Domain: "", Version: tc.opset}}, Graph: g}
+			m := &ir.Model{Opsets: []ir.OpsetID{{Domain: "", Version: tc.opset}, {Domain: "com.microsoft", Version: 1}}, Graph: g}
 			feed := map[string]Value{
 				"x": f32([]int{2}, 1, 2),
 				"c": &Tensor{DType: ir.Bool, Shape: []int{2}, B: []bool{true, false}},

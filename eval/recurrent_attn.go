@@ -24,21 +24,7 @@ func unpack3(t *Tensor, heads int) (func(b, h, ti, d int) float64, int, error) {
 }
 
 func kernelLinearAttention(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	q, err := need(in, 0, "query")
-	if err != nil {
-		return nil, err
-	}
-	k, err := need(in, 1, "key")
-	if err != nil {
-		return nil, err
-	}
-	v, err := need(in, 2, "value")
-	if err != nil {
-		return nil, err
-	}
-	if err := requireFloat(q, "query"); err != nil {
-		return nil, err
-	}
+	q, k, v := in[0], in[1], in[2]
 	rule := c.Str("update_rule", "gated_delta")
 	gating := rule == "gated" || rule == "gated_delta"
 	delta := rule == "delta" || rule == "gated_delta"
@@ -190,17 +176,7 @@ func linearAttnGates(c *Ctx, decay, beta *Tensor, T, hkv, dk int) (decayAt func(
 }
 
 func kernelCausalConvWithState(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x, err := need(in, 0, "input")
-	if err != nil {
-		return nil, err
-	}
-	w, err := need(in, 1, "weight")
-	if err != nil {
-		return nil, err
-	}
-	if err := requireFloat(x, "input"); err != nil {
-		return nil, err
-	}
+	x, w := in[0], in[1]
 	if x.Rank() != 3 || w.Rank() != 3 || w.Shape[0] != x.Shape[1] || w.Shape[1] != 1 {
 		return nil, c.Errorf("input %s and weight %s do not fit (B, C, L) and (C, 1, k)", x, w)
 	}

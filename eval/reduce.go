@@ -307,9 +307,6 @@ func argKernel(isMin bool) Kernel {
 func softmaxKernel(kind int) Kernel {
 	return func(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 		x := in[0]
-		if err := requireFloat(x, "input"); err != nil {
-			return nil, err
-		}
 		var outer, n, inner int
 		if c.Opset < 13 {
 			axis := int(c.Int("axis", 1))
@@ -375,8 +372,7 @@ func softmaxKernel(kind int) Kernel {
 
 func cumKernel(prod bool) Kernel {
 	return func(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-		x := in[0]
-		at := in[1]
+		x, at := in[0], in[1]
 		av, err := ints(at, "axis")
 		if err != nil || len(av) != 1 {
 			return nil, c.Errorf("axis must be an integer scalar")

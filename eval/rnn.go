@@ -106,21 +106,7 @@ type rnnOp struct {
 
 func rnnKernel(kind string) Kernel {
 	return func(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-		x, err := need(in, 0, "X")
-		if err != nil {
-			return nil, err
-		}
-		w, err := need(in, 1, "W")
-		if err != nil {
-			return nil, err
-		}
-		r, err := need(in, 2, "R")
-		if err != nil {
-			return nil, err
-		}
-		if err := requireFloat(x, "X"); err != nil {
-			return nil, err
-		}
+		x, w, r := in[0], in[1], in[2]
 		p, err := newRNNOp(c, kind, in, x, w, r)
 		if err != nil {
 			return nil, err

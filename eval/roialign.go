@@ -12,12 +12,7 @@ func init() {
 }
 
 func kernelRoiAlign(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x := in[0]
-	rt := in[1]
-	bt := in[2]
-	if err := requireFloat(x, "X"); err != nil {
-		return nil, err
-	}
+	x, rt, bt := in[0], in[1], in[2]
 	bi, err := ints(bt, "batch_indices")
 	if err != nil {
 		return nil, err

@@ -52,14 +52,7 @@ func cubicCoeffs(t float64) [4]float64 {
 }
 
 func kernelGridSample(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x, err := need(in, 0, "X")
-	if err != nil {
-		return nil, err
-	}
-	grid, err := need(in, 1, "grid")
-	if err != nil {
-		return nil, err
-	}
+	x, grid := in[0], in[1]
 	if err := requireFloat(x, "X"); err != nil {
 		return nil, err
 	}
@@ -201,19 +194,9 @@ func kernelGridSample(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 }
 
 func kernelAffineGrid(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	theta, err := need(in, 0, "theta")
-	if err != nil {
-		return nil, err
-	}
-	st, err := need(in, 1, "size")
-	if err != nil {
-		return nil, err
-	}
+	theta, st := in[0], in[1]
 	size, err := ints(st, "size")
 	if err != nil {
-		return nil, err
-	}
-	if err := requireFloat(theta, "theta"); err != nil {
 		return nil, err
 	}
 	r := len(size) - 2
@@ -260,18 +243,7 @@ func kernelAffineGrid(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 }
 
 func kernelCol2Im(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x, err := need(in, 0, "input")
-	if err != nil {
-		return nil, err
-	}
-	it, err := need(in, 1, "image_shape")
-	if err != nil {
-		return nil, err
-	}
-	bt, err := need(in, 2, "block_shape")
-	if err != nil {
-		return nil, err
-	}
+	x, it, bt := in[0], in[1], in[2]
 	imgS, err := ints(it, "image_shape")
 	if err != nil {
 		return nil, err

@@ -393,16 +393,6 @@ func kernelSplit(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	return outs, nil
 }
 
-func clampInt(v, lo, hi int64) int64 {
-	if v < lo {
-		return lo
-	}
-	if v > hi {
-		return hi
-	}
-	return v
-}
-
 func kernelSlice(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	x := in[0]
 	var err error
@@ -462,14 +452,14 @@ func kernelSlice(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 		}
 		var n int64
 		if step > 0 {
-			s = clampInt(s, 0, d)
-			e = clampInt(e, 0, d)
+			s = ir.ClampInt(s, 0, d)
+			e = ir.ClampInt(e, 0, d)
 			if e > s {
 				n = (e - s + step - 1) / step
 			}
 		} else if d > 0 {
-			s = clampInt(s, 0, d-1)
-			e = clampInt(e, -1, d-1)
+			s = ir.ClampInt(s, 0, d-1)
+			e = ir.ClampInt(e, -1, d-1)
 			if s > e {
 				n = (s - e - step - 1) / -step
 			}
@@ -520,8 +510,7 @@ func (c *Ctx) shapeInput(s *Tensor) ([]int, error) {
 }
 
 func kernelExpand(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x := in[0]
-	s := in[1]
+	x, s := in[0], in[1]
 	spec, err := c.shapeInput(s)
 	if err != nil {
 		return nil, err
@@ -538,8 +527,7 @@ func kernelExpand(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 }
 
 func kernelTile(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x := in[0]
-	rt := in[1]
+	x, rt := in[0], in[1]
 	reps, err := ints(rt, "repeats")
 	if err != nil {
 		return nil, err
@@ -575,7 +563,7 @@ func kernelShape(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	if e < 0 {
 		e += r
 	}
-	s, e = clampInt(s, 0, r), clampInt(e, 0, r)
+	s, e = ir.ClampInt(s, 0, r), ir.ClampInt(e, 0, r)
 	var vals []int64
 	for i := s; i < e; i++ {
 		vals = append(vals, int64(x.Shape[i]))
@@ -971,9 +959,7 @@ func kernelTrilu(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 }
 
 func kernelOneHot(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	idx := in[0]
-	dt := in[1]
-	vals := in[2]
+	idx, dt, vals := in[0], in[1], in[2]
 	if vals.Len() != 2 {
 		return nil, c.Errorf("values must have two elements")
 	}
@@ -1056,12 +1042,8 @@ func kernelNonZero(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 }
 
 func kernelCompress(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x := in[0]
-	cond := in[1]
+	x, cond := in[0], in[1]
 	var err error
-	if cond.cls() != clsB {
-		return nil, c.Errorf("condition must be bool")
-	}
 	a := c.Attr("axis")
 	if a == nil {
 		x = x.reshaped([]int{x.Len()})
@@ -1107,8 +1089,7 @@ func (c *Ctx) gatherAxis(x *Tensor, axis int, pos []int) (*Tensor, error) {
 }
 
 func kernelReverseSequence(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x := in[0]
-	lt := in[1]
+	x, lt := in[0], in[1]
 	lens, err := ints(lt, "sequence_lens")
 	if err != nil {
 		return nil, err
@@ -1152,8 +1133,7 @@ func kernelReverseSequence(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 }
 
 func kernelCenterCropPad(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-	x := in[0]
-	st := in[1]
+	x, st := in[0], in[1]
 	target, err := ints(st, "shape")
 	if err != nil {
 		return nil, err

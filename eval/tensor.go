@@ -184,15 +184,20 @@ func (t *Tensor) Float64s() []float64 {
 		}
 		return out
 	case clsB:
-		out := make([]float64, len(t.B))
-		for i, v := range t.B {
-			if v {
-				out[i] = 1
-			}
-		}
-		return out
+		return boolsAs[float64](t.B)
 	}
 	return nil
+}
+
+// boolsAs returns bools as numbers: 1 for true, 0 for false.
+func boolsAs[T float64 | int64](b []bool) []T {
+	out := make([]T, len(b))
+	for i, v := range b {
+		if v {
+			out[i] = 1
+		}
+	}
+	return out
 }
 
 // Int64s returns the elements as int64 (floats truncated toward zero).
@@ -201,13 +206,7 @@ func (t *Tensor) Int64s() []int64 {
 	case clsI:
 		return t.I
 	case clsB:
-		out := make([]int64, len(t.B))
-		for i, v := range t.B {
-			if v {
-				out[i] = 1
-			}
-		}
-		return out
+		return boolsAs[int64](t.B)
 	case clsF, clsD:
 		f := t.Float64s()
 		out := make([]int64, len(f))
@@ -350,33 +349,17 @@ func wrapInt(dt ir.DType, v int64) int64 {
 	return v
 }
 
-// intRange returns the representable range of integer type dt.
+// intRange returns the representable range of integer type dt, from
+// its width and sign (int64's for a type that is not an integer).
 func intRange(dt ir.DType) (lo, hi float64) {
-	switch dt {
-	case ir.Int8:
-		return -128, 127
-	case ir.Uint8:
-		return 0, 255
-	case ir.Int16:
-		return -32768, 32767
-	case ir.Uint16:
-		return 0, 65535
-	case ir.Int32:
-		return math.MinInt32, math.MaxInt32
-	case ir.Uint32:
-		return 0, math.MaxUint32
-	case ir.Int4:
-		return -8, 7
-	case ir.Uint4:
-		return 0, 15
-	case ir.Int2:
-		return -2, 1
-	case ir.Uint2:
-		return 0, 3
-	case ir.Uint64:
-		return 0, math.MaxUint64
+	b := dt.Bits()
+	switch {
+	case !dt.IsInt() || b == 0 || b > 64:
+		return math.MinInt64, math.MaxInt64
+	case dt.IsSigned():
+		return -math.Ldexp(1, b-1), math.Ldexp(1, b-1) - 1
 	}
-	return math.MinInt64, math.MaxInt64
+	return 0, math.Ldexp(1, b) - 1
 }
 
 // FromIR converts a constant ir.Tensor into an evaluator tensor. It

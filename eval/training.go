@@ -19,8 +19,7 @@ func init() {
 // and the states (groups-1 state groups follow X and G).
 func optimizerKernel(kind string, states int) Kernel {
 	return func(c *Ctx, in []*Tensor) ([]*Tensor, error) {
-		rt := in[0]
-		tt := in[1]
+		rt, tt := in[0], in[1]
 		r, err := scalarFloat(rt, "R")
 		if err != nil {
 			return nil, err

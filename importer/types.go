@@ -11,6 +11,12 @@ import (
 // maxTypeDepth bounds sequence-of-sequence-of-... nesting.
 const maxTypeDepth = 32
 
+// typeKinds maps TypeProto's value fields to the kind of type each is.
+var typeKinds = map[num]ir.TypeKind{
+	typeTensor: ir.KindTensor, typeSparseTensor: ir.KindSparse, typeSequence: ir.KindSequence,
+	typeOptional: ir.KindOptional, typeMap: ir.KindMap,
+}
+
 func (d *decoder) typeProto(b []byte, depth int) (ir.Type, error) {
 	var t ir.Type
 	if depth > maxTypeDepth {
@@ -20,10 +26,7 @@ func (d *decoder) typeProto(b []byte, depth int) (ir.Type, error) {
 		var err error
 		switch f.num {
 		case typeTensor, typeSparseTensor:
-			t.Kind = ir.KindTensor
-			if f.num == typeSparseTensor {
-				t.Kind = ir.KindSparse
-			}
+			t.Kind = typeKinds[f.num]
 			err = eachField(f.b, func(g field) error {
 				switch g.num {
 				case tensorTypeElemType:
@@ -36,10 +39,7 @@ func (d *decoder) typeProto(b []byte, depth int) (ir.Type, error) {
 				return nil
 			})
 		case typeSequence, typeOptional:
-			t.Kind = ir.KindSequence
-			if f.num == typeOptional {
-				t.Kind = ir.KindOptional
-			}
+			t.Kind = typeKinds[f.num]
 			err = eachField(f.b, func(g field) error {
 				if g.num == seqElemType {
 					e, err := d.typeProto(g.b, depth+1)
@@ -49,7 +49,7 @@ func (d *decoder) typeProto(b []byte, depth int) (ir.Type, error) {
 				return nil
 			})
 		case typeMap:
-			t.Kind = ir.KindMap
+			t.Kind = typeKinds[f.num]
 			err = eachField(f.b, func(g field) error {
 				switch g.num {
 				case mapKeyType:

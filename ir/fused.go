@@ -7,9 +7,12 @@ package ir
 // In the IR a fused kernel is a node of domain FusedDomain whose GRAPH
 // attribute FusedBodyAttr holds its members; the body's inputs bind
 // positionally to the node's inputs and its outputs to the node's outputs.
-// Its other attributes record what the matcher recognized (FusedEpsilon,
-// FusedAxis, FusedApproximate, FusedAlpha, FusedActivation, ...), so that a
-// lowering reads them instead of re-recognizing the pattern.
+// A pattern kernel's other attributes record what its matcher recognized
+// (FusedEpsilon, FusedAxis, FusedApproximate, FusedAlpha), so that a
+// lowering reads them instead of re-recognizing the pattern. A generic
+// group (a GEMM or Conv with its elementwise epilogue, an elementwise
+// chain) records nothing more: its members are its match, and the ort
+// target rewrites them as they are.
 //
 // In an exported file a fused kernel is a call of a model-local function
 // of domain FusedDomain whose body is the members; the function's
@@ -62,8 +65,6 @@ const (
 	FusedAxis        = "axis"        // INT: first normalized axis (LayerNorm / RMSNorm)
 	FusedApproximate = "approximate" // STRING: GELU form, "none" (erf) or "tanh"
 	FusedAlpha       = "alpha"       // FLOAT: SiLU's x*sigmoid(alpha*x) slope; attention scale
-	FusedActivation  = "activation"  // STRING: a GEMM/Conv group's activation (Relu, Clip, ...)
-	FusedActParams   = "activation_params"
 	// FusedRoles is a STRINGS attribute parallel to the node's inputs: the
 	// role of each ("X", "Scale", "B", "Q", ...; "" for a constant the
 	// body reads, such as an epsilon).

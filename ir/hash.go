@@ -71,34 +71,20 @@ func (h *hasher) graph(g *Graph) {
 	}
 	h.str(g.Name)
 	for _, list := range [][]*Value{g.Inputs, g.Initializers, g.Outputs} {
-		h.int(int64(len(list)))
-		for _, v := range list {
-			h.value(v)
-		}
+		each(h, list, h.value)
 	}
-	h.int(int64(len(g.Sparse)))
-	for _, s := range g.Sparse {
+	each(h, g.Sparse, func(s *SparseInitializer) {
 		h.value(s.Value)
 		h.ptr(s.Sparse)
-	}
-	h.int(int64(len(g.Nodes)))
-	for _, n := range g.Nodes {
+	})
+	each(h, g.Nodes, func(n *Node) {
 		h.str(n.Domain)
 		h.str(n.Op)
 		h.str(n.Name)
-		h.int(int64(len(n.Inputs)))
-		for _, v := range n.Inputs {
-			h.value(v)
-		}
-		h.int(int64(len(n.Outputs)))
-		for _, v := range n.Outputs {
-			h.value(v)
-		}
-		h.int(int64(len(n.Attrs)))
-		for _, a := range n.Attrs {
-			h.attr(a)
-		}
-	}
+		each(h, n.Inputs, h.value)
+		each(h, n.Outputs, h.value)
+		each(h, n.Attrs, h.attr)
+	})
 }
 
 func (h *hasher) attr(a *Attr) {
@@ -114,32 +100,19 @@ func (h *hasher) attr(a *Attr) {
 	if a.TP != nil {
 		h.str(a.TP.String())
 	}
-	h.int(int64(len(a.Floats)))
-	for _, f := range a.Floats {
-		h.int(int64(math.Float32bits(f)))
-	}
-	h.int(int64(len(a.Ints)))
-	for _, v := range a.Ints {
-		h.int(v)
-	}
-	h.int(int64(len(a.Strings)))
-	for _, s := range a.Strings {
-		h.str(string(s))
-	}
-	h.int(int64(len(a.Tensors)))
-	for _, t := range a.Tensors {
-		h.ptr(t)
-	}
-	h.int(int64(len(a.Graphs)))
-	for _, g := range a.Graphs {
-		h.graph(g)
-	}
-	h.int(int64(len(a.SparseTensors)))
-	for _, t := range a.SparseTensors {
-		h.ptr(t)
-	}
-	h.int(int64(len(a.TypeProtos)))
-	for _, t := range a.TypeProtos {
-		h.str(t.String())
+	each(h, a.Floats, func(f float32) { h.int(int64(math.Float32bits(f))) })
+	each(h, a.Ints, h.int)
+	each(h, a.Strings, func(s []byte) { h.str(string(s)) })
+	each(h, a.Tensors, func(t *Tensor) { h.ptr(t) })
+	each(h, a.Graphs, h.graph)
+	each(h, a.SparseTensors, func(t *SparseTensor) { h.ptr(t) })
+	each(h, a.TypeProtos, func(t *Type) { h.str(t.String()) })
+}
+
+// each writes the length of xs, then each element with f.
+func each[T any](h *hasher, xs []T, f func(T)) {
+	h.int(int64(len(xs)))
+	for _, x := range xs {
+		f(x)
 	}
 }

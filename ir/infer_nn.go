@@ -157,17 +157,7 @@ func cxConvShape(c *InferContext, xi, wi int) (Shape, error) {
 	if w.Known && len(w.Dims) != n+2 {
 		return UnknownShape(), errorf(CodeRank, "weight rank %d, want %d", len(w.Dims), n+2)
 	}
-	var kernel []int64
-	if w.Known {
-		kernel = make([]int64, n)
-		for i := range kernel {
-			kernel[i] = w.Dims[2+i].Val
-			if !w.Dims[2+i].IsConcrete() {
-				kernel = nil
-				break
-			}
-		}
-	}
+	kernel := cxWeightKernel(w, n)
 	out := RankShape(n + 2)
 	if x.Known {
 		out.Dims[0] = x.Dims[0]
@@ -250,17 +240,7 @@ func inferConvTranspose(c *InferContext) error {
 		c.SetTensor(0, dt, out)
 		return nil
 	}
-	var kernel []int64
-	if w.Known {
-		kernel = make([]int64, n)
-		for i := range kernel {
-			kernel[i] = w.Dims[2+i].Val
-			if !w.Dims[2+i].IsConcrete() {
-				kernel = nil
-				break
-			}
-		}
-	}
+	kernel := cxWeightKernel(w, n)
 	if _, ok := c.AttrInts("kernel_shape"); (!ok && kernel == nil) || !x.Known {
 		c.SetTensor(0, dt, out)
 		return nil
@@ -529,10 +509,8 @@ func inferLayerNorm(c *InferContext) error {
 // Crop(input) border=[left, top, right, bottom] scale=[h, w] (ai.onnx
 // experimental, opset 1): NCHW cropped by the border, or to the scale.
 func inferCrop(c *InferContext) error {
-	x := c.InShape(0)
-	dt := c.InDType(0)
-	if !x.Known {
-		c.SetTensor(0, dt, UnknownShape())
+	x, dt, ok := knownInput0(c)
+	if !ok {
 		return nil
 	}
 	if len(x.Dims) != 4 {
@@ -699,10 +677,8 @@ func inferMelWeightMatrix(c *InferContext) error {
 // before opset 20): input [..., 1 or 2] -> [..., 2], or [..., 1] for the
 // inverse one-sided transform.
 func inferDFT(c *InferContext) error {
-	x := c.InShape(0)
-	dt := c.InDType(0)
-	if !x.Known {
-		c.SetTensor(0, dt, UnknownShape())
+	x, dt, ok := knownInput0(c)
+	if !ok {
 		return nil
 	}
 	r := len(x.Dims)
@@ -845,4 +821,33 @@ func init() {
 		OpDef{Domain: "com.microsoft.experimental", Name: "MelWeightMatrix", Infer: inferMelWeightMatrix},
 		OpDef{Domain: "com.microsoft.experimental", Name: "STFT", Infer: inferSTFT},
 	)
+}
+
+// knownInput0 returns input 0's shape and element type. When the shape
+// is unknown it types output 0 as the input's type of unknown shape and
+// reports false: the caller has nothing more to infer.
+func knownInput0(c *InferContext) (Shape, DType, bool) {
+	x, dt := c.InShape(0), c.InDType(0)
+	if !x.Known {
+		c.SetTensor(0, dt, UnknownShape())
+		return x, dt, false
+	}
+	return x, dt, true
+}
+
+// cxWeightKernel is the spatial kernel of a convolution's weight w
+// ([M, C/group, k1, ..., kn]): its n trailing dims, or nil when w's shape
+// is unknown or one of them is not concrete.
+func cxWeightKernel(w Shape, n int) []int64 {
+	if !w.Known || len(w.Dims) < n+2 {
+		return nil
+	}
+	kernel := make([]int64, n)
+	for i := range kernel {
+		if !w.Dims[2+i].IsConcrete() {
+			return nil
+		}
+		kernel[i] = w.Dims[2+i].Val
+	}
+	return kernel
 }

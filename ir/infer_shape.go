@@ -56,7 +56,7 @@ func inferShapeOp(c *InferContext) error {
 		if end < 0 {
 			end += r
 		}
-		start, end = smClamp(start, 0, r), smClamp(end, 0, r)
+		start, end = ClampInt(start, 0, r), ClampInt(end, 0, r)
 	}
 	n := end - start
 	if n < 0 {

@@ -336,16 +336,19 @@ func smSliceBounds(n, start, end, step int64) (s, e, st int64) {
 		end += n
 	}
 	if step > 0 {
-		start = smClamp(start, 0, n)
-		end = smClamp(end, 0, n)
+		start = ClampInt(start, 0, n)
+		end = ClampInt(end, 0, n)
 	} else {
-		start = smClamp(start, 0, n-1)
-		end = smClamp(end, -1, n-1)
+		start = ClampInt(start, 0, n-1)
+		end = ClampInt(end, -1, n-1)
 	}
 	return start, end, step
 }
 
-func smClamp(v, lo, hi int64) int64 {
+// ClampInt limits v to [lo, hi]: lo when v < lo, else hi when v > hi
+// (so hi when hi < lo <= v, as ONNX's Slice clamping reads). eval's
+// kernels clamp with it too.
+func ClampInt(v, lo, hi int64) int64 {
 	if v < lo {
 		return lo
 	}

@@ -5,7 +5,8 @@ package ir
 // the op, as TVM registers an op's pattern with the op and Go's SSA
 // backend keeps one opcodeTable.
 //
-// The rows live in ops_*.go, one file per op family. Each package that
+// The rows live in ops_*.go, one file per op family; ops that share
+// every fact but their name are declared together (like). Each package that
 // does something per op registers its own functions against the op's
 // key (inference here with Register, kernels in eval, cost functions in
 // simulate/cost) and reads the facts from this table: the verifier its
@@ -17,7 +18,10 @@ package ir
 // The table says nothing about an op's semantics (that is each stage's
 // function) and nothing about attributes.
 
-import "sort"
+import (
+	"sort"
+	"strings"
+)
 
 // Domains of the ops the table declares besides ai.onnx ("").
 const (
@@ -124,6 +128,58 @@ func (c CostClass) Matrix() bool {
 	return c == CostMatMul || c == CostConv || c == CostAttention || c == CostRNN
 }
 
+// TypeSet is the element types an input slot accepts, as an ONNX type
+// constraint says them ("T in tensor(float16), tensor(float),
+// tensor(double)"), by the kinds wolong's stages tell apart; the zero
+// TypeSet accepts every type. It constrains kinds, not widths: a slot
+// that takes float32 and float64 only is FloatTypes.
+type TypeSet uint8
+
+// Kinds of element types a TypeSet holds.
+const (
+	FloatTypes TypeSet = 1 << iota // real floating point of any width
+	IntTypes                       // signed and unsigned integers
+	BoolType
+	StringType
+)
+
+var typeSetNames = [...]string{"float", "integer", "bool", "string"}
+
+// Has reports whether s accepts d.
+func (s TypeSet) Has(d DType) bool {
+	return s == 0 || s&FloatTypes != 0 && d.IsFloat() || s&IntTypes != 0 && d.IsInt() ||
+		s&BoolType != 0 && d == Bool || s&StringType != 0 && d == String
+}
+
+// String names the kinds s accepts: "float", "integer", "float or
+// integer", "any".
+func (s TypeSet) String() string {
+	var names []string
+	for i, name := range typeSetNames {
+		if s&(1<<i) != 0 {
+			names = append(names, name)
+		}
+	}
+	if len(names) == 0 {
+		return "any"
+	}
+	return strings.Join(names, " or ")
+}
+
+// Type constraints of the rows: input 0 (X, Q, the signal; Where's
+// condition) of the ops whose spec takes one kind only there, and both
+// operands of the bitwise, logical and string binary ops.
+var (
+	floatX     = []TypeSet{FloatTypes}
+	intX       = []TypeSet{IntTypes}
+	boolX      = []TypeSet{BoolType}
+	stringX    = []TypeSet{StringType}
+	intOps     = []TypeSet{IntTypes, IntTypes}
+	boolOps    = []TypeSet{BoolType, BoolType}
+	stringOps  = []TypeSet{StringType, StringType}
+	secondBool = []TypeSet{0, BoolType} // Compress's condition
+)
+
 // OpInfo is one row of the op table.
 type OpInfo struct {
 	Key OpKey
@@ -144,6 +200,19 @@ type OpInfo struct {
 	// Cost is the class of a kernel op in the cost model ("" when the
 	// row declares none); Class gives every op's.
 	Cost CostClass
+	// Types constrains the element type of input slot i to Types[i]
+	// (slots past its end, and zero entries, take any type). A row
+	// declares only what the op's spec says at every opset; a kernel
+	// that supports less than the spec still checks the rest itself.
+	Types []TypeSet
+}
+
+// InputTypes returns the element types input slot i accepts.
+func (o *OpInfo) InputTypes(i int) TypeSet {
+	if i < len(o.Types) {
+		return o.Types[i]
+	}
+	return 0
 }
 
 // Arity returns the op's input and output bounds at opset version v of
@@ -195,7 +264,7 @@ func (o *OpInfo) Class() CostClass {
 // opTable indexes every row by key. It is a package-level variable, set
 // before any init function runs, so registrations in init can check
 // their keys against it.
-var opTable = indexOps(elementwiseOps[:], reduceOps[:], nnOps[:], tensorOps[:], controlOps[:], mlOps[:], contribOps[:], fusedOps[:])
+var opTable = indexOps(elementwiseOps, reduceOps, nnOps[:], tensorOps, controlOps, mlOps, contribOps, fusedOps[:])
 
 func indexOps(families ...[]OpInfo) map[OpKey]*OpInfo {
 	t := map[OpKey]*OpInfo{}
@@ -212,6 +281,27 @@ func indexOps(families ...[]OpInfo) map[OpKey]*OpInfo {
 		}
 	}
 	return t
+}
+
+// like returns the rows of the ops of domain called names that share
+// every fact of proto: a family's regular ops are declared this way, each
+// fact once, and an op with a fact of its own keeps a row of its own.
+func like(domain string, proto OpInfo, names ...string) []OpInfo {
+	out := make([]OpInfo, len(names))
+	for i, name := range names {
+		out[i] = proto
+		out[i].Key = opIn(domain, name)
+	}
+	return out
+}
+
+// rows concatenates groups of rows into one family.
+func rows(groups ...[]OpInfo) []OpInfo {
+	var out []OpInfo
+	for _, g := range groups {
+		out = append(out, g...)
+	}
+	return out
 }
 
 func op(name string) OpKey           { return OpKey{Name: name} }

@@ -13,13 +13,44 @@ import (
 	"github.com/wolong-dev/wolong/optimize"
 )
 
-// ExplainPass is one pass in the explain report.
-type ExplainPass struct {
+// OptHeader opens the reports of an optimization run (optimize, explain
+// and explain's HTML page): the model, the hardware, the level and the
+// predictions before and after the passes.
+type OptHeader struct {
+	Model    string     `json:"model"`
+	Hardware string     `json:"hardware"`
+	Level    int        `json:"level"`
+	Baseline OptSummary `json:"baseline"`
+	Final    OptSummary `json:"optimized"`
+	Speedup  float64    `json:"speedup"`
+}
+
+func newOptHeader(path, hardware string, res *optimize.Result) OptHeader {
+	return OptHeader{Model: path, Hardware: hardware, Level: res.Level, Baseline: Summary(res.Baseline),
+		Final: Summary(res.Final), Speedup: res.Speedup()}
+}
+
+// PassDelta is a pass as explain and its HTML page show it: its
+// rewrites, one line each, and the predictions before and after it.
+type PassDelta struct {
 	Name     string              `json:"name"`
 	Rewrites []string            `json:"rewrites"`
 	Before   optimize.Prediction `json:"before"`
 	After    optimize.Prediction `json:"after"`
 	DeltaMs  float64             `json:"delta_ms"`
+}
+
+func newPassDelta(p *optimize.PassResult) PassDelta {
+	d := PassDelta{Name: p.Name, Rewrites: []string{}, Before: p.Before, After: p.After, DeltaMs: p.DeltaMs()}
+	for _, r := range p.Rewrites {
+		d.Rewrites = append(d.Rewrites, RewriteLine(r))
+	}
+	return d
+}
+
+// ExplainPass is one pass in the explain report.
+type ExplainPass struct {
+	PassDelta
 	// WallMs is the pass's own running time (not a prediction).
 	WallMs float64 `json:"wall_ms"`
 	// Unchanged: the pass left the model as it found it (the same graph
@@ -30,12 +61,7 @@ type ExplainPass struct {
 
 // Explain is what `wolong explain` prints.
 type Explain struct {
-	Model    string        `json:"model"`
-	Hardware string        `json:"hardware"`
-	Level    int           `json:"level"`
-	Baseline OptSummary    `json:"baseline"`
-	Final    OptSummary    `json:"optimized"`
-	Speedup  float64       `json:"speedup"`
+	OptHeader
 	Passes   []ExplainPass `json:"passes"`
 	Warnings []string      `json:"warnings"`
 }
@@ -60,19 +86,14 @@ func RewriteLine(r optimize.Rewrite) string {
 // pass; diffs maps a pass name to its IR diff (may be nil); warnings are
 // the import, inference and hardware messages.
 func NewExplain(path, hardware string, res *optimize.Result, focus string, diffs map[string]string, warnings []string) *Explain {
-	e := &Explain{Model: path, Hardware: hardware, Level: res.Level, Baseline: Summary(res.Baseline),
-		Final: Summary(res.Final), Speedup: res.Speedup(), Passes: []ExplainPass{}, Warnings: append([]string{}, warnings...)}
+	e := &Explain{OptHeader: newOptHeader(path, hardware, res), Passes: []ExplainPass{}, Warnings: append([]string{}, warnings...)}
 	for i := range res.Passes {
 		p := &res.Passes[i]
 		if focus != "" && p.Name != focus {
 			continue
 		}
-		ep := ExplainPass{Name: p.Name, Rewrites: []string{}, Before: p.Before, After: p.After, DeltaMs: p.DeltaMs(),
-			WallMs: float64(p.Elapsed) / float64(time.Millisecond), Unchanged: p.Unchanged, Diff: diffs[p.Name]}
-		for _, r := range p.Rewrites {
-			ep.Rewrites = append(ep.Rewrites, RewriteLine(r))
-		}
-		e.Passes = append(e.Passes, ep)
+		e.Passes = append(e.Passes, ExplainPass{PassDelta: newPassDelta(p),
+			WallMs: float64(p.Elapsed) / float64(time.Millisecond), Unchanged: p.Unchanged, Diff: diffs[p.Name]})
 	}
 	return e
 }

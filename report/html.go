@@ -17,6 +17,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/wolong-dev/wolong/optimize"
 	"github.com/wolong-dev/wolong/simulate"
@@ -27,13 +28,11 @@ var htmlFiles embed.FS
 
 // HTMLReport is the data of the explain page.
 type HTMLReport struct {
-	Model    string     `json:"model"`
-	Hardware string     `json:"hardware"`
-	Level    int        `json:"level"`
-	Baseline OptSummary `json:"baseline"`
-	Final    OptSummary `json:"optimized"`
-	Speedup  float64    `json:"speedup"`
-	Warnings []string   `json:"warnings"`
+	OptHeader
+	// Focus is the pass explain --pass named ("" for none): the page
+	// opens on its column, the other passes collapsed.
+	Focus    string   `json:"focus,omitempty"`
+	Warnings []string `json:"warnings"`
 	// Nodes is the interned node table the passes' lists index.
 	Nodes  []HTMLNode `json:"nodes"`
 	Passes []HTMLPass `json:"passes"`
@@ -48,17 +47,35 @@ type HTMLReport struct {
 
 // HTMLPass is one column: the input model (name "input") or a pass.
 type HTMLPass struct {
-	Name     string              `json:"name"`
-	Rewrites []string            `json:"rewrites"`
-	Before   optimize.Prediction `json:"before"`
-	After    optimize.Prediction `json:"after"`
-	DeltaMs  float64             `json:"delta_ms"`
+	PassDelta
 	// Changed is whether the node list differs from the previous
 	// column's; Nodes is present only then (and for the input).
 	Changed bool  `json:"changed"`
 	Nodes   []int `json:"nodes,omitempty"`
 	Added   int   `json:"added"`
 	Removed int   `json:"removed"`
+	// Diff is the pass's unified diff of the IR text (explain --diff),
+	// at most maxPageDiff bytes.
+	Diff string `json:"diff,omitempty"`
+}
+
+// maxPageDiff bounds one pass's diff on the page: a pass rewriting a
+// 100k-node model diffs to tens of MB, which no one reads in a browser
+// (explain --diff prints it whole).
+const maxPageDiff = 1 << 20
+
+// Select applies explain's --pass (focus: the page opens on that pass's
+// column) and --diff (diffs by pass name) to the page.
+func (e *HTMLReport) Select(focus string, diffs map[string]string) {
+	e.Focus = focus
+	for i := range e.Passes {
+		d := diffs[e.Passes[i].Name]
+		if len(d) > maxPageDiff {
+			cut := strings.LastIndexByte(d[:maxPageDiff], '\n') + 1
+			d = d[:cut] + "... (diff cut at " + strconv.Itoa(maxPageDiff>>20) + " MB of " + strconv.Itoa(len(d)) + " bytes: explain --diff prints it whole)\n"
+		}
+		e.Passes[i].Diff = d
+	}
 }
 
 // HTMLTimeline is a simulation's timeline: tracks (the host, then each
@@ -74,21 +91,17 @@ type HTMLTimeline struct {
 // (nil: columns without node lists), sim the optimized model's simulation
 // (nil: no timeline nor cost tables), warnings those of the whole run.
 func NewHTMLReport(path, hardware string, res *optimize.Result, rec *PassRecorder, sim *simulate.Result, warnings []string) *HTMLReport {
-	e := &HTMLReport{Model: path, Hardware: hardware, Level: res.Level, Baseline: Summary(res.Baseline),
-		Final: Summary(res.Final), Speedup: res.Speedup(), Warnings: append([]string{}, warnings...),
+	e := &HTMLReport{OptHeader: newOptHeader(path, hardware, res), Warnings: append([]string{}, warnings...),
 		Nodes: []HTMLNode{}, Ops: []ProfileOp{}, Costs: [][]any{}}
 	if rec != nil {
 		e.Nodes = append(e.Nodes, rec.nodes...)
 	}
 	prev := rec.snap(0, "input")
-	e.Passes = append(e.Passes, HTMLPass{Name: "input", Rewrites: []string{}, Before: res.Baseline, After: res.Baseline,
+	e.Passes = append(e.Passes, HTMLPass{PassDelta: PassDelta{Name: "input", Rewrites: []string{}, Before: res.Baseline, After: res.Baseline},
 		Changed: true, Nodes: prev})
 	for i := range res.Passes {
 		p := &res.Passes[i]
-		hp := HTMLPass{Name: p.Name, Rewrites: []string{}, Before: p.Before, After: p.After, DeltaMs: p.DeltaMs()}
-		for _, r := range p.Rewrites {
-			hp.Rewrites = append(hp.Rewrites, RewriteLine(r))
-		}
+		hp := HTMLPass{PassDelta: newPassDelta(p)}
 		if cur := rec.snap(i+1, p.Name); cur != nil {
 			if !slices.Equal(prev, cur) {
 				hp.Changed, hp.Nodes = true, cur

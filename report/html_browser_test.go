@@ -97,3 +97,35 @@ func TestHTMLInBrowser(t *testing.T) {
 		t.Errorf("screenshot: %d bytes, %v", len(png), err)
 	}
 }
+
+// TestHTMLFocusInBrowser opens a page made with explain --pass fuse
+// --diff: the fuse column is open and marked, every other pass column
+// collapsed, and fuse's diff is on the page with its lines coloured.
+func TestHTMLFocusInBrowser(t *testing.T) {
+	bin := chromiumPath(t)
+	e := htmlReportOf(t, "sample_cnn.onnx", modelgen.SampleCNN(), 3)
+	e.Select("fuse", map[string]string{"fuse": "--- before fuse\n+++ after fuse\n@@ -1,2 +1,1 @@\n-%1 = Conv(%0)\n-%2 = Relu(%1)\n+%2 = wolong:Fused(%0)\n"})
+	page := filepath.Join(t.TempDir(), "focus.html")
+	var buf bytes.Buffer
+	if err := WriteHTML(&buf, e); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(page, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dom, _ := runChromium(t, bin, page, "--virtual-time-budget=5000", "--dump-dom")
+	if m := regexp.MustCompile(`<div id="errors">([^<]*)</div>`).FindStringSubmatch(dom); m == nil || m[1] != "" {
+		t.Errorf("page errors: %v", m)
+	}
+	if n := strings.Count(dom, `class="col pass focus" data-pass="fuse"`); n != 1 {
+		t.Errorf("%d open, marked fuse columns, want 1", n)
+	}
+	if n, want := strings.Count(dom, `class="col pass collapsed"`), len(e.Passes)-2; n != want {
+		t.Errorf("%d collapsed columns, want %d (every pass but fuse; the input stays open)", n, want)
+	}
+	for _, want := range []string{`<details class="diff">`, `<span class="add">+%2 = wolong:Fused(%0)`, `<span class="del">-%1 = Conv(%0)`} {
+		if !strings.Contains(dom, want) {
+			t.Errorf("page lacks %s", want)
+		}
+	}
+}

@@ -208,3 +208,36 @@ func TestPassRecorderInterns(t *testing.T) {
 		t.Errorf("snap of a pass not recorded there is not nil")
 	}
 }
+
+// TestHTMLSelect: --pass marks the focus, --diff puts each pass's diff on
+// its column, cut at a line end past maxPageDiff with a note.
+func TestHTMLSelect(t *testing.T) {
+	e := htmlReportOf(t, "sample_cnn.onnx", modelgen.SampleCNN(), 3)
+	big := strings.Repeat("+%1 = Relu(%0)\n", maxPageDiff/14+10)
+	e.Select("cse", map[string]string{"fuse": "-a\n+b\n", "cse": big})
+	if e.Focus != "cse" {
+		t.Errorf("focus %q, want cse", e.Focus)
+	}
+	seen := 0
+	for _, p := range e.Passes {
+		switch p.Name {
+		case "fuse":
+			seen++
+			if p.Diff != "-a\n+b\n" {
+				t.Errorf("fuse diff %q", p.Diff)
+			}
+		case "cse":
+			seen++
+			if len(p.Diff) > maxPageDiff+200 || !strings.HasSuffix(p.Diff, "explain --diff prints it whole)\n") || !strings.HasPrefix(p.Diff, "+%1 = Relu(%0)\n") {
+				t.Errorf("cse diff not cut: %d bytes, ends %q", len(p.Diff), p.Diff[max(0, len(p.Diff)-80):])
+			}
+		default:
+			if p.Diff != "" {
+				t.Errorf("%s has a diff: %q", p.Name, p.Diff)
+			}
+		}
+	}
+	if seen != 2 {
+		t.Errorf("%d of the fuse and cse columns found, want both", seen)
+	}
+}

@@ -35,19 +35,14 @@ type OptPass struct {
 
 // Optimize is what `wolong optimize` prints.
 type Optimize struct {
-	Model       string     `json:"model"`
-	Hardware    string     `json:"hardware"`
-	Level       int        `json:"level"`
-	Baseline    OptSummary `json:"baseline"`
-	Optimized   OptSummary `json:"optimized"`
-	Speedup     float64    `json:"speedup"`
-	Passes      []OptPass  `json:"passes"`
-	Assumptions []string   `json:"assumptions,omitempty"`
-	Warnings    []string   `json:"warnings"`
+	OptHeader
+	Passes      []OptPass `json:"passes"`
+	Assumptions []string  `json:"assumptions,omitempty"`
+	Warnings    []string  `json:"warnings"`
 	// Placement is the --cluster plan (nil without --cluster).
 	Placement *cluster.Placement `json:"placement,omitempty"`
 	// Emitted is the prediction for the model --emit-onnx wrote, with the
-	// same dims (nil without --emit-onnx). It differs from Optimized when
+	// same dims (nil without --emit-onnx). It differs from Final when
 	// the written model was optimized with its symbolic dims kept.
 	Emitted *OptSummary `json:"emitted,omitempty"`
 }
@@ -59,8 +54,7 @@ func Summary(p optimize.Prediction) OptSummary {
 
 // NewOptimize summarizes an optimization run.
 func NewOptimize(path, hardware string, res *optimize.Result, assumptions, warnings []string) *Optimize {
-	r := &Optimize{Model: path, Hardware: hardware, Level: res.Level,
-		Baseline: Summary(res.Baseline), Optimized: Summary(res.Final), Speedup: res.Speedup(),
+	r := &Optimize{OptHeader: newOptHeader(path, hardware, res),
 		Assumptions: assumptions, Warnings: append([]string{}, warnings...), Passes: []OptPass{}}
 	for i := range res.Passes {
 		p := &res.Passes[i]
@@ -80,16 +74,16 @@ func (r *Optimize) WriteText(w io.Writer) error {
 		return fmt.Sprintf("%.2fx", a/b)
 	}
 	rows := [][]string{
-		{"nodes", fmt.Sprint(r.Baseline.Nodes), fmt.Sprint(r.Optimized.Nodes), ratio(float64(r.Baseline.Nodes), float64(r.Optimized.Nodes))},
-		{"kernels", fmt.Sprint(r.Baseline.Kernels), fmt.Sprint(r.Optimized.Kernels), ratio(float64(r.Baseline.Kernels), float64(r.Optimized.Kernels))},
-		{"predicted time", ms(r.Baseline.TotalMs), ms(r.Optimized.TotalMs), ratio(r.Baseline.TotalMs, r.Optimized.TotalMs)},
-		{"memory peak", Bytes(r.Baseline.PeakBytes), Bytes(r.Optimized.PeakBytes), ratio(float64(r.Baseline.PeakBytes), float64(r.Optimized.PeakBytes))},
+		{"nodes", fmt.Sprint(r.Baseline.Nodes), fmt.Sprint(r.Final.Nodes), ratio(float64(r.Baseline.Nodes), float64(r.Final.Nodes))},
+		{"kernels", fmt.Sprint(r.Baseline.Kernels), fmt.Sprint(r.Final.Kernels), ratio(float64(r.Baseline.Kernels), float64(r.Final.Kernels))},
+		{"predicted time", ms(r.Baseline.TotalMs), ms(r.Final.TotalMs), ratio(r.Baseline.TotalMs, r.Final.TotalMs)},
+		{"memory peak", Bytes(r.Baseline.PeakBytes), Bytes(r.Final.PeakBytes), ratio(float64(r.Baseline.PeakBytes), float64(r.Final.PeakBytes))},
 	}
 	if err := WriteTable(w, []string{"", "before", "after", "ratio"}, rows); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "\npredicted speedup: %.2fx\n", r.Speedup)
-	if e := r.Emitted; e != nil && e.TotalMs != r.Optimized.TotalMs {
+	if e := r.Emitted; e != nil && e.TotalMs != r.Final.TotalMs {
 		fmt.Fprintf(w, "written model (--emit-onnx, symbolic dims kept): %s predicted with the same dims, %s\n", ms(e.TotalMs), ratio(r.Baseline.TotalMs, e.TotalMs))
 	}
 	fmt.Fprintln(w)
@@ -103,8 +97,8 @@ func (r *Optimize) WriteText(w io.Writer) error {
 	if r.Placement != nil {
 		writePlacementSummary(w, r.Placement)
 	}
-	if r.Baseline.Unknown > 0 || r.Optimized.Unknown > 0 {
-		fmt.Fprintf(w, "\nnote: %d node(s) before and %d after could not be costed (unknown shapes or ops); times are lower bounds\n", r.Baseline.Unknown, r.Optimized.Unknown)
+	if r.Baseline.Unknown > 0 || r.Final.Unknown > 0 {
+		fmt.Fprintf(w, "\nnote: %d node(s) before and %d after could not be costed (unknown shapes or ops); times are lower bounds\n", r.Baseline.Unknown, r.Final.Unknown)
 	}
 	if len(r.Assumptions) > 0 {
 		fmt.Fprintln(w, "\nassumptions:")

@@ -16,7 +16,8 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-(cd "$root/bench/ort" && { [ -d node_modules/onnxruntime-node ] || ONNXRUNTIME_NODE_INSTALL=skip npm install --no-audit --no-fund >/dev/null; })
+. "$root/bench/ort/lib.sh"
+ort_install
 work=${1:-}
 if [ -z "$work" ]; then work=$(mktemp -d); trap 'rm -rf "$work"' EXIT; fi
 mkdir -p "$work/big" "$work/other"

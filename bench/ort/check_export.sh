@@ -7,14 +7,13 @@
 # Needs node and npm; installs onnxruntime-node without GPU downloads.
 set -uo pipefail
 cd "$(dirname "$0")"
-[ -d node_modules/onnxruntime-node ] || ONNXRUNTIME_NODE_INSTALL=skip npm install --no-audit --no-fund >/dev/null
-root=$(cd ../.. && pwd)
-out=$(mktemp -d)
-if [ -n "${WOLONG:-}" ]; then cp "$WOLONG" "$out/wolong"; else (cd "$root" && go build -o "$out/wolong" .) || exit 1; fi
-models=$(find "$root/../shared/models" "$root/../shared/onnx-node-tests/light" -name '*.onnx' | sort)
+. ./lib.sh
+ort_setup
+out=$work
 exports=()
 originals_ok=0
-for m in $models; do
+for m in $(ort_models); do
+  m=$repo/../$m
   node load.mjs "$m" >/dev/null 2>&1 || { echo "skip (ORT cannot load the original either): $m"; continue; }
   originals_ok=$((originals_ok+1))
   b=$(basename "$m" .onnx)

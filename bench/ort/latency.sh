@@ -11,10 +11,5 @@
 #   bench/ort/latency.sh OUTDIR [--runs N] [--warmup W] [--max-seconds S] [--threads T]
 #                        [--level L] [--profiled] [--interleave] [--spec SPEC.json] [MODEL.onnx ...]
 set -euo pipefail
-cd "$(dirname "$0")"
-command -v node >/dev/null || { echo "latency.sh: node is not installed (ONNX Runtime runs under node)" >&2; exit 2; }
-[ -d node_modules/onnxruntime-node ] || ONNXRUNTIME_NODE_INSTALL=skip npm install --no-audit --no-fund --no-save onnxruntime-node@1.30.0 >/dev/null
-out=$1
-shift
-case "$out" in /*) ;; *) out="$OLDPWD/$out" ;; esac
-WOLONG_ORT_HOME=$PWD exec node ../../internal/ortbench/js/measure.mjs "$out" "$@"
+. "$(dirname "$0")/lib.sh"
+WOLONG_ORT_HOME=$ort_dir ort_run latency.sh ../../internal/ortbench/js/measure.mjs "$@"

@@ -28,40 +28,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ort from 'onnxruntime-node';
+import { makeInput, mulberry32 } from '../../internal/ortbench/js/inputs.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, '..', '..');
 const modelsDir = path.resolve(repo, '..', 'shared', 'models');
 const manifestPath = path.join(repo, 'testdata', 'ort', 'manifest.json');
-
-function mulberry32(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6D2B79F5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return (t ^ (t >>> 14)) >>> 0;
-  };
-}
-
-function makeInput(next, inp) {
-  const n = inp.shape.reduce((a, b) => a * b, 1);
-  const fill = inp.fill;
-  const num = () => (fill === undefined ? ((next() >>> 8) / 8388608) - 1 : fill);
-  const int = () => (fill === undefined ? next() % 10 : fill);
-  switch (inp.dtype) {
-    case 'float32': return new ort.Tensor('float32', Float32Array.from({ length: n }, num), inp.shape);
-    case 'float64': return new ort.Tensor('float64', Float64Array.from({ length: n }, num), inp.shape);
-    case 'float16': return new ort.Tensor('float16', Uint16Array.from({ length: n }, () => 0x3c00 * (num() > 0)), inp.shape);
-    case 'int64': return new ort.Tensor('int64', BigInt64Array.from({ length: n }, () => BigInt(int())), inp.shape);
-    case 'int32': return new ort.Tensor('int32', Int32Array.from({ length: n }, int), inp.shape);
-    case 'int8': return new ort.Tensor('int8', Int8Array.from({ length: n }, int), inp.shape);
-    case 'uint8': return new ort.Tensor('uint8', Uint8Array.from({ length: n }, int), inp.shape);
-    case 'bool': return new ort.Tensor('bool', Uint8Array.from({ length: n }, () => (fill === undefined ? next() & 1 : (fill ? 1 : 0))), inp.shape);
-  }
-  throw new Error(`input ${inp.name}: dtype ${inp.dtype} not handled`);
-}
 
 function median(xs) {
   const s = [...xs].sort((a, b) => a - b);
@@ -82,7 +54,7 @@ async function profileModel(entry, outDir, opt) {
   });
   const next = mulberry32(entry.seed ?? 1);
   const feeds = {};
-  for (const inp of entry.inputs || []) feeds[inp.name] = makeInput(next, inp);
+  for (const inp of entry.inputs || []) feeds[inp.name] = makeInput(ort.Tensor, next, inp);
   const start = Date.now();
   const ratios = []; // per run: process CPU time / wall time, at most 1
   let runs = 0;

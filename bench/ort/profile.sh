@@ -6,10 +6,5 @@
 #
 #   bench/ort/profile.sh OUTDIR [--runs N] [--warmup W] [--max-seconds S] [--cpu-time] [MODEL.onnx ...]
 set -euo pipefail
-cd "$(dirname "$0")"
-command -v node >/dev/null || { echo "profile.sh: node is not installed (ONNX Runtime runs under node)" >&2; exit 2; }
-[ -d node_modules/onnxruntime-node ] || ONNXRUNTIME_NODE_INSTALL=skip npm install --no-audit --no-fund onnxruntime-node@1.30.0 >/dev/null
-out=$1
-shift
-case "$out" in /*) ;; *) out="$OLDPWD/$out" ;; esac
-exec node profile.mjs "$out" "$@"
+. "$(dirname "$0")/lib.sh"
+ort_run profile.sh profile.mjs "$@"

@@ -30,7 +30,8 @@ if [ "${1:-}" = "--max-seconds" ]; then secs=$2; fi
 HW=${HW:-cpu-1t}
 command -v node >/dev/null || { echo "speedup.sh: node is not installed (ONNX Runtime runs under node)" >&2; exit 2; }
 command -v jq >/dev/null || { echo "speedup.sh: jq is not installed" >&2; exit 2; }
-[ -d bench/ort/node_modules/onnxruntime-node ] || (cd bench/ort && ONNXRUNTIME_NODE_INSTALL=skip npm install --no-audit --no-fund --no-save onnxruntime-node@1.30.0 >/dev/null)
+. bench/ort/lib.sh
+ort_install
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 work=$(mktemp -d)

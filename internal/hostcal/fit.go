@@ -7,7 +7,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"sort"
 
 	"github.com/wolong-dev/wolong/importer"
 	"github.com/wolong-dev/wolong/ir"
@@ -106,7 +105,7 @@ func passNoise(res *FitResult, runs []*suiteRun) {
 			logs = append(logs, math.Log(p[len(p)-1]/p[0]))
 		}
 	}
-	shift := medianOf(logs)
+	shift := calibrate.Median(logs)
 	var d []float64
 	for _, l := range logs {
 		x := 100 * (math.Exp(math.Abs(l-shift)) - 1)
@@ -115,7 +114,7 @@ func passNoise(res *FitResult, runs []*suiteRun) {
 			res.NoisyModels++
 		}
 	}
-	res.NoisePct = medianOf(d)
+	res.NoisePct = calibrate.Median(d)
 }
 
 // suiteRun is one measured suite model.
@@ -224,7 +223,7 @@ func Fit(dir string, man *Manifest, opt FitOptions) (*FitResult, error) {
 			train = append(train, e)
 		}
 	}
-	res.TrainMAPE, res.HeldMAPE = mean(train), mean(held)
+	res.TrainMAPE, res.HeldMAPE = calibrate.Mean(train), calibrate.Mean(held)
 	return res, nil
 }
 
@@ -295,7 +294,7 @@ func profilerCost(runs []*suiteRun) (perNode, inflation float64) {
 			}
 		}
 	}
-	return medianOf(per), medianOf(tiny)
+	return calibrate.Median(per), calibrate.Median(tiny)
 }
 
 func product(d []int64) int64 {
@@ -304,30 +303,6 @@ func product(d []int64) int64 {
 		p *= x
 	}
 	return p
-}
-
-func medianOf(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := append([]float64(nil), xs...)
-	sort.Float64s(s)
-	m := len(s) / 2
-	if len(s)%2 == 1 {
-		return s[m]
-	}
-	return (s[m-1] + s[m]) / 2
-}
-
-func mean(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	var s float64
-	for _, x := range xs {
-		s += x
-	}
-	return s / float64(len(xs))
 }
 
 // fitDirect fits with calibrate.FitDirect: the unprofiled runs set every
@@ -358,6 +333,6 @@ func fitDirect(res *FitResult, runs []*suiteRun, opt FitOptions, copt cost.Optio
 			train = append(train, math.Abs(mr.ErrorPct()))
 		}
 	}
-	res.TrainMAPE, res.HeldMAPE = mean(train), mean(held)
+	res.TrainMAPE, res.HeldMAPE = calibrate.Mean(train), calibrate.Mean(held)
 	return res, nil
 }

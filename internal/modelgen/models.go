@@ -13,10 +13,7 @@ func SampleCNN() *ir.Model {
 	b := New("sample_cnn", 17)
 	x := b.Input("image", ir.Float32, "N", 3, 32, 32)
 	conv := func(in *ir.Value, cin, cout, k, stride int64) *ir.Value {
-		w := b.Weight(fmt.Sprintf("conv%d.weight", b.count["Conv"]), cout, cin, k, k)
-		bias := b.Weight(fmt.Sprintf("conv%d.bias", b.count["Conv"]), cout)
-		p := k / 2
-		return b.Op("Conv", []*ir.Value{in, w, bias}, Ints("kernel_shape", k, k), Ints("strides", stride, stride), Ints("pads", p, p, p, p))
+		return b.conv(in, cin, cout, k, stride, true)
 	}
 	bn := b.batchNorm
 	h := b.Op("Relu", []*ir.Value{bn(conv(x, 3, 16, 3, 1), 16)})

@@ -18,11 +18,7 @@ func ResNet50() *ir.Model {
 	b := New("resnet50_v1.5", 17)
 	x := b.Input("image", ir.Float32, "N", 3, 224, 224)
 	convBN := func(in *ir.Value, cin, cout, k, stride int64) *ir.Value {
-		i := b.count["Conv"]
-		w := b.Weight(fmt.Sprintf("conv%d.weight", i), cout, cin, k, k)
-		p := k / 2
-		y := b.Op("Conv", []*ir.Value{in, w}, Ints("kernel_shape", k, k), Ints("strides", stride, stride), Ints("pads", p, p, p, p))
-		return b.batchNorm(y, cout)
+		return b.batchNorm(b.conv(in, cin, cout, k, stride, false), cout)
 	}
 	h := b.Op("Relu", []*ir.Value{convBN(x, 3, 64, 7, 2)})
 	h = b.Op("MaxPool", []*ir.Value{h}, Ints("kernel_shape", 3, 3), Ints("strides", 2, 2), Ints("pads", 1, 1, 1, 1))
@@ -50,6 +46,19 @@ func ResNet50() *ir.Model {
 	y.Name = "logits"
 	b.Output(y)
 	return b.Model()
+}
+
+// conv adds a square k x k convolution from cin to cout channels with
+// the given stride and same padding (k/2), its weights named after the
+// number of convolutions so far, with a bias when bias is set.
+func (b *Builder) conv(in *ir.Value, cin, cout, k, stride int64, bias bool) *ir.Value {
+	i := b.count["Conv"]
+	ins := []*ir.Value{in, b.Weight(fmt.Sprintf("conv%d.weight", i), cout, cin, k, k)}
+	if bias {
+		ins = append(ins, b.Weight(fmt.Sprintf("conv%d.bias", i), cout))
+	}
+	p := k / 2
+	return b.Op("Conv", ins, Ints("kernel_shape", k, k), Ints("strides", stride, stride), Ints("pads", p, p, p, p))
 }
 
 // batchNorm adds an inference BatchNormalization over c channels with

@@ -21,12 +21,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/wolong-dev/wolong/simulate/calibrate"
 )
 
 // Version is the ONNX Runtime release the harness installs.
 const Version = "1.30.0"
 
-//go:embed js/measure.mjs js/run.mjs js/package.json
+//go:embed js/measure.mjs js/run.mjs js/inputs.mjs js/package.json
 var scripts embed.FS
 
 // ErrMissing reports that node or npm is not installed; its message names
@@ -80,11 +82,14 @@ func Open(ctx context.Context, opt Options) (*Harness, error) {
 	// the scripts are written under names of their own content, so wolong
 	// builds of different versions sharing the folder never run each
 	// other's scripts
-	for _, f := range []struct{ src, dst string }{{"measure.mjs", scriptName("measure.mjs")}, {"run.mjs", scriptName("run.mjs")}, {"package.json", "package.json"}} {
-		data, _ := scripts.ReadFile("js/" + f.src)
-		if err := writeIfChanged(filepath.Join(dir, f.dst), data); err != nil {
+	for _, name := range []string{"inputs.mjs", "measure.mjs", "run.mjs"} {
+		if err := writeIfChanged(filepath.Join(dir, scriptName(name)), scriptData(name)); err != nil {
 			return nil, fmt.Errorf("ortbench: %v", err)
 		}
+	}
+	pkg, _ := scripts.ReadFile("js/package.json")
+	if err := writeIfChanged(filepath.Join(dir, "package.json"), pkg); err != nil {
+		return nil, fmt.Errorf("ortbench: %v", err)
 	}
 	h := &Harness{Dir: dir, Node: node, Script: filepath.Join(dir, scriptName("measure.mjs")), Runner: filepath.Join(dir, scriptName("run.mjs"))}
 	if h.installed() {
@@ -134,13 +139,10 @@ func lastLine(s string) string {
 }
 
 // Input is one model input of a measurement: its element type, shape and
-// optional constant fill (else seeded random values).
-type Input struct {
-	Name  string   `json:"name"`
-	DType string   `json:"dtype"`
-	Shape []int64  `json:"shape"`
-	Fill  *float64 `json:"fill,omitempty"`
-}
+// optional constant fill (else seeded random values). It is the record a
+// latency file lists under "inputs" (calibrate.GraphInput), so what the
+// harness fed reads back unchanged.
+type Input = calibrate.GraphInput
 
 // Job is one model to measure.
 type Job struct {
@@ -198,30 +200,23 @@ func (h *Harness) Run(ctx context.Context, outDir string, jobs []Job, m Measure)
 	}
 	args := []string{h.Script, outDir, "--spec", specFile,
 		"--threads", fmt.Sprint(m.Threads), "--level", m.Level}
-	if m.Runs > 0 {
-		args = append(args, "--runs", fmt.Sprint(m.Runs))
-	}
-	if m.Warmup > 0 {
-		args = append(args, "--warmup", fmt.Sprint(m.Warmup))
-	}
-	if m.MaxSeconds > 0 {
-		args = append(args, "--max-seconds", fmt.Sprint(m.MaxSeconds))
-	}
-	if m.Profiled {
-		args = append(args, "--profiled")
-	}
-	if m.Interleave {
-		args = append(args, "--interleave")
-	}
-	if m.WarmupMs > 0 {
-		args = append(args, "--warmup-ms", fmt.Sprint(m.WarmupMs))
-	}
-	if m.Passes > 1 {
-		args = append(args, "--passes", fmt.Sprint(m.Passes))
-		if m.RetryOverPct > 0 {
-			args = append(args, "--retry-over", fmt.Sprint(m.RetryOverPct))
+	// flag adds a measure.mjs flag and its values when on.
+	flag := func(on bool, name string, vals ...any) {
+		if on {
+			args = append(args, name)
+			for _, v := range vals {
+				args = append(args, fmt.Sprint(v))
+			}
 		}
 	}
+	flag(m.Runs > 0, "--runs", m.Runs)
+	flag(m.Warmup > 0, "--warmup", m.Warmup)
+	flag(m.MaxSeconds > 0, "--max-seconds", m.MaxSeconds)
+	flag(m.Profiled, "--profiled")
+	flag(m.Interleave, "--interleave")
+	flag(m.WarmupMs > 0, "--warmup-ms", m.WarmupMs)
+	flag(m.Passes > 1, "--passes", m.Passes)
+	flag(m.Passes > 1 && m.RetryOverPct > 0, "--retry-over", m.RetryOverPct)
 	cmd := exec.CommandContext(ctx, h.Node, args...)
 	cmd.Env = append(os.Environ(), "WOLONG_ORT_HOME="+h.Dir)
 	var stderr bytes.Buffer
@@ -254,9 +249,24 @@ func (h *Harness) Run(ctx context.Context, outDir string, jobs []Job, m Measure)
 }
 
 // scriptName is an embedded script's file name in a harness folder: its
-// name with the first 12 hex digits of its SHA-256 (measure-0123abcd.mjs).
+// name with the first 12 hex digits of the SHA-256 of what is written
+// (scriptData), e.g. measure-0123456789ab.mjs.
 func scriptName(name string) string {
-	data, _ := scripts.ReadFile("js/" + name)
-	sum := sha256.Sum256(data)
+	sum := sha256.Sum256(scriptData(name))
 	return strings.TrimSuffix(name, ".mjs") + "-" + hex.EncodeToString(sum[:6]) + ".mjs"
+}
+
+// sharedInputs is the import specifier of the input module (js/inputs.mjs)
+// as the embedded scripts spell it.
+const sharedInputs = "'./inputs.mjs'"
+
+// scriptData is an embedded script as written into a harness folder: its
+// import of inputs.mjs names that module's hashed file, so a script's
+// hashed name changes with the module it loads too.
+func scriptData(name string) []byte {
+	data, _ := scripts.ReadFile("js/" + name)
+	if name == "inputs.mjs" {
+		return data
+	}
+	return bytes.ReplaceAll(data, []byte(sharedInputs), []byte("'./"+scriptName("inputs.mjs")+"'"))
 }

@@ -146,7 +146,10 @@
       const ids = cur || [];
       const before = k === 0 || !p.nodes ? null : new Set(prev || []);
       const quiet = k > 0 && !p.changed && p.rewrites.length === 0;
-      const col = el("div", "col pass" + (quiet ? " collapsed" : ""));
+      // explain --pass NAME: that column open, the other passes collapsed
+      const focused = D.focus && p.name === D.focus;
+      const shut = D.focus ? k > 0 && !focused : quiet;
+      const col = el("div", "col pass" + (shut ? " collapsed" : "") + (focused ? " focus" : ""));
       col.dataset.pass = p.name;
       const head = el("div", "head", p.name);
       head.title = quiet ? p.name + ": no change (click to open)" : p.name + " (click to collapse)";
@@ -169,6 +172,18 @@
         const n = Math.min(p.rewrites.length, 500);
         for (let i = 0; i < n; i++) det.appendChild(el("div", "", p.rewrites[i]));
         if (n < p.rewrites.length) det.appendChild(el("div", "", "... " + (p.rewrites.length - n) + " more"));
+        col.appendChild(det);
+      }
+      if (p.diff) {
+        const det = el("details", "diff");
+        det.appendChild(el("summary", "", "IR diff"));
+        const pre = el("pre");
+        for (const line of p.diff.split("\n")) {
+          const c = line[0] === "+" && !line.startsWith("+++") ? "add" : line[0] === "-" && !line.startsWith("---") ? "del" : line[0] === "@" ? "hunk" : "";
+          if (c) pre.appendChild(el("span", c, line + "\n"));
+          else pre.appendChild(document.createTextNode(line + "\n"));
+        }
+        det.appendChild(pre);
         col.appendChild(det);
       }
       const body = el("div", "body");
@@ -200,6 +215,7 @@
       col.addEventListener("click", () => {
         if (col.classList.contains("collapsed")) { col.classList.remove("collapsed"); vl.redraw(); }
       });
+      if (focused) setTimeout(() => col.scrollIntoView({ inline: "center", block: "nearest" }), 0);
     });
   }
 

@@ -215,12 +215,12 @@ func ParseORT(src string, data []byte) (*Profile, error) {
 	}
 	sort.Slice(list, func(i, j int) bool { return list[i].first < list[j].first })
 	for _, a := range list {
-		a.s.Us = median(a.durs)
+		a.s.Us = Median(a.durs)
 		a.s.Runs = len(a.durs)
 		p.Samples = append(p.Samples, a.s)
 	}
 	if len(runs) > 0 {
-		p.RunUs = median(runs)
+		p.RunUs = Median(runs)
 	}
 	return p, nil
 }
@@ -273,17 +273,4 @@ func checkDims(dims []int64) error {
 		}
 	}
 	return nil
-}
-
-// median returns the median of xs (0 for none); xs is reordered.
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	sort.Float64s(xs)
-	m := len(xs) / 2
-	if len(xs)%2 == 1 {
-		return xs[m]
-	}
-	return (xs[m-1] + xs[m]) / 2
 }

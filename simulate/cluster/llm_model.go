@@ -9,6 +9,8 @@ package cluster
 import (
 	"fmt"
 	"strings"
+
+	"github.com/wolong-dev/wolong/internal/fieldcheck"
 )
 
 // Transformer is a decoder-only transformer: Layers blocks of (norm,
@@ -56,12 +58,8 @@ const maxDim = 1 << 24
 
 // Validate checks that the dimensions describe a model.
 func (t *Transformer) Validate() error {
-	var bad []string
-	pos := func(name string, v int) {
-		if v <= 0 || v > maxDim {
-			bad = append(bad, fmt.Sprintf("%s %d not in 1..%d", name, v, maxDim))
-		}
-	}
+	var ck fieldcheck.Check
+	pos := func(name string, v int) { ck.IntIn(name, v, 1, maxDim) }
 	pos("layers", t.Layers)
 	pos("hidden", t.Hidden)
 	pos("heads", t.Heads)
@@ -69,28 +67,26 @@ func (t *Transformer) Validate() error {
 	pos("ffn", t.FFN)
 	pos("vocab", t.Vocab)
 	pos("seq", t.Seq)
-	if t.HeadDim < 0 || t.HeadDim > maxDim {
-		bad = append(bad, fmt.Sprintf("head dim %d not in 0..%d", t.HeadDim, maxDim))
-	}
+	ck.IntIn("head dim", t.HeadDim, 0, maxDim)
 	if t.HeadDim == 0 && t.Heads > 0 && t.Hidden%t.Heads != 0 {
-		bad = append(bad, fmt.Sprintf("hidden %d is not a multiple of heads %d (give head_dim)", t.Hidden, t.Heads))
+		ck.Addf("hidden %d is not a multiple of heads %d (give head_dim)", t.Hidden, t.Heads)
 	}
 	if t.KVHeads > 0 && t.Heads > 0 && (t.KVHeads > t.Heads || t.Heads%t.KVHeads != 0) {
-		bad = append(bad, fmt.Sprintf("kv heads %d must divide heads %d", t.KVHeads, t.Heads))
+		ck.Addf("kv heads %d must divide heads %d", t.KVHeads, t.Heads)
 	}
 	if t.Experts < 0 || t.Experts > 1<<16 || t.TopK < 0 {
-		bad = append(bad, fmt.Sprintf("experts %d / top-k %d out of range", t.Experts, t.TopK))
+		ck.Addf("experts %d / top-k %d out of range", t.Experts, t.TopK)
 	} else if t.Experts > 1 && (t.TopK < 1 || t.TopK > t.Experts) {
-		bad = append(bad, fmt.Sprintf("top-k %d must be in 1..experts (%d)", t.TopK, t.Experts))
+		ck.Addf("top-k %d must be in 1..experts (%d)", t.TopK, t.Experts)
 	}
-	if len(bad) > 0 {
-		name := t.Name
-		if name == "" {
-			name = "transformer"
-		}
-		return fmt.Errorf("cluster: invalid %s: %s", name, strings.Join(bad, "; "))
+	if len(ck.Bad) == 0 {
+		return nil
 	}
-	return nil
+	name := t.Name
+	if name == "" {
+		name = "transformer"
+	}
+	return ck.Err("cluster: invalid " + name)
 }
 
 // Dh returns the head dimension.

@@ -34,13 +34,10 @@ func Recomputes() []Recompute {
 
 // ParseRecompute validates a --recompute value ("" is none).
 func ParseRecompute(s string) (Recompute, error) {
-	switch r := Recompute(strings.ToLower(s)); r {
-	case "":
+	if s == "" {
 		return RecomputeNone, nil
-	case RecomputeNone, RecomputeSelective, RecomputeFull:
-		return r, nil
 	}
-	return "", fmt.Errorf("cluster: unknown recompute %q (want none, selective or full)", s)
+	return parseName("recompute", s, RecomputeNone, RecomputeSelective, RecomputeFull)
 }
 
 // AttentionKernel is how the attention core runs.
@@ -213,12 +210,8 @@ func (o LLMOptions) withDefaults(t *Transformer, gpus int) (LLMOptions, error) {
 		return o, err
 	}
 	o.Recompute = r
-	switch o.DType {
-	case ir.Undefined:
-		o.DType = ir.BFloat16
-	case ir.BFloat16, ir.Float16, ir.Float8E4M3FN:
-	default:
-		return o, fmt.Errorf("cluster: training dtype %s (want bfloat16, float16 or float8e4m3fn)", o.DType)
+	if o.DType, err = llmDType("training", o.DType); err != nil {
+		return o, err
 	}
 	if o.Framework == nil {
 		o.Framework, _ = FrameworkPreset("")
@@ -265,3 +258,30 @@ func (t *Transformer) checkLayout(o LLMOptions) error {
 
 // micro returns the micro-batches per step on each pipeline.
 func (o LLMOptions) micro() int { return o.GlobalBatch / (o.DP * o.MicroBatch) }
+
+// llmDType is the element type a training or serving run (what) uses:
+// bfloat16 when none is given; an error unless bfloat16, float16 or
+// float8e4m3fn.
+func llmDType(what string, d ir.DType) (ir.DType, error) {
+	switch d {
+	case ir.Undefined:
+		return ir.BFloat16, nil
+	case ir.BFloat16, ir.Float16, ir.Float8E4M3FN:
+		return d, nil
+	}
+	return d, fmt.Errorf("cluster: %s dtype %s (want bfloat16, float16 or float8e4m3fn)", what, d)
+}
+
+// parseName returns the one of values s spells, ignoring case, or an error
+// naming what was asked for and the values.
+func parseName[T ~string](what, s string, values ...T) (T, error) {
+	names := make([]string, len(values))
+	for i, v := range values {
+		if strings.EqualFold(s, string(v)) {
+			return v, nil
+		}
+		names[i] = string(v)
+	}
+	want := strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+	return "", fmt.Errorf("cluster: unknown %s %q (want %s)", what, s, want)
+}

@@ -111,12 +111,9 @@ func (o ServeOptions) withDefaults(t *Transformer, gpus int) (ServeOptions, erro
 	if gpus%o.TP != 0 {
 		return o, fmt.Errorf("cluster: tp %d does not divide the cluster's %d GPUs", o.TP, gpus)
 	}
-	switch o.DType {
-	case ir.Undefined:
-		o.DType = ir.BFloat16
-	case ir.BFloat16, ir.Float16, ir.Float8E4M3FN:
-	default:
-		return o, fmt.Errorf("cluster: serving dtype %s (want bfloat16, float16 or float8e4m3fn)", o.DType)
+	var err error
+	if o.DType, err = llmDType("serving", o.DType); err != nil {
+		return o, err
 	}
 	return o, t.checkLayout(LLMOptions{TP: o.TP, PP: 1, DP: 1, CP: 1, EP: 1, VirtualStages: 1})
 }

@@ -11,6 +11,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/wolong-dev/wolong/internal/fieldcheck"
 	"github.com/wolong-dev/wolong/simulate/hw"
 )
 
@@ -43,37 +44,22 @@ func (n *Network) GBs() float64 { return n.BandwidthGbps / 8 * 1e9 * n.Efficienc
 
 // Validate checks that the numbers a prediction needs are present.
 func (n *Network) Validate() error {
-	var bad []string
-	pos := func(name string, v float64) {
-		if !(v > 0) {
-			bad = append(bad, name+" must be > 0")
-		}
-	}
-	nonneg := func(name string, v float64) {
-		if !(v >= 0) {
-			bad = append(bad, name+" must be >= 0")
-		}
-	}
+	var ck fieldcheck.Check
 	if n.Name == "" {
-		bad = append(bad, "name is empty")
+		ck.Addf("name is empty")
 	}
-	pos("bandwidth_gbps", n.BandwidthGbps)
-	if !(n.Efficiency > 0 && n.Efficiency <= 1) {
-		bad = append(bad, "efficiency must be in (0, 1]")
-	}
-	nonneg("latency_us", n.LatencyUs)
-	nonneg("cpu_per_message_us", n.CPUPerMessageUs)
-	pos("tcp_gbs", n.TCPGBs)
-	nonneg("tcp_latency_us", n.TCPLatencyUs)
-	nonneg("tcp_cpu_per_message_us", n.TCPCPUPerMessageUs)
-	nonneg("max_registered_gb", n.MaxRegisteredGB)
+	ck.Positive("bandwidth_gbps", n.BandwidthGbps)
+	ck.Fraction("efficiency", n.Efficiency)
+	ck.NonNeg("latency_us", n.LatencyUs)
+	ck.NonNeg("cpu_per_message_us", n.CPUPerMessageUs)
+	ck.Positive("tcp_gbs", n.TCPGBs)
+	ck.NonNeg("tcp_latency_us", n.TCPLatencyUs)
+	ck.NonNeg("tcp_cpu_per_message_us", n.TCPCPUPerMessageUs)
+	ck.NonNeg("max_registered_gb", n.MaxRegisteredGB)
 	if n.GPUDirect && !n.RDMA {
-		bad = append(bad, "gpudirect needs rdma")
+		ck.Addf("gpudirect needs rdma")
 	}
-	if len(bad) > 0 {
-		return fmt.Errorf("cluster: invalid network %q: %s", n.Name, strings.Join(bad, "; "))
-	}
-	return nil
+	return ck.Err(fmt.Sprintf("cluster: invalid network %q", n.Name))
 }
 
 // Host describes the CPU side of a machine: the copies and RPC processing

@@ -18,10 +18,7 @@ package cluster
 // tensor before sending it); when many transfers run at once the callers
 // overlap them per resource (NIC, host CPU, PCIe) instead.
 
-import (
-	"fmt"
-	"strings"
-)
+import "fmt"
 
 // Transport is how tensors cross machines.
 type Transport string
@@ -38,12 +35,7 @@ func Transports() []Transport { return []Transport{GRPCTCP, GRPCRDMA, RDMA} }
 
 // ParseTransport validates a --transport value.
 func ParseTransport(s string) (Transport, error) {
-	for _, t := range Transports() {
-		if strings.EqualFold(s, string(t)) {
-			return t, nil
-		}
-	}
-	return "", fmt.Errorf("cluster: unknown transport %q (want grpc-tcp, grpc-rdma or rdma)", s)
+	return parseName("transport", s, Transports()...)
 }
 
 // Mechanism is how one transfer moves its bytes.

@@ -46,19 +46,7 @@ func gemmShape(a, b, out []int64) (batch, m, n, k float64, err error) {
 
 // MatMul(A, B): A[..., M, K] x B[..., K, N].
 func matmulCost(c *Ctx) (Cost, error) {
-	a, err := c.InDims(0)
-	if err != nil {
-		return Cost{}, err
-	}
-	b, err := c.InDims(1)
-	if err != nil {
-		return Cost{}, err
-	}
-	out, err := c.OutDims(0)
-	if err != nil {
-		return Cost{}, err
-	}
-	cost, err := c.gemm(a, b, out)
+	cost, err := c.gemmOf(0, 1)
 	if err == nil && c.Input(1) != nil && c.Input(1).Type.DType.IsInt() {
 		err = c.packAtRun(&cost, 1)
 	}
@@ -86,6 +74,23 @@ func (c *Ctx) packAtRun(cost *Cost, i int) error {
 	return nil
 }
 
+// gemmOf is the GEMM of inputs ia and ib into output 0.
+func (c *Ctx) gemmOf(ia, ib int) (Cost, error) {
+	a, err := c.InDims(ia)
+	if err != nil {
+		return Cost{}, err
+	}
+	b, err := c.InDims(ib)
+	if err != nil {
+		return Cost{}, err
+	}
+	out, err := c.OutDims(0)
+	if err != nil {
+		return Cost{}, err
+	}
+	return c.gemm(a, b, out)
+}
+
 func (c *Ctx) gemm(a, b, out []int64) (Cost, error) {
 	batch, m, n, k, err := gemmShape(a, b, out)
 	if err != nil {
@@ -102,22 +107,11 @@ func (c *Ctx) gemm(a, b, out []int64) (Cost, error) {
 
 // QLinearMatMul(a, a_scale, a_zp, b, b_scale, b_zp, y_scale, y_zp).
 func qlinearMatmulCost(c *Ctx) (Cost, error) {
-	a, err := c.InDims(0)
+	cost, err := c.gemmOf(0, 3)
 	if err != nil {
 		return Cost{}, err
 	}
-	b, err := c.InDims(3)
-	if err != nil {
-		return Cost{}, err
-	}
-	out, err := c.OutDims(0)
-	if err != nil {
-		return Cost{}, err
-	}
-	cost, err := c.gemm(a, b, out)
-	if err != nil {
-		return Cost{}, err
-	}
+	out, _ := c.OutDims(0) // gemmOf read it
 	c.requantize(&cost, prod(out))
 	return cost, nil
 }

@@ -10,12 +10,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
+	"github.com/wolong-dev/wolong/internal/fieldcheck"
 	"github.com/wolong-dev/wolong/ir"
 )
 
@@ -389,87 +389,63 @@ func (h *Hardware) Clone() *Hardware {
 // Validate checks that the numbers a prediction needs are present and
 // sane.
 func (h *Hardware) Validate() error {
-	var bad []string
-	pos := func(name string, v float64) {
-		if !(v > 0 && v <= math.MaxFloat64) {
-			bad = append(bad, name+" must be > 0")
-		}
-	}
-	nonneg := func(name string, v float64) {
-		if !(v >= 0 && v <= math.MaxFloat64) {
-			bad = append(bad, name+" must be >= 0")
-		}
-	}
-	frac := func(name string, v float64) {
-		if !(v > 0 && v <= 1) {
-			bad = append(bad, name+" must be in (0, 1]")
-		}
-	}
+	var ck fieldcheck.Check
 	if h.Name == "" {
-		bad = append(bad, "name is empty")
+		ck.Addf("name is empty")
 	}
 	if h.Kind != "gpu" && h.Kind != "cpu" {
-		bad = append(bad, fmt.Sprintf("kind %q must be \"gpu\" or \"cpu\"", h.Kind))
+		ck.Addf("kind %q must be \"gpu\" or \"cpu\"", h.Kind)
 	}
-	pos("peak_tflops.fp32", h.PeakTFLOPS.FP32)
+	ck.Positive("peak_tflops.fp32", h.PeakTFLOPS.FP32)
 	for _, p := range []struct {
 		n string
 		v float64
 	}{{"fp64", h.PeakTFLOPS.FP64}, {"tf32", h.PeakTFLOPS.TF32}, {"fp16", h.PeakTFLOPS.FP16}, {"bf16", h.PeakTFLOPS.BF16}, {"fp8", h.PeakTFLOPS.FP8}, {"int8", h.PeakTFLOPS.INT8}, {"fp16_vector", h.PeakTFLOPS.FP16Vector}} {
-		nonneg("peak_tflops."+p.n, p.v)
+		ck.NonNeg("peak_tflops."+p.n, p.v)
 	}
-	pos("memory_gb", h.MemoryGB)
-	pos("memory_bandwidth_gbs", h.MemoryBandwidthGBs)
-	nonneg("l2_mb", h.L2MB)
-	if h.SMs <= 0 || h.SMs > 1<<20 {
-		bad = append(bad, "sms must be in 1..1048576")
-	}
-	nonneg("clock_ghz", h.ClockGHz)
-	nonneg("launch_us", h.LaunchUs)
-	nonneg("dispatch_us", h.DispatchUs)
-	nonneg("kernel_overhead_us", h.KernelOverheadUs)
-	nonneg("run_overhead_us", h.RunOverheadUs)
-	nonneg("alloc_us_per_mb", h.AllocUsPerMB)
-	nonneg("alloc_min_mb", h.AllocMinMB)
-	nonneg("free_node_us", h.FreeNodeUs)
-	nonneg("output_us_per_mb", h.OutputUsPerMB)
-	nonneg("cache_bandwidth_gbs", h.CacheBandwidthGBs)
-	if h.TensorCoreAlign < 0 || h.TensorCoreAlign > 1024 {
-		bad = append(bad, "tensor_core_align must be in 0..1024")
-	}
-	nonneg("nvlink_gbs", h.NVLinkGBs)
-	nonneg("pcie_gbs", h.PCIeGBs)
+	ck.Positive("memory_gb", h.MemoryGB)
+	ck.Positive("memory_bandwidth_gbs", h.MemoryBandwidthGBs)
+	ck.NonNeg("l2_mb", h.L2MB)
+	ck.IntIn("sms", h.SMs, 1, 1<<20)
+	ck.NonNeg("clock_ghz", h.ClockGHz)
+	ck.NonNeg("launch_us", h.LaunchUs)
+	ck.NonNeg("dispatch_us", h.DispatchUs)
+	ck.NonNeg("kernel_overhead_us", h.KernelOverheadUs)
+	ck.NonNeg("run_overhead_us", h.RunOverheadUs)
+	ck.NonNeg("alloc_us_per_mb", h.AllocUsPerMB)
+	ck.NonNeg("alloc_min_mb", h.AllocMinMB)
+	ck.NonNeg("free_node_us", h.FreeNodeUs)
+	ck.NonNeg("output_us_per_mb", h.OutputUsPerMB)
+	ck.NonNeg("cache_bandwidth_gbs", h.CacheBandwidthGBs)
+	ck.IntIn("tensor_core_align", h.TensorCoreAlign, 0, 1024)
+	ck.NonNeg("nvlink_gbs", h.NVLinkGBs)
+	ck.NonNeg("pcie_gbs", h.PCIeGBs)
 	for _, c := range h.Efficiency.Classes() {
-		frac("efficiency."+c.Name+".compute", c.Eff.Compute)
-		frac("efficiency."+c.Name+".memory", c.Eff.Memory)
-		nonneg("efficiency."+c.Name+".overhead_us", c.Eff.OverheadUs)
+		ck.Fraction("efficiency."+c.Name+".compute", c.Eff.Compute)
+		ck.Fraction("efficiency."+c.Name+".memory", c.Eff.Memory)
+		ck.NonNeg("efficiency."+c.Name+".overhead_us", c.Eff.OverheadUs)
 	}
 	if len(h.Efficiency.Ops) > 1024 {
-		bad = append(bad, "efficiency.ops lists more than 1024 ops")
+		ck.Addf("efficiency.ops lists more than 1024 ops")
 	}
 	for _, op := range sortedKeys(h.Efficiency.Ops) {
 		c := h.Efficiency.Ops[op]
 		if op == "" || len(op) > 128 {
-			bad = append(bad, fmt.Sprintf("efficiency.ops: bad op name %q", op))
+			ck.Addf("efficiency.ops: bad op name %q", op)
 			continue
 		}
-		frac("efficiency.ops."+op+".compute", c.Compute)
-		frac("efficiency.ops."+op+".memory", c.Memory)
-		nonneg("efficiency.ops."+op+".overhead_us", c.OverheadUs)
+		ck.Fraction("efficiency.ops."+op+".compute", c.Compute)
+		ck.Fraction("efficiency.ops."+op+".memory", c.Memory)
+		ck.NonNeg("efficiency.ops."+op+".overhead_us", c.OverheadUs)
 	}
 	e := h.Efficiency
 	for _, p := range []struct {
 		n string
 		v int
 	}{{"tile_m", e.TileM}, {"tile_n", e.TileN}, {"blocks_per_sm", e.BlocksPerSM}, {"mem_bytes_per_block", e.MemBytesPerBlock}, {"mem_blocks_per_sm", e.MemBlocksPerSM}} {
-		if p.v <= 0 || p.v > 1<<20 {
-			bad = append(bad, "efficiency."+p.n+" must be in 1..1048576")
-		}
+		ck.IntIn("efficiency."+p.n, p.v, 1, 1<<20)
 	}
-	if len(bad) > 0 {
-		return fmt.Errorf("invalid hardware %q: %s", h.Name, strings.Join(bad, "; "))
-	}
-	return nil
+	return ck.Err(fmt.Sprintf("invalid hardware %q", h.Name))
 }
 
 // NamedClass is one op class's efficiency with its JSON name.

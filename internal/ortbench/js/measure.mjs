@@ -17,10 +17,10 @@
 // Each model runs in its own session: T intra-op threads (default 1), one
 // inter-op thread, the sequential executor, the given graph optimization
 // level (default disabled: ORT runs the model's own nodes), profiling off.
-// Inputs are the deterministic ones of profile.mjs / run.mjs (seeded
-// mulberry32). W warm-up runs (default 20, and at least 0.2 s) are dropped;
-// then runs continue until N (default 300) or S seconds (default 5) have
-// passed, and at least 10. With --interleave every model's session is made
+// Inputs are the deterministic ones of inputs.mjs (seeded mulberry32).
+// W warm-up runs (default 20, and at least 0.2 s) are dropped; then runs
+// continue until N (default 300) or S seconds (default 5) have passed, and
+// at least 10. With --interleave every model's session is made
 // first and the models take turns, one run each, so a slow drift of the
 // machine (another process, frequency) falls on every model alike: use it
 // for speedups (a model and its optimized export). With --profiled a second
@@ -55,6 +55,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { makeInput, mulberry32 } from './inputs.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 // The harness folder holding node_modules: WOLONG_ORT_HOME when set
@@ -65,35 +66,6 @@ const ort = createRequire(path.join(home, 'package.json'))('onnxruntime-node');
 const repo = process.env.WOLONG_REPO || path.resolve(here, '..', '..', '..');
 const modelsDir = process.env.WOLONG_MODELS || path.resolve(repo, '..', 'shared', 'models');
 const manifestPath = path.join(repo, 'testdata', 'ort', 'manifest.json');
-
-function mulberry32(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6D2B79F5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return (t ^ (t >>> 14)) >>> 0;
-  };
-}
-
-function makeInput(next, inp) {
-  const n = inp.shape.reduce((a, b) => a * b, 1);
-  const fill = inp.fill;
-  const num = () => (fill === undefined ? ((next() >>> 8) / 8388608) - 1 : fill);
-  const int = () => (fill === undefined ? next() % 10 : fill);
-  switch (inp.dtype) {
-    case 'float32': return new ort.Tensor('float32', Float32Array.from({ length: n }, num), inp.shape);
-    case 'float64': return new ort.Tensor('float64', Float64Array.from({ length: n }, num), inp.shape);
-    case 'float16': return new ort.Tensor('float16', Uint16Array.from({ length: n }, () => 0x3c00 * (num() > 0)), inp.shape);
-    case 'int64': return new ort.Tensor('int64', BigInt64Array.from({ length: n }, () => BigInt(int())), inp.shape);
-    case 'int32': return new ort.Tensor('int32', Int32Array.from({ length: n }, int), inp.shape);
-    case 'int8': return new ort.Tensor('int8', Int8Array.from({ length: n }, int), inp.shape);
-    case 'uint8': return new ort.Tensor('uint8', Uint8Array.from({ length: n }, int), inp.shape);
-    case 'bool': return new ort.Tensor('bool', Uint8Array.from({ length: n }, () => (fill === undefined ? next() & 1 : (fill ? 1 : 0))), inp.shape);
-  }
-  throw new Error(`input ${inp.name}: dtype ${inp.dtype} not handled`);
-}
 
 function quantile(xs, q) {
   const s = [...xs].sort((a, b) => a - b);
@@ -144,7 +116,7 @@ async function prepare(entry, opt) {
   const file = path.isAbsolute(entry.model) ? entry.model : path.join(modelsDir, entry.model);
   const next = mulberry32(entry.seed ?? 1);
   const feeds = {};
-  for (const inp of entry.inputs || []) feeds[inp.name] = makeInput(next, inp);
+  for (const inp of entry.inputs || []) feeds[inp.name] = makeInput(ort.Tensor, next, inp);
   const job = { entry, file, feeds, times: [], ratios: [], ptimes: [], pwarm: 0, tmp: null, passes: [] };
   job.session = await makeSession(file, opt, false);
   if (opt.profiled && !entry.no_profile) {
