@@ -65,8 +65,10 @@ func transformerSuite(add func(group, name string, two bool, m *ir.Model)) {
 	add("rnn", "gru_bidi_1x1x64x64", false, rnnBidi("GRU", 1, 64, 64))
 	add("rnn", "lstm_bidi_4x1x256x64", false, rnnBidi("LSTM", 4, 256, 64))
 	for _, c := range []struct{ batch, seq, hidden, heads, past int64 }{{1, 8, 128, 4, 0}, {1, 32, 384, 6, 0}, {4, 1, 256, 4, 32}} {
-		add("attention", fmt.Sprintf("QAttention_%dx%dx%dh%dp%d", c.batch, c.seq, c.hidden, c.heads, c.past), false, qAttentionBlock(c.batch, c.seq, c.hidden, c.heads, c.past))
+		add("attention", fmt.Sprintf("QAttention_%dx%dx%dh%dp%d", c.batch, c.seq, c.hidden, c.heads, c.past), false, qAttentionBlock(c.batch, c.seq, c.hidden, c.heads, c.past, false))
 	}
+	// weights quantized at run time: ONNX Runtime packs them in every call
+	add("attention", "QAttention_runtime_w_4x1x384h6p16", false, qAttentionBlock(4, 1, 384, 6, 16, true))
 }
 
 // qAttentionBlock is a dynamically quantized attention layer as ONNX
@@ -74,13 +76,22 @@ func transformerSuite(add func(group, name string, two bool, m *ir.Model)) {
 // float input, then com.microsoft QAttention over int8 weights with
 // per-tensor scales and zero points; with past > 0 a decoder step over a
 // [2, batch, heads, past, hidden/heads] key/value cache (a graph input).
-func qAttentionBlock(batch, seq, hidden, heads, past int64) *ir.Model {
+//
+// With runtimeW the int8 weights are computed in the run (QuantizeLinear
+// of float weights) instead of being an initializer, so the runtime
+// cannot pack them once at session creation.
+func qAttentionBlock(batch, seq, hidden, heads, past int64, runtimeW bool) *ir.Model {
 	b := New(fmt.Sprintf("qattention_%dx%dx%d", batch, seq, hidden), suiteOpset)
 	x := b.Input("x", ir.Float32, int(batch), int(seq), int(hidden))
 	q := b.OpN("DynamicQuantizeLinear", 3, []*ir.Value{x})
-	w := b.bytesInitOf("w", []int64{hidden, 3 * hidden}, ir.Int8)
 	wScale := b.ConstF("w_scale", nil, 0.01)
 	wZero := b.G.AddInitializer(&ir.Tensor{Name: "w_zero", DType: ir.Int8, Raw: []byte{0}})
+	var w *ir.Value
+	if runtimeW {
+		w = b.Op("QuantizeLinear", []*ir.Value{b.Weight("w_float", hidden, 3*hidden), wScale, wZero})
+	} else {
+		w = b.bytesInitOf("w", []int64{hidden, 3 * hidden}, ir.Int8)
+	}
 	ins := []*ir.Value{q[0], w, b.Weight("bias", 3*hidden), q[1], wScale, nil, q[2], wZero}
 	if past == 0 {
 		return b.outputY(b.OpDomain(msDomain, "QAttention", 1, ins, Int("num_heads", heads))[0])
