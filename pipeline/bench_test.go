@@ -20,24 +20,27 @@ import (
 // (BenchmarkPasses100k).
 //
 // Hot spots pprof showed on the 100k-node model (optimize -O3, h100,
-// --dim batch=8; 2-vCPU VM shared), CPU seconds before -> after this
-// work (about 3.1 -> 1.95 s in all):
+// --dim batch=8; 2-vCPU VM shared), CPU seconds over two rounds of work
+// (about 3.1 -> 1.95 -> 1.6 s in all):
 //   - ir.Topo from the driver's re-sort after every pass, 0.42 -> 0.11:
-//     SortNodes checks the order in one walk and leaves a sorted graph;
+//     SortNodes checks the order in one walk and leaves a sorted graph
+//     (what is left, ~0.12 over all passes, is pointer-chasing memory
+//     access);
 //   - ir.CloneModel, Infer's copy and Optimize's, 0.46 -> 0: the commands
 //     that read no earlier stage again infer and optimize in place
 //     (CloneGraph itself: slabs and values by ID, about half the time);
-//   - the fuse pass, 0.55 -> 0.40 a run (BenchmarkPasses100k/fuse):
-//     groups found by node ID, not pointer-keyed maps; still the largest
-//     pass (the fused bodies' nodes and values are new allocations);
-//   - simulate.Run, twice (before the first pass and after fuse), ~0.3:
-//     buildForward (one Task of ~350 bytes per node) and the cost model;
-//   - importer decode and link ~0.3 and the load-time ir.Verify ~0.1;
-//   - the other passes 0.02-0.09 each (noop decodes every small constant
-//     operand; cse builds a string key per node);
-//   - the garbage collector, ~17%: about 160 MB is live at the peak (the
-//     model, the fused bodies, the baseline simulation the predictor
-//     keeps for Optimized.Predicted).
+//   - the fuse pass, 0.55 -> 0.40 -> ~0.3 a run
+//     (BenchmarkPasses100k/fuse): groups found by node ID, not
+//     pointer-keyed maps; members moved into the fused bodies, not copied;
+//     left: finding groups, naming, the cycle check, body inputs;
+//   - simulate.Run, twice (before the first pass and after fuse),
+//     ~0.5 -> ~0.33: only the 10 largest gaps kept (not all sorted); left:
+//     zeroing the ~35 MB Task list (~350 bytes per node) and the cost model;
+//   - importer decode and link ~0.3 (nodes and outputs from slabs now) and
+//     the load-time ir.Verify ~0.1;
+//   - the other passes 0.02-0.06 each (cse sizes its table once);
+//   - the garbage collector, ~17%: about 150 MB is live at the peak (the
+//     model and its fused bodies; the predictor keeps one simulation).
 
 // stageModel writes modelgen.Wide(n) to a temporary file.
 func stageModel(b *testing.B, n int) string {
