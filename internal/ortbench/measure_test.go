@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -17,13 +16,7 @@ import (
 // no two passes can meet (and with none): with it, the record carries a
 // third, retried pass median, and its median is the lowest of all three.
 func TestMeasureRetry(t *testing.T) {
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("node is not installed: ONNX Runtime runs under Node.js")
-	}
-	h, err := Open(context.Background(), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	h := openHarness(t)
 	dir := t.TempDir()
 	b := modelgen.New("relu", 13)
 	b.Output(b.Op("Relu", []*ir.Value{b.Input("x", ir.Float32, 64)}))

@@ -20,13 +20,7 @@ import (
 // outputs come back element for element, the refusal as the model's
 // error.
 func TestRunModels(t *testing.T) {
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("node is not installed: ONNX Runtime runs under Node.js")
-	}
-	h, err := Open(context.Background(), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	h := openHarness(t)
 	dir := t.TempDir()
 	b := modelgen.New("relu", 13)
 	b.Output(b.Op("Relu", []*ir.Value{b.Input("x", ir.Float32, 2)}))
@@ -69,4 +63,18 @@ func TestRunModels(t *testing.T) {
 	if !strings.Contains(res[1].Error, "com.example") {
 		t.Errorf("custom op: error %q, want ORT's refusal naming the domain", res[1].Error)
 	}
+}
+
+// openHarness opens the harness (installing onnxruntime-node into the
+// user's cache the first time), or skips the test where node is absent.
+func openHarness(t *testing.T) *Harness {
+	t.Helper()
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("node is not installed: ONNX Runtime runs under Node.js")
+	}
+	h, err := Open(context.Background(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
 }
