@@ -29,10 +29,13 @@ type publishedRun struct {
 // the framework's kernel efficiency is fitted to SC21 only), each within
 // 15% of its published TFLOP/s per GPU, and fitting in memory.
 //
-// Known gaps: Llama 3 405B's layout needs about 110 GB per H100 here
-// (87 GB of activations: 16 micro-batches of 7 layers in flight on the
-// first stage without recomputation; the paper does not say what Meta
-// recomputed or offloaded). MT-NLG 530B (Smith et al., arXiv:2201.11990,
+// Known gaps: Llama 3 405B's layout does not fit an H100 here: 82 GB on
+// 16,384 GPUs (16 micro-batches per pipeline, all in flight on the first
+// stage: 60 GB of activations; 12 GB of fp32 gradients that ZeRO-1 does
+// not shard, where the paper's FSDP shards gradients too) and 110 GB on
+// 8,192 (32 micro-batches: the interleaved schedule keeps about 23.5 of
+// them in flight on the first stage, 88 GB; Meta's schedule with its
+// tunable number of contiguous micro-batches is not modelled). MT-NLG 530B (Smith et al., arXiv:2201.11990,
 // section 2.4: the same model on 2240-3360 A100s with DeepSpeed's pipeline
 // engine, 126 / 121 / 113 TFLOP/s per GPU) is predicted 23-29% faster than
 // published: DeepSpeed's engine of 2021 (unoverlapped point-to-point

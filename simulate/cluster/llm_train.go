@@ -491,11 +491,14 @@ func (r *llmRun) memory(o LLMOptions, s layerShape, nl []int) Memory {
 			w = w/shard + 2*r.layerParamsPerGPU(o)*e // two layers gathered at a time
 		}
 		// micro-batches in flight on stage i under 1F1B; interleaving adds
-		// (p-1)/(p v) of a stage's share (Korthikanti et al. 2023, 4.2.3)
-		inflight := math.Min(float64(o.micro()), float64(o.PP-i))
+		// (p-1)/(p v) of a stage's share (Korthikanti et al. 2023, 4.2.3);
+		// never more than the step's micro-batches (with m = p every
+		// micro-batch is in flight on the first stage either way)
+		inflight := float64(o.PP - i)
 		if o.VirtualStages > 1 {
 			inflight *= 1 + float64(o.PP-1)/float64(o.PP*o.VirtualStages)
 		}
+		inflight = math.Min(inflight, float64(o.micro()))
 		a := float64(nl[i]) * act * inflight
 		if o.Recompute == RecomputeFull {
 			// plus one layer's full set while its backward runs

@@ -149,3 +149,20 @@ func TestLLMBadLayouts(t *testing.T) {
 		t.Errorf("ep 3 of 8 experts: %v", err)
 	}
 }
+
+// TestInflightCappedByMicroBatches: the first stage never holds more
+// micro-batches' activations than the step has, interleaved or not
+// (Korthikanti's (1 + (p-1)/(p v)) factor assumes m well above p).
+func TestInflightCappedByMicroBatches(t *testing.T) {
+	act := func(global, vp int) float64 {
+		return simLLM(t, "llama2-7b", 1, LLMOptions{PP: 8, VirtualStages: vp, MicroBatch: 1, GlobalBatch: global, Seq: 1024, Recompute: RecomputeSelective}).Memory.ActivationsGB
+	}
+	// 8 micro-batches (m = p): every one is in flight on stage 0 with or
+	// without interleaving; 64: interleaving holds (1 + 7/16) x 8 of them
+	if a, b := act(8, 1), act(8, 2); !near(a, b, 0.05) {
+		t.Errorf("m = p: activations %.2f GB plain vs %.2f GB interleaved, want the same", a, b)
+	}
+	if a, b := act(64, 1), act(64, 2); b < 1.3*a {
+		t.Errorf("m = 8p: activations %.2f GB plain vs %.2f GB interleaved, want about 1.44x", a, b)
+	}
+}
