@@ -162,7 +162,7 @@ func TestArgvOptimize(t *testing.T) {
 		{args: nil, code: 2},
 		// the LLM planner's training-layout flags: a plan
 		{args: []string{"--llm", "llama3-70b", "--cluster", "8x8", "--hw", "h200", "--tp", "8", "--pp", "2", "--vp", "2", "--sp", "--zero", "1", "--recompute", "full",
-			"--micro-batch", "2", "--global-batch", "64", "--seq", "4096", "--framework", "fsdp", "-o", "plan.json", "--format", "json"}, want: func(o *OptimizeOptions) string {
+			"--micro-batch", "2", "--global-batch", "64", "--seq", "4096", "--framework", "fsdp", "-o", "plan.json", "--format", "json", "--dtype", "float16"}, want: func(o *OptimizeOptions) string {
 			if o.LLM == nil || o.LLM.LLM == nil {
 				return "no LLM plan"
 			}
@@ -170,7 +170,7 @@ func TestArgvOptimize(t *testing.T) {
 			return check(o.Path == "" && l.Preset != nil && l.Preset.Name == "llama3-70b", "the preset, no MODEL", l.Search == nil && l.Serve == nil, "a given layout",
 				tr.TP == 8 && tr.PP == 2 && tr.DP == 0 && tr.VirtualStages == 2 && tr.SequenceParallel && tr.ZeRO == 1, "degrees",
 				tr.Recompute == cluster.RecomputeFull && tr.MicroBatch == 2 && tr.GlobalBatch == 64 && tr.Seq == 4096, "recompute, batches, seq",
-				tr.Framework.Name == "fsdp", "framework", o.Plan == "plan.json" && o.Format == report.JSON, "-o is the plan file, json",
+				tr.Framework.Name == "fsdp", "framework", o.Plan == "plan.json" && o.Format == report.JSON, "-o is the plan file, json", tr.DType == ir.Float16, "dtype",
 				o.LLM.Cluster.GPUs() == 64 && o.LLM.Cluster.GPU.Name == "h200", "cluster")
 		}},
 		{args: []string{"m.onnx", "--cluster", "2x8", "--strategy", "auto", "--global-batch", "128", "--tp", "4"}, want: func(o *OptimizeOptions) string {
@@ -192,6 +192,8 @@ func TestArgvOptimize(t *testing.T) {
 		{args: []string{"--llm", "gpt3-1.3b", "--cluster", "1x8", "--tp", "2", "--strategy", "ps"}, code: 2}, // graph-level strategy
 		{args: []string{"--llm", "gpt3-1.3b", "--cluster", "1x8", "--strategy", "auto"}, code: 2},            // no --global-batch
 		{args: []string{"--llm", "gpt3-1.3b", "--cluster", "1x8", "--hw", "cpu-1t"}, code: 2},                // not a GPU
+		{args: []string{"--llm", "gpt3-1.3b", "--cluster", "1x8", "--dtype", "int8"}, code: 2},               // not a float type
+		{args: []string{"m.onnx", "--dtype", "float16"}, code: 2},                                            // the LLM planner's only
 	})
 }
 

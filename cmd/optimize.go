@@ -32,6 +32,7 @@ type optimizeFlags struct {
 	emitONNX string
 	external string // --external-data auto|always
 	llm      LLMFlags
+	dtype    string // --dtype: the LLM plan's precision
 }
 
 func (f *optimizeFlags) toOptions(env *Env, args []string) (*OptimizeOptions, error) {
@@ -40,6 +41,9 @@ func (f *optimizeFlags) toOptions(env *Env, args []string) (*OptimizeOptions, er
 	}
 	if o, err := f.llmOptions(env, args); o != nil || err != nil {
 		return o, err
+	}
+	if f.changed("dtype") {
+		return nil, Usagef("--dtype applies to the LLM planner (--cluster with --llm PRESET or the LLM layout flags)")
 	}
 	mode, err := importer.ParseExternalMode(f.external)
 	if err != nil {
@@ -102,6 +106,7 @@ writes nothing and exits 1. Passes: ` + strings.Join(passNameList(), ", ") + `.`
 	}
 	addPipelineFlags(c, &f.pipelineFlags)
 	addLLMTrainFlags(c, &f.llm)
+	c.Flags().StringVar(&f.dtype, "dtype", "", "LLM: the plan's training precision, a float `type` (default bfloat16)")
 	c.Flags().StringVarP(&f.plan, "output", "o", "", "write the plan as JSON to `plan.json`")
 	c.Flags().StringVar(&f.emitONNX, "emit-onnx", "", "write the optimized model as ONNX to `out.onnx`")
 	c.Flags().StringVar(&f.external, "external-data", "auto", "with --emit-onnx, weights as external data: `auto` (only when the model would pass protobuf's 2 GiB limit) or always; weights already in an external file in the output's folder are referenced there, others go into out.onnx.data")

@@ -33,7 +33,11 @@ func (f *optimizeFlags) llmOptions(env *Env, args []string) (*OptimizeOptions, e
 		}
 		return f.changed(name)
 	}
-	lr, err := commandLLMRun("optimize", &f.llm, &f.cluster, args, 0, ir.Undefined, 5, llmChanged)
+	dt, err := parseFloatDType(f.dtype)
+	if err != nil {
+		return nil, err
+	}
+	lr, err := commandLLMRun("optimize", &f.llm, &f.cluster, args, 0, dt, 5, llmChanged)
 	if lr == nil || err != nil {
 		return nil, err
 	}
@@ -117,4 +121,17 @@ func optimizeLLMRun(env *Env, opts *OptimizeOptions) error {
 		}
 	}
 	return writeLLM(env, opts.Format, p, p.WriteText, p.Warnings, res.Memory, what)
+}
+
+// parseFloatDType types --dtype: "" is Undefined (the command's default),
+// else a float type.
+func parseFloatDType(s string) (ir.DType, error) {
+	if s == "" {
+		return ir.Undefined, nil
+	}
+	d, ok := ir.ParseDType(s)
+	if !ok || !d.IsFloat() {
+		return ir.Undefined, Usagef("--dtype %q: want a float type (float32, float16, bfloat16, ...)", s)
+	}
+	return d, nil
 }

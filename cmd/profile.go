@@ -6,7 +6,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/wolong-dev/wolong/ir"
 	"github.com/wolong-dev/wolong/optimize"
 	"github.com/wolong-dev/wolong/pipeline"
 	"github.com/wolong-dev/wolong/report"
@@ -162,13 +161,9 @@ func (f *profileFlags) toOptions(env *Env, args []string, changed func(string) b
 	if f.batch < 0 || f.trip < 0 || f.top < 0 {
 		return nil, Usagef("--batch, --trip and --top must not be negative")
 	}
-	var dt ir.DType
-	if f.dtype != "" {
-		d, ok := ir.ParseDType(f.dtype)
-		if !ok || !d.IsFloat() {
-			return nil, Usagef("--dtype %q: want a float type (float32, float16, bfloat16, ...)", f.dtype)
-		}
-		dt = d
+	dt, err := parseFloatDType(f.dtype)
+	if err != nil {
+		return nil, err
 	}
 	if err := f.cluster.check(changed, f.trace); err != nil {
 		return nil, err
