@@ -5,15 +5,14 @@ package ir
 // large allocations (slabs) instead of several small ones per node, and
 // values are looked up by ID instead of through a map keyed by pointer.
 
-// cloneSlabs hands out the storage of one graph's copied nodes. Each list
-// is capped at its length, so a pass appending to one reallocates it
-// instead of writing into its neighbour's.
+// cloneSlabs hands out the storage of one graph's copied nodes: a
+// NodeSlab for the nodes, their output lists and values, and the input and
+// use lists a copy has too. Each list is capped at its length, so a pass
+// appending to one reallocates it instead of writing into its neighbour's.
 type cloneSlabs struct {
-	nodes []Node
-	vals  []Value
-	ins   []*Value
-	outs  []*Value
-	uses  []Use
+	NodeSlab
+	ins  []*Value
+	uses []Use
 }
 
 // newCloneSlabs sizes the slabs for copies of nodes.
@@ -29,8 +28,7 @@ func newCloneSlabs(nodes []*Node) *cloneSlabs {
 			}
 		}
 	}
-	return &cloneSlabs{nodes: make([]Node, len(nodes)), vals: make([]Value, nVal),
-		ins: make([]*Value, nIn), outs: make([]*Value, nOut), uses: make([]Use, nUse)}
+	return &cloneSlabs{NodeSlab: *NewNodeSlab(len(nodes), nOut, nVal), ins: make([]*Value, nIn), uses: make([]Use, nUse)}
 }
 
 // take cuts the first k entries off *s, capped at k.
@@ -45,8 +43,7 @@ func take[T any](s *[]T, k int) []T {
 // and recorded as uses, and copies of its outputs, produced by it. The
 // attributes are left to the caller.
 func (sl *cloneSlabs) node(g *Graph, n *Node, vm *valueMap) *Node {
-	c := &sl.nodes[0]
-	sl.nodes = sl.nodes[1:]
+	c := sl.NodeSlab.node()
 	*c = Node{ID: n.ID, Name: n.Name, Op: n.Op, Domain: n.Domain, Overload: n.Overload, Doc: n.Doc, Graph: g, Metadata: n.Metadata}
 	c.Inputs = take(&sl.ins, len(n.Inputs))
 	for i, v := range n.Inputs {
@@ -59,13 +56,12 @@ func (sl *cloneSlabs) node(g *Graph, n *Node, vm *valueMap) *Node {
 			w.Uses = append(w.Uses, Use{c, i})
 		}
 	}
-	c.Outputs = take(&sl.outs, len(n.Outputs))
+	c.Outputs = sl.outputs(len(n.Outputs))
 	for i, o := range n.Outputs {
 		if o == nil {
 			continue
 		}
-		w := &sl.vals[0]
-		sl.vals = sl.vals[1:]
+		w := sl.value()
 		copyValue(w, o)
 		w.Name, w.Graph, w.Producer, w.ProducerOut = o.Name, g, c, i
 		w.Uses = take(&sl.uses, len(o.Uses))[:0]
