@@ -6,10 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-
-	"github.com/wolong-dev/wolong/importer"
-	"github.com/wolong-dev/wolong/internal/modelgen"
-	"github.com/wolong-dev/wolong/ir"
 )
 
 // TestMeasureRetry measures a Relu in two passes with a retry threshold
@@ -18,12 +14,7 @@ import (
 func TestMeasureRetry(t *testing.T) {
 	h := openHarness(t)
 	dir := t.TempDir()
-	b := modelgen.New("relu", 13)
-	b.Output(b.Op("Relu", []*ir.Value{b.Input("x", ir.Float32, 64)}))
-	model := filepath.Join(dir, "relu.onnx")
-	if err := importer.WriteFile(b.Model(), model); err != nil {
-		t.Fatal(err)
-	}
+	model := writeRelu(t, dir, 64)
 	for _, c := range []struct {
 		retry   float64
 		retries int

@@ -22,12 +22,7 @@ import (
 func TestRunModels(t *testing.T) {
 	h := openHarness(t)
 	dir := t.TempDir()
-	b := modelgen.New("relu", 13)
-	b.Output(b.Op("Relu", []*ir.Value{b.Input("x", ir.Float32, 2)}))
-	good := filepath.Join(dir, "relu.onnx")
-	if err := importer.WriteFile(b.Model(), good); err != nil {
-		t.Fatal(err)
-	}
+	good := writeRelu(t, dir, 2)
 	c := modelgen.New("custom", 13)
 	c.Output(c.Op("Relu", []*ir.Value{c.Input("x", ir.Float32, 2)}))
 	c.M.Graph.Nodes[0].Domain = "com.example"
@@ -77,4 +72,16 @@ func openHarness(t *testing.T) *Harness {
 		t.Fatal(err)
 	}
 	return h
+}
+
+// writeRelu writes a Relu over a float32 [n] input x into dir/relu.onnx.
+func writeRelu(t *testing.T, dir string, n int) string {
+	t.Helper()
+	b := modelgen.New("relu", 13)
+	b.Output(b.Op("Relu", []*ir.Value{b.Input("x", ir.Float32, n)}))
+	p := filepath.Join(dir, "relu.onnx")
+	if err := importer.WriteFile(b.Model(), p); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
