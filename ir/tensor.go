@@ -189,7 +189,27 @@ func (t *Tensor) CheckData() error {
 		}
 		return fmt.Errorf("tensor %q: %s%v needs %d elements, has %d", t.Name, t.DType, t.Dims, want, have)
 	}
+	// a file may fill more than one typed field; the readers pick one by
+	// their own order, so every field present must hold the data
+	for _, c := range t.typedCounts() {
+		if c >= 0 && c != want {
+			return fmt.Errorf("tensor %q: %s%v needs %d elements, a second data field has %d", t.Name, t.DType, t.Dims, want, c)
+		}
+	}
 	return nil
+}
+
+// typedCounts returns the length of each typed data field, -1 for one
+// that is absent (nil).
+func (t *Tensor) typedCounts() [6]int64 {
+	count := func(present bool, n int) int64 {
+		if !present {
+			return -1
+		}
+		return int64(n)
+	}
+	return [6]int64{count(t.Floats != nil, len(t.Floats)), count(t.Int32s != nil, len(t.Int32s)), count(t.Int64s != nil, len(t.Int64s)),
+		count(t.Float64s != nil, len(t.Float64s)), count(t.Uint64s != nil, len(t.Uint64s)), count(t.Strings != nil, len(t.Strings))}
 }
 
 // dataCount returns the number of entries in the typed field that holds

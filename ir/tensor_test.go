@@ -76,3 +76,30 @@ func TestTensorSource(t *testing.T) {
 		t.Errorf("Reader of a tensor with typed data: want nil")
 	}
 }
+
+// TestCheckDataEveryTypedField: a tensor whose file fills two typed data
+// fields passes only if both hold its elements (the readers pick a field
+// by their own order: the fuzzer found uint64_data one short behind a
+// full int32_data, and Float64Values read past its end).
+func TestCheckDataEveryTypedField(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		t    *Tensor
+		ok   bool
+	}{
+		{"one field", &Tensor{DType: Int32, Dims: []int64{3}, Int32s: []int32{1, 2, 3}}, true},
+		{"two full fields", &Tensor{DType: Int32, Dims: []int64{3}, Int32s: []int32{1, 2, 3}, Uint64s: []uint64{1, 2, 3}}, true},
+		{"second short", &Tensor{DType: Int32, Dims: []int64{3}, Int32s: []int32{1, 2, 3}, Uint64s: []uint64{1, 2}}, false},
+		{"second empty", &Tensor{DType: Float32, Dims: []int64{2}, Int32s: []int32{1, 2}, Floats: []float32{}}, false},
+	} {
+		err := tc.t.CheckData()
+		if (err == nil) != tc.ok {
+			t.Errorf("%s: CheckData = %v, want ok %v", tc.name, err, tc.ok)
+		}
+		if err == nil {
+			if _, err := tc.t.Float64Values(16); err != nil {
+				t.Errorf("%s: Float64Values: %v", tc.name, err)
+			}
+		}
+	}
+}
