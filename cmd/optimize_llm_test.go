@@ -32,6 +32,24 @@ func TestOptimizeLLMPlan(t *testing.T) {
 				}
 			}
 		}},
+		{"embedding chunk", []string{"--tp", "2", "--pp", "2", "--vp", "3", "--zero", "2", "--framework", "fsdp", "--global-batch", "16", "--seq", "512"}, func(t *testing.T, d map[string]any) {
+			// 4 layers + embedding + output layer in 2 x 3 one-layer chunks
+			stages, _ := d["stages"].([]any)
+			first := stages[0].(map[string]any)["chunks"].([]any)
+			last := stages[1].(map[string]any)["chunks"].([]any)
+			if c := first[0].(map[string]any); num(t, c, "first_layer") != -1 || num(t, c, "last_layer") != -1 {
+				t.Errorf("stage 0's first chunk %v, want only the embedding (layers -1)", c)
+			}
+			if c := last[len(last)-1].(map[string]any); num(t, c, "first_layer") != -1 {
+				t.Errorf("the last stage's last chunk %v, want only the output layer", c)
+			}
+			args, _ := d["megatron_args"].(string)
+			for _, a := range []string{"--num-layers-per-virtual-pipeline-stage 1", "--account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split"} {
+				if !strings.Contains(args, a) {
+					t.Errorf("megatron_args lack %q: %s", a, args)
+				}
+			}
+		}},
 		{"auto", []string{"--strategy", "auto", "--global-batch", "32", "--pp", "1"}, func(t *testing.T, d map[string]any) {
 			if num(t, d, "pp") != 1 || num(t, d, "tp")*num(t, d, "dp")*num(t, d, "cp") != 8 {
 				t.Errorf("searched layout tp %v pp %v dp %v cp %v: want pp 1 (fixed) on 8 GPUs", d["tp"], d["pp"], d["dp"], d["cp"])
@@ -135,5 +153,20 @@ func TestOptimizeLLMFailures(t *testing.T) {
 	}
 	if _, errs, code := run("optimize", "--llm", "gpt3-1.3b", "--cluster", "1x8", "--tp", "3"); code != 2 || !strings.Contains(errs, "tp 3") {
 		t.Errorf("tp 3: exit %d, stderr %q; want 2 naming the layout", code, errs)
+	}
+}
+
+// The plan's table names a chunk of no layers by what it holds.
+func TestOptimizeLLMPlanTableChunks(t *testing.T) {
+	model := smallLLM(t)
+	out, errs, code := run("optimize", model, "--cluster", "1x8", "--hw", "h100", "-o", filepath.Join(t.TempDir(), "p.json"),
+		"--tp", "2", "--pp", "2", "--vp", "3", "--zero", "2", "--framework", "fsdp", "--global-batch", "16", "--seq", "512")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"(embedding), 1, 3 ", "0, 2, (head) "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("plan table lacks %q:\n%s", want, out)
+		}
 	}
 }

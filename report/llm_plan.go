@@ -48,8 +48,17 @@ func (p *LLMPlan) WriteText(w io.Writer) error {
 	var rows [][]string
 	for _, s := range p.Stages {
 		var chunks []string
-		for _, c := range s.Chunks {
-			chunks = append(chunks, fmt.Sprintf("%d-%d", c.FirstLayer, c.LastLayer))
+		for i, c := range s.Chunks {
+			switch {
+			case c.Empty() && i == 0 && s.Embedding:
+				chunks = append(chunks, "(embedding)")
+			case c.Empty():
+				chunks = append(chunks, "(head)")
+			case c.FirstLayer == c.LastLayer:
+				chunks = append(chunks, fmt.Sprint(c.FirstLayer))
+			default:
+				chunks = append(chunks, fmt.Sprintf("%d-%d", c.FirstLayer, c.LastLayer))
+			}
 		}
 		var holds []string
 		if s.Embedding {

@@ -242,8 +242,12 @@ func (t *Transformer) checkLayout(o LLMOptions) error {
 		return fmt.Errorf("cluster: pp %d is more stages than the %d layers", o.PP, t.Layers)
 	case o.VirtualStages > 1 && o.PP == 1:
 		return fmt.Errorf("cluster: an interleaved schedule (%d virtual stages) needs pp > 1", o.VirtualStages)
-	case o.PP*o.VirtualStages > t.Layers:
-		return fmt.Errorf("cluster: pp %d x %d virtual stages is more chunks than the %d layers", o.PP, o.VirtualStages, t.Layers)
+	case o.PP*o.VirtualStages > t.Layers+2:
+		// the embedding and the output layer may each fill a chunk of their
+		// own (Llama 3's layout; Megatron-Core's
+		// --account-for-embedding-in-pipeline-split and
+		// --account-for-loss-in-pipeline-split)
+		return fmt.Errorf("cluster: pp %d x %d virtual stages is more chunks than the %d layers, the embedding and the output layer", o.PP, o.VirtualStages, t.Layers)
 	case o.Seq%(2*o.CP) != 0 && o.CP > 1:
 		return fmt.Errorf("cluster: cp %d: the sequence %d must split into 2 x cp chunks (load-balanced causal attention)", o.CP, o.Seq)
 	case o.EP > 1 && !t.MoE():

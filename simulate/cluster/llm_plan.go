@@ -45,12 +45,19 @@ type PlanStage struct {
 	LastMachine  int `json:"last_machine"`
 }
 
-// PlanChunk is a run of layers, numbered from 0.
+// PlanChunk is a run of layers, numbered from 0. A chunk of no layers
+// (FirstLayer and LastLayer -1) holds only the embedding (the first
+// stage's first chunk) or only the output layer and loss (the last
+// stage's last chunk): Llama 3's layout, where the embedding and the
+// output layer each take a layer's slot in the pipeline split.
 type PlanChunk struct {
 	VirtualStage int `json:"virtual_stage"` // chunk index x pp + stage
 	FirstLayer   int `json:"first_layer"`
 	LastLayer    int `json:"last_layer"`
 }
+
+// Empty says whether the chunk holds no transformer layer.
+func (c PlanChunk) Empty() bool { return c.FirstLayer < 0 || c.LastLayer < c.FirstLayer }
 
 // RankMap says where the ranks of each parallel group are: ranks are
 // ordered tp, cp, dp, pp (tensor parallelism fastest) and filled into the
@@ -95,7 +102,10 @@ func NewLLMPlan(t *Transformer, c *Cluster, r *LLMResult, fw *Framework) *LLMPla
 // planStages assigns the layers: stage i's count is the planner's
 // (stageLayers); under interleaving each stage's layers split into
 // VirtualStages chunks and the chunks take consecutive layers in the
-// order chunk x pp + stage (Megatron's interleaved schedule).
+// order chunk x pp + stage (Megatron's interleaved schedule). A stage's
+// larger chunks come first, except on the first stage, where they come
+// last: its first chunk also runs the embedding, as the last stage's
+// last chunk runs the output layer.
 func planStages(t *Transformer, c *Cluster, r *LLMResult) []PlanStage {
 	nl := stageLayers(t.Layers, r.PP)
 	v := max(1, r.VirtualStages)
@@ -103,8 +113,12 @@ func planStages(t *Transformer, c *Cluster, r *LLMResult) []PlanStage {
 	for i, n := range nl {
 		sizes[i] = make([]int, v)
 		for j := range sizes[i] {
+			k := j // chunk k takes one of the n % v extra layers when k < n % v
+			if i == 0 && r.PP > 1 {
+				k = v - 1 - j
+			}
 			sizes[i][j] = n / v
-			if j < n%v {
+			if k < n%v {
 				sizes[i][j]++
 			}
 		}
@@ -120,7 +134,11 @@ func planStages(t *Transformer, c *Cluster, r *LLMResult) []PlanStage {
 	for j := 0; j < v; j++ {
 		for i := range out {
 			n := sizes[i][j]
-			out[i].Chunks = append(out[i].Chunks, PlanChunk{VirtualStage: j*r.PP + i, FirstLayer: next, LastLayer: next + n - 1})
+			ch := PlanChunk{VirtualStage: j*r.PP + i, FirstLayer: next, LastLayer: next + n - 1}
+			if n == 0 {
+				ch.FirstLayer, ch.LastLayer = -1, -1
+			}
+			out[i].Chunks = append(out[i].Chunks, ch)
 			next += n
 		}
 	}
@@ -166,9 +184,15 @@ func megatronArgs(t *Transformer, r *LLMResult, fw *Framework, stages []PlanStag
 	num("--tensor-model-parallel-size", r.TP)
 	num("--pipeline-model-parallel-size", r.PP)
 	if r.VirtualStages > 1 {
-		if t.Layers%(r.PP*r.VirtualStages) == 0 {
-			num("--num-layers-per-virtual-pipeline-stage", t.Layers/(r.PP*r.VirtualStages))
-		} else {
+		chunks := r.PP * r.VirtualStages
+		switch {
+		case t.Layers%chunks == 0:
+			num("--num-layers-per-virtual-pipeline-stage", t.Layers/chunks)
+		case (t.Layers+2)%chunks == 0 && stages[0].Layers == (t.Layers+2)/r.PP-1 && stages[r.PP-1].Layers == stages[0].Layers:
+			// the embedding and the output layer each count as a layer
+			num("--num-layers-per-virtual-pipeline-stage", (t.Layers+2)/chunks)
+			arg("--account-for-embedding-in-pipeline-split", "--account-for-loss-in-pipeline-split")
+		default:
 			num("--num-virtual-stages-per-pipeline-rank", r.VirtualStages)
 			notes = append(notes, fmt.Sprintf("%d layers do not split evenly into %d x %d chunks: Megatron-LM needs a layout file or uneven-stage arguments for the stages listed", t.Layers, r.PP, r.VirtualStages))
 		}

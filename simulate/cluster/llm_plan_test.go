@@ -22,13 +22,20 @@ func planOf(t *testing.T, name string, machines int, o LLMOptions) *LLMPlan {
 }
 
 // coverLayers checks that the chunks hold every layer once, in runs of
-// consecutive layers, in virtual-stage order; it returns what is wrong.
+// consecutive layers, in virtual-stage order (a chunk of no layers only
+// first on the first stage or last on the last); it returns what is wrong.
 func coverLayers(p *LLMPlan) string {
 	next, want := 0, 0
 	byVS := map[int]PlanChunk{}
-	for _, s := range p.Stages {
+	for i, s := range p.Stages {
 		n := 0
-		for _, c := range s.Chunks {
+		for j, c := range s.Chunks {
+			if c.Empty() {
+				if c.FirstLayer != -1 || c.LastLayer != -1 || !(i == 0 && j == 0 || i == len(p.Stages)-1 && j == len(s.Chunks)-1) {
+					return fmt.Sprintf("stage %d chunk %d: %+v holds no layer", i, j, c)
+				}
+				continue
+			}
 			byVS[c.VirtualStage] = c
 			n += c.LastLayer - c.FirstLayer + 1
 		}
@@ -37,9 +44,19 @@ func coverLayers(p *LLMPlan) string {
 		}
 		want += s.Layers
 	}
-	for vs := 0; vs < len(byVS); vs++ {
+	for vs := 0; len(byVS) > 0; vs++ {
 		c, ok := byVS[vs]
-		if !ok || c.FirstLayer != next || c.LastLayer < c.FirstLayer {
+		if !ok {
+			if vs == 0 {
+				continue // the first stage's chunk of only the embedding
+			}
+			if len(byVS) > 0 && vs < len(p.Stages)*len(p.Stages[0].Chunks)-1 {
+				return fmt.Sprintf("virtual stage %d: missing, want a run from layer %d", vs, next)
+			}
+			break
+		}
+		delete(byVS, vs)
+		if c.FirstLayer != next || c.LastLayer < c.FirstLayer {
 			return fmt.Sprintf("virtual stage %d: %+v, want a run from layer %d", vs, c, next)
 		}
 		next = c.LastLayer + 1
@@ -69,6 +86,11 @@ func TestLLMPlan(t *testing.T) {
 			[]string{"--tensor-model-parallel-size 8 ", "--pipeline-model-parallel-size 16 ", "--decoder-first-pipeline-num-layers 7 ", "--decoder-last-pipeline-num-layers 7 ",
 				"--sequence-parallel", "--use-distributed-optimizer", "--recompute-granularity full", "--group-query-attention --num-query-groups 8", "--swiglu", "--seq-length 8192"},
 			[]string{"--context-parallel-size", "--num-layers-per-virtual"},
+			map[string][2]int{"tp": {8, 1}, "dp": {4, 4}, "pp": {16, 16}}},
+		{"llama3-405b meta interleaved layout", "llama3-405b", 64, LLMOptions{TP: 8, PP: 16, VirtualStages: 8, SequenceParallel: true, ZeRO: 2, GlobalBatch: 64, Framework: mustFramework(t, "fsdp")},
+			[]PlanChunk{{0, -1, -1}, {16, 15, 15}, {32, 31, 31}, {48, 47, 47}, {64, 63, 63}, {80, 79, 79}, {96, 95, 95}, {112, 111, 111}},
+			[]string{"--num-layers-per-virtual-pipeline-stage 1 ", "--account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split", "--use-custom-fsdp"},
+			[]string{"--decoder-first", "--num-virtual-stages-per-pipeline-rank", "--recompute-granularity"},
 			map[string][2]int{"tp": {8, 1}, "dp": {4, 4}, "pp": {16, 16}}},
 		{"gpt3-175b interleaved", "gpt3-175b", 16, LLMOptions{TP: 8, PP: 8, VirtualStages: 2, Recompute: RecomputeSelective, GlobalBatch: 64, Framework: mustFramework(t, "megatron-2021")},
 			[]PlanChunk{{0, 0, 5}, {8, 48, 53}},
