@@ -44,6 +44,16 @@ func TestProfileLLM(t *testing.T) {
 		args  []string
 		check func(t *testing.T, d map[string]any)
 	}{
+		{"deepspeed overhead", []string{"--tp", "2", "--pp", "2", "--global-batch", "16", "--framework", "deepspeed", "--recompute", "full", "--seq", "512"}, func(t *testing.T, d map[string]any) {
+			// 8 micro-batches per pipeline x 42 ms of the pipeline engine's host time
+			if o := num(t, d, "framework_overhead_ms"); o != 8*42 {
+				t.Errorf("framework_overhead_ms %g, want 336", o)
+			}
+			parts := num(t, d, "compute_ms") + num(t, d, "comm_ms") + num(t, d, "framework_overhead_ms") + num(t, d, "bubble_ms") + num(t, d, "optimizer_ms")
+			if step := num(t, d, "step_ms"); parts < 0.999*step || parts > 1.001*step {
+				t.Errorf("parts sum to %g ms, step %g", parts, step)
+			}
+		}},
 		{"train", []string{"--tp", "2", "--pp", "2", "--global-batch", "16", "--zero", "1", "--recompute", "full", "--seq", "512"}, func(t *testing.T, d map[string]any) {
 			if num(t, d, "tp") != 2 || num(t, d, "pp") != 2 || num(t, d, "dp") != 2 || num(t, d, "ep") != 1 || num(t, d, "cp") != 1 {
 				t.Errorf("layout tp %v pp %v dp %v ep %v cp %v, want 2 2 2 1 1 (dp from the 8 GPUs)", d["tp"], d["pp"], d["dp"], d["ep"], d["cp"])

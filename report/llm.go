@@ -107,12 +107,18 @@ func writeLLMHeader(ew *errWriter, r *cluster.LLMResult, perMachine, nics int) {
 // throughput, MFU and the communication by kind.
 func writeLLMStep(ew *errWriter, r *cluster.LLMResult) {
 	fmt.Fprintf(ew, "Predicted step time: %s, %.4g tokens/s (%.4g per GPU)\n", Millis(r.StepMs/1e3), r.TokensPerS, r.TokensPerSPerGPU)
-	ew.check(WriteTable(ew, []string{"part of the step", "time", "share"}, [][]string{
+	rows := [][]string{
 		{"compute (heaviest stage)", Millis(r.ComputeMs / 1e3), share(r.ComputeMs, r.StepMs)},
 		{"exposed communication", Millis(r.CommMs / 1e3), share(r.CommMs, r.StepMs)},
+	}
+	if r.OverheadMs > 0 {
+		rows = append(rows, []string{"framework overhead", Millis(r.OverheadMs / 1e3), share(r.OverheadMs, r.StepMs)})
+	}
+	rows = append(rows, [][]string{
 		{"pipeline bubble", Millis(r.BubbleMs / 1e3), share(r.BubbleMs, r.StepMs)},
 		{"optimizer", Millis(r.OptimizerMs / 1e3), share(r.OptimizerMs, r.StepMs)},
-	}))
+	}...)
+	ew.check(WriteTable(ew, []string{"part of the step", "time", "share"}, rows))
 	fmt.Fprintf(ew, "MFU %s, HFU %s of the %s; %.4g model TFLOP/s per GPU (%.4g with recomputation)\n",
 		Pct(r.MFU), Pct(r.HFU), r.Peak, r.ModelTFLOPSPerGPU, r.HardwareTFLOPSPerGPU)
 	if len(r.Comm) > 0 {

@@ -54,12 +54,16 @@ type LLMResult struct {
 	DType         string    `json:"dtype"`
 	Framework     string    `json:"framework"`
 
-	StepMs      float64    `json:"step_ms"`
-	ComputeMs   float64    `json:"compute_ms"`   // the heaviest stage's compute, recomputation included
-	CommMs      float64    `json:"comm_ms"`      // exposed communication
-	BubbleMs    float64    `json:"bubble_ms"`    // pipeline fill and drain
-	OptimizerMs float64    `json:"optimizer_ms"` // Adam update
-	Comm        []CommPart `json:"comm"`
+	StepMs      float64 `json:"step_ms"`
+	ComputeMs   float64 `json:"compute_ms"`   // the heaviest stage's compute, recomputation included
+	CommMs      float64 `json:"comm_ms"`      // exposed communication
+	BubbleMs    float64 `json:"bubble_ms"`    // pipeline fill and drain
+	OptimizerMs float64 `json:"optimizer_ms"` // Adam update
+	// OverheadMs is the framework's host time per step outside kernels and
+	// modelled communication on the heaviest stage (Framework.MicroBatchOverheadMs
+	// per micro-batch; 0 for frameworks without one).
+	OverheadMs float64    `json:"framework_overhead_ms,omitempty"`
+	Comm       []CommPart `json:"comm"`
 
 	TokensPerS       float64 `json:"tokens_per_s"`
 	TokensPerSPerGPU float64 `json:"tokens_per_s_per_gpu"`
@@ -201,6 +205,7 @@ func stageLayers(L, p int) []int {
 // stageCost is one stage's time for one micro-batch.
 type stageCost struct {
 	computeS, commS float64 // compute (with recomputation); exposed per-micro-batch communication
+	overheadS       float64 // the framework's host time per micro-batch
 	bwdS, fwdS      float64 // the backward and forward of one micro-batch (overlap windows)
 }
 
@@ -298,6 +303,10 @@ func (r *llmRun) simulate(o LLMOptions) *LLMResult {
 		p2p = 2 * float64(o.VirtualStages) * c.sendS(p2pBytes, ppG.domains() > 1)
 	}
 	stages := make([]stageCost, o.PP)
+	overhead := 0.0
+	if o.PP > 1 {
+		overhead = fw.MicroBatchOverheadMs / 1e3
+	}
 	var tMax, tSum float64
 	heavy := 0
 	for i, n := range nl {
@@ -306,6 +315,7 @@ func (r *llmRun) simulate(o LLMOptions) *LLMResult {
 			computeS: L * (lt.FwdS + lt.BwdS + recompute),
 			commS:    L*(perLayerComm+zeroExp) + p2p,
 			fwdS:     L * lt.FwdS, bwdS: L * lt.BwdS,
+			overheadS: overhead,
 		}
 		if i == 0 {
 			st.computeS += 2 * emb
@@ -315,7 +325,7 @@ func (r *llmRun) simulate(o LLMOptions) *LLMResult {
 			st.bwdS += hb
 		}
 		stages[i] = st
-		tt := st.computeS + st.commS
+		tt := st.computeS + st.commS + st.overheadS
 		tSum += tt
 		if tt > tMax {
 			tMax, heavy = tt, i
@@ -325,6 +335,7 @@ func (r *llmRun) simulate(o LLMOptions) *LLMResult {
 	pipe := m*tMax + (tSum-tMax)/v
 	hs := stages[heavy]
 	res.ComputeMs = m * hs.computeS * 1e3
+	res.OverheadMs = m * hs.overheadS * 1e3
 	res.BubbleMs = (tSum - tMax) / v * 1e3
 	L := float64(nl[heavy])
 	add("tp", tpG, m*L*tpTotal, m*L*tpExp)
@@ -345,7 +356,7 @@ func (r *llmRun) simulate(o LLMOptions) *LLMResult {
 	res.OptimizerMs = optS * 1e3
 	step := pipe + endExp + optS
 	res.StepMs = step * 1e3
-	res.CommMs = math.Max(0, res.StepMs-res.ComputeMs-res.BubbleMs-res.OptimizerMs) // not -0 from rounding
+	res.CommMs = math.Max(0, res.StepMs-res.ComputeMs-res.OverheadMs-res.BubbleMs-res.OptimizerMs) // not -0 from rounding
 	for _, k := range []string{"tp", "cp", "ep", "pp", "zero", "dp", "embedding"} {
 		if p := parts[k]; p != nil {
 			res.Comm = append(res.Comm, *p)
