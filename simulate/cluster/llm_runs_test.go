@@ -54,6 +54,7 @@ func TestPublishedRuns(t *testing.T) {
 		srcLlama = "Llama Team, AI @ Meta, 'The Llama 3 Herd of Models', arXiv:2407.21783 (2024), Table 4: Llama 3 405B on H100s (RoCE, 400 Gb/s per GPU), bf16, 16M tokens per batch; TFLOP/s per GPU = BF16 MFU x 989; layout from section 3.3.2 (FSDP sharding optimizer states and gradients, one-layer interleaved chunks with the embedding and output layer in chunks of their own, 8K without activation checkpointing, fp32 reduce-scatter)"
 		srcBloom = "BigScience, 'BLOOM: A 176B-Parameter Open-Access Multilingual Language Model', arXiv:2211.05100, section 3.4, and the BigScience 176B training notes: 48 x 8 A100 80 GB on Jean Zay (4 Omni-Path 100 Gb/s links per node), Megatron-DeepSpeed, TP 4, PP 12, DP 8, ZeRO-1, bf16, global batch 2048 x 2048, micro-batch 2, activation checkpointing: about 150 TFLOP/s per GPU"
 		srcMTNLG = "Smith et al., 'Using DeepSpeed and Megatron to Train Megatron-Turing NLG 530B', arXiv:2201.11990 (2022), section 2.4: 280 / 350 / 420 DGX A100 (HDR InfiniBand, 8 x 200 Gb/s per node), TP 8, PP 35, DP 8 / 10 / 12, global batch 1920 of 2048 tokens, micro-batch 1, fp16, full activation checkpointing, DeepSpeed's pipeline engine: 126 / 121 / 113 TFLOP/s per GPU (the 2,240-GPU figure calibrates the DeepSpeed preset)"
+		srcNemo  = "NVIDIA, 'Nemotron-4 340B Technical Report', arXiv:2406.11704 (2024), section 2.3 and Table 2: 96 layers, hidden 18432, 96 heads (8 kv), squared-ReLU FFN 73728, vocab 256000, seq 4096; DGX H100 (8 x 400 Gb/s InfiniBand per node), TP 8, PP 12 with interleaving, DP 16 / 32 / 64 (1536 / 3072 / 6144 GPUs), distributed optimizer, batch 768 / 1536 / 2304: MFU 42.4% / 42.3% / 41.0% (x 989.4 TFLOP/s); one-layer chunks (vp 8) and selective recomputation assumed (not stated)"
 		srcKorth = "Korthikanti et al., 'Reducing Activation Recomputation in Large Transformer Models', MLSys 2023 (arXiv:2205.05198), abstract: the 530B GPT-3 style model (105 layers, hidden 20480, 128 heads) on 2240 A100s reaches 54.2% MFU with sequence parallelism and selective recomputation, 42.1% with full recomputation; TP 8, PP 35 as in its Table 3; global batch 2240 (its 280-GPU batch of 280 x 8 data-parallel replicas) and 3 virtual stages (SC21's 530B run) assumed; MFU x 312 TFLOP/s"
 	)
 	llama := func(gpus, cp, seq int, want float64) publishedRun {
@@ -79,6 +80,13 @@ func TestPublishedRuns(t *testing.T) {
 			opts:      LLMOptions{TP: 8, PP: 35, ZeRO: 1, Recompute: RecomputeFull, MicroBatch: 1, GlobalBatch: 1920, DType: ir.Float16},
 			framework: "deepspeed", want: want, hardware: true}
 	}
+	nemo := Transformer{Name: "nemotron-4-340b", Layers: 96, Hidden: 18432, Heads: 96, KVHeads: 8, FFN: 73728, Vocab: 256000, Seq: 4096}
+	nemotron := func(dp, batch int, mfu float64) publishedRun {
+		return publishedRun{name: "nemotron-4-340b", source: srcNemo, model: nemo, gpu: "h100", net: "ib-ndr", gpus: 96 * dp, nics: 8,
+			opts: LLMOptions{TP: 8, PP: 12, VirtualStages: 8, SequenceParallel: true, ZeRO: 1, Recompute: RecomputeSelective,
+				MicroBatch: 1, GlobalBatch: batch, DType: ir.BFloat16},
+			framework: "megatron-core", want: mfu * 989.4}
+	}
 	runs := []publishedRun{
 		llama(8192, 1, 8192, 430),
 		llama(16384, 1, 8192, 400),
@@ -88,6 +96,7 @@ func TestPublishedRuns(t *testing.T) {
 			framework: "deepspeed", want: 150, hardware: true},
 		korth(true, 0.542*312), korth(false, 0.421*312),
 		mtnlg(2240, 126), mtnlg(2800, 121), mtnlg(3360, 113),
+		nemotron(16, 768, 0.424), nemotron(32, 1536, 0.423), nemotron(64, 2304, 0.410),
 	}
 	for _, r := range runs {
 		gpu, err := GPUPreset(r.gpu)
