@@ -173,6 +173,18 @@ func TestArgvOptimize(t *testing.T) {
 				tr.Framework.Name == "fsdp", "framework", o.Plan == "plan.json" && o.Format == report.JSON, "-o is the plan file, json", tr.DType == ir.Float16, "dtype",
 				o.LLM.Cluster.GPUs() == 64 && o.LLM.Cluster.GPU.Name == "h200", "cluster")
 		}},
+		// zero 2 with pipelines and no --framework: fsdp, said
+		{args: []string{"--llm", "llama3-70b", "--cluster", "8x8", "--tp", "8", "--pp", "2", "--zero", "2", "--global-batch", "64"}, want: func(o *OptimizeOptions) string {
+			if o.LLM == nil || o.LLM.LLM == nil {
+				return "no LLM plan"
+			}
+			l := o.LLM.LLM
+			return check(l.Train.Framework.Name == "fsdp", "framework fsdp", len(l.Assumptions) == 1 && strings.Contains(l.Assumptions[0], "--framework not given: fsdp"), "the assumption")
+		}},
+		{args: []string{"--llm", "llama3-70b", "--cluster", "8x8", "--tp", "8", "--pp", "2", "--zero", "1", "--global-batch", "64"}, want: func(o *OptimizeOptions) string {
+			l := o.LLM.LLM
+			return check(l.Train.Framework.Name == "megatron-core" && len(l.Assumptions) == 0, "zero 1: megatron-core, nothing assumed")
+		}},
 		{args: []string{"m.onnx", "--cluster", "2x8", "--strategy", "auto", "--global-batch", "128", "--tp", "4"}, want: func(o *OptimizeOptions) string {
 			if o.LLM == nil || o.LLM.LLM == nil || o.LLM.LLM.Search == nil {
 				return "no search"

@@ -85,7 +85,7 @@ func optimizeLLMRun(env *Env, opts *OptimizeOptions) error {
 	if err != nil {
 		return err
 	}
-	assumptions = append(assumptions, cr.Assumptions...)
+	assumptions = append(append(assumptions, cr.Assumptions...), lr.Assumptions...)
 	if t.Seq <= 0 && lr.Train.Seq == 0 {
 		return Usagef("the model's sequence length is symbolic: give --seq N (or --dim NAME=N)")
 	}

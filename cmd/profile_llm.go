@@ -10,6 +10,7 @@ package cmd
 // the --cluster path is unchanged.
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -102,6 +103,8 @@ type LLMRun struct {
 	Search *cluster.SearchOptions
 	// Serve is set by --serve.
 	Serve *cluster.ServeOptions
+	// Assumptions are the defaults the LLM flags left to the command.
+	Assumptions []string
 }
 
 // llmRun types the LLM flags; batch is --batch (serving's batch), dtype
@@ -164,7 +167,15 @@ func (o *LLMFlags) llmRun(changed func(string) bool, batch int64, dtype ir.DType
 	if err != nil {
 		return nil, Usagef("--recompute: %v", err)
 	}
-	fw, err := cluster.FrameworkPreset(o.Framework)
+	fwName := o.Framework
+	if !changed("framework") && o.ZeRO >= 2 && (o.PP > 1 || search) {
+		// Megatron-Core's distributed optimizer stops at ZeRO-1 with
+		// pipeline parallelism: sharded gradients (and weights) with
+		// pipelines is what FSDP runs (Llama 3's layout)
+		fwName = "fsdp"
+		r.Assumptions = append(r.Assumptions, fmt.Sprintf("--framework not given: fsdp (zero %d with pipeline parallelism; megatron-core's distributed optimizer stops at zero 1 with it)", o.ZeRO))
+	}
+	fw, err := cluster.FrameworkPreset(fwName)
 	if err != nil {
 		return nil, Usagef("--framework: %v", err)
 	}

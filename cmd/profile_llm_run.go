@@ -52,7 +52,7 @@ func profileLLMRun(env *Env, opts *ProfileOptions) error {
 	if err != nil {
 		return err
 	}
-	assumptions = append(assumptions, cr.Assumptions...)
+	assumptions = append(append(assumptions, cr.Assumptions...), lr.Assumptions...)
 	if t.Seq <= 0 && lr.Serve != nil {
 		// serving needs no trained length: the longest context it serves
 		t.Seq = cmp.Or(lr.Serve.Prompt, cluster.DefaultPrompt) + cmp.Or(lr.Serve.Output, cluster.DefaultOutput)

@@ -234,7 +234,7 @@ func (o LLMOptions) withDefaults(t *Transformer, gpus int) (LLMOptions, error) {
 		return o, fmt.Errorf("cluster: framework kernel efficiency %g (want 0 to 1; 0: %g)", o.Framework.KernelEfficiency, defaultKernelEfficiency)
 	}
 	if m := o.Framework.MaxZeROWithPP; m > 0 && o.PP > 1 && o.ZeRO > m {
-		return o, fmt.Errorf("cluster: framework %s runs zero stage %d with pipeline parallelism at most (zero %d, pp %d)", o.Framework.Name, m, o.ZeRO, o.PP)
+		return o, fmt.Errorf("cluster: framework %s runs zero stage %d with pipeline parallelism at most (zero %d, pp %d; framework fsdp runs any stage with it)", o.Framework.Name, m, o.ZeRO, o.PP)
 	}
 	if o.Framework.Attention != FlashAttention && o.Framework.Attention != UnfusedAttention {
 		return o, fmt.Errorf("cluster: attention kernel %q (want flash or unfused)", o.Framework.Attention)
