@@ -202,6 +202,34 @@ func stageLayers(L, p int) []int {
 	return out
 }
 
+// zeroPerLayer is ZeRO-2 / -3's communication per layer and micro-batch
+// (total and exposed, s): the gradients' reduce-scatter in gradBytes per
+// parameter, and under ZeRO-3 the weights' all-gathers (fwdPasses of
+// them in the forward), prefetched behind the layer's compute where the
+// framework overlaps them.
+func (r *llmRun) zeroPerLayer(o LLMOptions, lt layerTime, dpG rankGroup, gradBytes, fwdPasses float64) (total, exposed float64) {
+	if o.ZeRO < 2 || o.DP*o.CP <= 1 {
+		return 0, 0
+	}
+	c, e := r.c, r.k.bytes
+	layerParamBytes := r.layerParamsPerGPU(o) * e
+	rs := c.reduceScatterS(layerParamBytes/e*gradBytes, dpG)
+	ag := 0.0
+	if o.ZeRO == 3 {
+		ag = c.reduceScatterS(layerParamBytes, dpG) // an all-gather moves what a reduce-scatter does
+	}
+	fwdC, bwdC := fwdPasses*ag, ag+rs
+	if o.ZeRO == 3 && o.Recompute == RecomputeFull {
+		bwdC = rs + ag // the recompute's gather serves the backward too
+		fwdC = 2 * ag
+	}
+	total = fwdC + bwdC
+	if !o.Framework.OverlapParamGather {
+		return total, total
+	}
+	return total, fwdPasses*math.Max(0, fwdC/fwdPasses-lt.FwdS) + math.Max(0, bwdC-lt.BwdS)
+}
+
 // stageCost is one stage's time for one micro-batch.
 type stageCost struct {
 	computeS, commS float64 // compute (with recomputation); exposed per-micro-batch communication
@@ -269,26 +297,7 @@ func (r *llmRun) simulate(o LLMOptions) *LLMResult {
 		epTotal = (2*fwdPasses + 2) * c.allToAllS(e*T*float64(t.TopK)*h, epG)
 	}
 	perLayerComm := tpExp + cpExp + epTotal
-	// ZeRO-2 / -3: per micro-batch, per layer
-	layerParamBytes := r.layerParamsPerGPU(o) * e
-	zeroPerLayer, zeroExp := 0.0, 0.0
-	if o.ZeRO >= 2 && o.DP*o.CP > 1 {
-		rs := c.reduceScatterS(layerParamBytes/e*gradBytes, dpG)
-		ag := 0.0
-		if o.ZeRO == 3 {
-			ag = c.reduceScatterS(layerParamBytes, dpG) // an all-gather moves what a reduce-scatter does
-		}
-		fwdC, bwdC := fwdPasses*ag, ag+rs
-		if o.ZeRO == 3 && o.Recompute == RecomputeFull {
-			bwdC = rs + ag // the recompute's gather serves the backward too
-			fwdC = 2 * ag
-		}
-		zeroPerLayer = fwdC + bwdC
-		zeroExp = zeroPerLayer
-		if fw.OverlapParamGather {
-			zeroExp = fwdPasses*math.Max(0, fwdC/fwdPasses-lt.FwdS) + math.Max(0, bwdC-lt.BwdS)
-		}
-	}
+	zeroPerLayer, zeroExp := r.zeroPerLayer(o, lt, dpG, gradBytes, fwdPasses)
 
 	// stages
 	nl := stageLayers(t.Layers, o.PP)
