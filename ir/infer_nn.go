@@ -815,12 +815,13 @@ func init() {
 		OpDef{Name: "MelWeightMatrix", Infer: inferMelWeightMatrix},
 		OpDef{Name: "DFT", Infer: inferDFT},
 		OpDef{Name: "STFT", Infer: inferSTFT},
-		OpDef{Domain: "com.microsoft.experimental", Name: "HannWindow", Infer: inferWindow},
-		OpDef{Domain: "com.microsoft.experimental", Name: "HammingWindow", Infer: inferWindow},
-		OpDef{Domain: "com.microsoft.experimental", Name: "BlackmanWindow", Infer: inferWindow},
-		OpDef{Domain: "com.microsoft.experimental", Name: "MelWeightMatrix", Infer: inferMelWeightMatrix},
-		OpDef{Domain: "com.microsoft.experimental", Name: "STFT", Infer: inferSTFT},
 	)
+	// com.microsoft.experimental has these signal ops of ai.onnx, inferred
+	// alike (its STFT orders the inputs its own way: inferSTFT reads the
+	// domain).
+	for _, name := range []string{"HannWindow", "HammingWindow", "BlackmanWindow", "MelWeightMatrix", "STFT"} {
+		cxRegister(OpDef{Domain: msExperimental, Name: name, Infer: InferFuncOf(Key("", name))})
+	}
 }
 
 // knownInput0 returns input 0's shape and element type. When the shape
