@@ -181,14 +181,6 @@ type Result struct {
 	Caveats
 }
 
-// Caveats end every prediction of this package: what it assumed where no
-// source or measurement gave a number, and what it warns of (no warnings
-// key when there are none).
-type Caveats struct {
-	Assumptions []string `json:"assumptions"`
-	Warnings    []string `json:"warnings,omitempty"`
-}
-
 // DeclineError says a strategy does not apply to this model and cluster.
 type DeclineError struct {
 	Strategy Strategy
