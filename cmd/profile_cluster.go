@@ -263,7 +263,7 @@ func profileClusterRun(env *Env, opts *ProfileOptions, stage pipeline.Stage, ass
 			return err
 		}
 		s := &report.Scaling{Model: opts.Path, GPU: gpu.Name, Network: net.Name, Strategy: string(copt.Strategy), Transport: string(copt.Transport),
-			Mode: mode, Batch: opts.Batch, GPUsPerMachine: c.GPUsPerMachine, Points: pts, Warnings: warnings}
+			Mode: mode, Batch: opts.Batch, GPUsPerMachine: c.GPUsPerMachine, Points: pts, Caveats: report.Caveats{Warnings: warnings}}
 		s.Assumptions = append(s.Assumptions, assumptions...)
 		s.Assumptions = append(s.Assumptions, fmt.Sprintf("machines of %d %s GPU(s) (%s inside a machine at %.0f GB/s), %d NIC(s) per machine at %g Gb/s (%.0f%% achievable); a size below %d is one machine",
 			c.GPUsPerMachine, gpu.Name, c.Intra, c.IntraGBs()/1e9, c.NICsPerMachine, net.BandwidthGbps, 100*net.Efficiency, c.GPUsPerMachine))

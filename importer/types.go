@@ -11,10 +11,19 @@ import (
 // maxTypeDepth bounds sequence-of-sequence-of-... nesting.
 const maxTypeDepth = 32
 
-// typeKinds maps TypeProto's value fields to the kind of type each is.
-var typeKinds = map[num]ir.TypeKind{
-	typeTensor: ir.KindTensor, typeSparseTensor: ir.KindSparse, typeSequence: ir.KindSequence,
-	typeOptional: ir.KindOptional, typeMap: ir.KindMap,
+// typeBodies lists TypeProto's value fields: the kind of type each is and
+// the numbers of its body's fields that carry the element type (a varint:
+// a map's key type), the shape and the nested TypeProto (a sequence's or
+// optional's element, a map's value); 0 where the body has none.
+var typeBodies = map[num]struct {
+	kind               ir.TypeKind
+	dtype, shape, elem num
+}{
+	typeTensor:       {ir.KindTensor, tensorTypeElemType, tensorTypeShape, 0},
+	typeSparseTensor: {ir.KindSparse, tensorTypeElemType, tensorTypeShape, 0},
+	typeSequence:     {ir.KindSequence, 0, 0, seqElemType},
+	typeOptional:     {ir.KindOptional, 0, 0, seqElemType},
+	typeMap:          {ir.KindMap, mapKeyType, 0, mapValueType},
 }
 
 func (d *decoder) typeProto(b []byte, depth int) (ir.Type, error) {
@@ -23,48 +32,29 @@ func (d *decoder) typeProto(b []byte, depth int) (ir.Type, error) {
 		return t, fmt.Errorf("type nested deeper than %d", maxTypeDepth)
 	}
 	err := eachField(b, func(f field) error {
-		var err error
-		switch f.num {
-		case typeTensor, typeSparseTensor:
-			t.Kind = typeKinds[f.num]
-			err = eachField(f.b, func(g field) error {
-				switch g.num {
-				case tensorTypeElemType:
-					t.DType = ir.DType(int32(g.u))
-				case tensorTypeShape:
-					var err error
-					t.Shape, err = d.shapeProto(g.b)
-					return err
-				}
-				return nil
-			})
-		case typeSequence, typeOptional:
-			t.Kind = typeKinds[f.num]
-			err = eachField(f.b, func(g field) error {
-				if g.num == seqElemType {
-					e, err := d.typeProto(g.b, depth+1)
-					t.Elem = &e
-					return err
-				}
-				return nil
-			})
-		case typeMap:
-			t.Kind = typeKinds[f.num]
-			err = eachField(f.b, func(g field) error {
-				switch g.num {
-				case mapKeyType:
-					t.DType = ir.DType(int32(g.u))
-				case mapValueType:
-					e, err := d.typeProto(g.b, depth+1)
-					t.Elem = &e
-					return err
-				}
-				return nil
-			})
-		case typeDenotation:
+		if f.num == typeDenotation {
 			t.Denotation = f.doc()
+			return nil
 		}
-		return err
+		body, ok := typeBodies[f.num]
+		if !ok {
+			return nil
+		}
+		t.Kind = body.kind
+		return eachField(f.b, func(g field) error {
+			var err error
+			switch g.num { // eachField never passes field 0: a 0 matches none
+			case body.dtype:
+				t.DType = ir.DType(int32(g.u))
+			case body.shape:
+				t.Shape, err = d.shapeProto(g.b)
+			case body.elem:
+				var e ir.Type
+				e, err = d.typeProto(g.b, depth+1)
+				t.Elem = &e
+			}
+			return err
+		})
 	})
 	if err == nil && t.DType != ir.Undefined && !t.DType.Valid() {
 		err = fmt.Errorf("unknown element type %d", int32(t.DType))

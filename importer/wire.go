@@ -10,6 +10,8 @@ import (
 	"unicode/utf8"
 
 	"google.golang.org/protobuf/encoding/protowire"
+
+	"github.com/wolong-dev/wolong/internal/pbwire"
 )
 
 // field is one decoded field: for varint and fixed wire types u holds the
@@ -21,46 +23,17 @@ type field struct {
 	b   []byte
 }
 
-var errTruncated = errors.New("truncated or malformed protobuf")
+var errTruncated = pbwire.ErrTruncated
 
 // eachField calls fn for every field of the message in b, in order.
 // Groups (a deprecated wire type ONNX never uses) are skipped.
 func eachField(b []byte, fn func(f field) error) error {
-	for len(b) > 0 {
-		n, t, l := protowire.ConsumeTag(b)
-		if l < 0 {
-			return errTruncated
+	return pbwire.Each(b, func(f pbwire.Field) error {
+		if f.Typ == protowire.StartGroupType {
+			return nil
 		}
-		b = b[l:]
-		f := field{num: n, typ: t}
-		switch t {
-		case protowire.VarintType:
-			f.u, l = protowire.ConsumeVarint(b)
-		case protowire.Fixed32Type:
-			var v uint32
-			v, l = protowire.ConsumeFixed32(b)
-			f.u = uint64(v)
-		case protowire.Fixed64Type:
-			f.u, l = protowire.ConsumeFixed64(b)
-		case protowire.BytesType:
-			f.b, l = protowire.ConsumeBytes(b)
-		default:
-			l = protowire.ConsumeFieldValue(n, t, b)
-			if l < 0 {
-				return errTruncated
-			}
-			b = b[l:]
-			continue
-		}
-		if l < 0 {
-			return errTruncated
-		}
-		b = b[l:]
-		if err := fn(f); err != nil {
-			return err
-		}
-	}
-	return nil
+		return fn(field{num: f.Num, typ: f.Typ, u: f.U, b: f.B})
+	})
 }
 
 // str returns a length-delimited field as a string, refusing invalid UTF-8.

@@ -752,7 +752,7 @@ func inferSTFT(c *InferContext) error {
 	sig := c.InShape(0)
 	dt := c.InDType(0)
 	stepIdx, winIdx, lenIdx := 1, 2, 3
-	if c.Node.Domain == "com.microsoft.experimental" {
+	if c.Node.Domain == msExperimental {
 		stepIdx, winIdx, lenIdx = 3, 1, 2
 	}
 	batch, length := cxDim(sig, 0), cxDim(sig, 1)
@@ -780,13 +780,13 @@ func init() {
 		OpDef{Name: "Conv", Infer: inferConv},
 		OpDef{Name: "ConvInteger", Infer: inferConvInteger},
 		OpDef{Name: "DeformConv", Infer: inferDeformConv},
-		OpDef{Domain: "com.microsoft", Name: "NhwcConv", Infer: inferNhwcConv},
-		OpDef{Domain: "com.microsoft", Name: "NhwcMaxPool", Infer: inferNhwcMaxPool},
-		OpDef{Domain: "com.microsoft", Name: "MaxpoolWithMask", Infer: inferPool},
-		OpDef{Domain: "com.microsoft", Name: "Crop", Infer: inferCrop},
-		OpDef{Domain: "com.microsoft", Name: "GroupNorm", Infer: cxUnary},
-		OpDef{Domain: "com.microsoft", Name: "SkipGroupNorm", Infer: inferSkipGroupNorm},
-		OpDef{Domain: "com.microsoft", Name: "FusedConv", Infer: inferConv},
+		OpDef{Domain: msDomain, Name: "NhwcConv", Infer: inferNhwcConv},
+		OpDef{Domain: msDomain, Name: "NhwcMaxPool", Infer: inferNhwcMaxPool},
+		OpDef{Domain: msDomain, Name: "MaxpoolWithMask", Infer: inferPool},
+		OpDef{Domain: msDomain, Name: "Crop", Infer: inferCrop},
+		OpDef{Domain: msDomain, Name: "GroupNorm", Infer: cxUnary},
+		OpDef{Domain: msDomain, Name: "SkipGroupNorm", Infer: inferSkipGroupNorm},
+		OpDef{Domain: msDomain, Name: "FusedConv", Infer: inferConv},
 		OpDef{Name: "ConvTranspose", Infer: inferConvTranspose},
 		OpDef{Name: "MaxPool", Infer: inferPool},
 		OpDef{Name: "AveragePool", Infer: inferPool},
@@ -815,12 +815,13 @@ func init() {
 		OpDef{Name: "MelWeightMatrix", Infer: inferMelWeightMatrix},
 		OpDef{Name: "DFT", Infer: inferDFT},
 		OpDef{Name: "STFT", Infer: inferSTFT},
-		OpDef{Domain: "com.microsoft.experimental", Name: "HannWindow", Infer: inferWindow},
-		OpDef{Domain: "com.microsoft.experimental", Name: "HammingWindow", Infer: inferWindow},
-		OpDef{Domain: "com.microsoft.experimental", Name: "BlackmanWindow", Infer: inferWindow},
-		OpDef{Domain: "com.microsoft.experimental", Name: "MelWeightMatrix", Infer: inferMelWeightMatrix},
-		OpDef{Domain: "com.microsoft.experimental", Name: "STFT", Infer: inferSTFT},
 	)
+	// com.microsoft.experimental has these signal ops of ai.onnx, inferred
+	// alike (its STFT orders the inputs its own way: inferSTFT reads the
+	// domain).
+	for _, name := range []string{"HannWindow", "HammingWindow", "BlackmanWindow", "MelWeightMatrix", "STFT"} {
+		cxRegister(OpDef{Domain: msExperimental, Name: name, Infer: InferFuncOf(Key("", name))})
+	}
 }
 
 // knownInput0 returns input 0's shape and element type. When the shape

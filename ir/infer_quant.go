@@ -161,23 +161,22 @@ func cxQLinearUnary(c *InferContext) error {
 }
 
 func init() {
-	ms := "com.microsoft"
 	cxRegister(
 		OpDef{Name: "QuantizeLinear", Infer: inferQuantizeLinear},
 		OpDef{Name: "DequantizeLinear", Infer: inferDequantizeLinear},
 		OpDef{Name: "DynamicQuantizeLinear", Infer: inferDynamicQuantizeLinear},
 		OpDef{Name: "QLinearConv", Infer: inferQLinearConv},
 
-		OpDef{Domain: ms, Name: "QuantizeLinear", Infer: inferQuantizeLinear},
-		OpDef{Domain: ms, Name: "DequantizeLinear", Infer: inferDequantizeLinear},
-		OpDef{Domain: ms, Name: "QLinearConv", Infer: inferMSQLinearConv},
-		OpDef{Domain: ms, Name: "QLinearAdd", Infer: inferQLinearBinary},
-		OpDef{Domain: ms, Name: "QLinearMul", Infer: inferQLinearBinary},
-		OpDef{Domain: ms, Name: "QLinearGlobalAveragePool", Infer: inferQLinearGlobalAveragePool},
-		OpDef{Domain: ms, Name: "QLinearAveragePool", Infer: inferQLinearAveragePool},
-		OpDef{Domain: ms, Name: "QLinearConcat", Infer: inferQLinearConcat},
-		OpDef{Domain: ms, Name: "QLinearSigmoid", Infer: cxQLinearUnary},
-		OpDef{Domain: ms, Name: "QLinearLeakyRelu", Infer: cxQLinearUnary},
-		OpDef{Domain: ms, Name: "QLinearSoftmax", Infer: cxQLinearUnary},
+		OpDef{Domain: msDomain, Name: "QuantizeLinear", Infer: inferQuantizeLinear},
+		OpDef{Domain: msDomain, Name: "DequantizeLinear", Infer: inferDequantizeLinear},
+		OpDef{Domain: msDomain, Name: "QLinearConv", Infer: inferMSQLinearConv},
+		OpDef{Domain: msDomain, Name: "QLinearAdd", Infer: inferQLinearBinary},
+		OpDef{Domain: msDomain, Name: "QLinearMul", Infer: inferQLinearBinary},
+		OpDef{Domain: msDomain, Name: "QLinearGlobalAveragePool", Infer: inferQLinearGlobalAveragePool},
+		OpDef{Domain: msDomain, Name: "QLinearAveragePool", Infer: inferQLinearAveragePool},
+		OpDef{Domain: msDomain, Name: "QLinearConcat", Infer: inferQLinearConcat},
+		OpDef{Domain: msDomain, Name: "QLinearSigmoid", Infer: cxQLinearUnary},
+		OpDef{Domain: msDomain, Name: "QLinearLeakyRelu", Infer: cxQLinearUnary},
+		OpDef{Domain: msDomain, Name: "QLinearSoftmax", Infer: cxQLinearUnary},
 	)
 }

@@ -82,6 +82,6 @@ func init() {
 		OpDef{Name: "GRU", Infer: cxRNN(3, false)},
 		OpDef{Name: "RNN", Infer: cxRNN(1, false)},
 		OpDef{Name: "GRUUnit", Infer: inferGRUUnit},
-		OpDef{Domain: "com.microsoft", Name: "DynamicQuantizeLSTM", Infer: cxRNN(4, true)},
+		OpDef{Domain: msDomain, Name: "DynamicQuantizeLSTM", Infer: cxRNN(4, true)},
 	)
 }

@@ -24,7 +24,7 @@ type MACResult struct {
 // branch. Fused kernels (FusedBody) count their body.
 func NodeMACs(n *Node) MACResult {
 	switch n.Domain {
-	case "", "com.microsoft":
+	case "", msDomain:
 	case FusedDomain:
 		if body := FusedBody(n); body != nil {
 			return graphMACs(body, 0)
@@ -106,7 +106,7 @@ func NodeMACs(n *Node) MACResult {
 		}
 		return MACResult{MACs: sb * (w + r), Known: true, Counted: true}
 	case "Attention":
-		if n.Domain == "com.microsoft" {
+		if n.Domain == msDomain {
 			return MACResult{}
 		}
 		// Q·Kᵀ and P·V: B x heads x Sq x Skv x (D + Dv)

@@ -20,16 +20,15 @@ import (
 type ClusterProfile struct {
 	Model string `json:"model"`
 	*cluster.Result
-	Machines       int      `json:"machines"`
-	GPUsPerMachine int      `json:"gpus_per_machine"`
-	NICsPerMachine int      `json:"nics_per_machine"`
-	IntraLink      string   `json:"intra_link"`        // nvlink or pcie
-	HiddenCommMs   float64  `json:"hidden_comm_ms"`    // communication overlapped with compute
-	NetworkGbps    float64  `json:"network_gbps"`      // line rate per NIC
-	NetworkRDMA    bool     `json:"network_rdma"`      // RDMA verbs available
-	GPUDirect      bool     `json:"network_gpudirect"` // NIC reads / writes GPU memory
-	Assumptions    []string `json:"assumptions"`
-	Warnings       []string `json:"warnings"`
+	Machines       int     `json:"machines"`
+	GPUsPerMachine int     `json:"gpus_per_machine"`
+	NICsPerMachine int     `json:"nics_per_machine"`
+	IntraLink      string  `json:"intra_link"`        // nvlink or pcie
+	HiddenCommMs   float64 `json:"hidden_comm_ms"`    // communication overlapped with compute
+	NetworkGbps    float64 `json:"network_gbps"`      // line rate per NIC
+	NetworkRDMA    bool    `json:"network_rdma"`      // RDMA verbs available
+	GPUDirect      bool    `json:"network_gpudirect"` // NIC reads / writes GPU memory
+	Caveats
 }
 
 // NewClusterProfile wraps a cluster simulation of model on c. assumptions
@@ -41,8 +40,7 @@ func NewClusterProfile(model string, c *cluster.Cluster, r *cluster.Result, assu
 		Machines: c.Machines, GPUsPerMachine: c.GPUsPerMachine, NICsPerMachine: max(1, c.NICsPerMachine), IntraLink: c.Intra,
 		HiddenCommMs: max(0, r.CommTotalMs-r.CommMs),
 		NetworkGbps:  c.Net.BandwidthGbps, NetworkRDMA: c.Net.RDMA, GPUDirect: c.Net.GPUDirect,
-		Assumptions: append(append([]string{}, assumptions...), r.Assumptions...),
-		Warnings:    append(append([]string{}, warnings...), r.Warnings...),
+		Caveats: caveatsOf(assumptions, warnings, r.Caveats),
 	}
 	return p
 }
@@ -176,8 +174,7 @@ type Scaling struct {
 	Batch          int64                `json:"batch_per_gpu"` // 0: as the model gives it
 	GPUsPerMachine int                  `json:"gpus_per_machine"`
 	Points         []cluster.SweepPoint `json:"points"`
-	Assumptions    []string             `json:"assumptions"`
-	Warnings       []string             `json:"warnings"`
+	Caveats
 }
 
 // WriteText prints the scaling table.

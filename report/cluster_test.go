@@ -38,8 +38,7 @@ func testResult() *cluster.Result {
 			{Transport: cluster.GRPCRDMA, StepMs: 12.5, SpeedupVsGRPCTCP: 2}, {Transport: cluster.RDMA, StepMs: 10, SpeedupVsGRPCTCP: 2.5}},
 		Candidates: []cluster.Candidate{{Strategy: cluster.AllReduce, StepMs: 12, Throughput: 2667},
 			{Strategy: cluster.PS, Declined: "no parameters"}, {Strategy: cluster.Pipeline, StepMs: 10, Throughput: 800}},
-		Assumptions: []string{"from the cluster"},
-		Warnings:    []string{"cluster warning"},
+		Caveats: cluster.Caveats{Assumptions: []string{"from the cluster"}, Warnings: []string{"cluster warning"}},
 	}
 }
 
@@ -107,7 +106,7 @@ func testScaling() *Scaling {
 			{GPUs: 8, Machines: 2, GPUsPerMachine: 4, Strategy: cluster.AllReduce, StepMs: 110, CommMs: 10, Throughput: 4654.6, Speedup: 7.27, Efficiency: 0.909},
 			{GPUs: 16, Machines: 4, GPUsPerMachine: 4, Strategy: cluster.Pipeline, Declined: "too small"},
 		},
-		Assumptions: []string{"a"}}
+		Caveats: Caveats{Assumptions: []string{"a"}}}
 }
 
 func TestScalingText(t *testing.T) {

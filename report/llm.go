@@ -32,9 +32,8 @@ type LLMProfile struct {
 	Network        string `json:"network"`
 	// Search: layouts predicted and fitting, and the next-fastest ones
 	// (the result itself is the fastest); nil without a search.
-	Search      *LLMSearch `json:"search,omitempty"`
-	Assumptions []string   `json:"assumptions"`
-	Warnings    []string   `json:"warnings"`
+	Search *LLMSearch `json:"search,omitempty"`
+	Caveats
 }
 
 // LLMSearch summarizes a --strategy auto search.
@@ -48,8 +47,7 @@ type LLMSearch struct {
 // warnings are the command's, put before the result's.
 func NewLLMProfile(c *cluster.Cluster, r *cluster.LLMResult, assumptions, warnings []string) *LLMProfile {
 	return &LLMProfile{LLMResult: r, Machines: c.Machines, GPUsPerMachine: c.GPUsPerMachine, NICsPerMachine: max(1, c.NICsPerMachine), Network: c.Net.Name,
-		Assumptions: append(append([]string{}, assumptions...), r.Assumptions...),
-		Warnings:    append(append([]string{}, warnings...), r.Warnings...)}
+		Caveats: caveatsOf(assumptions, warnings, r.Caveats)}
 }
 
 // NewLLMSearchProfile reports a search's fastest fitting layout with the
@@ -158,15 +156,12 @@ func writeMemory(ew *errWriter, m cluster.Memory, where string) {
 // max_batch, memory_per_gpu).
 type ServeProfile struct {
 	*cluster.ServeResult
-	Assumptions []string `json:"assumptions"`
-	Warnings    []string `json:"warnings"`
+	Caveats
 }
 
 // NewServeProfile wraps a serving prediction.
 func NewServeProfile(r *cluster.ServeResult, assumptions, warnings []string) *ServeProfile {
-	return &ServeProfile{ServeResult: r,
-		Assumptions: append(append([]string{}, assumptions...), r.Assumptions...),
-		Warnings:    append(append([]string{}, warnings...), r.Warnings...)}
+	return &ServeProfile{ServeResult: r, Caveats: caveatsOf(assumptions, warnings, r.Caveats)}
 }
 
 // WriteText prints the latencies, throughput, memory and assumptions.

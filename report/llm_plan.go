@@ -22,12 +22,11 @@ import (
 // network, assumptions and warnings.
 type LLMPlan struct {
 	*cluster.LLMPlan
-	Machines       int      `json:"machines"`
-	GPUsPerMachine int      `json:"gpus_per_machine"`
-	NICsPerMachine int      `json:"nics_per_machine"`
-	Network        string   `json:"network"`
-	Assumptions    []string `json:"assumptions"`
-	Warnings       []string `json:"warnings"`
+	Machines       int    `json:"machines"`
+	GPUsPerMachine int    `json:"gpus_per_machine"`
+	NICsPerMachine int    `json:"nics_per_machine"`
+	Network        string `json:"network"`
+	Caveats
 }
 
 // NewLLMPlan wraps plan p on c; assumptions and warnings are the
@@ -35,7 +34,7 @@ type LLMPlan struct {
 func NewLLMPlan(c *cluster.Cluster, p *cluster.LLMPlan, assumptions, warnings []string) *LLMPlan {
 	prof := NewLLMProfile(c, p.LLMResult, assumptions, warnings)
 	return &LLMPlan{LLMPlan: p, Machines: prof.Machines, GPUsPerMachine: prof.GPUsPerMachine, NICsPerMachine: prof.NICsPerMachine,
-		Network: prof.Network, Assumptions: prof.Assumptions, Warnings: prof.Warnings}
+		Network: prof.Network, Caveats: prof.Caveats}
 }
 
 // WriteText prints the plan: layout, stages, rank groups, the Megatron-LM

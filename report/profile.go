@@ -90,10 +90,9 @@ type Profile struct {
 	TimeByBound         map[string]float64 `json:"time_by_bound_ms"`
 	StreamStats         []StreamJSON       `json:"stream_stats"`
 	LargestGaps         []GapJSON          `json:"largest_gaps"`
-	Assumptions         []string           `json:"assumptions"`
-	Warnings            []string           `json:"warnings"`
-	Nodes               []ProfileNode      `json:"nodes"`
-	Ops                 []ProfileOp        `json:"ops"`
+	Caveats
+	Nodes []ProfileNode `json:"nodes"`
+	Ops   []ProfileOp   `json:"ops"`
 }
 
 func intensity(f, b float64) float64 {
@@ -115,9 +114,11 @@ func NewProfile(model string, r *simulate.Result, warnings []string) *Profile {
 		PeakMemoryBytes: r.PeakMemoryBytes, WeightBytes: r.WeightBytes, OptimizerBytes: r.OptimizerBytes,
 		DeviceMemoryBytes: h.MemoryGB * 1e9, UnknownNodes: r.UnknownNodes, UnknownSizes: r.UnknownSizes,
 		TimeByBound: map[string]float64{},
-		Assumptions: append([]string{}, r.Assumptions...),
-		Warnings:    append(append([]string{}, warnings...), r.Warnings...),
-		Nodes:       make([]ProfileNode, 0, len(r.Tasks)),
+		Caveats: Caveats{
+			Assumptions: append([]string{}, r.Assumptions...),
+			Warnings:    append(append([]string{}, warnings...), r.Warnings...),
+		},
+		Nodes: make([]ProfileNode, 0, len(r.Tasks)),
 	}
 	flopsBy := map[ir.DType]float64{}
 	for _, t := range r.Tasks {

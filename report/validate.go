@@ -46,10 +46,23 @@ type Validation struct {
 	NodeWeightedError float64        `json:"node_weighted_abs_error_pct"`
 	Nodes             []ValidateNode `json:"nodes"`
 	Ops               []ValidateOp   `json:"ops"`
-	Notes             []string       `json:"notes,omitempty"`
-	// Warnings are the import, inference, simulation and hardware
-	// messages (the command also writes them on stderr).
+	ValidationNotes
+}
+
+// ValidationNotes end a validation document: how the measurement was taken
+// and predicted (printed under the tables), and the import, inference,
+// simulation and hardware warnings (the command also writes them on
+// stderr).
+type ValidationNotes struct {
+	Notes    []string `json:"notes,omitempty"`
 	Warnings []string `json:"warnings"`
+}
+
+// writeNotes prints each note on a line of its own.
+func (n *ValidationNotes) writeNotes(w io.Writer) {
+	for _, s := range n.Notes {
+		fmt.Fprintf(w, "note: %s\n", s)
+	}
 }
 
 func errPct(p, m float64) float64 {
@@ -145,8 +158,6 @@ func (v *Validation) WriteText(w io.Writer, top int) error {
 	if err := WriteTable(w, []string{"node", "op", "predicted ms", "measured ms", "error"}, rows); err != nil {
 		return err
 	}
-	for _, n := range v.Notes {
-		fmt.Fprintf(w, "note: %s\n", n)
-	}
+	v.writeNotes(w)
 	return nil
 }

@@ -34,16 +34,15 @@ type ValidationSet struct {
 	// Over the models predicted: mean and median |error_pct|, the largest
 	// ratio, and how many are within 15% / 25% and off by more than 1.5x
 	// and 2x.
-	Predicted int      `json:"predicted"`
-	MAPE      float64  `json:"mape_pct"`
-	MedianAbs float64  `json:"median_abs_error_pct"`
-	MaxRatio  float64  `json:"max_ratio"`
-	Within15  int      `json:"within_15pct"`
-	Within25  int      `json:"within_25pct"`
-	Over1_5x  int      `json:"over_1_5x"`
-	Over2x    int      `json:"over_2x"`
-	Notes     []string `json:"notes,omitempty"`
-	Warnings  []string `json:"warnings"`
+	Predicted int     `json:"predicted"`
+	MAPE      float64 `json:"mape_pct"`
+	MedianAbs float64 `json:"median_abs_error_pct"`
+	MaxRatio  float64 `json:"max_ratio"`
+	Within15  int     `json:"within_15pct"`
+	Within25  int     `json:"within_25pct"`
+	Over1_5x  int     `json:"over_1_5x"`
+	Over2x    int     `json:"over_2x"`
+	ValidationNotes
 }
 
 // NewValidationSet fills the per-model errors and the set's figures, and
@@ -115,8 +114,6 @@ func (s *ValidationSet) WriteText(w io.Writer) error {
 	}
 	fmt.Fprintf(w, "\n%s: MAPE %.1f%% (median |error| %.1f%%), %d within 15%%, %d within 25%%, %d off by more than 1.5x, %d by more than 2x (worst %.2fx)\n",
 		Count(s.Predicted, "model"), s.MAPE, s.MedianAbs, s.Within15, s.Within25, s.Over1_5x, s.Over2x, s.MaxRatio)
-	for _, n := range s.Notes {
-		fmt.Fprintf(w, "note: %s\n", n)
-	}
+	s.writeNotes(w)
 	return nil
 }

@@ -8,7 +8,11 @@ package main
 // payload that does not parse as the message it should be stays raw bytes.
 
 import (
+	"errors"
+
 	"google.golang.org/protobuf/encoding/protowire"
+
+	"github.com/wolong-dev/wolong/internal/pbwire"
 )
 
 // kind names an onnx.proto message type.
@@ -98,41 +102,29 @@ const maxParseDepth = 64
 // sequence of well-formed fields (groups included).
 func parse(k kind, b []byte) (*msg, bool) { return parseDepth(k, b, 0) }
 
+// errGroup stops parse at a group: the tree keeps no group fields, so a
+// payload holding one stays raw bytes.
+var errGroup = errors.New("group field")
+
 func parseDepth(k kind, b []byte, depth int) (*msg, bool) {
 	m := &msg{kind: k}
-	for len(b) > 0 {
-		n, t, l := protowire.ConsumeTag(b)
-		if l < 0 {
-			return nil, false
+	err := pbwire.Each(b, func(pf pbwire.Field) error {
+		if pf.Typ == protowire.StartGroupType {
+			return errGroup
 		}
-		b = b[l:]
-		f := field{num: n, typ: t}
-		switch t {
-		case protowire.VarintType:
-			f.v, l = protowire.ConsumeVarint(b)
-		case protowire.Fixed32Type:
-			var v uint32
-			v, l = protowire.ConsumeFixed32(b)
-			f.v = uint64(v)
-		case protowire.Fixed64Type:
-			f.v, l = protowire.ConsumeFixed64(b)
-		case protowire.BytesType:
-			f.raw, l = protowire.ConsumeBytes(b)
-		default:
-			return nil, false
-		}
-		if l < 0 {
-			return nil, false
-		}
-		b = b[l:]
-		if t == protowire.BytesType && depth < maxParseDepth {
-			if sk, ok := schema[k][n]; ok {
+		f := field{num: pf.Num, typ: pf.Typ, v: pf.U, raw: pf.B}
+		if f.typ == protowire.BytesType && depth < maxParseDepth {
+			if sk, ok := schema[k][f.num]; ok {
 				if s, ok := parseDepth(sk, f.raw, depth+1); ok {
 					f.sub, f.raw = s, nil
 				}
 			}
 		}
 		m.fields = append(m.fields, f)
+		return nil
+	})
+	if err != nil {
+		return nil, false
 	}
 	return m, true
 }

@@ -74,8 +74,7 @@ type ServeResult struct {
 	MaxBatch int    `json:"max_batch"`
 	Memory   Memory `json:"memory_per_gpu"`
 
-	Assumptions []string `json:"assumptions"`
-	Warnings    []string `json:"warnings,omitempty"`
+	Caveats
 }
 
 // DefaultPrompt and DefaultOutput are ServeOptions' Prompt and Output

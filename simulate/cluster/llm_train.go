@@ -81,8 +81,7 @@ type LLMResult struct {
 
 	Memory Memory `json:"memory_per_gpu"`
 
-	Assumptions []string `json:"assumptions"`
-	Warnings    []string `json:"warnings,omitempty"`
+	Caveats
 }
 
 // Layout is the result's parallel layout in one line.

@@ -178,8 +178,7 @@ type Result struct {
 	Candidates []Candidate     `json:"candidates,omitempty"`
 	Timeline   []Span          `json:"-"`
 
-	Assumptions []string `json:"assumptions"`
-	Warnings    []string `json:"warnings,omitempty"`
+	Caveats
 }
 
 // DeclineError says a strategy does not apply to this model and cluster.

@@ -397,29 +397,20 @@ func (h *Hardware) Validate() error {
 		ck.Addf("kind %q must be \"gpu\" or \"cpu\"", h.Kind)
 	}
 	ck.Positive("peak_tflops.fp32", h.PeakTFLOPS.FP32)
-	for _, p := range []struct {
-		n string
-		v float64
-	}{{"fp64", h.PeakTFLOPS.FP64}, {"tf32", h.PeakTFLOPS.TF32}, {"fp16", h.PeakTFLOPS.FP16}, {"bf16", h.PeakTFLOPS.BF16}, {"fp8", h.PeakTFLOPS.FP8}, {"int8", h.PeakTFLOPS.INT8}, {"fp16_vector", h.PeakTFLOPS.FP16Vector}} {
-		ck.NonNeg("peak_tflops."+p.n, p.v)
-	}
+	p := h.PeakTFLOPS
+	nonNegEach(&ck, "peak_tflops.", []namedNum{{"fp64", p.FP64}, {"tf32", p.TF32}, {"fp16", p.FP16}, {"bf16", p.BF16}, {"fp8", p.FP8}, {"int8", p.INT8}, {"fp16_vector", p.FP16Vector}})
 	ck.Positive("memory_gb", h.MemoryGB)
 	ck.Positive("memory_bandwidth_gbs", h.MemoryBandwidthGBs)
 	ck.NonNeg("l2_mb", h.L2MB)
 	ck.IntIn("sms", h.SMs, 1, 1<<20)
-	ck.NonNeg("clock_ghz", h.ClockGHz)
-	ck.NonNeg("launch_us", h.LaunchUs)
-	ck.NonNeg("dispatch_us", h.DispatchUs)
-	ck.NonNeg("kernel_overhead_us", h.KernelOverheadUs)
-	ck.NonNeg("run_overhead_us", h.RunOverheadUs)
-	ck.NonNeg("alloc_us_per_mb", h.AllocUsPerMB)
-	ck.NonNeg("alloc_min_mb", h.AllocMinMB)
-	ck.NonNeg("free_node_us", h.FreeNodeUs)
-	ck.NonNeg("output_us_per_mb", h.OutputUsPerMB)
-	ck.NonNeg("cache_bandwidth_gbs", h.CacheBandwidthGBs)
+	nonNegEach(&ck, "", []namedNum{
+		{"clock_ghz", h.ClockGHz}, {"launch_us", h.LaunchUs}, {"dispatch_us", h.DispatchUs},
+		{"kernel_overhead_us", h.KernelOverheadUs}, {"run_overhead_us", h.RunOverheadUs},
+		{"alloc_us_per_mb", h.AllocUsPerMB}, {"alloc_min_mb", h.AllocMinMB}, {"free_node_us", h.FreeNodeUs},
+		{"output_us_per_mb", h.OutputUsPerMB}, {"cache_bandwidth_gbs", h.CacheBandwidthGBs},
+	})
 	ck.IntIn("tensor_core_align", h.TensorCoreAlign, 0, 1024)
-	ck.NonNeg("nvlink_gbs", h.NVLinkGBs)
-	ck.NonNeg("pcie_gbs", h.PCIeGBs)
+	nonNegEach(&ck, "", []namedNum{{"nvlink_gbs", h.NVLinkGBs}, {"pcie_gbs", h.PCIeGBs}})
 	for _, c := range h.Efficiency.Classes() {
 		ck.Fraction("efficiency."+c.Name+".compute", c.Eff.Compute)
 		ck.Fraction("efficiency."+c.Name+".memory", c.Eff.Memory)
@@ -446,6 +437,20 @@ func (h *Hardware) Validate() error {
 		ck.IntIn("efficiency."+p.n, p.v, 1, 1<<20)
 	}
 	return ck.Err(fmt.Sprintf("invalid hardware %q", h.Name))
+}
+
+// namedNum is a hardware number with its JSON name.
+type namedNum struct {
+	n string
+	v float64
+}
+
+// nonNegEach requires each number of fs finite and >= 0, in order, its name
+// prefixed by prefix.
+func nonNegEach(ck *fieldcheck.Check, prefix string, fs []namedNum) {
+	for _, f := range fs {
+		ck.NonNeg(prefix+f.n, f.v)
+	}
 }
 
 // NamedClass is one op class's efficiency with its JSON name.
