@@ -392,25 +392,34 @@ func (g *Graph) Walk(fn func(*Graph) bool) {
 // The order is first use, so it is deterministic.
 func (n *Node) CapturedValues() []*Value {
 	var out []*Value
-	seen := map[*Value]bool{}
+	var seen map[*Value]bool // made at the first capture: most nodes have none
+	// capture adds x, read in sg, when it comes from outside n. The test
+	// x.Graph == sg goes first: most values read are sg's own (a fused
+	// body reads nothing else), and it reads no memory but x (the pass
+	// driver's order check calls this for every fused node after every
+	// pass).
+	capture := func(x *Value, sg *Graph) {
+		if x == nil || x.Graph == sg || definedWithin(x.Graph, n) || seen[x] {
+			return
+		}
+		if seen == nil {
+			seen = map[*Value]bool{}
+		}
+		seen[x] = true
+		out = append(out, x)
+	}
 	var visit func(sg *Graph)
 	visit = func(sg *Graph) {
 		for _, m := range sg.Nodes {
 			for _, in := range m.Inputs {
-				if in != nil && !seen[in] && !definedWithin(in.Graph, n) {
-					seen[in] = true
-					out = append(out, in)
-				}
+				capture(in, sg)
 			}
 			for _, s := range m.Subgraphs() {
 				visit(s)
 			}
 		}
 		for _, o := range sg.Outputs {
-			if o != nil && !seen[o] && !definedWithin(o.Graph, n) {
-				seen[o] = true
-				out = append(out, o)
-			}
+			capture(o, sg)
 		}
 	}
 	for _, sg := range n.Subgraphs() {

@@ -53,7 +53,7 @@ const defaultGroupCap = 256
 type fuseState struct {
 	g      *ir.Graph
 	order  []*ir.Node
-	pos    map[*ir.Node]int
+	pos    nodePositions
 	parent []int   // union-find parent, by position
 	size   []int   // group size at the root
 	anchor []int   // position of the group's anchor (-1: none), at the root
@@ -114,7 +114,7 @@ func newFuseState(g *ir.Graph, order []*ir.Node, cap int) *fuseState {
 					exit[i] = true // read inside a subgraph: treat as leaving
 					continue
 				}
-				j, ok := s.pos[u.Node]
+				j, ok := s.pos.of(u.Node)
 				if !ok {
 					exit[i] = true
 					continue
@@ -405,7 +405,7 @@ func (s *fuseState) feeds(r int, n *ir.Node) bool {
 		if in == nil || in.Producer == nil {
 			continue
 		}
-		if p, ok := s.pos[in.Producer]; ok && s.find(p) == r {
+		if p, ok := s.pos.of(in.Producer); ok && s.find(p) == r {
 			return true
 		}
 	}

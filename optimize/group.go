@@ -233,12 +233,12 @@ func (ow *owners) usedOutside(v *ir.Value, gr *group) bool {
 // (contracting it to one node would make a cycle). pos is the schedule
 // position of every main-graph node; only nodes before the last member
 // are explored, so the check is bounded by the group's window.
-func convex(g *ir.Graph, members []*ir.Node, pos map[*ir.Node]int) bool {
+func convex(g *ir.Graph, members []*ir.Node, pos nodePositions) bool {
 	in := map[*ir.Node]bool{}
 	maxPos := -1
 	for _, m := range members {
 		in[m] = true
-		maxPos = max(maxPos, pos[m])
+		maxPos = max(maxPos, pos.at(m))
 	}
 	seen := map[*ir.Node]bool{}
 	var stack []*ir.Node
@@ -249,7 +249,7 @@ func convex(g *ir.Graph, members []*ir.Node, pos map[*ir.Node]int) bool {
 			}
 			for _, u := range o.Uses {
 				c := topLevel(g, u.Node)
-				if c == nil || in[c] || seen[c] || pos[c] > maxPos {
+				if c == nil || in[c] || seen[c] || pos.at(c) > maxPos {
 					continue
 				}
 				seen[c] = true
@@ -290,13 +290,50 @@ func topLevel(g *ir.Graph, n *ir.Node) *ir.Node {
 	return n
 }
 
-// positions maps each node of g to its index in a topological order.
-func positions(order []*ir.Node) map[*ir.Node]int {
-	pos := make(map[*ir.Node]int, len(order))
-	for i, n := range order {
-		pos[n] = i
+// nodePositions maps the nodes of a topological order of a graph to their
+// indices. It is indexed by node ID rather than a map keyed by node (the
+// fuse pass looks a position up for every use of every node and every
+// candidate group): cheaper to build and to read, and half the memory.
+type nodePositions struct {
+	order []*ir.Node
+	index []int32 // by node ID: the index in order, -1 for none
+}
+
+// positions maps each node of order (the nodes of one graph) to its index.
+func positions(order []*ir.Node) nodePositions {
+	maxID := -1
+	for _, n := range order {
+		maxID = max(maxID, n.ID)
 	}
-	return pos
+	p := nodePositions{order: order, index: make([]int32, maxID+1)}
+	for i := range p.index {
+		p.index[i] = -1
+	}
+	for i, n := range order {
+		if n.ID >= 0 {
+			p.index[n.ID] = int32(i)
+		}
+	}
+	return p
+}
+
+// of returns n's index, and false for a node not in the order (a node
+// added since, or one of another graph with the same ID).
+func (p nodePositions) of(n *ir.Node) (int, bool) {
+	if n == nil || n.ID < 0 || n.ID >= len(p.index) {
+		return 0, false
+	}
+	i := p.index[n.ID]
+	if i < 0 || p.order[i] != n {
+		return 0, false
+	}
+	return int(i), true
+}
+
+// at returns n's index, 0 for a node not in the order.
+func (p nodePositions) at(n *ir.Node) int {
+	i, _ := p.of(n)
+	return i
 }
 
 // acyclic drops groups until contracting all of them leaves the graph

@@ -233,9 +233,13 @@ func passNames() string {
 type Context struct {
 	Model *ir.Model
 	Opt   Options
-	names map[string]int
-	// next is the next number newName tries for each prefix.
-	next map[string]int
+	// modelNames are the model's node and initializer names when newName
+	// was first called; names are those taken that newName's prefixes so
+	// far could produce, and next the next number it tries for each
+	// prefix.
+	modelNames []string
+	names      map[string]bool
+	next       map[string]int
 	// implicit holds the names If branches reference without a binding.
 	implicit map[string]bool
 	// sizes caches Split size initializers by their values.
@@ -250,32 +254,46 @@ type Context struct {
 // Graph is the main graph.
 func (c *Context) Graph() *ir.Graph { return c.Model.Graph }
 
-// newName returns a fresh node name "prefix_k", unique in this run.
+// newName returns a fresh node name "prefix_k", unique in this run: not
+// a name of the model when the run first asked for a name, nor one
+// newName returned before.
 func (c *Context) newName(prefix string) string {
-	if c.names == nil {
-		c.names = make(map[string]int, len(c.Model.Graph.Nodes)+len(c.Model.Graph.Initializers))
+	if c.modelNames == nil {
+		c.modelNames = []string{} // even for a model without names: taken once
 		c.Model.Graph.Walk(func(g *ir.Graph) bool {
 			for _, n := range g.Nodes {
-				c.names[n.Name] = -1
+				c.modelNames = append(c.modelNames, n.Name)
 			}
 			for _, v := range g.Initializers {
-				c.names[v.Name] = -1
+				c.modelNames = append(c.modelNames, v.Name)
 			}
 			return true
 		})
 	}
 	if c.next == nil {
-		c.next = map[string]int{}
+		c.next, c.names = map[string]int{}, map[string]bool{}
 	}
 	k, ok := c.next[prefix]
 	if !ok {
-		k = c.names[prefix+"#"] // -1 where a node is named so (as before)
+		// First use of prefix: mark the model's names it could produce
+		// ("prefix_" and digits never spell another prefix's name), rather
+		// than keeping a set of every name (100k strings on a large model
+		// for a handful of prefixes). k starts at -1 where a node is
+		// named "prefix#" (as before).
+		for _, s := range c.modelNames {
+			if s == prefix+"#" {
+				k = -1
+			}
+			if strings.HasPrefix(s, prefix+"_") {
+				c.names[s] = true
+			}
+		}
 	}
 	for {
 		name := prefix + "_" + strconv.Itoa(k)
 		k++
-		if _, taken := c.names[name]; !taken {
-			c.names[name] = -1
+		if !c.names[name] {
+			c.names[name] = true
 			c.next[prefix] = k
 			return name
 		}

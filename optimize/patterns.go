@@ -55,7 +55,7 @@ func runPattern(c *Context, op, prefix string, match matcher) ([]Rewrite, error)
 // acceptable checks a candidate: distinct default-domain unclaimed
 // members without subgraphs, only the last member's outputs (in schedule
 // order) read outside, and convex.
-func acceptable(g *ir.Graph, ms []*ir.Node, claimed map[*ir.Node]bool, pos map[*ir.Node]int) bool {
+func acceptable(g *ir.Graph, ms []*ir.Node, claimed map[*ir.Node]bool, pos nodePositions) bool {
 	in := map[*ir.Node]bool{}
 	lastPos, last := -1, (*ir.Node)(nil)
 	for _, m := range ms {
@@ -63,7 +63,7 @@ func acceptable(g *ir.Graph, ms []*ir.Node, claimed map[*ir.Node]bool, pos map[*
 			return false
 		}
 		in[m] = true
-		if p, ok := pos[m]; !ok {
+		if p, ok := pos.of(m); !ok {
 			return false
 		} else if p > lastPos {
 			lastPos, last = p, m
@@ -82,9 +82,9 @@ func acceptable(g *ir.Graph, ms []*ir.Node, claimed map[*ir.Node]bool, pos map[*
 	return convex(g, ms, pos)
 }
 
-func sortByPos(ms []*ir.Node, pos map[*ir.Node]int) {
+func sortByPos(ms []*ir.Node, pos nodePositions) {
 	for i := 1; i < len(ms); i++ {
-		for j := i; j > 0 && pos[ms[j]] < pos[ms[j-1]]; j-- {
+		for j := i; j > 0 && pos.at(ms[j]) < pos.at(ms[j-1]); j-- {
 			ms[j], ms[j-1] = ms[j-1], ms[j]
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/wolong-dev/wolong/ir"
@@ -655,7 +656,9 @@ func (m *Model) fused(n *ir.Node, body *ir.Graph) Estimate {
 	if e.Unknown {
 		e.Bound = BoundUnknown
 	}
-	e.Note = fmt.Sprintf("fused kernel of %d nodes (%s-class memory efficiency)", len(body.Nodes), dominant)
+	// concatenated, not fmt.Sprintf: this runs for every fused node in
+	// every simulation (the pass driver's predictions)
+	e.Note = "fused kernel of " + strconv.Itoa(len(body.Nodes)) + " nodes (" + string(dominant) + "-class memory efficiency)"
 	return e
 }
 
