@@ -93,27 +93,28 @@ func (v *verifier) graph(g *Graph, depth int) {
 		v.errorf(g, nil, "subgraphs nested deeper than %d", maxSubgraphDepth)
 		return
 	}
-	inGraph := make(map[*Node]bool, len(g.Nodes))
+	// by ID, not maps keyed by pointer (idTable): inGraph counts the
+	// listings of each node, defined the definitions of each value, refs
+	// the inputs of g's nodes reading each value
+	inGraph, defined, refs := nodeTable(g), valueTable(g), valueTable(g)
 	for _, n := range g.Nodes {
-		if inGraph[n] {
+		if inGraph.get(n) > 0 {
 			v.errorf(g, n, "listed twice")
 		}
-		inGraph[n] = true
+		inGraph.add(n, 1)
 	}
-	defined := map[*Value]bool{}
-	refs := map[*Value]int{} // inputs of g's nodes reading each value
 	var refOrder []*Value
 	for _, x := range g.Inputs {
-		defined[x] = true
+		defined.add(x, 1)
 	}
 	for _, x := range g.Initializers {
-		defined[x] = true
+		defined.add(x, 1)
 		if x.Const == nil {
 			v.errorf(g, nil, "initializer %q has no data", x.Name)
 		}
 	}
 	for _, s := range g.Sparse {
-		defined[s.Value] = true
+		defined.add(s.Value, 1)
 	}
 	for _, n := range g.Nodes {
 		if n.Graph != g {
@@ -130,10 +131,10 @@ func (v *verifier) graph(g *Graph, depth int) {
 			if in.Producer != nil && in.Producer.Graph == nil {
 				v.errorf(g, n, "input %d %q is produced by a removed node", i, in.Name)
 			}
-			if refs[in] == 0 {
+			if refs.get(in) == 0 {
 				refOrder = append(refOrder, in)
 			}
-			refs[in]++
+			refs.add(in, 1)
 		}
 		for i, o := range n.Outputs {
 			if o == nil {
@@ -142,10 +143,10 @@ func (v *verifier) graph(g *Graph, depth int) {
 			if o.Producer != n || o.ProducerOut != i {
 				v.errorf(g, n, "output %d %q names a different producer", i, o.Name)
 			}
-			if defined[o] {
+			if defined.get(o) > 0 {
 				v.errorf(g, n, "output %q is defined twice", o.Name)
 			}
-			defined[o] = true
+			defined.add(o, 1)
 			for _, u := range o.Uses {
 				if u.Index >= len(u.Node.Inputs) || u.Node.Inputs[u.Index] != o {
 					v.errorf(g, n, "output %q has a stale use by node %s", o.Name, NodeLabel(u.Node))
@@ -162,13 +163,13 @@ func (v *verifier) graph(g *Graph, depth int) {
 	}
 	for _, n := range g.Nodes {
 		for i, in := range n.Inputs {
-			if in != nil && in.Graph == g && in.Producer != nil && !inGraph[in.Producer] {
+			if in != nil && in.Graph == g && in.Producer != nil && inGraph.get(in.Producer) == 0 {
 				v.errorf(g, n, "input %d %q is produced by a node outside the graph", i, in.Name)
 			}
 		}
 	}
 	for _, x := range refOrder {
-		k := refs[x]
+		k := refs.get(x)
 		// Uses also count readers in nested subgraphs, so a value may have
 		// more uses than g's own nodes; every use must be real, and g's
 		// readers must all be listed.
@@ -189,7 +190,7 @@ func (v *verifier) graph(g *Graph, depth int) {
 			v.errorf(g, nil, "output %d is nil", i)
 			continue
 		}
-		if !inScope(o, g) || (o.Graph == g && !defined[o]) {
+		if !inScope(o, g) || (o.Graph == g && defined.get(o) == 0) {
 			v.errorf(g, nil, "output %q is not defined in the graph", o.Name)
 		}
 	}
