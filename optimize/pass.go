@@ -51,8 +51,11 @@ func (r Rewrite) String() string {
 // producers of what it reads), and relies on that order instead of sorting
 // again: walking nodesInOrder(g) visits producers first. It may leave the
 // main graph's nodes in any acyclic order (new nodes are usually appended),
-// because the driver restores the order after every pass; a subgraph it
-// builds (a fused body) it must build in order. It must leave the model
+// because the driver restores the order after every pass that reports a
+// rewrite; a pass that reports none must have changed nothing (the driver
+// neither re-sorts nor predicts again after it, and checks the node list
+// under Options.VerifyEach). A subgraph it builds (a fused body) it must
+// build in order. It must leave the model
 // well-formed: the driver runs ir.Verify after each pass under
 // Options.VerifyEach (always on in tests).
 type PassFunc func(c *Context) ([]Rewrite, error)

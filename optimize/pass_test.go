@@ -1,6 +1,7 @@
 package optimize
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -106,5 +107,26 @@ func TestPassNameSpellings(t *testing.T) {
 	}
 	if _, err := Select(1, nil, []string{"late dce"}); err == nil || !strings.Contains(err.Error(), `"late_dce" is required`) {
 		t.Errorf("disabling a required pass by another spelling: %v", err)
+	}
+}
+
+// TestNoRewriteChangesNothing: the driver re-sorts only after a pass that
+// reports a rewrite, so under VerifyEach it refuses a pass that reports
+// none but changed the node list.
+func TestNoRewriteChangesNothing(t *testing.T) {
+	i := slices.IndexFunc(passes[:], func(p Pass) bool { return p.Name == "noop" })
+	saved := passes[i].Fn
+	defer func() { passes[i].Fn = saved }()
+	passes[i].Fn = func(c *Context) ([]Rewrite, error) {
+		slices.Reverse(c.Graph().Nodes) // out of order, and unreported
+		return nil, nil
+	}
+	_, err := Run(dumpModel(), Options{Level: 1, VerifyEach: true})
+	if err == nil || !strings.Contains(err.Error(), `pass "noop" reported no rewrite but changed the node list`) {
+		t.Fatalf("got %v", err)
+	}
+	passes[i].Fn = saved
+	if _, err := Run(dumpModel(), Options{Level: 1, VerifyEach: true}); err != nil {
+		t.Fatal(err)
 	}
 }
