@@ -98,6 +98,7 @@ func canRename(g *ir.Graph, v *ir.Value) bool {
 // their canonical tensor in idx).
 func nodeKey(n *ir.Node, idx *tensorIndex) string {
 	var b strings.Builder
+	var num [20]byte // numbers are formatted here, not in strings of their own
 	b.Grow(len(n.Domain) + len(n.Op) + len(n.Overload) + 20*len(n.Inputs) + 16*len(n.Attrs) + 8)
 	b.WriteString(n.Domain)
 	b.WriteByte(':')
@@ -113,15 +114,15 @@ func nodeKey(n *ir.Node, idx *tensorIndex) string {
 		// the value's identity, as fmt's %p writes it (without fmt: this
 		// runs for every node, twice per -O3 run)
 		b.WriteString("0x")
-		b.WriteString(strconv.FormatUint(uint64(reflect.ValueOf(in).Pointer()), 16))
+		b.Write(strconv.AppendUint(num[:0], uint64(reflect.ValueOf(in).Pointer()), 16))
 		b.WriteByte(',')
 	}
 	b.WriteString(")#")
-	b.WriteString(strconv.Itoa(len(n.Outputs)))
+	b.Write(strconv.AppendInt(num[:0], int64(len(n.Outputs)), 10))
 	for i, o := range n.Outputs {
 		if o == nil {
 			b.WriteByte('!')
-			b.WriteString(strconv.Itoa(i))
+			b.Write(strconv.AppendInt(num[:0], int64(i), 10))
 		}
 	}
 	b.WriteByte('{')

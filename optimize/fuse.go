@@ -294,7 +294,7 @@ func (s *fuseState) groups(c *Context) []*group {
 		}
 		gr := byRoot[r]
 		if gr == nil {
-			gr = &group{}
+			gr = &group{members: make([]*ir.Node, 0, s.size[r])} // size: the members
 			byRoot[r] = gr
 			out = append(out, gr)
 		}

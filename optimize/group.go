@@ -3,7 +3,7 @@ package optimize
 // This file turns groups of nodes into fused wolong nodes.
 
 import (
-	"fmt"
+	"strconv"
 
 	"github.com/wolong-dev/wolong/ir"
 )
@@ -59,8 +59,9 @@ func materialize(g *ir.Graph, groups []*group) []Rewrite {
 		exposed: map[*ir.Value]bool{}, inner: map[*ir.Value]*ir.Value{}}
 	var rw []Rewrite
 	for _, gr := range groups {
+		// the remark concatenated, not fmt.Sprintf: one per group
 		rw = append(rw, Rewrite{Before: names(gr.members), After: []string{gr.name}, Sep: "+",
-			Remark: fmt.Sprintf("%s:%s, %d nodes in one kernel%s", ir.FusedDomain, gr.op, len(gr.members), gr.remark)})
+			Remark: ir.FusedDomain + ":" + gr.op + ", " + strconv.Itoa(len(gr.members)) + " nodes in one kernel" + gr.remark})
 		mv.build(g, ow, gr)
 	}
 	// Drop the members' uses (they read the bodies' values now) in one

@@ -18,6 +18,7 @@ package optimize
 
 import (
 	"fmt"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -81,8 +82,23 @@ func batchSignature(n *ir.Node) (string, bool) {
 	if !ok || len(dims) < 2 || n.Output(0).Type.Shape.Rank() != len(dims) {
 		return "", false
 	}
+	// what fmt's "%s|%p|%s|%v" of the op, w, the dtype and dims[1:] writes,
+	// without fmt (this runs for every MatMul)
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s|%p|%s|%v", n.Op, w, a.Type.DType, dims[1:])
+	var num [20]byte
+	b.WriteString(n.Op)
+	b.WriteString("|0x")
+	b.Write(strconv.AppendUint(num[:0], uint64(reflect.ValueOf(w).Pointer()), 16))
+	b.WriteByte('|')
+	b.WriteString(a.Type.DType.String())
+	b.WriteString("|[")
+	for i, d := range dims[1:] {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.Write(strconv.AppendInt(num[:0], d, 10))
+	}
+	b.WriteByte(']')
 	if n.Is(ir.OpGemm) {
 		if n.AttrInt("transA", 0) != 0 {
 			return "", false
