@@ -3,10 +3,11 @@ package optimize
 // This file implements the driver: the only cross-cutting code. It runs
 // the selected passes in order, names the pass in errors and panics,
 // keeps the nodes in topological order (the pass contract, see PassFunc:
-// re-sorted after each pass that reports a rewrite), times each pass,
-// verifies the IR after each one when asked, hashes the model after each
-// pass and writes the dumps asked for (dump.go), and records the predicted
-// cost before and after each pass.
+// re-sorted after each pass that reports a rewrite), skips a pass that
+// repeats one that found nothing when nothing changed since (Pass.Repeats),
+// times each pass, verifies the IR after each one when asked, hashes the
+// model after each pass and writes the dumps asked for (dump.go), and
+// records the predicted cost before and after each pass.
 
 import (
 	"fmt"
@@ -154,6 +155,7 @@ func Run(m *ir.Model, opt Options) (*Result, error) {
 		}
 		torun = append(torun, p)
 	}
+	quiet := map[string]bool{} // passes that reported no rewrite, none reported since
 	for i, p := range torun {
 		if opt.OnPassStart != nil {
 			opt.OnPassStart(i+1, len(torun), p.Name, m)
@@ -163,9 +165,16 @@ func Run(m *ir.Model, opt Options) (*Result, error) {
 			nodes = slices.Clone(m.Graph.Nodes)
 		}
 		start := opt.Now()
-		rw, err := runPass(c, p)
-		if err != nil {
-			return nil, err
+		var rw []Rewrite
+		if p.Repeats == "" || !quiet[p.Repeats] { // else skipped: see Pass.Repeats
+			if rw, err = runPass(c, p); err != nil {
+				return nil, err
+			}
+		}
+		if len(rw) > 0 {
+			clear(quiet)
+		} else {
+			quiet[p.Name] = true
 		}
 		// A pass that reports no rewrite changed nothing (the contract the
 		// predictor relies on too: it is not asked again), so the order it

@@ -71,6 +71,12 @@ type Pass struct {
 	NeedsPlacer bool
 	// ForORT: runs only when Options.Target is TargetORT (--target ort).
 	ForORT bool
+	// Repeats names an earlier pass with the same function: when that one
+	// ran, reported no rewrite and no pass has reported one since, the
+	// model is as it left it, so this one would find nothing either and
+	// the driver skips it (its result lists no rewrite, as running it
+	// would).
+	Repeats string
 }
 
 // passes is the pipeline, in order.
@@ -85,7 +91,7 @@ var passes = [...]Pass{
 	{Name: "bnfold", Fn: bnFold, Level: 2, Doc: "fold inference BatchNormalization into the preceding Conv's weights"},
 	{Name: "hbatch", Fn: hBatch, Level: 3, Doc: "batch sibling MatMul/Gemm/Conv sharing an input into one wider op + Split"},
 	{Name: "tbatch", Fn: tBatch, Level: 3, Doc: "batch independent same-signature MatMuls ready together (across time steps) into one GEMM"},
-	{Name: "late_cse", Fn: cse, Level: 3, Doc: "merge duplicates the batching passes exposed"},
+	{Name: "late_cse", Fn: cse, Level: 3, Repeats: "cse", Doc: "merge duplicates the batching passes exposed"},
 	{Name: "layernorm", Fn: layerNormFuse, Level: 2, Doc: "fuse the primitive LayerNorm pattern into one kernel"},
 	{Name: "rmsnorm", Fn: rmsNormFuse, Level: 2, Doc: "fuse the primitive RMSNorm pattern into one kernel"},
 	{Name: "gelu", Fn: geluFuse, Level: 2, Doc: "fuse the erf and tanh forms of GELU into one kernel"},

@@ -1,9 +1,13 @@
 package optimize
 
 import (
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/wolong-dev/wolong/internal/modelgen"
+	"github.com/wolong-dev/wolong/ir"
 )
 
 // TestPassOrder checks the pipeline table against passOrder and its
@@ -128,5 +132,49 @@ func TestNoRewriteChangesNothing(t *testing.T) {
 	passes[i].Fn = saved
 	if _, err := Run(dumpModel(), Options{Level: 1, VerifyEach: true}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestRepeatsSkipped: a pass that Repeats an earlier one runs only when
+// a rewrite was reported since that one ran (or that one found some), and
+// names an earlier pass of the same function.
+func TestRepeatsSkipped(t *testing.T) {
+	for i, p := range passes {
+		if p.Repeats == "" {
+			continue
+		}
+		j := slices.IndexFunc(passes[:], func(q Pass) bool { return q.Name == p.Repeats })
+		if j < 0 || j >= i || reflect.ValueOf(passes[j].Fn).Pointer() != reflect.ValueOf(p.Fn).Pointer() {
+			t.Errorf("pass %s repeats %q: want an earlier pass of the same function", p.Name, p.Repeats)
+		}
+	}
+	saved := passes
+	defer func() { passes = saved }()
+	calls := map[string]int{}
+	for i := range passes {
+		name, fn := passes[i].Name, passes[i].Fn
+		passes[i].Fn = func(c *Context) ([]Rewrite, error) { calls[name]++; return fn(c) }
+	}
+	clean := func() *ir.Model { // nothing for the passes before fuse to do
+		b := modelgen.New("clean", 17)
+		y := b.Op("MatMul", in(b.Input("x", ir.Float32, 2, 8), b.Weight("w", 8, 8)))
+		b.Output(b.Op("Relu", in(b.Op("Add", in(y, b.Weight("bias", 8))))))
+		return b.Model()
+	}
+	if _, err := Run(clean(), Options{Level: 3, VerifyEach: true}); err != nil {
+		t.Fatal(err)
+	}
+	if calls["cse"] != 1 || calls["late_cse"] != 0 {
+		t.Errorf("nothing rewritten between cse and late_cse: calls %v", calls)
+	}
+	// a rewrite reported in between (here a fake one) runs it again
+	i := slices.IndexFunc(passes[:], func(p Pass) bool { return p.Name == "bnfold" })
+	passes[i].Fn = func(c *Context) ([]Rewrite, error) { return []Rewrite{{Remark: "fake"}}, nil }
+	clear(calls)
+	if _, err := Run(clean(), Options{Level: 3, VerifyEach: true}); err != nil {
+		t.Fatal(err)
+	}
+	if calls["late_cse"] != 1 {
+		t.Errorf("a rewrite between cse and late_cse: calls %v", calls)
 	}
 }
