@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"slices"
 
+	"google.golang.org/protobuf/encoding/protowire"
+
 	"github.com/wolong-dev/wolong/ir"
 )
 
@@ -21,6 +23,9 @@ type decoder struct {
 	ext   map[string]*mapping
 	opt   Options
 	depth int
+	// ops interns op types: a model of 100k nodes has a handful, and one
+	// string each saves an allocation per node
+	ops map[string]string
 }
 
 func (d *decoder) warn(format string, args ...any) {
@@ -220,7 +225,7 @@ func (d *decoder) rawNode(b []byte) (rawNode, error) {
 		case nodeName:
 			n.name, err = f.str("node name")
 		case nodeOpType:
-			n.op, err = f.str("op_type")
+			n.op, err = d.opType(f)
 		case nodeDomain:
 			n.domain, err = f.str("node domain")
 			n.domain = ir.CanonicalDomain(n.domain)
@@ -244,6 +249,22 @@ func (d *decoder) rawNode(b []byte) (rawNode, error) {
 		return n, &Error{File: d.path, Node: n.name, Err: fmt.Errorf("node has no op_type")}
 	}
 	return n, nil
+}
+
+// opType is f as an op type (f.str), interned in d.ops.
+func (d *decoder) opType(f field) (string, error) {
+	if op, ok := d.ops[string(f.b)]; ok && f.typ == protowire.BytesType { // the conversion does not allocate
+		return op, nil
+	}
+	op, err := f.str("op_type")
+	if err != nil {
+		return "", err
+	}
+	if d.ops == nil {
+		d.ops = map[string]string{}
+	}
+	d.ops[op] = op
+	return op, nil
 }
 
 // scope maps names to values for one graph, chained to the enclosing one.

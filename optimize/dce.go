@@ -14,10 +14,10 @@ import (
 func dce(c *Context) ([]Rewrite, error) {
 	g := c.Graph()
 	order := nodesInOrder(g)
-	live := make(map[*ir.Node]bool, len(order))
+	live := newNodeSet(g)
 	need := func(v *ir.Value) {
 		if v != nil && v.Producer != nil && v.Producer.Graph == g {
-			live[v.Producer] = true
+			live.add(v.Producer)
 		}
 	}
 	for _, o := range g.Outputs {
@@ -26,13 +26,13 @@ func dce(c *Context) ([]Rewrite, error) {
 	for _, n := range order {
 		for _, o := range n.Outputs {
 			if c.pinned(o) {
-				live[n] = true
+				live.add(n)
 			}
 		}
 	}
 	for i := len(order) - 1; i >= 0; i-- {
 		n := order[i]
-		if !live[n] {
+		if !live.has(n) {
 			continue
 		}
 		for _, in := range n.Inputs {
@@ -47,7 +47,7 @@ func dce(c *Context) ([]Rewrite, error) {
 	var rw []Rewrite
 	dead := map[*ir.Node]bool{}
 	for _, n := range order {
-		if !live[n] {
+		if !live.has(n) {
 			dead[n] = true
 			rw = append(rw, Rewrite{Before: []string{ir.NodeLabel(n)}, Remark: "dead " + n.QualifiedOp()})
 		}

@@ -142,3 +142,34 @@ func names(ns []*ir.Node) []string {
 
 // hasSubgraph reports whether n holds a subgraph (If/Loop/Scan, fused).
 func hasSubgraph(n *ir.Node) bool { return len(n.Subgraphs()) > 0 }
+
+// nodeSet is a set of the nodes of one graph, kept by node ID (a slice,
+// not a map keyed by pointer: dce marks every node of the graph, twice a
+// run). A node whose ID a member holds already (a graph built with
+// clashing IDs) goes to a map, so the set answers as a map would.
+type nodeSet struct {
+	byID  []*ir.Node
+	other map[*ir.Node]bool
+}
+
+func newNodeSet(g *ir.Graph) *nodeSet {
+	return &nodeSet{byID: make([]*ir.Node, g.NumNodeIDs())}
+}
+
+func (s *nodeSet) add(n *ir.Node) {
+	if n.ID >= 0 && n.ID < len(s.byID) && (s.byID[n.ID] == nil || s.byID[n.ID] == n) {
+		s.byID[n.ID] = n
+		return
+	}
+	if s.other == nil {
+		s.other = map[*ir.Node]bool{}
+	}
+	s.other[n] = true
+}
+
+func (s *nodeSet) has(n *ir.Node) bool {
+	if n.ID >= 0 && n.ID < len(s.byID) && s.byID[n.ID] == n {
+		return true
+	}
+	return s.other[n]
+}
