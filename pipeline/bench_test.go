@@ -20,27 +20,43 @@ import (
 // (BenchmarkPasses100k).
 //
 // Hot spots pprof showed on the 100k-node model (optimize -O3, h100,
-// --dim batch=8; 2-vCPU VM shared), CPU seconds over two rounds of work
-// (about 3.1 -> 1.95 -> 1.6 s in all):
-//   - ir.Topo from the driver's re-sort after every pass, 0.42 -> 0.11:
-//     SortNodes checks the order in one walk and leaves a sorted graph
-//     (what is left, ~0.12 over all passes, is pointer-chasing memory
-//     access);
+// --dim batch=8; 2-vCPU VM shared), CPU seconds over three rounds of work
+// (about 3.1 -> 1.95 -> 1.6 -> ~1.0 s in all, the last round measured as
+// the command runs, in place; wall time per stage from this benchmark,
+// load ~1: import 0.26 s, infer 0.03, passes 0.40, predictions 0.24):
+//   - ir.Topo from the driver's re-sort after every pass, 0.42 -> 0.11 ->
+//     0.02: SortNodes checks the order in one walk and leaves a sorted
+//     graph, and only after a pass that reports a rewrite (a pass that
+//     reports none changed nothing; VerifyEach checks that);
+//     ir.(*Node).CapturedValues, which that walk, ir.Deps, dce and the
+//     simulator's memory model call for every fused node, tests a value's
+//     own graph before any map or parent chain (0.09 -> 0.05, what is left
+//     is reading each body value once);
 //   - ir.CloneModel, Infer's copy and Optimize's, 0.46 -> 0: the commands
 //     that read no earlier stage again infer and optimize in place
 //     (CloneGraph itself: slabs and values by ID, about half the time);
-//   - the fuse pass, 0.55 -> 0.40 -> ~0.3 a run
-//     (BenchmarkPasses100k/fuse): groups found by node ID, not
-//     pointer-keyed maps; members moved into the fused bodies, not copied;
-//     left: finding groups, naming, the cycle check, body inputs;
+//   - the fuse pass, 0.55 -> 0.40 -> 0.3 -> ~0.23 (BenchmarkPasses100k/
+//     fuse): groups found by node ID, not pointer-keyed maps (positions
+//     too, now); members moved into the fused bodies, not copied; member
+//     lists sized once; newName keeps no set of every name; left: building
+//     the bodies (a formal input Value and a Type clone per external input,
+//     ~0.09), naming, the cycle check;
 //   - simulate.Run, twice (before the first pass and after fuse),
-//     ~0.5 -> ~0.33: only the 10 largest gaps kept (not all sorted); left:
-//     zeroing the ~35 MB Task list (~350 bytes per node) and the cost model;
-//   - importer decode and link ~0.3 (nodes and outputs from slabs now) and
-//     the load-time ir.Verify ~0.1;
-//   - the other passes 0.02-0.06 each (cse sizes its table once);
-//   - the garbage collector, ~17%: about 150 MB is live at the peak (the
-//     model and its fused bodies; the predictor keeps one simulation).
+//     ~0.5 -> ~0.33 -> ~0.24: only the 10 largest gaps kept (not all
+//     sorted); the fused-kernel note without fmt; left: the cost model
+//     (~0.1, a member estimate per fused-body node), zeroing the ~35 MB
+//     Task list (~360 bytes per node, ~0.06), the memory model (~0.04);
+//   - importer decode and link ~0.2 (nodes and outputs from slabs, op
+//     types interned; what is left is first-touching the node slabs and
+//     the name maps) and the load-time ir.Verify 0.1 -> ~0.03 (its tables
+//     by ID: ir.idTable);
+//   - cse 0.05 (node keys without a string per number) and late_cse 0
+//     (Pass.Repeats: skipped when nothing changed since cse found
+//     nothing); the other passes 0.005-0.04 each (dce marks by node ID);
+//   - the garbage collector, ~20% of CPU, mostly on the second core: about
+//     150 MB is live at the peak (the model and its fused bodies; the
+//     predictor keeps one simulation). GOGC=off is slower, not faster:
+//     first-touching fresh pages costs more than collecting.
 
 // stageModel writes modelgen.Wide(n) to a temporary file.
 func stageModel(b *testing.B, n int) string {
@@ -67,13 +83,13 @@ func stageTimes(b *testing.B, path string, h *hw.Hardware) map[string]time.Durat
 	defer l.Close()
 	lap("import", start)
 	start = time.Now()
-	f, err := Infer(l, InferOptions{DefaultDims: true})
+	f, err := Infer(l, InferOptions{DefaultDims: true, InPlace: true}) // as the command: no copies
 	if err != nil {
 		b.Fatal(err)
 	}
 	lap("infer", start)
 	start = time.Now()
-	o, err := Optimize(f, OptimizeOptions{Level: 3, HW: h, Predict: true})
+	o, err := Optimize(f, OptimizeOptions{Level: 3, HW: h, Predict: true, InPlace: true})
 	if err != nil {
 		b.Fatal(err)
 	}
