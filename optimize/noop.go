@@ -25,11 +25,12 @@ func noopElim(c *Context) ([]Rewrite, error) {
 	g := c.Graph()
 	order := nodesInOrder(g)
 	var rw []Rewrite
+	eq := constChecks{}
 	for _, n := range order {
 		if !isDefault(n) || len(n.Outputs) == 0 || n.Outputs[0] == nil {
 			continue
 		}
-		src, why := noopSource(n)
+		src, why := noopSource(n, eq)
 		if src == nil {
 			continue
 		}
@@ -47,8 +48,33 @@ func noopElim(c *Context) ([]Rewrite, error) {
 	return rw, nil
 }
 
-// noopSource returns the value n passes through unchanged and why, or nil.
-func noopSource(n *ir.Node) (*ir.Value, string) {
+// constChecks memoizes allEqual by tensor and value for one run of the
+// pass: a model's Adds often share one bias (a 100k-node model reads it
+// 25k times, and allEqual widens it to a fresh []float64 each time).
+type constChecks map[constCheck]bool
+
+type constCheck struct {
+	t    *ir.Tensor
+	want float64
+}
+
+// allEqual is allEqual(t, want), computed once per tensor and value.
+func (e constChecks) allEqual(t *ir.Tensor, want float64) bool {
+	if t == nil {
+		return false
+	}
+	k := constCheck{t, want}
+	r, ok := e[k]
+	if !ok {
+		r = allEqual(t, want)
+		e[k] = r
+	}
+	return r
+}
+
+// noopSource returns the value n passes through unchanged and why, or nil
+// (eq answers allEqual).
+func noopSource(n *ir.Node, eq constChecks) (*ir.Value, string) {
 	in := n.Input(0)
 	out := n.Output(0)
 	if in == nil {
@@ -82,10 +108,10 @@ func noopSource(n *ir.Node) (*ir.Value, string) {
 		if n.IsAny(ir.OpMul, ir.OpDiv) {
 			want = 1
 		}
-		if allEqual(constOf(n.Input(1)), want) {
+		if eq.allEqual(constOf(n.Input(1)), want) {
 			return in, n.Op + " of the identity constant"
 		}
-		if n.IsAny(ir.OpAdd, ir.OpMul) && allEqual(constOf(in), want) && sameStatic(n.Input(1), out) {
+		if n.IsAny(ir.OpAdd, ir.OpMul) && eq.allEqual(constOf(in), want) && sameStatic(n.Input(1), out) {
 			return n.Input(1), n.Op + " of the identity constant"
 		}
 	case "Transpose":
