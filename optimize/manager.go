@@ -171,22 +171,21 @@ func Run(m *ir.Model, opt Options) (*Result, error) {
 				return nil, err
 			}
 		}
-		if len(rw) > 0 {
-			clear(quiet)
-		} else {
-			quiet[p.Name] = true
-		}
 		// A pass that reports no rewrite changed nothing (the contract the
 		// predictor relies on too: it is not asked again), so the order it
 		// received stands and the re-sort's check is skipped: ~5 ms a pass
 		// on 100k nodes, for most passes on most models. VerifyEach (on in
 		// tests) checks the claim.
 		if len(rw) > 0 {
+			clear(quiet)
 			if err := ir.SortNodes(m.Graph); err != nil {
 				return nil, fmt.Errorf("optimize: after pass %q: %v", p.Name, err)
 			}
-		} else if nodes != nil && !slices.Equal(nodes, m.Graph.Nodes) {
-			return nil, fmt.Errorf("optimize: pass %q reported no rewrite but changed the node list", p.Name)
+		} else {
+			quiet[p.Name] = true
+			if nodes != nil && !slices.Equal(nodes, m.Graph.Nodes) {
+				return nil, fmt.Errorf("optimize: pass %q reported no rewrite but changed the node list", p.Name)
+			}
 		}
 		pr := PassResult{Name: p.Name, Rewrites: rw, Before: cur, Elapsed: opt.Now().Sub(start)}
 		if opt.VerifyEach {

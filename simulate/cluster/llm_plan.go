@@ -57,7 +57,7 @@ type PlanChunk struct {
 }
 
 // Empty says whether the chunk holds no transformer layer.
-func (c PlanChunk) Empty() bool { return c.FirstLayer < 0 || c.LastLayer < c.FirstLayer }
+func (c PlanChunk) Empty() bool { return c.FirstLayer < 0 }
 
 // RankMap says where the ranks of each parallel group are: ranks are
 // ordered tp, cp, dp, pp (tensor parallelism fastest) and filled into the
