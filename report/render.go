@@ -100,20 +100,18 @@ func toAny(ss []string) []any {
 	return out
 }
 
+// siPrefixes are SI's decimal prefixes from the largest SI uses.
+var siPrefixes = [...]struct {
+	scale  float64
+	prefix string
+}{{1e15, "P"}, {1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}}
+
 // SI formats n with an SI prefix: 1234567 -> "1.23 M".
 func SI(n float64) string {
-	abs := math.Abs(n)
-	switch {
-	case abs >= 1e15:
-		return fmt.Sprintf("%.2f P", n/1e15)
-	case abs >= 1e12:
-		return fmt.Sprintf("%.2f T", n/1e12)
-	case abs >= 1e9:
-		return fmt.Sprintf("%.2f G", n/1e9)
-	case abs >= 1e6:
-		return fmt.Sprintf("%.2f M", n/1e6)
-	case abs >= 1e3:
-		return fmt.Sprintf("%.2f k", n/1e3)
+	for _, p := range siPrefixes {
+		if math.Abs(n) >= p.scale {
+			return fmt.Sprintf("%.2f %s", n/p.scale, p.prefix)
+		}
 	}
 	return fmt.Sprintf("%.0f ", n)
 }

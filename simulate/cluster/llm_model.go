@@ -243,15 +243,18 @@ func (t *Transformer) String() string {
 	return b.String()
 }
 
+// countSuffixes are the short scale's suffixes model sizes are named by.
+var countSuffixes = [...]struct {
+	scale  float64
+	suffix string
+}{{1e12, "T"}, {1e9, "B"}, {1e6, "M"}}
+
 // humanCount formats n as "405B", "7.2M".
 func humanCount(n float64) string {
-	switch {
-	case n >= 1e12:
-		return fmt.Sprintf("%.3gT", n/1e12)
-	case n >= 1e9:
-		return fmt.Sprintf("%.3gB", n/1e9)
-	case n >= 1e6:
-		return fmt.Sprintf("%.3gM", n/1e6)
+	for _, c := range countSuffixes {
+		if n >= c.scale {
+			return fmt.Sprintf("%.3g%s", n/c.scale, c.suffix)
+		}
 	}
 	return fmt.Sprintf("%.0f", n)
 }
