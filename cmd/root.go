@@ -43,8 +43,10 @@ type Env struct {
 	// Progress shows long work on stderr when it is a terminal.
 	Progress *progress
 
-	stdout io.Writer // Out without a width
-	wide   bool      // --wide
+	stdout     io.Writer // Out without a width
+	wide       bool      // --wide
+	cpuProfile string    // --cpuprofile: where to write a pprof CPU profile
+	stopCPU    func() error
 }
 
 // outputWidth is the width tables are fitted to: $COLUMNS when set to a
@@ -96,10 +98,20 @@ on a cost model of GPU and RDMA hardware, and reports the predicted speedup.`,
 	root.SetOut(report.Unfit(env.Out)) // help keeps cobra's own layout
 	root.SetErr(env.Err)
 	root.PersistentFlags().BoolVar(&env.wide, "wide", false, "print tables at full width (by default they fit the terminal, or $COLUMNS: long cells wrap, less important columns are left out)")
-	root.PersistentPreRun = func(c *cobra.Command, args []string) {
+	root.PersistentFlags().StringVar(&env.cpuProfile, "cpuprofile", "", "write a pprof CPU profile of the command to `FILE` (for wolong's developers: go tool pprof FILE)")
+	_ = root.PersistentFlags().MarkHidden("cpuprofile")
+	root.PersistentPreRunE = func(c *cobra.Command, args []string) error {
 		if env.wide && env.stdout != nil {
 			env.Out = env.stdout
 		}
+		if env.cpuProfile != "" {
+			stop, err := startCPUProfile(env.cpuProfile)
+			if err != nil {
+				return err
+			}
+			env.stopCPU = stop
+		}
+		return nil
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageErr{err} })
 	for _, mk := range commands {
@@ -145,6 +157,11 @@ func Main(args []string, stdout, stderr io.Writer) (status int) {
 	root := NewRootCmd(env)
 	root.SetArgs(args)
 	err := root.Execute()
+	if env.stopCPU != nil {
+		if perr := env.stopCPU(); err == nil {
+			err = perr
+		}
+	}
 	if ferr := report.Flush(env.Out); err == nil {
 		err = ferr
 	}
