@@ -357,7 +357,7 @@ func fusedName(c *Context, members []*ir.Node) (op, name string) {
 // multiOutput is phase 2: merge a group into a consumer group of
 // elementwise/injective nodes when the union is convex.
 func (s *fuseState) multiOutput() {
-	members := map[int][]*ir.Node{}
+	members := make([][]*ir.Node, len(s.order)) // by root position
 	for i, n := range s.order {
 		r := s.find(i)
 		members[r] = append(members[r], n)
@@ -393,8 +393,7 @@ func (s *fuseState) multiOutput() {
 			if ai >= 0 {
 				s.anchor[rj] = ai
 			}
-			members[rj] = merged
-			delete(members, ri)
+			members[rj], members[ri] = merged, nil
 		}
 	}
 }

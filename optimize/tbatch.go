@@ -32,8 +32,13 @@ func tBatch(c *Context) ([]Rewrite, error) {
 	g := c.Graph()
 	order := nodesInOrder(g)
 	level := make([]int, g.NumNodeIDs()) // by node ID: 0 for nodes not listed
-	var keys []string
-	groups := map[string][]*ir.Node{}
+	// Groups are keyed by level and the signature's number: a model has a
+	// handful of signatures, and tens of thousands of (level, signature)
+	// pairs (one per MatMul of a deep stack).
+	type key struct{ level, sig int }
+	sigs := map[string]int{}
+	var keys []key
+	groups := map[key][]*ir.Node{}
 	for _, n := range order {
 		l := 0
 		for _, d := range ir.Deps(g, n) {
@@ -44,12 +49,18 @@ func tBatch(c *Context) ([]Rewrite, error) {
 		if !ok {
 			continue
 		}
-		k := strconv.Itoa(l) + "|" + sig
-		if groups[k] == nil {
+		id, seen := sigs[sig]
+		if !seen {
+			id = len(sigs)
+			sigs[sig] = id
+		}
+		k := key{l, id}
+		ns, had := groups[k]
+		if !had {
 			keys = append(keys, k)
 		}
-		if len(groups[k]) < maxTimeBatch {
-			groups[k] = append(groups[k], n)
+		if len(ns) < maxTimeBatch {
+			groups[k] = append(ns, n)
 		}
 	}
 	dead := map[*ir.Node]bool{}
