@@ -56,7 +56,21 @@ import (
 //   - the garbage collector, ~20% of CPU, mostly on the second core: about
 //     150 MB is live at the peak (the model and its fused bodies; the
 //     predictor keeps one simulation). GOGC=off is slower, not faster:
-//     first-touching fresh pages costs more than collecting.
+//     first-touching fresh pages costs more than collecting;
+//   - the kernel's page faults, ~0.29 s of the command's ~1.1 s wall on
+//     this VM (bench/speed.sh: 45k minor faults, one per 4 KiB page of
+//     the ~196 MB resident; bench/pagefault: 11.2 us per first touch
+//     here). They show in pprof as flat time where fresh memory is first
+//     written (ir.(*Graph).AddNodeIn on the import's node slab,
+//     memclrNoHeapPointers for large slices) and scale with the peak
+//     heap (~164 MB: ~140 MB live at the end, the fused model and the
+//     final simulation), so what is left to gain here is a smaller IR
+//     (Node 192 B, Value 216 B, a fused body's formal inputs a Value and
+//     a Shape each), not less CPU work. Tried this round and not kept:
+//     estimating costs and decoding nodes on two goroutines (the second
+//     core is the garbage collector's; wall unchanged, CPU +5%), a
+//     reused node-order buffer and a GC started after the first
+//     simulation (page faults unchanged within 1%).
 
 // stageModel writes modelgen.Wide(n) to a temporary file.
 func stageModel(b *testing.B, n int) string {
