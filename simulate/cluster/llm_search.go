@@ -24,7 +24,8 @@ type SearchOptions struct {
 	// (tensor parallelism across domains is never faster); PP to the powers of two
 	// up to the layers; CP to 1, 2, 4, 8, 16 when the sequence is 8K or
 	// longer, else 1; EP to the powers of two dividing the experts (1 for
-	// a dense model); VirtualStages to 1, 2, 4; ZeRO to 0-3; Recompute to
+	// a dense model); VirtualStages to 1, 2, 4, 8 (Llama 3 405B's own
+	// layout is vp 8); ZeRO to 0-3; Recompute to
 	// none, selective, full; MicroBatch to 1, 2, 4, 8.
 	TP, PP, CP, EP, VirtualStages, ZeRO, MicroBatch []int
 	Recompute                                       []Recompute
@@ -229,7 +230,7 @@ func (s SearchOptions) dims(t *Transformer, c *Cluster) *searchDims {
 		eps = pow2(t.Experts)
 	}
 	d.ep = or(s.EP, eps)
-	d.vp = or(s.VirtualStages, []int{1, 2, 4})
+	d.vp = or(s.VirtualStages, []int{1, 2, 4, 8})
 	d.zero = or(s.ZeRO, []int{0, 1, 2, 3})
 	d.mb = or(s.MicroBatch, []int{1, 2, 4, 8})
 	if len(d.rc) == 0 {
