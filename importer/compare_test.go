@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 
 	"github.com/wolong-dev/wolong/ir"
 )
@@ -70,6 +71,12 @@ func equalGraphs(a, b *ir.Graph) error {
 			return fmt.Errorf("graph %q: input %s: %s vs %s", a.Name, a.Inputs[i].Name, a.Inputs[i].Type, b.Inputs[i].Type)
 		}
 	}
+	for i, v := range append(slices.Clone(a.Inputs), a.Outputs...) {
+		w := append(slices.Clone(b.Inputs), b.Outputs...)[i]
+		if v.Doc() != w.Doc() || !reflect.DeepEqual(v.Metadata(), w.Metadata()) {
+			return fmt.Errorf("graph %q: value %s: doc or metadata differ: %+v vs %+v", a.Name, v.Name, v.Info, w.Info)
+		}
+	}
 	for i := range a.Outputs {
 		if a.Outputs[i].Declared != nil && typeOf(a.Outputs[i]) != typeOf(b.Outputs[i]) {
 			return fmt.Errorf("graph %q: output %s: %s vs %s", a.Name, a.Outputs[i].Name, typeOf(a.Outputs[i]), typeOf(b.Outputs[i]))
@@ -95,6 +102,9 @@ func equalGraphs(a, b *ir.Graph) error {
 		}
 		if !reflect.DeepEqual(names(na.Inputs), names(nb.Inputs)) || !reflect.DeepEqual(names(na.Outputs), names(nb.Outputs)) {
 			return fmt.Errorf("graph %q: node %s: edges differ: %v->%v vs %v->%v", a.Name, na.Name, names(na.Inputs), names(na.Outputs), names(nb.Inputs), names(nb.Outputs))
+		}
+		if na.Overload() != nb.Overload() || na.Doc() != nb.Doc() || !reflect.DeepEqual(na.Metadata(), nb.Metadata()) {
+			return fmt.Errorf("graph %q: node %s: overload, doc or metadata differ: %+v vs %+v", a.Name, na.Name, na.Info, nb.Info)
 		}
 		if len(na.Attrs) != len(nb.Attrs) {
 			return fmt.Errorf("graph %q: node %s: %d vs %d attributes", a.Name, na.Name, len(na.Attrs), len(nb.Attrs))

@@ -343,7 +343,7 @@ func (d *decoder) link(rg *rawGraph, parent *scope, owner *ir.Node) (*ir.Graph, 
 			dt := vi.typ.Clone()
 			v.Declared = &dt
 		}
-		v.Doc, v.Metadata = vi.doc, vi.metadata
+		v.SetInfo(vi.doc, vi.metadata)
 		if err := define(v, "a graph input", nil); err != nil {
 			return nil, fail("", err)
 		}
@@ -378,7 +378,7 @@ func (d *decoder) link(rg *rawGraph, parent *scope, owner *ir.Node) (*ir.Graph, 
 	g.Nodes = slices.Grow(g.Nodes, len(rg.nodes))
 	for i, rn := range rg.nodes {
 		n := g.AddNodeIn(sl, rn.op, rn.domain, rn.name, nil, rn.outputs)
-		n.Overload, n.Doc, n.Metadata = rn.overload, rn.doc, rn.metadata
+		n.SetInfo(rn.overload, rn.doc, rn.metadata)
 		nodes[i] = n
 		for _, o := range n.Outputs {
 			if o == nil {
@@ -448,8 +448,8 @@ func linkOutputs(g *ir.Graph, rg *rawGraph, sc *scope) error {
 				v.Declared = &dt
 			}
 		}
-		if v.Doc == "" {
-			v.Doc = vi.doc
+		if v.Doc() == "" {
+			v.SetInfo(vi.doc, v.Metadata())
 		}
 		g.Outputs = append(g.Outputs, v)
 	}

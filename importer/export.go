@@ -493,8 +493,8 @@ func (e *exporter) valueInfo(v *ir.Value, t *ir.Type) *msg {
 	if writableType(t) {
 		vm.message(viType, typeMsg(t))
 	}
-	vm.strNonEmpty(viDocString, v.Doc)
-	entries(vm, viMetadataProps, v.Metadata)
+	vm.strNonEmpty(viDocString, v.Doc())
+	entries(vm, viMetadataProps, v.Metadata())
 	return vm
 }
 
@@ -580,10 +580,10 @@ func (e *exporter) node(n *ir.Node) (*msg, error) {
 		}
 		nm.message(nodeAttribute, am)
 	}
-	nm.strNonEmpty(nodeDocString, n.Doc)
+	nm.strNonEmpty(nodeDocString, n.Doc())
 	nm.strNonEmpty(nodeDomain, n.Domain)
-	nm.strNonEmpty(nodeOverload, n.Overload)
-	entries(nm, nodeMetadataProps, n.Metadata)
+	nm.strNonEmpty(nodeOverload, n.Overload())
+	entries(nm, nodeMetadataProps, n.Metadata())
 	return nm, nil
 }
 

@@ -178,3 +178,37 @@ func TestLoadErrors(t *testing.T) {
 		t.Errorf("missing file: %v", err)
 	}
 }
+
+// TestInfoRoundTrip: a node's overload, doc string and metadata and a
+// graph input's and output's doc string and metadata (ir.NodeInfo,
+// ir.ValueInfo) survive export and re-import; nodes and values without
+// them carry no Info.
+func TestInfoRoundTrip(t *testing.T) {
+	g := ir.NewGraph("g")
+	x := g.AddInput("x", ir.TensorType(ir.Float32, ir.ShapeOf(2, 3)))
+	x.SetInfo("the input", []ir.StringPair{{Key: "unit", Value: "m"}})
+	relu := g.AddNode("Relu", "", "relu", []*ir.Value{x}, []string{"y"})
+	relu.SetInfo("", "rectifies", []ir.StringPair{{Key: "k", Value: "v"}, {Key: "k2", Value: "v2"}})
+	neg := g.AddNode("Neg", "", "neg", []*ir.Value{relu.Outputs[0]}, []string{"z"})
+	g.Outputs = []*ir.Value{neg.Outputs[0]}
+	neg.Outputs[0].SetInfo("the output", nil)
+	m := &ir.Model{IRVersion: 8, Opsets: []ir.OpsetID{{Domain: "", Version: 17}}, Graph: g}
+	var buf bytes.Buffer
+	if err := Export(m, &buf); err != nil {
+		t.Fatal(err)
+	}
+	b, err := Decode(buf.Bytes(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := equalModels(m, b); err != nil {
+		t.Fatal(err)
+	}
+	bg := b.Graph
+	if bg.Nodes[0].Doc() != "rectifies" || len(bg.Nodes[0].Metadata()) != 2 || bg.Inputs[0].Doc() != "the input" || bg.Outputs[0].Doc() != "the output" {
+		t.Errorf("infos lost: node %+v, input %+v, output %+v", bg.Nodes[0].Info, bg.Inputs[0].Info, bg.Outputs[0].Info)
+	}
+	if bg.Nodes[1].Info != nil || bg.Nodes[0].Outputs[0].Info != nil {
+		t.Errorf("a node or value without doc or metadata has an Info: %+v, %+v", bg.Nodes[1].Info, bg.Nodes[0].Outputs[0].Info)
+	}
+}

@@ -44,7 +44,7 @@ func take[T any](s *[]T, k int) []T {
 // attributes are left to the caller.
 func (sl *cloneSlabs) node(g *Graph, n *Node, vm *valueMap) *Node {
 	c := sl.NodeSlab.node()
-	*c = Node{ID: n.ID, Name: n.Name, Op: n.Op, Domain: n.Domain, Overload: n.Overload, Doc: n.Doc, Graph: g, Metadata: n.Metadata}
+	*c = Node{ID: n.ID, Name: n.Name, Op: n.Op, Domain: n.Domain, Graph: g, Info: n.Info}
 	c.Inputs = take(&sl.ins, len(n.Inputs))
 	for i, v := range n.Inputs {
 		w := v // nil, or a value of an enclosing scope

@@ -96,7 +96,6 @@ type Value struct {
 	ID   int // dense, unique within the owning graph
 	Name string
 	Type Type
-	Doc  string
 
 	Graph       *Graph // scope the value is defined in
 	Producer    *Node  // nil for graph inputs and initializers
@@ -117,8 +116,42 @@ type Value struct {
 	// output or value_info), nil if none. Inference never copies it except
 	// through opaque nodes; it compares and warns on conflict.
 	Declared *Type
-	// Metadata is ValueInfoProto.metadata_props, kept for export.
+	// Info is what few values carry from the file for export (a doc
+	// string, metadata_props), nil for the rest: see Doc, Metadata and
+	// SetInfo. It is kept out of line because a model has a Value per
+	// tensor and almost none has either (a Value is 176 bytes, not 216).
+	Info *ValueInfo
+}
+
+// ValueInfo is a value's doc string and ValueInfoProto.metadata_props.
+// It is replaced (SetInfo), never changed in place: values may share one.
+type ValueInfo struct {
+	Doc      string
 	Metadata []StringPair
+}
+
+// Doc returns v's doc string.
+func (v *Value) Doc() string {
+	if v.Info == nil {
+		return ""
+	}
+	return v.Info.Doc
+}
+
+// Metadata returns v's metadata_props.
+func (v *Value) Metadata() []StringPair {
+	if v.Info == nil {
+		return nil
+	}
+	return v.Info.Metadata
+}
+
+// SetInfo sets v's doc string and metadata (nil Info when both are empty).
+func (v *Value) SetInfo(doc string, md []StringPair) {
+	v.Info = nil
+	if doc != "" || len(md) > 0 {
+		v.Info = &ValueInfo{Doc: doc, Metadata: md}
+	}
 }
 
 // IsConst reports whether v carries constant data.
@@ -126,17 +159,59 @@ func (v *Value) IsConst() bool { return v != nil && v.Const != nil }
 
 // Node is one operator application.
 type Node struct {
-	ID       int // dense, unique within the owning graph
-	Name     string
-	Op       string
-	Domain   string // "" for ai.onnx
+	ID      int // dense, unique within the owning graph
+	Name    string
+	Op      string
+	Domain  string   // "" for ai.onnx
+	Inputs  []*Value // nil entries stand for omitted optional inputs ("")
+	Outputs []*Value // nil entries stand for omitted optional outputs
+	Attrs   []*Attr
+	Graph   *Graph // the graph the node belongs to
+	// Info is what few nodes carry from the file (a function overload, a
+	// doc string, metadata_props), nil for the rest: see Overload, Doc,
+	// Metadata and SetInfo (kept out of line: a Node is 144 bytes, not 192).
+	Info *NodeInfo
+}
+
+// NodeInfo is a node's overload, doc string and NodeProto.metadata_props.
+// It is replaced (SetInfo), never changed in place: nodes may share one.
+type NodeInfo struct {
 	Overload string
-	Inputs   []*Value // nil entries stand for omitted optional inputs ("")
-	Outputs  []*Value // nil entries stand for omitted optional outputs
-	Attrs    []*Attr
 	Doc      string
-	Graph    *Graph // the graph the node belongs to
 	Metadata []StringPair
+}
+
+// Overload returns the overload of the model-local function n calls ("").
+func (n *Node) Overload() string {
+	if n.Info == nil {
+		return ""
+	}
+	return n.Info.Overload
+}
+
+// Doc returns n's doc string.
+func (n *Node) Doc() string {
+	if n.Info == nil {
+		return ""
+	}
+	return n.Info.Doc
+}
+
+// Metadata returns n's metadata_props.
+func (n *Node) Metadata() []StringPair {
+	if n.Info == nil {
+		return nil
+	}
+	return n.Info.Metadata
+}
+
+// SetInfo sets n's overload, doc string and metadata (nil Info when all
+// are empty).
+func (n *Node) SetInfo(overload, doc string, md []StringPair) {
+	n.Info = nil
+	if overload != "" || doc != "" || len(md) > 0 {
+		n.Info = &NodeInfo{Overload: overload, Doc: doc, Metadata: md}
+	}
 }
 
 // QualifiedOp returns "Op" for ai.onnx and "domain:Op" otherwise.

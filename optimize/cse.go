@@ -99,12 +99,12 @@ func canRename(g *ir.Graph, v *ir.Value) bool {
 func nodeKey(n *ir.Node, idx *tensorIndex) string {
 	var b strings.Builder
 	var num [20]byte // numbers are formatted here, not in strings of their own
-	b.Grow(len(n.Domain) + len(n.Op) + len(n.Overload) + 20*len(n.Inputs) + 16*len(n.Attrs) + 8)
+	b.Grow(len(n.Domain) + len(n.Op) + len(n.Overload()) + 20*len(n.Inputs) + 16*len(n.Attrs) + 8)
 	b.WriteString(n.Domain)
 	b.WriteByte(':')
 	b.WriteString(n.Op)
 	b.WriteByte(':')
-	b.WriteString(n.Overload)
+	b.WriteString(n.Overload())
 	b.WriteByte('(')
 	for _, in := range n.Inputs {
 		if in == nil {

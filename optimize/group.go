@@ -161,7 +161,7 @@ func (mv *mover) build(g *ir.Graph, ow *owners, gr *group) {
 			}
 			// only members read it: it moves with m (AttachNode gives it an
 			// ID in body; the consumers' uses come back as they attach)
-			o.Graph, o.Uses, o.Doc, o.Const, o.Declared, o.Metadata = nil, o.Uses[:0], "", nil, nil, nil
+			o.Graph, o.Uses, o.Const, o.Declared, o.Info = nil, o.Uses[:0], nil, nil, nil
 			mv.inner[o] = o
 		}
 		body.AttachNode(m)

@@ -10,6 +10,7 @@ package optimize
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -221,13 +222,13 @@ func machineOf(d string) string {
 
 // setMeta sets node metadata key to val.
 func setMeta(n *ir.Node, key, val string) {
-	for i := range n.Metadata {
-		if n.Metadata[i].Key == key {
-			n.Metadata[i].Value = val
-			return
-		}
+	md := slices.Clone(n.Metadata()) // Info is replaced, never changed in place
+	if i := slices.IndexFunc(md, func(p ir.StringPair) bool { return p.Key == key }); i >= 0 {
+		md[i].Value = val
+	} else {
+		md = append(md, ir.StringPair{Key: key, Value: val})
 	}
-	n.Metadata = append(n.Metadata, ir.StringPair{Key: key, Value: val})
+	n.SetInfo(n.Overload(), n.Doc(), md)
 }
 
 func bytesText(b int64) string {

@@ -65,7 +65,7 @@ func TestRDMAPass(t *testing.T) {
 			var xfers []*ir.Node
 			for _, n := range m.Graph.Nodes {
 				dev := ""
-				for _, kv := range n.Metadata {
+				for _, kv := range n.Metadata() {
 					if kv.Key == DeviceKey {
 						dev = kv.Value
 					}

@@ -33,8 +33,8 @@ func inline(g *ir.Graph, n *ir.Node) []*ir.Node {
 	g.RemoveNode(n)     // drops n's uses of its inputs
 	var out []*ir.Node
 	for _, bn := range order {
-		m := &ir.Node{Name: bn.Name, Op: bn.Op, Domain: bn.Domain, Overload: bn.Overload, Attrs: bn.Attrs,
-			Doc: bn.Doc, Metadata: bn.Metadata, Inputs: make([]*ir.Value, len(bn.Inputs)), Outputs: make([]*ir.Value, len(bn.Outputs))}
+		m := &ir.Node{Name: bn.Name, Op: bn.Op, Domain: bn.Domain, Attrs: bn.Attrs, Info: bn.Info,
+			Inputs: make([]*ir.Value, len(bn.Inputs)), Outputs: make([]*ir.Value, len(bn.Outputs))}
 		for i, v := range bn.Inputs {
 			if w, ok := vm[v]; ok {
 				m.Inputs[i] = w
@@ -49,7 +49,7 @@ func inline(g *ir.Graph, n *ir.Node) []*ir.Node {
 			w, ok := exposed[o]
 			if !ok {
 				w = g.NewValue(o.Name, o.Type.Clone())
-				w.Known, w.Doc, w.Metadata = o.Known, o.Doc, o.Metadata
+				w.Known, w.Info = o.Known, o.Info
 			}
 			m.Outputs[i] = w
 			vm[o] = w

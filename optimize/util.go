@@ -36,7 +36,7 @@ func (c *Context) substitute(old, nv *ir.Value) bool {
 			d := old.Declared.Clone()
 			nv.Declared = &d
 		}
-		nv.Metadata = old.Metadata
+		nv.SetInfo(nv.Doc(), old.Metadata())
 	}
 	old.ReplaceAllUses(nv)
 	return true
