@@ -57,20 +57,23 @@ import (
 //     150 MB is live at the peak (the model and its fused bodies; the
 //     predictor keeps one simulation). GOGC=off is slower, not faster:
 //     first-touching fresh pages costs more than collecting;
-//   - the kernel's page faults, ~0.29 s of the command's ~1.1 s wall on
-//     this VM (bench/speed.sh: 45k minor faults, one per 4 KiB page of
-//     the ~196 MB resident; bench/pagefault: 11.2 us per first touch
+//   - the kernel's page faults, ~0.3 s of the command's ~1.06 s wall on
+//     this VM (bench/speed.sh: 41k minor faults, one per 4 KiB page of
+//     the ~177 MB resident; bench/pagefault: 11.2 us per first touch
 //     here). They show in pprof as flat time where fresh memory is first
 //     written (ir.(*Graph).AddNodeIn on the import's node slab,
 //     memclrNoHeapPointers for large slices) and scale with the peak
-//     heap (~164 MB: ~140 MB live at the end, the fused model and the
-//     final simulation), so what is left to gain here is a smaller IR
-//     (Node 192 B, Value 216 B, a fused body's formal inputs a Value and
-//     a Shape each), not less CPU work. Tried this round and not kept:
-//     estimating costs and decoding nodes on two goroutines (the second
-//     core is the garbage collector's; wall unchanged, CPU +5%), a
-//     reused node-order buffer and a GC started after the first
-//     simulation (page faults unchanged within 1%).
+//     heap (~147 MB: the fused model and the final simulation), so what
+//     is left to gain here is a smaller IR, not less CPU work: moving
+//     nodes' and values' doc strings and metadata out of line (Node
+//     192 -> 144 B, Value 216 -> 184 B) took 20 MB and ~7% of the wall
+//     off; next are a fused body's formal inputs (a Value and a Shape
+//     copy per external input, ~26 MB at 100k nodes), its 296-byte body
+//     Attr (~9 MB) and the 360-byte simulate.Task (~10 MB). Tried and not
+//     kept: estimating costs and decoding nodes on two goroutines (the
+//     second core is the garbage collector's; wall unchanged, CPU +5%),
+//     a reused node-order buffer and a GC started before a simulation
+//     (page faults within 1%), GOGC 50-300 and GOMEMLIMIT.
 
 // stageModel writes modelgen.Wide(n) to a temporary file.
 func stageModel(b *testing.B, n int) string {
