@@ -168,7 +168,10 @@ const (
 )
 
 // Type is the type of a value: a tensor's element type and shape, or a
-// sequence / optional / map of element types.
+// sequence / optional / map of element types. Types are values: a shape's
+// Dims are never written once the shape is in a Type (code that derives a
+// shape from another clones it first), so values may share a Type's Dims
+// and a copy of a Type is a copy.
 type Type struct {
 	Kind  TypeKind
 	DType DType // tensors: element type; maps: value is in Elem, key here

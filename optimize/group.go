@@ -82,7 +82,7 @@ func materialize(g *ir.Graph, groups []*group) []Rewrite {
 		g.AttachNode(gr.fused) // IDs, uses of the inputs, producers of the outputs
 		for _, o := range gr.fused.Outputs {
 			if o.Declared == nil && !g.IsOutput(o) {
-				d := o.Type.Clone()
+				d := o.Type     // shares the Dims: types are values (ir.Type)
 				o.Declared = &d // re-running inference keeps the fused node's types
 			}
 		}
@@ -141,7 +141,7 @@ func (mv *mover) build(g *ir.Graph, ow *owners, gr *group) {
 				continue
 			}
 			// An external input (not produced by a member).
-			w := body.AddInput(v.Name, v.Type.Clone())
+			w := body.AddInput(v.Name, v.Type) // sharing the Dims: types are values (ir.Type)
 			w.Known = v.Known
 			mv.inner[v] = w
 			ext = append(ext, v)
@@ -154,7 +154,7 @@ func (mv *mover) build(g *ir.Graph, ow *owners, gr *group) {
 			}
 			if mv.exposed[o] {
 				// the outer value stays the fused node's output
-				bo := &ir.Value{Name: o.Name, Type: o.Type.Clone(), Known: o.Known}
+				bo := &ir.Value{Name: o.Name, Type: o.Type, Known: o.Known}
 				m.Outputs[i] = bo
 				mv.inner[o] = bo
 				continue
