@@ -57,9 +57,9 @@ import (
 //     150 MB is live at the peak (the model and its fused bodies; the
 //     predictor keeps one simulation). GOGC=off is slower, not faster:
 //     first-touching fresh pages costs more than collecting;
-//   - the kernel's page faults, ~0.3 s of the command's ~1.06 s wall on
-//     this VM (bench/speed.sh: 41k minor faults, one per 4 KiB page of
-//     the ~177 MB resident; bench/pagefault: 11.2 us per first touch
+//   - the kernel's page faults, ~0.3 s of the command's ~1.06-1.2 s wall
+//     on this VM (bench/speed.sh: 38k minor faults, one per 4 KiB page of
+//     the ~168 MB resident; bench/pagefault: 11.2 us per first touch
 //     here). They show in pprof as flat time where fresh memory is first
 //     written (ir.(*Graph).AddNodeIn on the import's node slab,
 //     memclrNoHeapPointers for large slices) and scale with the peak
@@ -67,9 +67,10 @@ import (
 //     is left to gain here is a smaller IR, not less CPU work: moving
 //     nodes' and values' doc strings and metadata out of line (Node
 //     192 -> 144 B, Value 216 -> 184 B) took 20 MB and ~7% of the wall
-//     off; next are a fused body's formal inputs (a Value and a Shape
-//     copy per external input, ~26 MB at 100k nodes), its 296-byte body
-//     Attr (~9 MB) and the 360-byte simulate.Task (~10 MB). Tried and not
+//     off, fused bodies sharing their outer values' shapes 5 MB more;
+//     next are a fused body's formal inputs (a Value each, ~17 MB at 100k
+//     nodes), its 296-byte body Attr (~9 MB) and the 360-byte
+//     simulate.Task (~10 MB). Tried and not
 //     kept: estimating costs and decoding nodes on two goroutines (the
 //     second core is the garbage collector's; wall unchanged, CPU +5%),
 //     a reused node-order buffer and a GC started before a simulation
