@@ -48,7 +48,7 @@ func addLLMFlags(c *cobra.Command, o *LLMFlags) {
 // LLM flags: its --output is the plan file, and it plans no serving).
 func addLLMTrainFlags(c *cobra.Command, o *LLMFlags) {
 	f := c.Flags()
-	f.StringVar(&o.Preset, "llm", "", "with --cluster: plan the preset decoder transformer `NAME` ("+strings.Join(cluster.TransformerNames(), ", ")+") instead of MODEL's")
+	f.StringVar(&o.Preset, "llm", "", "with --cluster: plan the preset decoder transformer `NAME` ("+strings.Join(cluster.TransformerNames(), ", ")+"), or the one a JSON config FILE.json describes (layers, hidden, heads, kv_heads, head_dim, ffn, gated, vocab, seq, experts, top_k, tied_embeddings, bias, rms_norm, learned_positions, dropout), instead of MODEL's")
 	f.IntVar(&o.TP, "tp", 0, "LLM: tensor-parallel degree (default 1)")
 	f.IntVar(&o.PP, "pp", 0, "LLM: pipeline-parallel degree (default 1)")
 	f.IntVar(&o.DP, "dp", 0, "LLM: data-parallel degree (default: the GPUs / (tp x pp x cp))")
@@ -134,7 +134,7 @@ func (o *LLMFlags) llmRun(changed func(string) bool, batch int64, dtype ir.DType
 	}
 	r := &LLMRun{}
 	if o.Preset != "" {
-		t, err := cluster.TransformerPreset(o.Preset)
+		t, err := cluster.Architecture(o.Preset)
 		if err != nil {
 			return nil, Usagef("--llm: %v", err)
 		}

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -149,5 +150,36 @@ func TestProfileLLMSymbolicSeq(t *testing.T) {
 	d := profileJSON(t, model, "--cluster", "1x8", "--serve", "--tp", "2", "--prompt", "100", "--output", "20")
 	if num(t, d, "prompt") != 100 || num(t, d, "ttft_ms") <= 0 {
 		t.Errorf("prompt %v ttft %v", d["prompt"], d["ttft_ms"])
+	}
+}
+
+// --llm FILE.json plans an architecture no preset names, from its config:
+// the same step as the preset it copies, and a config that is not one is a
+// usage error naming the file.
+func TestProfileLLMConfigFile(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "my-8b.json")
+	// Llama 3 8B written out as a config (no name: the file's is taken).
+	if err := os.WriteFile(cfg, []byte(`{"layers": 32, "hidden": 4096, "heads": 32, "kv_heads": 8, "ffn": 14336,
+		"gated": true, "vocab": 128256, "seq": 8192, "rms_norm": true}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"--cluster", "1x8", "--hw", "h100", "--tp", "2", "--zero", "1", "--recompute", "full", "--global-batch", "16", "--format", "json"}
+	fromFile := profileJSON(t, append([]string{"--llm", cfg}, args...)...)
+	preset := profileJSON(t, append([]string{"--llm", "llama3-8b"}, args...)...)
+	if fromFile["model"] != "my-8b" {
+		t.Errorf("model %v, want the config file's name", fromFile["model"])
+	}
+	if a, b := num(t, fromFile, "step_ms"), num(t, preset, "step_ms"); a != b {
+		t.Errorf("config step %.3f ms, preset step %.3f ms: want equal", a, b)
+	}
+	bad := filepath.Join(dir, "bad.json")
+	if err := os.WriteFile(bad, []byte(`{"layers": 32, "hiden": 4096}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{bad, filepath.Join(dir, "missing.json")} {
+		if _, errs, code := run("profile", "--llm", p, "--cluster", "1x8"); code != 2 || !strings.Contains(errs, filepath.Base(p)) {
+			t.Errorf("--llm %s: exit %d, stderr %q; want 2 naming the file", filepath.Base(p), code, errs)
+		}
 	}
 }

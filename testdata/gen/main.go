@@ -20,6 +20,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/wolong-dev/wolong/importer"
 	"github.com/wolong-dev/wolong/internal/modelgen"
@@ -33,7 +34,7 @@ func main() {
 	suite := flag.Bool("suite", false, "write only the host-calibration suite (what wolong calibrate --host measures)")
 	mlp := flag.String("mlp", "", "write only an MLP of `HIDDENxLAYERS` (e.g. 8192x4: 1 GiB of weights)")
 	external := flag.Bool("external", false, "with -mlp: keep the weights in a sparse external-data file")
-	llm := flag.String("llm", "", "write only a decoder transformer of the architecture `PRESET` (gpt3-175b, llama3-405b, mixtral-8x7b, ...: wolong profile --llm's names), its weights in a sparse external-data file")
+	llm := flag.String("llm", "", "write only a decoder transformer of the architecture `PRESET` (gpt3-175b, llama3-405b, mixtral-8x7b, ...: wolong profile --llm's names) or of a JSON config FILE.json (wolong profile --llm's fields), its weights in a sparse external-data file")
 	seq := flag.Int("seq", 0, "with -llm: the sequence length (default: the architecture's)")
 	wide := flag.Int("wide", 0, "write only wide_`N`.onnx, a generated graph of about N nodes (benchmarks)")
 	flag.Parse()
@@ -134,15 +135,21 @@ func writeMLP(out, spec string, external bool) error {
 	return nil
 }
 
-// writeLLM writes PRESET.onnx with its weights in PRESET.onnx.data, a
-// sparse file (a 405B model declares 810 GB and takes a few MB of disk),
-// referenced in place.
+// writeLLM writes NAME.onnx (the preset's or the config's name) with its
+// weights in NAME.onnx.data, a sparse file (a 405B model declares 810 GB
+// and takes a few MB of disk), referenced in place.
 func writeLLM(out, preset string, seq int) error {
-	t, err := cluster.TransformerPreset(preset)
+	t, err := cluster.Architecture(preset)
 	if err != nil {
 		return err
 	}
-	path := filepath.Join(out, preset+".onnx")
+	name := strings.Map(func(r rune) rune { // a config's name names a file in out, never a path
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '-' || r == '_' {
+			return r
+		}
+		return '_'
+	}, strings.TrimLeft(t.Name, "."))
+	path := filepath.Join(out, name+".onnx")
 	m, err := modelgen.LLM(*t, path+".data", modelgen.LLMOptions{Seq: seq})
 	if err != nil {
 		return err
