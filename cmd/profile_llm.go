@@ -65,7 +65,9 @@ func addLLMTrainFlags(c *cobra.Command, o *LLMFlags) {
 	comp := func(vals ...string) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return cobra.FixedCompletions(vals, cobra.ShellCompDirectiveNoFileComp)
 	}
-	_ = c.RegisterFlagCompletionFunc("llm", comp(cluster.TransformerNames()...))
+	_ = c.RegisterFlagCompletionFunc("llm", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return cluster.TransformerNames(), cobra.ShellCompDirectiveDefault // the presets, and files for a FILE.json config
+	})
 	_ = c.RegisterFlagCompletionFunc("framework", comp(cluster.FrameworkNames()...))
 	_ = c.RegisterFlagCompletionFunc("recompute", comp("none", "selective", "full"))
 }

@@ -183,3 +183,16 @@ func TestProfileLLMConfigFile(t *testing.T) {
 		}
 	}
 }
+
+// Shell completion of --llm offers the presets and leaves file completion
+// on (for a FILE.json config); --framework offers only its names.
+func TestProfileLLMCompletion(t *testing.T) {
+	out, _, code := run("__complete", "profile", "--llm", "")
+	if code != 0 || !strings.Contains(out, "llama3-405b\n") || !strings.HasSuffix(strings.TrimSpace(out), ":0") {
+		t.Errorf("--llm completion (exit %d):\n%s\nwant the presets and directive 0 (files too)", code, out)
+	}
+	out, _, _ = run("__complete", "profile", "--framework", "")
+	if !strings.Contains(out, "fsdp\n") || !strings.HasSuffix(strings.TrimSpace(out), ":4") {
+		t.Errorf("--framework completion:\n%s\nwant the frameworks and directive 4 (no files)", out)
+	}
+}
