@@ -4,12 +4,13 @@ package report
 // -o plan.json document of wolong optimize, decoded strictly and checked.
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"sort"
+
+	"github.com/wolong-dev/wolong/internal/strictjson"
 )
 
 // maxPlanSize bounds a plan file read from disk (a 100k-node model's plan
@@ -21,18 +22,16 @@ const maxPlanSize = 256 << 20
 // errors; nothing in the file can make it allocate more than the file's
 // own size allows.
 func ReadPlan(r io.Reader) (*Plan, error) {
-	lr := &io.LimitedReader{R: r, N: maxPlanSize + 1}
-	dec := json.NewDecoder(lr)
-	dec.DisallowUnknownFields()
 	var p Plan
-	if err := dec.Decode(&p); err != nil {
-		if lr.N <= 0 {
+	if err := strictjson.Decode(r, maxPlanSize, &p); err != nil {
+		var tl *strictjson.TooLargeError
+		switch {
+		case errors.As(err, &tl):
 			return nil, fmt.Errorf("plan: larger than %d MiB", maxPlanSize>>20)
+		case errors.Is(err, strictjson.ErrTrailing):
+			return nil, errors.New("plan: trailing data after the plan object")
 		}
 		return nil, fmt.Errorf("plan: %v", err)
-	}
-	if dec.More() {
-		return nil, errors.New("plan: trailing data after the plan object")
 	}
 	if err := p.Check(); err != nil {
 		return nil, err

@@ -4,13 +4,13 @@ package cluster
 // architectures no preset names.
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/wolong-dev/wolong/internal/strictjson"
 )
 
 // maxConfigBytes bounds a transformer config: a real one is a few hundred
@@ -25,21 +25,9 @@ const maxConfigBytes = 1 << 20
 // An unknown field is an error: a misspelt "kv_head" must not silently
 // plan multi-head attention. The result is validated.
 func ReadTransformer(r io.Reader) (*Transformer, error) {
-	b, err := io.ReadAll(io.LimitReader(r, maxConfigBytes+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(b) > maxConfigBytes {
-		return nil, fmt.Errorf("cluster: transformer config over %d bytes", maxConfigBytes)
-	}
-	dec := json.NewDecoder(strings.NewReader(string(b)))
-	dec.DisallowUnknownFields()
 	var t Transformer
-	if err := dec.Decode(&t); err != nil {
+	if err := strictjson.Decode(r, maxConfigBytes, &t); err != nil {
 		return nil, fmt.Errorf("cluster: transformer config: %w", err)
-	}
-	if dec.More() {
-		return nil, errors.New("cluster: transformer config: more than one JSON value")
 	}
 	if t.KVHeads == 0 {
 		t.KVHeads = t.Heads

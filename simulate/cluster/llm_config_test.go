@@ -29,9 +29,9 @@ func TestReadTransformer(t *testing.T) {
 		{`{"layers": 2, "hidden": 64, "heads": 4, "kv_head": 2, "ffn": 128, "vocab": 100, "seq": 16}`, "unknown field"},
 		{`{"layers": 2, "hidden": 64, "heads": 4, "kv_heads": 3, "ffn": 128, "vocab": 100, "seq": 16}`, "kv heads 3 must divide heads 4"},
 		{`{"layers": 0, "hidden": 64, "heads": 4, "ffn": 128, "vocab": 100, "seq": 16}`, "layers"},
-		{`{"layers": 2, "hidden": 64, "heads": 4, "ffn": 128, "vocab": 100, "seq": 16} {}`, "more than one"},
+		{`{"layers": 2, "hidden": 64, "heads": 4, "ffn": 128, "vocab": 100, "seq": 16} {}`, "trailing data"},
 		{`{"layers": "two"}`, "cannot unmarshal"},
-		{`{"layers": 2, "hidden": 64, "heads": 4, "ffn": 128, "vocab": 100, "seq": 16, "name": "` + strings.Repeat("x", maxConfigBytes) + `"}`, "over"},
+		{`{"layers": 2, "hidden": 64, "heads": 4, "ffn": 128, "vocab": 100, "seq": 16, "name": "` + strings.Repeat("x", maxConfigBytes) + `"}`, "larger than"},
 	} {
 		if _, err := ReadTransformer(strings.NewReader(bad.json)); err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("%.60s: error %v, want one saying %q", bad.json, err, bad.want)

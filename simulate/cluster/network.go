@@ -6,13 +6,14 @@ package cluster
 import (
 	"bytes"
 	_ "embed"
-	"encoding/json"
 	"fmt"
 	"math"
 	"strings"
 
 	"github.com/wolong-dev/wolong/internal/fieldcheck"
 	"github.com/wolong-dev/wolong/simulate/hw"
+
+	"github.com/wolong-dev/wolong/internal/strictjson"
 )
 
 // Network describes the fabric between machines. The JSON form is one
@@ -92,9 +93,7 @@ var presetsJSON []byte
 
 var cat = func() catalogue {
 	var c catalogue
-	dec := json.NewDecoder(bytes.NewReader(presetsJSON))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&c); err != nil {
+	if err := strictjson.Decode(bytes.NewReader(presetsJSON), int64(len(presetsJSON)), &c); err != nil {
 		panic("cluster: embedded presets: " + err.Error())
 	}
 	for i := range c.Networks {

@@ -7,7 +7,6 @@ import (
 	"bytes"
 	_ "embed"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -17,6 +16,8 @@ import (
 
 	"github.com/wolong-dev/wolong/internal/fieldcheck"
 	"github.com/wolong-dev/wolong/ir"
+
+	"github.com/wolong-dev/wolong/internal/strictjson"
 )
 
 // Peak holds dense peak throughput in TFLOP/s (TOP/s for int8) per math
@@ -236,7 +237,7 @@ var presets []*Hardware
 
 func init() {
 	var list []*Hardware
-	if err := decodeStrict(bytes.NewReader(presetsJSON), &list); err != nil {
+	if err := strictjson.Decode(bytes.NewReader(presetsJSON), int64(len(presetsJSON)), &list); err != nil {
 		panic("hw: embedded presets: " + err.Error())
 	}
 	for _, h := range list {
@@ -245,18 +246,6 @@ func init() {
 		}
 	}
 	presets = list
-}
-
-func decodeStrict(r io.Reader, v any) error {
-	d := json.NewDecoder(r)
-	d.DisallowUnknownFields()
-	if err := d.Decode(v); err != nil {
-		return err
-	}
-	if d.More() {
-		return errors.New("trailing data after the JSON value")
-	}
-	return nil
 }
 
 // Names lists the preset names in catalogue order.
@@ -308,7 +297,7 @@ func Load(path string) (*Hardware, error) {
 // one object, at most 1 MiB; unknown fields are errors).
 func Parse(r io.Reader) (*Hardware, error) {
 	var h Hardware
-	if err := decodeStrict(io.LimitReader(r, maxFileSize), &h); err != nil {
+	if err := strictjson.Decode(r, maxFileSize, &h); err != nil {
 		return nil, err
 	}
 	if h.Efficiency.Depthwise == (ClassEfficiency{}) {
