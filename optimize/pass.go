@@ -268,12 +268,7 @@ func (c *Context) Graph() *ir.Graph { return c.Model.Graph }
 // newName returned before.
 func (c *Context) newName(prefix string) string {
 	if c.modelNames == nil {
-		count := 0
-		c.Model.Graph.Walk(func(g *ir.Graph) bool {
-			count += len(g.Nodes) + len(g.Initializers)
-			return true
-		})
-		c.modelNames = make([]string, 0, count) // even for a model without names: taken once
+		c.modelNames = []string{} // even for a model without names: taken once
 		c.Model.Graph.Walk(func(g *ir.Graph) bool {
 			for _, n := range g.Nodes {
 				c.modelNames = append(c.modelNames, n.Name)
