@@ -1,0 +1,63 @@
+package hugeheap
+
+import (
+	"bytes"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// thpModeFile holds the kernel's THP mode, the chosen one in brackets:
+// "always [madvise] never".
+var thpModeFile = "/sys/kernel/mm/transparent_hugepage/enabled"
+
+func reserve(n int64) int64 {
+	if mode, _ := os.ReadFile(thpModeFile); !bytes.Contains(mode, []byte("[madvise]")) {
+		return 0
+	}
+	var si unix.Sysinfo_t
+	if unix.Sysinfo(&si) == nil {
+		if ram := int64(si.Totalram) * int64(si.Unit) / 4; ram > 0 && n > ram {
+			n = ram
+		}
+	}
+	n &^= hugePage - 1
+	for ; n >= MinBytes; n /= 2 {
+		if probe(n) {
+			break
+		}
+	}
+	if n < MinBytes {
+		return 0
+	}
+	b := make([]byte, n)
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	lo := (p+hugePage-1)&^(hugePage-1) - p
+	hi := (p+uintptr(n))&^(hugePage-1) - p
+	advised := int64(0)
+	if hi > lo && unix.Madvise(b[lo:hi], unix.MADV_HUGEPAGE) == nil {
+		advised = int64(hi - lo)
+	}
+	runtime.KeepAlive(b)
+	b = nil
+	// Free the slice and release it to the OS: as free-but-unreleased
+	// memory it would count against the soft memory limit (--max-memory)
+	// until the scavenger returned it piecewise. Releasing untouched
+	// pages is a few cheap madvise calls; the advice stays on the range.
+	debug.FreeOSMemory()
+	return advised
+}
+
+// probe says whether the kernel maps n bytes of private anonymous
+// memory now (it may not under vm.overcommit_memory=2 or ulimit -v);
+// the runtime's own mmap failing would be fatal.
+func probe(n int64) bool {
+	m, err := unix.Mmap(-1, 0, int(n), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANON)
+	if err != nil {
+		return false
+	}
+	return unix.Munmap(m) == nil
+}
