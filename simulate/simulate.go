@@ -285,6 +285,7 @@ func buildForward(g *ir.Graph, order []*ir.Node, cm *cost.Model) []Task {
 		idx[i] = -1
 	}
 	tasks := make([]Task, len(order))
+	cm.Nodes(order, func(i int, e cost.Estimate) { tasks[i].Est = e })
 	slab := make([]int32, 0, 2*len(order)) // one backing array for every task's deps
 	for i, n := range order {
 		if n.ID >= 0 && n.ID < len(idx) {
@@ -292,7 +293,6 @@ func buildForward(g *ir.Graph, order []*ir.Node, cm *cost.Model) []Task {
 		}
 		t := &tasks[i]
 		t.Name, t.Op, t.Node, t.Phase = taskName(n), n.QualifiedOp(), n, Forward
-		t.Est = cm.Node(n)
 		start := len(slab)
 		add := func(p *ir.Node) {
 			if p == nil || p.Graph != g || p.ID < 0 || p.ID >= len(idx) || idx[p.ID] < 0 {
