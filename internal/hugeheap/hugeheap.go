@@ -17,14 +17,18 @@
 // it and return it to the OS as released. The heap's later allocations
 // fill that range from its low end (the page allocator is address
 // ordered), and the kernel backs each 2 MiB of it with one huge page on
-// first touch. Memory beyond the reservation gets ordinary pages.
+// first touch. Memory beyond the reservation gets ordinary pages. Where
+// the process has a second core, a goroutine pre-faults the reservation
+// a few MiB ahead of the heap's growth (pretouch.go), so that the
+// kernel's zeroing of fresh pages runs beside the allocating thread.
 //
 // Costs: a huge page is 2 MiB of RSS for its first byte, so a heap that
 // touches its range sparsely would grow; the Go heap fills densely
 // (measured: max RSS within 3% either way). With the kernel's defrag
 // policy "madvise", a fault in an advised range may compact memory to
 // find a huge page (a stall on a fragmented machine); GODEBUG=disablethp=1
-// (the Go runtime's own switch for this) turns Reserve off.
+// (the Go runtime's own switch for this) turns Reserve off,
+// WOLONG_PRETOUCH=0 the pre-faulting alone.
 package hugeheap
 
 import (

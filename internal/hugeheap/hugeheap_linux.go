@@ -5,6 +5,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -48,7 +49,34 @@ func reserve(n int64) int64 {
 	// until the scavenger returned it piecewise. Releasing untouched
 	// pages is a few cheap madvise calls; the advice stays on the range.
 	debug.FreeOSMemory()
+	if advised > 0 && runtime.GOMAXPROCS(0) > 1 && !preTouchOff() {
+		go preTouch(&follower{lo: p + lo, hi: p + hi, done: p + lo, used: heapTaken()})
+	}
 	return advised
+}
+
+// heapTaken returns a function that says how many bytes the heap has
+// taken back from the OS since it was called: the growth of the heap
+// into the released reservation, which it fills from its low end.
+func heapTaken() func() uint64 {
+	s := []metrics.Sample{{Name: "/memory/classes/heap/released:bytes"}}
+	metrics.Read(s)
+	r0 := s[0].Value.Uint64()
+	return func() uint64 {
+		metrics.Read(s)
+		return r0 - min(r0, s[0].Value.Uint64())
+	}
+}
+
+// populate pre-faults [addr, addr+n) for writing (MADV_POPULATE_WRITE,
+// Linux 5.14): the kernel allocates and zeroes the pages without
+// changing what memory holds, so it is safe on pages the runtime may be
+// handing out at the same moment.
+func populate(addr, n uintptr) error {
+	if _, _, e := unix.Syscall(unix.SYS_MADVISE, addr, n, unix.MADV_POPULATE_WRITE); e != 0 {
+		return e
+	}
+	return nil
 }
 
 // probe says whether the kernel maps n bytes of private anonymous

@@ -1,0 +1,65 @@
+package hugeheap
+
+import (
+	"os"
+	"time"
+)
+
+// Pre-touching (the JVM's -XX:+AlwaysPreTouch, done lazily): the first
+// write to a fresh page makes the kernel allocate and zero it, ~0.1 ms
+// per 2 MiB page on bare metal and far more in a VM whose host backs
+// guest memory lazily (a 1M-node optimize spends ~3 s of its ~8.5 s
+// there, all on the one thread that allocates). A goroutine that stays
+// a few MiB ahead of the heap's growth through the reservation moves
+// that work to an idle core. It never populates more than aheadBytes
+// beyond what the heap has taken (the RSS cost), stops when the
+// reservation is populated, and gives up after idleLimit without
+// growth. WOLONG_PRETOUCH=0 turns it off.
+
+const (
+	aheadBytes = 8 << 20         // populated beyond the heap's frontier
+	chunkBytes = hugePage        // one madvise call
+	idlePoll   = time.Millisecond
+	idleLimit  = 2 * time.Second // no growth for this long: stop
+)
+
+// follower populates the reservation [lo, hi) ahead of the heap.
+type follower struct {
+	lo, hi, done uintptr       // done: populated up to here
+	used         func() uint64 // bytes of the reservation the heap has taken
+}
+
+// step populates the next chunk the heap's growth calls for and reports
+// whether there was one.
+func (f *follower) step() (bool, error) {
+	want := min(f.lo+uintptr(min(f.used(), uint64(f.hi-f.lo)))+aheadBytes, f.hi)
+	if want <= f.done {
+		return false, nil
+	}
+	n := min(want-f.done, chunkBytes)
+	if err := populate(f.done, n); err != nil {
+		return false, err
+	}
+	f.done += n
+	return true, nil
+}
+
+// preTouch runs f until the reservation is populated, an madvise fails
+// (a kernel before 5.14) or the heap stops growing.
+func preTouch(f *follower) {
+	idle := time.Duration(0)
+	for f.done < f.hi && idle < idleLimit {
+		more, err := f.step()
+		if err != nil {
+			return
+		}
+		if more {
+			idle = 0
+			continue
+		}
+		time.Sleep(idlePoll)
+		idle += idlePoll
+	}
+}
+
+func preTouchOff() bool { return os.Getenv("WOLONG_PRETOUCH") == "0" }
