@@ -17,8 +17,8 @@ import (
 // growth. WOLONG_PRETOUCH=0 turns it off.
 
 const (
-	aheadBytes = 8 << 20         // populated beyond the heap's frontier
-	chunkBytes = hugePage        // one madvise call
+	aheadBytes = 8 << 20  // populated beyond the heap's frontier
+	chunkBytes = hugePage // one madvise call
 	idlePoll   = time.Millisecond
 	idleLimit  = 2 * time.Second // no growth for this long: stop
 )
