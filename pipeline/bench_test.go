@@ -57,24 +57,35 @@ import (
 //     150 MB is live at the peak (the model and its fused bodies; the
 //     predictor keeps one simulation). GOGC=off is slower, not faster:
 //     first-touching fresh pages costs more than collecting;
-//   - the kernel's page faults, ~0.3 s of the command's ~1.06-1.2 s wall
-//     on this VM (bench/speed.sh: 38k minor faults, one per 4 KiB page of
-//     the ~168 MB resident; bench/pagefault: 11.2 us per first touch
-//     here). They show in pprof as flat time where fresh memory is first
-//     written (ir.(*Graph).AddNodeIn on the import's node slab,
-//     memclrNoHeapPointers for large slices) and scale with the peak
-//     heap (~147 MB: the fused model and the final simulation), so what
-//     is left to gain here is a smaller IR, not less CPU work: moving
-//     nodes' and values' doc strings and metadata out of line (Node
-//     192 -> 144 B, Value 216 -> 184 B) took 20 MB and ~7% of the wall
-//     off, fused bodies sharing their outer values' shapes 5 MB more;
-//     next are a fused body's formal inputs (a Value each, ~17 MB at 100k
-//     nodes), its 296-byte body Attr (~9 MB) and the 360-byte
-//     simulate.Task (~10 MB). Tried and not
-//     kept: estimating costs and decoding nodes on two goroutines (the
-//     second core is the garbage collector's; wall unchanged, CPU +5%),
-//     a reused node-order buffer and a GC started before a simulation
-//     (page faults within 1%), GOGC 50-300 and GOMEMLIMIT.
+//   - the kernel's page faults: with 4 KiB pages ~0.3 s of the ~1.06-1.2 s
+//     wall on this VM (38k minor faults, one per page of the ~168 MB
+//     resident; bench/pagefault: 11.2 us per first touch here), shown in
+//     pprof as flat time where fresh memory is first written
+//     (ir.(*Graph).AddNodeIn on the import's node slab,
+//     memclrNoHeapPointers for large slices). Moving nodes' and values'
+//     doc strings and metadata out of line (Node 192 -> 144 B, Value
+//     216 -> 184 B) and sharing shapes took ~25 MB off; then
+//     internal/hugeheap backed the heap with 2 MiB pages (the runtime
+//     leaves THP to the kernel, whose policy here is madvise): ~2.7k
+//     faults, fewer TLB misses, 1.03 -> 0.70 s, and pre-faults a few MiB
+//     ahead of the heap on the second core (~0.6-0.66 s; at 1M nodes
+//     ~1 s of the ~3 s the VM spends zeroing fresh memory leaves the
+//     allocating thread);
+//   - the two simulations' cost estimates run on up to 4 goroutines
+//     (cost.Model.Nodes), ~0.1 -> ~0.06 s of wall;
+//   - at 1M nodes, what grows faster than the node count is the memory
+//     system: map probes that miss the cache (the importer's name map,
+//     cse's keys, fuse's pointer-keyed tables: ~1 s at 1M, 0.06 s at
+//     100k; the importer resolves inputs that name one of the 4 preceding
+//     nodes' outputs without the map) and the VM's first touch of fresh
+//     memory (~2.8 s of system time for ~1.7 GB; memory a run just freed
+//     is cheap for the next, so a 1M run after a pause pays most).
+//     Next: a smaller IR (a fused body's formal inputs, ~17 MB at 100k;
+//     the 296-byte body Attr, ~9 MB; the 360-byte simulate.Task, ~10 MB),
+//     cse by use lists instead of a map of string keys. Tried and not
+//     kept: decoding nodes on two goroutines, a reused node-order buffer,
+//     a GC started before a simulation, GOGC 50-400 (faster only with RSS
+//     over 200 MB) and GOMEMLIMIT, a pre-touch lead growing with the heap.
 
 // stageModel writes modelgen.Wide(n) to a temporary file.
 func stageModel(b *testing.B, n int) string {
