@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"testing"
@@ -85,5 +86,27 @@ func TestMaxMemoryBoundsProcess(t *testing.T) {
 	// 401 MiB with no limit (GOMEMLIMIT=off)
 	if rss > max*9/5 {
 		t.Errorf("run: peak RSS %d MiB, over 1.8 x --max-memory", rss>>20)
+	}
+}
+
+// TestLoadRestoresGCPercent: the collector paused for the import is
+// running again at the caller's setting afterwards, when the load
+// succeeded and when it failed.
+func TestLoadRestoresGCPercent(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(77))
+	for _, tc := range []struct {
+		model string
+		ok    bool
+	}{
+		{filepath.Join("..", "testdata", "models", "sample_cnn.onnx"), true},
+		{filepath.Join(t.TempDir(), "missing.onnx"), false},
+	} {
+		_, errOut, code := run("inspect", tc.model)
+		if (code == 0) != tc.ok {
+			t.Fatalf("inspect %s: exit %d: %s", tc.model, code, errOut)
+		}
+		if got := debug.SetGCPercent(77); got != 77 {
+			t.Errorf("inspect %s: GC percent %d after the command, want the caller's 77", tc.model, got)
+		}
 	}
 }

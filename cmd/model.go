@@ -79,7 +79,7 @@ func (o *ModelOptions) load(path string) (*pipeline.Loaded, error) {
 	if o.Timeout > 0 && o.deadline.IsZero() {
 		o.deadline = time.Now().Add(o.Timeout)
 	}
-	l, err := pipeline.Load(path, o.loadOptions())
+	l, err := o.importPaused(path)
 	if err != nil {
 		return nil, shapeUsage(err)
 	}
@@ -87,6 +87,17 @@ func (o *ModelOptions) load(path string) (*pipeline.Loaded, error) {
 		loadHook(l.Model)
 	}
 	return l, nil
+}
+
+// importPaused runs pipeline.Load with the garbage collector paused: the
+// import builds what stays live, so a collection during it frees next to
+// nothing and only marks the model built so far (the Go compiler raises
+// its starting heap goal for the same reason, base.AdjustStartingHeap).
+// The soft memory limit (--max-memory) still holds while it is paused.
+// The caller's setting is back when it returns.
+func (o *ModelOptions) importPaused(path string) (*pipeline.Loaded, error) {
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	return pipeline.Load(path, o.loadOptions())
 }
 
 // heapPerFileByte is about the most heap a model's pipeline takes per
