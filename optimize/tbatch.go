@@ -17,8 +17,10 @@ package optimize
 // a recurrent h_t·U cannot (each step depends on the previous one).
 
 import (
+	"cmp"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -32,14 +34,14 @@ func tBatch(c *Context) ([]Rewrite, error) {
 	g := c.Graph()
 	order := nodesInOrder(g)
 	level := make([]int, g.NumNodeIDs()) // by node ID: 0 for nodes not listed
-	// Groups are keyed by level and the signature's number: a model has a
-	// handful of signatures, and tens of thousands of (level, signature)
-	// pairs (one per MatMul of a deep stack).
-	type key struct{ level, sig int }
-	sigs := map[string]int{}
-	var keys []key
-	groups := map[key][]*ir.Node{}
-	for _, n := range order {
+	// Groups are (signature, level) pairs: a model has a handful of
+	// signatures and tens of thousands of pairs (one per MatMul of a deep
+	// stack). Candidates are sorted by pair rather than hashed: a map of
+	// a pair per MatMul missed the cache on every probe at 1M nodes.
+	sigs := map[string]int32{}
+	type cand struct{ sig, level, pos int32 }
+	var cands []cand
+	for i, n := range order {
 		l := 0
 		for _, d := range ir.Deps(g, n) {
 			l = max(l, level[d.ID]+1)
@@ -51,27 +53,41 @@ func tBatch(c *Context) ([]Rewrite, error) {
 		}
 		id, seen := sigs[sig]
 		if !seen {
-			id = len(sigs)
+			id = int32(len(sigs))
 			sigs[sig] = id
 		}
-		k := key{l, id}
-		ns, had := groups[k]
-		if !had {
-			keys = append(keys, k)
-		}
-		if len(ns) < maxTimeBatch {
-			groups[k] = append(ns, n)
-		}
+		cands = append(cands, cand{id, int32(l), int32(i)})
 	}
+	slices.SortFunc(cands, func(a, b cand) int {
+		return cmp.Or(cmp.Compare(a.sig, b.sig), cmp.Compare(a.level, b.level), cmp.Compare(a.pos, b.pos))
+	})
+	// Runs of one pair, each cut at maxTimeBatch members (the first in
+	// order), in the order of their first member.
+	type group struct {
+		first int32 // position of the first member
+		ns    []*ir.Node
+	}
+	var groups []group
+	for i := 0; i < len(cands); {
+		j := i + 1
+		for j < len(cands) && cands[j].sig == cands[i].sig && cands[j].level == cands[i].level {
+			j++
+		}
+		if j-i >= 2 {
+			ns := make([]*ir.Node, 0, min(j-i, maxTimeBatch))
+			for _, c := range cands[i:min(j, i+maxTimeBatch)] {
+				ns = append(ns, order[c.pos])
+			}
+			groups = append(groups, group{cands[i].pos, ns})
+		}
+		i = j
+	}
+	slices.SortFunc(groups, func(a, b group) int { return cmp.Compare(a.first, b.first) })
 	dead := map[*ir.Node]bool{}
 	var rw []Rewrite
-	for _, k := range keys {
-		ns := groups[k]
-		if len(ns) < 2 {
-			continue
-		}
-		rw = append(rw, tRewrite(c, ns))
-		for _, n := range ns {
+	for _, gr := range groups {
+		rw = append(rw, tRewrite(c, gr.ns))
+		for _, n := range gr.ns {
 			dead[n] = true
 		}
 	}
