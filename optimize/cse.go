@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -20,7 +21,8 @@ var nondeterministic = map[string]bool{
 
 // cse merges main-graph nodes that apply the same op, with equal
 // attributes, to the same inputs, and initializers with identical data.
-// Keys are strings hashed in a map (linear, never all pairs); a tensor
+// A node meets its twin among the readers of its least-read input (see
+// twins; linear, never all pairs); a tensor
 // attribute enters the key as the first equal tensor seen (tensoreq.go:
 // small tensors are hashed, large ones compared by dtype, shape and file
 // location first and read, with early exit, only when another tensor of
@@ -53,15 +55,14 @@ func cse(c *Context) ([]Rewrite, error) {
 		byTensor[c] = v
 	}
 	order := nodesInOrder(g)
-	seen := make(map[string]*ir.Node, len(order)) // sized once: no rehash while it fills
+	tw := newTwins(g, idx)
 	for _, n := range order {
 		if hasSubgraph(n) || (isDefault(n) && nondeterministic[n.Op]) || len(n.Outputs) == 0 {
 			continue
 		}
-		k := nodeKey(n, idx)
-		m := seen[k]
+		m := tw.find(n)
 		if m == nil {
-			seen[k] = n
+			tw.add(n)
 			continue
 		}
 		ok := true
@@ -92,6 +93,98 @@ func cse(c *Context) ([]Rewrite, error) {
 // canRename reports whether substitute may give v a graph output's name.
 func canRename(g *ir.Graph, v *ir.Value) bool {
 	return v.Producer != nil && v.Graph == g && !g.IsOutput(v)
+}
+
+// twins finds, for each node cse visits, the earlier node it duplicates:
+// the same op, attributes and inputs. Such a node reads every input n
+// reads, so it is among the readers of n's input with the fewest uses;
+// those few are compared (op and inputs first, the key only on a match)
+// instead of hashing every node's key into a map of them all, which
+// missed the cache on every probe at a million nodes. A node whose every
+// input has more than maxScan readers (or that has no input) is found by
+// key in a map. The choice rests on each input's use count when twins
+// first looked at it, which equal nodes share (their inputs are the same
+// values), so twins always meet on the same path.
+type twins struct {
+	g     *ir.Graph
+	idx   *tensorIndex
+	fan   []int32             // 1 + uses of g's values by ID when first seen; 0 not yet
+	canon *nodeSet            // nodes a later twin merges into
+	byKey map[string]*ir.Node // the nodes no use list serves, by key
+}
+
+// maxScan is the most readers of an input twins compares.
+const maxScan = 32
+
+func newTwins(g *ir.Graph, idx *tensorIndex) *twins {
+	return &twins{g: g, idx: idx, fan: make([]int32, g.NumValueIDs()), canon: newNodeSet(g)}
+}
+
+// fanout is v's use count when twins first asked (substitutions move
+// uses to the values merged into; outer values' uses do not change while
+// cse rewrites g).
+func (tw *twins) fanout(v *ir.Value) int {
+	if v.Graph != tw.g || v.ID < 0 || v.ID >= len(tw.fan) {
+		return len(v.Uses)
+	}
+	if tw.fan[v.ID] == 0 {
+		tw.fan[v.ID] = int32(min(len(v.Uses), maxScan+1)) + 1
+	}
+	return int(tw.fan[v.ID]) - 1
+}
+
+// narrowest returns n's input with the fewest uses if it has at most
+// maxScan, else nil.
+func (tw *twins) narrowest(n *ir.Node) *ir.Value {
+	var best *ir.Value
+	bestFan := maxScan + 1
+	for _, v := range n.Inputs {
+		if v != nil {
+			if f := tw.fanout(v); f < bestFan {
+				best, bestFan = v, f
+			}
+		}
+	}
+	return best
+}
+
+// find returns the node n duplicates, or nil.
+func (tw *twins) find(n *ir.Node) *ir.Node {
+	v := tw.narrowest(n)
+	if v == nil {
+		return tw.byKey[nodeKey(n, tw.idx)]
+	}
+	key := ""
+	for _, u := range v.Uses {
+		m := u.Node
+		if m == nil || m == n || m.Graph != tw.g || !tw.canon.has(m) || !sameCall(m, n) {
+			continue
+		}
+		if key == "" {
+			key = nodeKey(n, tw.idx)
+		}
+		if nodeKey(m, tw.idx) == key {
+			return m
+		}
+	}
+	return nil
+}
+
+// add makes n a node later twins merge into.
+func (tw *twins) add(n *ir.Node) {
+	tw.canon.add(n)
+	if tw.narrowest(n) == nil {
+		if tw.byKey == nil {
+			tw.byKey = map[string]*ir.Node{}
+		}
+		tw.byKey[nodeKey(n, tw.idx)] = n
+	}
+}
+
+// sameCall reports whether m and n apply the same op to the same inputs
+// (the cheap part of their keys).
+func sameCall(m, n *ir.Node) bool {
+	return m.Op == n.Op && m.Domain == n.Domain && len(m.Outputs) == len(n.Outputs) && slices.Equal(m.Inputs, n.Inputs)
 }
 
 // nodeKey is the op, the input value IDs and the attributes (tensors by
