@@ -302,7 +302,7 @@ func (c *Context) newName(prefix string) string {
 		name := prefix + "_" + strconv.Itoa(k)
 		k++
 		if !c.names[name] {
-			c.names[name] = true
+			// not recorded: k only grows, and no other prefix spells it
 			c.next[prefix] = k
 			return name
 		}
