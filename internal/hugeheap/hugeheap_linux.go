@@ -50,7 +50,7 @@ func reserve(n int64) int64 {
 	// pages is a few cheap madvise calls; the advice stays on the range.
 	debug.FreeOSMemory()
 	if advised > 0 && runtime.GOMAXPROCS(0) > 1 && !preTouchOff() {
-		go preTouch(&follower{lo: p + lo, hi: p + hi, done: p + lo, used: heapTaken()})
+		go preTouch(&follower{lo: p + lo, hi: p + hi, done: p + lo, used: heapTaken(), start: startBytes})
 	}
 	return advised
 }

@@ -40,6 +40,13 @@ func TestFollower(t *testing.T) {
 	}
 	m[0] = 42 // populated memory keeps what it holds
 	steps := 0
+	f.start = 4 << 20
+	taken = 4<<20 - 1
+	if more, err := f.step(); more || err != nil || f.done != lo {
+		t.Fatalf("before start: step = %v, %v, populated %d bytes; want nothing", more, err, f.done-lo)
+	}
+	taken = 0
+	f.start = 0
 	for {
 		more, err := f.step()
 		if err != nil {
