@@ -41,8 +41,8 @@ import (
 // the package comment and returns how many bytes it advised (0 when it
 // did nothing). It does nothing unless the kernel's THP mode is
 // "madvise" ("always" backs the heap with huge pages already; "never"
-// refuses them), when GODEBUG has disablethp=1, or when n is under
-// MinBytes. n is capped at a quarter of physical memory and at what the
+// refuses them), when GODEBUG has disablethp=1, when n is under MinBytes,
+// or under the race detector (race.go). n is capped at a quarter of physical memory and at what the
 // kernel agrees to map now (probed with an mmap that is unmapped again),
 // so a reservation never makes the runtime fail to allocate. Call it
 // early, while the heap is small: the collection it runs is then cheap.
@@ -50,7 +50,7 @@ import (
 // 0): a second one would be carved out of the first's released pages,
 // which the runtime zeroes, touching every page.
 func Reserve(n int64) int64 {
-	if n < MinBytes || disabledByGODEBUG() || reserved.Load() {
+	if n < MinBytes || raceEnabled || disabledByGODEBUG() || reserved.Load() {
 		return 0
 	}
 	got := reserve(n)

@@ -19,11 +19,8 @@ func reserve(n int64) int64 {
 	if mode, _ := os.ReadFile(thpModeFile); !bytes.Contains(mode, []byte("[madvise]")) {
 		return 0
 	}
-	var si unix.Sysinfo_t
-	if unix.Sysinfo(&si) == nil {
-		if ram := int64(si.Totalram) * int64(si.Unit) / 4; ram > 0 && n > ram {
-			n = ram
-		}
+	if ram := ramBytes() / 4; ram > 0 && n > ram {
+		n = ram
 	}
 	n &^= hugePage - 1
 	for ; n >= MinBytes; n /= 2 {
@@ -77,6 +74,17 @@ func populate(addr, n uintptr) error {
 		return e
 	}
 	return nil
+}
+
+// ramBytes returns the machine's physical memory (0 when unknown); a
+// variable so that tests can cap reservations without allocating a
+// quarter of the machine.
+var ramBytes = func() int64 {
+	var si unix.Sysinfo_t
+	if unix.Sysinfo(&si) != nil {
+		return 0
+	}
+	return int64(si.Totalram) * int64(si.Unit)
 }
 
 // probe says whether the kernel maps n bytes of private anonymous
