@@ -18,9 +18,10 @@
 // fill that range from its low end (the page allocator is address
 // ordered), and the kernel backs each 2 MiB of it with one huge page on
 // first touch. Memory beyond the reservation gets ordinary pages. Where
-// the process has a second core, a goroutine pre-faults the reservation
-// a few MiB ahead of the heap's growth (pretouch.go), so that the
-// kernel's zeroing of fresh pages runs beside the allocating thread.
+// the process has a second core and the heap passes 256 MB, a goroutine
+// pre-faults the reservation a few MiB ahead of the heap's growth
+// (pretouch.go), so that the kernel's zeroing of fresh pages runs beside
+// the allocating thread.
 //
 // Costs: a huge page is 2 MiB of RSS for its first byte, so a heap that
 // touches its range sparsely would grow; the Go heap fills densely
@@ -41,10 +42,11 @@ import (
 // the package comment and returns how many bytes it advised (0 when it
 // did nothing). It does nothing unless the kernel's THP mode is
 // "madvise" ("always" backs the heap with huge pages already; "never"
-// refuses them), when GODEBUG has disablethp=1, when n is under MinBytes,
-// or under the race detector (race.go). n is capped at a quarter of physical memory and at what the
-// kernel agrees to map now (probed with an mmap that is unmapped again),
-// so a reservation never makes the runtime fail to allocate. Call it
+// refuses them), when GODEBUG has disablethp=1, when n is under
+// MinBytes, or under the race detector (race.go). n is capped at a
+// quarter of physical memory and at what the kernel agrees to map now
+// (probed with an mmap that is unmapped again), so a reservation never
+// makes the runtime fail to allocate. Call it
 // early, while the heap is small: the collection it runs is then cheap.
 // Only the first reservation of a process is made (later calls return
 // 0): a second one would be carved out of the first's released pages,
