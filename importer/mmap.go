@@ -9,8 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-
-	"golang.org/x/sys/unix"
 )
 
 // mapping is a read-only view of a whole file.
@@ -49,7 +47,7 @@ func mapFile(path string) (*mapping, error) {
 	if size != int64(int(size)) {
 		return nil, fmt.Errorf("%s: file too large to map (%d bytes)", path, size)
 	}
-	data, err := unix.Mmap(int(f.Fd()), 0, int(size), unix.PROT_READ, unix.MAP_SHARED)
+	data, err := mapReadOnly(f, int(size))
 	if err != nil {
 		return nil, fmt.Errorf("%s: mmap: %w", path, err)
 	}
@@ -62,7 +60,7 @@ func (m *mapping) close() error {
 	}
 	d := m.data
 	m.data, m.mmap = nil, false
-	return unix.Munmap(d)
+	return unmap(d)
 }
 
 // mappings is the set of files one model views; it is the model's Closer.

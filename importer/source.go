@@ -6,12 +6,9 @@ package importer
 // becomes part of wolong's resident memory.
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
-
-	"golang.org/x/sys/unix"
 )
 
 // fileSource reads n bytes at off of a mapped file, through a descriptor
@@ -62,9 +59,9 @@ func (s *fileSource) nextData(off int64) int64 {
 		return off
 	}
 	defer done()
-	pos, err := unix.Seek(int(f.Fd()), s.off+off, unix.SEEK_DATA)
+	pos, hole, err := seekData(f, s.off+off)
 	switch {
-	case errors.Is(err, unix.ENXIO):
+	case hole:
 		return s.n
 	case err != nil || pos < s.off+off:
 		return off

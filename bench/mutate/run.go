@@ -15,7 +15,6 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 	"unicode/utf8"
 )
@@ -85,8 +84,7 @@ func execute(bin string, args []string, dir string, lim limits) result {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, self, append([]string{wrapFlag, strconv.FormatInt(lim.killRSS, 10), bin}, args...)...)
 	cmd.Dir = dir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // the wrapper and wolong: killed together
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	killTogether(cmd) // the wrapper and wolong
 	stderr := &cappedBuffer{n: lim.stderrCp}
 	var report bytes.Buffer
 	cmd.Stderr, cmd.Stdout = stderr, &report
@@ -143,9 +141,7 @@ func wrapMain(args []string) int {
 	cmd.Wait() // the exit status is read from ProcessState
 	close(done)
 	w := wrapped{Exit: cmd.ProcessState.ExitCode(), KilledMem: <-killed}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		w.MaxRSS = ru.Maxrss * 1024 // KiB on Linux
-	}
+	w.MaxRSS = maxRSS(cmd.ProcessState)
 	json.NewEncoder(os.Stdout).Encode(w)
 	return 0
 }
