@@ -1,6 +1,11 @@
 package ir
 
-import "testing"
+import (
+	"encoding/binary"
+	"fmt"
+	"hash/fnv"
+	"testing"
+)
 
 // TestHash: the hash is the same for the same model, and changes with
 // every edit a pass can make.
@@ -53,5 +58,33 @@ func TestHash(t *testing.T) {
 				t.Fatalf("hash unchanged = %v, want %v", got, tc.same)
 			}
 		})
+	}
+}
+
+// TestHasherIsFNV64a: the hasher computes hash/fnv's 64-bit FNV-1a of
+// what it is given (lengths as 8 little-endian bytes, then the bytes;
+// pointers as fmt's %p), so fingerprints did not change when it stopped
+// going through hash/fnv.
+func TestHasherIsFNV64a(t *testing.T) {
+	h, f := &hasher{sum: fnvOffset}, fnv.New64a()
+	fstr := func(s string) {
+		f.Write(binary.LittleEndian.AppendUint64(nil, uint64(len(s))))
+		f.Write([]byte(s))
+	}
+	tensor := &Tensor{Name: "w"}
+	for _, s := range []string{"", "a", "float32[2,3]", "%x y", "\xff\x00"} {
+		h.str(s)
+		fstr(s)
+	}
+	h.int(-1)
+	f.Write(binary.LittleEndian.AppendUint64(nil, ^uint64(0)))
+	h.str2("%", "name")
+	fstr("%name")
+	h.ptr(tensor)
+	fstr(fmt.Sprintf("%p", tensor))
+	h.ptr((*Tensor)(nil))
+	fstr(fmt.Sprintf("%p", (*Tensor)(nil)))
+	if h.sum != f.Sum64() {
+		t.Errorf("hasher sum %016x, hash/fnv New64a %016x", h.sum, f.Sum64())
 	}
 }
