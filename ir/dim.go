@@ -48,6 +48,14 @@ func (d Dim) String() string {
 	return "?"
 }
 
+// appendText appends String's text to b.
+func (d Dim) appendText(b []byte) []byte {
+	if d.Sym == "" && d.Val >= 0 {
+		return strconv.AppendInt(b, d.Val, 10)
+	}
+	return append(b, d.String()...)
+}
+
 // Equal reports whether a and b are provably the same dimension: equal
 // values, or the same symbolic expression. Unknown dims are never equal.
 func (a Dim) Equal(b Dim) bool {

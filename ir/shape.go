@@ -2,10 +2,6 @@ package ir
 
 // This file implements shapes and value types.
 
-import (
-	"strings"
-)
-
 // Shape is a tensor shape. The zero Shape has unknown rank; a scalar is a
 // Shape with Known set and no Dims.
 type Shape struct {
@@ -138,20 +134,21 @@ func (s Shape) Identical(t Shape) bool {
 }
 
 // String prints "[1,3,N,?]", or "?" for unknown rank.
-func (s Shape) String() string {
+func (s Shape) String() string { return string(s.AppendText(nil)) }
+
+// AppendText appends String's text to b.
+func (s Shape) AppendText(b []byte) []byte {
 	if !s.Known {
-		return "?"
+		return append(b, '?')
 	}
-	var b strings.Builder
-	b.WriteByte('[')
+	b = append(b, '[')
 	for i, d := range s.Dims {
 		if i > 0 {
-			b.WriteByte(',')
+			b = append(b, ',')
 		}
-		b.WriteString(d.String())
+		b = d.appendText(b)
 	}
-	b.WriteByte(']')
-	return b.String()
+	return append(b, ']')
 }
 
 // TypeKind says what kind of value a Type describes.
@@ -200,31 +197,37 @@ func (t Type) Clone() Type {
 
 // String prints "float32[1,3,224,224]", "seq(float32[?])", "opt(...)",
 // "map(int64,float32)", or "?" when nothing is known.
-func (t Type) String() string {
-	elem := func() string {
+func (t Type) String() string { return string(t.AppendText(nil)) }
+
+// AppendText appends String's text to b (the hash writes every value's
+// type, without a string per value).
+func (t Type) AppendText(b []byte) []byte {
+	elem := func(b []byte) []byte {
 		if t.Elem == nil {
-			return "?"
+			return append(b, '?')
 		}
-		return t.Elem.String()
+		return t.Elem.AppendText(b)
 	}
 	switch t.Kind {
 	case KindTensor:
-		return t.DType.String() + t.shapeSuffix()
+		return t.appendShapeSuffix(append(b, t.DType.String()...))
 	case KindSparse:
-		return "sparse(" + t.DType.String() + t.shapeSuffix() + ")"
+		b = t.appendShapeSuffix(append(append(b, "sparse("...), t.DType.String()...))
+		return append(b, ')')
 	case KindSequence:
-		return "seq(" + elem() + ")"
+		return append(elem(append(b, "seq("...)), ')')
 	case KindOptional:
-		return "opt(" + elem() + ")"
+		return append(elem(append(b, "opt("...)), ')')
 	case KindMap:
-		return "map(" + t.DType.String() + "," + elem() + ")"
+		b = append(append(append(b, "map("...), t.DType.String()...), ',')
+		return append(elem(b), ')')
 	}
-	return "?"
+	return append(b, '?')
 }
 
-func (t Type) shapeSuffix() string {
+func (t Type) appendShapeSuffix(b []byte) []byte {
 	if !t.Shape.Known {
-		return "[*]"
+		return append(b, "[*]"...)
 	}
-	return t.Shape.String()
+	return t.Shape.AppendText(b)
 }
