@@ -199,7 +199,7 @@ func Run(m *ir.Model, opt Options) (*Result, error) {
 			}
 		}
 		pr.After = cur
-		if err := st.after(p.Name, m, &pr); err != nil {
+		if err := st.after(p.Name, m, &pr, opt.VerifyEach); err != nil {
 			return nil, err
 		}
 		res.Passes = append(res.Passes, pr)

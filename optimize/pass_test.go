@@ -114,9 +114,9 @@ func TestPassNameSpellings(t *testing.T) {
 	}
 }
 
-// TestNoRewriteChangesNothing: the driver re-sorts only after a pass that
-// reports a rewrite, so under VerifyEach it refuses a pass that reports
-// none but changed the node list.
+// TestNoRewriteChangesNothing: the driver re-sorts and re-hashes only
+// after a pass that reports a rewrite, so under VerifyEach it refuses a
+// pass that reports none but changed the node list or the model.
 func TestNoRewriteChangesNothing(t *testing.T) {
 	i := slices.IndexFunc(passes[:], func(p Pass) bool { return p.Name == "noop" })
 	saved := passes[i].Fn
@@ -127,6 +127,17 @@ func TestNoRewriteChangesNothing(t *testing.T) {
 	}
 	_, err := Run(dumpModel(), Options{Level: 1, VerifyEach: true})
 	if err == nil || !strings.Contains(err.Error(), `pass "noop" reported no rewrite but changed the node list`) {
+		t.Fatalf("got %v", err)
+	}
+	// An unreported change the node list does not show (a renamed node)
+	// is caught by the model's hash, which the driver otherwise skips
+	// after such a pass.
+	passes[i].Fn = func(c *Context) ([]Rewrite, error) {
+		c.Graph().Nodes[0].Name += "_renamed"
+		return nil, nil
+	}
+	_, err = Run(dumpModel(), Options{Level: 1, VerifyEach: true, Hash: true})
+	if err == nil || !strings.Contains(err.Error(), `pass "noop" reported no rewrite but changed the model`) {
 		t.Fatalf("got %v", err)
 	}
 	passes[i].Fn = saved
