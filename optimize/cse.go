@@ -104,17 +104,26 @@ func canRename(g *ir.Graph, v *ir.Value) bool {
 // input has more than maxScan readers (or that has no input) is found by
 // key in a map. The choice rests on each input's use count when twins
 // first looked at it, which equal nodes share (their inputs are the same
-// values), so twins always meet on the same path.
+// values), so twins always meet on the same path. A use list can still
+// grow past that count (merges move readers onto the value kept); once
+// it is longer than maxList, the value's readers are keyed in a map of
+// their own and later twins reading it look there, so no node scans more
+// than maxList readers.
 type twins struct {
-	g     *ir.Graph
-	idx   *tensorIndex
-	fan   []int32             // 1 + uses of g's values by ID when first seen; 0 not yet
-	canon *nodeSet            // nodes a later twin merges into
-	byKey map[string]*ir.Node // the nodes no use list serves, by key
+	g       *ir.Graph
+	idx     *tensorIndex
+	fan     []int32                           // 1 + uses of g's values by ID when first seen; 0 not yet
+	canon   *nodeSet                          // nodes a later twin merges into
+	byKey   map[string]*ir.Node               // the nodes no use list serves, by key
+	byValue map[*ir.Value]map[string]*ir.Node // the readers of a long use list, by key
 }
 
-// maxScan is the most readers of an input twins compares.
-const maxScan = 32
+// maxScan is the most readers an input may have for twins to go by its
+// use list; maxList the longest use list it scans.
+const (
+	maxScan = 32
+	maxList = 4 * maxScan
+)
 
 func newTwins(g *ir.Graph, idx *tensorIndex) *twins {
 	return &twins{g: g, idx: idx, fan: make([]int32, g.NumValueIDs()), canon: newNodeSet(g)}
@@ -154,6 +163,9 @@ func (tw *twins) find(n *ir.Node) *ir.Node {
 	if v == nil {
 		return tw.byKey[nodeKey(n, tw.idx)]
 	}
+	if km := tw.readers(v); km != nil {
+		return km[nodeKey(n, tw.idx)]
+	}
 	key := ""
 	for _, u := range v.Uses {
 		m := u.Node
@@ -170,14 +182,39 @@ func (tw *twins) find(n *ir.Node) *ir.Node {
 	return nil
 }
 
-// add makes n a node later twins merge into.
+// readers returns the map of v's canonical readers by key once v's use
+// list is longer than maxList (built then, from the list), else nil.
+func (tw *twins) readers(v *ir.Value) map[string]*ir.Node {
+	if km := tw.byValue[v]; km != nil || len(v.Uses) <= maxList {
+		return km
+	}
+	km := map[string]*ir.Node{}
+	for _, u := range v.Uses {
+		if m := u.Node; m != nil && m.Graph == tw.g && tw.canon.has(m) {
+			if k := nodeKey(m, tw.idx); km[k] == nil {
+				km[k] = m
+			}
+		}
+	}
+	if tw.byValue == nil {
+		tw.byValue = map[*ir.Value]map[string]*ir.Node{}
+	}
+	tw.byValue[v] = km
+	return km
+}
+
+// add makes n, which has no twin, a node later twins merge into.
 func (tw *twins) add(n *ir.Node) {
 	tw.canon.add(n)
-	if tw.narrowest(n) == nil {
+	v := tw.narrowest(n)
+	switch {
+	case v == nil:
 		if tw.byKey == nil {
 			tw.byKey = map[string]*ir.Node{}
 		}
 		tw.byKey[nodeKey(n, tw.idx)] = n
+	case tw.byValue[v] != nil:
+		tw.byValue[v][nodeKey(n, tw.idx)] = n
 	}
 }
 

@@ -48,6 +48,19 @@ func TestCSETwins(t *testing.T) {
 				b.Output(b.Op("Sum", outs))
 			},
 			want: []string{`^cse: Sigmoid_\d+ -> Sigmoid_\d+`}},
+		{name: "use list grown past maxList by merges", passes: []string{"cse"},
+			build: func(b *modelgen.Builder) {
+				// Relu_i(y) merge into Relu_0 one by one, moving each Exp
+				// onto Relu_0's output: its readers outgrow the scan and
+				// are keyed, and every Exp still meets Exp_0.
+				y := b.Op("Neg", in(b.Input("x", ir.Float32, 2, 8)))
+				var outs []*ir.Value
+				for range maxList + 20 {
+					outs = append(outs, b.Op("Exp", in(b.Op("Relu", in(y)))))
+				}
+				b.Output(b.Op("Sum", outs))
+			},
+			ops: "Neg Relu Exp Sum"},
 		{name: "map: no inputs", passes: []string{"cse"},
 			build: func(b *modelgen.Builder) {
 				x := b.Input("x", ir.Float32, 2, 8)
