@@ -74,18 +74,24 @@ import (
 //   - the two simulations' cost estimates run on up to 4 goroutines
 //     (cost.Model.Nodes), ~0.1 -> ~0.06 s of wall;
 //   - at 1M nodes, what grows faster than the node count is the memory
-//     system: map probes that miss the cache (the importer's name map,
-//     cse's keys, fuse's pointer-keyed tables: ~1 s at 1M, 0.06 s at
-//     100k; the importer resolves inputs that name one of the 4 preceding
-//     nodes' outputs without the map) and the VM's first touch of fresh
-//     memory (~2.8 s of system time for ~1.7 GB; memory a run just freed
-//     is cheap for the next, so a 1M run after a pause pays most).
-//     Next: a smaller IR (a fused body's formal inputs, ~17 MB at 100k;
-//     the 296-byte body Attr, ~9 MB; the 360-byte simulate.Task, ~10 MB),
-//     cse by use lists instead of a map of string keys. Tried and not
-//     kept: decoding nodes on two goroutines, a reused node-order buffer,
-//     a GC started before a simulation, GOGC 50-400 (faster only with RSS
-//     over 200 MB) and GOMEMLIMIT, a pre-touch lead growing with the heap.
+//     system: map probes that miss the cache (~1 s at 1M, 0.06 s at
+//     100k, before this round). Since: the importer resolves inputs that
+//     name one of the 4 preceding nodes' outputs without its name map,
+//     cse finds twins through use lists (0.41 s -> below the profile's
+//     resolution), tbatch groups by sorting (0.30 -> 0.09 s), fuse keeps
+//     touched values by ID, newName records nothing per name, and the
+//     collector is paused during the import (its collections only
+//     marked). Left: the importer's name map itself (~0.35 s at 1M, one
+//     insert per output) and the VM's first touch of fresh memory (1.5-3
+//     s of system time for ~1.7 GB; memory a run just freed is cheap for
+//     the next, so a 1M run after a pause pays most). Next: a smaller IR
+//     (a fused body's formal inputs, ~17 MB at 100k; the 296-byte body
+//     Attr, ~9 MB; the 360-byte simulate.Task, ~10 MB) and
+//     Node.CapturedValues' walk of every fused body (~6% at 100k). Tried
+//     and not kept: decoding nodes on two goroutines, a reused node-order
+//     buffer, a GC started before a simulation, GOGC 50-400 (faster only
+//     with RSS over 200 MB) and GOMEMLIMIT, a pre-touch lead growing with
+//     the heap, an initializer cursor in the importer.
 
 // stageModel writes modelgen.Wide(n) to a temporary file.
 func stageModel(b *testing.B, n int) string {
