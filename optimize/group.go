@@ -55,7 +55,7 @@ func materialize(g *ir.Graph, groups []*group) []Rewrite {
 			final = append(final, gr.fused)
 		}
 	}
-	mv := &mover{g: g, touched: make([]*ir.Value, g.NumValueIDs()), bodies: make(map[*ir.Graph]bool, len(groups)),
+	mv := &mover{touched: newValueSet(g), bodies: make(map[*ir.Graph]bool, len(groups)),
 		exposed: map[*ir.Value]bool{}, inner: map[*ir.Value]*ir.Value{}}
 	var rw []Rewrite
 	for _, gr := range groups {
@@ -95,9 +95,7 @@ func materialize(g *ir.Graph, groups []*group) []Rewrite {
 // groups (the outer values whose uses must be filtered, the new bodies)
 // and the per-group tables it clears and reuses.
 type mover struct {
-	g            *ir.Graph
-	touched      []*ir.Value        // g's values touched, by ID
-	touchedElse  map[*ir.Value]bool // the others (enclosing graphs', clashing IDs)
+	touched      *idSet[*ir.Value]
 	touchedOrder []*ir.Value
 	bodies       map[*ir.Graph]bool
 	exposed      map[*ir.Value]bool      // this group's outputs read outside it
@@ -106,20 +104,9 @@ type mover struct {
 
 // touch lists outer value v for the use filter (once).
 func (mv *mover) touch(v *ir.Value) {
-	switch {
-	case v.Graph == mv.g && v.ID >= 0 && v.ID < len(mv.touched) && mv.touched[v.ID] == v:
-		return
-	case v.Graph == mv.g && v.ID >= 0 && v.ID < len(mv.touched) && mv.touched[v.ID] == nil:
-		mv.touched[v.ID] = v // by ID: a map keyed by pointer missed the cache at 1M nodes
-	case mv.touchedElse[v]:
-		return
-	default:
-		if mv.touchedElse == nil {
-			mv.touchedElse = map[*ir.Value]bool{}
-		}
-		mv.touchedElse[v] = true
+	if mv.touched.add(v) { // by ID: a map keyed by pointer missed the cache at 1M nodes
+		mv.touchedOrder = append(mv.touchedOrder, v)
 	}
-	mv.touchedOrder = append(mv.touchedOrder, v)
 }
 
 // build makes gr.fused's body and moves gr's members into it (see

@@ -143,33 +143,48 @@ func names(ns []*ir.Node) []string {
 // hasSubgraph reports whether n holds a subgraph (If/Loop/Scan, fused).
 func hasSubgraph(n *ir.Node) bool { return len(n.Subgraphs()) > 0 }
 
-// nodeSet is a set of the nodes of one graph, kept by node ID (a slice,
-// not a map keyed by pointer: dce marks every node of the graph, twice a
-// run). A node whose ID a member holds already (a graph built with
+// idSet is a set of the nodes or values of one graph, kept by ID (a
+// slice, not a map keyed by pointer: dce marks every node of the graph,
+// twice a run, and fuse every value its groups read). An element whose
+// ID a member holds already (another graph's, or a graph built with
 // clashing IDs) goes to a map, so the set answers as a map would.
-type nodeSet struct {
-	byID  []*ir.Node
-	other map[*ir.Node]bool
+type idSet[T comparable] struct {
+	id    func(T) int
+	byID  []T
+	other map[T]bool
 }
+
+type nodeSet = idSet[*ir.Node]
 
 func newNodeSet(g *ir.Graph) *nodeSet {
-	return &nodeSet{byID: make([]*ir.Node, g.NumNodeIDs())}
+	return &nodeSet{id: func(n *ir.Node) int { return n.ID }, byID: make([]*ir.Node, g.NumNodeIDs())}
 }
 
-func (s *nodeSet) add(n *ir.Node) {
-	if n.ID >= 0 && n.ID < len(s.byID) && (s.byID[n.ID] == nil || s.byID[n.ID] == n) {
-		s.byID[n.ID] = n
-		return
+func newValueSet(g *ir.Graph) *idSet[*ir.Value] {
+	return &idSet[*ir.Value]{id: func(v *ir.Value) int { return v.ID }, byID: make([]*ir.Value, g.NumValueIDs())}
+}
+
+// add puts x in the set and reports whether it was not there.
+func (s *idSet[T]) add(x T) bool {
+	var zero T
+	if i := s.id(x); i >= 0 && i < len(s.byID) && (s.byID[i] == zero || s.byID[i] == x) {
+		was := s.byID[i] == x
+		s.byID[i] = x
+		return !was
+	}
+	if s.other[x] {
+		return false
 	}
 	if s.other == nil {
-		s.other = map[*ir.Node]bool{}
+		s.other = map[T]bool{}
 	}
-	s.other[n] = true
+	s.other[x] = true
+	return true
 }
 
-func (s *nodeSet) has(n *ir.Node) bool {
-	if n.ID >= 0 && n.ID < len(s.byID) && s.byID[n.ID] == n {
+func (s *idSet[T]) has(x T) bool {
+	if i := s.id(x); i >= 0 && i < len(s.byID) && s.byID[i] == x {
 		return true
 	}
-	return s.other[n]
+	return s.other[x]
 }
