@@ -60,9 +60,8 @@ func cse(c *Context) ([]Rewrite, error) {
 		if hasSubgraph(n) || (isDefault(n) && nondeterministic[n.Op]) || len(n.Outputs) == 0 {
 			continue
 		}
-		m := tw.find(n)
+		m := tw.findOrAdd(n)
 		if m == nil {
-			tw.add(n)
 			continue
 		}
 		ok := true
@@ -157,28 +156,43 @@ func (tw *twins) narrowest(n *ir.Node) *ir.Value {
 	return best
 }
 
-// find returns the node n duplicates, or nil.
-func (tw *twins) find(n *ir.Node) *ir.Node {
+// findOrAdd returns the node n duplicates; when there is none it makes n
+// a node later twins merge into and returns nil. n's narrowest input and
+// key are found once for both.
+func (tw *twins) findOrAdd(n *ir.Node) *ir.Node {
 	v := tw.narrowest(n)
-	if v == nil {
-		return tw.byKey[nodeKey(n, tw.idx)]
+	key := "" // n's key, computed when first needed
+	keyOf := func() string {
+		if key == "" {
+			key = nodeKey(n, tw.idx)
+		}
+		return key
 	}
-	if km := tw.readers(v); km != nil {
-		return km[nodeKey(n, tw.idx)]
+	km := tw.byKey // where n is found by key, if anywhere
+	if v != nil {
+		km = tw.readers(v)
+	} else if km == nil {
+		km = map[string]*ir.Node{}
+		tw.byKey = km
 	}
-	key := ""
+	if km != nil {
+		if m := km[keyOf()]; m != nil {
+			return m
+		}
+		km[key] = n
+		tw.canon.add(n)
+		return nil
+	}
 	for _, u := range v.Uses {
 		m := u.Node
 		if m == nil || m == n || m.Graph != tw.g || !tw.canon.has(m) || !sameCall(m, n) {
 			continue
 		}
-		if key == "" {
-			key = nodeKey(n, tw.idx)
-		}
-		if nodeKey(m, tw.idx) == key {
+		if nodeKey(m, tw.idx) == keyOf() {
 			return m
 		}
 	}
+	tw.canon.add(n)
 	return nil
 }
 
@@ -201,21 +215,6 @@ func (tw *twins) readers(v *ir.Value) map[string]*ir.Node {
 	}
 	tw.byValue[v] = km
 	return km
-}
-
-// add makes n, which has no twin, a node later twins merge into.
-func (tw *twins) add(n *ir.Node) {
-	tw.canon.add(n)
-	v := tw.narrowest(n)
-	switch {
-	case v == nil:
-		if tw.byKey == nil {
-			tw.byKey = map[string]*ir.Node{}
-		}
-		tw.byKey[nodeKey(n, tw.idx)] = n
-	case tw.byValue[v] != nil:
-		tw.byValue[v][nodeKey(n, tw.idx)] = n
-	}
 }
 
 // sameCall reports whether m and n apply the same op to the same inputs
