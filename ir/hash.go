@@ -44,7 +44,7 @@ const (
 type hasher struct {
 	sum uint64
 	num [8]byte // int's scratch
-	buf []byte  // scratch for pointers and types
+	buf []byte  // appended's scratch
 }
 
 func (h *hasher) write(s string) {
@@ -69,18 +69,17 @@ func (h *hasher) str(s string) {
 	h.write(s)
 }
 
-// str2 is str(a + b) without the concatenation.
-func (h *hasher) str2(a, b string) {
-	h.int(int64(len(a) + len(b)))
-	h.write(a)
-	h.write(b)
+// appended is str(string(b)) for text b appended to h.buf[:0], which it
+// keeps as the scratch: no string is built for it.
+func (h *hasher) appended(b []byte) {
+	h.buf = b
+	h.int(int64(len(b)))
+	h.writeBytes(b)
 }
 
 // ptr counts a tensor (or any pointer) by identity, as fmt's %p writes it.
 func (h *hasher) ptr(p any) {
-	h.buf = strconv.AppendUint(append(h.buf[:0], "0x"...), uint64(reflect.ValueOf(p).Pointer()), 16)
-	h.int(int64(len(h.buf)))
-	h.writeBytes(h.buf)
+	h.appended(strconv.AppendUint(append(h.buf[:0], "0x"...), uint64(reflect.ValueOf(p).Pointer()), 16))
 }
 
 // value writes a reference to v as the text form prints it (its name, or
@@ -90,14 +89,8 @@ func (h *hasher) value(v *Value) {
 		h.int(-1)
 		return
 	}
-	if v.Name != "" {
-		h.str2("%", quoteName(v.Name)) // valueRef
-	} else {
-		h.str(valueRef(v))
-	}
-	h.buf = v.Type.AppendText(h.buf[:0]) // h.str(v.Type.String())
-	h.int(int64(len(h.buf)))
-	h.writeBytes(h.buf)
+	h.appended(appendValueRef(h.buf[:0], v))
+	h.appended(v.Type.AppendText(h.buf[:0]))
 	if v.Const != nil {
 		h.ptr(v.Const)
 	}

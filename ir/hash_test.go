@@ -78,7 +78,7 @@ func TestHasherIsFNV64a(t *testing.T) {
 	}
 	h.int(-1)
 	f.Write(binary.LittleEndian.AppendUint64(nil, ^uint64(0)))
-	h.str2("%", "name")
+	h.appended(append(h.buf[:0], "%name"...))
 	fstr("%name")
 	h.ptr(tensor)
 	fstr(fmt.Sprintf("%p", tensor))

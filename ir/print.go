@@ -64,14 +64,18 @@ type printer struct {
 
 func (p *printer) indent(depth int) { p.w.WriteString(strings.Repeat("  ", depth)) }
 
-func valueRef(v *Value) string {
-	if v == nil {
-		return "_"
+func valueRef(v *Value) string { return string(appendValueRef(nil, v)) }
+
+// appendValueRef appends how the text form refers to v: %name, %#ID for
+// a value without a name, _ for none.
+func appendValueRef(b []byte, v *Value) []byte {
+	switch {
+	case v == nil:
+		return append(b, '_')
+	case v.Name == "":
+		return strconv.AppendInt(append(b, "%#"...), int64(v.ID), 10)
 	}
-	if v.Name == "" {
-		return fmt.Sprintf("%%#%d", v.ID)
-	}
-	return "%" + quoteName(v.Name)
+	return append(append(b, '%'), quoteName(v.Name)...)
 }
 
 // plainName reports whether s prints as it is: a non-empty word of
