@@ -1,6 +1,7 @@
-package cluster
+package llm
 
 import (
+	"github.com/wolong-dev/wolong/simulate/cluster"
 	"strings"
 	"testing"
 )
@@ -22,7 +23,7 @@ func commTotal(r *LLMResult, kind string) float64 {
 // traffic slower than an H100's.
 func TestLLMGPUPresets(t *testing.T) {
 	for _, name := range []string{"h800", "b200", "gb200", "mi300x"} {
-		g, err := GPUPreset(name)
+		g, err := cluster.GPUPreset(name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -32,12 +33,12 @@ func TestLLMGPUPresets(t *testing.T) {
 	}
 	tr, _ := TransformerPreset("llama3-70b")
 	run := func(gpu string, machines, per int) *LLMResult {
-		g, err := GPUPreset(gpu)
+		g, err := cluster.GPUPreset(gpu)
 		if err != nil {
 			t.Fatal(err)
 		}
-		net, _ := NetworkPreset("ib-ndr")
-		c, err := New(machines, per, g, net)
+		net, _ := cluster.NetworkPreset("ib-ndr")
+		c, err := cluster.New(machines, per, g, net)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package cluster
+package llm
 
 // This file implements serving a decoder transformer: the prefill of a
 // batch of prompts (one forward over every prompt token, flash attention,
@@ -16,6 +16,7 @@ import (
 	"math"
 
 	"github.com/wolong-dev/wolong/ir"
+	"github.com/wolong-dev/wolong/simulate/cluster"
 	"github.com/wolong-dev/wolong/simulate/cost"
 )
 
@@ -74,7 +75,7 @@ type ServeResult struct {
 	MaxBatch int    `json:"max_batch"`
 	Memory   Memory `json:"memory_per_gpu"`
 
-	Caveats
+	cluster.Caveats
 }
 
 // DefaultPrompt and DefaultOutput are ServeOptions' Prompt and Output
@@ -90,7 +91,7 @@ const maxServeTokens = 1 << 24
 
 func (o ServeOptions) withDefaults(t *Transformer, gpus int) (ServeOptions, error) {
 	if o.TP < 0 || o.Batch < 0 || o.Prompt < 0 || o.Output < 0 || o.MemoryGB < 0 {
-		return o, fmt.Errorf("cluster: serving tp, batch, prompt, output and memory must be >= 0")
+		return o, fmt.Errorf("llm: serving tp, batch, prompt, output and memory must be >= 0")
 	}
 	if o.TP == 0 {
 		o.TP = 1
@@ -102,13 +103,13 @@ func (o ServeOptions) withDefaults(t *Transformer, gpus int) (ServeOptions, erro
 		o.Output = DefaultOutput
 	}
 	if o.Prompt+o.Output > maxServeTokens {
-		return o, fmt.Errorf("cluster: prompt %d + output %d tokens is more than %d", o.Prompt, o.Output, maxServeTokens)
+		return o, fmt.Errorf("llm: prompt %d + output %d tokens is more than %d", o.Prompt, o.Output, maxServeTokens)
 	}
 	if o.Batch == 0 && !o.MaxBatch {
 		o.Batch = 1
 	}
 	if gpus%o.TP != 0 {
-		return o, fmt.Errorf("cluster: tp %d does not divide the cluster's %d GPUs", o.TP, gpus)
+		return o, fmt.Errorf("llm: tp %d does not divide the cluster's %d GPUs", o.TP, gpus)
 	}
 	var err error
 	if o.DType, err = llmDType("serving", o.DType); err != nil {
@@ -118,9 +119,9 @@ func (o ServeOptions) withDefaults(t *Transformer, gpus int) (ServeOptions, erro
 }
 
 // SimulateServe predicts serving t on c under o.
-func SimulateServe(t *Transformer, c *Cluster, o ServeOptions) (*ServeResult, error) {
+func SimulateServe(t *Transformer, c *cluster.Cluster, o ServeOptions) (*ServeResult, error) {
 	if t == nil || c == nil {
-		return nil, fmt.Errorf("cluster: no model or cluster")
+		return nil, fmt.Errorf("llm: no model or cluster")
 	}
 	if err := t.Validate(); err != nil {
 		return nil, err
@@ -141,7 +142,7 @@ func SimulateServe(t *Transformer, c *Cluster, o ServeOptions) (*ServeResult, er
 		o.Batch = max(1, res.MaxBatch)
 	}
 	res.Batch = o.Batch
-	tpG := c.group(o.TP, 1)
+	tpG := c.Group(o.TP, 1)
 	B := float64(o.Batch)
 
 	// prefill: the layers' forward over every prompt token
@@ -149,13 +150,13 @@ func SimulateServe(t *Transformer, c *Cluster, o ServeOptions) (*ServeResult, er
 	lt := k.layer(t, s, false)
 	T := B * float64(o.Prompt)
 	h := float64(t.Hidden)
-	prefill := float64(t.Layers) * (lt.FwdS + 2*c.allReduceS(k.bytes*T*h, tpG))
-	prefill += k.headStep(t, o.TP, B) + c.allReduceS(4*B*float64(t.Vocab)/float64(o.TP), tpG) // logits gathered
+	prefill := float64(t.Layers) * (lt.FwdS + 2*c.AllReduceS(k.bytes*T*h, tpG))
+	prefill += k.headStep(t, o.TP, B) + c.AllReduceS(4*B*float64(t.Vocab)/float64(o.TP), tpG) // logits gathered
 	res.TTFTMs = prefill * 1e3
 
 	// decode at the first, mean and last context lengths
 	step := func(ctx float64) (total, comm float64) {
-		comm = float64(t.Layers) * 2 * c.allReduceS(k.bytes*B*h, tpG)
+		comm = float64(t.Layers) * 2 * c.AllReduceS(k.bytes*B*h, tpG)
 		total = float64(t.Layers)*k.decodeLayer(t, o.TP, B, ctx) + k.headStep(t, o.TP, B) + comm
 		return total, comm
 	}
@@ -179,14 +180,14 @@ func SimulateServe(t *Transformer, c *Cluster, o ServeOptions) (*ServeResult, er
 	if !res.Memory.Fits {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("does not fit: %s (at most %d sequences of %d tokens fit)", res.Memory, res.MaxBatch, o.Prompt+o.Output))
 	}
-	if g := c.group(o.TP, 1); g.domains() > 1 {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("tp %d spans %d NVLink domains: every layer's all-reduces cross the network", o.TP, g.domains()))
+	if g := c.Group(o.TP, 1); g.Domains() > 1 {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("tp %d spans %d NVLink domains: every layer's all-reduces cross the network", o.TP, g.Domains()))
 	}
 	return res, nil
 }
 
-func tpDomain(c *Cluster, tp int) string {
-	if g := c.group(tp, 1); g.domains() > 1 {
+func tpDomain(c *cluster.Cluster, tp int) string {
+	if g := c.Group(tp, 1); g.Domains() > 1 {
 		return "across NVLink domains"
 	}
 	return "over NVLink"

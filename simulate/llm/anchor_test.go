@@ -1,10 +1,11 @@
-package cluster
+package llm
 
 import (
 	"math"
 	"testing"
 
 	"github.com/wolong-dev/wolong/ir"
+	"github.com/wolong-dev/wolong/simulate/cluster"
 )
 
 // megatronRun is one row of a published Megatron-LM run.
@@ -19,17 +20,17 @@ type megatronRun struct {
 
 // selene builds nodes DGX A100 80 GB machines, one 200 Gb/s HDR NIC per
 // GPU (NVIDIA's Selene, where Megatron-LM's runs were measured).
-func selene(t *testing.T, gpus int) *Cluster {
+func selene(t *testing.T, gpus int) *cluster.Cluster {
 	t.Helper()
-	gpu, err := GPUPreset("a100")
+	gpu, err := cluster.GPUPreset("a100")
 	if err != nil {
 		t.Fatal(err)
 	}
-	net, err := NetworkPreset("ib-hdr")
+	net, err := cluster.NetworkPreset("ib-hdr")
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := New(gpus/8, 8, gpu, net)
+	c, err := cluster.New(gpus/8, 8, gpu, net)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package cluster
+package llm
 
 // This file implements the published decoder architectures the LLM planner
 // and the model generator (internal/modelgen.LLM) know by name.
@@ -75,5 +75,5 @@ func TransformerPreset(name string) (*Transformer, error) {
 			return &t, nil
 		}
 	}
-	return nil, fmt.Errorf("cluster: unknown transformer %q (want one of %s)", name, strings.Join(TransformerNames(), ", "))
+	return nil, fmt.Errorf("llm: unknown transformer %q (want one of %s)", name, strings.Join(TransformerNames(), ", "))
 }

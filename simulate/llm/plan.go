@@ -1,4 +1,4 @@
-package cluster
+package llm
 
 // This file turns a predicted training step (LLMResult) into a layout plan
 // a user launches from (`wolong optimize --cluster` with the LLM flags):
@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/wolong-dev/wolong/ir"
+	"github.com/wolong-dev/wolong/simulate/cluster"
 )
 
 // LLMPlan is a training layout with its prediction. Its JSON form carries
@@ -86,7 +87,7 @@ const maxShownRanks = 16
 
 // NewLLMPlan builds the plan of result r, predicted for t on c with the
 // framework fw (nil: megatron-core).
-func NewLLMPlan(t *Transformer, c *Cluster, r *LLMResult, fw *Framework) *LLMPlan {
+func NewLLMPlan(t *Transformer, c *cluster.Cluster, r *LLMResult, fw *Framework) *LLMPlan {
 	if fw == nil {
 		fw, _ = FrameworkPreset("")
 	}
@@ -106,7 +107,7 @@ func NewLLMPlan(t *Transformer, c *Cluster, r *LLMResult, fw *Framework) *LLMPla
 // larger chunks come first, except on the first stage, where they come
 // last: its first chunk also runs the embedding, as the last stage's
 // last chunk runs the output layer.
-func planStages(t *Transformer, c *Cluster, r *LLMResult) []PlanStage {
+func planStages(t *Transformer, c *cluster.Cluster, r *LLMResult) []PlanStage {
 	nl := stageLayers(t.Layers, r.PP)
 	v := max(1, r.VirtualStages)
 	sizes := make([][]int, r.PP) // [stage][chunk]
@@ -146,7 +147,7 @@ func planStages(t *Transformer, c *Cluster, r *LLMResult) []PlanStage {
 }
 
 // rankMap lists the communicators of r's layout on c.
-func rankMap(c *Cluster, r *LLMResult) RankMap {
+func rankMap(c *cluster.Cluster, r *LLMResult) RankMap {
 	G := c.GPUsPerMachine
 	m := RankMap{Order: "tp-cp-dp-pp",
 		Formula: fmt.Sprintf("rank = tp_rank + %d x (cp_rank + %d x (dp_rank + %d x pp_rank)); machine = rank / %d, local GPU = rank %% %d", r.TP, r.CP, r.DP, G, G)}
@@ -154,12 +155,12 @@ func rankMap(c *Cluster, r *LLMResult) RankMap {
 		if size <= 1 {
 			return
 		}
-		g := c.group(size, stride)
+		g := c.Group(size, stride)
 		first := make([]int, 0, min(size, maxShownRanks))
 		for i := 0; i < size && i < maxShownRanks; i++ {
 			first = append(first, i*stride)
 		}
-		dom := g.domains()
+		dom := g.Domains()
 		if dom == 1 {
 			where += "; inside one NVLink domain"
 		} else {

@@ -1,4 +1,4 @@
-package cluster
+package llm
 
 import (
 	"math"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/wolong-dev/wolong/ir"
+	"github.com/wolong-dev/wolong/simulate/cluster"
 )
 
 // publishedRun is a large training run with its published throughput.
@@ -99,15 +100,15 @@ func TestPublishedRuns(t *testing.T) {
 		nemotron(16, 768, 0.424), nemotron(32, 1536, 0.423), nemotron(64, 2304, 0.410),
 	}
 	for _, r := range runs {
-		gpu, err := GPUPreset(r.gpu)
+		gpu, err := cluster.GPUPreset(r.gpu)
 		if err != nil {
 			t.Fatal(err)
 		}
-		net, err := NetworkPreset(r.net)
+		net, err := cluster.NetworkPreset(r.net)
 		if err != nil {
 			t.Fatal(err)
 		}
-		c, err := New(r.gpus/8, 8, gpu, net)
+		c, err := cluster.New(r.gpus/8, 8, gpu, net)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -142,9 +143,9 @@ func TestPublishedRuns(t *testing.T) {
 // what lets one-layer chunks cover 126 layers on 16 stages.
 func TestLlama3Memory(t *testing.T) {
 	l405, _ := TransformerPreset("llama3-405b")
-	gpu, _ := GPUPreset("h100")
-	net, _ := NetworkPreset("roce-400")
-	c, err := New(1024, 8, gpu, net)
+	gpu, _ := cluster.GPUPreset("h100")
+	net, _ := cluster.NetworkPreset("roce-400")
+	c, err := cluster.New(1024, 8, gpu, net)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,12 +1,12 @@
-package cluster
+package llm
 
 // This file implements one training step of a decoder transformer under a
 // TP x CP x DP x PP (and EP) layout: per micro-batch the layers' compute
-// (llm_layer.go) and their exposed tensor / context / expert / ZeRO-3
-// communication (llm_comm.go) on each pipeline stage; the 1F1B or
+// (layer.go) and their exposed tensor / context / expert / ZeRO-3
+// communication (simulate/cluster collective.go) on each pipeline stage; the 1F1B or
 // interleaved schedule over the stages; the data-parallel gradient
 // reduction and ZeRO gathers at the step's end; the optimizer; memory
-// (llm_memory.go); and the throughput, MFU and HFU.
+// (memory.go); and the throughput, MFU and HFU.
 //
 // Step = m x t_max + (sum_i t_i - t_max) / v + exposed DP communication
 // + optimizer, where t_i is stage i's forward + backward (+ recomputed
@@ -20,6 +20,7 @@ import (
 	"math"
 
 	"github.com/wolong-dev/wolong/ir"
+	"github.com/wolong-dev/wolong/simulate/cluster"
 	"github.com/wolong-dev/wolong/simulate/hw"
 )
 
@@ -81,7 +82,7 @@ type LLMResult struct {
 
 	Memory Memory `json:"memory_per_gpu"`
 
-	Caveats
+	cluster.Caveats
 }
 
 // Layout is the result's parallel layout in one line.
@@ -109,7 +110,7 @@ func (r *LLMResult) Layout() string {
 // shared by the candidates of a search.
 type llmRun struct {
 	t      *Transformer
-	c      *Cluster
+	c      *cluster.Cluster
 	k      *kernels
 	layers map[layerKey]layerTime
 	heads  map[layerShape][3]float64
@@ -122,7 +123,7 @@ type layerKey struct {
 	do bool
 }
 
-func newLLMRun(t *Transformer, c *Cluster, dt ir.DType, fw *Framework) *llmRun {
+func newLLMRun(t *Transformer, c *cluster.Cluster, dt ir.DType, fw *Framework) *llmRun {
 	slow := 1.0
 	if fw != nil && fw.KernelEfficiency > 0 {
 		slow = 1 / fw.KernelEfficiency
@@ -156,9 +157,9 @@ func (r *llmRun) head(s layerShape) (fwd, bwd, emb float64) {
 }
 
 // SimulateLLM predicts one training step of t on c under o.
-func SimulateLLM(t *Transformer, c *Cluster, o LLMOptions) (*LLMResult, error) {
+func SimulateLLM(t *Transformer, c *cluster.Cluster, o LLMOptions) (*LLMResult, error) {
 	if t == nil || c == nil {
-		return nil, fmt.Errorf("cluster: no model or cluster")
+		return nil, fmt.Errorf("llm: no model or cluster")
 	}
 	o.Seq = max(o.Seq, 0)
 	if o.Seq == 0 {
@@ -206,16 +207,16 @@ func stageLayers(L, p int) []int {
 // parameter, and under ZeRO-3 the weights' all-gathers (fwdPasses of
 // them in the forward), prefetched behind the layer's compute where the
 // framework overlaps them.
-func (r *llmRun) zeroPerLayer(o LLMOptions, lt layerTime, dpG rankGroup, gradBytes, fwdPasses float64) (total, exposed float64) {
+func (r *llmRun) zeroPerLayer(o LLMOptions, lt layerTime, dpG cluster.RankGroup, gradBytes, fwdPasses float64) (total, exposed float64) {
 	if o.ZeRO < 2 || o.DP*o.CP <= 1 {
 		return 0, 0
 	}
 	c, e := r.c, r.k.bytes
 	layerParamBytes := r.layerParamsPerGPU(o) * e
-	rs := c.reduceScatterS(layerParamBytes/e*gradBytes, dpG)
+	rs := c.ReduceScatterS(layerParamBytes/e*gradBytes, dpG)
 	ag := 0.0
 	if o.ZeRO == 3 {
-		ag = c.reduceScatterS(layerParamBytes, dpG) // an all-gather moves what a reduce-scatter does
+		ag = c.ReduceScatterS(layerParamBytes, dpG) // an all-gather moves what a reduce-scatter does
 	}
 	fwdC, bwdC := fwdPasses*ag, ag+rs
 	if o.ZeRO == 3 && o.Recompute == RecomputeFull {
@@ -254,15 +255,15 @@ func (r *llmRun) simulate(o LLMOptions) *LLMResult {
 	T := float64(o.MicroBatch) * float64(o.Seq) / float64(o.CP)
 	h := float64(t.Hidden)
 	// communicators (ranks ordered tp, cp, dp, pp)
-	tpG := c.group(o.TP, 1)
-	cpG := c.group(o.CP, o.TP)
-	dpG := c.group(o.DP*o.CP, o.TP) // dense gradients reduce over dp x cp
-	epG := c.group(o.EP, o.TP)
+	tpG := c.Group(o.TP, 1)
+	cpG := c.Group(o.CP, o.TP)
+	dpG := c.Group(o.DP*o.CP, o.TP) // dense gradients reduce over dp x cp
+	epG := c.Group(o.EP, o.TP)
 	parts := map[string]*CommPart{}
-	add := func(kind string, g rankGroup, total, exposed float64) {
+	add := func(kind string, g cluster.RankGroup, total, exposed float64) {
 		p := parts[kind]
 		if p == nil {
-			p = &CommPart{Kind: kind, Group: g.n, Domains: g.domains()}
+			p = &CommPart{Kind: kind, Group: g.N, Domains: g.Domains()}
 			parts[kind] = p
 		}
 		p.TotalMs += total * 1e3
@@ -279,12 +280,12 @@ func (r *llmRun) simulate(o LLMOptions) *LLMResult {
 	case o.Recompute == RecomputeSelective && fw.Attention == UnfusedAttention:
 		recompute = lt.CoreFwdS
 	}
-	tpAR := c.allReduceS(e*T*h, tpG) // one all-reduce, or a reduce-scatter + all-gather under SP
+	tpAR := c.AllReduceS(e*T*h, tpG) // one all-reduce, or a reduce-scatter + all-gather under SP
 	tpTotal := (2*fwdPasses + 2) * tpAR
 	tpExp := tpTotal * (1 - math.Min(1, math.Max(0, fw.TPOverlap)))
 	hkv := math.Max(1, float64(t.KVHeads)/float64(o.TP))
 	kvBytes := 2 * e * T * hkv * float64(t.Dh())
-	cpSend := c.sendS(kvBytes, cpG.domains() > 1)
+	cpSend := c.SendS(kvBytes, cpG.Domains() > 1)
 	cpFwd, cpBwd := float64(o.CP-1)*cpSend, 2*float64(o.CP-1)*cpSend
 	cpTotal := fwdPasses*cpFwd + cpBwd
 	cpExp := cpTotal
@@ -293,7 +294,7 @@ func (r *llmRun) simulate(o LLMOptions) *LLMResult {
 	}
 	epTotal := 0.0
 	if t.MoE() && o.EP > 1 {
-		epTotal = (2*fwdPasses + 2) * c.allToAllS(e*T*float64(t.TopK)*h, epG)
+		epTotal = (2*fwdPasses + 2) * c.AllToAllS(e*T*float64(t.TopK)*h, epG)
 	}
 	perLayerComm := tpExp + cpExp + epTotal
 	zeroPerLayer, zeroExp := r.zeroPerLayer(o, lt, dpG, gradBytes, fwdPasses)
@@ -305,10 +306,10 @@ func (r *llmRun) simulate(o LLMOptions) *LLMResult {
 	if fw.ScatterGatherP2P || res.SeqParallel {
 		p2pBytes /= float64(o.TP)
 	}
-	ppG := c.group(o.PP, o.TP*o.CP*o.DP)
+	ppG := c.Group(o.PP, o.TP*o.CP*o.DP)
 	p2p := 0.0
 	if o.PP > 1 {
-		p2p = 2 * float64(o.VirtualStages) * c.sendS(p2pBytes, ppG.domains() > 1)
+		p2p = 2 * float64(o.VirtualStages) * c.SendS(p2pBytes, ppG.Domains() > 1)
 	}
 	stages := make([]stageCost, o.PP)
 	overhead := 0.0
@@ -379,16 +380,16 @@ func (r *llmRun) simulate(o LLMOptions) *LLMResult {
 // data-parallel gradient reduction, the ZeRO-1/2 parameter gathers, the
 // tied embeddings' all-reduce (each recorded with add) and the optimizer
 // update; it returns their exposed time and the optimizer's, in s.
-func (r *llmRun) stepEnd(o LLMOptions, hs stageCost, heavy int, nl []int, dpG rankGroup, gradBytes float64, add func(string, rankGroup, float64, float64)) (endExp, optS float64) {
+func (r *llmRun) stepEnd(o LLMOptions, hs stageCost, heavy int, nl []int, dpG cluster.RankGroup, gradBytes float64, add func(string, cluster.RankGroup, float64, float64)) (endExp, optS float64) {
 	t, c, fw, e := r.t, r.c, o.Framework, r.k.bytes
 	h := float64(t.Hidden)
 	stageParams := r.stageParamsPerGPU(o, heavy, nl)
 	if o.DP*o.CP > 1 && o.ZeRO < 2 {
 		var grad float64
 		if o.ZeRO == 0 {
-			grad = c.allReduceS(stageParams*gradBytes, dpG)
+			grad = c.AllReduceS(stageParams*gradBytes, dpG)
 		} else {
-			grad = c.reduceScatterS(stageParams*gradBytes, dpG)
+			grad = c.ReduceScatterS(stageParams*gradBytes, dpG)
 		}
 		exp := grad
 		if fw.OverlapGradReduce {
@@ -398,7 +399,7 @@ func (r *llmRun) stepEnd(o LLMOptions, hs stageCost, heavy int, nl []int, dpG ra
 		endExp += exp
 	}
 	if o.DP*o.CP > 1 && (o.ZeRO == 1 || o.ZeRO == 2) {
-		ag := c.reduceScatterS(stageParams*e, dpG)
+		ag := c.ReduceScatterS(stageParams*e, dpG)
 		exp := ag
 		if fw.OverlapParamGather {
 			exp = math.Max(0, ag-hs.fwdS)
@@ -407,8 +408,8 @@ func (r *llmRun) stepEnd(o LLMOptions, hs stageCost, heavy int, nl []int, dpG ra
 		endExp += exp
 	}
 	if t.TiedEmbeddings && o.PP > 1 {
-		g := rankGroup{2, 1}
-		s := c.allReduceS(float64(t.Vocab)*h/float64(o.TP)*gradBytes, g)
+		g := cluster.RankGroup{N: 2, K: 1}
+		s := c.AllReduceS(float64(t.Vocab)*h/float64(o.TP)*gradBytes, g)
 		add("embedding", g, s, s)
 		endExp += s
 	}
@@ -549,7 +550,7 @@ func (r *llmRun) notes(o LLMOptions, res *LLMResult) (assumptions, warnings []st
 		fmt.Sprintf("framework %s: %s", o.Framework.Name, o.Framework.Source),
 		fmt.Sprintf("kernels costed by wolong's cost model on the %s preset (GEMMs on their sharded shapes with the waves model; norms, activations, residual adds fused as Megatron fuses them, memory-bound)", c.GPU.Name),
 		fmt.Sprintf("collectives: NVLink at %.0f%% of %.0f GB/s per direction inside a domain of %d GPUs (NCCL bus bandwidth); across domains each GPU's share of %d x %g Gb/s NICs per machine (%.1f GB/s)",
-			100*nvlinkEfficiency, c.IntraGBs()/1e9, c.GPUsPerMachine, max(1, c.NICsPerMachine), c.Net.BandwidthGbps, c.railGBs()/1e9),
+			100*cluster.NVLinkEfficiency, c.IntraGBs()/1e9, c.GPUsPerMachine, max(1, c.NICsPerMachine), c.Net.BandwidthGbps, c.RailGBs()/1e9),
 		"rank order tp, cp, dp, pp (tensor parallelism inside an NVLink domain first); experts over ep of the cp x dp ranks",
 		"Adam in mixed precision: 2-byte weights, gradients (4 bytes when accumulated in fp32), 12 bytes of fp32 master weights and moments per parameter",
 		fmt.Sprintf("model FLOPs: 6 x multiplied weights + 12 x layers x seq x heads x head_dim per token (attention counted unmasked, as Megatron-LM and PaLM count it); peak %s", res.Peak),
@@ -557,8 +558,8 @@ func (r *llmRun) notes(o LLMOptions, res *LLMResult) (assumptions, warnings []st
 	if o.Recompute == RecomputeSelective && o.Framework.Attention == FlashAttention {
 		assumptions = append(assumptions, "selective recomputation with flash attention: the kernel already recomputes the scores; nothing else is dropped")
 	}
-	if g := c.group(o.TP, 1); g.domains() > 1 {
-		warnings = append(warnings, fmt.Sprintf("tp %d spans %d NVLink domains of %d GPUs: every layer's tensor-parallel collectives cross the network", o.TP, g.domains(), c.GPUsPerMachine))
+	if g := c.Group(o.TP, 1); g.Domains() > 1 {
+		warnings = append(warnings, fmt.Sprintf("tp %d spans %d NVLink domains of %d GPUs: every layer's tensor-parallel collectives cross the network", o.TP, g.Domains(), c.GPUsPerMachine))
 	}
 	if m := o.micro(); o.PP > 1 && m < o.PP {
 		warnings = append(warnings, fmt.Sprintf("%d micro-batches for %d pipeline stages: most of the step is pipeline bubble", m, o.PP))

@@ -1,4 +1,4 @@
-package cluster
+package llm
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/wolong-dev/wolong/ir"
+	"github.com/wolong-dev/wolong/simulate/cluster"
 )
 
 // Published serving measurements: NVIDIA TensorRT-LLM's performance page
@@ -53,15 +54,15 @@ func serveRow(t *testing.T, r servePub) (got, want float64) {
 			t.Fatal(err)
 		}
 	}
-	gpu, err := GPUPreset(r.gpu)
+	gpu, err := cluster.GPUPreset(r.gpu)
 	if err != nil {
 		t.Fatal(err)
 	}
-	net, err := NetworkPreset("ib-ndr")
+	net, err := cluster.NetworkPreset("ib-ndr")
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := New(1, r.tp, gpu, net)
+	c, err := cluster.New(1, r.tp, gpu, net)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,15 +1,16 @@
-package cluster
+package llm
 
 // This file implements the --strategy auto search: every layout of TP x
 // PP x DP x CP (x EP) x virtual stages x sequence parallelism x ZeRO
 // stage x recomputation x micro-batch that splits the model over the
-// cluster, each predicted by the planner (llm_train.go) with the layer
+// cluster, each predicted by the planner (train.go) with the layer
 // costs shared between candidates, ranked by step time among those that
 // fit in memory. It does not search the global batch or the sequence
 // length (they change what is trained, not how), nor the framework.
 
 import (
 	"fmt"
+	"github.com/wolong-dev/wolong/simulate/cluster"
 	"sort"
 )
 
@@ -52,13 +53,13 @@ type SearchResult struct {
 const maxSearch = 2_000_000
 
 // SearchLLM finds the fastest layouts of t on c under s.
-func SearchLLM(t *Transformer, c *Cluster, s SearchOptions) (*SearchResult, error) {
+func SearchLLM(t *Transformer, c *cluster.Cluster, s SearchOptions) (*SearchResult, error) {
 	if t == nil || c == nil {
-		return nil, fmt.Errorf("cluster: no model or cluster")
+		return nil, fmt.Errorf("llm: no model or cluster")
 	}
 	base := s.Base
 	if base.GlobalBatch <= 0 {
-		return nil, fmt.Errorf("cluster: the search needs a global batch (sequences per step)")
+		return nil, fmt.Errorf("llm: the search needs a global batch (sequences per step)")
 	}
 	tt := *t
 	if base.Seq > 0 {
@@ -68,7 +69,7 @@ func SearchLLM(t *Transformer, c *Cluster, s SearchOptions) (*SearchResult, erro
 		return nil, err
 	}
 	if tt.Seq <= 0 {
-		return nil, fmt.Errorf("cluster: sequence length unknown (the model's is symbolic): give one")
+		return nil, fmt.Errorf("llm: sequence length unknown (the model's is symbolic): give one")
 	}
 	base.Seq = tt.Seq
 	// check the fixed fields once, on the trivial layout's defaults
@@ -83,7 +84,7 @@ func SearchLLM(t *Transformer, c *Cluster, s SearchOptions) (*SearchResult, erro
 	base.DType, base.Framework = p.DType, p.Framework
 	d := s.dims(&tt, c)
 	if n := d.count(); n > maxSearch {
-		return nil, fmt.Errorf("cluster: the search spans %d layouts (at most %d): fix some dimensions", n, maxSearch)
+		return nil, fmt.Errorf("llm: the search spans %d layouts (at most %d): fix some dimensions", n, maxSearch)
 	}
 	top := s.Top
 	if top <= 0 {
@@ -120,7 +121,7 @@ func SearchLLM(t *Transformer, c *Cluster, s SearchOptions) (*SearchResult, erro
 		}
 	}
 	if out.Evaluated == 0 {
-		return nil, fmt.Errorf("cluster: no layout of the %d GPUs splits %s with global batch %d", gpus, tt.Name, base.GlobalBatch)
+		return nil, fmt.Errorf("llm: no layout of the %d GPUs splits %s with global batch %d", gpus, tt.Name, base.GlobalBatch)
 	}
 	for _, res := range append(out.Best, out.Smallest) {
 		if res != nil {
@@ -197,7 +198,7 @@ func (d *searchDims) layouts(base LLMOptions, tp, pp, dp, cp int) []LLMOptions {
 }
 
 // dims fills the defaults of s for t on c.
-func (s SearchOptions) dims(t *Transformer, c *Cluster) *searchDims {
+func (s SearchOptions) dims(t *Transformer, c *cluster.Cluster) *searchDims {
 	pow2 := func(limit int) []int {
 		var v []int
 		for x := 1; x <= limit; x *= 2 {

@@ -1,9 +1,9 @@
-package cluster
+package llm
 
 // This file implements the decoder-only transformer description the LLM
-// planner works on (llm_train.go, llm_serve.go): its dimensions, parameter
-// count and FLOPs per token. TransformerOf (llm_detect.go) reads one from
-// an ONNX graph; TransformerPreset (llm_presets.go) returns published
+// planner works on (train.go, serve.go): its dimensions, parameter
+// count and FLOPs per token. TransformerOf (detect.go) reads one from
+// an ONNX graph; TransformerPreset (presets.go) returns published
 // architectures.
 
 import (
@@ -86,7 +86,7 @@ func (t *Transformer) Validate() error {
 	if name == "" {
 		name = "transformer"
 	}
-	return ck.Err("cluster: invalid " + name)
+	return ck.Err("llm: invalid " + name)
 }
 
 // Dh returns the head dimension.

@@ -1,4 +1,4 @@
-package cluster_test
+package llm_test
 
 import (
 	"errors"
@@ -8,7 +8,7 @@ import (
 	"github.com/wolong-dev/wolong/importer"
 	"github.com/wolong-dev/wolong/internal/modelgen"
 	"github.com/wolong-dev/wolong/ir"
-	"github.com/wolong-dev/wolong/simulate/cluster"
+	"github.com/wolong-dev/wolong/simulate/llm"
 )
 
 // TestTransformerOfGenerated writes every architecture preset with the
@@ -16,18 +16,18 @@ import (
 // is the preset (Dropout and the source excepted: a graph carries
 // neither).
 func TestTransformerOfGenerated(t *testing.T) {
-	for _, name := range cluster.TransformerNames() {
+	for _, name := range llm.TransformerNames() {
 		t.Run(name, func(t *testing.T) {
-			want, err := cluster.TransformerPreset(name)
+			want, err := llm.TransformerPreset(name)
 			if err != nil {
 				t.Fatal(err)
 			}
-			m, err := modelgen.LLM(*want, filepath.Join(t.TempDir(), "w.data"), modelgen.LLMOptions{})
+			m, err := modelgen.LLM(modelgen.Decoder(*want), filepath.Join(t.TempDir(), "w.data"), modelgen.LLMOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer m.Close()
-			got, err := cluster.TransformerOf(m)
+			got, err := llm.TransformerOf(m)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -48,12 +48,12 @@ func TestTransformerOfGenerated(t *testing.T) {
 func TestTransformerOfExports(t *testing.T) {
 	for _, tc := range []struct {
 		file string
-		want cluster.Transformer
+		want llm.Transformer
 	}{
-		{"tiny-random-gpt2-fp32_past.onnx", cluster.Transformer{Layers: 5, Hidden: 32, Heads: 4, KVHeads: 4, FFN: 128, Vocab: 1000, Bias: true, LearnedPositions: true}},
-		{"tiny-random-llama-fp16-extdata/model.onnx", cluster.Transformer{Layers: 2, Hidden: 16, Heads: 1, KVHeads: 1, FFN: 64, Gated: true, Vocab: 32000, RMSNorm: true}},
-		{"tiny-qwen35_decoder_gqa_fp16.onnx", cluster.Transformer{Layers: 2, Hidden: 64, Heads: 4, KVHeads: 2, FFN: 128, Vocab: 1000}},
-		{"static_scatter_bias_decoder_opset24.onnx", cluster.Transformer{Layers: 2, Hidden: 64, Heads: 4, KVHeads: 2, FFN: 128, Gated: true, Vocab: 256, RMSNorm: true}},
+		{"tiny-random-gpt2-fp32_past.onnx", llm.Transformer{Layers: 5, Hidden: 32, Heads: 4, KVHeads: 4, FFN: 128, Vocab: 1000, Bias: true, LearnedPositions: true}},
+		{"tiny-random-llama-fp16-extdata/model.onnx", llm.Transformer{Layers: 2, Hidden: 16, Heads: 1, KVHeads: 1, FFN: 64, Gated: true, Vocab: 32000, RMSNorm: true}},
+		{"tiny-qwen35_decoder_gqa_fp16.onnx", llm.Transformer{Layers: 2, Hidden: 64, Heads: 4, KVHeads: 2, FFN: 128, Vocab: 1000}},
+		{"static_scatter_bias_decoder_opset24.onnx", llm.Transformer{Layers: 2, Hidden: 64, Heads: 4, KVHeads: 2, FFN: 128, Gated: true, Vocab: 256, RMSNorm: true}},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			m, err := importer.Load(filepath.Join("..", "..", "..", "shared", "models", "transformer", tc.file), importer.Options{})
@@ -62,7 +62,7 @@ func TestTransformerOfExports(t *testing.T) {
 			}
 			defer m.Close()
 			ir.InferModel(m, ir.InferOptions{})
-			got, err := cluster.TransformerOf(m)
+			got, err := llm.TransformerOf(m)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -82,8 +82,8 @@ func TestTransformerOfNot(t *testing.T) {
 		"mlp": modelgen.MLP(64, 2),
 		"cnn": modelgen.SampleCNN(),
 	} {
-		_, err := cluster.TransformerOf(m)
-		var nt *cluster.NotTransformerError
+		_, err := llm.TransformerOf(m)
+		var nt *llm.NotTransformerError
 		if !errors.As(err, &nt) {
 			t.Errorf("%s: err %v, want NotTransformerError", name, err)
 		}

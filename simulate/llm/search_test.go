@@ -1,21 +1,22 @@
-package cluster
+package llm
 
 import (
+	"github.com/wolong-dev/wolong/simulate/cluster"
 	"testing"
 )
 
 // llamaCluster is machines DGX H100s with one 400 Gb/s NDR NIC per GPU.
-func llamaCluster(t testing.TB, machines int) *Cluster {
+func llamaCluster(t testing.TB, machines int) *cluster.Cluster {
 	t.Helper()
-	gpu, err := GPUPreset("h100")
+	gpu, err := cluster.GPUPreset("h100")
 	if err != nil {
 		t.Fatal(err)
 	}
-	net, err := NetworkPreset("ib-ndr")
+	net, err := cluster.NetworkPreset("ib-ndr")
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := New(machines, 8, gpu, net)
+	c, err := cluster.New(machines, 8, gpu, net)
 	if err != nil {
 		t.Fatal(err)
 	}

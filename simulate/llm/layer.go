@@ -1,11 +1,11 @@
-package cluster
+package llm
 
 // This file implements the compute of one transformer layer on one GPU
 // for one micro-batch under a tensor / context / expert split: the
 // layer's kernels (GEMMs on their sharded shapes, the attention core,
 // the memory-bound norms, activations and residual adds that Megatron
 // fuses) costed by simulate/cost on the GPU preset, forward, backward and
-// recomputed forward. Communication is costed in llm_comm.go.
+// recomputed forward. Communication is costed by simulate/cluster (collective.go).
 
 import (
 	"math"

@@ -1,9 +1,13 @@
-package cluster
+package llm
 
 import (
+	"math"
 	"strings"
 	"testing"
 )
+
+// near reports whether a is within rel of b.
+func near(a, b, rel float64) bool { return math.Abs(a-b) <= rel*math.Abs(b) }
 
 // simLLM predicts name on machines DGX H100s under o.
 func simLLM(t *testing.T, name string, machines int, o LLMOptions) *LLMResult {

@@ -1,4 +1,4 @@
-package cluster
+package llm
 
 // This file implements the memory of one GPU under an LLM layout: weights,
 // gradients and Adam states (mixed precision, sharded by ZeRO), the

@@ -1,4 +1,4 @@
-package cluster
+package llm
 
 // This file implements TransformerOf: reading a decoder transformer's
 // architecture from an ONNX graph, so the LLM planner runs on the model a
@@ -47,7 +47,7 @@ var (
 type NotTransformerError struct{ Reason string }
 
 func (e *NotTransformerError) Error() string {
-	return "cluster: not a decoder transformer: " + e.Reason
+	return "llm: not a decoder transformer: " + e.Reason
 }
 
 // weight is one matrix a linear op multiplies by, as it sees it.
