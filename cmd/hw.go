@@ -28,8 +28,9 @@ func NewCmdHw(env *Env) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "hw",
 		Short: "List and show the hardware and network presets the cost model uses",
-		Long: `hw lists the built-in hardware presets (GPUs and this kind of CPU) and the
-network presets of 'profile --cluster' (--net), and shows one in full: peak
+		Long: `hw lists the built-in hardware presets (GPUs and CPUs: every name --hw accepts,
+in profile, optimize, explain and with --cluster) and the network presets of
+'profile --cluster' (--net), and shows one in full: peak
 FLOP/s per dtype, memory, overheads, the per-op-class efficiency factors, or a
 network's bandwidth, latency, per-message CPU, RDMA and GPUDirect, and the
 datasheets and measurements they come from. 'hw show NAME --format json'
@@ -109,7 +110,7 @@ func NewCmdHwShow(env *Env, runF func(*HwShowOptions) error) *cobra.Command {
 		Short: "Show one preset (GPU, CPU, network) or hardware file in full, with its sources",
 		Args:  usageArgs(cobra.ExactArgs(1)),
 		ValidArgsFunction: func(c *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-			names := append(append(hw.Names(), cluster.GPUNames()...), cluster.NetworkNames()...)
+			names := append(hw.Names(), cluster.NetworkNames()...)
 			return names, cobra.ShellCompDirectiveNoFileComp
 		},
 		RunE: func(c *cobra.Command, args []string) error {
@@ -134,11 +135,8 @@ func hwShowRun(env *Env, opts *HwShowOptions) error {
 			}
 			return report.WriteNetwork(env.Out, n)
 		}
-		if g, gerr := cluster.GPUPreset(opts.Name); gerr == nil {
-			h, err = g, nil
-		} else if strings.Contains(err.Error(), "no preset") {
-			names := append(hw.Names(), cluster.GPUNames()...)
-			err = Usagef("no preset %q (hardware: %s; networks: %s)", opts.Name, strings.Join(names, ", "), strings.Join(cluster.NetworkNames(), ", "))
+		if strings.Contains(err.Error(), "no preset") {
+			err = Usagef("no preset %q (hardware: %s; networks: %s)", opts.Name, strings.Join(hw.Names(), ", "), strings.Join(cluster.NetworkNames(), ", "))
 		}
 	}
 	if err != nil {
@@ -150,24 +148,19 @@ func hwShowRun(env *Env, opts *HwShowOptions) error {
 	if err := report.WriteHardware(env.Out, h); err != nil {
 		return err
 	}
-	if n := cluster.NodePreset(h.Name); n != nil {
+	if n := hw.NodePreset(h.Name); n != nil {
 		return report.WriteNode(env.Out, n)
 	}
 	return nil
 }
 
-// hardwarePresets lists simulate/hw's presets, then the GPUs the cluster
-// model adds (p100).
+// hardwarePresets lists the catalogue's presets: every name --hw accepts
+// in every command.
 func hardwarePresets() ([]*hw.Hardware, error) {
-	out := hw.Presets()
-	for _, name := range cluster.GPUNames() {
-		h, err := cluster.GPUPreset(name)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, h)
+	if _, err := hw.Preset("h100"); err != nil { // the embedded catalogue's error, if broken
+		return nil, err
 	}
-	return out, nil
+	return hw.Presets(), nil
 }
 
 // networkPresets lists the network presets in catalogue order.

@@ -44,9 +44,9 @@ func (o *ClusterFlags) placement(changed func(string) bool, gpu string) (*pipeli
 	if o.Cluster == "" {
 		return nil, nil
 	}
-	g, err := cluster.GPUPreset(gpu)
+	g, err := resolveHW("--hw", gpu)
 	if err != nil {
-		return nil, Usagef("--hw: %v", err)
+		return nil, err
 	}
 	net, _, err := o.network(g.Name)
 	if err != nil {

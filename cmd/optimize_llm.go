@@ -14,7 +14,6 @@ import (
 	"github.com/wolong-dev/wolong/ir"
 	"github.com/wolong-dev/wolong/report"
 	"github.com/wolong-dev/wolong/simulate"
-	"github.com/wolong-dev/wolong/simulate/cluster"
 	"github.com/wolong-dev/wolong/simulate/llm"
 )
 
@@ -52,9 +51,9 @@ func (f *optimizeFlags) llmOptions(env *Env, args []string) (*OptimizeOptions, e
 	if err := f.cluster.check(f.changed, ""); err != nil {
 		return nil, err
 	}
-	h, err := cluster.GPUPreset(f.hw)
+	h, err := resolveHW("--hw", f.hw)
 	if err != nil {
-		return nil, Usagef("--hw: %v", err)
+		return nil, err
 	}
 	cr, err := f.cluster.run(h, simulate.Train, false)
 	if err != nil {

@@ -42,16 +42,6 @@ func parseFormat(s string, extra ...report.Format) (report.Format, error) {
 	return f, nil
 }
 
-// resolveHW reads --hw: a preset or a hardware file (a usage error
-// otherwise).
-func resolveHW(flag, name string) (*hw.Hardware, error) {
-	h, err := hw.Resolve(name)
-	if err != nil {
-		return nil, Usagef("%s: %v", flag, err)
-	}
-	return h, nil
-}
-
 // hwAndModel resolves a hardware flag (flag, its value name) and the
 // model flags: the last step of the flags-to-options of a command that
 // takes both (calibrate, validate).

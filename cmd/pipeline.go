@@ -51,7 +51,7 @@ func addPipelineFlags(c *cobra.Command, f *pipelineFlags) {
 	fs.IntVarP(&f.level, "opt-level", "O", 3, "optimization level `0..3` (-O0 nothing, -O1 clean-up, -O2 + fusion, -O3 + batching)")
 	fs.StringSliceVar(&f.passes, "passes", nil, "run only these passes, comma-separated (required passes always run)")
 	fs.StringSliceVar(&f.disable, "disable-pass", nil, "skip these passes (repeatable, comma-separated)")
-	fs.StringVar(&f.hw, "hw", "h100", "hardware: a preset ("+strings.Join(hw.Names(), ", ")+") or a hardware file `path.json`")
+	addHWFlag(c, fs, &f.hw, "hw", "h100", hwUsage)
 	fs.StringVar(&f.format, "format", "table", "output format: table or json")
 	fs.Int64Var(&f.batch, "batch", 0, "set dim 0 of every graph input to `N` before optimizing (0: as the model gives it)")
 	fs.BoolVar(&f.tf32, "tf32", false, "cost float32 matrix ops on TF32 tensor cores")
@@ -59,7 +59,6 @@ func addPipelineFlags(c *cobra.Command, f *pipelineFlags) {
 	fs.StringVar(&f.target, "target", "onnx", "runtime to optimize for: onnx (standard ONNX, fused groups as model-local functions) or ort (ONNX Runtime 1.30: its fused operators where it has them, other groups inlined; predicted as ORT runs it)")
 	addPipelineClusterFlags(c, &f.cluster)
 	f.changed = func(name string) bool { return c.Flags().Changed(name) }
-	_ = c.RegisterFlagCompletionFunc("hw", cobra.FixedCompletions(hw.Names(), cobra.ShellCompDirectiveDefault))
 	_ = c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"table", "json"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("passes", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return passNameList(), cobra.ShellCompDirectiveNoFileComp
@@ -98,12 +97,9 @@ func (f *pipelineFlags) toOptions(env *Env, path string) (PipelineOptions, error
 	if err != nil {
 		return o, err
 	}
-	h, err := hw.Resolve(f.hw)
-	if cl != nil && err != nil {
-		h, err = cl.Cluster.GPU, nil // a GPU only simulate/cluster knows (p100)
-	}
+	h, err := resolveHW("--hw", f.hw)
 	if err != nil {
-		return o, Usagef("--hw: %v", err)
+		return o, err
 	}
 	mo, err := f.model.toOptions(env)
 	if err != nil {

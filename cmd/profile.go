@@ -10,9 +10,7 @@ import (
 	"github.com/wolong-dev/wolong/pipeline"
 	"github.com/wolong-dev/wolong/report"
 	"github.com/wolong-dev/wolong/simulate"
-	"github.com/wolong-dev/wolong/simulate/cluster"
 	"github.com/wolong-dev/wolong/simulate/cost"
-	"github.com/wolong-dev/wolong/simulate/hw"
 )
 
 // ProfileOptions are the inputs of `wolong profile`, typed.
@@ -76,8 +74,8 @@ and every assumption the prediction rests on. Symbolic dims not given with
 --dim default to 1 (stated). -O N runs optimize's passes at level N first and
 profiles the optimized model (what optimize predicts for it).
 
-With --cluster NxG it simulates one step on N machines of G GPUs (--hw, plus
-p100) over a network preset (--net), with a transport (--transport) and a
+With --cluster NxG it simulates one step on N machines of G GPUs (any GPU
+preset of --hw) over a network preset (--net), with a transport (--transport) and a
 parallel strategy (--strategy; auto picks the highest predicted throughput):
 the step split into compute, exposed communication and pipeline bubbles, the
 utilization of each link, the step under every transport against grpc-tcp,
@@ -121,7 +119,7 @@ layout that does not fit prints its breakdown and exits 1.`,
 	addClusterFlags(c, &f.cluster)
 	addLLMFlags(c, &f.llm)
 	fs := c.Flags()
-	fs.StringVar(&f.hw, "hw", "h100", "hardware: a preset ("+strings.Join(hw.Names(), ", ")+"; with --cluster also "+strings.Join(cluster.GPUNames(), ", ")+") or a hardware file `path.json`")
+	addHWFlag(c, fs, &f.hw, "hw", "h100", hwUsage)
 	fs.StringVar(&f.format, "format", "table", "output format: table, json, or csv (every node, or every op type with --by op; with --sweep, every size)")
 	fs.StringVar(&f.by, "by", "node", "top-N table by `node` or by op type (op)")
 	fs.IntVar(&f.top, "top", 20, "rows in the top-N table")
@@ -136,7 +134,6 @@ layout that does not fit prints its breakdown and exits 1.`,
 	_ = fs.MarkHidden("winograd") // kept for scripts written before --conv-algo
 	fs.StringVar(&f.dtype, "dtype", "", "cost every float tensor as this dtype (float16, bfloat16, ...)")
 	fs.IntVarP(&f.level, "opt-level", "O", -1, "optimize at level `0..3` first, as optimize does, and profile the optimized model (default: the model as it is)")
-	_ = c.RegisterFlagCompletionFunc("hw", cobra.FixedCompletions(hw.Names(), cobra.ShellCompDirectiveDefault))
 	_ = c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"table", "json", "csv"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("by", cobra.FixedCompletions([]string{"node", "op"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("mode", cobra.FixedCompletions([]string{"inference", "train"}, cobra.ShellCompDirectiveNoFileComp))
@@ -171,14 +168,9 @@ func (f *profileFlags) toOptions(env *Env, args []string, changed func(string) b
 	if format == report.CSV && f.cluster.active() && f.cluster.Sweep == "" {
 		return nil, Usagef("--format csv: with --cluster, only the --sweep table is CSV (use --format json)")
 	}
-	var h *hw.Hardware
-	if f.cluster.active() {
-		h, err = cluster.GPUPreset(f.hw)
-	} else {
-		h, err = hw.Resolve(f.hw)
-	}
+	h, err := resolveHW("--hw", f.hw)
 	if err != nil {
-		return nil, Usagef("--hw: %v", err)
+		return nil, err
 	}
 	algo := f.convAlgo
 	if f.winograd {

@@ -44,7 +44,7 @@ const defaultSweepPerMachine = 8
 func addClusterFlags(c *cobra.Command, o *ClusterFlags) {
 	f := c.Flags()
 	f.StringVar(&o.Cluster, "cluster", "", "simulate a cluster of `NxG` (N machines x G GPUs of the --hw preset); --mode defaults to train")
-	f.StringVar(&o.Net, "net", "", "network between machines: "+strings.Join(cluster.NetworkNames(), "|")+" (default: the --hw GPU's node preset's, see 'wolong hw show GPU'; else "+cluster.DefaultNetwork("")+")")
+	f.StringVar(&o.Net, "net", "", "network between machines: "+networksMark+" (default: the --hw GPU's node preset's, see 'wolong hw show GPU'; else "+cluster.DefaultNetwork("")+")")
 	f.StringVar(&o.Transport, "transport", "rdma", "how tensors cross machines: "+joinTransports("|"))
 	f.StringVar(&o.Strategy, "strategy", "auto", "parallel strategy: ps|allreduce|pipeline|auto (the highest predicted throughput)")
 	f.StringVar(&o.Sweep, "sweep", "", "scaling table over cluster sizes, `gpus=1,2,4,...,512` (machines of G GPUs from --cluster, else 8)")
@@ -59,7 +59,9 @@ func addClusterFlags(c *cobra.Command, o *ClusterFlags) {
 	comp := func(vals ...string) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return cobra.FixedCompletions(vals, cobra.ShellCompDirectiveNoFileComp)
 	}
-	_ = c.RegisterFlagCompletionFunc("net", comp(cluster.NetworkNames()...))
+	_ = c.RegisterFlagCompletionFunc("net", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return cluster.NetworkNames(), cobra.ShellCompDirectiveNoFileComp
+	})
 	_ = c.RegisterFlagCompletionFunc("transport", comp(transportNames()...))
 	_ = c.RegisterFlagCompletionFunc("strategy", comp("auto", "allreduce", "ps", "pipeline"))
 	_ = c.RegisterFlagCompletionFunc("allreduce", comp("auto", "ring", "hierarchical"))
@@ -184,7 +186,7 @@ func (o *ClusterFlags) network(gpu string) (*cluster.Network, []string, error) {
 	if name == "" {
 		name = cluster.DefaultNetwork(gpu)
 		why := "no node preset for " + gpu
-		if n := cluster.NodePreset(gpu); n != nil {
+		if n := hw.NodePreset(gpu); n != nil {
 			why = "the " + gpu + " node preset's: " + n.Description
 		}
 		assume = append(assume, fmt.Sprintf("--net not given: %s (%s)", name, why))
@@ -202,7 +204,7 @@ func (o *ClusterFlags) setNICs(c *cluster.Cluster) []string {
 		c.NICsPerMachine = o.NICs
 		return nil
 	}
-	if n := cluster.NodePreset(c.GPU.Name); n != nil {
+	if n := hw.NodePreset(c.GPU.Name); n != nil {
 		return []string{fmt.Sprintf("--nics not given: %d per machine of %d GPUs (%g per GPU, the %s node preset's)", c.NICsPerMachine, c.GPUsPerMachine, n.NICsPerGPU, c.GPU.Name)}
 	}
 	return []string{fmt.Sprintf("--nics not given: %d per machine (no node preset for %s)", c.NICsPerMachine, c.GPU.Name)}

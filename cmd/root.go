@@ -114,6 +114,11 @@ on a cost model of GPU and RDMA hardware, and reports the predicted speedup.`,
 		return nil
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageErr{err} })
+	help := root.HelpFunc()
+	root.SetHelpFunc(func(c *cobra.Command, args []string) {
+		fillPresets(c)
+		help(c, args)
+	})
 	for _, mk := range commands {
 		root.AddCommand(mk(env))
 	}

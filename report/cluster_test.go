@@ -7,11 +7,12 @@ import (
 	"testing"
 
 	"github.com/wolong-dev/wolong/simulate/cluster"
+	"github.com/wolong-dev/wolong/simulate/hw"
 )
 
 func testCluster(t *testing.T, spec, net string) *cluster.Cluster {
 	t.Helper()
-	gpu, err := cluster.GPUPreset("h100")
+	gpu, err := hw.Resolve("h100")
 	if err != nil {
 		t.Fatal(err)
 	}

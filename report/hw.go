@@ -6,6 +6,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/wolong-dev/wolong/simulate/cluster"
 	"github.com/wolong-dev/wolong/simulate/hw"
@@ -24,11 +25,19 @@ func WriteHardwareList(w io.Writer, hs []*hw.Hardware) error {
 	for _, h := range hs {
 		rows = append(rows, []string{h.Name, h.Kind, tflops(h.PeakTFLOPS.FP32), tflops(h.PeakTFLOPS.TF32),
 			tflops(h.PeakTFLOPS.BF16), tflops(h.PeakTFLOPS.FP16), tflops(h.PeakTFLOPS.FP8),
-			fmt.Sprintf("%g", h.MemoryGB), fmt.Sprintf("%g", h.MemoryBandwidthGBs), fmt.Sprint(h.SMs), h.Description})
+			fmt.Sprintf("%g", h.MemoryGB), fmt.Sprintf("%g", h.MemoryBandwidthGBs), fmt.Sprint(h.SMs), describe(h)})
 	}
 	// narrow terminals lose tf32, fp8, bf16, SMs/cores, kind, in that order
 	return TextTable{Header: []string{"name", "kind", "fp32 TFLOP/s", "tf32", "bf16", "fp16", "fp8", "memory GB", "bandwidth GB/s", "SMs/cores", "description"},
 		Rows: rows, Drop: []int{3, 6, 4, 9, 1}, Prose: []int{10}}.Write(w)
+}
+
+// describe is a preset's description with what it lacks.
+func describe(h *hw.Hardware) string {
+	if len(h.Lacks) == 0 {
+		return h.Description
+	}
+	return h.Description + " [lacks " + strings.Join(h.Lacks, "; ") + "]"
 }
 
 // WriteHardware prints every field of h, its sources and assumptions.
@@ -64,6 +73,9 @@ func WriteHardware(w io.Writer, h *hw.Hardware) error {
 	}
 	if len(h.Efficiency.Ops) > 0 {
 		rows = append(rows, []string{"op efficiencies", fmt.Sprintf("%d op types of their own (see the file)", len(h.Efficiency.Ops))})
+	}
+	for _, l := range h.Lacks {
+		rows = append(rows, []string{"lacks", l})
 	}
 	if h.Fitted != nil {
 		rows = append(rows, []string{"fitted", h.Fitted.Describe()})
@@ -148,7 +160,7 @@ func writeSourcesAssumptions(w io.Writer, sources, assumptions []string) {
 // WriteNode prints the standard machine of a GPU preset: the NICs per GPU
 // and network profile --cluster assumes when --nics and --net are not
 // given, with its sources.
-func WriteNode(w io.Writer, n *cluster.Node) error {
+func WriteNode(w io.Writer, n *hw.Node) error {
 	ew := &errWriter{w: w}
 	fmt.Fprintf(ew, "\nNode (profile / optimize --cluster defaults): %s\n", n.Description)
 	fmt.Fprintf(ew, "  --nics: %g per GPU (%d per 8-GPU machine); --net: %s\n", n.NICsPerGPU, n.NICs(8), n.Network)

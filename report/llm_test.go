@@ -7,12 +7,13 @@ import (
 	"testing"
 
 	"github.com/wolong-dev/wolong/simulate/cluster"
+	"github.com/wolong-dev/wolong/simulate/hw"
 	"github.com/wolong-dev/wolong/simulate/llm"
 )
 
 func llmCluster(t *testing.T, machines int) *cluster.Cluster {
 	t.Helper()
-	gpu, err := cluster.GPUPreset("h100")
+	gpu, err := hw.Resolve("h100")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,7 +23,6 @@ import (
 	"github.com/wolong-dev/wolong/optimize"
 	"github.com/wolong-dev/wolong/simulate"
 	"github.com/wolong-dev/wolong/simulate/calibrate"
-	"github.com/wolong-dev/wolong/simulate/cluster"
 	"github.com/wolong-dev/wolong/simulate/hw"
 )
 
@@ -257,7 +256,7 @@ var generators = map[string]func() *ir.Model{
 // predictCase returns the predicted time of one run of c, in seconds,
 // and the totals behind it for the table.
 func predictCase(c pubCase, models map[string]*ir.Model) (float64, *simulate.Result, error) {
-	h, err := cluster.GPUPreset(c.HW) // simulate/hw presets plus the cluster catalogue's p100
+	h, err := hw.Resolve(c.HW)
 	if err != nil {
 		return 0, nil, err
 	}

@@ -79,7 +79,7 @@ func New(machines, gpus int, gpu *hw.Hardware, net *Network) (*Cluster, error) {
 		return nil, fmt.Errorf("cluster: %dx%d is more than %d GPUs", machines, gpus, MaxGPUs)
 	}
 	c := &Cluster{Machines: machines, GPUsPerMachine: gpus, GPU: gpu, Net: net, Host: DefaultHost(), NICsPerMachine: 1, Intra: "pcie"}
-	if n := NodePreset(gpu.Name); n != nil {
+	if n := hw.NodePreset(gpu.Name); n != nil {
 		c.NICsPerMachine = n.NICs(gpus)
 	}
 	if gpu.NVLinkGBs > 0 {

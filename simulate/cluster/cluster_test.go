@@ -16,7 +16,7 @@ import (
 
 func gpuOf(t testing.TB, name string) *hw.Hardware {
 	t.Helper()
-	h, err := GPUPreset(name)
+	h, err := hw.Resolve(name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +110,7 @@ func TestNodePresets(t *testing.T) {
 		{"a100", 8, 8, "ib-hdr", true}, {"gb200", 72, 72, "ib-ndr", true}, {"h100", 4, 4, "ib-ndr", true},
 		{"p100", 4, 1, "ib-hdr", false}, {"v100", 8, 1, "ib-hdr", false},
 	} {
-		n := NodePreset(tc.gpu)
+		n := hw.NodePreset(tc.gpu)
 		if (n != nil) != tc.hasPreset || DefaultNetwork(tc.gpu) != tc.net {
 			t.Errorf("%s: node %+v, default network %s; want a preset %v, %s", tc.gpu, n, DefaultNetwork(tc.gpu), tc.hasPreset, tc.net)
 		}
@@ -152,8 +152,14 @@ func TestPresets(t *testing.T) {
 	if p.PeakTFLOPS.FP32 != 10.6 || p.MemoryBandwidthGBs != 732 {
 		t.Errorf("p100: %g TFLOPS fp32, %g GB/s: want the datasheet's 10.6 and 732", p.PeakTFLOPS.FP32, p.MemoryBandwidthGBs)
 	}
-	if _, err := GPUPreset("h100"); err != nil {
-		t.Errorf("hw preset through GPUPreset: %v", err)
+	// every node preset runs a network preset of this package
+	for _, n := range hw.Nodes() {
+		if _, err := NetworkPreset(n.Network); err != nil {
+			t.Errorf("node %s: %v", n.GPU, err)
+		}
+	}
+	if _, err := loadCatalogue(); err != nil {
+		t.Errorf("embedded presets: %v", err)
 	}
 }
 

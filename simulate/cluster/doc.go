@@ -1,16 +1,16 @@
 // Package cluster extends wolong's single-GPU simulation to clusters: N
-// machines of G GPUs (a GPU preset from simulate/hw, or p100 from this
-// package), NVLink or PCIe inside a machine, NICs on a network preset
+// machines of G GPUs (a GPU preset of simulate/hw's catalogue), NVLink or PCIe inside a machine, NICs on a network preset
 // between machines, and the transports and parallel strategies that move
 // tensors across them.
 //
 // Presets (presets.json, embedded, with sources): networks ib-edr, ib-hdr,
 // ib-ndr, roce-25, roce-100, tcp-25, tcp-100 (bandwidth, achievable
 // fraction, latency, per-message CPU, RDMA and GPUDirect availability,
-// kernel-TCP goodput, registered-memory limit); the host model (copy
-// bandwidth and threads, RPC CPU, PCIe staging, NCCL step latencies); and
-// extra GPUs in the simulate/hw schema (p100; h800, b200, gb200 (an
-// NVL72 rack is a 72-GPU machine), mi300x).
+// kernel-TCP goodput, registered-memory limit) and the host model (copy
+// bandwidth and threads, RPC CPU, PCIe staging, NCCL step latencies),
+// parsed on first use. The GPUs (a GB200 NVL72 rack is a 72-GPU machine)
+// and their standard machines (hw.NodePreset: NICs per GPU, network) are
+// simulate/hw's.
 //
 // Transports (transport.go), costed per transfer: grpc-tcp (staging,
 // serialize copy, kernel TCP, deserialize copy), grpc-rdma (staging, RPC
@@ -29,7 +29,7 @@
 //
 // # API (what cmd and optimize wire)
 //
-//	gpu, _ := cluster.GPUPreset("p100")          // --hw: hw presets, p100, or a file
+//	gpu, _ := hw.Resolve("p100")                 // --hw: a preset or a file
 //	net, _ := cluster.NetworkPreset("ib-hdr")    // --net
 //	c, _ := cluster.Parse("4x8", gpu, net)       // --cluster NxG
 //	// model inferred at batch 64 (pipeline.Infer with Batch: 64)
@@ -54,7 +54,7 @@
 //	// bytes per machine against the limit.
 //
 // Cluster fields the CLI may set after Parse: NICsPerMachine (default: the
-// GPU's node preset, NodePreset: one per GPU on DGX / HGX machines; else 1),
+// GPU's node preset, hw.NodePreset: one per GPU on DGX / HGX machines; else 1),
 // Intra ("nvlink" when the GPU preset has NVLink, else "pcie"), Host.
 // Options zero values are the defaults: strategy auto, transport rdma,
 // mode train, 25 MiB buckets with a 5 ms fusion cycle, stages = GPUs,

@@ -1,14 +1,15 @@
 package cluster
 
 // This file implements the network and host presets (embedded JSON with
-// their sources) and the GPU presets this package adds to simulate/hw.
+// their sources). GPUs and their standard machines (node presets) are
+// simulate/hw's catalogue.
 
 import (
 	"bytes"
 	_ "embed"
 	"fmt"
-	"math"
 	"strings"
+	"sync"
 
 	"github.com/wolong-dev/wolong/internal/fieldcheck"
 	"github.com/wolong-dev/wolong/simulate/hw"
@@ -82,46 +83,44 @@ type Host struct {
 }
 
 type catalogue struct {
-	Networks []Network     `json:"networks"`
-	Host     Host          `json:"host"`
-	Nodes    []Node        `json:"nodes"`
-	GPUs     []hw.Hardware `json:"gpus"`
+	Networks []Network `json:"networks"`
+	Host     Host      `json:"host"`
 }
 
 //go:embed presets.json
 var presetsJSON []byte
 
-var cat = func() catalogue {
+// loadCatalogue parses and checks the embedded network and host presets
+// on first use (TestEmbeddedPresets checks them; a broken file surfaces
+// as NetworkPreset's error).
+var loadCatalogue = sync.OnceValues(func() (*catalogue, error) {
 	var c catalogue
 	if err := strictjson.Decode(bytes.NewReader(presetsJSON), int64(len(presetsJSON)), &c); err != nil {
-		panic("cluster: embedded presets: " + err.Error())
+		return nil, fmt.Errorf("cluster: embedded presets: %v", err)
 	}
 	for i := range c.Networks {
 		if err := c.Networks[i].Validate(); err != nil {
-			panic("cluster: embedded preset: " + err.Error())
+			return nil, fmt.Errorf("cluster: embedded preset: %v", err)
 		}
 	}
-	for i := range c.GPUs {
-		if err := c.GPUs[i].Validate(); err != nil {
-			panic("cluster: embedded GPU preset: " + err.Error())
-		}
+	return &c, nil
+})
+
+// networks returns the network presets (nil when the embedded file is
+// broken).
+func networks() []Network {
+	c, err := loadCatalogue()
+	if err != nil {
+		return nil
 	}
-	for _, n := range c.Nodes {
-		known := false
-		for _, net := range c.Networks {
-			known = known || net.Name == n.Network
-		}
-		if !(n.NICsPerGPU > 0) || !known || len(n.Sources) == 0 {
-			panic("cluster: embedded node preset " + n.GPU + ": nics_per_gpu must be > 0, network a preset, sources given")
-		}
-	}
-	return c
-}()
+	return c.Networks
+}
 
 // NetworkNames lists the network presets in catalogue order.
 func NetworkNames() []string {
-	out := make([]string, len(cat.Networks))
-	for i, n := range cat.Networks {
+	ns := networks()
+	out := make([]string, len(ns))
+	for i, n := range ns {
 		out[i] = n.Name
 	}
 	return out
@@ -130,7 +129,11 @@ func NetworkNames() []string {
 // NetworkPreset returns a copy of the network preset called name
 // (case-insensitive).
 func NetworkPreset(name string) (*Network, error) {
-	for _, n := range cat.Networks {
+	c, err := loadCatalogue()
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range c.Networks {
 		if strings.EqualFold(n.Name, name) {
 			c := n
 			c.Sources = append([]string(nil), n.Sources...)
@@ -141,70 +144,22 @@ func NetworkPreset(name string) (*Network, error) {
 	return nil, fmt.Errorf("cluster: unknown network %q (want one of %s)", name, strings.Join(NetworkNames(), ", "))
 }
 
-// DefaultHost returns the host model every machine uses.
-func DefaultHost() Host { return cat.Host }
-
-// GPUPreset returns the GPU called name: a simulate/hw preset, or one this
-// package adds (p100), or a hardware file when name is a path.
-func GPUPreset(name string) (*hw.Hardware, error) {
-	h, err := hw.Resolve(name)
-	if err == nil {
-		return h, nil
+// DefaultHost returns the host model every machine uses (zero when the
+// embedded file is broken: NetworkPreset reports why).
+func DefaultHost() Host {
+	c, err := loadCatalogue()
+	if err != nil {
+		return Host{}
 	}
-	if strings.ContainsRune(name, '/') || strings.HasSuffix(strings.ToLower(name), ".json") {
-		return nil, fmt.Errorf("cluster: %w", err)
-	}
-	for i := range cat.GPUs {
-		if strings.EqualFold(cat.GPUs[i].Name, name) {
-			return cat.GPUs[i].Clone(), nil
-		}
-	}
-	names := append(hw.Names(), GPUNames()...)
-	return nil, fmt.Errorf("cluster: unknown GPU %q (want one of %s)", name, strings.Join(names, ", "))
-}
-
-// GPUNames lists the GPU presets this package adds to simulate/hw's.
-func GPUNames() []string {
-	out := make([]string, len(cat.GPUs))
-	for i := range cat.GPUs {
-		out[i] = cat.GPUs[i].Name
-	}
-	return out
-}
-
-// Node is the standard machine of a GPU preset: how many scale-out NICs
-// (rails) it has per GPU and the network they run. The JSON form is one
-// entry of presets.json's "nodes".
-type Node struct {
-	GPU         string   `json:"gpu"`
-	NICsPerGPU  float64  `json:"nics_per_gpu"`
-	Network     string   `json:"network"`
-	Description string   `json:"description"`
-	Sources     []string `json:"sources"`
-}
-
-// NodePreset returns the standard machine of the GPU preset called gpu
-// (case-insensitive), or nil when there is none (the cluster then has one
-// NIC per machine and --net's default network).
-func NodePreset(gpu string) *Node {
-	for i := range cat.Nodes {
-		if strings.EqualFold(cat.Nodes[i].GPU, gpu) {
-			n := cat.Nodes[i]
-			n.Sources = append([]string(nil), n.Sources...)
-			return &n
-		}
-	}
-	return nil
-}
-
-// NICs is the node's NICs for a machine of gpus GPUs (at least one).
-func (n *Node) NICs(gpus int) int {
-	return max(1, int(math.Round(n.NICsPerGPU*float64(gpus))))
+	return c.Host
 }
 
 // DefaultNetwork is the network of the GPU preset's node, else ib-hdr.
 func DefaultNetwork(gpu string) string {
-	if n := NodePreset(gpu); n != nil {
+	if gpu == "" {
+		return defaultNetwork
+	}
+	if n := hw.NodePreset(gpu); n != nil {
 		return n.Network
 	}
 	return defaultNetwork

@@ -1,11 +1,9 @@
 package hw
 
-// This file implements the hardware schema, preset lookup and loading of
-// user hardware files.
+// This file implements the hardware schema and the loading of user
+// hardware files.
 
 import (
-	"bytes"
-	_ "embed"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -188,6 +186,12 @@ type Hardware struct {
 
 	Efficiency Efficiency `json:"efficiency"`
 
+	// Lacks lists what a preset has no measurement for, which every
+	// prediction on it inherits (a GPU catalogued for the cluster model
+	// whose kernel efficiencies no single-GPU measurement checks). hw
+	// list and hw show print it; profile warns with it.
+	Lacks []string `json:"lacks,omitempty"`
+
 	// Fitted says which machine and which measurements a calibrated file
 	// describes (nil: datasheet figures, or fitted before wolong recorded
 	// it).
@@ -228,52 +232,6 @@ type Fitted struct {
 func (f *Fitted) Describe() string {
 	return fmt.Sprintf("fitted on %s (%d logical CPUs, %d thread(s) used; L2 %d KiB, L3 %d KiB) with %s on %s: %s; end-to-end MAPE %.1f%% on the %d models fitted on, %.1f%% on the %d held back",
 		cpuName(CPUInfo{Model: f.CPU, ID: f.CPUID}), f.Cores, f.Threads, f.L2KB, f.L3KB, f.Runtime, f.Date, f.Method, f.TrainMAPE, f.Models-f.HeldOut, f.HeldOutMAPE, f.HeldOut)
-}
-
-//go:embed presets.json
-var presetsJSON []byte
-
-var presets []*Hardware
-
-func init() {
-	var list []*Hardware
-	if err := strictjson.Decode(bytes.NewReader(presetsJSON), int64(len(presetsJSON)), &list); err != nil {
-		panic("hw: embedded presets: " + err.Error())
-	}
-	for _, h := range list {
-		if err := h.Validate(); err != nil {
-			panic("hw: embedded preset " + h.Name + ": " + err.Error())
-		}
-	}
-	presets = list
-}
-
-// Names lists the preset names in catalogue order.
-func Names() []string {
-	out := make([]string, len(presets))
-	for i, h := range presets {
-		out[i] = h.Name
-	}
-	return out
-}
-
-// Presets returns copies of all presets in catalogue order.
-func Presets() []*Hardware {
-	out := make([]*Hardware, len(presets))
-	for i, h := range presets {
-		out[i] = h.Clone()
-	}
-	return out
-}
-
-// Preset returns a copy of the preset called name (case-insensitive).
-func Preset(name string) (*Hardware, error) {
-	for _, h := range presets {
-		if strings.EqualFold(h.Name, name) {
-			return h.Clone(), nil
-		}
-	}
-	return nil, fmt.Errorf("hw: no preset %q (have %s)", name, strings.Join(Names(), ", "))
 }
 
 // maxFileSize bounds a hardware file read from disk.
@@ -362,6 +320,7 @@ func (h *Hardware) Clone() *Hardware {
 	c := *h
 	c.Sources = append([]string(nil), h.Sources...)
 	c.Assumptions = append([]string(nil), h.Assumptions...)
+	c.Lacks = append([]string(nil), h.Lacks...)
 	if h.Fitted != nil {
 		f := *h.Fitted
 		c.Fitted = &f
@@ -545,11 +504,4 @@ func (h *Hardware) WriteJSON(w io.Writer) error {
 	b = append(b, '\n')
 	_, err = w.Write(b)
 	return err
-}
-
-// SortedNames returns the preset names sorted alphabetically.
-func SortedNames() []string {
-	n := Names()
-	sort.Strings(n)
-	return n
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/wolong-dev/wolong/ir"
 	"github.com/wolong-dev/wolong/simulate/cluster"
+	"github.com/wolong-dev/wolong/simulate/hw"
 )
 
 // megatronRun is one row of a published Megatron-LM run.
@@ -22,7 +23,7 @@ type megatronRun struct {
 // GPU (NVIDIA's Selene, where Megatron-LM's runs were measured).
 func selene(t *testing.T, gpus int) *cluster.Cluster {
 	t.Helper()
-	gpu, err := cluster.GPUPreset("a100")
+	gpu, err := hw.Resolve("a100")
 	if err != nil {
 		t.Fatal(err)
 	}

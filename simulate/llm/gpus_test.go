@@ -2,6 +2,7 @@ package llm
 
 import (
 	"github.com/wolong-dev/wolong/simulate/cluster"
+	"github.com/wolong-dev/wolong/simulate/hw"
 	"strings"
 	"testing"
 )
@@ -16,14 +17,14 @@ func commTotal(r *LLMResult, kind string) float64 {
 	return 0
 }
 
-// TestLLMGPUPresets: the GPU presets of this package carry sources and a
+// TestLLMGPUPresets: the GPU presets catalogued for the planner carry sources and a
 // dense peak the MFU is labelled with; a GB200 NVL72 domain keeps a
 // data-parallel group on NVLink that eight-GPU B200 machines send over
 // the network; an H800's cut NVLink makes the same tensor-parallel
 // traffic slower than an H100's.
 func TestLLMGPUPresets(t *testing.T) {
 	for _, name := range []string{"h800", "b200", "gb200", "mi300x"} {
-		g, err := cluster.GPUPreset(name)
+		g, err := hw.Resolve(name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -33,7 +34,7 @@ func TestLLMGPUPresets(t *testing.T) {
 	}
 	tr, _ := TransformerPreset("llama3-70b")
 	run := func(gpu string, machines, per int) *LLMResult {
-		g, err := cluster.GPUPreset(gpu)
+		g, err := hw.Resolve(gpu)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/wolong-dev/wolong/ir"
 	"github.com/wolong-dev/wolong/simulate/cluster"
+	"github.com/wolong-dev/wolong/simulate/hw"
 )
 
 // publishedRun is a large training run with its published throughput.
@@ -100,7 +101,7 @@ func TestPublishedRuns(t *testing.T) {
 		nemotron(16, 768, 0.424), nemotron(32, 1536, 0.423), nemotron(64, 2304, 0.410),
 	}
 	for _, r := range runs {
-		gpu, err := cluster.GPUPreset(r.gpu)
+		gpu, err := hw.Resolve(r.gpu)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -143,7 +144,7 @@ func TestPublishedRuns(t *testing.T) {
 // what lets one-layer chunks cover 126 layers on 16 stages.
 func TestLlama3Memory(t *testing.T) {
 	l405, _ := TransformerPreset("llama3-405b")
-	gpu, _ := cluster.GPUPreset("h100")
+	gpu, _ := hw.Resolve("h100")
 	net, _ := cluster.NetworkPreset("roce-400")
 	c, err := cluster.New(1024, 8, gpu, net)
 	if err != nil {

@@ -2,13 +2,14 @@ package llm
 
 import (
 	"github.com/wolong-dev/wolong/simulate/cluster"
+	"github.com/wolong-dev/wolong/simulate/hw"
 	"testing"
 )
 
 // llamaCluster is machines DGX H100s with one 400 Gb/s NDR NIC per GPU.
 func llamaCluster(t testing.TB, machines int) *cluster.Cluster {
 	t.Helper()
-	gpu, err := cluster.GPUPreset("h100")
+	gpu, err := hw.Resolve("h100")
 	if err != nil {
 		t.Fatal(err)
 	}

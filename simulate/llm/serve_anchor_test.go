@@ -7,6 +7,7 @@ import (
 
 	"github.com/wolong-dev/wolong/ir"
 	"github.com/wolong-dev/wolong/simulate/cluster"
+	"github.com/wolong-dev/wolong/simulate/hw"
 )
 
 // Published serving measurements: NVIDIA TensorRT-LLM's performance page
@@ -54,7 +55,7 @@ func serveRow(t *testing.T, r servePub) (got, want float64) {
 			t.Fatal(err)
 		}
 	}
-	gpu, err := cluster.GPUPreset(r.gpu)
+	gpu, err := hw.Resolve(r.gpu)
 	if err != nil {
 		t.Fatal(err)
 	}
