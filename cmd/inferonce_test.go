@@ -7,7 +7,7 @@ import (
 	"github.com/wolong-dev/wolong/ir"
 )
 
-// TestShapesInferredOnce counts the shape inferences (ir.InferHook) and
+// TestShapesInferredOnce counts the shape inferences (ir.Inferences) and
 // model loads (loadHook) each command makes of its model: one load and
 // one inference per model, whatever the shape flags, defaulted symbolic
 // dims, --batch, -O or --cluster ask for (before, five commands re-inferred
@@ -39,9 +39,10 @@ func TestShapesInferredOnce(t *testing.T) {
 	} {
 		loads, infers := 0, 0
 		loadHook = func(*ir.Model) { loads++ }
-		ir.InferHook = func(*ir.Model) { infers++ }
+		before := ir.Inferences()
 		_, stderr, code := run(tc.args...)
-		loadHook, ir.InferHook = nil, nil
+		infers = int(ir.Inferences() - before)
+		loadHook = nil
 		if code != 0 {
 			t.Errorf("%v: exit %d: %s", tc.args, code, stderr)
 			continue
@@ -72,9 +73,10 @@ func TestEmitONNXLoadsOnce(t *testing.T) {
 	} {
 		loads, infers := 0, 0
 		loadHook = func(*ir.Model) { loads++ }
-		ir.InferHook = func(*ir.Model) { infers++ }
+		before := ir.Inferences()
 		_, stderr, code := run("optimize", tc.model, "--emit-onnx", filepath.Join(dir, filepath.Base(tc.model)))
-		loadHook, ir.InferHook = nil, nil
+		infers = int(ir.Inferences() - before)
+		loadHook = nil
 		if code != 0 {
 			t.Fatalf("%s: exit %d: %s", tc.model, code, stderr)
 		}

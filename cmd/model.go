@@ -3,16 +3,12 @@ package cmd
 import (
 	"errors"
 	"fmt"
-	"os"
-	"runtime/debug"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/wolong-dev/wolong/internal/hugeheap"
 	"github.com/wolong-dev/wolong/ir"
 	"github.com/wolong-dev/wolong/pipeline"
 )
@@ -37,6 +33,7 @@ type ModelOptions struct {
 	Timeout   time.Duration // --timeout: 0 none
 
 	progress *progress // the command's progress line
+	process  *process  // the process-wide settings (runtime.go); nil: from the environment
 	deadline time.Time // start + Timeout, fixed by the first load
 }
 
@@ -63,7 +60,7 @@ func (f *modelFlags) toOptions(env *Env) (ModelOptions, error) {
 	if f.timeout < 0 {
 		return ModelOptions{}, Usagef("--timeout %s: want a duration >= 0", f.timeout)
 	}
-	return ModelOptions{Load: pipeline.LoadOptions{Dims: dims, Inputs: inputs, Force: f.force}, MaxMemory: maxMem, Timeout: f.timeout, progress: env.Progress}, nil
+	return ModelOptions{Load: pipeline.LoadOptions{Dims: dims, Inputs: inputs, Force: f.force}, MaxMemory: maxMem, Timeout: f.timeout, progress: env.Progress, process: env.process}, nil
 }
 
 // loadHook, set by tests only, sees every model a command loads (the
@@ -74,12 +71,11 @@ var loadHook func(*ir.Model)
 // model cannot take is a usage error naming the flag), bounds the heap
 // by --max-memory and starts the --timeout clock. Errors name the file.
 func (o *ModelOptions) load(path string) (*pipeline.Loaded, error) {
-	limitHeap(o.MaxMemory)
-	reserveHeap(path)
+	o.process.beforeLoad(path, o.MaxMemory)
 	if o.Timeout > 0 && o.deadline.IsZero() {
 		o.deadline = time.Now().Add(o.Timeout)
 	}
-	l, err := o.importPaused(path)
+	l, err := o.process.importPaused(func() (*pipeline.Loaded, error) { return pipeline.Load(path, o.loadOptions()) })
 	if err != nil {
 		return nil, shapeUsage(err)
 	}
@@ -87,38 +83,6 @@ func (o *ModelOptions) load(path string) (*pipeline.Loaded, error) {
 		loadHook(l.Model)
 	}
 	return l, nil
-}
-
-// importPaused runs pipeline.Load with the garbage collector paused: the
-// import builds what stays live, so a collection during it frees next to
-// nothing and only marks the model built so far (the Go compiler raises
-// its starting heap goal for the same reason, base.AdjustStartingHeap).
-// The soft memory limit (--max-memory) still holds while it is paused.
-// The caller's setting is back when it returns.
-func (o *ModelOptions) importPaused(path string) (*pipeline.Loaded, error) {
-	defer debug.SetGCPercent(debug.SetGCPercent(-1))
-	return pipeline.Load(path, o.loadOptions())
-}
-
-// heapPerFileByte is about the most heap a model's pipeline takes per
-// byte of its .onnx file (~31 for a generated 100k-node graph: 5.5 MB,
-// ~170 MB at the peak of optimize; weights in the file only lower it).
-const heapPerFileByte = 64
-
-var reserveOnce sync.Once
-
-// reserveHeap backs the heap the first model load of the process will
-// take with huge pages (hugeheap.Reserve: ~30% of optimize's wall on a
-// 100k-node graph in a VM), sized from path's file size and kept under
-// half the soft memory limit (--max-memory).
-func reserveHeap(path string) {
-	reserveOnce.Do(func() {
-		st, err := os.Stat(path)
-		if err != nil {
-			return
-		}
-		hugeheap.Reserve(min(heapPerFileByte*st.Size(), debug.SetMemoryLimit(-1)/2))
-	})
 }
 
 // loadOptions are the load options with the progress line wired in.

@@ -47,6 +47,7 @@ type Env struct {
 	wide       bool      // --wide
 	cpuProfile string    // --cpuprofile: where to write a pprof CPU profile
 	stopCPU    func() error
+	process    *process // the environment's runtime switches (runtime.go)
 }
 
 // outputWidth is the width tables are fitted to: $COLUMNS when set to a
@@ -122,6 +123,7 @@ on a cost model of GPU and RDMA hardware, and reports the predicted speedup.`,
 	for _, mk := range commands {
 		root.AddCommand(mk(env))
 	}
+	root.AddCommand(newHelpEnvironment())
 	return root
 }
 
@@ -147,12 +149,12 @@ func Usagef(format string, args ...any) error { return usageErr{fmt.Errorf(forma
 // success, 1 on failure, 2 on a usage error. Errors are printed as one
 // line on stderr. A panic is caught and reported as an internal error.
 func Main(args []string, stdout, stderr io.Writer) (status int) {
-	env := &Env{Out: report.FitTo(stdout, outputWidth(stdout)), Err: stderr, stdout: stdout}
+	env := &Env{Out: report.FitTo(stdout, outputWidth(stdout)), Err: stderr, stdout: stdout, process: newProcess(os.Getenv)}
 	if f, ok := stderr.(*os.File); ok {
 		env.ErrIsTerminal = term.IsTerminal(int(f.Fd()))
 	}
 	env.Progress = &progress{w: stderr, on: env.ErrIsTerminal}
-	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1)) // limitHeap's, for callers in the same process
+	defer restoreMemoryLimit()()
 	defer func() {
 		if r := recover(); r != nil {
 			fmt.Fprintf(stderr, "wolong: internal error: %s\n", oneLine(fmt.Sprint(r)))

@@ -90,7 +90,7 @@ func validateSetRun(env *Env, opts *ValidateOptions) error {
 // predictLatency predicts the end-to-end time (ms) of model as lat
 // measured it (pipeline.PredictLatency), with the model flags' shapes.
 func predictLatency(mo *ModelOptions, model string, h *hw.Hardware, lat *calibrate.Latency) (float64, error) {
-	limitHeap(mo.MaxMemory)
+	mo.process.limitHeap(mo.MaxMemory)
 	defer mo.progress.Done()
 	s, err := pipeline.PredictLatency(model, mo.loadOptions(), h, lat)
 	if err != nil {

@@ -15,6 +15,7 @@ package ir
 import (
 	"fmt"
 	"strings"
+	"sync/atomic"
 )
 
 // InferFunc infers the output types of one node. It reads inputs and
@@ -135,17 +136,19 @@ type inferState struct {
 	fnBusy map[*Function]bool
 }
 
-// InferHook, set by tests only, is called by every InferModel with the
-// model it infers (the commands' tests count inferences with it).
-var InferHook func(m *Model)
+// inferences counts InferModel calls (Inferences).
+var inferences atomic.Uint64
+
+// Inferences returns how many times this process has run InferModel: a
+// statistic, as runtime.NumGoroutine is, by which callers check that a
+// pipeline infers a model's shapes once.
+func Inferences() uint64 { return inferences.Load() }
 
 // InferModel infers the type of every value in m's main graph and, through
 // the op functions, its subgraphs. It resets all inferred types first, so it
 // can be run again after the graph changed.
 func InferModel(m *Model, opt InferOptions) *InferResult {
-	if InferHook != nil {
-		InferHook(m)
-	}
+	inferences.Add(1)
 	if opt.MaxKnown <= 0 {
 		opt.MaxKnown = 1024
 	}

@@ -6,9 +6,9 @@
 // transparent-huge-page policy. Where that policy is "madvise" (Debian's,
 // Ubuntu's and most distributions' default) every 4 KiB page of the heap
 // is a page fault on first touch: ~40k faults for one optimize run, and a
-// fault costs 0.1-1 us on bare metal but ~11 us in this project's VMs
-// (bench/pagefault), about a third of the run. Backed by 2 MiB pages the
-// same run takes ~2.5k faults and fewer TLB misses.
+// fault's cost depends on the machine (go run ./bench/pagefault measures
+// it; docs/speed.md gives the figures measured so far). Backed by 2 MiB
+// pages the same run takes ~2.5k faults and fewer TLB misses.
 //
 // How: the runtime maps heap on demand with plain mmap, so a madvise can
 // only reach memory already mapped. Reserve therefore allocates a large
@@ -27,22 +27,26 @@
 // touches its range sparsely would grow; the Go heap fills densely
 // (measured: max RSS within 3% either way). With the kernel's defrag
 // policy "madvise", a fault in an advised range may compact memory to
-// find a huge page (a stall on a fragmented machine); GODEBUG=disablethp=1
-// (the Go runtime's own switch for this) turns Reserve off,
-// WOLONG_PRETOUCH=0 the pre-faulting alone.
+// find a huge page (a stall on a fragmented machine). The package reads no
+// environment: the command decides whether to call Reserve (wolong's
+// root skips it under GODEBUG=disablethp=1, the Go runtime's own switch)
+// and passes Options (WOLONG_PRETOUCH=0 turns the pre-faulting off).
 package hugeheap
 
-import (
-	"os"
-	"strings"
-	"sync/atomic"
-)
+import "sync/atomic"
+
+// Options steer Reserve. The zero value pre-faults.
+type Options struct {
+	// NoPreTouch leaves the reservation to fault in page by page on the
+	// allocating thread (no pre-faulting goroutine).
+	NoPreTouch bool
+}
 
 // Reserve prepares up to n bytes of heap address space as described in
 // the package comment and returns how many bytes it advised (0 when it
 // did nothing). It does nothing unless the kernel's THP mode is
 // "madvise" ("always" backs the heap with huge pages already; "never"
-// refuses them), when GODEBUG has disablethp=1, when n is under
+// refuses them), when n is under
 // MinBytes, or under the race detector (race.go). n is capped at a
 // quarter of physical memory and at what the kernel agrees to map now
 // (probed with an mmap that is unmapped again), so a reservation never
@@ -51,11 +55,11 @@ import (
 // Only the first reservation of a process is made (later calls return
 // 0): a second one would be carved out of the first's released pages,
 // which the runtime zeroes, touching every page.
-func Reserve(n int64) int64 {
-	if n < MinBytes || raceEnabled || disabledByGODEBUG() || reserved.Load() {
+func Reserve(n int64, o Options) int64 {
+	if n < MinBytes || raceEnabled || reserved.Load() {
 		return 0
 	}
-	got := reserve(n)
+	got := reserve(n, o)
 	if got > 0 {
 		reserved.Store(true)
 	}
@@ -71,14 +75,3 @@ const MinBytes = 64 << 20
 // hugePage is the x86-64 and arm64 (4 KiB base pages) PMD size.
 const hugePage = 2 << 20
 
-// disabledByGODEBUG reports GODEBUG's disablethp=1 (the last setting of
-// the key wins, as in the runtime).
-func disabledByGODEBUG() bool {
-	on := false
-	for _, kv := range strings.Split(os.Getenv("GODEBUG"), ",") {
-		if k, v, ok := strings.Cut(strings.TrimSpace(kv), "="); ok && k == "disablethp" {
-			on = v == "1"
-		}
-	}
-	return on
-}

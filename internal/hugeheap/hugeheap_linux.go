@@ -15,7 +15,7 @@ import (
 // "always [madvise] never".
 var thpModeFile = "/sys/kernel/mm/transparent_hugepage/enabled"
 
-func reserve(n int64) int64 {
+func reserve(n int64, o Options) int64 {
 	if mode, _ := os.ReadFile(thpModeFile); !bytes.Contains(mode, []byte("[madvise]")) {
 		return 0
 	}
@@ -46,7 +46,7 @@ func reserve(n int64) int64 {
 	// until the scavenger returned it piecewise. Releasing untouched
 	// pages is a few cheap madvise calls; the advice stays on the range.
 	debug.FreeOSMemory()
-	if advised > 0 && runtime.GOMAXPROCS(0) > 1 && !preTouchOff() {
+	if advised > 0 && runtime.GOMAXPROCS(0) > 1 && !o.NoPreTouch {
 		go preTouch(&follower{lo: p + lo, hi: p + hi, done: p + lo, used: heapTaken(), start: startBytes})
 	}
 	return advised

@@ -2,6 +2,6 @@
 
 package hugeheap
 
-func reserve(n int64) int64 { return 0 }
+func reserve(int64, Options) int64 { return 0 }
 
 func populate(addr, n uintptr) error { return nil }

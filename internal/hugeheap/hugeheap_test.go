@@ -11,25 +11,6 @@ import (
 	"testing"
 )
 
-func TestDisabledByGODEBUG(t *testing.T) {
-	for _, tc := range []struct {
-		godebug string
-		want    bool
-	}{
-		{"", false},
-		{"disablethp=1", true},
-		{"gctrace=1, disablethp=1", true},
-		{"disablethp=0", false},
-		{"disablethp=1,disablethp=0", false},
-		{"xdisablethp=1", false},
-	} {
-		t.Setenv("GODEBUG", tc.godebug)
-		if got := disabledByGODEBUG(); got != tc.want {
-			t.Errorf("GODEBUG=%q: disabled %v, want %v", tc.godebug, got, tc.want)
-		}
-	}
-}
-
 // hugeAdvised sums the sizes of this process's mappings that carry the
 // kernel's "hg" flag (MADV_HUGEPAGE), from /proc/self/smaps.
 func hugeAdvised(t *testing.T) int64 {
@@ -79,15 +60,9 @@ func requireMadviseMode(t *testing.T) {
 // request larger than any machine (capped, not fatal).
 func TestReserve(t *testing.T) {
 	requireMadviseMode(t)
-	t.Setenv("GODEBUG", "")
-	if got := Reserve(MinBytes - 1); got != 0 {
+	if got := Reserve(MinBytes-1, Options{}); got != 0 {
 		t.Errorf("Reserve(MinBytes-1) = %d, want 0", got)
 	}
-	t.Setenv("GODEBUG", "disablethp=1")
-	if got := Reserve(128 << 20); got != 0 {
-		t.Errorf("with GODEBUG=disablethp=1 Reserve = %d, want 0", got)
-	}
-	t.Setenv("GODEBUG", "")
 	for _, mode := range []string{"[always] madvise never", "always madvise [never]", ""} {
 		f := filepath.Join(t.TempDir(), "enabled")
 		if err := os.WriteFile(f, []byte(mode+"\n"), 0o644); err != nil {
@@ -95,7 +70,7 @@ func TestReserve(t *testing.T) {
 		}
 		old := thpModeFile
 		thpModeFile = f
-		got := Reserve(128 << 20)
+		got := Reserve(128<<20, Options{})
 		thpModeFile = old
 		if got != 0 {
 			t.Errorf("THP mode %q: Reserve = %d, want 0", mode, got)
@@ -103,7 +78,7 @@ func TestReserve(t *testing.T) {
 	}
 
 	before := hugeAdvised(t)
-	got := Reserve(128 << 20)
+	got := Reserve(128<<20, Options{})
 	if got < 120<<20 || got > 128<<20 {
 		t.Fatalf("Reserve(128 MiB) advised %d bytes, want 120-128 MiB (the slice rounded in to 2 MiB pages)", got)
 	}
@@ -120,7 +95,7 @@ func TestReserve(t *testing.T) {
 	if ms.HeapIdle-ms.HeapReleased > 64<<20 {
 		t.Errorf("idle but unreleased heap after Reserve: %d bytes; it should have been returned to the OS", ms.HeapIdle-ms.HeapReleased)
 	}
-	if got := Reserve(128 << 20); got != 0 {
+	if got := Reserve(128<<20, Options{}); got != 0 {
 		t.Errorf("second Reserve of the process = %d, want 0", got)
 	}
 
@@ -129,7 +104,7 @@ func TestReserve(t *testing.T) {
 	// (reserve, below the once-per-process guard).
 	defer func(f func() int64) { ramBytes = f }(ramBytes)
 	ramBytes = func() int64 { return 1 << 30 }
-	if got := reserve(1 << 50); got <= 0 || got > 256<<20 {
+	if got := reserve(1<<50, Options{}); got <= 0 || got > 256<<20 {
 		t.Errorf("reserve(1 PiB) on a 1 GiB machine = %d, want a positive reservation of at most 256 MiB", got)
 	}
 }

@@ -1,15 +1,11 @@
 package hugeheap
 
-import (
-	"os"
-	"time"
-)
+import "time"
 
 // Pre-touching (the JVM's -XX:+AlwaysPreTouch, done lazily): the first
-// write to a fresh page makes the kernel allocate and zero it, ~0.1 ms
-// per 2 MiB page on bare metal and far more in a VM whose host backs
-// guest memory lazily (a 1M-node optimize spends ~3 s of its ~8.5 s
-// there, all on the one thread that allocates). A goroutine that stays
+// write to a fresh page makes the kernel allocate and zero it, more so in
+// a VM whose host backs guest memory lazily (bench/pagefault measures
+// it), all on the one thread that allocates. A goroutine that stays
 // a few MiB ahead of the heap's growth through the reservation moves
 // that work to an idle core. It never populates more than aheadBytes
 // beyond what the heap has taken (the RSS cost), stops when the
@@ -78,4 +74,3 @@ func preTouch(f *follower) {
 	}
 }
 
-func preTouchOff() bool { return os.Getenv("WOLONG_PRETOUCH") == "0" }
