@@ -74,4 +74,3 @@ const MinBytes = 64 << 20
 
 // hugePage is the x86-64 and arm64 (4 KiB base pages) PMD size.
 const hugePage = 2 << 20
-

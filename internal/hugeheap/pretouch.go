@@ -73,4 +73,3 @@ func preTouch(f *follower) {
 		idle += idlePoll
 	}
 }
-
