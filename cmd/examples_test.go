@@ -152,22 +152,41 @@ func TestHelpExamples(t *testing.T) {
 	t.Logf("%d example commands ran", ran)
 }
 
-// TestREADMECommands checks every wolong command line in the README's
-// shell blocks: the command exists and has every flag the line names.
+// TestREADMECommands checks every wolong command line in the shell
+// blocks of the README and docs/ (```sh, and the "$ " lines of
+// ```console): the command exists and has every flag the line names.
 func TestREADMECommands(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("..", "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	flagRe := regexp.MustCompile(`(^|[\s\[|])(--?[A-Za-z][A-Za-z0-9-]*)`)
-	inBlock := false
+	files, _ := filepath.Glob(filepath.Join("..", "docs", "*.md"))
+	files = append([]string{filepath.Join("..", "README.md")}, files...)
 	checked := 0
-	for _, line := range strings.Split(string(data), "\n") {
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checked += checkDocCommands(t, filepath.Base(f), string(data))
+	}
+	if checked < 30 {
+		t.Errorf("only %d README flags checked", checked)
+	}
+}
+
+// checkDocCommands checks the command lines of one markdown file and
+// returns how many flags it checked.
+func checkDocCommands(t *testing.T, doc, data string) int {
+	t.Helper()
+	flagRe := regexp.MustCompile(`(^|[\s\[|])(--?[A-Za-z][A-Za-z0-9-]*)`)
+	inBlock, console := false, false
+	checked := 0
+	for _, line := range strings.Split(data, "\n") {
 		if strings.HasPrefix(line, "```") {
 			inBlock = strings.HasPrefix(line, "```sh")
+			console = strings.HasPrefix(line, "```console")
 			continue
 		}
-		if !inBlock {
+		if console && strings.HasPrefix(line, "$ ") {
+			line = line[2:]
+		} else if !inBlock {
 			continue
 		}
 		for _, seg := range segments(line) {
@@ -185,7 +204,7 @@ func TestREADMECommands(t *testing.T) {
 			}
 			c, _, err := root.Find(words)
 			if err != nil || c == root {
-				t.Errorf("README: %q: no command %v", line, words)
+				t.Errorf("%s: %q: no command %v", doc, line, words)
 				continue
 			}
 			for _, m := range flagRe.FindAllStringSubmatch(strings.Join(seg, " "), -1) {
@@ -197,13 +216,11 @@ func TestREADMECommands(t *testing.T) {
 					ok = c.Flags().ShorthandLookup(name[1:2]) != nil
 				}
 				if !ok {
-					t.Errorf("README: %q: %s has no flag %s", line, c.CommandPath(), name)
+					t.Errorf("%s: %q: %s has no flag %s", doc, line, c.CommandPath(), name)
 				}
 				checked++
 			}
 		}
 	}
-	if checked < 30 {
-		t.Errorf("only %d README flags checked", checked)
-	}
+	return checked
 }

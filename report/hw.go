@@ -32,12 +32,20 @@ func WriteHardwareList(w io.Writer, hs []*hw.Hardware) error {
 		Rows: rows, Drop: []int{3, 6, 4, 9, 1}, Prose: []int{10}}.Write(w)
 }
 
-// describe is a preset's description with what it lacks.
+// describe is a preset's description with what it lacks, each item cut
+// to its head (before a colon or parenthesis: hw show prints it whole).
 func describe(h *hw.Hardware) string {
 	if len(h.Lacks) == 0 {
 		return h.Description
 	}
-	return h.Description + " [lacks " + strings.Join(h.Lacks, "; ") + "]"
+	heads := make([]string, len(h.Lacks))
+	for i, l := range h.Lacks {
+		if j := strings.IndexAny(l, ":("); j > 0 {
+			l = l[:j]
+		}
+		heads[i] = strings.TrimSpace(l)
+	}
+	return h.Description + " [lacks " + strings.Join(heads, "; ") + "]"
 }
 
 // WriteHardware prints every field of h, its sources and assumptions.
