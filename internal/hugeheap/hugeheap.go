@@ -1,14 +1,14 @@
 // Package hugeheap backs the Go heap of a short, allocation-heavy run
 // with transparent huge pages where Linux leaves them to be asked for.
 //
-// Why: a 100k-node model takes wolong's pipeline ~170 MB of heap, and on
-// Linux the Go runtime (since 1.21.1) leaves its heap to the kernel's
-// transparent-huge-page policy. Where that policy is "madvise" (Debian's,
-// Ubuntu's and most distributions' default) every 4 KiB page of the heap
-// is a page fault on first touch: ~40k faults for one optimize run, and a
-// fault's cost depends on the machine (go run ./bench/pagefault measures
-// it; docs/speed.md gives the figures measured so far). Backed by 2 MiB
-// pages the same run takes ~2.5k faults and fewer TLB misses.
+// Why: on Linux the Go runtime (since 1.21.1) leaves its heap to the
+// kernel's transparent-huge-page policy. Where that policy is "madvise"
+// (Debian's, Ubuntu's and most distributions' default) every 4 KiB page
+// of the heap is a page fault on first touch, a cost that depends on the
+// machine (go run ./bench/pagefault measures it; bench/speed.sh counts a
+// command's faults; docs/speed.md gives the figures measured so far).
+// Backed by 2 MiB pages the same heap takes 512 times fewer faults and
+// fewer TLB misses.
 //
 // How: the runtime maps heap on demand with plain mmap, so a madvise can
 // only reach memory already mapped. Reserve therefore allocates a large
@@ -25,7 +25,8 @@
 //
 // Costs: a huge page is 2 MiB of RSS for its first byte, so a heap that
 // touches its range sparsely would grow; the Go heap fills densely
-// (measured: max RSS within 3% either way). With the kernel's defrag
+// (bench/speed.sh reports max RSS; GODEBUG=disablethp=1 bench/speed.sh
+// gives it without the reservation). With the kernel's defrag
 // policy "madvise", a fault in an advised range may compact memory to
 // find a huge page (a stall on a fragmented machine). The package reads no
 // environment: the command decides whether to call Reserve (wolong's
@@ -68,8 +69,8 @@ func Reserve(n int64, o Options) int64 {
 
 var reserved atomic.Bool
 
-// MinBytes is the smallest reservation worth its collection (~0.2 ms):
-// a heap under it takes few enough faults.
+// MinBytes is the smallest reservation worth the collection Reserve
+// runs: a heap under it takes few enough faults.
 const MinBytes = 64 << 20
 
 // hugePage is the x86-64 and arm64 (4 KiB base pages) PMD size.

@@ -11,11 +11,10 @@ import "time"
 // beyond what the heap has taken (the RSS cost), stops when the
 // reservation is populated, and gives up after idleLimit without
 // growth. It starts once the heap has taken startBytes: below that the
-// faults cost little (~85 of 2 MiB for a 170 MB heap) and the lead, with
-// the slack of reading the heap's growth from the runtime's released
-// count, would add 10-20 MB to such a run's RSS (measured at 100k nodes:
-// 172-176 MB without it, 183-197 MB with it, the same wall).
-// WOLONG_PRETOUCH=0 turns it off.
+// faults are few, and the lead, with the slack of reading the heap's
+// growth from the runtime's released count, would add to such a run's
+// RSS more than it saves. Options.NoPreTouch (WOLONG_PRETOUCH=0) turns it
+// off.
 
 const (
 	aheadBytes = 8 << 20  // populated beyond the heap's frontier
