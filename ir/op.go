@@ -76,28 +76,46 @@ var (
 	OpBatchNormalization = OpKey{Name: "BatchNormalization"}
 	OpCast               = OpKey{Name: "Cast"}
 	OpCastLike           = OpKey{Name: "CastLike"}
+	OpClip               = OpKey{Name: "Clip"}
 	OpConstant           = OpKey{Name: "Constant"}
 	OpConv               = OpKey{Name: "Conv"}
+	OpDequantizeLinear   = OpKey{Name: "DequantizeLinear"}
 	OpDiv                = OpKey{Name: "Div"}
+	OpDropout            = OpKey{Name: "Dropout"}
+	OpErf                = OpKey{Name: "Erf"}
+	OpExpand             = OpKey{Name: "Expand"}
+	OpFlatten            = OpKey{Name: "Flatten"}
 	OpGelu               = OpKey{Name: "Gelu"}
 	OpGemm               = OpKey{Name: "Gemm"}
+	OpHardSigmoid        = OpKey{Name: "HardSigmoid"}
 	OpIdentity           = OpKey{Name: "Identity"}
 	OpIf                 = OpKey{Name: "If"}
 	OpLayerNormalization = OpKey{Name: "LayerNormalization"}
+	OpLeakyRelu          = OpKey{Name: "LeakyRelu"}
 	OpLoop               = OpKey{Name: "Loop"}
 	OpMatMul             = OpKey{Name: "MatMul"}
 	OpMul                = OpKey{Name: "Mul"}
 	OpNeg                = OpKey{Name: "Neg"}
 	OpPow                = OpKey{Name: "Pow"}
+	OpQuantizeLinear     = OpKey{Name: "QuantizeLinear"}
+	OpReciprocal         = OpKey{Name: "Reciprocal"}
 	OpReduceMax          = OpKey{Name: "ReduceMax"}
+	OpReduceMean         = OpKey{Name: "ReduceMean"}
 	OpReduceMin          = OpKey{Name: "ReduceMin"}
 	OpRelu               = OpKey{Name: "Relu"}
 	OpReshape            = OpKey{Name: "Reshape"}
 	OpScan               = OpKey{Name: "Scan"}
+	OpSigmoid            = OpKey{Name: "Sigmoid"}
 	OpSign               = OpKey{Name: "Sign"}
+	OpSoftmax            = OpKey{Name: "Softmax"}
 	OpSplit              = OpKey{Name: "Split"}
 	OpSqrt               = OpKey{Name: "Sqrt"}
+	OpSqueeze            = OpKey{Name: "Squeeze"}
 	OpSub                = OpKey{Name: "Sub"}
+	OpSum                = OpKey{Name: "Sum"}
+	OpTanh               = OpKey{Name: "Tanh"}
+	OpTranspose          = OpKey{Name: "Transpose"}
+	OpUnsqueeze          = OpKey{Name: "Unsqueeze"}
 )
 
 // MergeOpsets returns the opsets in force in a function body: the

@@ -26,7 +26,7 @@ func bnFold(c *Context) ([]Rewrite, error) {
 	order := nodesInOrder(g)
 	var rw []Rewrite
 	for _, bn := range order {
-		if !is(bn, "BatchNormalization") || bn.AttrInt("training_mode", 0) != 0 || len(bn.Inputs) != 5 {
+		if !bn.Is(ir.OpBatchNormalization) || bn.AttrInt("training_mode", 0) != 0 || len(bn.Inputs) != 5 {
 			continue
 		}
 		stats := false
@@ -36,7 +36,7 @@ func bnFold(c *Context) ([]Rewrite, error) {
 		if stats {
 			continue
 		}
-		conv := producer(bn.Input(0), "Conv")
+		conv := producer(bn.Input(0), ir.OpConv)
 		if conv == nil || !singleUse(g, conv.Output(0)) {
 			continue
 		}

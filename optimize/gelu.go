@@ -35,7 +35,7 @@ func geluFuse(c *Context) ([]Rewrite, error) {
 // ir.FusedApproximate ("none" for erf, "tanh"); without it the group is
 // still one kernel, but no lowering may write it as a GELU operator.
 func matchGelu(g *ir.Graph, e *ir.Node) *match {
-	if !is(e, "Erf") && !is(e, "Tanh") {
+	if !e.Is(ir.OpErf) && !e.Is(ir.OpTanh) {
 		return nil
 	}
 	// Backward: the argument's computation from x.
@@ -68,8 +68,8 @@ func matchGelu(g *ir.Graph, e *ir.Node) *match {
 	}
 	arg := append([]*ir.Node(nil), ms[1:]...)
 	// Forward: Add(1), then Muls by x, 0.5 or 0.5*x.
-	add := consumer(g, e, "Add")
-	if s := consumer(g, e, "Sum"); add == nil && s != nil && len(s.Inputs) == 2 {
+	add := consumer(g, e, ir.OpAdd)
+	if s := consumer(g, e, ir.OpSum); add == nil && s != nil && len(s.Inputs) == 2 {
 		add = s // ONNX's own function body of Gelu writes the add as Sum
 	}
 	if add == nil || !constNear(other(add, e.Output(0)), 1) {
@@ -78,7 +78,7 @@ func matchGelu(g *ir.Graph, e *ir.Node) *match {
 	ms = append(ms, add)
 	cur, readsX := add, false
 	for k := 0; k < 2; k++ {
-		mul := consumer(g, cur, "Mul")
+		mul := consumer(g, cur, ir.OpMul)
 		if mul == nil {
 			break
 		}
@@ -87,7 +87,7 @@ func matchGelu(g *ir.Graph, e *ir.Node) *match {
 		case o == x:
 			readsX = true
 		case constNear(o, 0.5):
-		case o != nil && is(o.Producer, "Mul") && singleUse(g, o) && other(o.Producer, x) != nil && constNear(other(o.Producer, x), 0.5):
+		case o != nil && o.Producer.Is(ir.OpMul) && singleUse(g, o) && other(o.Producer, x) != nil && constNear(other(o.Producer, x), 0.5):
 			readsX = true
 			ms = append(ms, o.Producer)
 		default:
@@ -101,7 +101,7 @@ func matchGelu(g *ir.Graph, e *ir.Node) *match {
 	}
 	mt := &match{members: ms, roles: map[*ir.Value]string{x: "X"}}
 	form := "none"
-	if is(e, "Tanh") {
+	if e.Is(ir.OpTanh) {
 		form = "tanh"
 	}
 	if out := cur.Output(0); out != nil && x.Type.Shape.Known && out.Type.Shape.Identical(x.Type.Shape) &&

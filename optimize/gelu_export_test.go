@@ -102,7 +102,7 @@ func TestGeluExport(t *testing.T) {
 			for _, g := range graphs {
 				g.Walk(func(sg *ir.Graph) bool {
 					for _, n := range sg.Nodes {
-						if is(n, "Gelu") {
+						if n.Is(ir.OpGelu) {
 							gelus = append(gelus, n)
 						}
 					}

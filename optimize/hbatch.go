@@ -112,13 +112,13 @@ func horizontalCand(n *ir.Node) (hCand, bool) {
 		attrs.WriteString(";")
 	}
 	dt := wt.DType
-	switch n.Op {
-	case "MatMul":
+	switch n.Key() {
+	case ir.OpMatMul:
 		if len(wt.Dims) != 2 || len(n.Inputs) != 2 {
 			return hCand{}, false
 		}
 		return hCand{n: n, key: fmt.Sprintf("MatMul|%s|%d", dt, wt.Dims[0]), w: w, size: wt.Dims[1]}, true
-	case "Gemm":
+	case ir.OpGemm:
 		if n.AttrInt("transA", 0) != 0 || len(wt.Dims) != 2 {
 			return hCand{}, false
 		}
@@ -135,7 +135,7 @@ func horizontalCand(n *ir.Node) (hCand, bool) {
 			}
 		}
 		return hCand{n: n, key: fmt.Sprintf("Gemm|%s|%d|%v|%s", dt, k, b != nil, attrs.String()), w: w, b: b, size: size}, true
-	case "Conv":
+	case ir.OpConv:
 		if n.AttrInt("group", 1) != 1 || len(wt.Dims) < 3 {
 			return hCand{}, false
 		}
@@ -155,18 +155,18 @@ func horizontalCand(n *ir.Node) (hCand, bool) {
 func hRewrite(c *Context, wc weightCache, x *ir.Value, cs []hCand) (Rewrite, bool) {
 	first := cs[0].n
 	waxis, oaxis := 1, 1
-	switch first.Op {
-	case "MatMul":
+	switch first.Key() {
+	case ir.OpMatMul:
 		r := first.Output(0).Type.Shape.Rank()
 		if r < 1 {
 			return Rewrite{}, false
 		}
 		oaxis = r - 1
-	case "Gemm":
+	case ir.OpGemm:
 		if first.AttrInt("transB", 0) != 0 {
 			waxis = 0
 		}
-	case "Conv":
+	case ir.OpConv:
 		waxis = 0
 	}
 	ws := make([]*ir.Value, len(cs))

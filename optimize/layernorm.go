@@ -39,40 +39,40 @@ func layerNormFuse(c *Context) ([]Rewrite, error) {
 // epsilon when they are plain (a suffix of the dims; a constant), and the
 // roles X, Scale and B.
 func matchLayerNorm(g *ir.Graph, div *ir.Node) *match {
-	if !is(div, "Div") {
+	if !div.Is(ir.OpDiv) {
 		return nil
 	}
-	sub := producer(div.Input(0), "Sub")
-	sqrt := producer(div.Input(1), "Sqrt")
+	sub := producer(div.Input(0), ir.OpSub)
+	sqrt := producer(div.Input(1), ir.OpSqrt)
 	if sub == nil || sqrt == nil {
 		return nil
 	}
 	x := sub.Input(0)
-	mean := producer(sub.Input(1), "ReduceMean")
+	mean := producer(sub.Input(1), ir.OpReduceMean)
 	if mean == nil || mean.Input(0) != x {
 		return nil
 	}
-	addEps := producer(sqrt.Input(0), "Add")
+	addEps := producer(sqrt.Input(0), ir.OpAdd)
 	if addEps == nil {
 		return nil
 	}
-	varMean := producer(addEps.Input(0), "ReduceMean")
+	varMean := producer(addEps.Input(0), ir.OpReduceMean)
 	if varMean == nil {
 		return nil
 	}
 	d := sub.Output(0)
 	sq := varMean.Input(0).Producer
 	switch {
-	case is(sq, "Pow") && sq.Input(0) == d && constNear(sq.Input(1), 2):
-	case is(sq, "Mul") && sq.Input(0) == d && sq.Input(1) == d:
+	case sq.Is(ir.OpPow) && sq.Input(0) == d && constNear(sq.Input(1), 2):
+	case sq.Is(ir.OpMul) && sq.Input(0) == d && sq.Input(1) == d:
 	default:
 		return nil
 	}
 	mt := &match{members: []*ir.Node{mean, sub, sq, varMean, addEps, sqrt, div}, roles: map[*ir.Value]string{x: "X"}}
-	if mul := consumer(g, div, "Mul"); mul != nil && constOf(other(mul, div.Output(0))) != nil {
+	if mul := consumer(g, div, ir.OpMul); mul != nil && constOf(other(mul, div.Output(0))) != nil {
 		mt.members = append(mt.members, mul)
 		mt.roles[other(mul, div.Output(0))] = "Scale"
-		if add := consumer(g, mul, "Add"); add != nil && constOf(other(add, mul.Output(0))) != nil {
+		if add := consumer(g, mul, ir.OpAdd); add != nil && constOf(other(add, mul.Output(0))) != nil {
 			mt.members = append(mt.members, add)
 			mt.roles[other(add, mul.Output(0))] = "B"
 		}

@@ -80,10 +80,10 @@ func noopSource(n *ir.Node, eq constChecks) (*ir.Value, string) {
 	if in == nil {
 		return nil, ""
 	}
-	switch n.Op {
-	case "Identity":
+	switch n.Key() {
+	case ir.OpIdentity:
 		return in, "Identity"
-	case "Dropout":
+	case ir.OpDropout:
 		if t := constOf(n.Input(2)); t != nil {
 			if v, err := t.Int64Values(1); err != nil || len(v) != 1 || v[0] != 0 {
 				return nil, ""
@@ -92,15 +92,15 @@ func noopSource(n *ir.Node, eq constChecks) (*ir.Value, string) {
 			return nil, ""
 		}
 		return in, "Dropout at inference"
-	case "Cast":
+	case ir.OpCast:
 		if in.Type.IsTensor() && in.Type.DType != ir.Undefined && ir.DType(n.AttrInt("to", 0)) == in.Type.DType {
 			return in, "Cast to the same type"
 		}
-	case "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Expand":
+	case ir.OpReshape, ir.OpFlatten, ir.OpSqueeze, ir.OpUnsqueeze, ir.OpExpand:
 		if sameStatic(in, out) {
 			return in, n.Op + " to the same shape"
 		}
-	case "Add", "Sub", "Mul", "Div":
+	case ir.OpAdd, ir.OpSub, ir.OpMul, ir.OpDiv:
 		if len(n.Inputs) != 2 || !sameStatic(in, out) {
 			return nil, ""
 		}
@@ -114,9 +114,9 @@ func noopSource(n *ir.Node, eq constChecks) (*ir.Value, string) {
 		if n.IsAny(ir.OpAdd, ir.OpMul) && eq.allEqual(constOf(in), want) && sameStatic(n.Input(1), out) {
 			return n.Input(1), n.Op + " of the identity constant"
 		}
-	case "Transpose":
+	case ir.OpTranspose:
 		p := in.Producer
-		if !is(p, "Transpose") || p.Input(0) == nil {
+		if !p.Is(ir.OpTranspose) || p.Input(0) == nil {
 			return nil, ""
 		}
 		a, ok1 := p.AttrInts("perm")

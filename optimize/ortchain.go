@@ -36,11 +36,11 @@ func ortChains(c *Context, g *ir.Graph, members []*ir.Node) []*ir.Node {
 		}
 		var gone []*ir.Node
 		switch {
-		case is(m, "Conv"):
+		case m.Is(ir.OpConv):
 			gone = fuseConv(c, g, m, in)
-		case is(m, "MatMul") || is(m, "Gemm"):
+		case m.Is(ir.OpMatMul) || m.Is(ir.OpGemm):
 			gone = fuseGemm(c, g, m, in)
-		case is(m, "Add"):
+		case m.Is(ir.OpAdd):
 			gone = fuseBiasGelu(g, m, in)
 		}
 		for _, d := range gone {
@@ -79,14 +79,14 @@ func ortAct(m *ir.Model, n *ir.Node) (string, []float32, bool) {
 	if n == nil || !isDefault(n) || n.Output(0) == nil || n.Output(0).Type.DType != ir.Float32 {
 		return "", nil, false
 	}
-	switch n.Op {
-	case "Relu", "Tanh", "Sigmoid":
+	switch n.Key() {
+	case ir.OpRelu, ir.OpTanh, ir.OpSigmoid:
 		return n.Op, nil, true
-	case "LeakyRelu":
+	case ir.OpLeakyRelu:
 		return n.Op, []float32{n.AttrFloat("alpha", 0.01)}, true
-	case "HardSigmoid":
+	case ir.OpHardSigmoid:
 		return n.Op, []float32{n.AttrFloat("alpha", 0.2), n.AttrFloat("beta", 0.5)}, true
-	case "Clip":
+	case ir.OpClip:
 		lo, hi := float32(-math.MaxFloat32), float32(math.MaxFloat32)
 		if m.Opset("") < 11 {
 			return n.Op, []float32{n.AttrFloat("min", lo), n.AttrFloat("max", hi)}, true
@@ -155,7 +155,7 @@ func walk(m *ir.Model, g *ir.Graph, out *ir.Value, in map[*ir.Node]bool, axis in
 			ch.out = n.Output(0)
 			break
 		}
-		if !is(n, "Add") || ch.act != "" {
+		if !n.Is(ir.OpAdd) || ch.act != "" {
 			break
 		}
 		o := other(n, cur)
@@ -277,10 +277,10 @@ func fuseGemm(c *Context, g *ir.Graph, mm *ir.Node, in map[*ir.Node]bool) []*ir.
 	if len(mm.Outputs) != 1 || out == nil || out.Type.DType != ir.Float32 || a == nil || b == nil {
 		return nil
 	}
-	if is(mm, "MatMul") {
-		if s := next(g, out, in); (is(s, "Mul") || is(s, "Div")) && !(a.Type.Shape.Rank() == 2 && b.Type.Shape.Rank() == 2) {
+	if mm.Is(ir.OpMatMul) {
+		if s := next(g, out, in); (s.Is(ir.OpMul) || s.Is(ir.OpDiv)) && !(a.Type.Shape.Rank() == 2 && b.Type.Shape.Rank() == 2) {
 			if f, ok := scalarOf(other(s, out)); ok && f != 0 && s.Input(0) == out {
-				if is(s, "Div") {
+				if s.Is(ir.OpDiv) {
 					f = 1 / f
 				}
 				return replaceChain(g, mm, chain{out: s.Output(0), consumed: []*ir.Node{s}}, "FusedMatMul", msDomain,
@@ -293,7 +293,7 @@ func fuseGemm(c *Context, g *ir.Graph, mm *ir.Node, in map[*ir.Node]bool) []*ir.
 	}
 	attrs := []*ir.Attr{}
 	cIn := (*ir.Value)(nil)
-	if is(mm, "Gemm") {
+	if mm.Is(ir.OpGemm) {
 		attrs = append(attrs, mm.Attrs...)
 		cIn = mm.Input(2)
 	}
@@ -373,7 +373,7 @@ func fuseBiasGelu(g *ir.Graph, add *ir.Node, in map[*ir.Node]bool) []*ir.Node {
 // It returns the Add, now gone, or nil.
 func fuseSkipNorm(g *ir.Graph, ln *ir.Node) *ir.Node {
 	x := ln.Input(0)
-	if x == nil || x.Producer == nil || x.Producer.Graph != g || !is(x.Producer, "Add") || len(ln.Outputs) != 1 {
+	if x == nil || x.Producer == nil || x.Producer.Graph != g || !x.Producer.Is(ir.OpAdd) || len(ln.Outputs) != 1 {
 		return nil
 	}
 	add := x.Producer

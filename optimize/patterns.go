@@ -90,9 +90,9 @@ func sortByPos(ms []*ir.Node, pos nodePositions) {
 	}
 }
 
-// producer returns the ai.onnx node called op producing v, or nil.
-func producer(v *ir.Value, op string) *ir.Node {
-	if v == nil || !is(v.Producer, op) {
+// producer returns the node of op k producing v, or nil.
+func producer(v *ir.Value, k ir.OpKey) *ir.Node {
+	if v == nil || !v.Producer.Is(k) {
 		return nil
 	}
 	return v.Producer
@@ -127,14 +127,14 @@ func constNear(v *ir.Value, want float64) bool {
 	return d <= 1e-3*max(1, want)
 }
 
-// consumer returns the single consumer of n's first output if it is the
-// ai.onnx op called op.
-func consumer(g *ir.Graph, n *ir.Node, op string) *ir.Node {
+// consumer returns the single consumer of n's first output if it is an
+// application of op k.
+func consumer(g *ir.Graph, n *ir.Node, k ir.OpKey) *ir.Node {
 	if n == nil {
 		return nil
 	}
 	c := onlyConsumer(g, n.Output(0))
-	if !is(c, op) {
+	if !c.Is(k) {
 		return nil
 	}
 	return c

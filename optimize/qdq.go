@@ -26,7 +26,7 @@ func qdqElim(c *Context) ([]Rewrite, error) {
 	order := nodesInOrder(g)
 	var rw []Rewrite
 	for _, q := range order {
-		if !is(q, "QuantizeLinear") || q.Output(0) == nil {
+		if !q.Is(ir.OpQuantizeLinear) || q.Output(0) == nil {
 			continue
 		}
 		mv := q.Input(0)
@@ -35,12 +35,12 @@ func qdqElim(c *Context) ([]Rewrite, error) {
 		}
 		m := mv.Producer
 		switch {
-		case is(m, "Reshape"), is(m, "Flatten"), is(m, "Squeeze"), is(m, "Unsqueeze"), is(m, "Transpose"):
+		case m.Is(ir.OpReshape), m.Is(ir.OpFlatten), m.Is(ir.OpSqueeze), m.Is(ir.OpUnsqueeze), m.Is(ir.OpTranspose):
 		default:
 			continue
 		}
 		dv := m.Input(0)
-		if dv == nil || dv.Producer == nil || !is(dv.Producer, "DequantizeLinear") || !singleUse(g, dv) {
+		if dv == nil || dv.Producer == nil || !dv.Producer.Is(ir.OpDequantizeLinear) || !singleUse(g, dv) {
 			continue
 		}
 		d := dv.Producer

@@ -94,10 +94,10 @@ func shapeOnly(n *ir.Node) bool {
 	if !isDefault(n) || len(n.Outputs) != 1 || n.Output(0) == nil || n.Input(0) == nil || hasSubgraph(n) {
 		return false
 	}
-	switch n.Op {
-	case "Reshape":
+	switch n.Key() {
+	case ir.OpReshape:
 		return n.AttrInt("allowzero", 0) == 0
-	case "Flatten", "Squeeze", "Unsqueeze":
+	case ir.OpFlatten, ir.OpSqueeze, ir.OpUnsqueeze:
 		return true
 	}
 	return false

@@ -25,37 +25,37 @@ func rmsNormFuse(c *Context) ([]Rewrite, error) {
 // matchRMSNorm matches at the Sqrt; it records epsilon and axis as
 // matchLayerNorm does, and the roles X and Scale.
 func matchRMSNorm(g *ir.Graph, sqrt *ir.Node) *match {
-	if !is(sqrt, "Sqrt") {
+	if !sqrt.Is(ir.OpSqrt) {
 		return nil
 	}
-	add := producer(sqrt.Input(0), "Add")
+	add := producer(sqrt.Input(0), ir.OpAdd)
 	if add == nil || constOf(add.Input(1)) == nil {
 		return nil
 	}
-	mean := producer(add.Input(0), "ReduceMean")
+	mean := producer(add.Input(0), ir.OpReduceMean)
 	if mean == nil {
 		return nil
 	}
 	sq := mean.Input(0).Producer
 	var x *ir.Value
 	switch {
-	case is(sq, "Pow") && constNear(sq.Input(1), 2):
+	case sq.Is(ir.OpPow) && constNear(sq.Input(1), 2):
 		x = sq.Input(0)
-	case is(sq, "Mul") && sq.Input(0) == sq.Input(1):
+	case sq.Is(ir.OpMul) && sq.Input(0) == sq.Input(1):
 		x = sq.Input(0)
 	default:
 		return nil
 	}
-	if x.Producer != nil && is(x.Producer, "Sub") {
+	if x.Producer != nil && x.Producer.Is(ir.OpSub) {
 		return nil // a LayerNorm's variance, not an RMSNorm
 	}
 	ms := []*ir.Node{sq, mean, add, sqrt}
 	var last *ir.Node
-	if div := consumer(g, sqrt, "Div"); div != nil && div.Input(0) == x && div.Input(1) == sqrt.Output(0) {
+	if div := consumer(g, sqrt, ir.OpDiv); div != nil && div.Input(0) == x && div.Input(1) == sqrt.Output(0) {
 		last = div
 		ms = append(ms, div)
-	} else if rec := consumer(g, sqrt, "Reciprocal"); rec != nil {
-		mul := consumer(g, rec, "Mul")
+	} else if rec := consumer(g, sqrt, ir.OpReciprocal); rec != nil {
+		mul := consumer(g, rec, ir.OpMul)
 		if mul == nil || other(mul, rec.Output(0)) != x {
 			return nil
 		}
@@ -65,7 +65,7 @@ func matchRMSNorm(g *ir.Graph, sqrt *ir.Node) *match {
 		return nil
 	}
 	mt := &match{roles: map[*ir.Value]string{x: "X"}}
-	if w := consumer(g, last, "Mul"); w != nil && constOf(other(w, last.Output(0))) != nil {
+	if w := consumer(g, last, ir.OpMul); w != nil && constOf(other(w, last.Output(0))) != nil {
 		ms = append(ms, w)
 		mt.roles[other(w, last.Output(0))] = "Scale"
 	}

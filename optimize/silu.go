@@ -20,10 +20,10 @@ func siluFuse(c *Context) ([]Rewrite, error) {
 // matchSiLU matches at the Sigmoid; it records the role X and alpha 1
 // (SiLU is x*sigmoid(alpha*x) with alpha 1).
 func matchSiLU(g *ir.Graph, s *ir.Node) *match {
-	if !is(s, "Sigmoid") {
+	if !s.Is(ir.OpSigmoid) {
 		return nil
 	}
-	mul := consumer(g, s, "Mul")
+	mul := consumer(g, s, ir.OpMul)
 	if mul == nil || other(mul, s.Output(0)) != s.Input(0) {
 		return nil
 	}

@@ -96,9 +96,6 @@ func onlyConsumer(g *ir.Graph, v *ir.Value) *ir.Node {
 // isDefault reports whether n is in the ai.onnx domain.
 func isDefault(n *ir.Node) bool { return n.Domain == "" }
 
-// is reports whether n is the ai.onnx op called op.
-func is(n *ir.Node, op string) bool { return n != nil && n.Op == op && isDefault(n) }
-
 // constOf returns v's constant data, or nil.
 func constOf(v *ir.Value) *ir.Tensor {
 	if v == nil {
