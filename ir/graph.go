@@ -6,6 +6,7 @@ package ir
 import (
 	"io"
 	"sort"
+	"sync/atomic"
 )
 
 // StringPair is one metadata_props entry.
@@ -35,6 +36,11 @@ type Model struct {
 
 	// Closer releases the memory mappings (set by the importer).
 	Closer io.Closer
+
+	// fns holds the *functionIndex of Functions for Function
+	// (functions.go), atomically: the cost model looks functions up from
+	// several goroutines.
+	fns atomic.Value
 }
 
 // Close releases the model's file mappings.
@@ -58,16 +64,6 @@ func (m *Model) Opset(domain string) int64 {
 		}
 	}
 	return 0
-}
-
-// Function returns the model-local function (domain, name), or nil.
-func (m *Model) Function(domain, name string) *Function {
-	for _, f := range m.Functions {
-		if f.Domain == domain && f.Name == name {
-			return f
-		}
-	}
-	return nil
 }
 
 // Function is a model-local function (onnx.FunctionProto). Its body is a

@@ -56,10 +56,11 @@ func bnFold(c *Context) ([]Rewrite, error) {
 			conv.Inputs = append(conv.Inputs, b)
 			b.Uses = append(b.Uses, ir.Use{Node: conv, Index: 2})
 		}
-		g.RemoveNode(bn)
+		g.DetachNode(bn) // swept below: one pass, not a scan per fold
 		rw = append(rw, Rewrite{Before: []string{ir.NodeLabel(conv), ir.NodeLabel(bn)}, After: []string{ir.NodeLabel(conv)}, Sep: "+",
 			Remark: "BatchNorm folded into Conv weights"})
 	}
+	g.SweepNodes()
 	return rw, nil
 }
 

@@ -68,6 +68,7 @@ func constFold(c *Context) ([]Rewrite, error) {
 		promote(g, n, outs)
 		rw = append(rw, Rewrite{Before: []string{ir.NodeLabel(n)}, Remark: fmt.Sprintf("folded %s to a constant", n.QualifiedOp())})
 	}
+	g.SweepNodes()
 	return rw, nil
 }
 
@@ -101,10 +102,11 @@ func outputsFit(n *ir.Node, max int64) bool {
 	return true
 }
 
-// promote turns n's outputs into initializers holding ts and removes n.
-// The values keep their identity, names and uses.
+// promote turns n's outputs into initializers holding ts and detaches n
+// (the caller sweeps g.Nodes once: ir.Graph.SweepNodes). The values keep
+// their identity, names and uses.
 func promote(g *ir.Graph, n *ir.Node, ts []*ir.Tensor) {
-	g.RemoveNode(n)
+	g.DetachNode(n)
 	for i, o := range n.Outputs {
 		if o == nil || i >= len(ts) || ts[i] == nil {
 			continue

@@ -4,6 +4,7 @@ package optimize
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/wolong-dev/wolong/ir"
 )
@@ -32,6 +33,7 @@ func ToONNX(m *ir.Model) (int, error) {
 		taken[f.Domain+":"+f.Name] = true
 	}
 	added := 0
+	next := map[string]int{} // per op, the k its names' search resumes at
 	// A worklist of graphs: the main graph and its If/Loop/Scan bodies
 	// (Walk), and the body of every converted group, since a group may hold
 	// a nested pattern kernel (a GELU inside a GEMM epilogue).
@@ -45,9 +47,12 @@ func ToONNX(m *ir.Model) (int, error) {
 				if body == nil || toStandard(m, n) {
 					continue
 				}
+				// the first free of Op, Op_0, Op_1, ...: taken only grows,
+				// so the search resumes where the last one of Op stopped
 				name := n.Op
-				for k := 0; taken[ir.FusedDomain+":"+name]; k++ {
-					name = fmt.Sprintf("%s_%d", n.Op, k)
+				for k := next[n.Op]; taken[ir.FusedDomain+":"+name]; k++ {
+					name = n.Op + "_" + strconv.Itoa(k)
+					next[n.Op] = k + 1
 				}
 				taken[ir.FusedDomain+":"+name] = true
 				body.Parent, body.ParentNode = nil, nil

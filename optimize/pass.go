@@ -242,13 +242,12 @@ func passNames() string {
 type Context struct {
 	Model *ir.Model
 	Opt   Options
-	// modelNames are the model's node and initializer names when newName
-	// was first called; names are those taken that newName's prefixes so
-	// far could produce, and next the next number it tries for each
-	// prefix.
-	modelNames []string
-	names      map[string]bool
-	next       map[string]int
+	// taken holds the model's names newName could spell, hashed the
+	// prefixes P of its names "P#" (both read on newName's first call),
+	// and next the next number newName tries for each prefix.
+	taken  map[string]struct{}
+	hashed map[string]bool
+	next   map[string]int
 	// implicit holds the names If branches reference without a binding.
 	implicit map[string]bool
 	// sizes caches Split size initializers by their values.
@@ -265,46 +264,72 @@ func (c *Context) Graph() *ir.Graph { return c.Model.Graph }
 
 // newName returns a fresh node name "prefix_k", unique in this run: not
 // a name of the model when the run first asked for a name, nor one
-// newName returned before.
+// newName returned before. k counts from 0 per prefix (from -1 where the
+// model has a node or initializer named "prefix#", as it always has).
+//
+// The model's names are read once, on the first call: those that
+// newName could spell ("P_" and a decimal integer, for any P) go into a
+// set, and those ending in '#' into another. Each later call costs one
+// lookup per number tried, whatever the model's size or the number of
+// prefixes (it used to scan every name of the model on a prefix's first
+// use: O(nodes x groups) where passes derive prefixes from node names).
 func (c *Context) newName(prefix string) string {
-	if c.modelNames == nil {
-		c.modelNames = []string{} // even for a model without names: taken once
-		c.Model.Graph.Walk(func(g *ir.Graph) bool {
-			for _, n := range g.Nodes {
-				c.modelNames = append(c.modelNames, n.Name)
-			}
-			for _, v := range g.Initializers {
-				c.modelNames = append(c.modelNames, v.Name)
-			}
-			return true
-		})
-	}
-	if c.next == nil {
-		c.next, c.names = map[string]int{}, map[string]bool{}
+	if c.taken == nil {
+		c.taken, c.hashed = modelNameSets(c.Model.Graph)
+		c.next = map[string]int{}
 	}
 	k, ok := c.next[prefix]
-	if !ok {
-		// First use of prefix: mark the model's names it could produce
-		// ("prefix_" and digits never spell another prefix's name), rather
-		// than keeping a set of every name (100k strings on a large model
-		// for a handful of prefixes). k starts at -1 where a node is
-		// named "prefix#" (as before).
-		for _, s := range c.modelNames {
-			if s == prefix+"#" {
-				k = -1
-			}
-			if strings.HasPrefix(s, prefix+"_") {
-				c.names[s] = true
-			}
-		}
+	if !ok && c.hashed[prefix] {
+		k = -1
 	}
 	for {
 		name := prefix + "_" + strconv.Itoa(k)
 		k++
-		if !c.names[name] {
-			// not recorded: k only grows, and no other prefix spells it
+		if _, t := c.taken[name]; !t {
+			// k only grows, and no other prefix spells this name
 			c.next[prefix] = k
 			return name
 		}
 	}
+}
+
+// modelNameSets returns the names of g's nodes and initializers (at any
+// depth) that end in "_" and a decimal integer (names newName could
+// produce), and the names P of those spelled "P#".
+func modelNameSets(g *ir.Graph) (taken map[string]struct{}, hashed map[string]bool) {
+	taken, hashed = map[string]struct{}{}, map[string]bool{}
+	add := func(s string) {
+		if strings.HasSuffix(s, "#") {
+			hashed[s[:len(s)-1]] = true
+		} else if numbered(s) {
+			taken[s] = struct{}{}
+		}
+	}
+	g.Walk(func(g *ir.Graph) bool {
+		for _, n := range g.Nodes {
+			add(n.Name)
+		}
+		for _, v := range g.Initializers {
+			add(v.Name)
+		}
+		return true
+	})
+	return taken, hashed
+}
+
+// numbered reports whether s ends in "_" and a decimal integer, optionally
+// negative (strconv.Itoa's spellings and leading zeros: a superset of what
+// newName writes, which is all the set needs).
+func numbered(s string) bool {
+	i := len(s)
+	for i > 0 && s[i-1] >= '0' && s[i-1] <= '9' {
+		i--
+	}
+	if i == len(s) {
+		return false
+	}
+	if i > 0 && s[i-1] == '-' {
+		i--
+	}
+	return i > 0 && s[i-1] == '_'
 }

@@ -46,6 +46,7 @@ func shapeFold(c *Context) ([]Rewrite, error) {
 		}
 		rw = append(rw, Rewrite{Before: []string{ir.NodeLabel(n)}, Remark: remark})
 	}
+	g.SweepNodes()
 	if len(rw) > 0 {
 		// What consumed the known values may now have constant inputs only
 		// (Concat of a known dim and a -1, Unsqueeze, Cast ...).

@@ -1,14 +1,18 @@
 package pipeline
 
 import (
+	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"testing"
 	"time"
 
 	"github.com/wolong-dev/wolong/importer"
 	"github.com/wolong-dev/wolong/internal/modelgen"
+	"github.com/wolong-dev/wolong/ir"
 	"github.com/wolong-dev/wolong/report"
 	"github.com/wolong-dev/wolong/simulate"
 	"github.com/wolong-dev/wolong/simulate/hw"
@@ -96,8 +100,14 @@ import (
 // stageModel writes modelgen.Wide(n) to a temporary file.
 func stageModel(b *testing.B, n int) string {
 	b.Helper()
-	p := filepath.Join(b.TempDir(), "wide.onnx")
-	if err := importer.WriteFile(modelgen.Wide(n), p); err != nil {
+	return stageModelOf(b, modelgen.Wide, n)
+}
+
+// stageModelOf writes build(n) to a temporary file.
+func stageModelOf(b *testing.B, build func(int) *ir.Model, n int) string {
+	b.Helper()
+	p := filepath.Join(b.TempDir(), fmt.Sprintf("model_%d.onnx", n))
+	if err := importer.WriteFile(build(n), p); err != nil {
 		b.Fatal(err)
 	}
 	return p
@@ -105,7 +115,8 @@ func stageModel(b *testing.B, n int) string {
 
 // stageTimes runs the pipeline once on path and returns the wall time of
 // each stage by name ("import", "infer", "optimize", "simulate",
-// "report"), and of each pass ("pass/NAME").
+// "report", "export": the optimized model written as ONNX), and of each
+// pass ("pass/NAME").
 func stageTimes(b *testing.B, path string, h *hw.Hardware) map[string]time.Duration {
 	b.Helper()
 	t := map[string]time.Duration{}
@@ -146,6 +157,11 @@ func stageTimes(b *testing.B, path string, h *hw.Hardware) map[string]time.Durat
 		b.Fatal(err)
 	}
 	lap("report", start)
+	start = time.Now()
+	if _, err := Export(o, filepath.Join(filepath.Dir(path), "exported.onnx"), importer.WriteOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	lap("export", start)
 	return t
 }
 
@@ -192,6 +208,41 @@ func BenchmarkDoubling(b *testing.B) {
 		b.Fatal(err)
 	}
 	small, large := stageModel(b, 50_000), stageModel(b, 100_000)
+	for b.Loop() {
+		reportDoubling(b, h, small, large)
+	}
+}
+
+// BenchmarkDoublingShapes is BenchmarkDoubling on every shape of
+// modelgen.Shapes (elementwise, matmul, fanout, encoder, decoder, cnn,
+// rnn, control), from WOLONG_DOUBLING_NODES nodes (default 50000) to
+// twice that: the issue-25 bound is 2.3x for every stage and pass on
+// every shape (bench/doubling.sh runs it and flags what exceeds it).
+func BenchmarkDoublingShapes(b *testing.B) {
+	h, err := hw.Preset("h100")
+	if err != nil {
+		b.Fatal(err)
+	}
+	n := 50_000
+	if s := os.Getenv("WOLONG_DOUBLING_NODES"); s != "" {
+		if n, err = strconv.Atoi(s); err != nil || n < 1 {
+			b.Fatalf("WOLONG_DOUBLING_NODES=%q: want a node count", s)
+		}
+	}
+	for _, shape := range modelgen.Shapes() {
+		b.Run(shape.Name, func(b *testing.B) {
+			small, large := stageModelOf(b, shape.Build, n), stageModelOf(b, shape.Build, 2*n)
+			for b.Loop() {
+				reportDoubling(b, h, small, large)
+			}
+		})
+	}
+}
+
+// reportDoubling reports, for each stage and pass taking at least a
+// millisecond on small, the ratio of its time on large to small (the
+// fastest of 3 runs each) as the metric x2-NAME.
+func reportDoubling(b *testing.B, h *hw.Hardware, small, large string) {
 	fastest := func(path string) map[string]time.Duration {
 		best := map[string]time.Duration{}
 		for range 3 {
@@ -203,13 +254,11 @@ func BenchmarkDoubling(b *testing.B) {
 		}
 		return best
 	}
-	for b.Loop() {
-		t1, t2 := fastest(small), fastest(large)
-		for _, k := range sortedKeys(t1) {
-			// passes that take under a millisecond say nothing about growth
-			if t1[k] >= time.Millisecond {
-				b.ReportMetric(float64(t2[k])/float64(t1[k]), "x2-"+k)
-			}
+	t1, t2 := fastest(small), fastest(large)
+	for _, k := range sortedKeys(t1) {
+		// passes that take under a millisecond say nothing about growth
+		if t1[k] >= time.Millisecond {
+			b.ReportMetric(float64(t2[k])/float64(t1[k]), "x2-"+k)
 		}
 	}
 }

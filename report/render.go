@@ -10,9 +10,6 @@ import (
 	"io"
 	"math"
 	"strings"
-
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/tw"
 )
 
 // Format is an output format chosen with --format.
@@ -74,30 +71,6 @@ func WriteJSON(w io.Writer, v any) error {
 // to w's width (see TextTable).
 func WriteTable(w io.Writer, header []string, rows [][]string) error {
 	return TextTable{Header: header, Rows: rows}.Write(w)
-}
-
-// renderTable renders rows under a header as a bordered text table, as
-// given. Header names are printed as given (no upper-casing).
-func renderTable(w io.Writer, header []string, rows [][]string) error {
-	t := tablewriter.NewTable(w,
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithHeaderAlignment(tw.AlignLeft),
-	)
-	t.Header(toAny(header)...)
-	for _, r := range rows {
-		if err := t.Append(toAny(r)...); err != nil {
-			return err
-		}
-	}
-	return t.Render()
-}
-
-func toAny(ss []string) []any {
-	out := make([]any, len(ss))
-	for i, s := range ss {
-		out[i] = s
-	}
-	return out
 }
 
 // siPrefixes are SI's decimal prefixes from the largest SI uses.

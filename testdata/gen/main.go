@@ -11,7 +11,9 @@
 // inline (streamed from a sparse scratch file) or, with -external, in a
 // sparse external-data file beside it that takes almost no disk whatever
 // its size. -wide N writes only wide_N.onnx, modelgen.Wide's graph of
-// about N nodes (bench/speed.sh times the pipeline on 100k and 1M).
+// about N nodes; -shape SHAPE -nodes N writes only SHAPE_N.onnx, a graph
+// of one of modelgen.Shapes, the benchmark family (bench/speed.sh times
+// the pipeline on each at 100k and 1M nodes).
 package main
 
 import (
@@ -37,6 +39,8 @@ func main() {
 	llm := flag.String("llm", "", "write only a decoder transformer of the architecture `PRESET` (gpt3-175b, llama3-405b, mixtral-8x7b, ...: wolong profile --llm's names) or of a JSON config FILE.json (wolong profile --llm's fields), its weights in a sparse external-data file")
 	seq := flag.Int("seq", 0, "with -llm: the sequence length (default: the architecture's)")
 	wide := flag.Int("wide", 0, "write only wide_`N`.onnx, a generated graph of about N nodes (benchmarks)")
+	shape := flag.String("shape", "", "write only SHAPE_N.onnx for -nodes N, a graph of the benchmark shape `SHAPE` ("+shapeNames()+")")
+	nodes := flag.Int("nodes", 100_000, "with -shape: about how many nodes")
 	flag.Parse()
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
@@ -44,6 +48,13 @@ func main() {
 	}
 	if *llm != "" {
 		if err := writeLLM(*out, *llm, *seq); err != nil {
+			fmt.Fprintln(os.Stderr, "gen:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *shape != "" {
+		if err := writeShape(*out, *shape, *nodes); err != nil {
 			fmt.Fprintln(os.Stderr, "gen:", err)
 			os.Exit(1)
 		}
@@ -104,6 +115,33 @@ func writeWide(out string, n int) error {
 	}
 	fmt.Println("wrote", path)
 	return nil
+}
+
+// writeShape writes SHAPE_N.onnx: modelgen's benchmark shape of that name
+// with at least n nodes, for n in [1, 10M].
+func writeShape(out, shape string, n int) error {
+	s, err := modelgen.ShapeByName(shape)
+	if err != nil {
+		return fmt.Errorf("-shape: %w", err)
+	}
+	if n < 1 || n > 10_000_000 {
+		return fmt.Errorf("-nodes %d: want a node count in [1, 10000000]", n)
+	}
+	path := filepath.Join(out, fmt.Sprintf("%s_%d.onnx", shape, n))
+	m := s.Build(n)
+	if err := write(m, path); err != nil {
+		return err
+	}
+	fmt.Printf("wrote %s (%d nodes)\n", path, modelgen.CountNodes(m))
+	return nil
+}
+
+func shapeNames() string {
+	var names []string
+	for _, s := range modelgen.Shapes() {
+		names = append(names, s.Name)
+	}
+	return strings.Join(names, ", ")
 }
 
 // writeMLP writes mlp_HIDDENxLAYERS.onnx (and .onnx.data with external).
