@@ -20,6 +20,10 @@ type Rewrite struct {
 	After  []string `json:"after"`
 	Sep    string   `json:"-"`
 	Remark string   `json:"remark"`
+	// Graph is the subgraph the rewrite was made in, as a path of owner
+	// nodes and attributes from the main graph ("If_3/then_branch",
+	// "Loop_1/body/If_2/else_branch"); empty for the main graph.
+	Graph string `json:"graph,omitempty"`
 }
 
 // String prints the rewrite in the TensorRT manner:
@@ -38,6 +42,9 @@ func (r Rewrite) String() string {
 		after = "(removed)"
 	}
 	s := before + " -> " + after
+	if r.Graph != "" {
+		s = r.Graph + ": " + s
+	}
 	if r.Remark != "" {
 		s += "  (" + r.Remark + ")"
 	}
@@ -71,6 +78,10 @@ type Pass struct {
 	NeedsPlacer bool
 	// ForORT: runs only when Options.Target is TargetORT (--target ort).
 	ForORT bool
+	// MainOnly: runs on the main graph only, not inside If/Loop/Scan
+	// bodies (the driver runs every other pass on each body first,
+	// innermost first; see runPassAll).
+	MainOnly bool
 	// Repeats names an earlier pass with the same function: when that one
 	// ran, reported no rewrite and no pass has reported one since, the
 	// model is as it left it, so this one would find nothing either and
@@ -100,7 +111,7 @@ var passes = [...]Pass{
 	{Name: "fuse", Fn: fuseOps, Level: 2, Doc: "group elementwise/injective chains, reductions and GEMM/Conv epilogues (post-dominator fusion)"},
 	{Name: "persistent", Fn: persistentRNN, Level: 3, Doc: "run an unrolled recurrence's fused cells as one persistent kernel when its recurrent weight fits on chip"},
 	{Name: "ort", Fn: ortLower, Level: 0, Required: true, ForORT: true, Doc: "with --target ort: write each fused group ONNX Runtime has a fused operator for as that operator (FusedConv, FusedGemm, LayerNormalization, ...) and inline the rest into their members"},
-	{Name: "rdma", Fn: rdmaPlace, Level: 3, NeedsPlacer: true, Doc: "with --cluster: tag nodes with their device and insert RDMA / copy transfer nodes on the edges a pipeline placement cuts"},
+	{Name: "rdma", Fn: rdmaPlace, Level: 3, NeedsPlacer: true, MainOnly: true, Doc: "with --cluster: tag nodes with their device and insert RDMA / copy transfer nodes on the edges a pipeline placement cuts"},
 	{Name: "late_dce", Fn: dce, Level: 0, Required: true, Doc: "delete nodes and initializers left unused"},
 }
 
@@ -255,13 +266,22 @@ type Context struct {
 	sizes map[string]*ir.Value
 	// folder evaluates constant nodes (nil: constant folding is skipped).
 	folder Folder
+	// graph is the control-flow body the pass is running on (nil: the
+	// main graph); see Graph.
+	graph *ir.Graph
 	// probes caches the hashes of large tensors' first bytes across the
 	// CSE passes, so each weight is probed at most once per run.
 	probes map[*ir.Tensor]probe
 }
 
-// Graph is the main graph.
-func (c *Context) Graph() *ir.Graph { return c.Model.Graph }
+// Graph is the graph the pass is running on: the main graph, or the
+// If/Loop/Scan body the driver is running it on (runPassAll).
+func (c *Context) Graph() *ir.Graph {
+	if c.graph != nil {
+		return c.graph
+	}
+	return c.Model.Graph
+}
 
 // newName returns a fresh node name "prefix_k", unique in this run: not
 // a name of the model when the run first asked for a name, nor one
