@@ -117,3 +117,6 @@ func ownerLabel(n *ir.Node) string {
 	}
 	return n.Op + ir.NodeLabel(n)
 }
+
+// hasControlFlow reports whether g holds an If, Loop or Scan body.
+func hasControlFlow(g *ir.Graph) bool { return len(controlBodies(g)) > 0 }

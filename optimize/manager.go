@@ -151,7 +151,7 @@ func Run(m *ir.Model, opt Options) (*Result, error) {
 	}
 	var torun []Pass
 	for _, p := range forTarget(sel, opt.Target) {
-		if p.NeedsPlacer && opt.Placer == nil {
+		if p.NeedsPlacer && opt.Placer == nil || p.ControlFlow && !hasControlFlow(m.Graph) {
 			continue
 		}
 		torun = append(torun, p)

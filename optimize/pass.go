@@ -78,6 +78,10 @@ type Pass struct {
 	NeedsPlacer bool
 	// ForORT: runs only when Options.Target is TargetORT (--target ort).
 	ForORT bool
+	// ControlFlow: runs only on models with If/Loop/Scan nodes (the
+	// passes that rewrite nothing else; on other models Run neither runs
+	// nor lists them, so their reports do not change).
+	ControlFlow bool
 	// MainOnly: runs on the main graph only, not inside If/Loop/Scan
 	// bodies (the driver runs every other pass on each body first,
 	// innermost first; see runPassAll).
@@ -96,6 +100,8 @@ var passes = [...]Pass{
 	{Name: "qdq", Fn: qdqElim, Level: 1, Doc: "remove DequantizeLinear -> Reshape/Transpose -> QuantizeLinear round trips with equal parameters"},
 	{Name: "constfold", Fn: constFold, Level: 1, Doc: "evaluate nodes whose inputs are all constant (size-capped)"},
 	{Name: "shapefold", Fn: shapeFold, Level: 1, Doc: "replace shape computations whose values inference knows by constants"},
+	{Name: "branchfold", Fn: branchFold, Level: 1, ControlFlow: true, Doc: "inline the branch an If with a constant condition takes (a constant sample rate, a static shape test)"},
+	{Name: "loophoist", Fn: loopHoist, Level: 1, ControlFlow: true, Doc: "move loop-invariant nodes (reading only captured values and constants) out of Loop/Scan bodies, to run once"},
 	{Name: "reshapechain", Fn: reshapeChain, Level: 1, Doc: "collapse single-use chains of Reshape/Flatten/Squeeze/Unsqueeze into one Reshape to the static final shape"},
 	{Name: "cse", Fn: cse, Level: 1, Doc: "merge nodes computing the same op of the same inputs"},
 	{Name: "early_dce", Fn: dce, Level: 1, Doc: "delete nodes whose outputs are never used"},
@@ -122,6 +128,13 @@ var passOrder = [...]struct{ a, b, why string }{
 	{"qdq", "fuse", "the fuser would group the dequantize/quantize round trip instead of removing it"},
 	{"constfold", "shapefold", "shape folding reads values that folding made constant"},
 	{"noop", "reshapechain", "removing Identity between shape ops joins their chains"},
+	{"constfold", "branchfold", "folding makes an If's condition constant"},
+	{"shapefold", "branchfold", "shape folding resolves conditions on static dims (the sample rate, whether past state exists)"},
+	{"branchfold", "loophoist", "an inlined branch inside a loop body exposes invariant nodes"},
+	{"constfold", "loophoist", "a body node folded to a constant need not be hoisted"},
+	{"loophoist", "cse", "hoisted nodes may duplicate the enclosing graph's"},
+	{"loophoist", "fuse", "a hoisted node must leave the body before the body's nodes are grouped"},
+	{"loophoist", "tbatch", "hoisted projections batch with the enclosing graph's"},
 	{"reshapechain", "cse", "collapsed chains make equal reshapes of one value look alike"},
 	{"cse", "early_dce", "CSE leaves the duplicates dead"},
 	{"bnfold", "fuse", "BatchNorm must be in the Conv weights before the Conv epilogue is fused"},
