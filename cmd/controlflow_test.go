@@ -4,14 +4,17 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/wolong-dev/wolong/importer"
 	"github.com/wolong-dev/wolong/internal/modelgen"
+	"github.com/wolong-dev/wolong/ir"
 )
 
 // controlFlowInputs are the verify flags that give each generated
@@ -99,5 +102,72 @@ func TestControlFlowModels(t *testing.T) {
 	}
 	if nodeErr != nil {
 		t.Log("node is not installed: outputs compared on wolong's evaluator only, not in ONNX Runtime")
+	}
+}
+
+// TestControlFlowVsORT checks the node count of the model optimize -O3
+// writes for each control-flow model of testdata/ort/
+// controlflow_nodes_vs_ort.tsv (generated ones and shared ones), counting
+// the main graph and every If/Loop/Scan body (a fused kernel one node),
+// against ONNX Runtime 1.30's count at its extended level, measured by
+// bench/controlflow/check.sh: it must be no higher on any model.
+func TestControlFlowVsORT(t *testing.T) {
+	if testing.Short() {
+		t.Skip("optimizes every control-flow model (-short)")
+	}
+	src, err := os.ReadFile(filepath.Join("..", "testdata", "ort", "controlflow_nodes_vs_ort.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, sharedErr := os.Stat(filepath.Join("..", "..", "shared", "models"))
+	dir := t.TempDir()
+	generated := modelgen.ControlFlowModels()
+	rows := strings.Split(strings.TrimSpace(string(src)), "\n")[1:]
+	for _, row := range rows {
+		cols := strings.Split(row, "\t")
+		if len(cols) != 4 {
+			t.Fatalf("bad row %q", row)
+		}
+		ortNodes, err := strconv.Atoi(cols[1])
+		if err != nil {
+			continue // ONNX Runtime could not load it
+		}
+		t.Run(cols[0], func(t *testing.T) {
+			var model string
+			if name, ok := strings.CutPrefix(cols[0], "generated/"); ok {
+				m := generated[name]
+				if m == nil {
+					t.Fatalf("no generated model %s", name)
+				}
+				model = filepath.Join(dir, name+".onnx")
+				if err := importer.WriteFile(m, model); err != nil {
+					t.Fatal(err)
+				}
+			} else if sharedErr != nil {
+				t.Skip("../shared not present")
+			} else {
+				model = filepath.Join("..", "..", "shared", "models", cols[0])
+			}
+			out := filepath.Join(dir, "opt.onnx")
+			if _, errs, code := run("optimize", model, "-O3", "--emit-onnx", out); code != 0 {
+				t.Fatalf("optimize: %s", errs)
+			}
+			m, err := importer.Load(out, importer.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer m.Close()
+			n := 0
+			m.Graph.Walk(func(g *ir.Graph) bool {
+				if g.ParentNode != nil && ir.IsFused(g.ParentNode) {
+					return false
+				}
+				n += len(g.Nodes)
+				return true
+			})
+			if n > ortNodes {
+				t.Errorf("%d nodes (bodies included) after -O3, ONNX Runtime extended has %d", n, ortNodes)
+			}
+		})
 	}
 }
