@@ -150,10 +150,15 @@ func DecoderPast(d int64) *ir.Model {
 // gathers x_t, computes h = clip(x_t W + h R + b, 0, 20) and emits h as
 // a scan output. The body also scales W and sums the two biases each
 // iteration (loop-invariant work exporters leave in bodies). With trip > 0
-// the trip count is a constant; else it is the input's time dim.
+// the trip count is a constant (and xs has trip steps); else it is the
+// input's symbolic time dim T.
 func LoopRNN(d, hidden int64, trip int) *ir.Model {
 	b := New("loop_rnn", 17)
-	xs := b.Input("xs", ir.Float32, "T", 1, d)
+	var t any = "T"
+	if trip > 0 {
+		t = trip
+	}
+	xs := b.Input("xs", ir.Float32, t, 1, d)
 	h0 := b.Input("h0", ir.Float32, 1, hidden)
 	var m *ir.Value
 	if trip > 0 {
