@@ -94,19 +94,26 @@ func inlineBranch(c *Context, g *ir.Graph, n *ir.Node, br *ir.Graph) []string {
 	dropBodyUses(n)
 	g.RemoveNode(n)
 	for i, y := range outs {
-		if y == nil {
-			continue
+		if id := c.replaceOutput(g, y, srcs[i], "branchfold_identity"); id != "" {
+			moved = append(moved, id)
 		}
-		src := srcs[i]
-		if c.substitute(y, src) {
-			continue
-		}
-		name := c.newName("branchfold_identity")
-		id := g.AddNode("Identity", "", name, []*ir.Value{src}, []string{name + "_out"})
-		out := id.Outputs[0]
-		out.Type = y.Type
-		c.substitute(y, out) // a fresh node output: always takes y's place
-		moved = append(moved, id.Name)
 	}
 	return moved
+}
+
+// replaceOutput makes the readers of y, an output of a node being deleted
+// from g, read src instead. When y is a graph output that src cannot
+// become (src is an outer value, a graph input or already an output), an
+// Identity named from prefix computes y from src; its name is returned
+// ("" when none was needed). y must not be pinned.
+func (c *Context) replaceOutput(g *ir.Graph, y, src *ir.Value, prefix string) string {
+	if y == nil || c.substitute(y, src) {
+		return ""
+	}
+	name := c.newName(prefix)
+	id := g.AddNode("Identity", "", name, []*ir.Value{src}, []string{name + "_out"})
+	out := id.Outputs[0]
+	out.Type = y.Type
+	c.substitute(y, out) // a fresh node output: always takes y's place
+	return name
 }

@@ -82,6 +82,11 @@ type Pass struct {
 	// passes that rewrite nothing else; on other models Run neither runs
 	// nor lists them, so their reports do not change).
 	ControlFlow bool
+	// Trial: the driver keeps the pass's rewrites only when the Predictor
+	// predicts the model faster after the pass than before (else the model
+	// is restored and the pass reports none); without a Predictor they
+	// are kept.
+	Trial bool
 	// MainOnly: runs on the main graph only, not inside If/Loop/Scan
 	// bodies (the driver runs every other pass on each body first,
 	// innermost first; see runPassAll).
@@ -102,6 +107,7 @@ var passes = [...]Pass{
 	{Name: "shapefold", Fn: shapeFold, Level: 1, Doc: "replace shape computations whose values inference knows by constants"},
 	{Name: "branchfold", Fn: branchFold, Level: 1, ControlFlow: true, Doc: "inline the branch an If with a constant condition takes (a constant sample rate, a static shape test)"},
 	{Name: "loophoist", Fn: loopHoist, Level: 1, ControlFlow: true, Doc: "move loop-invariant nodes (reading only captured values and constants) out of Loop/Scan bodies, to run once"},
+	{Name: "loopunroll", Fn: loopUnroll, Level: 3, ControlFlow: true, Trial: true, Doc: "unroll Loops with a constant trip count of at most 16 whose condition cannot stop them early, where the cost model predicts it pays"},
 	{Name: "reshapechain", Fn: reshapeChain, Level: 1, Doc: "collapse single-use chains of Reshape/Flatten/Squeeze/Unsqueeze into one Reshape to the static final shape"},
 	{Name: "cse", Fn: cse, Level: 1, Doc: "merge nodes computing the same op of the same inputs"},
 	{Name: "early_dce", Fn: dce, Level: 1, Doc: "delete nodes whose outputs are never used"},
@@ -135,6 +141,11 @@ var passOrder = [...]struct{ a, b, why string }{
 	{"loophoist", "cse", "hoisted nodes may duplicate the enclosing graph's"},
 	{"loophoist", "fuse", "a hoisted node must leave the body before the body's nodes are grouped"},
 	{"loophoist", "tbatch", "hoisted projections batch with the enclosing graph's"},
+	{"loophoist", "loopunroll", "invariant nodes leave the body once rather than being copied per iteration"},
+	{"branchfold", "loopunroll", "a branch folded inside the body is copied as straight-line code"},
+	{"loopunroll", "cse", "the copies of a body repeat computations of the iteration-independent kind"},
+	{"loopunroll", "tbatch", "time batching batches the per-step projections unrolling exposes"},
+	{"loopunroll", "fuse", "fusion groups nodes across the unrolled iterations"},
 	{"reshapechain", "cse", "collapsed chains make equal reshapes of one value look alike"},
 	{"cse", "early_dce", "CSE leaves the duplicates dead"},
 	{"bnfold", "fuse", "BatchNorm must be in the Conv weights before the Conv epilogue is fused"},
