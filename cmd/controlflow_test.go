@@ -28,6 +28,7 @@ var controlFlowInputs = map[string][][]string{
 	"loop_rnn":            {{"--dim", "T=5"}},
 	"loop_rnn_trip8":      {nil},
 	"scan_gru":            {{"--dim", "T=5"}},
+	"scan_gru_t6":         {nil},
 	"nested_if_loop_scan": {{"--fill", "flag=1"}, {"--fill", "flag=0"}},
 }
 

@@ -71,7 +71,8 @@ func TestControlFlowModelsAtEveryLevel(t *testing.T) {
 		"decoder_past_if":     func() *ir.Model { return modelgen.DecoderPast(16) },
 		"loop_rnn":            func() *ir.Model { return modelgen.LoopRNN(8, 16, 0) },
 		"loop_rnn_trip4":      func() *ir.Model { return modelgen.LoopRNN(8, 16, 4) },
-		"scan_gru":            func() *ir.Model { return modelgen.ScanGRU(8, 16) },
+		"scan_gru":            func() *ir.Model { return modelgen.ScanGRU(8, 16, 0) },
+		"scan_gru_t3":         func() *ir.Model { return modelgen.ScanGRU(8, 16, 3) },
 		"nested_if_loop_scan": func() *ir.Model { return modelgen.NestedIfLoopScan(4, 8) },
 	} {
 		for _, level := range []int{0, 1, 2, 3, 4} {

@@ -188,9 +188,14 @@ func LoopRNN(d, hidden int64, trip int) *ir.Model {
 // [1, hidden]: z = sigmoid(x Wz + h Rz + bz), n = tanh(x Wn + (z*h) Rn +
 // bn), h' = n + z*(h - n). The weights are main-graph initializers the
 // body captures; bz is the sum of two bias vectors computed in the body.
-func ScanGRU(d, hidden int64) *ir.Model {
+// T is symbolic when steps is 0, else steps.
+func ScanGRU(d, hidden int64, steps int) *ir.Model {
 	b := New("scan_gru", 17)
-	xs := b.Input("xs", ir.Float32, "T", 1, d)
+	var t any = "T"
+	if steps > 0 {
+		t = steps
+	}
+	xs := b.Input("xs", ir.Float32, t, 1, d)
 	h0 := b.Input("h0", ir.Float32, 1, hidden)
 	wz, rz, wn, rn := b.Weight("Wz", d, hidden), b.Weight("Rz", hidden, hidden), b.Weight("Wn", d, hidden), b.Weight("Rn", hidden, hidden)
 	bz1, bz2, bn := b.Weight("bz_i", hidden), b.Weight("bz_h", hidden), b.Weight("bn", hidden)
@@ -255,7 +260,8 @@ func ControlFlowModels() map[string]*ir.Model {
 		"decoder_past_if":     DecoderPast(32),
 		"loop_rnn":            LoopRNN(16, 32, 0),
 		"loop_rnn_trip8":      LoopRNN(16, 32, 8),
-		"scan_gru":            ScanGRU(16, 32),
+		"scan_gru":            ScanGRU(16, 32, 0),
+		"scan_gru_t6":         ScanGRU(16, 32, 6),
 		"nested_if_loop_scan": NestedIfLoopScan(4, 8),
 	}
 }
