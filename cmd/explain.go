@@ -97,7 +97,7 @@ func dotExample(pass string) string {
 	sel, _ := optimize.Select(optimize.MaxLevel, nil, nil)
 	seq := 0
 	for _, p := range sel {
-		if p.NeedsPlacer {
+		if p.NeedsPlacer || p.ControlFlow { // a model without If/Loop/Scan
 			continue
 		}
 		seq++

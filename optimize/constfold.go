@@ -81,7 +81,9 @@ func foldable(g *ir.Graph, n *ir.Node) bool {
 		if o == nil {
 			continue
 		}
-		if g.IsOutput(o) || (o.Type.Kind != ir.KindTensor && o.Type.Kind != ir.KindUnknown) {
+		// A body's outputs may be constants (only the main graph keeps
+		// its outputs node-produced).
+		if g.IsOutput(o) && g.Parent == nil || (o.Type.Kind != ir.KindTensor && o.Type.Kind != ir.KindUnknown) {
 			return false
 		}
 	}

@@ -52,6 +52,11 @@ func dce(c *Context) ([]Rewrite, error) {
 			rw = append(rw, Rewrite{Before: []string{ir.NodeLabel(n)}, Remark: "dead " + n.QualifiedOp()})
 		}
 	}
+	for n := range dead {
+		if hasSubgraph(n) && !ir.IsFused(n) {
+			dropBodyUses(n) // else the values its bodies read keep uses by nodes gone
+		}
+	}
 	g.RemoveNodes(dead)
 	// Initializers no live node reads (graph inputs are kept).
 	isInput := map[*ir.Value]bool{}

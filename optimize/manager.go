@@ -5,7 +5,8 @@ package optimize
 // keeps the nodes in topological order (the pass contract, see PassFunc:
 // re-sorted after each pass that reports a rewrite), skips a pass that
 // repeats one that found nothing when nothing changed since (Pass.Repeats),
-// times each pass, verifies the IR after each one when asked, hashes the
+// runs each pass on every If/Loop/Scan body first (bodies.go), times
+// each pass, verifies the IR after each one when asked, hashes the
 // model after each pass and writes the dumps asked for (dump.go), and
 // records the predicted cost before and after each pass.
 
@@ -150,7 +151,7 @@ func Run(m *ir.Model, opt Options) (*Result, error) {
 	}
 	var torun []Pass
 	for _, p := range forTarget(sel, opt.Target) {
-		if p.NeedsPlacer && opt.Placer == nil {
+		if p.NeedsPlacer && opt.Placer == nil || p.ControlFlow && !hasControlFlow(m.Graph) {
 			continue
 		}
 		torun = append(torun, p)
@@ -167,8 +168,11 @@ func Run(m *ir.Model, opt Options) (*Result, error) {
 		start := opt.Now()
 		var rw []Rewrite
 		if p.Repeats == "" || !quiet[p.Repeats] { // else skipped: see Pass.Repeats
-			if rw, err = runPass(c, p); err != nil {
+			if rw, err = runTrial(c, p, cur); err != nil {
 				return nil, err
+			}
+			if rw == nil && p.Trial {
+				nodes = nil // a trial undone restores a copy of the model
 			}
 		}
 		// A pass that reports no rewrite changed nothing (the contract the

@@ -20,6 +20,10 @@ type Rewrite struct {
 	After  []string `json:"after"`
 	Sep    string   `json:"-"`
 	Remark string   `json:"remark"`
+	// Graph is the subgraph the rewrite was made in, as a path of owner
+	// nodes and attributes from the main graph ("If_3/then_branch",
+	// "Loop_1/body/If_2/else_branch"); empty for the main graph.
+	Graph string `json:"graph,omitempty"`
 }
 
 // String prints the rewrite in the TensorRT manner:
@@ -38,6 +42,9 @@ func (r Rewrite) String() string {
 		after = "(removed)"
 	}
 	s := before + " -> " + after
+	if r.Graph != "" {
+		s = r.Graph + ": " + s
+	}
 	if r.Remark != "" {
 		s += "  (" + r.Remark + ")"
 	}
@@ -71,6 +78,19 @@ type Pass struct {
 	NeedsPlacer bool
 	// ForORT: runs only when Options.Target is TargetORT (--target ort).
 	ForORT bool
+	// ControlFlow: runs only on models with If/Loop/Scan nodes (the
+	// passes that rewrite nothing else; on other models Run neither runs
+	// nor lists them, so their reports do not change).
+	ControlFlow bool
+	// Trial: the driver keeps the pass's rewrites only when the Predictor
+	// predicts the model faster after the pass than before (else the model
+	// is restored and the pass reports none); without a Predictor they
+	// are kept.
+	Trial bool
+	// MainOnly: runs on the main graph only, not inside If/Loop/Scan
+	// bodies (the driver runs every other pass on each body first,
+	// innermost first; see runPassAll).
+	MainOnly bool
 	// Repeats names an earlier pass with the same function: when that one
 	// ran, reported no rewrite and no pass has reported one since, the
 	// model is as it left it, so this one would find nothing either and
@@ -85,6 +105,9 @@ var passes = [...]Pass{
 	{Name: "qdq", Fn: qdqElim, Level: 1, Doc: "remove DequantizeLinear -> Reshape/Transpose -> QuantizeLinear round trips with equal parameters"},
 	{Name: "constfold", Fn: constFold, Level: 1, Doc: "evaluate nodes whose inputs are all constant (size-capped)"},
 	{Name: "shapefold", Fn: shapeFold, Level: 1, Doc: "replace shape computations whose values inference knows by constants"},
+	{Name: "branchfold", Fn: branchFold, Level: 1, ControlFlow: true, Doc: "inline the branch an If with a constant condition takes (a constant sample rate, a static shape test)"},
+	{Name: "loophoist", Fn: loopHoist, Level: 1, ControlFlow: true, Doc: "move loop-invariant nodes (reading only captured values and constants) out of Loop/Scan bodies, to run once"},
+	{Name: "loopunroll", Fn: loopUnroll, Level: 3, ControlFlow: true, Trial: true, Doc: "unroll Loops with a constant trip count of at most 16 whose condition cannot stop them early, where the cost model predicts it pays"},
 	{Name: "reshapechain", Fn: reshapeChain, Level: 1, Doc: "collapse single-use chains of Reshape/Flatten/Squeeze/Unsqueeze into one Reshape to the static final shape"},
 	{Name: "cse", Fn: cse, Level: 1, Doc: "merge nodes computing the same op of the same inputs"},
 	{Name: "early_dce", Fn: dce, Level: 1, Doc: "delete nodes whose outputs are never used"},
@@ -100,7 +123,7 @@ var passes = [...]Pass{
 	{Name: "fuse", Fn: fuseOps, Level: 2, Doc: "group elementwise/injective chains, reductions and GEMM/Conv epilogues (post-dominator fusion)"},
 	{Name: "persistent", Fn: persistentRNN, Level: 3, Doc: "run an unrolled recurrence's fused cells as one persistent kernel when its recurrent weight fits on chip"},
 	{Name: "ort", Fn: ortLower, Level: 0, Required: true, ForORT: true, Doc: "with --target ort: write each fused group ONNX Runtime has a fused operator for as that operator (FusedConv, FusedGemm, LayerNormalization, ...) and inline the rest into their members"},
-	{Name: "rdma", Fn: rdmaPlace, Level: 3, NeedsPlacer: true, Doc: "with --cluster: tag nodes with their device and insert RDMA / copy transfer nodes on the edges a pipeline placement cuts"},
+	{Name: "rdma", Fn: rdmaPlace, Level: 3, NeedsPlacer: true, MainOnly: true, Doc: "with --cluster: tag nodes with their device and insert RDMA / copy transfer nodes on the edges a pipeline placement cuts"},
 	{Name: "late_dce", Fn: dce, Level: 0, Required: true, Doc: "delete nodes and initializers left unused"},
 }
 
@@ -111,6 +134,18 @@ var passOrder = [...]struct{ a, b, why string }{
 	{"qdq", "fuse", "the fuser would group the dequantize/quantize round trip instead of removing it"},
 	{"constfold", "shapefold", "shape folding reads values that folding made constant"},
 	{"noop", "reshapechain", "removing Identity between shape ops joins their chains"},
+	{"constfold", "branchfold", "folding makes an If's condition constant"},
+	{"shapefold", "branchfold", "shape folding resolves conditions on static dims (the sample rate, whether past state exists)"},
+	{"branchfold", "loophoist", "an inlined branch inside a loop body exposes invariant nodes"},
+	{"constfold", "loophoist", "a body node folded to a constant need not be hoisted"},
+	{"loophoist", "cse", "hoisted nodes may duplicate the enclosing graph's"},
+	{"loophoist", "fuse", "a hoisted node must leave the body before the body's nodes are grouped"},
+	{"loophoist", "tbatch", "hoisted projections batch with the enclosing graph's"},
+	{"loophoist", "loopunroll", "invariant nodes leave the body once rather than being copied per iteration"},
+	{"branchfold", "loopunroll", "a branch folded inside the body is copied as straight-line code"},
+	{"loopunroll", "cse", "the copies of a body repeat computations of the iteration-independent kind"},
+	{"loopunroll", "tbatch", "time batching batches the per-step projections unrolling exposes"},
+	{"loopunroll", "fuse", "fusion groups nodes across the unrolled iterations"},
 	{"reshapechain", "cse", "collapsed chains make equal reshapes of one value look alike"},
 	{"cse", "early_dce", "CSE leaves the duplicates dead"},
 	{"bnfold", "fuse", "BatchNorm must be in the Conv weights before the Conv epilogue is fused"},
@@ -254,13 +289,22 @@ type Context struct {
 	sizes map[string]*ir.Value
 	// folder evaluates constant nodes (nil: constant folding is skipped).
 	folder Folder
+	// graph is the control-flow body the pass is running on (nil: the
+	// main graph); see Graph.
+	graph *ir.Graph
 	// probes caches the hashes of large tensors' first bytes across the
 	// CSE passes, so each weight is probed at most once per run.
 	probes map[*ir.Tensor]probe
 }
 
-// Graph is the main graph.
-func (c *Context) Graph() *ir.Graph { return c.Model.Graph }
+// Graph is the graph the pass is running on: the main graph, or the
+// If/Loop/Scan body the driver is running it on (runPassAll).
+func (c *Context) Graph() *ir.Graph {
+	if c.graph != nil {
+		return c.graph
+	}
+	return c.Model.Graph
+}
 
 // newName returns a fresh node name "prefix_k", unique in this run: not
 // a name of the model when the run first asked for a name, nor one

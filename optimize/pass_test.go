@@ -57,10 +57,10 @@ func TestSelect(t *testing.T) {
 		wantErr bool
 	}{
 		{"O0 runs only required", 0, nil, nil, []string{"late_dce"}, false},
-		{"O1 clean-up", 1, nil, nil, []string{"noop", "qdq", "constfold", "shapefold", "reshapechain", "cse", "early_dce", "late_dce"}, false},
-		{"O2 adds fusion", 2, nil, nil, []string{"noop", "qdq", "constfold", "shapefold", "reshapechain", "cse", "early_dce", "bnfold", "layernorm", "rmsnorm", "gelu", "silu", "attention", "fuse", "late_dce"}, false},
+		{"O1 clean-up", 1, nil, nil, []string{"noop", "qdq", "constfold", "shapefold", "branchfold", "loophoist", "reshapechain", "cse", "early_dce", "late_dce"}, false},
+		{"O2 adds fusion", 2, nil, nil, []string{"noop", "qdq", "constfold", "shapefold", "branchfold", "loophoist", "reshapechain", "cse", "early_dce", "bnfold", "layernorm", "rmsnorm", "gelu", "silu", "attention", "fuse", "late_dce"}, false},
 		{"only", 3, []string{"fuse", "cse"}, nil, []string{"cse", "fuse", "late_dce"}, false},
-		{"disable", 1, nil, []string{"cse", "noop"}, []string{"qdq", "constfold", "shapefold", "reshapechain", "early_dce", "late_dce"}, false},
+		{"disable", 1, nil, []string{"cse", "noop"}, []string{"qdq", "constfold", "shapefold", "branchfold", "loophoist", "reshapechain", "early_dce", "late_dce"}, false},
 		{"unknown pass", 3, []string{"nope"}, nil, nil, true},
 		{"required cannot be disabled", 3, nil, []string{"late_dce"}, nil, true},
 		{"bad level", 4, nil, nil, nil, true},

@@ -59,10 +59,12 @@ func implicitNames(g *ir.Graph) map[string]bool {
 	return out
 }
 
-// pinned reports whether v is referenced by name from a subgraph and so
-// must be neither renamed, replaced nor moved into a fused body.
+// pinned reports whether v is referenced by name from a subgraph, or is
+// an outer-scope value a control-flow body captures while a pass runs on
+// that body, and so must be neither renamed, replaced nor moved into a
+// fused body.
 func (c *Context) pinned(v *ir.Value) bool {
-	return v != nil && c.implicit[v.Name]
+	return v != nil && (c.implicit[v.Name] || c.graph != nil && v.Graph != c.graph)
 }
 
 // usedOutside reports whether v is read by a node not in members, or is a
