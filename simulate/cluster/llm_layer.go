@@ -58,7 +58,9 @@ func newKernels(gpu *hw.Hardware, dt ir.DType) *kernels {
 // run adds one kernel and returns its time.
 func (k *kernels) run(c cost.Cost) float64 {
 	c.Kernels = 1
-	c.DType = k.dt
+	if c.DType == ir.Undefined {
+		c.DType = k.dt
+	}
 	e := k.cm.Time(c)
 	k.s += e.DeviceS
 	k.flops += c.FLOPs

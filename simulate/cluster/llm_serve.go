@@ -37,6 +37,9 @@ type ServeOptions struct {
 	DType ir.DType
 	// MemoryGB overrides the GPU's memory (0: the preset's).
 	MemoryGB float64
+	// Load, when set, runs requests through an in-flight-batching
+	// scheduler (llm_serve_run.go) instead of one static batch.
+	Load *ServeLoad
 }
 
 // ServeResult is a predicted serving run.
@@ -73,6 +76,8 @@ type ServeResult struct {
 	// MaxBatch is the largest batch whose KV cache fits.
 	MaxBatch int    `json:"max_batch"`
 	Memory   Memory `json:"memory_per_gpu"`
+	// Requests is the request-level run (ServeOptions.Load).
+	Requests *RequestStats `json:"requests,omitempty"`
 
 	Caveats
 }
@@ -124,6 +129,9 @@ func SimulateServe(t *Transformer, c *Cluster, o ServeOptions) (*ServeResult, er
 	}
 	if err := t.Validate(); err != nil {
 		return nil, err
+	}
+	if o.Load != nil {
+		return simulateServeLoad(t, c, o)
 	}
 	o, err := o.withDefaults(t, c.GPUs())
 	if err != nil {
