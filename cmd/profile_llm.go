@@ -32,6 +32,7 @@ type LLMFlags struct {
 	Framework              string
 	Serve                  bool
 	Prompt, Output         int
+	Load                   ServeLoadFlags // --serve's request-level flags
 }
 
 // addLLMFlags registers the LLM flags of profile: the training layout's
@@ -42,6 +43,7 @@ func addLLMFlags(c *cobra.Command, o *LLMFlags) {
 	f.BoolVar(&o.Serve, "serve", false, "LLM: predict serving (prefill + decode with a KV cache) with --tp, --batch, --prompt, --output")
 	f.IntVar(&o.Prompt, "prompt", 0, "LLM --serve: prompt tokens per sequence (default 1024)")
 	f.IntVar(&o.Output, "output", 0, "LLM --serve: generated tokens per sequence (default 256)")
+	addServeLoadFlags(c, &o.Load)
 }
 
 // addLLMTrainFlags registers the flags of a training layout (optimize's
@@ -76,13 +78,24 @@ func addLLMTrainFlags(c *cobra.Command, o *LLMFlags) {
 // others (llm, tp, seq) serve both.
 var (
 	llmTrainFlags = []string{"pp", "dp", "ep", "cp", "vp", "sp", "zero", "recompute", "micro-batch", "global-batch", "framework"}
-	llmServeFlags = []string{"serve", "prompt", "output"}
+	llmServeFlags = append([]string{"serve", "prompt", "output"}, serveLoadFlags...)
 	llmFlags      = append(append([]string{"llm", "tp", "seq"}, llmTrainFlags...), llmServeFlags...)
 	// notWithLLM are the graph-level cluster and single-GPU flags the
 	// planner does not read.
 	notWithLLM = []string{"sweep", "plot", "transport", "bucket-mb", "allreduce", "schedule", "micro-batches", "stages", "trace", "trace-gpus",
 		"opt-level", "streams", "mode", "by", "tf32", "trip", "conv-algo"}
 )
+
+// onlyTrace says --trace is the one graph-level flag given (what --serve
+// draws its iterations with).
+func onlyTrace(changed func(string) bool) bool {
+	for _, n := range notWithLLM {
+		if n != "trace" && changed(n) {
+			return false
+		}
+	}
+	return true
+}
 
 // firstChanged returns the first of names given on the command line.
 func firstChanged(changed func(string) bool, names []string) string {
@@ -116,7 +129,7 @@ func (o *LLMFlags) llmRun(changed func(string) bool, batch int64, dtype ir.DType
 	if firstChanged(changed, llmFlags) == "" {
 		return nil, nil
 	}
-	if n := firstChanged(changed, notWithLLM); n != "" {
+	if n := firstChanged(changed, notWithLLM); n != "" && !(o.Serve && onlyTrace(changed)) {
 		return nil, Usagef("--%s does not apply to the LLM planner (--%s)", n, firstChanged(changed, llmFlags))
 	}
 	for _, v := range []struct {
@@ -131,8 +144,8 @@ func (o *LLMFlags) llmRun(changed func(string) bool, batch int64, dtype ir.DType
 			return nil, Usagef("--%s 0: want at least 1", v.name)
 		}
 	}
-	if dtype != ir.Undefined && dtype != ir.BFloat16 && dtype != ir.Float16 && dtype != ir.Float8E4M3FN {
-		return nil, Usagef("--dtype %s: the LLM planner computes in bfloat16, float16 or float8e4m3fn", dtype)
+	if dtype != ir.Undefined && dtype != ir.BFloat16 && dtype != ir.Float16 && dtype != ir.Float8E4M3FN && !(dtype == ir.Float4E2M1 && o.Serve) {
+		return nil, Usagef("--dtype %s: the LLM planner computes in bf16, fp16 or fp8 (bfloat16, float16, float8e4m3fn; --serve also fp4, float4e2m1)", dtype)
 	}
 	r := &LLMRun{}
 	if o.Preset != "" {
@@ -143,11 +156,14 @@ func (o *LLMFlags) llmRun(changed func(string) bool, batch int64, dtype ir.DType
 		r.Preset = t
 	}
 	if o.Serve {
-		if n := firstChanged(changed, llmTrainFlags); n != "" {
-			return nil, Usagef("--%s is a training flag: --serve takes --tp, --batch, --prompt, --output and --seq", n)
+		if n := firstChanged(changed, llmTrainFlags[1:]); n != "" { // all but pp
+			return nil, Usagef("--%s is a training flag: --serve takes --tp, --pp, --batch, --prompt, --output, --seq and the request-level flags", n)
 		}
 		if search {
 			return nil, Usagef("--strategy auto searches training layouts: give --serve a --tp")
+		}
+		if changed("batch") && batch < 1 {
+			return nil, Usagef("--batch %d: want 1..%d", batch, 1<<24)
 		}
 		if batch > 1<<24 {
 			return nil, Usagef("--batch %d: want 1..%d", batch, 1<<24)
@@ -157,6 +173,16 @@ func (o *LLMFlags) llmRun(changed func(string) bool, batch int64, dtype ir.DType
 			prompt = o.Seq // --seq reads as the prompt when --prompt is not given
 		}
 		r.Serve = &cluster.ServeOptions{TP: o.TP, Batch: int(batch), Prompt: prompt, Output: o.Output, DType: dtype}
+		load, err := o.Load.serveLoad(changed, o.PP)
+		if err != nil {
+			return nil, err
+		}
+		if load != nil {
+			r.Serve.Load = load
+			r.Assumptions = append(r.Assumptions, serveLoadNote(load))
+		} else if dtype == ir.Float4E2M1 {
+			return nil, Usagef("--dtype fp4 needs the request-level simulator: add --requests N (or --rate, --workload)")
+		}
 		return r, nil
 	}
 	if n := firstChanged(changed, []string{"prompt", "output", "batch"}); n != "" {

@@ -63,6 +63,8 @@ func profileLLMRun(env *Env, opts *ProfileOptions) error {
 	}
 	c := cr.Cluster
 	switch {
+	case lr.Serve != nil && lr.Serve.Load != nil:
+		return profileServeLoad(env, opts, t, assumptions, warnings)
 	case lr.Serve != nil:
 		r, err := cluster.SimulateServe(t, c, *lr.Serve)
 		if err != nil {
