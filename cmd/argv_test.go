@@ -16,8 +16,8 @@ import (
 	"github.com/wolong-dev/wolong/optimize"
 	"github.com/wolong-dev/wolong/report"
 	"github.com/wolong-dev/wolong/simulate"
-	"github.com/wolong-dev/wolong/simulate/cluster"
 	"github.com/wolong-dev/wolong/simulate/cost"
+	"github.com/wolong-dev/wolong/simulate/llm"
 )
 
 // This file holds the argv-to-Options table tests: each command's
@@ -169,7 +169,7 @@ func TestArgvOptimize(t *testing.T) {
 			l, tr := o.LLM.LLM, o.LLM.LLM.Train
 			return check(o.Path == "" && l.Preset != nil && l.Preset.Name == "llama3-70b", "the preset, no MODEL", l.Search == nil && l.Serve == nil, "a given layout",
 				tr.TP == 8 && tr.PP == 2 && tr.DP == 0 && tr.VirtualStages == 2 && tr.SequenceParallel && tr.ZeRO == 1, "degrees",
-				tr.Recompute == cluster.RecomputeFull && tr.MicroBatch == 2 && tr.GlobalBatch == 64 && tr.Seq == 4096, "recompute, batches, seq",
+				tr.Recompute == llm.RecomputeFull && tr.MicroBatch == 2 && tr.GlobalBatch == 64 && tr.Seq == 4096, "recompute, batches, seq",
 				tr.Framework.Name == "fsdp", "framework", o.Plan == "plan.json" && o.Format == report.JSON, "-o is the plan file, json", tr.DType == ir.Float16, "dtype",
 				o.LLM.Cluster.GPUs() == 64 && o.LLM.Cluster.GPU.Name == "h200", "cluster")
 		}},
@@ -263,7 +263,7 @@ func TestArgvProfile(t *testing.T) {
 			}
 			tr := l.Train
 			return check(l.Preset == nil && l.Search == nil && l.Serve == nil, "a training step of MODEL", tr.TP == 4 && tr.PP == 2 && tr.DP == 0 && tr.EP == 2 && tr.CP == 1, "degrees (dp left to the planner)",
-				tr.VirtualStages == 2 && tr.SequenceParallel && tr.ZeRO == 1, "vp, sp, zero", tr.Recompute == cluster.RecomputeSelective, "recompute",
+				tr.VirtualStages == 2 && tr.SequenceParallel && tr.ZeRO == 1, "vp, sp, zero", tr.Recompute == llm.RecomputeSelective, "recompute",
 				tr.MicroBatch == 2 && tr.GlobalBatch == 64 && tr.Seq == 4096, "batches, seq", tr.Framework.Name == "deepspeed", "framework", tr.DType == ir.Float16, "dtype",
 				o.Cluster.Cluster.GPUs() == 16, "cluster", o.Batch == 0, "no input batch")
 		}},
@@ -275,7 +275,7 @@ func TestArgvProfile(t *testing.T) {
 			s := l.Search
 			return check(o.Path == "", "no MODEL", l.Preset.Name == "llama3-405b", "preset", s.Base.GlobalBatch == 512, "global batch",
 				len(s.PP) == 1 && s.PP[0] == 8, "--pp fixes pp", s.TP == nil && s.CP == nil && s.ZeRO == nil, "the others searched",
-				len(s.Recompute) == 1 && s.Recompute[0] == cluster.RecomputeFull, "--recompute fixes recompute", s.Top == 3, "--top")
+				len(s.Recompute) == 1 && s.Recompute[0] == llm.RecomputeFull, "--recompute fixes recompute", s.Top == 3, "--top")
 		}},
 		{args: []string{"m.onnx", "--cluster", "1x8", "--serve", "--tp", "8", "--batch", "32", "--prompt", "2048", "--output", "128"}, want: func(o *ProfileOptions) string {
 			l := o.Cluster.LLM

@@ -16,6 +16,7 @@ import (
 	"github.com/wolong-dev/wolong/report"
 	"github.com/wolong-dev/wolong/simulate"
 	"github.com/wolong-dev/wolong/simulate/cluster"
+	"github.com/wolong-dev/wolong/simulate/llm"
 )
 
 // notWithLLMPlan are optimize's graph flags, which the LLM planner does
@@ -91,10 +92,10 @@ func optimizeLLMRun(env *Env, opts *OptimizeOptions) error {
 		return Usagef("the model's sequence length is symbolic: give --seq N (or --dim NAME=N)")
 	}
 	c := cr.Cluster
-	var res *cluster.LLMResult
+	var res *llm.LLMResult
 	what := ""
 	if lr.Search != nil {
-		s, err := cluster.SearchLLM(t, c, *lr.Search)
+		s, err := llm.SearchLLM(t, c, *lr.Search)
 		if err != nil {
 			return layoutErr(err)
 		}
@@ -106,13 +107,13 @@ func optimizeLLMRun(env *Env, opts *OptimizeOptions) error {
 		} else {
 			what = "no layout fits; the smallest layout, " + res.Layout() + ","
 		}
-	} else if res, err = cluster.SimulateLLM(t, c, lr.Train); err != nil {
+	} else if res, err = llm.SimulateLLM(t, c, lr.Train); err != nil {
 		return layoutErr(err)
 	}
 	if what == "" {
 		what = "layout " + res.Layout()
 	}
-	p := report.NewLLMPlan(c, cluster.NewLLMPlan(t, c, res, lr.Train.Framework), assumptions, warnings)
+	p := report.NewLLMPlan(c, llm.NewLLMPlan(t, c, res, lr.Train.Framework), assumptions, warnings)
 	if opts.Plan != "" && res.Memory.Fits {
 		if err := out.write("-o", opts.Plan, func(w io.Writer) error { return report.WriteJSON(w, p) }); err != nil {
 			return err

@@ -16,7 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wolong-dev/wolong/ir"
-	"github.com/wolong-dev/wolong/simulate/cluster"
+	"github.com/wolong-dev/wolong/simulate/llm"
 )
 
 // LLMFlags are profile's LLM flags as given.
@@ -50,7 +50,7 @@ func addLLMFlags(c *cobra.Command, o *LLMFlags) {
 // LLM flags: its --output is the plan file, and it plans no serving).
 func addLLMTrainFlags(c *cobra.Command, o *LLMFlags) {
 	f := c.Flags()
-	f.StringVar(&o.Preset, "llm", "", "with --cluster: plan the preset decoder transformer `NAME` ("+strings.Join(cluster.TransformerNames(), ", ")+"), or the one a JSON config FILE.json describes (layers, hidden, heads, kv_heads, head_dim, ffn, gated, vocab, seq, experts, top_k, tied_embeddings, bias, rms_norm, learned_positions, dropout), instead of MODEL's")
+	f.StringVar(&o.Preset, "llm", "", "with --cluster: plan the preset decoder transformer `NAME` ("+strings.Join(llm.TransformerNames(), ", ")+"), or the one a JSON config FILE.json describes (layers, hidden, heads, kv_heads, head_dim, ffn, gated, vocab, seq, experts, top_k, tied_embeddings, bias, rms_norm, learned_positions, dropout), instead of MODEL's")
 	f.IntVar(&o.TP, "tp", 0, "LLM: tensor-parallel degree (default 1)")
 	f.IntVar(&o.PP, "pp", 0, "LLM: pipeline-parallel degree (default 1)")
 	f.IntVar(&o.DP, "dp", 0, "LLM: data-parallel degree (default: the GPUs / (tp x pp x cp))")
@@ -63,14 +63,14 @@ func addLLMTrainFlags(c *cobra.Command, o *LLMFlags) {
 	f.IntVar(&o.MicroBatch, "micro-batch", 0, "LLM: sequences per micro-batch (default 1)")
 	f.IntVar(&o.GlobalBatch, "global-batch", 0, "LLM: sequences per training step (default dp x micro-batch x 4 x pp; required by --strategy auto)")
 	f.IntVar(&o.Seq, "seq", 0, "LLM: sequence length (default: the model's; with --serve, the prompt when --prompt is not given)")
-	f.StringVar(&o.Framework, "framework", "megatron-core", "LLM: training framework "+strings.Join(cluster.FrameworkNames(), "|"))
+	f.StringVar(&o.Framework, "framework", "megatron-core", "LLM: training framework "+strings.Join(llm.FrameworkNames(), "|"))
 	comp := func(vals ...string) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return cobra.FixedCompletions(vals, cobra.ShellCompDirectiveNoFileComp)
 	}
 	_ = c.RegisterFlagCompletionFunc("llm", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		return cluster.TransformerNames(), cobra.ShellCompDirectiveDefault // the presets, and files for a FILE.json config
+		return llm.TransformerNames(), cobra.ShellCompDirectiveDefault // the presets, and files for a FILE.json config
 	})
-	_ = c.RegisterFlagCompletionFunc("framework", comp(cluster.FrameworkNames()...))
+	_ = c.RegisterFlagCompletionFunc("framework", comp(llm.FrameworkNames()...))
 	_ = c.RegisterFlagCompletionFunc("recompute", comp("none", "selective", "full"))
 }
 
@@ -111,13 +111,13 @@ func firstChanged(changed func(string) bool, names []string) string {
 // search (Search), or serving (Serve).
 type LLMRun struct {
 	// Preset is --llm's architecture (nil: the transformer MODEL holds).
-	Preset *cluster.Transformer
+	Preset *llm.Transformer
 	// Train is the training layout (also the search's fixed fields).
-	Train cluster.LLMOptions
+	Train llm.LLMOptions
 	// Search is set by --strategy auto: the dimensions a flag fixed.
-	Search *cluster.SearchOptions
+	Search *llm.SearchOptions
 	// Serve is set by --serve.
-	Serve *cluster.ServeOptions
+	Serve *llm.ServeOptions
 	// Assumptions are the defaults the LLM flags left to the command.
 	Assumptions []string
 }
@@ -149,7 +149,7 @@ func (o *LLMFlags) llmRun(changed func(string) bool, batch int64, dtype ir.DType
 	}
 	r := &LLMRun{}
 	if o.Preset != "" {
-		t, err := cluster.Architecture(o.Preset)
+		t, err := llm.Architecture(o.Preset)
 		if err != nil {
 			return nil, Usagef("--llm: %v", err)
 		}
@@ -172,7 +172,7 @@ func (o *LLMFlags) llmRun(changed func(string) bool, batch int64, dtype ir.DType
 		if prompt == 0 {
 			prompt = o.Seq // --seq reads as the prompt when --prompt is not given
 		}
-		r.Serve = &cluster.ServeOptions{TP: o.TP, Batch: int(batch), Prompt: prompt, Output: o.Output, DType: dtype}
+		r.Serve = &llm.ServeOptions{TP: o.TP, Batch: int(batch), Prompt: prompt, Output: o.Output, DType: dtype}
 		load, err := o.Load.serveLoad(changed, o.PP)
 		if err != nil {
 			return nil, err
@@ -191,7 +191,7 @@ func (o *LLMFlags) llmRun(changed func(string) bool, batch int64, dtype ir.DType
 	if o.ZeRO < 0 || o.ZeRO > 3 {
 		return nil, Usagef("--zero %d: want 0..3", o.ZeRO)
 	}
-	rc, err := cluster.ParseRecompute(o.Recompute)
+	rc, err := llm.ParseRecompute(o.Recompute)
 	if err != nil {
 		return nil, Usagef("--recompute: %v", err)
 	}
@@ -203,11 +203,11 @@ func (o *LLMFlags) llmRun(changed func(string) bool, batch int64, dtype ir.DType
 		fwName = "fsdp"
 		r.Assumptions = append(r.Assumptions, fmt.Sprintf("--framework not given: fsdp (zero %d with pipeline parallelism; megatron-core's distributed optimizer stops at zero 1 with it)", o.ZeRO))
 	}
-	fw, err := cluster.FrameworkPreset(fwName)
+	fw, err := llm.FrameworkPreset(fwName)
 	if err != nil {
 		return nil, Usagef("--framework: %v", err)
 	}
-	r.Train = cluster.LLMOptions{TP: o.TP, PP: o.PP, DP: o.DP, EP: o.EP, CP: o.CP, VirtualStages: o.VP, SequenceParallel: o.SP,
+	r.Train = llm.LLMOptions{TP: o.TP, PP: o.PP, DP: o.DP, EP: o.EP, CP: o.CP, VirtualStages: o.VP, SequenceParallel: o.SP,
 		ZeRO: o.ZeRO, Recompute: rc, MicroBatch: o.MicroBatch, GlobalBatch: o.GlobalBatch, Seq: o.Seq, DType: dtype, Framework: fw}
 	if search {
 		if r.Search, err = o.search(changed, r.Train, top); err != nil {
@@ -221,14 +221,14 @@ func (o *LLMFlags) llmRun(changed func(string) bool, batch int64, dtype ir.DType
 // dimension. --dp cannot be fixed (it is what the others leave of the
 // cluster) and the global batch is required (the search compares layouts
 // of one step).
-func (o *LLMFlags) search(changed func(string) bool, base cluster.LLMOptions, top int) (*cluster.SearchOptions, error) {
+func (o *LLMFlags) search(changed func(string) bool, base llm.LLMOptions, top int) (*llm.SearchOptions, error) {
 	if changed("dp") {
 		return nil, Usagef("--dp with --strategy auto: dp is the GPUs the other degrees leave; fix --tp, --pp, --cp or --ep instead")
 	}
 	if o.GlobalBatch == 0 {
 		return nil, Usagef("--strategy auto needs --global-batch N (sequences per step) to compare layouts")
 	}
-	s := &cluster.SearchOptions{Base: base, Top: top}
+	s := &llm.SearchOptions{Base: base, Top: top}
 	fix := func(name string, v int, dst *[]int) {
 		if changed(name) {
 			*dst = []int{v}
@@ -242,7 +242,7 @@ func (o *LLMFlags) search(changed func(string) bool, base cluster.LLMOptions, to
 	fix("zero", o.ZeRO, &s.ZeRO)
 	fix("micro-batch", o.MicroBatch, &s.MicroBatch)
 	if changed("recompute") {
-		s.Recompute = []cluster.Recompute{base.Recompute}
+		s.Recompute = []llm.Recompute{base.Recompute}
 	}
 	if changed("sp") {
 		s.SequenceParallel = []bool{o.SP}

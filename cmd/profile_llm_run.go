@@ -1,7 +1,7 @@
 package cmd
 
 // This file runs `wolong profile --cluster` with LLM flags: it reads the
-// decoder transformer from MODEL (cluster.TransformerOf) or takes --llm's
+// decoder transformer from MODEL (llm.TransformerOf) or takes --llm's
 // preset, runs the planner (SimulateLLM, SearchLLM or SimulateServe) and
 // prints report.LLMProfile or report.ServeProfile. A layout that does not
 // fit in GPU memory is printed with its breakdown and the command exits 1.
@@ -14,14 +14,14 @@ import (
 
 	"github.com/wolong-dev/wolong/pipeline"
 	"github.com/wolong-dev/wolong/report"
-	"github.com/wolong-dev/wolong/simulate/cluster"
+	"github.com/wolong-dev/wolong/simulate/llm"
 )
 
 // llmTransformer returns the architecture the planner runs on: --llm's
 // preset, or the one read from the model at path (a usage error when
 // the graph is not a decoder transformer), with the assumptions and
 // warnings reading it gave.
-func llmTransformer(mo *ModelOptions, path string, lr *LLMRun) (*cluster.Transformer, []string, []string, error) {
+func llmTransformer(mo *ModelOptions, path string, lr *LLMRun) (*llm.Transformer, []string, []string, error) {
 	if lr.Preset != nil {
 		return lr.Preset, []string{"architecture: the --llm preset " + lr.Preset.Name}, nil, nil
 	}
@@ -30,8 +30,8 @@ func llmTransformer(mo *ModelOptions, path string, lr *LLMRun) (*cluster.Transfo
 		return nil, nil, nil, err
 	}
 	defer f.Loaded.Close()
-	t, err := cluster.TransformerOf(f.Model)
-	var nt *cluster.NotTransformerError
+	t, err := llm.TransformerOf(f.Model)
+	var nt *llm.NotTransformerError
 	if errors.As(err, &nt) {
 		return nil, nil, nil, Usagef("%s: the LLM flags need a decoder transformer, and this graph is not one: %s (name an architecture with --llm PRESET)", path, nt.Reason)
 	}
@@ -55,7 +55,7 @@ func profileLLMRun(env *Env, opts *ProfileOptions) error {
 	assumptions = append(append(assumptions, cr.Assumptions...), lr.Assumptions...)
 	if t.Seq <= 0 && lr.Serve != nil {
 		// serving needs no trained length: the longest context it serves
-		t.Seq = cmp.Or(lr.Serve.Prompt, cluster.DefaultPrompt) + cmp.Or(lr.Serve.Output, cluster.DefaultOutput)
+		t.Seq = cmp.Or(lr.Serve.Prompt, llm.DefaultPrompt) + cmp.Or(lr.Serve.Output, llm.DefaultOutput)
 		assumptions = append(assumptions, fmt.Sprintf("the model's sequence length is symbolic: %d (prompt + output)", t.Seq))
 	}
 	if t.Seq <= 0 && lr.Train.Seq == 0 {
@@ -66,14 +66,14 @@ func profileLLMRun(env *Env, opts *ProfileOptions) error {
 	case lr.Serve != nil && lr.Serve.Load != nil:
 		return profileServeLoad(env, opts, t, assumptions, warnings)
 	case lr.Serve != nil:
-		r, err := cluster.SimulateServe(t, c, *lr.Serve)
+		r, err := llm.SimulateServe(t, c, *lr.Serve)
 		if err != nil {
 			return layoutErr(err)
 		}
 		p := report.NewServeProfile(r, assumptions, warnings)
 		return writeLLM(env, opts.Format, p, p.WriteText, p.Warnings, r.Memory, "serving batch "+fmt.Sprint(r.Batch))
 	case lr.Search != nil:
-		s, err := cluster.SearchLLM(t, c, *lr.Search)
+		s, err := llm.SearchLLM(t, c, *lr.Search)
 		if err != nil {
 			return layoutErr(err)
 		}
@@ -83,7 +83,7 @@ func profileLLMRun(env *Env, opts *ProfileOptions) error {
 		}
 		return writeLLM(env, opts.Format, p, p.WriteText, p.Warnings, p.Memory, "no layout fits; the smallest layout, "+p.Layout()+",")
 	}
-	r, err := cluster.SimulateLLM(t, c, lr.Train)
+	r, err := llm.SimulateLLM(t, c, lr.Train)
 	if err != nil {
 		return layoutErr(err)
 	}
@@ -92,14 +92,14 @@ func profileLLMRun(env *Env, opts *ProfileOptions) error {
 }
 
 // searchNote is the assumption a --strategy auto search adds.
-func searchNote(s *cluster.SearchResult) string {
+func searchNote(s *llm.SearchResult) string {
 	return fmt.Sprintf("--strategy auto: %d layouts predicted, %d fit; the flags given fix their dimensions", s.Evaluated, s.Fitting)
 }
 
 // writeLLM prints report p (JSON or text) with warnings on stderr, then
 // fails when m does not fit: the breakdown is printed either way, and the
 // error says what did not fit (what) and by how much.
-func writeLLM(env *Env, format report.Format, p any, text func(io.Writer) error, warnings []string, m cluster.Memory, what string) error {
+func writeLLM(env *Env, format report.Format, p any, text func(io.Writer) error, warnings []string, m llm.Memory, what string) error {
 	env.warn(warnings)
 	var err error
 	if format == report.JSON {

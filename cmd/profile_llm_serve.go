@@ -8,7 +8,7 @@ package cmd
 // sequence limit), the deployment (--pp --replicas --router --disagg),
 // the precision (--kv-dtype --fp8-attention) and the objective (--slo).
 // Any of them makes --serve a request-level simulation
-// (cluster.ServeLoad); without them --serve is today's static batch.
+// (llm.ServeLoad); without them --serve is today's static batch.
 
 import (
 	"errors"
@@ -23,7 +23,7 @@ import (
 
 	"github.com/wolong-dev/wolong/ir"
 	"github.com/wolong-dev/wolong/report"
-	"github.com/wolong-dev/wolong/simulate/cluster"
+	"github.com/wolong-dev/wolong/simulate/llm"
 )
 
 // ServeLoadFlags are --serve's request-level flags as given.
@@ -62,7 +62,7 @@ func addServeLoadFlags(c *cobra.Command, o *ServeLoadFlags) {
 	f.StringVar(&o.LengthDist, "length-dist", "", "LLM --serve: prompt and output lengths about --prompt/--output: fixed (default), uniform (0.5-1.5x) or exponential")
 	f.IntVar(&o.PrefixTokens, "prefix-tokens", 0, "LLM --serve: every generated prompt starts with the same `N` tokens (a system prompt; see --prefix-caching)")
 	f.Uint64Var(&o.Seed, "seed", 0, "LLM --serve: seed of the arrivals and lengths")
-	f.StringVar(&o.Runtime, "runtime", "", "LLM --serve: serving runtime "+strings.Join(cluster.ServeRuntimeNames(), "|")+" (default trtllm): its host time and scheduler defaults")
+	f.StringVar(&o.Runtime, "runtime", "", "LLM --serve: serving runtime "+strings.Join(llm.ServeRuntimeNames(), "|")+" (default trtllm): its host time and scheduler defaults")
 	f.IntVar(&o.MaxBatchedTokens, "max-batched-tokens", 0, "LLM --serve: tokens per iteration (default: the runtime's, 8192); --batch is the sequences per iteration")
 	f.IntVar(&o.BlockSize, "block-size", 0, "LLM --serve: tokens per paged KV block (default: the runtime's)")
 	f.Float64Var(&o.KVFraction, "kv-fraction", 0, "LLM --serve: fraction of the memory left after weights and working set for the KV cache (default 0.9)")
@@ -78,20 +78,20 @@ func addServeLoadFlags(c *cobra.Command, o *ServeLoadFlags) {
 	comp := func(vals ...string) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return cobra.FixedCompletions(vals, cobra.ShellCompDirectiveNoFileComp)
 	}
-	_ = c.RegisterFlagCompletionFunc("runtime", comp(cluster.ServeRuntimeNames()...))
-	_ = c.RegisterFlagCompletionFunc("router", comp(string(cluster.RouteRoundRobin), string(cluster.RouteLeastLoaded)))
-	_ = c.RegisterFlagCompletionFunc("preemption", comp(string(cluster.PreemptRecompute), string(cluster.PreemptSwap)))
-	_ = c.RegisterFlagCompletionFunc("length-dist", comp(string(cluster.LengthFixed), string(cluster.LengthUniform), string(cluster.LengthExponential)))
+	_ = c.RegisterFlagCompletionFunc("runtime", comp(llm.ServeRuntimeNames()...))
+	_ = c.RegisterFlagCompletionFunc("router", comp(string(llm.RouteRoundRobin), string(llm.RouteLeastLoaded)))
+	_ = c.RegisterFlagCompletionFunc("preemption", comp(string(llm.PreemptRecompute), string(llm.PreemptSwap)))
+	_ = c.RegisterFlagCompletionFunc("length-dist", comp(string(llm.LengthFixed), string(llm.LengthUniform), string(llm.LengthExponential)))
 	_ = c.RegisterFlagCompletionFunc("rate", comp("max"))
 }
 
 // serveLoad types the flags (nil when none is given, nor --pp); pp is
 // --pp.
-func (o *ServeLoadFlags) serveLoad(changed func(string) bool, pp int) (*cluster.ServeLoad, error) {
+func (o *ServeLoadFlags) serveLoad(changed func(string) bool, pp int) (*llm.ServeLoad, error) {
 	if firstChanged(changed, serveLoadFlags) == "" && !changed("pp") {
 		return nil, nil
 	}
-	l := &cluster.ServeLoad{Requests: o.Requests, PrefixTokens: o.PrefixTokens, Seed: o.Seed, MaxBatchedTokens: o.MaxBatchedTokens,
+	l := &llm.ServeLoad{Requests: o.Requests, PrefixTokens: o.PrefixTokens, Seed: o.Seed, MaxBatchedTokens: o.MaxBatchedTokens,
 		BlockSize: o.BlockSize, KVFraction: o.KVFraction, NoChunkedPrefill: o.NoChunkedPrefill, PrefixCaching: o.PrefixCaching, Replicas: o.Replicas,
 		FP8Attention: o.FP8Attention, PP: pp}
 	for _, v := range []struct {
@@ -112,22 +112,22 @@ func (o *ServeLoadFlags) serveLoad(changed func(string) bool, pp int) (*cluster.
 	if l.Rate, err = parseRate(o.Rate); err != nil {
 		return nil, err
 	}
-	if l.LengthDist, err = cluster.ParseLengthDist(o.LengthDist); err != nil {
+	if l.LengthDist, err = llm.ParseLengthDist(o.LengthDist); err != nil {
 		return nil, Usagef("--length-dist: %v", err)
 	}
 	if o.Runtime != "" {
-		if l.Runtime, err = cluster.ServeRuntimePreset(o.Runtime); err != nil {
+		if l.Runtime, err = llm.ServeRuntimePreset(o.Runtime); err != nil {
 			return nil, Usagef("--runtime: %v", err)
 		}
 	}
 	if o.Preemption != "" {
-		p, err := parseChoice("preemption", o.Preemption, string(cluster.PreemptRecompute), string(cluster.PreemptSwap))
+		p, err := parseChoice("preemption", o.Preemption, string(llm.PreemptRecompute), string(llm.PreemptSwap))
 		if err != nil {
 			return nil, err
 		}
-		l.Preemption = cluster.Preemption(p)
+		l.Preemption = llm.Preemption(p)
 	}
-	if l.Router, err = cluster.ParseRouter(o.Router); err != nil {
+	if l.Router, err = llm.ParseRouter(o.Router); err != nil {
 		return nil, Usagef("--router: %v", err)
 	}
 	if o.Disagg != "" {
@@ -154,7 +154,7 @@ func (o *ServeLoadFlags) serveLoad(changed func(string) bool, pp int) (*cluster.
 			return nil, Usagef("--workload: %v", err)
 		}
 		defer f.Close()
-		if l.Workload, err = cluster.ReadWorkload(f, o.Workload); err != nil {
+		if l.Workload, err = llm.ReadWorkload(f, o.Workload); err != nil {
 			return nil, Usagef("--workload: %v", err)
 		}
 	}
@@ -185,8 +185,8 @@ func parseDisagg(s string) (int, int, error) {
 }
 
 // parseSLO types --slo ttft=MS,tpot=MS (either may be left out).
-func parseSLO(s string) (cluster.SLO, error) {
-	var slo cluster.SLO
+func parseSLO(s string) (llm.SLO, error) {
+	var slo llm.SLO
 	for _, part := range strings.Split(s, ",") {
 		k, v, ok := strings.Cut(strings.TrimSpace(part), "=")
 		x, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), "ms"), 64)
@@ -231,7 +231,7 @@ func parseLLMDType(flag, s string) (ir.DType, error) {
 }
 
 // serveLoadNote is the assumption a request-level run adds for defaults.
-func serveLoadNote(l *cluster.ServeLoad) string {
+func serveLoadNote(l *llm.ServeLoad) string {
 	if len(l.Workload) > 0 {
 		return fmt.Sprintf("--workload: %d requests as listed", len(l.Workload))
 	}
@@ -245,7 +245,7 @@ func serveLoadNote(l *cluster.ServeLoad) string {
 // (and its --trace). A layout that does not fit is an error (exit 1)
 // saying which memory part overflows and what would fit; nothing is
 // printed as if it ran.
-func profileServeLoad(env *Env, opts *ProfileOptions, t *cluster.Transformer, assumptions, warnings []string) error {
+func profileServeLoad(env *Env, opts *ProfileOptions, t *llm.Transformer, assumptions, warnings []string) error {
 	lr := opts.Cluster.LLM
 	o := *lr.Serve
 	if opts.Trace != "" {
@@ -258,8 +258,8 @@ func profileServeLoad(env *Env, opts *ProfileOptions, t *cluster.Transformer, as
 	if err := out.check("--trace", opts.Trace); err != nil {
 		return err
 	}
-	r, err := cluster.SimulateServe(t, opts.Cluster.Cluster, o)
-	var nf *cluster.NotFitError
+	r, err := llm.SimulateServe(t, opts.Cluster.Cluster, o)
+	var nf *llm.NotFitError
 	if errors.As(err, &nf) {
 		env.warn(warnings)
 		return fmt.Errorf("%s; memory per GPU: %s", strings.TrimPrefix(nf.Error(), "cluster: "), nf.Memory)

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/wolong-dev/wolong/internal/modelgen"
-	"github.com/wolong-dev/wolong/simulate/cluster"
+	"github.com/wolong-dev/wolong/simulate/llm"
 )
 
 // smallLLM writes a 4-layer grouped-query SwiGLU decoder (hidden 512, 8
@@ -17,8 +17,8 @@ import (
 func smallLLM(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	tr := cluster.Transformer{Name: "small-llm", Layers: 4, Hidden: 512, Heads: 8, KVHeads: 4, FFN: 1408, Gated: true, Vocab: 32000, Seq: 1024, RMSNorm: true}
-	m, err := modelgen.LLM(tr, filepath.Join(dir, "w.data"), modelgen.LLMOptions{})
+	tr := llm.Transformer{Name: "small-llm", Layers: 4, Hidden: 512, Heads: 8, KVHeads: 4, FFN: 1408, Gated: true, Vocab: 32000, Seq: 1024, RMSNorm: true}
+	m, err := modelgen.LLM(modelgen.Decoder(tr), filepath.Join(dir, "w.data"), modelgen.LLMOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,23 +10,15 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/wolong-dev/wolong/internal/mulberry"
 	"github.com/wolong-dev/wolong/ir"
 )
 
 // Rand is the mulberry32 generator (32-bit state).
-type Rand struct{ state uint32 }
+type Rand = mulberry.Rand
 
 // NewRand seeds a generator.
-func NewRand(seed uint32) *Rand { return &Rand{state: seed} }
-
-// Next returns the next 32-bit value.
-func (r *Rand) Next() uint32 {
-	r.state += 0x6D2B79F5
-	t := r.state
-	t = (t ^ t>>15) * (t | 1)
-	t ^= t + (t^t>>7)*(t|61)
-	return t ^ t>>14
-}
+func NewRand(seed uint32) *Rand { return mulberry.New(seed) }
 
 // RandomTensor fills a tensor of dt and shape: floats uniform in [-1, 1)
 // on a 2^-23 grid (exact in float32; rounded for float16 and bfloat16),

@@ -12,6 +12,7 @@ import (
 	"io"
 
 	"github.com/wolong-dev/wolong/simulate/cluster"
+	"github.com/wolong-dev/wolong/simulate/llm"
 )
 
 // LLMProfile is the training report. The JSON form carries the result's
@@ -25,7 +26,7 @@ import (
 // comm_buffers_gb, runtime_gb, total_gb, capacity_gb, fits, stage); and
 // the search's alternatives when --strategy auto ran.
 type LLMProfile struct {
-	*cluster.LLMResult
+	*llm.LLMResult
 	Machines       int    `json:"machines"`
 	GPUsPerMachine int    `json:"gpus_per_machine"`
 	NICsPerMachine int    `json:"nics_per_machine"`
@@ -38,14 +39,14 @@ type LLMProfile struct {
 
 // LLMSearch summarizes a --strategy auto search.
 type LLMSearch struct {
-	Evaluated    int                  `json:"evaluated"`
-	Fitting      int                  `json:"fitting"`
-	Alternatives []*cluster.LLMResult `json:"alternatives"`
+	Evaluated    int              `json:"evaluated"`
+	Fitting      int              `json:"fitting"`
+	Alternatives []*llm.LLMResult `json:"alternatives"`
 }
 
 // NewLLMProfile wraps a training prediction on c; assumptions and
 // warnings are the command's, put before the result's.
-func NewLLMProfile(c *cluster.Cluster, r *cluster.LLMResult, assumptions, warnings []string) *LLMProfile {
+func NewLLMProfile(c *cluster.Cluster, r *llm.LLMResult, assumptions, warnings []string) *LLMProfile {
 	return &LLMProfile{LLMResult: r, Machines: c.Machines, GPUsPerMachine: c.GPUsPerMachine, NICsPerMachine: max(1, c.NICsPerMachine), Network: c.Net.Name,
 		Caveats: caveatsOf(assumptions, warnings, r.Caveats)}
 }
@@ -53,9 +54,9 @@ func NewLLMProfile(c *cluster.Cluster, r *cluster.LLMResult, assumptions, warnin
 // NewLLMSearchProfile reports a search's fastest fitting layout with the
 // others it kept, or, when none fits, the smallest (its warnings say
 // why); nil when the search kept nothing.
-func NewLLMSearchProfile(c *cluster.Cluster, s *cluster.SearchResult, assumptions, warnings []string) *LLMProfile {
+func NewLLMSearchProfile(c *cluster.Cluster, s *llm.SearchResult, assumptions, warnings []string) *LLMProfile {
 	best := s.Smallest
-	var alt []*cluster.LLMResult
+	var alt []*llm.LLMResult
 	if len(s.Best) > 0 {
 		best, alt = s.Best[0], s.Best[1:]
 	}
@@ -94,7 +95,7 @@ func (p *LLMProfile) WriteText(w io.Writer) error {
 }
 
 // writeLLMHeader prints the model, cluster, layout and batch of a step.
-func writeLLMHeader(ew *errWriter, r *cluster.LLMResult, perMachine, nics int) {
+func writeLLMHeader(ew *errWriter, r *llm.LLMResult, perMachine, nics int) {
 	fmt.Fprintf(ew, "Model: %s\n", r.Model)
 	fmt.Fprintf(ew, "Cluster: %s (%d GPUs, %d per NVLink domain, %d NIC(s) per machine)\n", r.Cluster, r.GPUs, perMachine, nics)
 	fmt.Fprintf(ew, "Layout: %s; %s, framework %s\n", r.Layout(), r.DType, r.Framework)
@@ -103,7 +104,7 @@ func writeLLMHeader(ew *errWriter, r *cluster.LLMResult, perMachine, nics int) {
 
 // writeLLMStep prints a training step's prediction: the step split,
 // throughput, MFU and the communication by kind.
-func writeLLMStep(ew *errWriter, r *cluster.LLMResult) {
+func writeLLMStep(ew *errWriter, r *llm.LLMResult) {
 	fmt.Fprintf(ew, "Predicted step time: %s, %.4g tokens/s (%.4g per GPU)\n", Millis(r.StepMs/1e3), r.TokensPerS, r.TokensPerSPerGPU)
 	rows := [][]string{
 		{"compute (heaviest stage)", Millis(r.ComputeMs / 1e3), share(r.ComputeMs, r.StepMs)},
@@ -130,7 +131,7 @@ func writeLLMStep(ew *errWriter, r *cluster.LLMResult) {
 }
 
 // writeMemory prints one GPU's memory by part and whether it fits.
-func writeMemory(ew *errWriter, m cluster.Memory, where string) {
+func writeMemory(ew *errWriter, m llm.Memory, where string) {
 	verdict := "fits"
 	if !m.Fits {
 		verdict = "DOES NOT FIT"
@@ -155,12 +156,12 @@ func writeMemory(ew *errWriter, m cluster.Memory, where string) {
 // tokens_per_s_per_gpu, decode_tokens_per_s_per_gpu, tp_comm_ms,
 // max_batch, memory_per_gpu).
 type ServeProfile struct {
-	*cluster.ServeResult
+	*llm.ServeResult
 	Caveats
 }
 
 // NewServeProfile wraps a serving prediction.
-func NewServeProfile(r *cluster.ServeResult, assumptions, warnings []string) *ServeProfile {
+func NewServeProfile(r *llm.ServeResult, assumptions, warnings []string) *ServeProfile {
 	return &ServeProfile{ServeResult: r, Caveats: caveatsOf(assumptions, warnings, r.Caveats)}
 }
 

@@ -12,16 +12,17 @@ import (
 	"strings"
 
 	"github.com/wolong-dev/wolong/simulate/cluster"
+	"github.com/wolong-dev/wolong/simulate/llm"
 )
 
-// LLMPlan is the plan report. Its JSON form carries cluster.LLMPlan's
+// LLMPlan is the plan report. Its JSON form carries llm.LLMPlan's
 // fields (the result's at the top level: tp, pp, dp, ep, cp,
 // virtual_stages, sequence_parallel, zero, recompute, micro_batch,
 // global_batch, step_ms, mfu, tokens_per_s, memory_per_gpu, comm; and
 // architecture, stages, ranks, megatron_args, notes) with the machines,
 // network, assumptions and warnings.
 type LLMPlan struct {
-	*cluster.LLMPlan
+	*llm.LLMPlan
 	Machines       int    `json:"machines"`
 	GPUsPerMachine int    `json:"gpus_per_machine"`
 	NICsPerMachine int    `json:"nics_per_machine"`
@@ -31,7 +32,7 @@ type LLMPlan struct {
 
 // NewLLMPlan wraps plan p on c; assumptions and warnings are the
 // command's, put before the result's.
-func NewLLMPlan(c *cluster.Cluster, p *cluster.LLMPlan, assumptions, warnings []string) *LLMPlan {
+func NewLLMPlan(c *cluster.Cluster, p *llm.LLMPlan, assumptions, warnings []string) *LLMPlan {
 	prof := NewLLMProfile(c, p.LLMResult, assumptions, warnings)
 	return &LLMPlan{LLMPlan: p, Machines: prof.Machines, GPUsPerMachine: prof.GPUsPerMachine, NICsPerMachine: prof.NICsPerMachine,
 		Network: prof.Network, Caveats: prof.Caveats}

@@ -13,11 +13,11 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/wolong-dev/wolong/simulate/cluster"
+	"github.com/wolong-dev/wolong/simulate/llm"
 )
 
 // writeServeRequests prints a request-level run.
-func writeServeRequests(ew *errWriter, r *cluster.ServeResult) {
+func writeServeRequests(ew *errWriter, r *llm.ServeResult) {
 	s := r.Requests
 	rate := "all at once (offline, max load)"
 	if !s.Offline {
@@ -32,7 +32,7 @@ func writeServeRequests(ew *errWriter, r *cluster.ServeResult) {
 	fmt.Fprintf(ew, "Workload: %d requests, %s, %d prompt + %d output tokens (%s lengths)\n", s.Requests, rate, r.Prompt, r.Output, s.LengthDist)
 	fmt.Fprintf(ew, "Scheduler (%s): %d sequences and %d tokens per iteration, chunked prefill %v, %d KV blocks of %d tokens (%d tokens), preemption %s, prefix caching %v\n\n",
 		s.Runtime, s.MaxSeqs, s.MaxBatchedTokens, s.ChunkedPrefill, s.KVBlocks, s.BlockSize, s.KVTokens, s.Preemption, s.PrefixCaching)
-	row := func(name string, d cluster.Dist) []string {
+	row := func(name string, d llm.Dist) []string {
 		return []string{name, Millis(d.MeanMs / 1e3), Millis(d.P50Ms / 1e3), Millis(d.P90Ms / 1e3), Millis(d.P99Ms / 1e3)}
 	}
 	ew.check(WriteTable(ew, []string{"latency", "mean", "p50", "p90", "p99"}, [][]string{
@@ -73,7 +73,7 @@ func writeServeRequests(ew *errWriter, r *cluster.ServeResult) {
 // WriteServeTrace writes a request-level run's iterations as Chrome-trace
 // JSON (ui.perfetto.dev): one process per engine, one slice per
 // iteration named by its mix, with its parts as arguments.
-func WriteServeTrace(w io.Writer, r *cluster.ServeResult) error {
+func WriteServeTrace(w io.Writer, r *llm.ServeResult) error {
 	tr := &Trace{DisplayTimeUnit: "ms", OtherData: map[string]string{
 		"model": r.Model, "gpu": r.GPU, "producer": "wolong profile --serve (predicted, not measured)",
 	}}

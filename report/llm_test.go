@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/wolong-dev/wolong/simulate/cluster"
+	"github.com/wolong-dev/wolong/simulate/llm"
 )
 
 func llmCluster(t *testing.T, machines int) *cluster.Cluster {
@@ -31,9 +32,9 @@ func llmCluster(t *testing.T, machines int) *cluster.Cluster {
 // parts, MFU with its peak, the communication kinds and the memory parts
 // with the verdict; its JSON carries the fields the issue names.
 func TestLLMProfile(t *testing.T) {
-	tr, _ := cluster.TransformerPreset("llama3-70b")
+	tr, _ := llm.TransformerPreset("llama3-70b")
 	c := llmCluster(t, 8)
-	s, err := cluster.SearchLLM(tr, c, cluster.SearchOptions{Base: cluster.LLMOptions{GlobalBatch: 64}, Top: 3, TP: []int{8}, PP: []int{2, 4}})
+	s, err := llm.SearchLLM(tr, c, llm.SearchOptions{Base: llm.LLMOptions{GlobalBatch: 64}, Top: 3, TP: []int{8}, PP: []int{2, 4}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +84,7 @@ func TestLLMProfile(t *testing.T) {
 		t.Errorf("tp %v, fits %v", d["tp"], m["fits"])
 	}
 	// nothing fits: the smallest layout, marked
-	small, err := cluster.SearchLLM(tr, llmCluster(t, 1), cluster.SearchOptions{Base: cluster.LLMOptions{GlobalBatch: 8}, TP: []int{8}})
+	small, err := llm.SearchLLM(tr, llmCluster(t, 1), llm.SearchOptions{Base: llm.LLMOptions{GlobalBatch: 8}, TP: []int{8}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,8 +99,8 @@ func TestLLMProfile(t *testing.T) {
 
 // TestServeProfile: the serving report's text and JSON.
 func TestServeProfile(t *testing.T) {
-	tr, _ := cluster.TransformerPreset("llama3-70b")
-	r, err := cluster.SimulateServe(tr, llmCluster(t, 1), cluster.ServeOptions{TP: 8, Batch: 16})
+	tr, _ := llm.TransformerPreset("llama3-70b")
+	r, err := llm.SimulateServe(tr, llmCluster(t, 1), llm.ServeOptions{TP: 8, Batch: 16})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,8 @@
 package modelgen
 
 // This file implements the decoder-only transformer generator: any
-// cluster.Transformer (the presets: GPT-3 sizes, Llama 2/3, Mixtral) as an
+// Decoder (simulate/llm's Transformer converts to one; its presets: GPT-3
+// sizes, Llama 2/3, Mixtral) as an
 // opset-23 ONNX graph whose weights live in a sparse external-data file,
 // so a 405B-parameter model takes a few MB of disk and no memory.
 //
@@ -19,7 +20,7 @@ package modelgen
 // Attention is the standard op (q_num_heads / kv_num_heads / is_causal
 // attributes) rather than MatMul-Softmax-MatMul: it states grouped-query
 // heads and causality where the cost model and the architecture detection
-// (cluster.TransformerOf) read them, and no [B, heads, S, S] score tensor
+// (simulate/llm.TransformerOf) read them, and no [B, heads, S, S] score tensor
 // appears as a graph value (at 8K tokens and 128 heads it would be
 // 17 GB per layer in the memory simulation, where a fused kernel keeps it
 // on chip).
@@ -37,8 +38,72 @@ import (
 	"math"
 
 	"github.com/wolong-dev/wolong/ir"
-	"github.com/wolong-dev/wolong/simulate/cluster"
 )
+
+// Decoder is a decoder-only transformer's architecture: Layers blocks of
+// (norm, attention, residual, norm, MLP or mixture of experts, residual)
+// between a token embedding and a language-model head. Its fields are
+// simulate/llm.Transformer's, in the same order, so that one converts to
+// the other (modelgen.Decoder(t)) without this package importing the
+// planner; see there for each field's meaning. Dropout and Source are
+// carried and not used (the graph is an inference graph).
+type Decoder struct {
+	Name             string
+	Layers           int
+	Hidden           int
+	Heads            int
+	KVHeads          int
+	HeadDim          int // 0: Hidden / Heads
+	FFN              int // each expert's under MoE
+	Gated            bool
+	Vocab            int
+	Seq              int
+	Experts          int
+	TopK             int
+	TiedEmbeddings   bool
+	Bias             bool
+	RMSNorm          bool
+	LearnedPositions bool
+	Dropout          bool
+	Source           string
+}
+
+// maxDecoderDim bounds every dimension (larger values are input errors).
+const maxDecoderDim = 1 << 24
+
+// validate checks that the dimensions describe a model.
+func (t *Decoder) validate() error {
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"layers", t.Layers}, {"hidden", t.Hidden}, {"heads", t.Heads}, {"kv heads", t.KVHeads}, {"ffn", t.FFN}, {"vocab", t.Vocab}, {"seq", t.Seq}} {
+		if f.v < 1 || f.v > maxDecoderDim {
+			return fmt.Errorf("decoder %q: %s %d out of range 1..%d", t.Name, f.name, f.v, maxDecoderDim)
+		}
+	}
+	switch {
+	case t.HeadDim < 0 || t.HeadDim > maxDecoderDim:
+		return fmt.Errorf("decoder %q: head dim %d out of range 0..%d", t.Name, t.HeadDim, maxDecoderDim)
+	case t.HeadDim == 0 && t.Hidden%t.Heads != 0:
+		return fmt.Errorf("decoder %q: hidden %d is not a multiple of heads %d (give head_dim)", t.Name, t.Hidden, t.Heads)
+	case t.KVHeads > t.Heads || t.Heads%t.KVHeads != 0:
+		return fmt.Errorf("decoder %q: kv heads %d must divide heads %d", t.Name, t.KVHeads, t.Heads)
+	case t.Experts < 0 || t.Experts > 1<<16 || (t.Experts > 1 && (t.TopK < 1 || t.TopK > t.Experts)):
+		return fmt.Errorf("decoder %q: experts %d / top-k %d out of range", t.Name, t.Experts, t.TopK)
+	}
+	return nil
+}
+
+// Dh returns the head dimension.
+func (t *Decoder) Dh() int {
+	if t.HeadDim > 0 {
+		return t.HeadDim
+	}
+	return t.Hidden / max(1, t.Heads)
+}
+
+// MoE reports whether the MLPs are mixtures of experts.
+func (t *Decoder) MoE() bool { return t.Experts > 1 }
 
 // LLMOptions steer LLM. Zero values are the defaults.
 type LLMOptions struct {
@@ -60,11 +125,11 @@ const LLMMaxTokens = 1 << 24
 // output logits [B, S, vocab], shapes inferred. Names follow the Hugging Face layout
 // (model.layers.N.self_attn.q_proj.weight, ...), stored [in, out] as
 // MatMul reads them. The model's Close closes the file.
-func LLM(t cluster.Transformer, dataPath string, o LLMOptions) (*ir.Model, error) {
+func LLM(t Decoder, dataPath string, o LLMOptions) (*ir.Model, error) {
 	if o.Seq > 0 {
 		t.Seq = o.Seq
 	}
-	if err := t.Validate(); err != nil {
+	if err := t.validate(); err != nil {
 		return nil, fmt.Errorf("modelgen: %w", err)
 	}
 	if o.Batch == 0 {
@@ -101,7 +166,7 @@ func LLM(t cluster.Transformer, dataPath string, o LLMOptions) (*ir.Model, error
 	return m, nil
 }
 
-func llmName(t cluster.Transformer) string {
+func llmName(t Decoder) string {
 	if t.Name != "" {
 		return t.Name
 	}
@@ -111,7 +176,7 @@ func llmName(t cluster.Transformer) string {
 // llmGen carries the state of one generation; the first weight error
 // stops it (err), later calls return nil values that are never used.
 type llmGen struct {
-	t   cluster.Transformer
+	t   Decoder
 	o   LLMOptions
 	sf  *SparseFile
 	b   *Builder

@@ -10,22 +10,22 @@ import (
 	"github.com/wolong-dev/wolong/importer"
 	"github.com/wolong-dev/wolong/ir"
 	"github.com/wolong-dev/wolong/simulate"
-	"github.com/wolong-dev/wolong/simulate/cluster"
 	"github.com/wolong-dev/wolong/simulate/hw"
+	"github.com/wolong-dev/wolong/simulate/llm"
 )
 
 // llmRoundTrip generates preset name at seq tokens, writes it with its
 // weights referenced in the sparse file, imports, infers and profiles it
 // on an H100 (inference, one forward pass).
-func llmRoundTrip(tb testing.TB, name string, seq int) (*cluster.Transformer, *ir.Model, *simulate.Result, int64) {
+func llmRoundTrip(tb testing.TB, name string, seq int) (*llm.Transformer, *ir.Model, *simulate.Result, int64) {
 	tb.Helper()
-	want, err := cluster.TransformerPreset(name)
+	want, err := llm.TransformerPreset(name)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	dir := tb.TempDir()
 	data := filepath.Join(dir, "model.onnx.data")
-	m, err := LLM(*want, data, LLMOptions{Seq: seq})
+	m, err := LLM(Decoder(*want), data, LLMOptions{Seq: seq})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func TestLLM405B(t *testing.T) {
 	if disk > 64<<20 {
 		t.Errorf("the 810 GB data file takes %d MB of disk", disk>>20)
 	}
-	got, err := cluster.TransformerOf(back)
+	got, err := llm.TransformerOf(back)
 	if err != nil {
 		t.Fatal(err)
 	}

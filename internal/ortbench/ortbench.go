@@ -21,8 +21,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-
-	"github.com/wolong-dev/wolong/simulate/calibrate"
 )
 
 // Version is the ONNX Runtime release the harness installs.
@@ -140,9 +138,17 @@ func lastLine(s string) string {
 
 // Input is one model input of a measurement: its element type, shape and
 // optional constant fill (else seeded random values). It is the record a
-// latency file lists under "inputs" (calibrate.GraphInput), so what the
-// harness fed reads back unchanged.
-type Input = calibrate.GraphInput
+// latency file lists under "inputs" (simulate/calibrate reads it as
+// GraphInput, an alias of this type), so what the harness fed reads back
+// unchanged.
+type Input struct {
+	Name  string  `json:"name"`
+	DType string  `json:"dtype"`
+	Shape []int64 `json:"shape"`
+	// Fill is the one value every element was set to (the harness's
+	// constant inputs: a sample rate, a sequence length); nil: random.
+	Fill *float64 `json:"fill,omitempty"`
+}
 
 // Job is one model to measure.
 type Job struct {

@@ -9,7 +9,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/wolong-dev/wolong/eval"
+	"github.com/wolong-dev/wolong/internal/mulberry"
 	"github.com/wolong-dev/wolong/ir"
 )
 
@@ -115,7 +115,7 @@ func (l *Latency) InputValues() map[string][]int64 {
 	if seed == 0 {
 		seed = 1
 	}
-	r := eval.NewRand(uint32(seed))
+	r := mulberry.New(uint32(seed))
 	out := map[string][]int64{}
 	for _, in := range l.Inputs {
 		n := int64(1)

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/wolong-dev/wolong/internal/ortbench"
 	"github.com/wolong-dev/wolong/ir"
 )
 
@@ -54,15 +55,9 @@ type Sample struct {
 	Runs   int        // executions the median is over
 }
 
-// GraphInput is a model input's shape as measured.
-type GraphInput struct {
-	Name  string  `json:"name"`
-	DType string  `json:"dtype"`
-	Shape []int64 `json:"shape"`
-	// Fill is the one value every element was set to (the harness's
-	// constant inputs: a sample rate, a sequence length); nil: random.
-	Fill *float64 `json:"fill,omitempty"`
-}
+// GraphInput is a model input's shape as measured: the record the
+// measuring harness (internal/ortbench) writes under "inputs".
+type GraphInput = ortbench.Input
 
 // Profile is one measurement file.
 type Profile struct {

@@ -18,7 +18,10 @@ package cluster
 // tensor before sending it); when many transfers run at once the callers
 // overlap them per resource (NIC, host CPU, PCIe) instead.
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Transport is how tensors cross machines.
 type Transport string
@@ -154,4 +157,18 @@ func (c *Cluster) Peer(bytes float64) TransferCost {
 	tc.WireS = bytes / c.IntraGBs()
 	tc.TotalS = tc.LatencyS + tc.WireS
 	return tc
+}
+
+// parseName returns the one of values s spells, ignoring case, or an error
+// naming what was asked for and the values.
+func parseName[T ~string](what, s string, values ...T) (T, error) {
+	names := make([]string, len(values))
+	for i, v := range values {
+		if strings.EqualFold(s, string(v)) {
+			return v, nil
+		}
+		names[i] = string(v)
+	}
+	want := strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+	return "", fmt.Errorf("cluster: unknown %s %q (want %s)", what, s, want)
 }

@@ -25,7 +25,7 @@ import (
 	"github.com/wolong-dev/wolong/importer"
 	"github.com/wolong-dev/wolong/internal/modelgen"
 	"github.com/wolong-dev/wolong/ir"
-	"github.com/wolong-dev/wolong/simulate/cluster"
+	"github.com/wolong-dev/wolong/simulate/llm"
 )
 
 func main() {
@@ -139,7 +139,7 @@ func writeMLP(out, spec string, external bool) error {
 // weights in NAME.onnx.data, a sparse file (a 405B model declares 810 GB
 // and takes a few MB of disk), referenced in place.
 func writeLLM(out, preset string, seq int) error {
-	t, err := cluster.Architecture(preset)
+	t, err := llm.Architecture(preset)
 	if err != nil {
 		return err
 	}
@@ -150,7 +150,7 @@ func writeLLM(out, preset string, seq int) error {
 		return '_'
 	}, strings.TrimLeft(t.Name, "."))
 	path := filepath.Join(out, name+".onnx")
-	m, err := modelgen.LLM(*t, path+".data", modelgen.LLMOptions{Seq: seq})
+	m, err := modelgen.LLM(modelgen.Decoder(*t), path+".data", modelgen.LLMOptions{Seq: seq})
 	if err != nil {
 		return err
 	}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/wolong-dev/wolong/importer"
 	"github.com/wolong-dev/wolong/ir"
-	"github.com/wolong-dev/wolong/simulate/cluster"
+	"github.com/wolong-dev/wolong/simulate/llm"
 )
 
 // TestWriteLLM: -llm writes a model that imports with its weights in the
@@ -25,7 +25,7 @@ func TestWriteLLM(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, _ := cluster.TransformerPreset("gpt3-125m")
+	want, _ := llm.TransformerPreset("gpt3-125m")
 	// bfloat16: 2 bytes a parameter (within 5%: the position table is
 	// written for the sequence asked for)
 	if r := float64(st.Size()) / (2 * want.Params()); r < 0.95 || r > 1.05 {
@@ -40,7 +40,7 @@ func TestWriteLLM(t *testing.T) {
 	}
 	defer m.Close()
 	ir.InferModel(m, ir.InferOptions{})
-	got, err := cluster.TransformerOf(m)
+	got, err := llm.TransformerOf(m)
 	if err != nil {
 		t.Fatal(err)
 	}
