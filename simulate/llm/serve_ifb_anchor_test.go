@@ -94,7 +94,7 @@ func ifbPredict(t *testing.T, r ifbRow) *ServeResult {
 // over the held-out rows and none off by more than 25%.
 func TestServeAnchorsIFB(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs 60 request-level simulations")
+		t.Skip("runs 60 request-level simulations (about 10 s)")
 	}
 	var b strings.Builder
 	sum := map[bool]float64{}

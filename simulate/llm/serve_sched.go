@@ -166,20 +166,27 @@ const maxIterations = 20_000_000
 
 // scheduler is the state of one replica's simulation.
 type scheduler struct {
-	cfg       schedConfig
-	cost      iterCoster
-	reqs      []serveRequest
-	out       []reqTiming
-	waiting   []*seqState // FIFO; preempted sequences go to the front
-	running   []*seqState
-	free      int
-	pending   int     // requests queued or running
-	now       float64 // the replica's clock, s
-	prefix    map[int]*prefixEntry
-	res       schedResult
-	lastToken []float64
+	cfg     schedConfig
+	cost    iterCoster
+	reqs    []serveRequest
+	out     []reqTiming
+	waiting []*seqState // FIFO; preempted sequences go to the front
+	running []*seqState
+	free    int
+	// cachedBlocks are held by prefixes no sequence references: evicted
+	// when blocks are needed.
+	cachedBlocks int
+	pending      int     // requests queued or running
+	now          float64 // the replica's clock, s
+	prefix       map[int]*prefixEntry
+	res          schedResult
+	lastToken    []float64
 	// utilArea integrates the KV blocks in use over the busy time busyS.
 	utilArea, busyS float64
+	// buffers reused by each iteration
+	preBuf  []prefillChunk
+	decBuf  []int
+	sampBuf []*seqState
 }
 
 // prefixEntry is a shared prefix's resident blocks.
@@ -288,6 +295,7 @@ func (s *scheduler) step() error {
 	}
 	s.now += dt
 	s.pending -= s.finish(sampling, s.now)
+	s.preBuf, s.decBuf, s.sampBuf = mix.Prefill, mix.Decode, sampling
 	return nil
 }
 
@@ -330,8 +338,8 @@ func (s *scheduler) blocksFor(n int) int { return (n + s.cfg.BlockSize - 1) / s.
 // admission order), then waiting ones. It returns the mix, the blocks
 // swapped in or out, and the sequences that sample a token at its end.
 func (s *scheduler) schedule() (iterMix, int, []*seqState) {
-	var mix iterMix
-	var sampling []*seqState
+	mix := iterMix{Prefill: s.preBuf[:0], Decode: s.decBuf[:0]}
+	sampling := s.sampBuf[:0]
 	budget := s.cfg.MaxBatchedTokens
 	swaps := 0
 	prefillOnly := false
@@ -346,7 +354,7 @@ func (s *scheduler) schedule() (iterMix, int, []*seqState) {
 		}
 		// a decode writes the token it sampled last
 		need := s.blocksFor(q.computed+n) - q.blocks - q.shared
-		for need > s.free {
+		for !s.ensure(need) {
 			victim := s.running[len(s.running)-1]
 			swaps += s.preempt(victim)
 			if victim == q {
@@ -392,7 +400,7 @@ func (s *scheduler) canAdmitWhole() bool {
 	if s.cfg.ReserveFull {
 		n = q.req.Prompt + q.req.Output
 	}
-	return q.target-q.computed <= s.cfg.MaxBatchedTokens && s.blocksFor(n)-q.blocks-q.shared <= s.free
+	return q.target-q.computed <= s.cfg.MaxBatchedTokens && s.blocksFor(n)-q.blocks-q.shared <= s.free+s.cachedBlocks
 }
 
 // admit starts waiting sequences while the budget, the sequence limit
@@ -402,7 +410,7 @@ func (s *scheduler) admit(mix *iterMix, sampling *[]*seqState, budget int) int {
 	for len(s.waiting) > 0 && budget > 0 && len(s.running) < s.cfg.MaxSeqs {
 		q := s.waiting[0]
 		if q.swapped { // its blocks come back; it continues where it was
-			if q.blocks > s.free {
+			if !s.ensure(q.blocks) {
 				break
 			}
 			s.free -= q.blocks
@@ -411,14 +419,22 @@ func (s *scheduler) admit(mix *iterMix, sampling *[]*seqState, budget int) int {
 			s.start(q)
 			continue
 		}
-		if q.computed == q.target { // preloaded: its blocks, then decodes
-			need := s.blocksFor(q.computed) - q.blocks
-			if need > s.free {
+		if q.computed == q.target { // preloaded: its blocks, then its first decode
+			need := s.blocksFor(q.computed+1) - q.blocks
+			if s.cfg.ReserveFull {
+				need = s.blocksFor(q.req.Prompt+q.req.Output) - q.blocks
+			}
+			if !s.ensure(need) {
 				break
 			}
 			s.free -= need
 			q.blocks += need
 			s.start(q)
+			mix.Decode = append(mix.Decode, q.computed+1)
+			q.computed++
+			q.target++
+			*sampling = append(*sampling, q)
+			budget--
 			continue
 		}
 		if q.computed == 0 && s.cfg.PrefixCaching && q.req.PrefixGroup > 0 {
@@ -435,7 +451,7 @@ func (s *scheduler) admit(mix *iterMix, sampling *[]*seqState, budget int) int {
 		if s.cfg.ReserveFull {
 			need = s.blocksFor(q.req.Prompt+q.req.Output) - q.blocks - q.shared
 		}
-		if need > s.free {
+		if !s.ensure(need) {
 			s.releasePrefix(q)
 			q.computed = 0
 			break
@@ -469,11 +485,14 @@ func (s *scheduler) hitPrefix(q *seqState) {
 		return
 	}
 	e := s.prefix[r.PrefixGroup]
-	if e == nil || e.refs == 0 {
+	if e == nil || e.blocks == 0 {
 		// the first of its group computes the prefix and publishes it
 		e = &prefixEntry{}
 		s.prefix[r.PrefixGroup] = e
 		return
+	}
+	if e.refs == 0 { // cached, unreferenced: taken back from the evictable
+		s.cachedBlocks -= e.blocks
 	}
 	q.shared = e.blocks
 	q.computed = e.blocks * s.cfg.BlockSize
@@ -490,7 +509,7 @@ func (s *scheduler) publishPrefix(q *seqState) {
 	}
 	e := s.prefix[r.PrefixGroup]
 	full := min(r.PrefixTokens, r.Prompt-1) / s.cfg.BlockSize
-	if e == nil || e.refs > 0 || full <= 0 || q.computed < full*s.cfg.BlockSize {
+	if e == nil || e.blocks > 0 || full <= 0 || q.computed < full*s.cfg.BlockSize {
 		return
 	}
 	e.blocks, e.refs = full, 1
@@ -506,11 +525,39 @@ func (s *scheduler) releasePrefix(q *seqState) {
 	}
 	e := s.prefix[q.req.PrefixGroup]
 	e.refs--
-	if e.refs == 0 {
-		s.free += e.blocks
-		e.blocks = 0
+	if e.refs == 0 { // stays cached until its blocks are needed
+		s.cachedBlocks += e.blocks
 	}
 	q.shared = 0
+}
+
+// ensure says whether need blocks are free, evicting unreferenced cached
+// prefixes (vLLM's and TensorRT-LLM's block reuse keeps freed blocks
+// until they are allocated again) to make room.
+func (s *scheduler) ensure(need int) bool {
+	if need <= s.free {
+		return true
+	}
+	if need > s.free+s.cachedBlocks {
+		return false
+	}
+	groups := make([]int, 0, len(s.prefix))
+	for g := range s.prefix {
+		groups = append(groups, g)
+	}
+	sort.Ints(groups) // deterministic: the lowest group first
+	for _, g := range groups {
+		if e := s.prefix[g]; e.refs == 0 && e.blocks > 0 {
+			s.free += e.blocks
+			s.cachedBlocks -= e.blocks
+			e.blocks = 0
+			delete(s.prefix, g)
+			if need <= s.free {
+				break
+			}
+		}
+	}
+	return need <= s.free
 }
 
 // preempt evicts q (the newest running sequence) and returns the blocks
