@@ -116,8 +116,9 @@ type LLMRun struct {
 	Train llm.LLMOptions
 	// Search is set by --strategy auto: the dimensions a flag fixed.
 	Search *llm.SearchOptions
-	// Serve is set by --serve.
-	Serve *llm.ServeOptions
+	// Serve is set by --serve; ServeSearch by --serve --strategy auto.
+	Serve       *llm.ServeOptions
+	ServeSearch bool
 	// Assumptions are the defaults the LLM flags left to the command.
 	Assumptions []string
 }
@@ -159,9 +160,6 @@ func (o *LLMFlags) llmRun(changed func(string) bool, batch int64, dtype ir.DType
 		if n := firstChanged(changed, llmTrainFlags[1:]); n != "" { // all but pp
 			return nil, Usagef("--%s is a training flag: --serve takes --tp, --pp, --batch, --prompt, --output, --seq and the request-level flags", n)
 		}
-		if search {
-			return nil, Usagef("--strategy auto searches training layouts: give --serve a --tp")
-		}
 		if changed("batch") && batch < 1 {
 			return nil, Usagef("--batch %d: want 1..%d", batch, 1<<24)
 		}
@@ -177,6 +175,10 @@ func (o *LLMFlags) llmRun(changed func(string) bool, batch int64, dtype ir.DType
 		if err != nil {
 			return nil, err
 		}
+		if search && (load == nil || load.Rate <= 0 || (load.SLO.TTFTMs <= 0 && load.SLO.TPOTMs <= 0) || changed("tp") || changed("pp") || changed("disagg") || changed("max-batched-tokens")) {
+			return nil, Usagef("--serve --strategy auto searches tp, pp, max batched tokens and the P:D split for goodput: give it --rate R and --slo ttft=MS,tpot=MS, and none of --tp, --pp, --disagg, --max-batched-tokens")
+		}
+		r.ServeSearch = search
 		if load != nil {
 			r.Serve.Load = load
 			r.Assumptions = append(r.Assumptions, serveLoadNote(load))

@@ -70,6 +70,10 @@ func profileLLMRun(env *Env, opts *ProfileOptions) error {
 		if err != nil {
 			return layoutErr(err)
 		}
+		if !r.Memory.Fits {
+			env.warn(warnings)
+			return serveNotFit(r)
+		}
 		p := report.NewServeProfile(r, assumptions, warnings)
 		return writeLLM(env, opts.Format, p, p.WriteText, p.Warnings, r.Memory, "serving batch "+fmt.Sprint(r.Batch))
 	case lr.Search != nil:

@@ -258,7 +258,11 @@ func profileServeLoad(env *Env, opts *ProfileOptions, t *llm.Transformer, assump
 	if err := out.check("--trace", opts.Trace); err != nil {
 		return err
 	}
-	r, err := llm.SimulateServe(t, opts.Cluster.Cluster, o)
+	run := llm.SimulateServe
+	if lr.ServeSearch {
+		run = llm.SearchServe
+	}
+	r, err := run(t, opts.Cluster.Cluster, o)
 	var nf *llm.NotFitError
 	if errors.As(err, &nf) {
 		env.warn(warnings)
@@ -277,4 +281,22 @@ func profileServeLoad(env *Env, opts *ProfileOptions, t *llm.Transformer, assump
 	}
 	p := report.NewServeProfile(r, assumptions, warnings)
 	return writeLLM(env, opts.Format, p, p.WriteText, p.Warnings, r.Memory, "serving")
+}
+
+// serveNotFit is the error of a static serving batch that does not fit:
+// which part overflows and what would fit (no latency is printed as if it
+// ran).
+func serveNotFit(r *llm.ServeResult) error {
+	m := r.Memory
+	part := "the KV cache"
+	if m.WeightsGB+m.CommBuffersGB+m.RuntimeGB > m.CapacityGB {
+		part = "the weights"
+	} else if m.ActivationsGB > m.KVCacheGB {
+		part = "the prefill's working set"
+	}
+	fit := fmt.Sprintf("at most %d sequences of %d tokens fit (--batch %d)", r.MaxBatch, r.Prompt+r.Output, r.MaxBatch)
+	if r.MaxBatch == 0 {
+		fit = "not one sequence fits: raise --tp, use --dtype fp8, or more GPUs per replica"
+	}
+	return fmt.Errorf("serving batch %d does not fit in GPU memory: %s overflows (%s); %s; or add --requests N to run an in-flight-batching scheduler, which holds only the running sequences' cache", r.Batch, part, m, fit)
 }

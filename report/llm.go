@@ -171,6 +171,7 @@ func (p *ServeProfile) WriteText(w io.Writer) error {
 	r := p.ServeResult
 	if r.Requests != nil {
 		writeServeRequests(ew, r)
+		writeServeSearch(ew, r.Search)
 		writeMemory(ew, r.Memory, "each GPU of a replica")
 		writeNotes(ew, p.Assumptions)
 		return ew.err

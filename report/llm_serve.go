@@ -100,3 +100,21 @@ func WriteServeTrace(w io.Writer, r *llm.ServeResult) error {
 	}
 	return bw.Flush()
 }
+
+// writeServeSearch prints a serving search's ranking and launch flags.
+func writeServeSearch(ew *errWriter, s *llm.ServeSearch) {
+	if s == nil {
+		return
+	}
+	fmt.Fprintf(ew, "\nSearch: %d layouts simulated (%d fit) in %.1f s, ranked by goodput per GPU:\n", s.Evaluated, s.Fitting, s.ElapsedS)
+	var rows [][]string
+	for _, c := range s.Ranked {
+		if !c.Fits {
+			rows = append(rows, []string{c.Layout(), "does not fit", "", "", ""})
+			continue
+		}
+		rows = append(rows, []string{c.Layout(), fmt.Sprintf("%.4g", c.GoodputPerGPU), Pct(c.SLOAttainment), Millis(c.TTFTP99Ms / 1e3), Millis(c.TPOTP99Ms / 1e3)})
+	}
+	ew.check(WriteTable(ew, []string{"layout", "goodput tok/s/GPU", "within SLO", "TTFT p99", "TPOT p99"}, rows))
+	fmt.Fprintf(ew, "Launch (vLLM): %s\nLaunch (TensorRT-LLM): %s\n", s.VLLM, s.TRTLLM)
+}

@@ -79,6 +79,8 @@ type ServeResult struct {
 	Memory   Memory `json:"memory_per_gpu"`
 	// Requests is the request-level run (ServeOptions.Load).
 	Requests *RequestStats `json:"requests,omitempty"`
+	// Search is the layout search that chose this run (SearchServe).
+	Search *ServeSearch `json:"search,omitempty"`
 
 	cluster.Caveats
 }

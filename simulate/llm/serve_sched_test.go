@@ -234,3 +234,31 @@ func TestReadWorkload(t *testing.T) {
 		}
 	}
 }
+
+// The serving search ranks layouts by goodput per GPU under the SLO,
+// runs the winner on the whole cluster and writes its launch flags.
+func TestSearchServe(t *testing.T) {
+	l8, _ := TransformerPreset("llama3-8b")
+	c := serveCluster(t, "h100", 1, 8)
+	r, err := SearchServe(l8, c, ServeOptions{Prompt: 1024, Output: 128, DType: ir.Float8E4M3FN, Load: &ServeLoad{Requests: 2000, Rate: 60, SLO: SLO{TTFTMs: 300, TPOTMs: 30}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := r.Search
+	if s == nil || s.Evaluated < 10 || s.Fitting < 1 || len(s.Ranked) == 0 || r.Requests.Requests != 2000 {
+		t.Fatalf("search %+v", s)
+	}
+	for i := 1; i < len(s.Ranked); i++ {
+		if s.Ranked[i].GoodputPerGPU > 1.01*s.Ranked[0].GoodputPerGPU {
+			t.Errorf("rank %d has more goodput (%.0f) than the best (%.0f)", i, s.Ranked[i].GoodputPerGPU, s.Ranked[0].GoodputPerGPU)
+		}
+	}
+	best := s.Ranked[0]
+	if r.TP != best.TP || !strings.Contains(s.VLLM, "--tensor-parallel-size") || !strings.Contains(s.TRTLLM, "--max_num_tokens") {
+		t.Errorf("best %s; run tp %d; vllm %q; trtllm %q", best.Layout(), r.TP, s.VLLM, s.TRTLLM)
+	}
+	t.Logf("%s: %.0f goodput tok/s/GPU; %s", best.Layout(), best.GoodputPerGPU, s.VLLM)
+	if _, err := SearchServe(l8, c, ServeOptions{Load: &ServeLoad{Rate: 10}}); err == nil {
+		t.Error("a search without an SLO: no error")
+	}
+}
