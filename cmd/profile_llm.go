@@ -30,6 +30,8 @@ type LLMFlags struct {
 	GlobalBatch            int
 	Seq                    int
 	Framework              string
+	TPOverlap              bool   // --tp-overlap
+	GradReduce             string // --grad-reduce bf16|fp32
 	Serve                  bool
 	Prompt, Output         int
 	Load                   ServeLoadFlags // --serve's request-level flags
@@ -64,6 +66,8 @@ func addLLMTrainFlags(c *cobra.Command, o *LLMFlags) {
 	f.IntVar(&o.GlobalBatch, "global-batch", 0, "LLM: sequences per training step (default dp x micro-batch x 4 x pp; required by --strategy auto)")
 	f.IntVar(&o.Seq, "seq", 0, "LLM: sequence length (default: the model's; with --serve, the prompt when --prompt is not given)")
 	f.StringVar(&o.Framework, "framework", "megatron-core", "LLM: training framework "+strings.Join(llm.FrameworkNames(), "|"))
+	f.BoolVar(&o.TPOverlap, "tp-overlap", false, "LLM: overlap tensor-parallel communication with the GEMMs (Transformer Engine userbuffers, Megatron --tp-comm-overlap)")
+	f.StringVar(&o.GradReduce, "grad-reduce", "", "LLM: gradient reduction type bf16|fp32 (default: the framework's, fp32 main grads)")
 	comp := func(vals ...string) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return cobra.FixedCompletions(vals, cobra.ShellCompDirectiveNoFileComp)
 	}
@@ -77,7 +81,7 @@ func addLLMTrainFlags(c *cobra.Command, o *LLMFlags) {
 // llmTrainFlags set the training layout; llmServeFlags serving; the
 // others (llm, tp, seq) serve both.
 var (
-	llmTrainFlags = []string{"pp", "dp", "ep", "cp", "vp", "sp", "zero", "recompute", "micro-batch", "global-batch", "framework"}
+	llmTrainFlags = []string{"pp", "dp", "ep", "cp", "vp", "sp", "zero", "recompute", "micro-batch", "global-batch", "framework", "tp-overlap", "grad-reduce"}
 	llmServeFlags = append([]string{"serve", "prompt", "output"}, serveLoadFlags...)
 	llmFlags      = append(append([]string{"llm", "tp", "seq"}, llmTrainFlags...), llmServeFlags...)
 	// notWithLLM are the graph-level cluster and single-GPU flags the
@@ -208,6 +212,9 @@ func (o *LLMFlags) llmRun(changed func(string) bool, batch int64, dtype ir.DType
 	fw, err := llm.FrameworkPreset(fwName)
 	if err != nil {
 		return nil, Usagef("--framework: %v", err)
+	}
+	if err := applyTrainPrecision(fw, o, changed); err != nil {
+		return nil, err
 	}
 	r.Train = llm.LLMOptions{TP: o.TP, PP: o.PP, DP: o.DP, EP: o.EP, CP: o.CP, VirtualStages: o.VP, SequenceParallel: o.SP,
 		ZeRO: o.ZeRO, Recompute: rc, MicroBatch: o.MicroBatch, GlobalBatch: o.GlobalBatch, Seq: o.Seq, DType: dtype, Framework: fw}

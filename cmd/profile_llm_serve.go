@@ -300,3 +300,24 @@ func serveNotFit(r *llm.ServeResult) error {
 	}
 	return fmt.Errorf("serving batch %d does not fit in GPU memory: %s overflows (%s); %s; or add --requests N to run an in-flight-batching scheduler, which holds only the running sequences' cache", r.Batch, part, m, fit)
 }
+
+// tpOverlapDeployed is the fraction of tensor-parallel communication
+// --tp-overlap hides: Transformer Engine's userbuffer overlap splits each
+// GEMM into chunks whose communication runs behind the next chunk; the
+// first chunk's stays exposed (an assumption: 4 chunks and 10% left).
+const tpOverlapDeployed = 0.9
+
+// applyTrainPrecision applies --tp-overlap and --grad-reduce to fw.
+func applyTrainPrecision(fw *llm.Framework, o *LLMFlags, changed func(string) bool) error {
+	if o.TPOverlap {
+		fw.TPOverlap = tpOverlapDeployed
+	}
+	if changed("grad-reduce") {
+		g, err := parseChoice("grad-reduce", o.GradReduce, "bf16", "fp32")
+		if err != nil {
+			return err
+		}
+		fw.GradFP32 = g == "fp32"
+	}
+	return nil
+}

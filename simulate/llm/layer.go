@@ -45,6 +45,23 @@ type kernels struct {
 	bytes float64 // element size
 	s     float64
 	flops float64
+	// attn is the attention core's type (Undefined: dt) and gemmScale the
+	// factor on GEMM FLOPs for a low-precision GEMM's efficiency (0: 1):
+	// set by deployFP8.
+	attn      ir.DType
+	gemmScale float64
+}
+
+// deployFP8 makes an fp8 run as Transformer Engine runs it: GEMMs in FP8
+// at the GPU's FP8 GEMM efficiency (serve_precision.go), activations,
+// communication and the attention core in bf16.
+func (k *kernels) deployFP8() {
+	if k.dt != ir.Float8E4M3FN {
+		return
+	}
+	k.bytes = 2
+	k.attn = ir.BFloat16
+	k.gemmScale = 1 / lowPrecisionOf(k.gpu).FP8GEMM
 }
 
 func newKernels(gpu *hw.Hardware, dt ir.DType) *kernels {
@@ -76,6 +93,12 @@ func (k *kernels) tiles(batch, m, n float64) float64 {
 // gemm runs batch [m x kk] x [kk x n] products.
 func (k *kernels) gemm(batch, m, n, kk float64) float64 {
 	f := 2 * batch * m * n * kk
+	if k.gemmScale > 0 { // operands in fp8, the output in bf16
+		s := k.run(cost.Cost{Class: cost.MatMul, FLOPs: f * k.gemmScale, Bytes: batch * (m*kk + kk*n + k.bytes*m*n),
+			Work: []cost.Work{{FLOPs: f * k.gemmScale, Tiles: k.tiles(batch, m, n), Count: 1}}})
+		k.flops += f - f*k.gemmScale
+		return s
+	}
 	return k.run(cost.Cost{Class: cost.MatMul, FLOPs: f, Bytes: k.bytes * batch * (m*kk + kk*n + m*n),
 		Work: []cost.Work{{FLOPs: f, Tiles: k.tiles(batch, m, n), Count: 1}}})
 }
@@ -176,7 +199,7 @@ func (k *kernels) core(t *Transformer, s layerShape, T, hq, hkv, d float64, bwd,
 			f *= 2.5
 			io *= 2
 		}
-		k.run(cost.Cost{Class: cost.Attention, FLOPs: f, Bytes: io, Work: []cost.Work{{FLOPs: f, Tiles: tiles, Count: 1}}})
+		k.run(cost.Cost{Class: cost.Attention, FLOPs: f, Bytes: io, DType: k.attn, Work: []cost.Work{{FLOPs: f, Tiles: tiles, Count: 1}}})
 		return
 	}
 	scores := b * hq * sq * skv
