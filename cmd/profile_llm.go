@@ -82,7 +82,7 @@ func addLLMTrainFlags(c *cobra.Command, o *LLMFlags) {
 // others (llm, tp, seq) serve both.
 var (
 	llmTrainFlags = []string{"pp", "dp", "ep", "cp", "vp", "sp", "zero", "recompute", "micro-batch", "global-batch", "framework", "tp-overlap", "grad-reduce"}
-	llmServeFlags = append([]string{"serve", "prompt", "output"}, serveLoadFlags...)
+	llmServeFlags = append([]string{"serve", "prompt", "output", "static"}, serveLoadFlags...)
 	llmFlags      = append(append([]string{"llm", "tp", "seq"}, llmTrainFlags...), llmServeFlags...)
 	// notWithLLM are the graph-level cluster and single-GPU flags the
 	// planner does not read.
@@ -183,11 +183,18 @@ func (o *LLMFlags) llmRun(changed func(string) bool, batch int64, dtype ir.DType
 			return nil, Usagef("--serve --strategy auto searches tp, pp, max batched tokens and the P:D split for goodput: give it --rate R and --slo ttft=MS,tpot=MS, and none of --tp, --pp, --disagg, --max-batched-tokens")
 		}
 		r.ServeSearch = search
+		switch {
+		case load != nil && o.Load.Static:
+			return nil, Usagef("--static serves one static batch: the request-level flags (--%s) do not apply", firstChanged(changed, append(serveLoadFlags, "pp")))
+		case load == nil && !o.Load.Static:
+			load = &llm.ServeLoad{} // the request-level simulator at its defaults: --rate max
+			r.Assumptions = append(r.Assumptions, "no request-level flag: the in-flight-batching simulator at its defaults (--static for one static batch)")
+		}
 		if load != nil {
 			r.Serve.Load = load
 			r.Assumptions = append(r.Assumptions, serveLoadNote(load))
 		} else if dtype == ir.Float4E2M1 {
-			return nil, Usagef("--dtype fp4 needs the request-level simulator: add --requests N (or --rate, --workload)")
+			return nil, Usagef("--dtype fp4 needs the request-level simulator: drop --static")
 		}
 		return r, nil
 	}

@@ -47,6 +47,7 @@ type ServeLoadFlags struct {
 	SLO              string
 	KVDType          string
 	FP8Attention     bool
+	Static           bool // --static: one static batch (the planner before issue 28)
 }
 
 // serveLoadFlags are the flags that make --serve request-level.
@@ -75,6 +76,7 @@ func addServeLoadFlags(c *cobra.Command, o *ServeLoadFlags) {
 	f.StringVar(&o.SLO, "slo", "", "LLM --serve: latency objective `ttft=MS,tpot=MS` for goodput")
 	f.StringVar(&o.KVDType, "kv-dtype", "", "LLM --serve: KV cache type bf16|fp16|fp8 (default fp8 with --dtype fp8/fp4, else the weights')")
 	f.BoolVar(&o.FP8Attention, "fp8-attention", false, "LLM --serve: run attention in fp8 (needs an fp8 KV cache)")
+	f.BoolVar(&o.Static, "static", false, "LLM --serve: one static batch of --batch sequences prefilled together and decoded in lockstep, instead of requests through an in-flight-batching scheduler")
 	comp := func(vals ...string) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return cobra.FixedCompletions(vals, cobra.ShellCompDirectiveNoFileComp)
 	}

@@ -62,7 +62,7 @@ func TestProfileServeBadInput(t *testing.T) {
 	if code != 1 || out != "" || !strings.Contains(errs, "weights") || !strings.Contains(errs, "would fit") {
 		t.Errorf("405B bf16 on one H100: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
-	out, errs, code = run("profile", "--llm", "llama3-70b", "--cluster", "1x8", "--hw", "h100", "--serve", "--tp", "8", "--batch", "5000")
+	out, errs, code = run("profile", "--llm", "llama3-70b", "--cluster", "1x8", "--hw", "h100", "--serve", "--static", "--tp", "8", "--batch", "5000")
 	if code != 1 || out != "" || !strings.Contains(errs, "overflows") || !strings.Contains(errs, "--batch") {
 		t.Errorf("static batch 5000: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
