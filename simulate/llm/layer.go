@@ -122,7 +122,7 @@ func (k *kernels) layer(t *Transformer, s layerShape, dropout bool) layerTime {
 	var lt layerTime
 	tp := float64(s.tp)
 	T := float64(s.mb) * float64(s.seq) / float64(s.cp) // tokens on this GPU
-	h, f, d := float64(t.Hidden), float64(t.FFN), float64(t.Dh())
+	h, d := float64(t.Hidden), float64(t.Dh())
 	hq := float64(t.Heads) / tp
 	hkv := math.Max(1, float64(t.KVHeads)/tp) // fewer kv heads than tp ranks: replicated
 	Tn := T                                   // tokens of the norm / dropout region
@@ -139,30 +139,37 @@ func (k *kernels) layer(t *Transformer, s layerShape, dropout bool) layerTime {
 		var gemmS float64
 		// input norm, QKV projection, rotary embedding
 		k.memory(cost.Normalization, pass*2*e*Tn*h, 5*Tn*h)
-		gemmS += k.linear(T, (hq+2*hkv)*d, h, bwd)
+		coreD, outD := d, d
+		if t.MLA() {
+			gemmS += k.mlaProjections(t, T, hq, bwd)
+			coreD, outD = float64(t.qkDim()+t.vDim())/2, float64(t.vDim()) // the core's QK^T at qk dims, PV at v dims
+		} else {
+			gemmS += k.linear(T, (hq+2*hkv)*d, h, bwd)
+		}
 		if !t.LearnedPositions {
 			k.memory(cost.Elementwise, pass*2*e*T*(hq+hkv)*d, 6*T*(hq+hkv)*d)
 		}
 		coreStart := k.s
 		coreFLOPs := k.flops
-		k.core(t, s, T, hq, hkv, d, bwd, dropout)
+		k.core(t, s, T, hq, hkv, coreD, bwd, dropout)
 		core := k.s - coreStart
 		coreF := k.flops - coreFLOPs
 		// output projection, bias-dropout-add, norm
-		gemmS += k.linear(T, h, hq*d, bwd)
+		gemmS += k.linear(T, h, hq*outD, bwd)
 		k.residual(Tn*h, pass, dropout)
 		k.memory(cost.Normalization, pass*2*e*Tn*h, 5*Tn*h)
-		// MLP or experts
-		if t.MoE() {
-			gemmS += k.experts(t, s, T, Tn, bwd)
-		} else {
-			up := 1.0
-			if t.Gated {
-				up = 2
-			}
-			gemmS += k.linear(T, up*f/tp, h, bwd)
-			k.memory(cost.Elementwise, pass*e*T*f/tp*(up+1), 8*T*f/tp)
-			gemmS += k.linear(T, h, f/tp, bwd)
+		// MLP or experts (a model with dense first layers: each layer
+		// carries their share, the stages being even)
+		mlpStart, mlpF := k.s, k.flops
+		gemmS += k.mlp(t, s, T, Tn, bwd, t.MoE())
+		if t.DenseLayers > 0 {
+			moe, moeF := k.s-mlpStart, k.flops-mlpF
+			k.s, k.flops = mlpStart, mlpF
+			dg := k.mlp(t, s, T, Tn, bwd, false)
+			dense, denseF := k.s-mlpStart, k.flops-mlpF
+			fr := float64(t.DenseLayers) / float64(t.Layers)
+			k.s, k.flops = mlpStart+fr*dense+(1-fr)*moe, mlpF+fr*denseF+(1-fr)*moeF
+			gemmS += fr * dg // an approximation of the GEMM share
 		}
 		k.residual(Tn*h, pass, dropout)
 		if bwd {
@@ -172,6 +179,53 @@ func (k *kernels) layer(t *Transformer, s layerShape, dropout bool) layerTime {
 		}
 	}
 	return lt
+}
+
+// mlp runs a layer's MLP: routed and shared experts, or a dense MLP
+// (DenseFFN when the model has experts). Returns the GEMM time.
+func (k *kernels) mlp(t *Transformer, s layerShape, T, Tn float64, bwd, experts bool) float64 {
+	tp, h := float64(s.tp), float64(t.Hidden)
+	pass := 1.0
+	if bwd {
+		pass = 2
+	}
+	up := 1.0
+	if t.Gated {
+		up = 2
+	}
+	dense := func(f float64) float64 {
+		g := k.linear(T, up*f/tp, h, bwd)
+		k.memory(cost.Elementwise, pass*k.bytes*T*f/tp*(up+1), 8*T*f/tp)
+		return g + k.linear(T, h, f/tp, bwd)
+	}
+	if !experts {
+		f := float64(t.FFN)
+		if t.MoE() {
+			f = float64(t.DenseFFN)
+		}
+		return dense(f)
+	}
+	g := k.experts(t, s, T, Tn, bwd)
+	if n := t.SharedExperts; n > 0 {
+		g += dense(float64(n * t.FFN))
+	}
+	return g
+}
+
+// mlaProjections runs multi-head latent attention's projections: the
+// query through its latent (when it has one), the key/value latent and
+// rotary key, and their expansion to per-head keys and values. Returns
+// the GEMM time.
+func (k *kernels) mlaProjections(t *Transformer, T, hq float64, bwd bool) float64 {
+	h := float64(t.Hidden)
+	qr, kvr, r := float64(t.QLoRARank), float64(t.KVLoRARank), float64(t.RopeHeadDim)
+	g := 0.0
+	if qr > 0 {
+		g += k.linear(T, qr, h, bwd) + k.linear(T, hq*float64(t.qkDim()), qr, bwd)
+	} else {
+		g += k.linear(T, hq*float64(t.qkDim()), h, bwd)
+	}
+	return g + k.linear(T, kvr+r, h, bwd) + k.linear(T, hq*float64(t.Dh()+t.vDim()), kvr, bwd)
 }
 
 // residual is the fused bias-dropout-add on n elements.

@@ -61,3 +61,53 @@ func TestServePrecision(t *testing.T) {
 		t.Error("fp8 on a100: no error")
 	}
 }
+
+// DeepSeek-V2/V3: the parameter counts the papers publish (total and
+// active), the latent KV cache (576 elements per token and layer, the
+// same on every tensor-parallel rank), and serving and training run.
+func TestDeepSeekArchitectures(t *testing.T) {
+	for _, c := range []struct {
+		name          string
+		total, active float64 // billions, published
+	}{{"deepseek-v2", 236, 21}, {"deepseek-v3", 671, 37}} {
+		d, err := TransformerPreset(c.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := d.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		tot, act := d.Params()/1e9, d.ActiveParams()/1e9
+		t.Logf("%s: %.1fB parameters (%.1fB active), %.2fB MTP; %s", c.name, tot, act, d.MTPParams()/1e9, d)
+		if tot/c.total-1 > 0.02 || tot/c.total-1 < -0.02 || act/c.active-1 > 0.05 || act/c.active-1 < -0.05 {
+			t.Errorf("%s: %.1fB (%.1fB active), published %gB (%gB)", c.name, tot, act, c.total, c.active)
+		}
+		if d.kvElemsPerToken(8) != 576 || d.kvElemsPerToken(1) != 576 {
+			t.Errorf("%s: %g cached elements per token and layer, want 512 + 64", c.name, d.kvElemsPerToken(8))
+		}
+	}
+	v3, _ := TransformerPreset("deepseek-v3")
+	c := serveCluster(t, "h200", 1, 8)
+	r, err := SimulateServe(v3, c, ServeOptions{TP: 8, Prompt: 1000, Output: 1000, DType: ir.Float8E4M3FN, Load: &ServeLoad{Requests: 500}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("deepseek-v3 8 x h200 tp 8 fp8, 1000/1000: %.0f output tok/s, TPOT %.1f ms, %d KV tokens", r.Requests.OutputTokensPerS, r.Requests.TPOT.MeanMs, r.Requests.KVTokens)
+	if r.Requests.OutputTokensPerS <= 0 || r.Memory.WeightsGB < 80 || r.Memory.WeightsGB > 90 {
+		t.Errorf("weights %.1f GB per GPU (671B fp8 over 8: 84), %.0f tok/s", r.Memory.WeightsGB, r.Requests.OutputTokensPerS)
+	}
+	v2, _ := TransformerPreset("deepseek-v2")
+	tr, err := SimulateLLM(v2, serveCluster(t, "h100", 16, 8), LLMOptions{TP: 1, PP: 8, EP: 8, ZeRO: 1, GlobalBatch: 1024, Seq: 4096})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("deepseek-v2 training 128 x h100 pp 8 ep 8: step %.0f ms, MFU %.2f, %s", tr.StepMs, tr.MFU, tr.Memory)
+	if tr.MFU <= 0.05 || tr.MFU >= 0.7 {
+		t.Errorf("deepseek-v2 MFU %.2f", tr.MFU)
+	}
+	bad := *v3
+	bad.KVHeads = 8
+	if bad.Validate() == nil {
+		t.Error("MLA with 8 kv heads: no error")
+	}
+}

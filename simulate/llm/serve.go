@@ -259,8 +259,7 @@ func (k *kernels) headStep(t *Transformer, tp int, b float64) float64 {
 
 // kvBytesPerToken is one token's keys and values on one GPU.
 func kvBytesPerToken(t *Transformer, tp int, e float64) float64 {
-	hkv := math.Max(1, float64(t.KVHeads)/float64(tp))
-	return 2 * float64(t.Layers) * hkv * float64(t.Dh()) * e
+	return float64(t.Layers) * t.kvElemsPerToken(tp) * e
 }
 
 // serveFixedBytes is what a serving GPU holds besides the KV cache: the

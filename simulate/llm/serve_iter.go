@@ -185,17 +185,47 @@ func (sc *serveCoster) act(c cost.Class, bytes, flops float64) {
 	sc.k.run(cost.Cost{Class: c, Bytes: bytes, FLOPs: flops, DType: sc.prec.Attention})
 }
 
-// layerS is one layer's kernels for the mix on one GPU.
+// layerS is one layer's kernels for the mix on one GPU, averaged over
+// the layers (a model with dense first layers: their share of dense
+// MLPs).
 func (sc *serveCoster) layerS(s mixSums) float64 {
-	t, k, p := sc.t, sc.k, sc.prec
+	t, k := sc.t, sc.k
 	k.s, k.flops = 0, 0
-	tp := float64(sc.tp)
 	T := s.T
-	h, f, d := float64(t.Hidden), float64(t.FFN), float64(t.Dh())
+	h := float64(t.Hidden)
+	a := sc.prec.ab
+	sc.act(cost.Normalization, 2*a*T*h, 5*T*h) // the norm (quantizing its output where the GEMM is fp8)
+	if t.MLA() {
+		sc.mlaAttention(s)
+	} else {
+		sc.attention(s)
+	}
+	sc.act(cost.Elementwise, 3*a*T*h, T*h)     // residual add
+	sc.act(cost.Normalization, 2*a*T*h, 5*T*h) // norm
+	before := k.s
+	sc.mlp(T, t.MoE())
+	if t.DenseLayers > 0 {
+		moe := k.s - before
+		k.s = before
+		sc.mlp(T, false)
+		dense := k.s - before
+		f := float64(t.DenseLayers) / float64(t.Layers)
+		k.s = before + f*dense + (1-f)*moe
+	}
+	sc.act(cost.Elementwise, 3*a*T*h, T*h)
+	return k.s
+}
+
+// attention is grouped-query attention: the QKV projection, rotary and
+// cache append, the prefill chunks' and decodes' attention, the output
+// projection.
+func (sc *serveCoster) attention(s mixSums) {
+	t, k, p := sc.t, sc.k, sc.prec
+	T, tp := s.T, float64(sc.tp)
+	h, d := float64(t.Hidden), float64(t.Dh())
 	hq := float64(t.Heads) / tp
 	hkv := math.Max(1, float64(t.KVHeads)/tp)
 	a := p.ab
-	sc.act(cost.Normalization, 2*a*T*h, 5*T*h) // the norm (quantizing its output where the GEMM is fp8)
 	sc.gemm(T, (hq+2*hkv)*d, h)
 	sc.act(cost.Elementwise, a*T*(hq+hkv)*d*2+p.kb*T*2*hkv*d, 6*T*(hq+hkv)*d) // rotary, cache append
 	if s.prefills > 0 {
@@ -213,30 +243,86 @@ func (sc *serveCoster) layerS(s mixSums) float64 {
 			Work: []cost.Work{{FLOPs: af, Tiles: s.decTiles * hkv, Count: 1}}})
 	}
 	sc.gemm(T, h, hq*d)
-	sc.act(cost.Elementwise, 3*a*T*h, T*h)     // residual add
-	sc.act(cost.Normalization, 2*a*T*h, 5*T*h) // norm
+}
+
+// mlaAttention is multi-head latent attention as vLLM and TensorRT-LLM
+// run it: the query (through its latent) and the compressed key/value
+// latent with the shared rotary key projected for every token; prefill
+// chunks expand their cache's latents to per-head keys and values and run
+// flash attention over them; decodes absorb the key and value up-
+// projections into the query and output (attention over the latent
+// itself, every head reading the same cached latent once).
+func (sc *serveCoster) mlaAttention(s mixSums) {
+	t, k, p := sc.t, sc.k, sc.prec
+	T, tp := s.T, float64(sc.tp)
+	h := float64(t.Hidden)
+	hq := float64(t.Heads) / tp
+	qr, kvr, r := float64(t.QLoRARank), float64(t.KVLoRARank), float64(t.RopeHeadDim)
+	dn, vd := float64(t.Dh()), float64(t.vDim())
+	qk := dn + r
+	a := p.ab
+	if qr > 0 {
+		sc.gemm(T, qr, h)
+		sc.act(cost.Normalization, 2*a*T*qr, 5*T*qr)
+		sc.gemm(T, hq*qk, qr)
+	} else {
+		sc.gemm(T, hq*qk, h)
+	}
+	sc.gemm(T, kvr+r, h) // the latent and the rotary key (every rank computes it whole)
+	sc.act(cost.Normalization, 2*a*T*kvr, 5*T*kvr)
+	sc.act(cost.Elementwise, a*T*(hq+1)*r*2+p.kb*T*(kvr+r), 6*T*(hq+1)*r) // rotary, cache append
+	if s.prefills > 0 {
+		sc.gemm(s.prefKV, hq*(dn+vd), kvr) // expand the chunks' cached latents
+		af := 2 * hq * (qk + vd) * s.prefFLOPUnits
+		k.run(cost.Cost{Class: cost.Attention, FLOPs: af, DType: p.Attention, Bytes: a*hq*(qk+vd)*s.prefKV + p.kb*(kvr+r)*s.prefKV + 2*a*hq*qk*s.prefTokens,
+			Work: []cost.Work{{FLOPs: af, Tiles: s.prefTiles * hq, Count: 1}}})
+	}
+	if s.decodes > 0 {
+		n := s.decodes
+		k.gemm(hq, n, kvr, dn) // absorb W_UK into each head's query
+		af := 2 * hq * s.decCtx * (kvr + r + kvr)
+		k.run(cost.Cost{Class: cost.Attention, FLOPs: af, DType: p.Attention, Bytes: p.kb*(kvr+r)*s.decCtx + 2*a*hq*(kvr+r)*n,
+			Work: []cost.Work{{FLOPs: af, Tiles: s.decTiles * math.Ceil(hq/16), Count: 1}}})
+		k.gemm(hq, n, vd, kvr) // W_UV on each head's latent output
+	}
+	sc.gemm(T, h, hq*vd)
+}
+
+// mlp is the MLP of a layer: the routed and shared experts, or a dense
+// MLP (DenseFFN when the model also has experts).
+func (sc *serveCoster) mlp(T float64, experts bool) {
+	t, k := sc.t, sc.k
+	tp := float64(sc.tp)
+	h, f := float64(t.Hidden), float64(t.FFN)
+	a := sc.prec.ab
 	up := 1.0
 	if t.Gated {
 		up = 2
 	}
-	if t.MoE() {
-		E, K := float64(t.Experts), float64(t.TopK)
-		sc.gemm(T, E, h)
-		touched := math.Min(E, T*K)
-		per := T * K / touched
-		before := k.s
-		sc.gemm(per, up*f/tp, h)
-		sc.act(cost.Elementwise, a*per*f/tp*(up+1), 8*per*f/tp)
-		sc.gemm(per, h, f/tp)
-		k.s += (touched - 1) * (k.s - before)
-		sc.act(cost.Elementwise, 2*a*T*K*h, T*K*h) // permute, combine
-	} else {
+	if !experts {
+		if t.MoE() {
+			f = float64(t.DenseFFN)
+		}
 		sc.gemm(T, up*f/tp, h)
 		sc.act(cost.Elementwise, a*T*f/tp*(up+1), 8*T*f/tp)
 		sc.gemm(T, h, f/tp)
+		return
 	}
-	sc.act(cost.Elementwise, 3*a*T*h, T*h)
-	return k.s
+	E, K := float64(t.Experts), float64(t.TopK)
+	sc.gemm(T, E, h)
+	touched := math.Min(E, T*K)
+	per := T * K / touched
+	before := k.s
+	sc.gemm(per, up*f/tp, h)
+	sc.act(cost.Elementwise, a*per*f/tp*(up+1), 8*per*f/tp)
+	sc.gemm(per, h, f/tp)
+	k.s += (touched - 1) * (k.s - before)
+	if n := float64(t.SharedExperts); n > 0 {
+		sc.gemm(T, up*n*f/tp, h)
+		sc.act(cost.Elementwise, a*T*n*f/tp*(up+1), 8*T*n*f/tp)
+		sc.gemm(T, h, n*f/tp)
+	}
+	sc.act(cost.Elementwise, 2*a*T*K*h, T*K*h) // permute, combine
 }
 
 // headS is the final norm, the head and the sampler on the sequences

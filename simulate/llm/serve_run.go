@@ -322,8 +322,7 @@ func (d *deployment) sizeKV(t *Transformer, cfg *schedConfig, frac, capacity flo
 
 // kvPerToken is one token's cache on one GPU of a stage.
 func (d *deployment) kvPerToken(t *Transformer) float64 {
-	hkv := math.Max(1, float64(t.KVHeads)/float64(d.tp))
-	return 2 * float64(t.Layers) / float64(d.pp) * hkv * float64(t.Dh()) * d.prec.kb
+	return float64(t.Layers) / float64(d.pp) * t.kvElemsPerToken(d.tp) * d.prec.kb
 }
 
 // notFit says which part overflows and what would fit.
