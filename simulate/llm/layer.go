@@ -106,6 +106,17 @@ func (k *kernels) gemm(batch, m, n, kk float64) float64 {
 // linear runs a [m x kk] x [kk x n] layer's forward or its backward
 // (data gradient [m x n] x [n x kk], weight gradient [kk x m] x [m x n]).
 func (k *kernels) linear(m, n, kk float64, backward bool) float64 {
+	if k.gemmScale > 0 {
+		// FP8 as Transformer Engine runs it: the GEMM's bf16 operand is
+		// cast to fp8 with its transpose for the backward (cast_transpose:
+		// read 2 bytes, write 1 + 1), the input forward, the output's
+		// gradient backward
+		if !backward {
+			k.memory(cost.Elementwise, 4*m*kk, m*kk)
+		} else {
+			k.memory(cost.Elementwise, 4*m*n, m*n)
+		}
+	}
 	if !backward {
 		return k.gemm(1, m, n, kk)
 	}
