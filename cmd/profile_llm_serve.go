@@ -39,6 +39,7 @@ type ServeLoadFlags struct {
 	BlockSize        int
 	KVFraction       float64
 	NoChunkedPrefill bool
+	MaxTokens        int
 	Preemption       string
 	PrefixCaching    bool
 	Replicas         int
@@ -52,7 +53,7 @@ type ServeLoadFlags struct {
 
 // serveLoadFlags are the flags that make --serve request-level.
 var serveLoadFlags = []string{"requests", "rate", "workload", "length-dist", "prefix-tokens", "seed", "runtime", "max-batched-tokens", "block-size",
-	"kv-fraction", "no-chunked-prefill", "preemption", "prefix-caching", "replicas", "router", "disagg", "slo", "kv-dtype", "fp8-attention"}
+	"kv-fraction", "no-chunked-prefill", "max-tokens", "preemption", "prefix-caching", "replicas", "router", "disagg", "slo", "kv-dtype", "fp8-attention"}
 
 // addServeLoadFlags registers them.
 func addServeLoadFlags(c *cobra.Command, o *ServeLoadFlags) {
@@ -68,6 +69,7 @@ func addServeLoadFlags(c *cobra.Command, o *ServeLoadFlags) {
 	f.IntVar(&o.BlockSize, "block-size", 0, "LLM --serve: tokens per paged KV block (default: the runtime's)")
 	f.Float64Var(&o.KVFraction, "kv-fraction", 0, "LLM --serve: fraction of the memory left after weights and working set for the KV cache (default 0.9)")
 	f.BoolVar(&o.NoChunkedPrefill, "no-chunked-prefill", false, "LLM --serve: prefill whole prompts in iterations of their own")
+	f.IntVar(&o.MaxTokens, "max-tokens", 0, "LLM --serve: each request's max_tokens, what a reserving scheduler (trtllm) sets aside for its output (default: its output length, as trtllm-bench sets it)")
 	f.StringVar(&o.Preemption, "preemption", "", "LLM --serve: when KV blocks run out, recompute (default) or swap the evicted sequence (with --runtime vllm; trtllm reserves each request's blocks and never evicts)")
 	f.BoolVar(&o.PrefixCaching, "prefix-caching", false, "LLM --serve: reuse the KV blocks of a shared prompt prefix")
 	f.IntVar(&o.Replicas, "replicas", 0, "LLM --serve: data-parallel replicas (default: the GPUs / (tp x pp))")
@@ -94,12 +96,12 @@ func (o *ServeLoadFlags) serveLoad(changed func(string) bool, pp int) (*llm.Serv
 		return nil, nil
 	}
 	l := &llm.ServeLoad{Requests: o.Requests, PrefixTokens: o.PrefixTokens, Seed: o.Seed, MaxBatchedTokens: o.MaxBatchedTokens,
-		BlockSize: o.BlockSize, KVFraction: o.KVFraction, NoChunkedPrefill: o.NoChunkedPrefill, PrefixCaching: o.PrefixCaching, Replicas: o.Replicas,
+		BlockSize: o.BlockSize, KVFraction: o.KVFraction, NoChunkedPrefill: o.NoChunkedPrefill, MaxTokens: o.MaxTokens, PrefixCaching: o.PrefixCaching, Replicas: o.Replicas,
 		FP8Attention: o.FP8Attention, PP: pp}
 	for _, v := range []struct {
 		name string
 		n    int
-	}{{"requests", o.Requests}, {"prefix-tokens", o.PrefixTokens}, {"max-batched-tokens", o.MaxBatchedTokens}, {"block-size", o.BlockSize}, {"replicas", o.Replicas}} {
+	}{{"requests", o.Requests}, {"prefix-tokens", o.PrefixTokens}, {"max-batched-tokens", o.MaxBatchedTokens}, {"block-size", o.BlockSize}, {"replicas", o.Replicas}, {"max-tokens", o.MaxTokens}} {
 		if v.n < 0 || v.n > 1<<24 || (v.n == 0 && changed(v.name) && v.name != "prefix-tokens") {
 			return nil, Usagef("--%s %d: want 1..%d", v.name, v.n, 1<<24)
 		}

@@ -339,7 +339,7 @@ func pickF(v, def float64) float64 {
 func simulateServeLoad(t *Transformer, c *cluster.Cluster, o ServeOptions) (*ServeResult, error) {
 	l := o.Load
 	if o.TP < 0 || o.Prompt < 0 || o.Output < 0 || o.MemoryGB < 0 || l.Requests < 0 || l.PP < 0 || l.Replicas < 0 || l.MaxSeqs < 0 ||
-		l.MaxBatchedTokens < 0 || l.BlockSize < 0 || l.PrefixTokens < 0 || math.IsNaN(l.Rate) || l.Rate < 0 {
+		l.MaxBatchedTokens < 0 || l.BlockSize < 0 || l.PrefixTokens < 0 || l.MaxTokens < 0 || math.IsNaN(l.Rate) || l.Rate < 0 {
 		return nil, fmt.Errorf("llm: serving tp, prompt, output, memory, requests, rate, pp, replicas and scheduler sizes must be >= 0")
 	}
 	if l.Requests > maxWorkloadRequests {

@@ -42,10 +42,11 @@ const defaultFP8GEMM = 0.8
 
 // lowPrecisionTable lists GPUs by preset name.
 var lowPrecisionTable = map[string]lowPrecision{
-	"h100":  {FP8GEMM: defaultFP8GEMM, Source: "fitted: FP8 GEMMs at 0.8 x the bf16 matmul efficiency (0.66 of the 1,979 TFLOP/s FP8 peak, about 1,300 TFLOP/s on large shapes; cuBLASLt FP8 8192^3 reports 1,600 and model-shaped GEMMs less), fitted to the development rows of TestServeAnchorsIFB"},
-	"h200":  {FP8GEMM: defaultFP8GEMM, Source: "as h100 (same SMs and clocks)"},
-	"b200":  {FP8GEMM: defaultFP8GEMM, FP4GEMM: defaultFP8GEMM, FP4TFLOPS: 9000, Source: "NVIDIA DGX B200 datasheet: 72 PFLOPS FP4 dense for 8 GPUs (9 per GPU); efficiency assumed as Hopper's FP8"},
-	"gb200": {FP8GEMM: defaultFP8GEMM, FP4GEMM: defaultFP8GEMM, FP4TFLOPS: 10000, Source: "NVIDIA GB200 NVL72 datasheet: 720 PFLOPS FP4 dense for 72 GPUs (10 per GPU); efficiency assumed as Hopper's FP8"},
+	"h100":   {FP8GEMM: defaultFP8GEMM, Source: "fitted: FP8 GEMMs at 0.8 x the bf16 matmul efficiency (0.66 of the 1,979 TFLOP/s FP8 peak, about 1,300 TFLOP/s on large shapes; cuBLASLt FP8 8192^3 reports 1,600 and model-shaped GEMMs less), fitted to the development rows of TestServeAnchorsIFB"},
+	"h200":   {FP8GEMM: defaultFP8GEMM, Source: "as h100 (same SMs and clocks)"},
+	"mi300x": {FP8GEMM: defaultFP8GEMM, Source: "as Hopper's; the mi300x preset's matmul efficiency (0.55) already carries its lower GEMM efficiency: 0.44 of the 2,615 TFLOP/s FP8 peak"},
+	"b200":   {FP8GEMM: defaultFP8GEMM, FP4GEMM: defaultFP8GEMM, FP4TFLOPS: 9000, Source: "NVIDIA DGX B200 datasheet: 72 PFLOPS FP4 dense for 8 GPUs (9 per GPU); efficiency assumed as Hopper's FP8"},
+	"gb200":  {FP8GEMM: defaultFP8GEMM, FP4GEMM: defaultFP8GEMM, FP4TFLOPS: 10000, Source: "NVIDIA GB200 NVL72 datasheet: 720 PFLOPS FP4 dense for 72 GPUs (10 per GPU); efficiency assumed as Hopper's FP8"},
 }
 
 // lowPrecisionOf returns gpu's figures.

@@ -67,8 +67,11 @@ type ServeLoad struct {
 	BlockSize        int
 	KVFraction       float64
 	NoChunkedPrefill bool
-	Preemption       Preemption
-	PrefixCaching    bool
+	// MaxTokens is each request's max_tokens (0: its output length): what
+	// a reserving scheduler (trtllm) sets aside for its output.
+	MaxTokens     int
+	Preemption    Preemption
+	PrefixCaching bool
 	// PP is the pipeline-parallel degree of a replica (0: 1); Replicas
 	// the data-parallel replicas (0: the GPUs / (tp x pp)); Router how
 	// requests reach them.
@@ -250,7 +253,7 @@ func planDeployment(t *Transformer, c *cluster.Cluster, o ServeOptions) (*deploy
 		return nil, err
 	}
 	cfg := schedConfig{MaxSeqs: pick(l.MaxSeqs, rt.MaxSeqs), MaxBatchedTokens: pick(l.MaxBatchedTokens, rt.MaxBatchedTokens), BlockSize: pick(l.BlockSize, rt.BlockSize),
-		ChunkedPrefill: rt.ChunkedPrefill && !l.NoChunkedPrefill, ReserveFull: rt.ReserveFull, Preemption: l.Preemption, PrefixCaching: l.PrefixCaching, SwapGBs: hostLinkGBs}
+		ChunkedPrefill: rt.ChunkedPrefill && !l.NoChunkedPrefill, ReserveFull: rt.ReserveFull, MaxTokens: l.MaxTokens, Preemption: l.Preemption, PrefixCaching: l.PrefixCaching, SwapGBs: hostLinkGBs}
 	if cfg.Preemption == "" {
 		cfg.Preemption = PreemptRecompute
 	}

@@ -68,6 +68,11 @@ type schedConfig struct {
 	// default); else blocks are taken as tokens are computed and a
 	// shortage preempts (vLLM; TensorRT-LLM's MAX_UTILIZATION).
 	ReserveFull bool
+	// MaxTokens is the output length a request asks for at most (its
+	// max_tokens): what a ReserveFull scheduler reserves when it is longer
+	// than the request's output (0: the output itself, as trtllm-bench
+	// sets it).
+	MaxTokens int
 	// SwapBytesPerBlock and SwapGBs cost a swap: one block's bytes over the
 	// host link, GB/s.
 	SwapBytesPerBlock, SwapGBs float64
@@ -205,7 +210,11 @@ func newScheduler(reqs []serveRequest, out []reqTiming, last []float64, cfg sche
 // check says why request r can never run on this replica.
 func (s *scheduler) check(r *serveRequest) error {
 	cfg := s.cfg
-	if need := s.blocksFor(r.Prompt + r.Output); need > cfg.KVBlocks {
+	n := r.Prompt + r.Output
+	if cfg.ReserveFull {
+		n = s.reserved(r)
+	}
+	if need := s.blocksFor(n); need > cfg.KVBlocks {
 		return fmt.Errorf("llm: a request of %d + %d tokens needs %d KV blocks of %d tokens, the cache holds %d", r.Prompt, r.Output, need, cfg.BlockSize, cfg.KVBlocks)
 	}
 	if !cfg.ChunkedPrefill && r.Prompt+r.Output > cfg.MaxBatchedTokens {
@@ -331,6 +340,9 @@ func simulateSchedule(reqs []serveRequest, cfg schedConfig, cost iterCoster) (*s
 	return r, nil
 }
 
+// reserved is the tokens a ReserveFull scheduler reserves for r.
+func (s *scheduler) reserved(r *serveRequest) int { return r.Prompt + max(r.Output, s.cfg.MaxTokens) }
+
 // blocksFor is the blocks n tokens take.
 func (s *scheduler) blocksFor(n int) int { return (n + s.cfg.BlockSize - 1) / s.cfg.BlockSize }
 
@@ -398,7 +410,7 @@ func (s *scheduler) canAdmitWhole() bool {
 	q := s.waiting[0]
 	n := q.target
 	if s.cfg.ReserveFull {
-		n = q.req.Prompt + q.req.Output
+		n = s.reserved(q.req)
 	}
 	return q.target-q.computed <= s.cfg.MaxBatchedTokens && s.blocksFor(n)-q.blocks-q.shared <= s.free+s.cachedBlocks
 }
@@ -422,7 +434,7 @@ func (s *scheduler) admit(mix *iterMix, sampling *[]*seqState, budget int) int {
 		if q.computed == q.target { // preloaded: its blocks, then its first decode
 			need := s.blocksFor(q.computed+1) - q.blocks
 			if s.cfg.ReserveFull {
-				need = s.blocksFor(q.req.Prompt+q.req.Output) - q.blocks
+				need = s.blocksFor(s.reserved(q.req)) - q.blocks
 			}
 			if !s.ensure(need) {
 				break
@@ -449,7 +461,7 @@ func (s *scheduler) admit(mix *iterMix, sampling *[]*seqState, budget int) int {
 		}
 		need := s.blocksFor(q.computed+n) - q.blocks - q.shared
 		if s.cfg.ReserveFull {
-			need = s.blocksFor(q.req.Prompt+q.req.Output) - q.blocks - q.shared
+			need = s.blocksFor(s.reserved(q.req)) - q.blocks - q.shared
 		}
 		if !s.ensure(need) {
 			s.releasePrefix(q)

@@ -9,7 +9,7 @@ import (
 
 // srcMLPerfServer is MLPerf Inference v4.1's Llama 2 70B server scenario
 // as NVIDIA submitted it.
-const srcMLPerfServer = "MLCommons inference_results_v4.1, closed/NVIDIA: results/<system>/llama2-70b-99/Server/performance/run_1/mlperf_log_summary.txt (mean first-token latency, mean time per output token, completed tokens/s at the scheduled samples/s) and configs/llama2-70b/Server/__init__.py (DGX H100: tensor_parallelism 2 x 4 replicas, gpu_batch_size 1024, target 75 QPS; DGX H200: tensor_parallelism 1 x 8, gpu_batch_size 896, target 101 QPS; use_fp8, kvcache_free_gpu_mem_frac 0.90); TensorRT-LLM in-flight batching; OpenOrca prompts, mean output 290 tokens (completed tokens / samples), mean input 294 tokens assumed"
+const srcMLPerfServer = "MLCommons inference_results_v4.1, closed/NVIDIA: results/<system>/llama2-70b-99/Server/performance/run_1/mlperf_log_summary.txt (mean first-token latency, mean time per output token, completed tokens/s at the scheduled samples/s) and configs/llama2-70b/Server/__init__.py (DGX H100: tensor_parallelism 2 x 4 replicas, gpu_batch_size 1024, target 75 QPS; DGX H200: tensor_parallelism 1 x 8, gpu_batch_size 896, target 101 QPS; use_fp8, kvcache_free_gpu_mem_frac 0.90); TensorRT-LLM in-flight batching; OpenOrca prompts, mean output 290 tokens (completed tokens / samples), mean input 294 tokens and max_tokens 1024 (the benchmark's output limit) assumed"
 
 // serverRow is one published server-scenario run.
 type serverRow struct {
@@ -35,7 +35,7 @@ func TestServeAnchorsServer(t *testing.T) {
 	for _, r := range rows {
 		c := serveCluster(t, r.gpu, 1, 8)
 		res, err := SimulateServe(l70, c, ServeOptions{TP: r.tp, Batch: r.batch, Prompt: 294, Output: 290, DType: ir.Float8E4M3FN,
-			Load: &ServeLoad{Requests: 20000, Rate: r.qps, LengthDist: LengthUniform, Seed: 1}})
+			Load: &ServeLoad{Requests: 20000, Rate: r.qps, LengthDist: LengthUniform, Seed: 1, MaxTokens: 1024}})
 		if err != nil {
 			t.Fatal(err)
 		}
