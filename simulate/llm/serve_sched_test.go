@@ -107,7 +107,7 @@ func TestSchedulePrefixCaching(t *testing.T) {
 	}
 }
 
-func serveCluster(t *testing.T, gpu string, machines, per int) *cluster.Cluster {
+func serveCluster(t testing.TB, gpu string, machines, per int) *cluster.Cluster {
 	t.Helper()
 	g, err := cluster.GPUPreset(gpu)
 	if err != nil {

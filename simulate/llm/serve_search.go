@@ -122,6 +122,10 @@ func SearchServe(t *Transformer, c *cluster.Cluster, o ServeOptions) (*ServeResu
 	s.Ranked = cands[:min(len(cands), 8)]
 	bo := unitOptions(o, best, gpus)
 	bo.Load.Requests = o.Load.Requests
+	if bo.Load.Requests == 0 {
+		// the units' requests over the cluster, bounded (the search's time)
+		bo.Load.Requests = min(20000, searchRequests*max(1, gpus/(best.TP*best.PP)))
+	}
 	bo.Load.Rate = o.Load.Rate
 	bo.Load.DisaggPrefill, bo.Load.DisaggDecode = 0, 0
 	if best.Disagg != "" {
