@@ -102,7 +102,9 @@ func TestGoldenOutputs(t *testing.T) {
 		{"profile_llm_train.txt", []string{"profile", "--llm", "gpt3-1.3b", "--cluster", "1x8", "--hw", "a100", "--tp", "2", "--pp", "2", "--sp", "--global-batch", "16"}, ""},
 		{"profile_llm_auto.txt", []string{"profile", "--llm", "llama2-7b", "--cluster", "2x8", "--hw", "h100", "--strategy", "auto", "--global-batch", "64"}, ""},
 		{"optimize_llm_plan.txt", []string{"optimize", "--llm", "gpt3-1.3b", "--cluster", "2x8", "--hw", "a100", "--tp", "2", "--pp", "4", "--vp", "2", "--sp", "--zero", "1", "--global-batch", "64"}, ""},
-		{"profile_llm_serve.txt", []string{"profile", "--llm", "llama3-8b", "--cluster", "1x8", "--hw", "h100", "--serve", "--tp", "2", "--batch", "8", "--prompt", "512", "--output", "128"}, ""},
+		{"profile_llm_serve.txt", []string{"profile", "--llm", "llama3-8b", "--cluster", "1x8", "--hw", "h100", "--serve", "--static", "--tp", "2", "--batch", "8", "--prompt", "512", "--output", "128"}, ""},
+		{"profile_llm_serve_requests.txt", []string{"profile", "--llm", "llama3-8b", "--cluster", "1x8", "--hw", "h100", "--serve", "--dtype", "fp8", "--tp", "2", "--requests", "200", "--rate", "50",
+			"--prompt", "512", "--output", "128", "--length-dist", "uniform", "--slo", "ttft=200,tpot=20"}, ""},
 		{"explain_cnn_dump.txt", []string{"explain", cnn, "--dim", "N=1", "--dump-dir", "$DIR/dump", "--dump-after", "bnfold"}, "dump"},
 	} {
 		t.Run(tc.golden, func(t *testing.T) {

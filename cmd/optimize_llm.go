@@ -10,6 +10,7 @@ package cmd
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/wolong-dev/wolong/ir"
 	"github.com/wolong-dev/wolong/report"
@@ -123,6 +124,11 @@ func optimizeLLMRun(env *Env, opts *OptimizeOptions) error {
 	return writeLLM(env, opts.Format, p, p.WriteText, p.Warnings, res.Memory, what)
 }
 
+// dtypeAliases are the short names of float types (fp8 is e4m3, the
+// inference and Transformer Engine forward format; fp4 is e2m1).
+var dtypeAliases = map[string]ir.DType{"fp32": ir.Float32, "fp64": ir.Float64, "fp16": ir.Float16, "bf16": ir.BFloat16,
+	"fp8": ir.Float8E4M3FN, "e4m3": ir.Float8E4M3FN, "fp8e4m3": ir.Float8E4M3FN, "e5m2": ir.Float8E5M2, "fp4": ir.Float4E2M1, "nvfp4": ir.Float4E2M1, "mxfp4": ir.Float4E2M1}
+
 // parseFloatDType types --dtype: "" is Undefined (the command's default),
 // else a float type.
 func parseFloatDType(s string) (ir.DType, error) {
@@ -130,8 +136,11 @@ func parseFloatDType(s string) (ir.DType, error) {
 		return ir.Undefined, nil
 	}
 	d, ok := ir.ParseDType(s)
+	if a, alias := dtypeAliases[strings.ToLower(s)]; alias {
+		d, ok = a, true
+	}
 	if !ok || !d.IsFloat() {
-		return ir.Undefined, Usagef("--dtype %q: want a float type (float32, float16, bfloat16, ...)", s)
+		return ir.Undefined, Usagef("--dtype %q: want a float type: fp32, fp16, bf16, fp8, fp4 (float32, float16, bfloat16, float8e4m3fn, float4e2m1, ...)", s)
 	}
 	return d, nil
 }

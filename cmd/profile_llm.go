@@ -30,8 +30,11 @@ type LLMFlags struct {
 	GlobalBatch            int
 	Seq                    int
 	Framework              string
+	TPOverlap              bool   // --tp-overlap
+	GradReduce             string // --grad-reduce bf16|fp32
 	Serve                  bool
 	Prompt, Output         int
+	Load                   ServeLoadFlags // --serve's request-level flags
 }
 
 // addLLMFlags registers the LLM flags of profile: the training layout's
@@ -42,6 +45,7 @@ func addLLMFlags(c *cobra.Command, o *LLMFlags) {
 	f.BoolVar(&o.Serve, "serve", false, "LLM: predict serving (prefill + decode with a KV cache) with --tp, --batch, --prompt, --output")
 	f.IntVar(&o.Prompt, "prompt", 0, "LLM --serve: prompt tokens per sequence (default 1024)")
 	f.IntVar(&o.Output, "output", 0, "LLM --serve: generated tokens per sequence (default 256)")
+	addServeLoadFlags(c, &o.Load)
 }
 
 // addLLMTrainFlags registers the flags of a training layout (optimize's
@@ -62,6 +66,8 @@ func addLLMTrainFlags(c *cobra.Command, o *LLMFlags) {
 	f.IntVar(&o.GlobalBatch, "global-batch", 0, "LLM: sequences per training step (default dp x micro-batch x 4 x pp; required by --strategy auto)")
 	f.IntVar(&o.Seq, "seq", 0, "LLM: sequence length (default: the model's; with --serve, the prompt when --prompt is not given)")
 	f.StringVar(&o.Framework, "framework", "megatron-core", "LLM: training framework "+strings.Join(llm.FrameworkNames(), "|"))
+	f.BoolVar(&o.TPOverlap, "tp-overlap", false, "LLM: overlap tensor-parallel communication with the GEMMs (Transformer Engine userbuffers, Megatron --tp-comm-overlap)")
+	f.StringVar(&o.GradReduce, "grad-reduce", "", "LLM: gradient reduction type bf16|fp32 (default: the framework's, fp32 main grads)")
 	comp := func(vals ...string) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return cobra.FixedCompletions(vals, cobra.ShellCompDirectiveNoFileComp)
 	}
@@ -75,14 +81,25 @@ func addLLMTrainFlags(c *cobra.Command, o *LLMFlags) {
 // llmTrainFlags set the training layout; llmServeFlags serving; the
 // others (llm, tp, seq) serve both.
 var (
-	llmTrainFlags = []string{"pp", "dp", "ep", "cp", "vp", "sp", "zero", "recompute", "micro-batch", "global-batch", "framework"}
-	llmServeFlags = []string{"serve", "prompt", "output"}
+	llmTrainFlags = []string{"pp", "dp", "ep", "cp", "vp", "sp", "zero", "recompute", "micro-batch", "global-batch", "framework", "tp-overlap", "grad-reduce"}
+	llmServeFlags = append([]string{"serve", "prompt", "output", "static"}, serveLoadFlags...)
 	llmFlags      = append(append([]string{"llm", "tp", "seq"}, llmTrainFlags...), llmServeFlags...)
 	// notWithLLM are the graph-level cluster and single-GPU flags the
 	// planner does not read.
 	notWithLLM = []string{"sweep", "plot", "transport", "bucket-mb", "allreduce", "schedule", "micro-batches", "stages", "trace", "trace-gpus",
 		"opt-level", "streams", "mode", "by", "tf32", "trip", "conv-algo"}
 )
+
+// onlyTrace says --trace is the one graph-level flag given (what --serve
+// draws its iterations with).
+func onlyTrace(changed func(string) bool) bool {
+	for _, n := range notWithLLM {
+		if n != "trace" && changed(n) {
+			return false
+		}
+	}
+	return true
+}
 
 // firstChanged returns the first of names given on the command line.
 func firstChanged(changed func(string) bool, names []string) string {
@@ -103,8 +120,9 @@ type LLMRun struct {
 	Train llm.LLMOptions
 	// Search is set by --strategy auto: the dimensions a flag fixed.
 	Search *llm.SearchOptions
-	// Serve is set by --serve.
-	Serve *llm.ServeOptions
+	// Serve is set by --serve; ServeSearch by --serve --strategy auto.
+	Serve       *llm.ServeOptions
+	ServeSearch bool
 	// Assumptions are the defaults the LLM flags left to the command.
 	Assumptions []string
 }
@@ -116,7 +134,7 @@ func (o *LLMFlags) llmRun(changed func(string) bool, batch int64, dtype ir.DType
 	if firstChanged(changed, llmFlags) == "" {
 		return nil, nil
 	}
-	if n := firstChanged(changed, notWithLLM); n != "" {
+	if n := firstChanged(changed, notWithLLM); n != "" && !(o.Serve && onlyTrace(changed)) {
 		return nil, Usagef("--%s does not apply to the LLM planner (--%s)", n, firstChanged(changed, llmFlags))
 	}
 	for _, v := range []struct {
@@ -131,8 +149,8 @@ func (o *LLMFlags) llmRun(changed func(string) bool, batch int64, dtype ir.DType
 			return nil, Usagef("--%s 0: want at least 1", v.name)
 		}
 	}
-	if dtype != ir.Undefined && dtype != ir.BFloat16 && dtype != ir.Float16 && dtype != ir.Float8E4M3FN {
-		return nil, Usagef("--dtype %s: the LLM planner computes in bfloat16, float16 or float8e4m3fn", dtype)
+	if dtype != ir.Undefined && dtype != ir.BFloat16 && dtype != ir.Float16 && dtype != ir.Float8E4M3FN && !(dtype == ir.Float4E2M1 && o.Serve) {
+		return nil, Usagef("--dtype %s: the LLM planner computes in bf16, fp16 or fp8 (bfloat16, float16, float8e4m3fn; --serve also fp4, float4e2m1)", dtype)
 	}
 	r := &LLMRun{}
 	if o.Preset != "" {
@@ -143,11 +161,11 @@ func (o *LLMFlags) llmRun(changed func(string) bool, batch int64, dtype ir.DType
 		r.Preset = t
 	}
 	if o.Serve {
-		if n := firstChanged(changed, llmTrainFlags); n != "" {
-			return nil, Usagef("--%s is a training flag: --serve takes --tp, --batch, --prompt, --output and --seq", n)
+		if n := firstChanged(changed, llmTrainFlags[1:]); n != "" { // all but pp
+			return nil, Usagef("--%s is a training flag: --serve takes --tp, --pp, --batch, --prompt, --output, --seq and the request-level flags", n)
 		}
-		if search {
-			return nil, Usagef("--strategy auto searches training layouts: give --serve a --tp")
+		if changed("batch") && batch < 1 {
+			return nil, Usagef("--batch %d: want 1..%d", batch, 1<<24)
 		}
 		if batch > 1<<24 {
 			return nil, Usagef("--batch %d: want 1..%d", batch, 1<<24)
@@ -157,6 +175,27 @@ func (o *LLMFlags) llmRun(changed func(string) bool, batch int64, dtype ir.DType
 			prompt = o.Seq // --seq reads as the prompt when --prompt is not given
 		}
 		r.Serve = &llm.ServeOptions{TP: o.TP, Batch: int(batch), Prompt: prompt, Output: o.Output, DType: dtype}
+		load, err := o.Load.serveLoad(changed, o.PP)
+		if err != nil {
+			return nil, err
+		}
+		if search && (load == nil || load.Rate <= 0 || (load.SLO.TTFTMs <= 0 && load.SLO.TPOTMs <= 0) || changed("tp") || changed("pp") || changed("disagg") || changed("max-batched-tokens")) {
+			return nil, Usagef("--serve --strategy auto searches tp, pp, max batched tokens and the P:D split for goodput: give it --rate R and --slo ttft=MS,tpot=MS, and none of --tp, --pp, --disagg, --max-batched-tokens")
+		}
+		r.ServeSearch = search
+		switch {
+		case load != nil && o.Load.Static:
+			return nil, Usagef("--static serves one static batch: the request-level flags (--%s) do not apply", firstChanged(changed, append(serveLoadFlags, "pp")))
+		case load == nil && !o.Load.Static:
+			load = &llm.ServeLoad{} // the request-level simulator at its defaults: --rate max
+			r.Assumptions = append(r.Assumptions, "no request-level flag: the in-flight-batching simulator at its defaults (--static for one static batch)")
+		}
+		if load != nil {
+			r.Serve.Load = load
+			r.Assumptions = append(r.Assumptions, serveLoadNote(load))
+		} else if dtype == ir.Float4E2M1 {
+			return nil, Usagef("--dtype fp4 needs the request-level simulator: drop --static")
+		}
 		return r, nil
 	}
 	if n := firstChanged(changed, []string{"prompt", "output", "batch"}); n != "" {
@@ -180,6 +219,9 @@ func (o *LLMFlags) llmRun(changed func(string) bool, batch int64, dtype ir.DType
 	fw, err := llm.FrameworkPreset(fwName)
 	if err != nil {
 		return nil, Usagef("--framework: %v", err)
+	}
+	if err := applyTrainPrecision(fw, o, changed); err != nil {
+		return nil, err
 	}
 	r.Train = llm.LLMOptions{TP: o.TP, PP: o.PP, DP: o.DP, EP: o.EP, CP: o.CP, VirtualStages: o.VP, SequenceParallel: o.SP,
 		ZeRO: o.ZeRO, Recompute: rc, MicroBatch: o.MicroBatch, GlobalBatch: o.GlobalBatch, Seq: o.Seq, DType: dtype, Framework: fw}

@@ -63,10 +63,16 @@ func profileLLMRun(env *Env, opts *ProfileOptions) error {
 	}
 	c := cr.Cluster
 	switch {
+	case lr.Serve != nil && lr.Serve.Load != nil:
+		return profileServeLoad(env, opts, t, assumptions, warnings)
 	case lr.Serve != nil:
 		r, err := llm.SimulateServe(t, c, *lr.Serve)
 		if err != nil {
 			return layoutErr(err)
+		}
+		if !r.Memory.Fits {
+			env.warn(warnings)
+			return serveNotFit(r)
 		}
 		p := report.NewServeProfile(r, assumptions, warnings)
 		return writeLLM(env, opts.Format, p, p.WriteText, p.Warnings, r.Memory, "serving batch "+fmt.Sprint(r.Batch))

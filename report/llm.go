@@ -169,6 +169,13 @@ func NewServeProfile(r *llm.ServeResult, assumptions, warnings []string) *ServeP
 func (p *ServeProfile) WriteText(w io.Writer) error {
 	ew := &errWriter{w: w}
 	r := p.ServeResult
+	if r.Requests != nil {
+		writeServeRequests(ew, r)
+		writeServeSearch(ew, r.Search)
+		writeMemory(ew, r.Memory, "each GPU of a replica")
+		writeNotes(ew, p.Assumptions)
+		return ew.err
+	}
 	fmt.Fprintf(ew, "Model: %s\n", r.Model)
 	fmt.Fprintf(ew, "Serving: %d %s as %d replica(s) of tp %d, %s; batch %d, %d prompt + %d output tokens per sequence\n\n",
 		r.GPUs, r.GPU, r.Replicas, r.TP, r.DType, r.Batch, r.Prompt, r.Output)

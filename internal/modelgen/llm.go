@@ -65,7 +65,12 @@ type Decoder struct {
 	RMSNorm          bool
 	LearnedPositions bool
 	Dropout          bool
-	Source           string
+	// DeepSeek-V2/V3-class fields (simulate/llm.Transformer's; the
+	// generator writes none of them: a decoder with any is refused).
+	QLoRARank, KVLoRARank, RopeHeadDim, VHeadDim int
+	SharedExperts, DenseLayers, DenseFFN         int
+	MTPLayers                                    int
+	Source                                       string
 }
 
 // maxDecoderDim bounds every dimension (larger values are input errors).
@@ -90,6 +95,8 @@ func (t *Decoder) validate() error {
 		return fmt.Errorf("decoder %q: kv heads %d must divide heads %d", t.Name, t.KVHeads, t.Heads)
 	case t.Experts < 0 || t.Experts > 1<<16 || (t.Experts > 1 && (t.TopK < 1 || t.TopK > t.Experts)):
 		return fmt.Errorf("decoder %q: experts %d / top-k %d out of range", t.Name, t.Experts, t.TopK)
+	case t.QLoRARank != 0 || t.KVLoRARank != 0 || t.RopeHeadDim != 0 || t.VHeadDim != 0 || t.SharedExperts != 0 || t.DenseLayers != 0 || t.DenseFFN != 0 || t.MTPLayers != 0:
+		return fmt.Errorf("decoder %q: latent attention, shared experts, dense first layers and multi-token prediction are not generated", t.Name)
 	}
 	return nil
 }

@@ -22,6 +22,9 @@ func TestTransformerOfGenerated(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			if want.MLA() {
+				t.Skip("the generator writes no latent attention (DeepSeek-V2/V3 class)")
+			}
 			m, err := modelgen.LLM(modelgen.Decoder(*want), filepath.Join(t.TempDir(), "w.data"), modelgen.LLMOptions{})
 			if err != nil {
 				t.Fatal(err)

@@ -45,6 +45,23 @@ type kernels struct {
 	bytes float64 // element size
 	s     float64
 	flops float64
+	// attn is the attention core's type (Undefined: dt) and gemmScale the
+	// factor on GEMM FLOPs for a low-precision GEMM's efficiency (0: 1):
+	// set by deployFP8.
+	attn      ir.DType
+	gemmScale float64
+}
+
+// deployFP8 makes an fp8 run as Transformer Engine runs it: GEMMs in FP8
+// at the GPU's FP8 GEMM efficiency (serve_precision.go), activations,
+// communication and the attention core in bf16.
+func (k *kernels) deployFP8() {
+	if k.dt != ir.Float8E4M3FN {
+		return
+	}
+	k.bytes = 2
+	k.attn = ir.BFloat16
+	k.gemmScale = 1 / lowPrecisionOf(k.gpu).FP8GEMM
 }
 
 func newKernels(gpu *hw.Hardware, dt ir.DType) *kernels {
@@ -58,7 +75,9 @@ func newKernels(gpu *hw.Hardware, dt ir.DType) *kernels {
 // run adds one kernel and returns its time.
 func (k *kernels) run(c cost.Cost) float64 {
 	c.Kernels = 1
-	c.DType = k.dt
+	if c.DType == ir.Undefined {
+		c.DType = k.dt
+	}
 	e := k.cm.Time(c)
 	k.s += e.DeviceS
 	k.flops += c.FLOPs
@@ -74,6 +93,12 @@ func (k *kernels) tiles(batch, m, n float64) float64 {
 // gemm runs batch [m x kk] x [kk x n] products.
 func (k *kernels) gemm(batch, m, n, kk float64) float64 {
 	f := 2 * batch * m * n * kk
+	if k.gemmScale > 0 { // operands in fp8, the output in bf16
+		s := k.run(cost.Cost{Class: cost.MatMul, FLOPs: f * k.gemmScale, Bytes: batch * (m*kk + kk*n + k.bytes*m*n),
+			Work: []cost.Work{{FLOPs: f * k.gemmScale, Tiles: k.tiles(batch, m, n), Count: 1}}})
+		k.flops += f - f*k.gemmScale
+		return s
+	}
 	return k.run(cost.Cost{Class: cost.MatMul, FLOPs: f, Bytes: k.bytes * batch * (m*kk + kk*n + m*n),
 		Work: []cost.Work{{FLOPs: f, Tiles: k.tiles(batch, m, n), Count: 1}}})
 }
@@ -81,6 +106,17 @@ func (k *kernels) gemm(batch, m, n, kk float64) float64 {
 // linear runs a [m x kk] x [kk x n] layer's forward or its backward
 // (data gradient [m x n] x [n x kk], weight gradient [kk x m] x [m x n]).
 func (k *kernels) linear(m, n, kk float64, backward bool) float64 {
+	if k.gemmScale > 0 {
+		// FP8 as Transformer Engine runs it: the GEMM's bf16 operand is
+		// cast to fp8 with its transpose for the backward (cast_transpose:
+		// read 2 bytes, write 1 + 1), the input forward, the output's
+		// gradient backward
+		if !backward {
+			k.memory(cost.Elementwise, 4*m*kk, m*kk)
+		} else {
+			k.memory(cost.Elementwise, 4*m*n, m*n)
+		}
+	}
 	if !backward {
 		return k.gemm(1, m, n, kk)
 	}
@@ -97,7 +133,7 @@ func (k *kernels) layer(t *Transformer, s layerShape, dropout bool) layerTime {
 	var lt layerTime
 	tp := float64(s.tp)
 	T := float64(s.mb) * float64(s.seq) / float64(s.cp) // tokens on this GPU
-	h, f, d := float64(t.Hidden), float64(t.FFN), float64(t.Dh())
+	h, d := float64(t.Hidden), float64(t.Dh())
 	hq := float64(t.Heads) / tp
 	hkv := math.Max(1, float64(t.KVHeads)/tp) // fewer kv heads than tp ranks: replicated
 	Tn := T                                   // tokens of the norm / dropout region
@@ -114,30 +150,37 @@ func (k *kernels) layer(t *Transformer, s layerShape, dropout bool) layerTime {
 		var gemmS float64
 		// input norm, QKV projection, rotary embedding
 		k.memory(cost.Normalization, pass*2*e*Tn*h, 5*Tn*h)
-		gemmS += k.linear(T, (hq+2*hkv)*d, h, bwd)
+		coreD, outD := d, d
+		if t.MLA() {
+			gemmS += k.mlaProjections(t, T, hq, bwd)
+			coreD, outD = float64(t.qkDim()+t.vDim())/2, float64(t.vDim()) // the core's QK^T at qk dims, PV at v dims
+		} else {
+			gemmS += k.linear(T, (hq+2*hkv)*d, h, bwd)
+		}
 		if !t.LearnedPositions {
 			k.memory(cost.Elementwise, pass*2*e*T*(hq+hkv)*d, 6*T*(hq+hkv)*d)
 		}
 		coreStart := k.s
 		coreFLOPs := k.flops
-		k.core(t, s, T, hq, hkv, d, bwd, dropout)
+		k.core(t, s, T, hq, hkv, coreD, bwd, dropout)
 		core := k.s - coreStart
 		coreF := k.flops - coreFLOPs
 		// output projection, bias-dropout-add, norm
-		gemmS += k.linear(T, h, hq*d, bwd)
+		gemmS += k.linear(T, h, hq*outD, bwd)
 		k.residual(Tn*h, pass, dropout)
 		k.memory(cost.Normalization, pass*2*e*Tn*h, 5*Tn*h)
-		// MLP or experts
-		if t.MoE() {
-			gemmS += k.experts(t, s, T, Tn, bwd)
-		} else {
-			up := 1.0
-			if t.Gated {
-				up = 2
-			}
-			gemmS += k.linear(T, up*f/tp, h, bwd)
-			k.memory(cost.Elementwise, pass*e*T*f/tp*(up+1), 8*T*f/tp)
-			gemmS += k.linear(T, h, f/tp, bwd)
+		// MLP or experts (a model with dense first layers: each layer
+		// carries their share, the stages being even)
+		mlpStart, mlpF := k.s, k.flops
+		gemmS += k.mlp(t, s, T, Tn, bwd, t.MoE())
+		if t.DenseLayers > 0 {
+			moe, moeF := k.s-mlpStart, k.flops-mlpF
+			k.s, k.flops = mlpStart, mlpF
+			dg := k.mlp(t, s, T, Tn, bwd, false)
+			dense, denseF := k.s-mlpStart, k.flops-mlpF
+			fr := float64(t.DenseLayers) / float64(t.Layers)
+			k.s, k.flops = mlpStart+fr*dense+(1-fr)*moe, mlpF+fr*denseF+(1-fr)*moeF
+			gemmS += fr * dg // an approximation of the GEMM share
 		}
 		k.residual(Tn*h, pass, dropout)
 		if bwd {
@@ -147,6 +190,53 @@ func (k *kernels) layer(t *Transformer, s layerShape, dropout bool) layerTime {
 		}
 	}
 	return lt
+}
+
+// mlp runs a layer's MLP: routed and shared experts, or a dense MLP
+// (DenseFFN when the model has experts). Returns the GEMM time.
+func (k *kernels) mlp(t *Transformer, s layerShape, T, Tn float64, bwd, experts bool) float64 {
+	tp, h := float64(s.tp), float64(t.Hidden)
+	pass := 1.0
+	if bwd {
+		pass = 2
+	}
+	up := 1.0
+	if t.Gated {
+		up = 2
+	}
+	dense := func(f float64) float64 {
+		g := k.linear(T, up*f/tp, h, bwd)
+		k.memory(cost.Elementwise, pass*k.bytes*T*f/tp*(up+1), 8*T*f/tp)
+		return g + k.linear(T, h, f/tp, bwd)
+	}
+	if !experts {
+		f := float64(t.FFN)
+		if t.MoE() {
+			f = float64(t.DenseFFN)
+		}
+		return dense(f)
+	}
+	g := k.experts(t, s, T, Tn, bwd)
+	if n := t.SharedExperts; n > 0 {
+		g += dense(float64(n * t.FFN))
+	}
+	return g
+}
+
+// mlaProjections runs multi-head latent attention's projections: the
+// query through its latent (when it has one), the key/value latent and
+// rotary key, and their expansion to per-head keys and values. Returns
+// the GEMM time.
+func (k *kernels) mlaProjections(t *Transformer, T, hq float64, bwd bool) float64 {
+	h := float64(t.Hidden)
+	qr, kvr, r := float64(t.QLoRARank), float64(t.KVLoRARank), float64(t.RopeHeadDim)
+	g := 0.0
+	if qr > 0 {
+		g += k.linear(T, qr, h, bwd) + k.linear(T, hq*float64(t.qkDim()), qr, bwd)
+	} else {
+		g += k.linear(T, hq*float64(t.qkDim()), h, bwd)
+	}
+	return g + k.linear(T, kvr+r, h, bwd) + k.linear(T, hq*float64(t.Dh()+t.vDim()), kvr, bwd)
 }
 
 // residual is the fused bias-dropout-add on n elements.
@@ -174,7 +264,7 @@ func (k *kernels) core(t *Transformer, s layerShape, T, hq, hkv, d float64, bwd,
 			f *= 2.5
 			io *= 2
 		}
-		k.run(cost.Cost{Class: cost.Attention, FLOPs: f, Bytes: io, Work: []cost.Work{{FLOPs: f, Tiles: tiles, Count: 1}}})
+		k.run(cost.Cost{Class: cost.Attention, FLOPs: f, Bytes: io, DType: k.attn, Work: []cost.Work{{FLOPs: f, Tiles: tiles, Count: 1}}})
 		return
 	}
 	scores := b * hq * sq * skv

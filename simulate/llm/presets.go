@@ -35,6 +35,20 @@ func mixtral(name string, layers, hidden, heads, ffn, vocab int) Transformer {
 	return t
 }
 
+const (
+	srcDeepSeekV2 = "DeepSeek-AI, 'DeepSeek-V2: A Strong, Economical, and Efficient Mixture-of-Experts Language Model', arXiv:2405.04434 (2024), and the released config.json: 60 layers, hidden 5120, 128 heads, MLA (q_lora_rank 1536, kv_lora_rank 512, qk_nope_head_dim 128, qk_rope_head_dim 64, v_head_dim 128), first layer dense (intermediate 12288), 160 routed experts of 1536 top-6 and 2 shared, vocabulary 102400; 236B parameters, 21B active"
+	srcDeepSeekV3 = "DeepSeek-AI, 'DeepSeek-V3 Technical Report', arXiv:2412.19437 (2024), section 4.2 and the released config.json: 61 layers, hidden 7168, 128 heads, MLA (q_lora_rank 1536, kv_lora_rank 512, qk_nope_head_dim 128, qk_rope_head_dim 64, v_head_dim 128), first 3 layers dense (intermediate 18432), 256 routed experts of 2048 top-8 and 1 shared, vocabulary 129280, 1 multi-token-prediction module; 671B parameters, 37B active"
+)
+
+// deepseek is a DeepSeek-V2/V3-class model: MLA, shared experts, dense
+// first layers.
+func deepseek(name string, layers, hidden, denseLayers, denseFFN, experts, topK, shared, ffn, vocab, mtp int, src string) Transformer {
+	t := llama(name, layers, hidden, 128, 128, ffn, vocab, 4096, src)
+	t.HeadDim, t.QLoRARank, t.KVLoRARank, t.RopeHeadDim, t.VHeadDim = 128, 1536, 512, 64, 128
+	t.Experts, t.TopK, t.SharedExperts, t.DenseLayers, t.DenseFFN, t.MTPLayers = experts, topK, shared, denseLayers, denseFFN, mtp
+	return t
+}
+
 // transformerPresets in catalogue order. GPT-3 XL and 13B are listed
 // with heads x head_dim = d_model (the paper's table gives 24 heads of 128
 // for XL and d_model 5140 for 13B, typos for a 1.3B and a 13B model).
@@ -55,6 +69,8 @@ var transformerPresets = []Transformer{
 	llama("llama3-405b", 126, 16384, 128, 8, 53248, 128256, 8192, srcLlama3),
 	mixtral("mixtral-8x7b", 32, 4096, 32, 14336, 32000),
 	mixtral("mixtral-8x22b", 56, 6144, 48, 16384, 32768),
+	deepseek("deepseek-v2", 60, 5120, 1, 12288, 160, 6, 2, 1536, 102400, 0, srcDeepSeekV2),
+	deepseek("deepseek-v3", 61, 7168, 3, 18432, 256, 8, 1, 2048, 129280, 1, srcDeepSeekV3),
 }
 
 // TransformerNames lists the architecture presets in catalogue order.

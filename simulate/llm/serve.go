@@ -38,6 +38,9 @@ type ServeOptions struct {
 	DType ir.DType
 	// MemoryGB overrides the GPU's memory (0: the preset's).
 	MemoryGB float64
+	// Load, when set, runs requests through an in-flight-batching
+	// scheduler (llm_serve_run.go) instead of one static batch.
+	Load *ServeLoad
 }
 
 // ServeResult is a predicted serving run.
@@ -74,6 +77,10 @@ type ServeResult struct {
 	// MaxBatch is the largest batch whose KV cache fits.
 	MaxBatch int    `json:"max_batch"`
 	Memory   Memory `json:"memory_per_gpu"`
+	// Requests is the request-level run (ServeOptions.Load).
+	Requests *RequestStats `json:"requests,omitempty"`
+	// Search is the layout search that chose this run (SearchServe).
+	Search *ServeSearch `json:"search,omitempty"`
 
 	cluster.Caveats
 }
@@ -125,6 +132,9 @@ func SimulateServe(t *Transformer, c *cluster.Cluster, o ServeOptions) (*ServeRe
 	}
 	if err := t.Validate(); err != nil {
 		return nil, err
+	}
+	if o.Load != nil {
+		return simulateServeLoad(t, c, o)
 	}
 	o, err := o.withDefaults(t, c.GPUs())
 	if err != nil {
@@ -249,8 +259,7 @@ func (k *kernels) headStep(t *Transformer, tp int, b float64) float64 {
 
 // kvBytesPerToken is one token's keys and values on one GPU.
 func kvBytesPerToken(t *Transformer, tp int, e float64) float64 {
-	hkv := math.Max(1, float64(t.KVHeads)/float64(tp))
-	return 2 * float64(t.Layers) * hkv * float64(t.Dh()) * e
+	return float64(t.Layers) * t.kvElemsPerToken(tp) * e
 }
 
 // serveFixedBytes is what a serving GPU holds besides the KV cache: the

@@ -128,7 +128,9 @@ func newLLMRun(t *Transformer, c *cluster.Cluster, dt ir.DType, fw *Framework) *
 	if fw != nil && fw.KernelEfficiency > 0 {
 		slow = 1 / fw.KernelEfficiency
 	}
-	return &llmRun{t: t, c: c, k: newKernels(c.GPU, dt), layers: map[layerKey]layerTime{}, heads: map[layerShape][3]float64{}, slow: slow}
+	k := newKernels(c.GPU, dt)
+	k.deployFP8()
+	return &llmRun{t: t, c: c, k: k, layers: map[layerKey]layerTime{}, heads: map[layerShape][3]float64{}, slow: slow}
 }
 
 func (r *llmRun) layer(s layerShape) layerTime {
