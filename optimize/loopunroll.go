@@ -82,7 +82,7 @@ func unrollable(c *Context, n *ir.Node) (int, bool) {
 	co := body.Outputs[0]
 	switch {
 	case co == body.Inputs[1]:
-	case co.Producer != nil && co.Producer.Graph == body && is(co.Producer, "Identity") && co.Producer.Input(0) == body.Inputs[1]:
+	case co.Producer != nil && co.Producer.Graph == body && co.Producer.Is(ir.OpIdentity) && co.Producer.Input(0) == body.Inputs[1]:
 	default:
 		if t, ok := constCond(co); !ok || !t {
 			return 0, false

@@ -34,7 +34,7 @@ func Shapes() []Shape {
 		{"matmul", "MatMul+Add+Relu chain over [batch, 64], one shared weight, a Sigmoid/Mul side branch every fourth block (modelgen.Wide, testdata/gen -wide)", Wide},
 		{"fanout", "parallel branches of 5 x (MatMul by a distinct 8x8 weight, Relu) from one input, 256-511 per Concat, the Concats summed by Add", FanOut},
 		{"encoder", "BERT-style encoder layers in primitive ops over [batch, 8, 16], distinct weights per layer: Q/K/V MatMuls, Softmax attention, decomposed LayerNorm, erf-GELU MLP (2 heads, FF 64)", Encoder},
-		{"decoder", "decoder blocks as torch exporters write them: RMSNorm in primitive ops, GQA attention (4 query, 2 key/value heads, Expand+Reshape), rotary embedding (Slice/Neg/Concat), causal mask, SiLU-gated MLP (hidden 16, seq 8)", Decoder},
+		{"decoder", "decoder blocks as torch exporters write them: RMSNorm in primitive ops, GQA attention (4 query, 2 key/value heads, Expand+Reshape), rotary embedding (Slice/Neg/Concat), causal mask, SiLU-gated MLP (hidden 16, seq 8)", DecoderBlocks},
 		{"cnn", "ResNet basic blocks over [batch, 4, 8, 8]: Conv/BatchNorm/Relu, residual Add, a MaxPool every fourth block, distinct weights", CNN},
 		{"rnn", "unrolled recurrent layers over 32 steps, alternating LSTM and GRU cells in primitive ops (hidden 8), distinct weights per layer", RNN},
 		{"control", "chain of blocks each an If (two 2-node branches on a graph input flag) and a Loop (trip 2, a 3-node body), weights captured from the main graph", Control},
@@ -153,13 +153,13 @@ func Encoder(nodes int) *ir.Model {
 	return b.outputY(x)
 }
 
-// Decoder is a chain of decoder blocks over [batch, 8, 16] as torch's
+// DecoderBlocks is a chain of decoder blocks over [batch, 8, 16] as torch's
 // exporters write a Llama-style model without fused ops: RMSNorm as
 // Pow/ReduceMean/Add/Sqrt/Div/Mul, grouped-query attention (4 query heads,
 // 2 key/value heads of 4 repeated by Unsqueeze/Expand/Reshape), rotary
 // embedding by rotate-half (Slice/Neg/Concat, Mul by cos and sin), an
 // additive causal mask, and a SiLU-gated MLP (x·sigmoid(x)) of width 32.
-func Decoder(nodes int) *ir.Model {
+func DecoderBlocks(nodes int) *ir.Model {
 	const S, D, H, KV, dh, F = 8, 16, 4, 2, 4, 32
 	b := New(fmt.Sprintf("decoder_%d", nodes), 17)
 	x := b.Input("x", ir.Float32, "batch", S, D)

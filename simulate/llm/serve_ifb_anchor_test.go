@@ -2,6 +2,7 @@ package llm
 
 import (
 	"fmt"
+	"github.com/wolong-dev/wolong/simulate/hw"
 	"math"
 	"strings"
 	"testing"
@@ -71,7 +72,7 @@ func ifbPredict(t *testing.T, r ifbRow) *ServeResult {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gpu, err := cluster.GPUPreset(r.gpu)
+	gpu, err := hw.Resolve(r.gpu)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package llm
 
 import (
 	"errors"
+	"github.com/wolong-dev/wolong/simulate/hw"
 	"math"
 	"reflect"
 	"strings"
@@ -109,7 +110,7 @@ func TestSchedulePrefixCaching(t *testing.T) {
 
 func serveCluster(t testing.TB, gpu string, machines, per int) *cluster.Cluster {
 	t.Helper()
-	g, err := cluster.GPUPreset(gpu)
+	g, err := hw.Resolve(gpu)
 	if err != nil {
 		t.Fatal(err)
 	}
