@@ -120,35 +120,3 @@ func ownerLabel(n *ir.Node) string {
 
 // hasControlFlow reports whether g holds an If, Loop or Scan body.
 func hasControlFlow(g *ir.Graph) bool { return len(controlBodies(g)) > 0 }
-
-// runTrial runs p (runPassAll); for a Trial pass with a Predictor, on a
-// copy of the model kept aside: when the prediction after the pass is not
-// faster than cur, the model is restored from the copy and no rewrite is
-// reported.
-func runTrial(c *Context, p Pass, cur Prediction) ([]Rewrite, error) {
-	if !p.Trial || c.Opt.Predictor == nil {
-		return runPassAll(c, p)
-	}
-	saved, err := ir.CloneModel(c.Model)
-	if err != nil {
-		return nil, fmt.Errorf("optimize: pass %q: %v", p.Name, err)
-	}
-	rw, err := runPassAll(c, p)
-	if err != nil || len(rw) == 0 {
-		return rw, err
-	}
-	if err := ir.SortNodes(c.Model.Graph); err != nil {
-		return nil, fmt.Errorf("optimize: after pass %q: %v", p.Name, err)
-	}
-	after, err := predict(c.Opt.Predictor, c.Model)
-	if err != nil {
-		return nil, err
-	}
-	if after.TotalMs < cur.TotalMs {
-		return rw, nil
-	}
-	saved.Closer = c.Model.Closer
-	*c.Model = *saved
-	c.sizes = nil
-	return nil, nil
-}

@@ -104,39 +104,3 @@ func TestControlFlowModelsAtEveryLevel(t *testing.T) {
 		}
 	}
 }
-
-// nodeCounter predicts a model's time as its main graph's node count.
-type nodeCounter struct{}
-
-func (nodeCounter) Predict(m *ir.Model) (Prediction, error) {
-	return Prediction{TotalMs: float64(len(m.Graph.Nodes))}, nil
-}
-
-// TestTrialUndone: a trial pass (loopunroll) whose result the predictor
-// calls slower is undone: the model is as before, verified, and the pass
-// reports no rewrite; without a predictor the unrolling stays.
-func TestTrialUndone(t *testing.T) {
-	for _, pred := range []Predictor{nodeCounter{}, nil} {
-		m := modelgen.LoopRNN(4, 8, 3)
-		res, err := Run(m, Options{Level: MaxLevel, Only: []string{"loopunroll"}, VerifyEach: true, Predictor: pred})
-		if err != nil {
-			t.Fatal(err)
-		}
-		loops := 0
-		for _, n := range m.Graph.Nodes {
-			if n.Is(ir.OpLoop) {
-				loops++
-			}
-		}
-		rws := len(res.Passes[0].Rewrites)
-		if pred != nil && (loops != 1 || rws != 0) {
-			t.Errorf("undone trial: %d loops, %d rewrites; want the loop back and none", loops, rws)
-		}
-		if pred == nil && (loops != 0 || rws != 1) {
-			t.Errorf("without a predictor: %d loops, %d rewrites; want the loop unrolled", loops, rws)
-		}
-		if err := ir.Verify(m); err != nil {
-			t.Error(err)
-		}
-	}
-}

@@ -35,10 +35,11 @@ const (
 // left alone, and so are loops whose copies would exceed maxUnrollNodes
 // nodes.
 //
-// Unrolling removes the per-iteration cost of running a subgraph but
-// adds the stacking of scan outputs, so the pass is a trial (Pass.Trial):
-// the driver keeps what it did only when the cost model predicts the
-// model faster after it.
+// Unrolling removes the per-iteration cost of running a subgraph (and
+// lets the copies fuse across iterations) and adds the stacking of scan
+// outputs (views, and one Concat per scan output); for loops this short the
+// cost model predicts it pays on every model measured (docs/control-flow.md
+// lists them), so the pass unrolls every loop its limits admit.
 func loopUnroll(c *Context) ([]Rewrite, error) {
 	g := c.Graph()
 	var rw []Rewrite
@@ -200,6 +201,9 @@ func stack(c *Context, g *ir.Graph, vs []*ir.Value, axis int64, t ir.Type) (*ir.
 		u.Outputs[0].Type = unsqueezed(v.Type, axis)
 		parts[i] = u.Outputs[0]
 		names = append(names, name)
+	}
+	if len(parts) == 1 {
+		return parts[0], names // one iteration: nothing to concatenate
 	}
 	name := c.newName("unroll_concat")
 	cat := g.AddNode("Concat", "", name, parts, []string{name + "_out"}, &ir.Attr{Name: "axis", Type: ir.AttrInt, I: axis})

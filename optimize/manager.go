@@ -168,11 +168,8 @@ func Run(m *ir.Model, opt Options) (*Result, error) {
 		start := opt.Now()
 		var rw []Rewrite
 		if p.Repeats == "" || !quiet[p.Repeats] { // else skipped: see Pass.Repeats
-			if rw, err = runTrial(c, p, cur); err != nil {
+			if rw, err = runPassAll(c, p); err != nil {
 				return nil, err
-			}
-			if rw == nil && p.Trial {
-				nodes = nil // a trial undone restores a copy of the model
 			}
 		}
 		// A pass that reports no rewrite changed nothing (the contract the
