@@ -140,7 +140,7 @@ func (o *ModelOptions) loadInferred(path string, opt pipeline.InferOptions) (*pi
 	f, err := pipeline.Infer(l, opt)
 	if err != nil {
 		l.Close()
-		return nil, err
+		return nil, shapeUsage(err)
 	}
 	return f, nil
 }

@@ -108,6 +108,9 @@ func infer(l *Loaded, given ir.InferOptions, opt InferOptions) (*Inferred, error
 	io.Values = opt.Values
 	f.Options = io
 	f.Result = ir.InferModel(m, io)
+	if err := checkSizes(f); err != nil {
+		return nil, err
+	}
 	return f, nil
 }
 

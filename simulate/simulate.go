@@ -114,6 +114,9 @@ type Result struct {
 	OptimizerBytes  float64 // training: Adam moments
 	UnknownNodes    int     // tasks whose cost is unknown (totals are lower bounds)
 	UnknownSizes    int     // values left out of the memory peak: size unknown
+	// UsedBatch is the batch the run was at: Options.Batch, else dim 0
+	// of the batch inputs as inferred (0: none or unknown).
+	UsedBatch int64
 }
 
 // maxListed bounds lists of names in warnings.
@@ -139,9 +142,12 @@ func Run(m *ir.Model, h *hw.Hardware, opt Options) (*Result, error) {
 	if _, err := ParseMode(string(opt.Mode)); err != nil {
 		return nil, err
 	}
-	res := &Result{Hardware: h, Options: opt}
+	res := &Result{Hardware: h, Options: opt, UsedBatch: opt.Batch}
 	if err := CheckBatch(m.Graph, opt.Batch); err != nil {
 		return nil, err
+	}
+	if res.UsedBatch == 0 {
+		res.UsedBatch = UsedBatch(m.Graph)
 	}
 	g := m.Graph
 	order, err := topoOrder(g)
