@@ -269,7 +269,7 @@ func verifyORT(env *Env, opts *VerifyOptions, args []string, a *evalModel, input
 		return err
 	}
 	defer b.Close()
-	h, err := openORT()
+	h, err := openORT(env.Err)
 	if err != nil {
 		return fmt.Errorf("verify --ort: %v", err)
 	}

@@ -226,6 +226,10 @@ type Fitted struct {
 
 // Describe is one line saying what machine h was fitted on and how.
 func (f *Fitted) Describe() string {
+	if f.Models == 0 {
+		return fmt.Sprintf("set for %s (%d logical CPUs, %d thread(s); L2 %d KiB) with %s on %s: %s; no measured error",
+			cpuName(CPUInfo{Model: f.CPU, ID: f.CPUID}), f.Cores, f.Threads, f.L2KB, f.Runtime, f.Date, f.Method)
+	}
 	return fmt.Sprintf("fitted on %s (%d logical CPUs, %d thread(s) used; L2 %d KiB, L3 %d KiB) with %s on %s: %s; end-to-end MAPE %.1f%% on the %d models fitted on, %.1f%% on the %d held back",
 		cpuName(CPUInfo{Model: f.CPU, ID: f.CPUID}), f.Cores, f.Threads, f.L2KB, f.L3KB, f.Runtime, f.Date, f.Method, f.TrainMAPE, f.Models-f.HeldOut, f.HeldOutMAPE, f.HeldOut)
 }
