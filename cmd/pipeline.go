@@ -28,6 +28,7 @@ type pipelineFlags struct {
 	tf32       bool
 	verifyEach bool
 	target     string       // --target onnx|ort
+	runtime    string       // --runtime: the runtime preset's host costs
 	cluster    ClusterFlags // --cluster NxG and its flags: place the optimized model
 	changed    func(string) bool
 }
@@ -58,6 +59,7 @@ func addPipelineFlags(c *cobra.Command, f *pipelineFlags) {
 	fs.BoolVar(&f.verifyEach, "verify-each", false, "run the IR verifier after every pass")
 	fs.StringVar(&f.target, "target", "onnx", "runtime to optimize for: onnx (standard ONNX, fused groups as model-local functions) or ort (ONNX Runtime 1.30: its fused operators where it has them, other groups inlined; predicted as ORT runs it)")
 	addPipelineClusterFlags(c, &f.cluster)
+	addRuntimeFlag(c, &f.runtime)
 	f.changed = func(name string) bool { return c.Flags().Changed(name) }
 	_ = c.RegisterFlagCompletionFunc("hw", cobra.FixedCompletions(hw.Names(), cobra.ShellCompDirectiveDefault))
 	_ = c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"table", "json"}, cobra.ShellCompDirectiveNoFileComp))
@@ -104,6 +106,9 @@ func (f *pipelineFlags) toOptions(env *Env, path string) (PipelineOptions, error
 	}
 	if err != nil {
 		return o, Usagef("--hw: %v", err)
+	}
+	if h, _, err = withRuntime(h, f.runtime); err != nil {
+		return o, err
 	}
 	mo, err := f.model.toOptions(env)
 	if err != nil {

@@ -57,6 +57,7 @@ type profileFlags struct {
 	cluster  ClusterFlags // --cluster, --sweep and the distributed flags
 	llm      LLMFlags     // the LLM planner's flags (with --cluster)
 	level    int
+	runtime  string // --runtime: the runtime preset
 }
 
 // NewCmdProfile builds `wolong profile`; runF, when not nil, gets the
@@ -135,7 +136,8 @@ layout that does not fit prints its breakdown and exits 1.`,
 	fs.BoolVar(&f.winograd, "winograd", false, "same as --conv-algo winograd")
 	_ = fs.MarkHidden("winograd") // kept for scripts written before --conv-algo
 	fs.StringVar(&f.dtype, "dtype", "", "cost every float tensor as this dtype (float16, bfloat16, ...)")
-	fs.IntVarP(&f.level, "opt-level", "O", -1, "optimize at level `0..3` first, as optimize does, and profile the optimized model (default: the model as it is)")
+	fs.IntVarP(&f.level, "opt-level", "O", -1, "optimize at level `0..3` first, as optimize does, and profile the optimized model (default: the model as it is, or as --runtime fuses it at load)")
+	addRuntimeFlag(c, &f.runtime)
 	_ = c.RegisterFlagCompletionFunc("hw", cobra.FixedCompletions(hw.Names(), cobra.ShellCompDirectiveDefault))
 	_ = c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"table", "json", "csv"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("by", cobra.FixedCompletions([]string{"node", "op"}, cobra.ShellCompDirectiveNoFileComp))
@@ -200,6 +202,17 @@ func (f *profileFlags) toOptions(env *Env, args []string, changed func(string) b
 	if err != nil {
 		return nil, err
 	}
+	if llm != nil && f.runtime != "" {
+		return nil, Usagef("--runtime does not apply to the LLM planner (--%s): its framework is --framework", firstChanged(changed, llmFlags))
+	}
+	level := f.level
+	h, rt, err := withRuntime(h, f.runtime)
+	if err != nil {
+		return nil, err
+	}
+	if rt != nil && !changed("opt-level") {
+		level = rt.OptLevel // the fusions the runtime performs at load
+	}
 	var cr *ClusterRun
 	if llm != nil {
 		if cr, err = f.cluster.run(h, simulate.Train, false); err != nil {
@@ -230,7 +243,7 @@ func (f *profileFlags) toOptions(env *Env, args []string, changed func(string) b
 	}
 	return &ProfileOptions{Path: path, Model: mo, Format: format, By: f.by, Top: f.top, Trace: f.trace,
 		Sim:   pipeline.SimOptions{HW: h, Streams: f.streams, Mode: mode, Cost: cost.Options{TF32: f.tf32, Trip: f.trip, DType: dt, Settings: costSettings}},
-		Batch: batch, Level: f.level, Cluster: cr}, nil
+		Batch: batch, Level: level, Cluster: cr}, nil
 }
 
 // profileRun runs `wolong profile`.

@@ -80,6 +80,7 @@ var commands = []func(*Env) *cobra.Command{
 	func(env *Env) *cobra.Command { return NewCmdValidate(env, nil) },
 	func(env *Env) *cobra.Command { return NewCmdMicrobench(env, nil) },
 	NewCmdPlan,
+	NewCmdRuntime,
 	func(env *Env) *cobra.Command { return NewCmdVersion(env, nil) },
 }
 

@@ -192,6 +192,11 @@ type Hardware struct {
 	// describes (nil: datasheet figures, or fitted before wolong recorded
 	// it).
 	Fitted *Fitted `json:"fitted,omitempty"`
+
+	// Runtime is the runtime preset whose host costs h carries (set by
+	// WithRuntime; nil: the hardware's own, DefaultRuntime's). Not part
+	// of a hardware file.
+	Runtime *Runtime `json:"-"`
 }
 
 // Fitted describes the machine a CPU hardware file was fitted on and how.
