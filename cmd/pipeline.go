@@ -160,7 +160,7 @@ func runPipeline(o *PipelineOptions, dumps []optimize.Dump, hash, inPlace bool) 
 		if !r.optimized.PlacementApplied {
 			r.assume = append(r.assume, "--cluster: the rdma pass did not run (it is -O3), so the placement is planned on the optimized model but not applied to the IR")
 		}
-		r.assume = append(r.assume, "--cluster: the placement plans a training step (activation gradients and weight gradients move too)")
+		r.assume = append(r.assume, "--cluster: the placement plans a training step (activation gradients and weight gradients move too); the kernel times and the predicted time above are one inference (forward) pass of the optimized model on one GPU, as without --cluster ('wolong profile --cluster' predicts the training step)")
 	}
 	r.assume = append(r.assume, r.optimized.Assumptions()...)
 	return r, nil

@@ -70,6 +70,10 @@ type Profile struct {
 	HardwareDescription string `json:"hardware_description"`
 	Mode                string `json:"mode"`
 	Batch               int64  `json:"batch"` // 0: as the model gives it
+	// PeakAs says what the hardware runs DType's matrix math as when it
+	// has no units of it ("bfloat16 runs as float32 on v100 ..."); the
+	// peak is that unit's.
+	PeakAs string `json:"peak_as,omitempty"`
 	// BatchUsed is the batch the prediction is at: Batch, else dim 0 of
 	// the batch inputs as inferred (0: unknown).
 	BatchUsed         int64              `json:"batch_used"`
@@ -153,6 +157,7 @@ func NewProfile(model string, r *simulate.Result, warnings []string) *Profile {
 	p.DType = dt.String()
 	peak, _, _ := h.PeakFLOPS(dt, hw.Tensor, r.Options.Cost.TF32)
 	p.PeakTFLOPS = peak / 1e12
+	p.PeakAs = h.RunsAs(dt, r.Options.Cost.TF32)
 	if r.TotalS > 0 {
 		p.AchievedTFLOPS = r.FLOPs / r.TotalS / 1e12
 	}
@@ -224,7 +229,11 @@ func (p *Profile) WriteText(w io.Writer, by string, top int) error {
 	}
 	fmt.Fprintf(ew, "Predicted step time: %s%s\n", Millis(p.TotalMs/1e3), lb)
 	fmt.Fprintf(ew, "  device busy %s, host issuing %s, critical path %s\n", Millis(p.DeviceBusyMs/1e3), Millis(p.HostBusyMs/1e3), Millis(p.CriticalPathMs/1e3))
-	fmt.Fprintf(ew, "Achieved: %.3g TFLOP/s of %g TFLOP/s %s peak (%s)\n", p.AchievedTFLOPS, p.PeakTFLOPS, p.DType, Pct(p.AchievedTFLOPS/p.PeakTFLOPS))
+	if p.PeakAs != "" {
+		fmt.Fprintf(ew, "Achieved: %.3g TFLOP/s of %g TFLOP/s peak (%s) (%s)\n", p.AchievedTFLOPS, p.PeakTFLOPS, Pct(p.AchievedTFLOPS/p.PeakTFLOPS), p.PeakAs)
+	} else {
+		fmt.Fprintf(ew, "Achieved: %.3g TFLOP/s of %g TFLOP/s %s peak (%s)\n", p.AchievedTFLOPS, p.PeakTFLOPS, p.DType, Pct(p.AchievedTFLOPS/p.PeakTFLOPS))
+	}
 	fmt.Fprintf(ew, "Work: %sFLOP, %sB moved, %s launched\n", SI(p.FLOPs), SI(p.Bytes), Count(p.Kernels, "kernel"))
 	fmt.Fprintf(ew, "Memory peak: %s (weights %s", Bytes(int64(p.PeakMemoryBytes)), Bytes(int64(p.WeightBytes)))
 	if p.OptimizerBytes > 0 {

@@ -681,6 +681,9 @@ func (m *Model) Assumptions() []string {
 	}
 	if m.Opt.DType != ir.Undefined {
 		a = append(a, fmt.Sprintf("every float tensor costed as %s%s", m.Opt.DType, hint(m.Opt.Settings.DType)))
+		if as := h.RunsAs(m.Opt.DType, m.Opt.TF32); as != "" {
+			a = append(a, as+": its tensors keep their size in memory, its matrix math runs at that unit's peak")
+		}
 	}
 	if m.Opt.TF32 {
 		a = append(a, "float32 matrix ops on TF32 tensor cores"+hint(m.Opt.Settings.TF32))

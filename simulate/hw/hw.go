@@ -520,7 +520,10 @@ func (h *Hardware) PeakFLOPS(dt ir.DType, mode MathMode, tf32 bool) (flops float
 	case ir.Float16:
 		chain = []cand{{"fp16", p.FP16}, {"fp32", p.FP32}}
 	case ir.BFloat16:
-		chain = []cand{{"bf16", p.BF16}, {"fp16", p.FP16}, {"fp32", p.FP32}}
+		// bfloat16 has float32's exponent: hardware without bf16 units
+		// upcasts it to float32 (float16 would overflow), as cuBLAS and
+		// PyTorch do on Volta
+		chain = []cand{{"bf16", p.BF16}, {"fp32", p.FP32}}
 	case ir.Float8E4M3FN, ir.Float8E4M3FNUZ, ir.Float8E5M2, ir.Float8E5M2FNUZ:
 		chain = []cand{{"fp8", p.FP8}, {"fp16", p.FP16}, {"fp32", p.FP32}}
 	case ir.Int8, ir.Uint8, ir.Int4, ir.Uint4, ir.Int2, ir.Uint2:
@@ -537,7 +540,7 @@ func (h *Hardware) PeakFLOPS(dt ir.DType, mode MathMode, tf32 bool) (flops float
 	for i, c := range chain {
 		if c.v > 0 {
 			if i > 0 {
-				note = fmt.Sprintf("%s has no %s peak: %s matrix ops costed at %s peak", h.Name, chain[0].name, dt, c.name)
+				note = fmt.Sprintf("%s has no %s units: %s matrix ops run as %s (upcast), costed at its %s peak", h.Name, chain[0].name, dt, unitDType(c.name), c.name)
 			}
 			return c.v * 1e12, c.name, note
 		}
@@ -561,4 +564,48 @@ func SortedNames() []string {
 	n := Names()
 	sort.Strings(n)
 	return n
+}
+
+// unitDType names a peak's unit as the dtype it computes in ("fp16":
+// float16).
+func unitDType(unit string) string {
+	switch unit {
+	case "fp64":
+		return "float64"
+	case "fp32":
+		return "float32"
+	case "fp16":
+		return "float16"
+	case "bf16":
+		return "bfloat16"
+	case "fp8":
+		return "float8"
+	}
+	return unit
+}
+
+// RunsAs says what h runs dt's matrix math as when h has no units of dt
+// ("bfloat16 runs as float32 on v100 (no bf16 units)"), or "" when h
+// runs dt natively (or dt is not a matrix dtype with units of its own).
+func (h *Hardware) RunsAs(dt ir.DType, tf32 bool) string {
+	_, used, note := h.PeakFLOPS(dt, Tensor, tf32)
+	if note == "" {
+		return ""
+	}
+	return fmt.Sprintf("%s runs as %s on %s (it has no %s units)", dt, unitDType(used), h.Name, nativeUnit(dt))
+}
+
+// nativeUnit names the units that run dt's matrix math natively.
+func nativeUnit(dt ir.DType) string {
+	switch dt {
+	case ir.BFloat16:
+		return "bf16"
+	case ir.Float16:
+		return "fp16"
+	case ir.Float64:
+		return "fp64"
+	case ir.Float8E4M3FN, ir.Float8E4M3FNUZ, ir.Float8E5M2, ir.Float8E5M2FNUZ:
+		return "fp8"
+	}
+	return "int8"
 }
