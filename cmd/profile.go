@@ -34,6 +34,8 @@ type ProfileOptions struct {
 	// Cluster is --cluster / --sweep and the distributed flags, typed (nil:
 	// one device).
 	Cluster *ClusterRun
+	// Fill are --fill's known input values (fillValues).
+	Fill []Fill
 }
 
 // profileFlags are profile's flags as given.
@@ -58,6 +60,7 @@ type profileFlags struct {
 	llm      LLMFlags     // the LLM planner's flags (with --cluster)
 	level    int
 	runtime  string // --runtime: the runtime preset
+	fill     []string
 }
 
 // NewCmdProfile builds `wolong profile`; runF, when not nil, gets the
@@ -138,6 +141,7 @@ layout that does not fit prints its breakdown and exits 1.`,
 	fs.StringVar(&f.dtype, "dtype", "", "cost every float tensor as this dtype (float16, bfloat16, ...)")
 	fs.IntVarP(&f.level, "opt-level", "O", -1, "optimize at level `0..3` first, as optimize does, and profile the optimized model (default: the model as it is, or as --runtime fuses it at load)")
 	addRuntimeFlag(c, &f.runtime)
+	c.Flags().StringArrayVar(&f.fill, "fill", nil, "give an input a known value: `name=value` (repeatable; a whole number or bool, e.g. --fill sr=16000): inference and costing follow the If branches it decides")
 	_ = c.RegisterFlagCompletionFunc("hw", cobra.FixedCompletions(hw.Names(), cobra.ShellCompDirectiveDefault))
 	_ = c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"table", "json", "csv"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("by", cobra.FixedCompletions([]string{"node", "op"}, cobra.ShellCompDirectiveNoFileComp))
@@ -234,6 +238,10 @@ func (f *profileFlags) toOptions(env *Env, args []string, changed func(string) b
 	if err != nil {
 		return nil, err
 	}
+	fills, err := parseFills(f.fill)
+	if err != nil {
+		return nil, err
+	}
 	path, batch := "", f.batch
 	if len(args) > 0 {
 		path = args[0]
@@ -243,7 +251,7 @@ func (f *profileFlags) toOptions(env *Env, args []string, changed func(string) b
 	}
 	return &ProfileOptions{Path: path, Model: mo, Format: format, By: f.by, Top: f.top, Trace: f.trace,
 		Sim:   pipeline.SimOptions{HW: h, Streams: f.streams, Mode: mode, Cost: cost.Options{TF32: f.tf32, Trip: f.trip, DType: dt, Settings: costSettings}},
-		Batch: batch, Level: level, Cluster: cr}, nil
+		Batch: batch, Level: level, Cluster: cr, Fill: fills}, nil
 }
 
 // profileRun runs `wolong profile`.
@@ -261,11 +269,14 @@ func profileRun(env *Env, opts *ProfileOptions) error {
 			return err
 		}
 	}
-	f, err := opts.Model.loadInferred(opts.Path, pipeline.InferOptions{DefaultDims: true, Batch: opts.Batch, InPlace: true})
+	f, err := opts.Model.loadInferred(opts.Path, pipeline.InferOptions{DefaultDims: true, Batch: opts.Batch, InPlace: true, Values: fillValues(opts.Fill)})
 	if err != nil {
 		return err
 	}
 	defer f.Loaded.Close()
+	if err := checkFillNames(f.Model.Graph, opts.Fill); err != nil {
+		return err
+	}
 	var stage pipeline.Stage = f
 	if opts.Level >= 0 {
 		o, err := pipeline.Optimize(f, pipeline.OptimizeOptions{Level: opts.Level, HW: opts.Sim.HW, OnPassStart: opts.Model.progress.passHook(""), InPlace: true})

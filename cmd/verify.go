@@ -109,9 +109,10 @@ type evalModel struct {
 	mo *ModelOptions
 }
 
-// loadEval loads path for evaluation.
-func (o *ModelOptions) loadEval(path string) (*evalModel, error) {
-	f, err := o.loadInferred(path, pipeline.InferOptions{})
+// loadEval loads path for evaluation; the whole-number fills are known
+// values to inference (fillValues).
+func (o *ModelOptions) loadEval(path string, fills []Fill) (*evalModel, error) {
+	f, err := o.loadInferred(path, pipeline.InferOptions{Values: fillValues(fills)})
 	if err != nil {
 		return nil, err
 	}
@@ -178,7 +179,7 @@ func typeText(v eval.Value) string {
 
 func verifyRun(env *Env, opts *VerifyOptions) error {
 	args, format := opts.Paths, opts.Format
-	a, err := opts.Model.loadEval(args[0])
+	a, err := opts.Model.loadEval(args[0], opts.Fill)
 	if err != nil {
 		return err
 	}
@@ -297,7 +298,7 @@ func verifyORT(env *Env, opts *VerifyOptions, args []string, a *evalModel, input
 // loadSecond loads B (args[1]) and checks it reads only inputs A has and
 // has as many outputs.
 func loadSecond(env *Env, opts *VerifyOptions, args []string, a *evalModel, inputs map[string]eval.Value, res *report.Verify) (*evalModel, error) {
-	b, err := opts.Model.loadEval(args[1])
+	b, err := opts.Model.loadEval(args[1], opts.Fill)
 	if err != nil {
 		return nil, err
 	}

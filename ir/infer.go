@@ -118,10 +118,26 @@ type InferResult struct {
 }
 
 // Warnings returns the diagnostics' strings.
+//
+// One cause gives one line: a repeated message is listed once, and a
+// value's message ("value v: inferred rank 4, declared 3") is left out
+// when a node's message already says it ("node n (Op): value v: ...").
 func (r *InferResult) Warnings() []string {
-	out := make([]string, len(r.Diagnostics))
-	for i, d := range r.Diagnostics {
-		out[i] = d.String()
+	out := make([]string, 0, len(r.Diagnostics))
+	said := make(map[string]bool, len(r.Diagnostics))
+	for _, d := range r.Diagnostics {
+		if d.Node != nil && strings.HasPrefix(d.Msg, "value ") {
+			said[d.Msg] = true
+		}
+	}
+	seen := make(map[string]bool, len(r.Diagnostics))
+	for _, d := range r.Diagnostics {
+		s := d.String()
+		if seen[s] || (d.Node == nil && said[d.Msg]) {
+			continue
+		}
+		seen[s] = true
+		out = append(out, s)
 	}
 	return out
 }

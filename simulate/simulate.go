@@ -114,6 +114,9 @@ type Result struct {
 	OptimizerBytes  float64 // training: Adam moments
 	UnknownNodes    int     // tasks whose cost is unknown (totals are lower bounds)
 	UnknownSizes    int     // values left out of the memory peak: size unknown
+	// bothBranches counts the If nodes whose condition is not known, both
+	// of whose branches' weights are counted resident.
+	bothBranches int
 	// UsedBatch is the batch the run was at: Options.Batch, else dim 0
 	// of the batch inputs as inferred (0: none or unknown).
 	UsedBatch int64
@@ -164,6 +167,9 @@ func Run(m *ir.Model, h *hw.Hardware, opt Options) (*Result, error) {
 	schedule(res, h, before, after)
 	memory(res, g, opt.Mode == Train)
 	res.Assumptions = assumptions(res, cm, h, opt)
+	if res.bothBranches > 0 {
+		res.Assumptions = append(res.Assumptions, fmt.Sprintf("memory: the weights of both branches of %d If node(s) whose condition is not known are counted resident, as inspect counts them (give the condition's input a value with --fill to count only the branch taken)", res.bothBranches))
+	}
 	res.Warnings = append(res.Warnings, unknownWarnings(res)...)
 	return res, nil
 }

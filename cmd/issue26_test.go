@@ -1,0 +1,69 @@
+package cmd
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func sharedModel(t *testing.T, parts ...string) string {
+	t.Helper()
+	p := filepath.Join(append([]string{"..", "..", "shared", "models"}, parts...)...)
+	if _, err := os.Stat(p); err != nil {
+		t.Skip("../shared/models absent")
+	}
+	return p
+}
+
+// TestSubgraphWeightsAndBranchTaken (issue 26 items 3, 10): silero v5
+// keeps its weights in Constant nodes inside If branches. profile counts
+// them as inspect does (both branches when the condition is not known,
+// saying so), only the taken branch's with --fill sr=16000, and warns of
+// nothing in the branch not taken; run with the same fill warns of
+// nothing either.
+func TestSubgraphWeightsAndBranchTaken(t *testing.T) {
+	model := sharedModel(t, "rnn", "silero_vad_v5.onnx")
+	type prof struct {
+		WeightBytes float64  `json:"weight_bytes"`
+		Assumptions []string `json:"assumptions"`
+	}
+	get := func(args ...string) (prof, string) {
+		t.Helper()
+		out, errs, code := run(append([]string{"profile", model, "--input", "input=1x512", "--input", "state=2x1x128", "--format", "json"}, args...)...)
+		var p prof
+		if code != 0 || json.Unmarshal([]byte(out), &p) != nil {
+			t.Fatalf("profile %v: exit %d: %s", args, code, errs)
+		}
+		return p, errs
+	}
+	both, _ := get()
+	taken, errs := get("--fill", "sr=16000")
+	if both.WeightBytes < 2e6 || !strings.Contains(strings.Join(both.Assumptions, "\n"), "both branches") {
+		t.Errorf("condition unknown: weights %.0f B (inspect: 2.08 MiB), assumptions %q", both.WeightBytes, both.Assumptions)
+	}
+	if taken.WeightBytes < 1e6 || taken.WeightBytes >= both.WeightBytes {
+		t.Errorf("--fill sr=16000: weights %.0f B, both branches %.0f B", taken.WeightBytes, both.WeightBytes)
+	}
+	if strings.Contains(errs, "warning") {
+		t.Errorf("--fill sr=16000: warnings about the branch not taken:\n%s", errs)
+	}
+	_, errs, code := run("run", model, "--input", "input=1x512", "--input", "state=2x1x128", "--fill", "sr=16000", "-o", t.TempDir())
+	if code != 0 || strings.Contains(errs, "warning") {
+		t.Errorf("run --fill sr=16000: exit %d, stderr:\n%s", code, errs)
+	}
+	if _, errs, code := run("profile", model, "--fill", "nope=1"); code != 2 || !strings.Contains(errs, "no input nope") {
+		t.Errorf("--fill of no input: exit %d, %q", code, errs)
+	}
+}
+
+// TestOneWarningPerCause (issue 26 item 10): a shape a batch contradicts
+// is warned of once, not once for the node and once for the value.
+func TestOneWarningPerCause(t *testing.T) {
+	model := sharedModel(t, "cnn", "ultraface_version-RFB-320.onnx")
+	_, errs, code := run("profile", model, "--batch", "8")
+	if code != 0 || strings.Count(errs, `"scores"`) != 1 || strings.Count(errs, `"boxes"`) != 1 {
+		t.Errorf("exit %d, stderr:\n%s", code, errs)
+	}
+}
