@@ -67,3 +67,51 @@ func TestOneWarningPerCause(t *testing.T) {
 		t.Errorf("exit %d, stderr:\n%s", code, errs)
 	}
 }
+
+// TestEvalDefaultsDims (issue 26 item 7): run and verify set the symbolic
+// dims --dim and --input leave open to 1, as profile does, and say so.
+func TestEvalDefaultsDims(t *testing.T) {
+	model := sharedModel(t, "cnn", "pytorch_super_resolution.onnx")
+	_, errs, code := run("run", model, "-o", t.TempDir())
+	if code != 0 || !strings.Contains(errs, "set to 1 (as profile sets them): batch_size=1") {
+		t.Errorf("run: exit %d, stderr %q", code, errs)
+	}
+	_, errs, code = run("verify", model, model)
+	if code != 0 || !strings.Contains(errs, "batch_size=1") {
+		t.Errorf("verify: exit %d, stderr %q", code, errs)
+	}
+	if _, errs, code := run("run", model, "--dim", "batch_size=2", "-o", t.TempDir()); code != 0 || strings.Contains(errs, "set to 1") {
+		t.Errorf("run --dim: exit %d, stderr %q", code, errs)
+	}
+}
+
+// TestBatchAgainstFixedReshape (issue 26 item 4): a --batch that a fixed
+// Reshape target contradicts is propagated where the target's leading 1
+// is the batch (costed at the batch, said in the assumptions), refused
+// (exit 2) where it is not; never silently mixed.
+func TestBatchAgainstFixedReshape(t *testing.T) {
+	vgg := filepath.Join("..", "..", "shared", "onnx-node-tests", "light", "light_vgg19.onnx")
+	if _, err := os.Stat(vgg); err != nil {
+		t.Skip("../shared/onnx-node-tests absent")
+	}
+	flops := func(args ...string) (float64, []string) {
+		out, errs, code := run(append([]string{"profile", vgg, "--format", "json"}, args...)...)
+		var p struct {
+			FLOPs       float64  `json:"flops"`
+			Assumptions []string `json:"assumptions"`
+		}
+		if code != 0 || json.Unmarshal([]byte(out), &p) != nil {
+			t.Fatalf("profile %v: exit %d: %s", args, code, errs)
+		}
+		return p.FLOPs, p.Assumptions
+	}
+	one, _ := flops()
+	b64, as := flops("--batch", "64")
+	if r := b64 / one; r < 63.9 || r > 64.1 || !strings.Contains(strings.Join(as, "\n"), "read as [64,25088]") {
+		t.Errorf("--batch 64: %.4g FLOP vs %.4g at batch 1 (x%.2f, want x64); assumptions %q", b64, one, b64/one, as)
+	}
+	det := sharedModel(t, "cnn", "fastestdet_yolo_like.onnx")
+	if _, errs, code := run("profile", det, "--batch", "4"); code != 2 || !strings.Contains(errs, "cannot take this batch") || strings.Count(errs, "\n") != 1 {
+		t.Errorf("fastestdet --batch 4: exit %d, %q", code, errs)
+	}
+}

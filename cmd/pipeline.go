@@ -144,6 +144,9 @@ func runPipeline(o *PipelineOptions, dumps []optimize.Dump, hash, inPlace bool) 
 	if len(f.Defaulted) > 0 {
 		r.assume = append(r.assume, "symbolic dims not given with --dim set to 1: "+strings.Join(f.Defaulted, ", "))
 	}
+	for _, n := range f.BatchNotes() {
+		r.assume = append(r.assume, "--batch: node "+n)
+	}
 	if o.Optimize.Target == optimize.TargetORT {
 		r.assume = append(r.assume, "--target ort: each fused group ONNX Runtime 1.30 has an operator for is costed as that operator, one kernel; every other group as its members, which ORT runs one by one after inlining the function (the predicted speedup is the one ORT can deliver)")
 	}

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -289,6 +290,9 @@ func profileRun(env *Env, opts *ProfileOptions) error {
 	var defaulted []string
 	if len(f.Defaulted) > 0 {
 		defaulted = append(defaulted, "dims not given with --dim / --input set to 1: "+strings.Join(f.Defaulted, ", "))
+	}
+	for _, n := range f.BatchNotes() {
+		defaulted = append(defaulted, "--batch "+strconv.FormatInt(opts.Batch, 10)+": node "+n)
 	}
 	if opts.Cluster != nil {
 		return profileClusterRun(env, opts, stage, append(defaulted, opts.Cluster.Assumptions...), f.Warnings(), out)

@@ -108,6 +108,12 @@ type InferOptions struct {
 	// they propagate as known values, as constants do. An input whose
 	// element count does not match its values is left unknown.
 	Values map[string][]int64
+	// Batch is the batch a caller set on the batch inputs' dim 0
+	// (--batch; 0: none). A Reshape to a fixed target whose leading dim
+	// is 1, the rest holding one sample, is read with that dim as the
+	// batch (the exporter traced at batch 1): InferResult.BatchReshapes
+	// lists each.
+	Batch int64
 }
 
 // InferResult collects what inference found.
@@ -115,6 +121,12 @@ type InferResult struct {
 	Diagnostics []Diagnostic
 	// Opaque counts nodes with no registered definition, by qualified op.
 	Opaque map[string]int
+	// BatchReshapes says, one line per node, which fixed Reshape targets
+	// were read with InferOptions.Batch as their leading dim.
+	BatchReshapes []string
+	// BatchRefused lists the Reshape nodes whose fixed target cannot take
+	// InferOptions.Batch (the leading dim is not the batch).
+	BatchRefused []string
 }
 
 // Warnings returns the diagnostics' strings.

@@ -98,3 +98,25 @@ func givenText(f *Inferred) string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// checkBatchReshapes refuses a batch (InferOptions.Batch) that a Reshape
+// to a fixed target cannot take: the exporter fixed the batch there and
+// its leading dim is not the batch (ir reads a leading 1 over one sample
+// as the batch, InferResult.BatchReshapes). Costing such a model at the
+// batch would mix batch sizes; a usage error instead.
+func checkBatchReshapes(f *Inferred) error {
+	r := f.Result.BatchRefused
+	if len(r) == 0 {
+		return nil
+	}
+	more := ""
+	if len(r) > 3 {
+		r, more = r[:3], fmt.Sprintf(" (and %d more)", len(r)-3)
+	}
+	return &ShapeError{Source: fmt.Sprintf("batch %d", f.Batch), FixedDim: -1,
+		Msg: fmt.Sprintf("the model cannot take this batch: node %s%s, and that target's leading dim is not the batch; give the batch with --input or --dim on a model exported with a dynamic batch", strings.Join(r, "; node "), more)}
+}
+
+// BatchNotes say which fixed Reshape targets were read with the batch as
+// their leading dim (for the assumptions).
+func (f *Inferred) BatchNotes() []string { return f.Result.BatchReshapes }
