@@ -115,3 +115,21 @@ func TestBatchAgainstFixedReshape(t *testing.T) {
 		t.Errorf("fastestdet --batch 4: exit %d, %q", code, errs)
 	}
 }
+
+// TestQuantizedOnInt8Units (issue 26 item 6): a QOperator model's
+// QLinearConv / QLinearMatMul are costed on a GPU's int8 units and the
+// profile says int8; on the CPU presets they keep the fp32 rate the
+// presets were fitted with (simulate/cost/int8.go says why).
+func TestQuantizedOnInt8Units(t *testing.T) {
+	model := sharedModel(t, "quant", "mobilenetv2-7-quantized_qlinear.onnx")
+	for _, tc := range []struct{ hw, dtype string }{{"h100", "int8"}, {"v100", "int8"}, {"a100", "int8"}, {"cpu-1t", "float32"}} {
+		out, errs, code := run("profile", model, "--hw", tc.hw, "--format", "json")
+		var p struct {
+			DType string  `json:"dtype"`
+			Peak  float64 `json:"peak_tflops"`
+		}
+		if code != 0 || json.Unmarshal([]byte(out), &p) != nil || p.DType != tc.dtype {
+			t.Errorf("%s: exit %d (%s), dtype %q, want %s", tc.hw, code, errs, p.DType, tc.dtype)
+		}
+	}
+}
