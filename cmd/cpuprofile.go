@@ -3,6 +3,7 @@ package cmd
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime/pprof"
 )
 
@@ -10,6 +11,11 @@ import (
 // --cpuprofile flag, as the go command's -cpuprofile) and returns the
 // function that stops it and closes the file.
 func startCPUProfile(path string) (func() error, error) {
+	if dir := filepath.Dir(path); dir != "" {
+		if _, err := os.Stat(dir); err != nil {
+			return nil, Usagef("--cpuprofile: cannot write %s: folder %s does not exist (wolong creates no parent folders)", path, dir)
+		}
+	}
 	f, err := os.Create(path)
 	if err != nil {
 		return nil, fmt.Errorf("--cpuprofile: %w", err)

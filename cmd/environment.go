@@ -10,7 +10,7 @@ import "github.com/spf13/cobra"
 const environmentHelp = `wolong reads these environment variables. Runtime settings that change the
 whole process (the soft memory limit, the huge-page heap reservation, the
 collector's pause during import) are made in one place, when a command loads
-its model (cmd/runtime.go), from the variables below.
+its model (cmd/process.go), from the variables below.
 
 Output
   COLUMNS            width tables are fitted to (default: the terminal's; none

@@ -136,6 +136,9 @@ func explainRun(env *Env, opts *ExplainOptions) error {
 		return err
 	}
 	e := report.NewExplain(opts.Path, opts.HW.Name, r.optimized.Result, opts.Pass, diffs, r.warnings)
+	if rt := opts.HW.RuntimeOrDefault(); rt != nil {
+		e.Runtime = rt.Describe(opts.HW.Runtime != nil)
+	}
 	env.warn(e.Warnings)
 	if opts.Format == report.JSON {
 		return report.WriteJSON(env.Out, e)

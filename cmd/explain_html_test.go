@@ -27,7 +27,7 @@ func TestExplainHTML(t *testing.T) {
 		{"json", []string{"explain", model, "--format", "json", "--html", filepath.Join(dir, "j.html")}, 0, "j.html", `"passes"`, ""},
 		{"warnings on stderr", []string{"explain", opaque, "--html", filepath.Join(dir, "w.html")}, 0, "w.html", "model ", "warning"},
 		{"over the model", []string{"explain", model, "--html", model}, 1, "", "", "--html"},
-		{"missing folder", []string{"explain", model, "--html", filepath.Join(dir, "no", "x.html")}, 1, "", "", "does not exist"},
+		{"missing folder", []string{"explain", model, "--html", filepath.Join(dir, "no", "x.html")}, 2, "", "", "does not exist"},
 		{"named like a format", []string{"explain", model, "--html", "json"}, 2, "", "", "--html json would write"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -98,7 +98,13 @@ func hwListRun(env *Env, opts *HwListOptions) error {
 	if _, err := io.WriteString(env.Out, "\nNetworks (--net, with profile --cluster):\n"); err != nil {
 		return err
 	}
-	return report.WriteNetworkList(env.Out, nets)
+	if err := report.WriteNetworkList(env.Out, nets); err != nil {
+		return err
+	}
+	if _, err := io.WriteString(env.Out, "\nRuntimes (--runtime, on profile, optimize and explain; wolong runtime list):\n"); err != nil {
+		return err
+	}
+	return report.WriteRuntimeList(env.Out, hw.Runtimes())
 }
 
 // NewCmdHwShow builds `wolong hw show`; runF, when not nil, gets the

@@ -33,7 +33,7 @@ type ModelOptions struct {
 	Timeout   time.Duration // --timeout: 0 none
 
 	progress *progress // the command's progress line
-	process  *process  // the process-wide settings (runtime.go); nil: from the environment
+	process  *process  // the process-wide settings (process.go); nil: from the environment
 	deadline time.Time // start + Timeout, fixed by the first load
 }
 
@@ -104,7 +104,7 @@ func (o *ModelOptions) loadInferred(path string, opt pipeline.InferOptions) (*pi
 	f, err := pipeline.Infer(l, opt)
 	if err != nil {
 		l.Close()
-		return nil, err
+		return nil, shapeUsage(err)
 	}
 	return f, nil
 }

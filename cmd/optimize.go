@@ -149,7 +149,7 @@ func optimizeRun(env *Env, opts *OptimizeOptions) error {
 			return err
 		}
 	}
-	if err := out.commit(); err != nil {
+	if err := out.commitSaying(env.Err); err != nil {
 		return err
 	}
 	rep := report.NewOptimize(opts.Path, opts.HW.Name, o.Result, dedupe(r.assume), r.warnings)

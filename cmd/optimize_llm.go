@@ -117,7 +117,7 @@ func optimizeLLMRun(env *Env, opts *OptimizeOptions) error {
 		if err := out.write("-o", opts.Plan, func(w io.Writer) error { return report.WriteJSON(w, p) }); err != nil {
 			return err
 		}
-		if err := out.commit(); err != nil {
+		if err := out.commitSaying(env.Err); err != nil {
 			return err
 		}
 	}

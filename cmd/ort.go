@@ -7,6 +7,7 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -34,9 +35,9 @@ type ortOutcome struct {
 }
 
 // openORT opens the harness (installing onnxruntime-node into the user's
-// cache on first use).
-func openORT() (*ortbench.Harness, error) {
-	return ortbench.Open(context.Background(), ortbench.Options{})
+// cache on first use, saying so on notice, stderr).
+func openORT(notice io.Writer) (*ortbench.Harness, error) {
+	return ortbench.Open(context.Background(), ortbench.Options{Notice: notice})
 }
 
 // ortRunModels runs every model once in ONNX Runtime (one node process),

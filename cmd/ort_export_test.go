@@ -49,7 +49,7 @@ func TestEmittedModelsRunInORT(t *testing.T) {
 	if _, err := exec.LookPath("node"); err != nil {
 		t.Skip("node is not installed: ONNX Runtime runs under Node.js")
 	}
-	h, err := openORT()
+	h, err := openORT(nil)
 	if err != nil {
 		t.Skipf("ONNX Runtime harness: %v", err)
 	}

@@ -6,6 +6,7 @@ package cmd
 // none does.
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -16,12 +17,13 @@ import (
 
 // outputs are the files one command run writes.
 type outputs struct {
-	b *safefile.Batch
+	b     *safefile.Batch
+	flags map[string]string // path -> the flag that names it
 }
 
 // newOutputs returns an empty set that refuses to write over inputs.
 func newOutputs(inputs ...string) *outputs {
-	return &outputs{b: safefile.NewBatch(inputs...)}
+	return &outputs{b: safefile.NewBatch(inputs...), flags: map[string]string{}}
 }
 
 // formatNames are what --format takes (and the other tools' -o takes): a
@@ -51,14 +53,26 @@ func (o *outputs) check(flag, path string) error {
 		return err
 	}
 	if err := o.b.Check(path); err != nil {
-		return fmt.Errorf("%s: %v", flag, err)
+		return outputErr(flag, err)
 	}
+	o.flags[path] = flag
 	return nil
 }
 
-// checkDir verifies that dir can hold the files of flag (created if
-// missing, and removed again if the run fails): an existing folder, or a
-// path whose nearest existing parent is a folder.
+// outputErr labels err with flag; a missing folder is the user's to fix:
+// a usage error (exit 2), the one rule of every output flag.
+func outputErr(flag string, err error) error {
+	var mf *safefile.MissingFolderError
+	if errors.As(err, &mf) {
+		return Usagef("%s: %v (wolong creates no parent folders)", flag, err)
+	}
+	return fmt.Errorf("%s: %v", flag, err)
+}
+
+// checkDir verifies that dir can hold the files of flag: an existing
+// folder, or a missing one whose parent exists (created, and removed
+// again if the run fails). A missing parent is a usage error, as for
+// every output (outputErr).
 func (o *outputs) checkDir(flag, dir string) error {
 	if dir == "" {
 		return nil
@@ -66,8 +80,8 @@ func (o *outputs) checkDir(flag, dir string) error {
 	if err := checkOutputName(flag, dir); err != nil {
 		return err
 	}
-	if err := o.b.MkdirAll(dir); err != nil {
-		return fmt.Errorf("%s: %v", flag, err)
+	if err := o.b.Mkdir(dir); err != nil {
+		return outputErr(flag, err)
 	}
 	return o.check(flag, filepath.Join(dir, ".wolong-probe")) // takes a file
 }
@@ -82,6 +96,22 @@ func (o *outputs) write(flag, path string, write func(io.Writer) error) error {
 
 // commit makes every staged file appear.
 func (o *outputs) commit() error { return o.b.Commit() }
+
+// commitSaying commits and says on w (stderr) which files it wrote, one
+// line each with the flag that named it ("wrote plan.json (-o)").
+func (o *outputs) commitSaying(w io.Writer) error {
+	if err := o.b.Commit(); err != nil {
+		return err
+	}
+	for _, p := range o.b.Committed {
+		if f := o.flags[p]; f != "" {
+			fmt.Fprintf(w, "wolong: wrote %s (%s)\n", p, f)
+		} else {
+			fmt.Fprintf(w, "wolong: wrote %s\n", p)
+		}
+	}
+	return nil
+}
 
 // abort removes what was staged (deferred by every command; nothing
 // after commit).

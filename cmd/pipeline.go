@@ -28,6 +28,7 @@ type pipelineFlags struct {
 	tf32       bool
 	verifyEach bool
 	target     string       // --target onnx|ort
+	runtime    string       // --runtime: the runtime preset's host costs
 	cluster    ClusterFlags // --cluster NxG and its flags: place the optimized model
 	changed    func(string) bool
 }
@@ -58,6 +59,7 @@ func addPipelineFlags(c *cobra.Command, f *pipelineFlags) {
 	fs.BoolVar(&f.verifyEach, "verify-each", false, "run the IR verifier after every pass")
 	fs.StringVar(&f.target, "target", "onnx", "runtime to optimize for: onnx (standard ONNX, fused groups as model-local functions) or ort (ONNX Runtime 1.30: its fused operators where it has them, other groups inlined; predicted as ORT runs it)")
 	addPipelineClusterFlags(c, &f.cluster)
+	addRuntimeFlag(c, &f.runtime)
 	f.changed = func(name string) bool { return c.Flags().Changed(name) }
 	_ = c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"table", "json"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("passes", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
@@ -101,6 +103,9 @@ func (f *pipelineFlags) toOptions(env *Env, path string) (PipelineOptions, error
 	if err != nil {
 		return o, err
 	}
+	if h, _, err = withRuntime(h, f.runtime); err != nil {
+		return o, err
+	}
 	mo, err := f.model.toOptions(env)
 	if err != nil {
 		return o, err
@@ -135,6 +140,9 @@ func runPipeline(o *PipelineOptions, dumps []optimize.Dump, hash, inPlace bool) 
 	if len(f.Defaulted) > 0 {
 		r.assume = append(r.assume, "symbolic dims not given with --dim set to 1: "+strings.Join(f.Defaulted, ", "))
 	}
+	for _, n := range f.BatchNotes() {
+		r.assume = append(r.assume, "--batch: node "+n)
+	}
 	if o.Optimize.Target == optimize.TargetORT {
 		r.assume = append(r.assume, "--target ort: each fused group ONNX Runtime 1.30 has an operator for is costed as that operator, one kernel; every other group as its members, which ORT runs one by one after inlining the function (the predicted speedup is the one ORT can deliver)")
 	}
@@ -151,7 +159,7 @@ func runPipeline(o *PipelineOptions, dumps []optimize.Dump, hash, inPlace bool) 
 		if !r.optimized.PlacementApplied {
 			r.assume = append(r.assume, "--cluster: the rdma pass did not run (it is -O3), so the placement is planned on the optimized model but not applied to the IR")
 		}
-		r.assume = append(r.assume, "--cluster: the placement plans a training step (activation gradients and weight gradients move too)")
+		r.assume = append(r.assume, "--cluster: the placement plans a training step (activation gradients and weight gradients move too); the kernel times and the predicted time above are one inference (forward) pass of the optimized model on one GPU, as without --cluster ('wolong profile --cluster' predicts the training step)")
 	}
 	r.assume = append(r.assume, r.optimized.Assumptions()...)
 	return r, nil

@@ -34,10 +34,12 @@ func NewCmdPlanShow(env *Env, runF func(*PlanShowOptions) error) *cobra.Command 
 	show := &cobra.Command{
 		Use:   "show PLAN.json",
 		Short: "Print a plan: kernels, passes, placement and assumptions",
-		Long: `show reads a plan that wolong optimize -o wrote (checking it strictly: unknown
-fields, trailing data and impossible times are errors) and prints its slowest
-kernels, the passes that changed the graph, the cluster placement when there
-is one, and the assumptions of the prediction. --format json re-emits it.`,
+		Long: `show reads a plan that wolong optimize -o wrote, in any mode (checking it
+strictly: unknown fields, trailing data and impossible times are errors). A
+model's plan prints its slowest kernels, the passes that changed the graph,
+the cluster placement when there is one, and the assumptions of the
+prediction; an LLM plan (optimize --llm) prints its layout as optimize did.
+--format json re-emits it.`,
 		Example: `  wolong optimize model.onnx -o plan.json && wolong plan show plan.json --top 10`,
 		Args:    usageArgs(cobra.ExactArgs(1)),
 		ValidArgsFunction: func(c *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
@@ -67,12 +69,18 @@ func planShowRun(env *Env, opts *PlanShowOptions) error {
 		return err
 	}
 	defer f.Close()
-	p, err := report.ReadPlan(f)
+	p, err := report.ReadAnyPlan(f)
 	if err != nil {
 		return fmt.Errorf("%s: %v", path, err)
 	}
 	if opts.Format == report.JSON {
 		return report.WriteJSON(env.Out, p)
 	}
-	return p.WriteText(env.Out, opts.Top)
+	switch p := p.(type) {
+	case *report.LLMPlan:
+		return p.WriteText(env.Out)
+	case *report.Plan:
+		return p.WriteText(env.Out, opts.Top)
+	}
+	return fmt.Errorf("%s: plan of unknown kind", path)
 }

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -32,6 +33,8 @@ type ProfileOptions struct {
 	// Cluster is --cluster / --sweep and the distributed flags, typed (nil:
 	// one device).
 	Cluster *ClusterRun
+	// Fill are --fill's known input values (fillValues).
+	Fill []Fill
 }
 
 // profileFlags are profile's flags as given.
@@ -55,6 +58,8 @@ type profileFlags struct {
 	cluster  ClusterFlags // --cluster, --sweep and the distributed flags
 	llm      LLMFlags     // the LLM planner's flags (with --cluster)
 	level    int
+	runtime  string // --runtime: the runtime preset
+	fill     []string
 }
 
 // NewCmdProfile builds `wolong profile`; runF, when not nil, gets the
@@ -133,7 +138,9 @@ layout that does not fit prints its breakdown and exits 1.`,
 	fs.BoolVar(&f.winograd, "winograd", false, "same as --conv-algo winograd")
 	_ = fs.MarkHidden("winograd") // kept for scripts written before --conv-algo
 	fs.StringVar(&f.dtype, "dtype", "", "cost every float tensor as this dtype (float16, bfloat16, ...)")
-	fs.IntVarP(&f.level, "opt-level", "O", -1, "optimize at level `0..3` first, as optimize does, and profile the optimized model (default: the model as it is)")
+	fs.IntVarP(&f.level, "opt-level", "O", -1, "optimize at level `0..3` first, as optimize does, and profile the optimized model (default: the model as it is, or as --runtime fuses it at load)")
+	addRuntimeFlag(c, &f.runtime)
+	c.Flags().StringArrayVar(&f.fill, "fill", nil, "give an input a known value: `name=value` (repeatable; a whole number or bool, e.g. --fill sr=16000): inference and costing follow the If branches it decides")
 	_ = c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"table", "json", "csv"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("by", cobra.FixedCompletions([]string{"node", "op"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("mode", cobra.FixedCompletions([]string{"inference", "train"}, cobra.ShellCompDirectiveNoFileComp))
@@ -192,6 +199,17 @@ func (f *profileFlags) toOptions(env *Env, args []string, changed func(string) b
 	if err != nil {
 		return nil, err
 	}
+	if llm != nil && f.runtime != "" {
+		return nil, Usagef("--runtime does not apply to the LLM planner (--%s): its framework is --framework", firstChanged(changed, llmFlags))
+	}
+	level := f.level
+	h, rt, err := withRuntime(h, f.runtime)
+	if err != nil {
+		return nil, err
+	}
+	if rt != nil && !changed("opt-level") {
+		level = rt.OptLevel // the fusions the runtime performs at load
+	}
 	var cr *ClusterRun
 	if llm != nil {
 		if cr, err = f.cluster.run(h, simulate.Train, false); err != nil {
@@ -213,6 +231,10 @@ func (f *profileFlags) toOptions(env *Env, args []string, changed func(string) b
 	if err != nil {
 		return nil, err
 	}
+	fills, err := parseFills(f.fill)
+	if err != nil {
+		return nil, err
+	}
 	path, batch := "", f.batch
 	if len(args) > 0 {
 		path = args[0]
@@ -222,7 +244,7 @@ func (f *profileFlags) toOptions(env *Env, args []string, changed func(string) b
 	}
 	return &ProfileOptions{Path: path, Model: mo, Format: format, By: f.by, Top: f.top, Trace: f.trace,
 		Sim:   pipeline.SimOptions{HW: h, Streams: f.streams, Mode: mode, Cost: cost.Options{TF32: f.tf32, Trip: f.trip, DType: dt, Settings: costSettings}},
-		Batch: batch, Level: f.level, Cluster: cr}, nil
+		Batch: batch, Level: level, Cluster: cr, Fill: fills}, nil
 }
 
 // profileRun runs `wolong profile`.
@@ -240,11 +262,14 @@ func profileRun(env *Env, opts *ProfileOptions) error {
 			return err
 		}
 	}
-	f, err := opts.Model.loadInferred(opts.Path, pipeline.InferOptions{DefaultDims: true, Batch: opts.Batch, InPlace: true})
+	f, err := opts.Model.loadInferred(opts.Path, pipeline.InferOptions{DefaultDims: true, Batch: opts.Batch, InPlace: true, Values: fillValues(opts.Fill)})
 	if err != nil {
 		return err
 	}
 	defer f.Loaded.Close()
+	if err := checkFillNames(f.Model.Graph, opts.Fill); err != nil {
+		return err
+	}
 	var stage pipeline.Stage = f
 	if opts.Level >= 0 {
 		o, err := pipeline.Optimize(f, pipeline.OptimizeOptions{Level: opts.Level, HW: opts.Sim.HW, OnPassStart: opts.Model.progress.passHook(""), InPlace: true})
@@ -257,6 +282,9 @@ func profileRun(env *Env, opts *ProfileOptions) error {
 	var defaulted []string
 	if len(f.Defaulted) > 0 {
 		defaulted = append(defaulted, "dims not given with --dim / --input set to 1: "+strings.Join(f.Defaulted, ", "))
+	}
+	for _, n := range f.BatchNotes() {
+		defaulted = append(defaulted, "--batch "+strconv.FormatInt(opts.Batch, 10)+": node "+n)
 	}
 	if opts.Cluster != nil {
 		return profileClusterRun(env, opts, stage, append(defaulted, opts.Cluster.Assumptions...), f.Warnings(), out)

@@ -47,7 +47,7 @@ type Env struct {
 	wide       bool      // --wide
 	cpuProfile string    // --cpuprofile: where to write a pprof CPU profile
 	stopCPU    func() error
-	process    *process // the environment's runtime switches (runtime.go)
+	process    *process // the environment's runtime switches (process.go)
 }
 
 // outputWidth is the width tables are fitted to: $COLUMNS when set to a
@@ -81,6 +81,7 @@ var commands = []func(*Env) *cobra.Command{
 	func(env *Env) *cobra.Command { return NewCmdValidate(env, nil) },
 	func(env *Env) *cobra.Command { return NewCmdMicrobench(env, nil) },
 	NewCmdPlan,
+	NewCmdRuntime,
 	func(env *Env) *cobra.Command { return NewCmdVersion(env, nil) },
 }
 

@@ -79,7 +79,7 @@ func runRun(env *Env, opts *RunOptions) error {
 	if err := out.checkDir("-o", opts.Out); err != nil {
 		return err
 	}
-	l, err := opts.Model.loadEval(path)
+	l, err := opts.Model.loadEval(path, opts.Fill, opts.Inputs == "")
 	if err != nil {
 		return err
 	}

@@ -1,123 +1,78 @@
 package cmd
 
-// This file is the one place where wolong changes process-wide runtime
-// state, and where it reads the environment variables that steer it
-// ('wolong help environment' lists them with every other variable wolong
-// reads). Main reads the environment once (newProcess); a model load
-// then bounds the heap, reserves huge pages for it and pauses the
-// collector while importing, and Main restores the memory limit when the
-// command ends, for callers that run several commands in one process.
+// This file wires the runtime catalogue (simulate/hw runtimes.json): the
+// --runtime flag of profile, optimize and explain (which runtime runs the
+// model: its host costs, and on profile its load-time fusions) and
+// `wolong runtime list`.
 
 import (
-	"os"
-	"runtime/debug"
-	"strings"
-	"sync"
+	"github.com/spf13/cobra"
 
-	"github.com/wolong-dev/wolong/internal/hugeheap"
-	"github.com/wolong-dev/wolong/pipeline"
+	"github.com/wolong-dev/wolong/report"
+	"github.com/wolong-dev/wolong/simulate/hw"
 )
 
-// process holds the environment's runtime switches, read once.
-type process struct {
-	// goMemLimit: GOMEMLIMIT is set, and --max-memory leaves the soft
-	// memory limit to it.
-	goMemLimit bool
-	// thpOff: GODEBUG has disablethp=1 (the Go runtime's switch for
-	// transparent huge pages), and no huge-page reservation is made.
-	thpOff bool
-	// noPreTouch: WOLONG_PRETOUCH=0, the reservation is not pre-faulted.
-	noPreTouch bool
-
-	reserveOnce sync.Once
-}
-
-// newProcess reads the switches from getenv (os.Getenv in Main).
-func newProcess(getenv func(string) string) *process {
-	return &process{
-		goMemLimit: getenv("GOMEMLIMIT") != "",
-		thpOff:     godebugSet(getenv("GODEBUG"), "disablethp"),
-		noPreTouch: getenv("WOLONG_PRETOUCH") == "0",
-	}
-}
-
-// defaultProcess is the settings of a ModelOptions built without an Env
-// from Main (tests).
-var defaultProcess = sync.OnceValue(func() *process { return newProcess(os.Getenv) })
-
-// or returns p, or the environment's settings when p is nil.
-func (p *process) or() *process {
-	if p == nil {
-		return defaultProcess()
-	}
-	return p
-}
-
-// godebugSet reports whether GODEBUG's value godebug sets key=1 (the last
-// setting of the key wins, as in the Go runtime).
-func godebugSet(godebug, key string) bool {
-	on := false
-	for _, kv := range strings.Split(godebug, ",") {
-		if k, v, ok := strings.Cut(strings.TrimSpace(kv), "="); ok && k == key {
-			on = v == "1"
-		}
-	}
-	return on
-}
-
-// limitHeap sets the Go runtime's soft memory limit to maxMem, unless the
-// environment sets GOMEMLIMIT: the collector then runs before garbage
-// takes the heap past the bound (without it the heap grows to about twice
-// what is live before a collection, so an evaluation within --max-memory
-// could peak at twice it). It is a soft limit: what is really live
-// (inputs and outputs a command holds besides the evaluator's live set,
-// constants) may still pass it, and then the collector works harder
-// (at most half the CPU) instead of failing. Main restores the previous
-// limit when the command ends.
-func (p *process) limitHeap(maxMem int64) {
-	if p.or().goMemLimit {
-		return
-	}
-	debug.SetMemoryLimit(maxMem)
-}
-
-// heapPerFileByte is about the most heap a model's pipeline takes per
-// byte of its .onnx file (a generated graph without weights; weights in
-// the file only lower the ratio).
-const heapPerFileByte = 64
-
-// beforeLoad prepares the process for loading the model at path under
-// --max-memory maxMem: the soft memory limit, and, on the first load,
-// the huge-page reservation (hugeheap.Reserve) sized from the file and
-// kept under half the limit. docs/speed.md states what the reservation
-// is measured to save and where.
-func (p *process) beforeLoad(path string, maxMem int64) {
-	p = p.or()
-	p.limitHeap(maxMem)
-	p.reserveOnce.Do(func() {
-		st, err := os.Stat(path)
-		if err != nil || p.thpOff {
-			return
-		}
-		hugeheap.Reserve(min(heapPerFileByte*st.Size(), debug.SetMemoryLimit(-1)/2), hugeheap.Options{NoPreTouch: p.noPreTouch})
+// addRuntimeFlag registers --runtime on c, with completion.
+func addRuntimeFlag(c *cobra.Command, name *string) {
+	c.Flags().StringVar(name, "runtime", "", "which runtime runs the model: `NAME` of a runtime preset (eager, ort-cuda, cuda-graph, tensorrt; ort-cpu, ort-cpu-opt: wolong runtime list); sets the host costs per kernel, node and run, and on profile the fusions it performs at load (default: eager on GPUs, ort-cpu on CPUs)")
+	_ = c.RegisterFlagCompletionFunc("runtime", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return hw.RuntimeNames(), cobra.ShellCompDirectiveNoFileComp
 	})
 }
 
-// importPaused runs load with the garbage collector paused: the import
-// builds what stays live, so a collection during it frees next to
-// nothing and only marks the model built so far (the Go compiler raises
-// its starting heap goal for the same reason, base.AdjustStartingHeap).
-// The soft memory limit (--max-memory) still holds while it is paused.
-// The caller's setting is back when it returns.
-func (p *process) importPaused(load func() (*pipeline.Loaded, error)) (*pipeline.Loaded, error) {
-	defer debug.SetGCPercent(debug.SetGCPercent(-1))
-	return load()
+// withRuntime returns h with the --runtime preset name's host costs and
+// the preset ("" keeps h, its kind's default runtime, and returns nil).
+// An unknown name, or one for another kind of hardware, is a usage error.
+func withRuntime(h *hw.Hardware, name string) (*hw.Hardware, *hw.Runtime, error) {
+	if name == "" {
+		return h, nil, nil
+	}
+	r, err := hw.LookupRuntime(name)
+	if err != nil {
+		return nil, nil, Usagef("--runtime: %v", err)
+	}
+	c, err := h.WithRuntime(r)
+	if err != nil {
+		return nil, nil, Usagef("--runtime: %v", err)
+	}
+	return c, r, nil
 }
 
-// restoreMemoryLimit returns a function that puts back the soft memory
-// limit as it is now (Main defers it: a command's --max-memory does not
-// outlive it in a process that runs several).
-func restoreMemoryLimit() func() {
-	limit := debug.SetMemoryLimit(-1)
-	return func() { debug.SetMemoryLimit(limit) }
+// RuntimeListOptions are the inputs of `wolong runtime list`.
+type RuntimeListOptions struct {
+	Format report.Format
+}
+
+// NewCmdRuntime builds `wolong runtime` and `wolong runtime list`.
+func NewCmdRuntime(env *Env) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "runtime",
+		Short: "List the runtime presets (--runtime): which runtime runs the model",
+		Args:  usageArgs(cobra.NoArgs),
+		RunE:  func(c *cobra.Command, args []string) error { return c.Help() },
+	}
+	var format string
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List the runtime presets with their host costs, load-time fusions and sources",
+		Long: `list prints the runtimes --runtime takes on profile, optimize and explain:
+the hardware kind each runs on, its host cost per kernel launched, per node
+dispatched and per run, the fusions it performs when it loads the model (a
+wolong -O level) and what it is. --format json adds the sources and
+assumptions of each.`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(c *cobra.Command, args []string) error {
+			f, err := parseFormat(format)
+			if err != nil {
+				return err
+			}
+			if f == report.JSON {
+				return report.WriteJSON(env.Out, hw.Runtimes())
+			}
+			return report.WriteRuntimeList(env.Out, hw.Runtimes())
+		},
+	}
+	list.Flags().StringVar(&format, "format", "table", "output format: table or json")
+	c.AddCommand(list)
+	return c
 }

@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -63,7 +64,7 @@ func validateSpeedup(env *Env, opts *ValidateOptions) error {
 		if inputs, err = measuredShapes(&opts.Model, path); err != nil {
 			return err
 		}
-		if lats, err = measurePair(path, opts.Optimized, inputs, opts.Seconds); err != nil {
+		if lats, err = measurePair(env.Err, path, opts.Optimized, inputs, opts.Seconds); err != nil {
 			return err
 		}
 		v.Measurement = fmt.Sprintf("ONNX Runtime %s, measured now", ortbench.Version)
@@ -82,7 +83,7 @@ func validateSpeedup(env *Env, opts *ValidateOptions) error {
 	l := lats[0]
 	v.Notes = append(v.Notes, fmt.Sprintf("measured: ONNX Runtime %s, %d thread(s), graph optimizations %s, profiling off, %s (%s)", l.ORT, l.Threads, l.GraphOptimization, measuredHow(lats), l.Host.CPU),
 		"predicted: one inference, one stream, every node run (as ONNX Runtime runs them with graph optimizations disabled)")
-	eq, why := outputsEqual(path, opts.Optimized, inputs, &opts.Model)
+	eq, why := outputsEqual(env.Err, path, opts.Optimized, inputs, &opts.Model)
 	v.OutputsEqual = eq
 	if why != "" {
 		v.Notes = append(v.Notes, why)
@@ -146,9 +147,9 @@ func measuredShapes(mo *ModelOptions, path string) ([]calibrate.GraphInput, erro
 // (each round runs both; a slow spell of the machine falls on both alike
 // and its speed factor is divided out), one thread, graph optimizations
 // disabled, profiling off.
-func measurePair(model, optimized string, inputs []calibrate.GraphInput, seconds float64) ([2]*calibrate.Latency, error) {
+func measurePair(notice io.Writer, model, optimized string, inputs []calibrate.GraphInput, seconds float64) ([2]*calibrate.Latency, error) {
 	var lats [2]*calibrate.Latency
-	h, err := openORT()
+	h, err := openORT(notice)
 	if err != nil {
 		return lats, fmt.Errorf("validate --optimized: %v", err)
 	}
@@ -175,8 +176,8 @@ func measurePair(model, optimized string, inputs []calibrate.GraphInput, seconds
 // outputsEqual runs both models once in ONNX Runtime on the same inputs
 // (fills as recorded, else seeded random values) and compares their
 // outputs with verify's tolerances; nil, with the reason, when it cannot.
-func outputsEqual(model, optimized string, inputs []calibrate.GraphInput, mo *ModelOptions) (*bool, string) {
-	h, err := openORT()
+func outputsEqual(notice io.Writer, model, optimized string, inputs []calibrate.GraphInput, mo *ModelOptions) (*bool, string) {
+	h, err := openORT(notice)
 	if err != nil {
 		return nil, "outputs not compared: " + err.Error()
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -109,13 +110,26 @@ type evalModel struct {
 	mo *ModelOptions
 }
 
-// loadEval loads path for evaluation.
-func (o *ModelOptions) loadEval(path string) (*evalModel, error) {
-	f, err := o.loadInferred(path, pipeline.InferOptions{})
+// loadEval loads path for evaluation; the whole-number fills are known
+// values to inference (fillValues). With defaults (random inputs: no
+// --inputs folder), the symbolic dims --dim and --input leave open are 1,
+// as profile sets them, and the model's Warnings say so first.
+func (o *ModelOptions) loadEval(path string, fills []Fill, defaults bool) (*evalModel, error) {
+	f, err := o.loadInferred(path, pipeline.InferOptions{Values: fillValues(fills), DefaultDims: defaults})
 	if err != nil {
 		return nil, err
 	}
 	return &evalModel{Inferred: f, mo: o}, nil
+}
+
+// Warnings are the model's import and inference warnings, after the
+// statement of the dims set to 1 (the rule every command shares).
+func (m *evalModel) Warnings() []string {
+	w := m.Inferred.Warnings()
+	if len(m.Defaulted) > 0 {
+		w = append([]string{"dims not given with --dim / --input set to 1 (as profile sets them): " + strings.Join(m.Defaulted, ", ")}, w...)
+	}
+	return w
 }
 
 // Close releases the model.
@@ -178,7 +192,7 @@ func typeText(v eval.Value) string {
 
 func verifyRun(env *Env, opts *VerifyOptions) error {
 	args, format := opts.Paths, opts.Format
-	a, err := opts.Model.loadEval(args[0])
+	a, err := opts.Model.loadEval(args[0], opts.Fill, opts.Inputs == "")
 	if err != nil {
 		return err
 	}
@@ -269,7 +283,7 @@ func verifyORT(env *Env, opts *VerifyOptions, args []string, a *evalModel, input
 		return err
 	}
 	defer b.Close()
-	h, err := openORT()
+	h, err := openORT(env.Err)
 	if err != nil {
 		return fmt.Errorf("verify --ort: %v", err)
 	}
@@ -297,7 +311,7 @@ func verifyORT(env *Env, opts *VerifyOptions, args []string, a *evalModel, input
 // loadSecond loads B (args[1]) and checks it reads only inputs A has and
 // has as many outputs.
 func loadSecond(env *Env, opts *VerifyOptions, args []string, a *evalModel, inputs map[string]eval.Value, res *report.Verify) (*evalModel, error) {
-	b, err := opts.Model.loadEval(args[1])
+	b, err := opts.Model.loadEval(args[1], opts.Fill, opts.Inputs == "")
 	if err != nil {
 		return nil, err
 	}

@@ -712,12 +712,26 @@ func (c *Ctx) check(dt ir.DType, shape []int) error {
 	}
 	b := int64(n) * elemBytes(dt)
 	if b > c.e.opt.MaxMemory {
-		return fmt.Errorf("output %s%s needs %d bytes, %w of %d bytes", dt, shapeString(shape), b, ErrMemoryLimit, c.e.opt.MaxMemory)
+		return fmt.Errorf("output %s needs %d bytes, %w of %d bytes", c.outputText(dt, shape), b, ErrMemoryLimit, c.e.opt.MaxMemory)
 	}
 	if live := c.e.live.bytes; b > c.e.opt.MaxMemory-live {
-		return fmt.Errorf("output %s%s needs %d bytes with %d bytes of tensors live, %w of %d bytes", dt, shapeString(shape), b, live, ErrMemoryLimit, c.e.opt.MaxMemory)
+		return fmt.Errorf("output %s needs %d bytes with %d bytes of tensors live, %w of %d bytes", c.outputText(dt, shape), b, live, ErrMemoryLimit, c.e.opt.MaxMemory)
 	}
 	return nil
+}
+
+// outputText names an output the evaluator allocates as dt[shape] by the
+// dtype the model gives the node's output, and says when the evaluator
+// holds it wider ("float32[1,16] (held as float64 by the evaluator)").
+func (c *Ctx) outputText(dt ir.DType, shape []int) string {
+	s := dt.String() + shapeString(shape)
+	if c.Node == nil || len(c.Node.Outputs) == 0 || c.Node.Outputs[0] == nil {
+		return s
+	}
+	if md := c.Node.Outputs[0].Type.DType; md.Valid() && md != dt {
+		return fmt.Sprintf("%s%s (held as %s by the evaluator)", md, shapeString(shape), dt)
+	}
+	return s
 }
 
 // alloc returns a zero tensor after the memory check.

@@ -109,6 +109,12 @@ type InferOptions struct {
 	// they propagate as known values, as constants do. An input whose
 	// element count does not match its values is left unknown.
 	Values map[string][]int64
+	// Batch is the batch a caller set on the batch inputs' dim 0
+	// (--batch; 0: none). A Reshape to a fixed target whose leading dim
+	// is 1, the rest holding one sample, is read with that dim as the
+	// batch (the exporter traced at batch 1): InferResult.BatchReshapes
+	// lists each.
+	Batch int64
 }
 
 // InferResult collects what inference found.
@@ -116,13 +122,35 @@ type InferResult struct {
 	Diagnostics []Diagnostic
 	// Opaque counts nodes with no registered definition, by qualified op.
 	Opaque map[string]int
+	// BatchReshapes says, one line per node, which fixed Reshape targets
+	// were read with InferOptions.Batch as their leading dim.
+	BatchReshapes []string
+	// BatchRefused lists the Reshape nodes whose fixed target cannot take
+	// InferOptions.Batch (the leading dim is not the batch).
+	BatchRefused []string
 }
 
 // Warnings returns the diagnostics' strings.
+//
+// One cause gives one line: a repeated message is listed once, and a
+// value's message ("value v: inferred rank 4, declared 3") is left out
+// when a node's message already says it ("node n (Op): value v: ...").
 func (r *InferResult) Warnings() []string {
-	out := make([]string, len(r.Diagnostics))
-	for i, d := range r.Diagnostics {
-		out[i] = d.String()
+	out := make([]string, 0, len(r.Diagnostics))
+	said := make(map[string]bool, len(r.Diagnostics))
+	for _, d := range r.Diagnostics {
+		if d.Node != nil && strings.HasPrefix(d.Msg, "value ") {
+			said[d.Msg] = true
+		}
+	}
+	seen := make(map[string]bool, len(r.Diagnostics))
+	for _, d := range r.Diagnostics {
+		s := d.String()
+		if seen[s] || (d.Node == nil && said[d.Msg]) {
+			continue
+		}
+		seen[s] = true
+		out = append(out, s)
 	}
 	return out
 }

@@ -21,12 +21,23 @@ func inferIf(c *InferContext) error {
 	if th == nil || el == nil {
 		return c.Errorf(CodeSubgraph, "missing then_branch or else_branch")
 	}
+	// a branch the known condition does not take is still typed (a pass
+	// may read it), but what it warns of is no run's: its diagnostics
+	// are dropped
+	cond, known := smInt(c, 0)
+	mark := len(c.st.res.Diagnostics)
 	to := c.InferSubgraph(th, nil)
+	if known && cond == 0 {
+		c.st.res.Diagnostics = c.st.res.Diagnostics[:mark]
+	}
+	mark = len(c.st.res.Diagnostics)
 	eo := c.InferSubgraph(el, nil)
+	if known && cond != 0 {
+		c.st.res.Diagnostics = c.st.res.Diagnostics[:mark]
+	}
 	if len(to) != c.NumOutputs() || len(eo) != c.NumOutputs() {
 		return c.Errorf(CodeSubgraph, "branches have %d and %d outputs, node has %d", len(to), len(eo), c.NumOutputs())
 	}
-	cond, known := smInt(c, 0)
 	for i := range to {
 		switch {
 		case known && cond != 0:

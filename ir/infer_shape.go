@@ -7,6 +7,8 @@ package ir
 // the propagated integer values (Known) of small tensors, so that
 // Reshape(x, Concat(Shape(x)[0], -1)) gets an exact shape.
 
+import "fmt"
+
 func init() {
 	Register(
 		OpDef{Name: "Shape", Infer: inferShapeOp},
@@ -151,12 +153,39 @@ func inferReshape(c *InferContext) error {
 	res := DimsShape(out...)
 	if a, ok1 := in.NumElements(); ok1 {
 		if b, ok2 := res.NumElements(); ok2 && a != b {
+			if bs, ok := reshapeBatch(c, in, res, a, b); ok {
+				c.SetTensor(0, dt, bs)
+				return nil
+			}
 			c.SetTensor(0, dt, res)
 			return c.Errorf(CodeDims, "cannot reshape %s (%d elements) to %s (%d elements)", in, a, res, b)
 		}
 	}
 	c.SetTensor(0, dt, res)
 	return nil
+}
+
+// reshapeBatch reads a fixed Reshape target as the exporter meant it when
+// the caller set a batch (InferOptions.Batch = B > 1): the input's dim 0
+// is B, the target's leading dim is 1 and the rest hold one sample (the
+// input has B times the target's elements). The target is then
+// [B, rest...], noted in InferResult.BatchReshapes; any other mismatch
+// under a batch is noted in BatchRefused.
+func reshapeBatch(c *InferContext, in, res Shape, a, b int64) (Shape, bool) {
+	bt := c.st.opt.Batch
+	if bt <= 1 || c.st.depth > 1 { // the main graph is depth 1
+		return Shape{}, false
+	}
+	label := fmt.Sprintf("%s (Reshape)", NodeLabel(c.Node))
+	if len(in.Dims) > 0 && in.Dims[0].IsConcrete() && in.Dims[0].Val == bt && len(res.Dims) > 0 &&
+		res.Dims[0].IsConcrete() && res.Dims[0].Val == 1 && b > 0 && a == b*bt {
+		out := res.Clone()
+		out.Dims[0] = D(bt)
+		c.st.res.BatchReshapes = append(c.st.res.BatchReshapes, fmt.Sprintf("%s: fixed target %s read as %s (its leading 1 is the batch the model was exported at)", label, res, out))
+		return out, true
+	}
+	c.st.res.BatchRefused = append(c.st.res.BatchRefused, fmt.Sprintf("%s reshapes %s to the fixed %s", label, in, res))
+	return Shape{}, false
 }
 
 // Flatten(input, axis=1) -> [d0*..*d(axis-1), d(axis)*..*d(n-1)].

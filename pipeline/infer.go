@@ -106,8 +106,15 @@ func infer(l *Loaded, given ir.InferOptions, opt InferOptions) (*Inferred, error
 		l.progress("inferring shapes of %s (%d nodes)", l.Path, len(m.Graph.Nodes))
 	}
 	io.Values = opt.Values
+	io.Batch = opt.Batch
 	f.Options = io
 	f.Result = ir.InferModel(m, io)
+	if err := checkSizes(f); err != nil {
+		return nil, err
+	}
+	if err := checkBatchReshapes(f); err != nil {
+		return nil, err
+	}
 	return f, nil
 }
 

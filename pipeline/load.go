@@ -42,6 +42,9 @@ type Loaded struct {
 	// symbolic dims other inputs share.
 	Given ir.InferOptions
 
+	givenDims   []GivenDim   // the dims given, for messages
+	givenInputs []GivenInput // the shapes given, for messages
+
 	progress func(format string, args ...any)
 }
 
@@ -71,5 +74,6 @@ func Load(path string, opt LoadOptions) (*Loaded, error) {
 	}
 	l.Model = m
 	l.Given = givenOptions(m.Graph, opt.Dims, opt.Inputs, derived)
+	l.givenDims, l.givenInputs = opt.Dims, opt.Inputs
 	return l, nil
 }

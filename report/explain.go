@@ -62,6 +62,9 @@ type ExplainPass struct {
 // Explain is what `wolong explain` prints.
 type Explain struct {
 	OptHeader
+	// Runtime states which runtime the predictions assume (its host
+	// costs and load-time fusion; hw.Runtime.Describe).
+	Runtime  string        `json:"runtime"`
 	Passes   []ExplainPass `json:"passes"`
 	Warnings []string      `json:"warnings"`
 }
@@ -103,6 +106,9 @@ func (e *Explain) WriteText(w io.Writer) error {
 	fmt.Fprintf(w, "model %s on %s at -O%d: %s / %s / %s -> %s / %s / %s (%.2fx)\n",
 		e.Model, e.Hardware, e.Level, Count(e.Baseline.Nodes, "node"), Count(e.Baseline.Kernels, "kernel"), ms(e.Baseline.TotalMs),
 		Count(e.Final.Nodes, "node"), Count(e.Final.Kernels, "kernel"), ms(e.Final.TotalMs), e.Speedup)
+	if e.Runtime != "" {
+		fmt.Fprintf(w, "%s\n", e.Runtime)
+	}
 	for _, p := range e.Passes {
 		ran := "ran " + wallMs(p.WallMs)
 		switch {

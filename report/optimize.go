@@ -156,6 +156,7 @@ type Plan struct {
 // of the optimized model.
 func NewPlan(path string, res *optimize.Result, sim *simulate.Result) *Plan {
 	p := &Plan{Model: path, Level: res.Level, Kernels: []PlanKernel{}, Passes: []PlanPass{}, Assumptions: []string{}}
+	orig := newOrigins(res)
 	if sim != nil {
 		if sim.Hardware != nil {
 			p.Hardware = sim.Hardware.Name
@@ -167,7 +168,10 @@ func NewPlan(path string, res *optimize.Result, sim *simulate.Result) *Plan {
 				continue
 			}
 			k := PlanKernel{Name: t.Name, Op: t.Op, TimeMs: t.Est.DeviceS * 1e3, StartMs: t.Start * 1e3, Bound: string(t.Est.Bound), Kernels: t.Est.Kernels}
-			k.Members = members(t.Node)
+			k.Members = orig.members(t.Name)
+			if k.Members == nil {
+				k.Members = members(t.Node)
+			}
 			p.Kernels = append(p.Kernels, k)
 		}
 	}

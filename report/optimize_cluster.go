@@ -71,8 +71,9 @@ func writePlacementSummary(w io.Writer, pl *cluster.Placement) {
 	for _, b := range pl.RegisteredBytes {
 		reg += b
 	}
-	fmt.Fprintf(w, "  registered: %s in all (busiest machine %s, limit %s per machine), %d receive buffers\n",
-		Bytes(int64(reg)), Bytes(int64(maxOf(pl.RegisteredBytes))), Bytes(int64(pl.LimitBytes)), len(pl.Buffers))
+	// the limit in GB (1e9 bytes), as the network preset states it
+	fmt.Fprintf(w, "  registered: %s in all (busiest machine %s, limit %.4g GB per machine), %d receive buffers\n",
+		Bytes(int64(reg)), Bytes(int64(maxOf(pl.RegisteredBytes))), pl.LimitBytes/1e9, len(pl.Buffers))
 	if len(pl.Fallbacks) == 0 {
 		fmt.Fprintln(w, "  fallbacks:  none")
 	}

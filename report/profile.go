@@ -65,31 +65,38 @@ type StreamJSON struct {
 
 // Profile is what `wolong profile` prints.
 type Profile struct {
-	Model               string             `json:"model"`
-	Hardware            string             `json:"hardware"`
-	HardwareDescription string             `json:"hardware_description"`
-	Mode                string             `json:"mode"`
-	Batch               int64              `json:"batch"` // 0: as the model gives it
-	Streams             int                `json:"streams"`
-	DType               string             `json:"dtype"` // the dtype most FLOPs run in
-	TotalMs             float64            `json:"total_ms"`
-	DeviceBusyMs        float64            `json:"device_busy_ms"`
-	HostBusyMs          float64            `json:"host_busy_ms"`
-	CriticalPathMs      float64            `json:"critical_path_ms"`
-	FLOPs               float64            `json:"flops"`
-	Bytes               float64            `json:"bytes"`
-	Kernels             int64              `json:"kernels"`
-	AchievedTFLOPS      float64            `json:"achieved_tflops"`
-	PeakTFLOPS          float64            `json:"peak_tflops"` // dense peak for DType's matrix math
-	PeakMemoryBytes     float64            `json:"peak_memory_bytes"`
-	WeightBytes         float64            `json:"weight_bytes"`
-	OptimizerBytes      float64            `json:"optimizer_bytes"`
-	DeviceMemoryBytes   float64            `json:"device_memory_bytes"`
-	UnknownNodes        int                `json:"unknown_nodes"`
-	UnknownSizes        int                `json:"unknown_sizes"`
-	TimeByBound         map[string]float64 `json:"time_by_bound_ms"`
-	StreamStats         []StreamJSON       `json:"stream_stats"`
-	LargestGaps         []GapJSON          `json:"largest_gaps"`
+	Model               string `json:"model"`
+	Hardware            string `json:"hardware"`
+	HardwareDescription string `json:"hardware_description"`
+	Mode                string `json:"mode"`
+	Batch               int64  `json:"batch"` // 0: as the model gives it
+	// PeakAs says what the hardware runs DType's matrix math as when it
+	// has no units of it ("bfloat16 runs as float32 on v100 ..."); the
+	// peak is that unit's.
+	PeakAs string `json:"peak_as,omitempty"`
+	// BatchUsed is the batch the prediction is at: Batch, else dim 0 of
+	// the batch inputs as inferred (0: unknown).
+	BatchUsed         int64              `json:"batch_used"`
+	Streams           int                `json:"streams"`
+	DType             string             `json:"dtype"` // the dtype most FLOPs run in
+	TotalMs           float64            `json:"total_ms"`
+	DeviceBusyMs      float64            `json:"device_busy_ms"`
+	HostBusyMs        float64            `json:"host_busy_ms"`
+	CriticalPathMs    float64            `json:"critical_path_ms"`
+	FLOPs             float64            `json:"flops"`
+	Bytes             float64            `json:"bytes"`
+	Kernels           int64              `json:"kernels"`
+	AchievedTFLOPS    float64            `json:"achieved_tflops"`
+	PeakTFLOPS        float64            `json:"peak_tflops"` // dense peak for DType's matrix math
+	PeakMemoryBytes   float64            `json:"peak_memory_bytes"`
+	WeightBytes       float64            `json:"weight_bytes"`
+	OptimizerBytes    float64            `json:"optimizer_bytes"`
+	DeviceMemoryBytes float64            `json:"device_memory_bytes"`
+	UnknownNodes      int                `json:"unknown_nodes"`
+	UnknownSizes      int                `json:"unknown_sizes"`
+	TimeByBound       map[string]float64 `json:"time_by_bound_ms"`
+	StreamStats       []StreamJSON       `json:"stream_stats"`
+	LargestGaps       []GapJSON          `json:"largest_gaps"`
 	Caveats
 	Nodes []ProfileNode `json:"nodes"`
 	Ops   []ProfileOp   `json:"ops"`
@@ -108,7 +115,7 @@ func NewProfile(model string, r *simulate.Result, warnings []string) *Profile {
 	h := r.Hardware
 	p := &Profile{
 		Model: model, Hardware: h.Name, HardwareDescription: h.Description,
-		Mode: string(r.Options.Mode), Batch: r.Options.Batch, Streams: r.Options.Streams,
+		Mode: string(r.Options.Mode), Batch: r.Options.Batch, BatchUsed: r.UsedBatch, Streams: r.Options.Streams,
 		TotalMs: r.TotalS * 1e3, DeviceBusyMs: r.BusyS * 1e3, HostBusyMs: r.HostBusyS * 1e3,
 		CriticalPathMs: r.CriticalPathS * 1e3, FLOPs: r.FLOPs, Bytes: r.Bytes, Kernels: r.Kernels,
 		PeakMemoryBytes: r.PeakMemoryBytes, WeightBytes: r.WeightBytes, OptimizerBytes: r.OptimizerBytes,
@@ -150,6 +157,7 @@ func NewProfile(model string, r *simulate.Result, warnings []string) *Profile {
 	p.DType = dt.String()
 	peak, _, _ := h.PeakFLOPS(dt, hw.Tensor, r.Options.Cost.TF32)
 	p.PeakTFLOPS = peak / 1e12
+	p.PeakAs = h.RunsAs(dt, r.Options.Cost.TF32)
 	if r.TotalS > 0 {
 		p.AchievedTFLOPS = r.FLOPs / r.TotalS / 1e12
 	}
@@ -214,18 +222,18 @@ func (p *Profile) WriteText(w io.Writer, by string, top int) error {
 	ew := &errWriter{w: w}
 	fmt.Fprintf(ew, "Model: %s\n", p.Model)
 	fmt.Fprintf(ew, "Hardware: %s (%s)\n", p.Hardware, p.HardwareDescription)
-	batch := "as the model gives it"
-	if p.Batch > 0 {
-		batch = fmt.Sprint(p.Batch)
-	}
-	fmt.Fprintf(ew, "Mode: %s, batch: %s, streams: %d, dtype: %s\n\n", p.Mode, batch, p.Streams, p.DType)
+	fmt.Fprintf(ew, "Mode: %s, batch: %s, streams: %d, dtype: %s\n\n", p.Mode, batchText(p.Batch, p.BatchUsed), p.Streams, p.DType)
 	lb := ""
 	if p.UnknownNodes > 0 {
 		lb = fmt.Sprintf(" (lower bound: %d node(s) of unknown cost)", p.UnknownNodes)
 	}
 	fmt.Fprintf(ew, "Predicted step time: %s%s\n", Millis(p.TotalMs/1e3), lb)
 	fmt.Fprintf(ew, "  device busy %s, host issuing %s, critical path %s\n", Millis(p.DeviceBusyMs/1e3), Millis(p.HostBusyMs/1e3), Millis(p.CriticalPathMs/1e3))
-	fmt.Fprintf(ew, "Achieved: %.3g TFLOP/s of %g TFLOP/s %s peak (%s)\n", p.AchievedTFLOPS, p.PeakTFLOPS, p.DType, Pct(p.AchievedTFLOPS/p.PeakTFLOPS))
+	if p.PeakAs != "" {
+		fmt.Fprintf(ew, "Achieved: %.3g TFLOP/s of %g TFLOP/s peak (%s) (%s)\n", p.AchievedTFLOPS, p.PeakTFLOPS, Pct(p.AchievedTFLOPS/p.PeakTFLOPS), p.PeakAs)
+	} else {
+		fmt.Fprintf(ew, "Achieved: %.3g TFLOP/s of %g TFLOP/s %s peak (%s)\n", p.AchievedTFLOPS, p.PeakTFLOPS, p.DType, Pct(p.AchievedTFLOPS/p.PeakTFLOPS))
+	}
 	fmt.Fprintf(ew, "Work: %sFLOP, %sB moved, %s launched\n", SI(p.FLOPs), SI(p.Bytes), Count(p.Kernels, "kernel"))
 	fmt.Fprintf(ew, "Memory peak: %s (weights %s", Bytes(int64(p.PeakMemoryBytes)), Bytes(int64(p.WeightBytes)))
 	if p.OptimizerBytes > 0 {
@@ -313,4 +321,16 @@ func joinComma(s []string) string {
 		out += x
 	}
 	return out
+}
+
+// batchText states the batch a prediction is at: the one set (--batch),
+// else the inputs' dim 0 as the shapes gave it.
+func batchText(set, used int64) string {
+	switch {
+	case set > 0:
+		return fmt.Sprint(set)
+	case used > 0:
+		return fmt.Sprintf("%d (dim 0 of the inputs, as their shapes give it)", used)
+	}
+	return "unknown (the inputs have no common dim 0)"
 }

@@ -117,6 +117,7 @@ func (ms *memState) forward(tasks []Task) {
 			for _, v := range n.CapturedValues() {
 				ms.use(v, t.End)
 			}
+			ms.subgraphWeights(n)
 		}
 		for _, o := range n.Outputs {
 			if o == nil {

@@ -114,6 +114,12 @@ type Result struct {
 	OptimizerBytes  float64 // training: Adam moments
 	UnknownNodes    int     // tasks whose cost is unknown (totals are lower bounds)
 	UnknownSizes    int     // values left out of the memory peak: size unknown
+	// bothBranches counts the If nodes whose condition is not known, both
+	// of whose branches' weights are counted resident.
+	bothBranches int
+	// UsedBatch is the batch the run was at: Options.Batch, else dim 0
+	// of the batch inputs as inferred (0: none or unknown).
+	UsedBatch int64
 }
 
 // maxListed bounds lists of names in warnings.
@@ -139,9 +145,12 @@ func Run(m *ir.Model, h *hw.Hardware, opt Options) (*Result, error) {
 	if _, err := ParseMode(string(opt.Mode)); err != nil {
 		return nil, err
 	}
-	res := &Result{Hardware: h, Options: opt}
+	res := &Result{Hardware: h, Options: opt, UsedBatch: opt.Batch}
 	if err := CheckBatch(m.Graph, opt.Batch); err != nil {
 		return nil, err
+	}
+	if res.UsedBatch == 0 {
+		res.UsedBatch = UsedBatch(m.Graph)
 	}
 	g := m.Graph
 	order, err := topoOrder(g)
@@ -158,6 +167,9 @@ func Run(m *ir.Model, h *hw.Hardware, opt Options) (*Result, error) {
 	schedule(res, h, before, after)
 	memory(res, g, opt.Mode == Train)
 	res.Assumptions = assumptions(res, cm, h, opt)
+	if res.bothBranches > 0 {
+		res.Assumptions = append(res.Assumptions, fmt.Sprintf("memory: the weights of both branches of %d If node(s) whose condition is not known are counted resident, as inspect counts them (give the condition's input a value with --fill to count only the branch taken)", res.bothBranches))
+	}
 	res.Warnings = append(res.Warnings, unknownWarnings(res)...)
 	return res, nil
 }

@@ -57,6 +57,9 @@ type Options struct {
 	Dir string // harness folder (default DefaultDir)
 	// Log receives npm's progress lines while installing (nil: discarded).
 	Log io.Writer
+	// Notice, when set, is told in one line before npm installs
+	// onnxruntime-node (the first use only): what, with what and where.
+	Notice io.Writer
 }
 
 // Open finds node (and npm, when onnxruntime-node is not installed yet),
@@ -96,6 +99,9 @@ func Open(ctx context.Context, opt Options) (*Harness, error) {
 	npm, err := exec.LookPath("npm")
 	if err != nil {
 		return nil, fmt.Errorf("%w: npm is not installed (needed once, to install onnxruntime-node %s into %s)", ErrMissing, Version, dir)
+	}
+	if opt.Notice != nil {
+		fmt.Fprintf(opt.Notice, "wolong: installing onnxruntime-node %s with npm into %s (first use only; about 10 s)\n", Version, dir)
 	}
 	cmd := exec.CommandContext(ctx, npm, "install", "--no-audit", "--no-fund", "--no-save", "onnxruntime-node@"+Version)
 	cmd.Dir = dir

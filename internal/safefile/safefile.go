@@ -48,6 +48,8 @@ type Batch struct {
 	targets map[string]string // cleaned absolute target -> as given
 	staged  []staged
 	dirs    []string // folders MkdirAll created, outermost first
+	// Committed are the paths the last Commit put in place, in order.
+	Committed []string
 }
 
 type staged struct{ path, tmp string }
@@ -86,7 +88,7 @@ func (b *Batch) Check(path string, extra ...string) error {
 	st, err := os.Stat(dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("cannot write %s: folder %s does not exist", path, dir)
+		return &MissingFolderError{Path: path, Dir: dir}
 	case err != nil:
 		return fmt.Errorf("cannot write %s: %v", path, cause(err))
 	case !st.IsDir():
@@ -120,6 +122,43 @@ func (b *Batch) refused(path string, extra []string) error {
 			return fmt.Errorf("refusing to overwrite the input file %s", path)
 		}
 	}
+	return nil
+}
+
+// MissingFolderError is an output whose folder does not exist. The rule
+// for every output (file or folder) is the same: the folder it is written
+// into must exist; a flag naming a folder of outputs creates that folder
+// itself (Mkdir), never its parents.
+type MissingFolderError struct {
+	Path string // the output
+	Dir  string // its folder, missing
+}
+
+func (e *MissingFolderError) Error() string {
+	return fmt.Sprintf("cannot write %s: folder %s does not exist", e.Path, e.Dir)
+}
+
+// Mkdir creates the folder dir when it is missing (its parent must exist:
+// a *MissingFolderError otherwise), remembering it so that Abort removes
+// it again if it is still empty. An existing folder is kept as it is.
+func (b *Batch) Mkdir(dir string) error {
+	st, err := os.Stat(dir)
+	if err == nil {
+		if !st.IsDir() {
+			return fmt.Errorf("cannot create folder %s: a file of that name exists", dir)
+		}
+		return nil
+	}
+	parent := filepath.Dir(filepath.Clean(dir))
+	if pst, perr := os.Stat(parent); errors.Is(perr, fs.ErrNotExist) {
+		return &MissingFolderError{Path: dir, Dir: parent}
+	} else if perr == nil && !pst.IsDir() {
+		return fmt.Errorf("cannot create folder %s: %s is not a folder", dir, parent)
+	}
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return fmt.Errorf("cannot create folder %s: %v", dir, cause(err))
+	}
+	b.dirs = append(b.dirs, filepath.Clean(dir))
 	return nil
 }
 
@@ -209,12 +248,14 @@ func (b *Batch) Staged(path string) string {
 // checked and the temporary is beside its target) stops there; the files
 // already renamed stay and the rest are removed.
 func (b *Batch) Commit() error {
+	b.Committed = b.Committed[:0]
 	for i, s := range b.staged {
 		if err := os.Rename(s.tmp, s.path); err != nil {
 			b.staged = b.staged[i:]
 			b.Abort()
 			return fmt.Errorf("cannot write %s: %v", s.path, cause(err))
 		}
+		b.Committed = append(b.Committed, s.path)
 	}
 	b.staged, b.dirs = nil, nil
 	return nil

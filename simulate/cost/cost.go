@@ -218,6 +218,9 @@ func (c *Ctx) OutBytes() (float64, error) {
 // DType returns the arithmetic dtype: the first float input's (after any
 // --dtype override), else the first input's.
 func (c *Ctx) DType() ir.DType {
+	if !c.cpuLibrary() && int8DType(c.Node) {
+		return ir.Int8 // the int8 units, whatever the scales' dtype (int8.go)
+	}
 	var first ir.DType
 	for _, v := range c.Node.Inputs {
 		if v == nil || v.Type.Kind != ir.KindTensor {

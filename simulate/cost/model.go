@@ -681,6 +681,9 @@ func (m *Model) Assumptions() []string {
 	}
 	if m.Opt.DType != ir.Undefined {
 		a = append(a, fmt.Sprintf("every float tensor costed as %s%s", m.Opt.DType, hint(m.Opt.Settings.DType)))
+		if as := h.RunsAs(m.Opt.DType, m.Opt.TF32); as != "" {
+			a = append(a, as+": its tensors keep their size in memory, its matrix math runs at that unit's peak")
+		}
 	}
 	if m.Opt.TF32 {
 		a = append(a, "float32 matrix ops on TF32 tensor cores"+hint(m.Opt.Settings.TF32))
@@ -694,6 +697,9 @@ func (m *Model) Assumptions() []string {
 	a = append(a, "efficiency (compute/memory fraction of peak): "+strings.Join(eff, ", "))
 	a = append(a, fmt.Sprintf("small kernels: GEMM tiles %dx%d, %d per SM over %d SMs (waves); bandwidth needs %d blocks of %d bytes per SM",
 		h.Efficiency.TileM, h.Efficiency.TileN, h.Efficiency.BlocksPerSM, h.SMs, h.Efficiency.MemBlocksPerSM, h.Efficiency.MemBytesPerBlock))
+	if r := h.RuntimeOrDefault(); r != nil {
+		a = append(a, r.Describe(h.Runtime != nil))
+	}
 	a = append(a, fmt.Sprintf("launch %.1f us per kernel and dispatch %.1f us per executed node on one host thread, %.1f us fixed device time per kernel",
 		h.LaunchUs, h.DispatchUs, h.KernelOverheadUs))
 	if h.RunOverheadUs > 0 || h.AllocUsPerMB > 0 || h.OutputUsPerMB > 0 {

@@ -196,6 +196,11 @@ type Hardware struct {
 	// describes (nil: datasheet figures, or fitted before wolong recorded
 	// it).
 	Fitted *Fitted `json:"fitted,omitempty"`
+
+	// Runtime is the runtime preset whose host costs h carries (set by
+	// WithRuntime; nil: the hardware's own, DefaultRuntime's). Not part
+	// of a hardware file.
+	Runtime *Runtime `json:"-"`
 }
 
 // Fitted describes the machine a CPU hardware file was fitted on and how.
@@ -230,6 +235,10 @@ type Fitted struct {
 
 // Describe is one line saying what machine h was fitted on and how.
 func (f *Fitted) Describe() string {
+	if f.Models == 0 {
+		return fmt.Sprintf("set for %s (%d logical CPUs, %d thread(s); L2 %d KiB) with %s on %s: %s; no measured error",
+			cpuName(CPUInfo{Model: f.CPU, ID: f.CPUID}), f.Cores, f.Threads, f.L2KB, f.Runtime, f.Date, f.Method)
+	}
 	return fmt.Sprintf("fitted on %s (%d logical CPUs, %d thread(s) used; L2 %d KiB, L3 %d KiB) with %s on %s: %s; end-to-end MAPE %.1f%% on the %d models fitted on, %.1f%% on the %d held back",
 		cpuName(CPUInfo{Model: f.CPU, ID: f.CPUID}), f.Cores, f.Threads, f.L2KB, f.L3KB, f.Runtime, f.Date, f.Method, f.TrainMAPE, f.Models-f.HeldOut, f.HeldOutMAPE, f.HeldOut)
 }
@@ -470,7 +479,10 @@ func (h *Hardware) PeakFLOPS(dt ir.DType, mode MathMode, tf32 bool) (flops float
 	case ir.Float16:
 		chain = []cand{{"fp16", p.FP16}, {"fp32", p.FP32}}
 	case ir.BFloat16:
-		chain = []cand{{"bf16", p.BF16}, {"fp16", p.FP16}, {"fp32", p.FP32}}
+		// bfloat16 has float32's exponent: hardware without bf16 units
+		// upcasts it to float32 (float16 would overflow), as cuBLAS and
+		// PyTorch do on Volta
+		chain = []cand{{"bf16", p.BF16}, {"fp32", p.FP32}}
 	case ir.Float8E4M3FN, ir.Float8E4M3FNUZ, ir.Float8E5M2, ir.Float8E5M2FNUZ:
 		chain = []cand{{"fp8", p.FP8}, {"fp16", p.FP16}, {"fp32", p.FP32}}
 	case ir.Int8, ir.Uint8, ir.Int4, ir.Uint4, ir.Int2, ir.Uint2:
@@ -487,7 +499,7 @@ func (h *Hardware) PeakFLOPS(dt ir.DType, mode MathMode, tf32 bool) (flops float
 	for i, c := range chain {
 		if c.v > 0 {
 			if i > 0 {
-				note = fmt.Sprintf("%s has no %s peak: %s matrix ops costed at %s peak", h.Name, chain[0].name, dt, c.name)
+				note = fmt.Sprintf("%s has no %s units: %s matrix ops run as %s (upcast), costed at its %s peak", h.Name, chain[0].name, dt, unitDType(c.name), c.name)
 			}
 			return c.v * 1e12, c.name, note
 		}
@@ -504,4 +516,48 @@ func (h *Hardware) WriteJSON(w io.Writer) error {
 	b = append(b, '\n')
 	_, err = w.Write(b)
 	return err
+}
+
+// unitDType names a peak's unit as the dtype it computes in ("fp16":
+// float16).
+func unitDType(unit string) string {
+	switch unit {
+	case "fp64":
+		return "float64"
+	case "fp32":
+		return "float32"
+	case "fp16":
+		return "float16"
+	case "bf16":
+		return "bfloat16"
+	case "fp8":
+		return "float8"
+	}
+	return unit
+}
+
+// RunsAs says what h runs dt's matrix math as when h has no units of dt
+// ("bfloat16 runs as float32 on v100 (no bf16 units)"), or "" when h
+// runs dt natively (or dt is not a matrix dtype with units of its own).
+func (h *Hardware) RunsAs(dt ir.DType, tf32 bool) string {
+	_, used, note := h.PeakFLOPS(dt, Tensor, tf32)
+	if note == "" {
+		return ""
+	}
+	return fmt.Sprintf("%s runs as %s on %s (it has no %s units)", dt, unitDType(used), h.Name, nativeUnit(dt))
+}
+
+// nativeUnit names the units that run dt's matrix math natively.
+func nativeUnit(dt ir.DType) string {
+	switch dt {
+	case ir.BFloat16:
+		return "bf16"
+	case ir.Float16:
+		return "fp16"
+	case ir.Float64:
+		return "fp64"
+	case ir.Float8E4M3FN, ir.Float8E4M3FNUZ, ir.Float8E5M2, ir.Float8E5M2FNUZ:
+		return "fp8"
+	}
+	return "int8"
 }

@@ -77,7 +77,7 @@ func TestPeakFallback(t *testing.T) {
 		{"h200 fp32 no tf32", h200, ir.Float32, Tensor, false, 67e12, false},
 		{"h200 fp32 tf32", h200, ir.Float32, Tensor, true, 494.7e12, false},
 		{"h200 vector", h200, ir.BFloat16, Vector, false, 67e12, false},
-		{"v100 bf16 falls back to fp16", v100, ir.BFloat16, Tensor, false, 125e12, true},
+		{"v100 bf16 runs as fp32 (no bf16 units; fp16 would overflow its range)", v100, ir.BFloat16, Tensor, false, 15.7e12, true},
 		{"v100 tf32 falls back to fp32", v100, ir.Float32, Tensor, true, 15.7e12, true},
 		{"v100 fp16 on the CUDA cores: half2", v100, ir.Float16, Vector, false, 31.4e12, false},
 		{"h200 fp16 vector without fp16_vector: fp32 rate", h200, ir.Float16, Vector, false, 67e12, false},
@@ -179,5 +179,29 @@ func TestDepthwiseDefaultsToConv(t *testing.T) {
 	}
 	if got.Efficiency.Depthwise != got.Efficiency.Conv {
 		t.Errorf("depthwise %+v, want the conv class %+v", got.Efficiency.Depthwise, got.Efficiency.Conv)
+	}
+}
+
+// TestRunsAs: a dtype the hardware has no units of is stated as what it
+// runs as (issue 26 item 5); a native one is not.
+func TestRunsAs(t *testing.T) {
+	for _, tc := range []struct {
+		hw   string
+		dt   ir.DType
+		want string
+	}{
+		{"v100", ir.BFloat16, "bfloat16 runs as float32 on v100"},
+		{"a100", ir.Float8E4M3FN, "float8e4m3fn runs as float16 on a100"},
+		{"h100", ir.Float8E4M3FN, ""},
+		{"a100", ir.BFloat16, ""},
+		{"v100", ir.Float16, ""},
+	} {
+		h, err := Preset(tc.hw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := h.RunsAs(tc.dt, false); (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
+			t.Errorf("%s %s: %q, want %q", tc.hw, tc.dt, got, tc.want)
+		}
 	}
 }

@@ -474,6 +474,9 @@ func (r *llmRun) rates(res *LLMResult, o LLMOptions, step float64) {
 	res.HardwareTFLOPSPerGPU = hwFLOPs / step / n / 1e12
 	res.PeakTFLOPS = peak / 1e12
 	res.Peak = fmt.Sprintf("%s dense %.4g TFLOP/s (%s)", used, peak/1e12, r.c.GPU.Name)
+	if as := r.c.GPU.RunsAs(o.DType, false); as != "" {
+		res.Peak += "; " + as
+	}
 	if peak > 0 {
 		res.MFU = res.ModelTFLOPSPerGPU * 1e12 / peak
 		res.HFU = res.HardwareTFLOPSPerGPU * 1e12 / peak

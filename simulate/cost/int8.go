@@ -1,0 +1,43 @@
+package cost
+
+// This file decides the dtype a quantized matrix op computes in. A
+// QLinearConv or QLinearMatMul reads float scales beside its 8-bit data,
+// but its multiply-accumulates are 8-bit integer ones: they run on the
+// hardware's int8 units (IMMA tensor cores or dp4a on NVIDIA GPUs, VNNI
+// on x86 CPUs), at the int8 peak (hw Peak.INT8), and the profile reports
+// the work as int8. A quantized op whose data input is not 8-bit (a
+// float model's DynamicQuantizeMatMul quantizes on the fly) is left to
+// the ordinary rule.
+//
+// On GPUs only, for now. On CPUs the presets were fitted (cpu-1t, by
+// wolong calibrate --host) with these ops at the float32 units' rate, and
+// that is what ONNX Runtime's MLAS delivered on this machine: the
+// QOperator MobileNetV2 ran in 5.35 ms (testdata/measured/cpu), predicted
+// 5.18 ms at the fp32 rate and 3.18 ms at the VNNI int8 peak (0.6 TOP/s,
+// measured on a 1024^3 MatMulInteger). Costing CPUs on VNNI waits for a
+// fit that includes quantized models.
+
+import "github.com/wolong-dev/wolong/ir"
+
+// int8Ops are the ops whose matrix math is 8-bit integer, with the input
+// that holds their data.
+var int8Ops = map[ir.OpKey]int{
+	{Name: "QLinearConv"}:                                   0,
+	{Name: "QLinearMatMul"}:                                 0,
+	{Name: "ConvInteger"}:                                   0,
+	{Name: "MatMulInteger"}:                                 0,
+	{Domain: "com.microsoft", Name: "QLinearConv"}:          0,
+	{Domain: "com.microsoft", Name: "QGemm"}:                0,
+	{Domain: "com.microsoft", Name: "MatMulIntegerToFloat"}: 0,
+}
+
+// int8DType reports whether n computes in 8-bit integers (its data input
+// is int8 or uint8): its matrix math is costed as ir.Int8.
+func int8DType(n *ir.Node) bool {
+	i, ok := int8Ops[ir.OpKey{Domain: n.Domain, Name: n.Op}]
+	if !ok {
+		return false
+	}
+	v := n.Input(i)
+	return v != nil && (v.Type.DType == ir.Int8 || v.Type.DType == ir.Uint8)
+}

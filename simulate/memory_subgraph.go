@@ -1,0 +1,58 @@
+package simulate
+
+// This file counts the weights a control-flow node's bodies hold (If
+// branches, Loop and Scan bodies, nested to any depth) as resident, as
+// inspect counts them: exporters such as spox put a model's weights in
+// Constant nodes inside If branches. An If whose condition inference
+// knows (a constant, or an input given a value with --fill) counts only
+// the branch it takes; one whose condition is not known counts both, and
+// the prediction says so.
+
+import "github.com/wolong-dev/wolong/ir"
+
+// subgraphWeights adds the weights of n's bodies to the resident bytes
+// (a fused kernel's body holds no weights of its own: its members read
+// the main graph's).
+func (ms *memState) subgraphWeights(n *ir.Node) {
+	if ir.IsFused(n) {
+		return
+	}
+	for _, g := range ms.takenBodies(n) {
+		for _, v := range g.Initializers {
+			ms.addResident(v)
+		}
+		for _, in := range g.Inputs {
+			if in.Const != nil {
+				ms.addResident(in)
+			}
+		}
+		for _, m := range g.Nodes {
+			for _, o := range m.Outputs {
+				if o != nil && o.Const != nil {
+					ms.addResident(o)
+				}
+			}
+			if len(m.Subgraphs()) > 0 {
+				ms.subgraphWeights(m)
+			}
+		}
+	}
+}
+
+// takenBodies are the bodies of n a run executes: the taken branch of an
+// If whose condition is known, else every body (counted in
+// Result.bothBranches for an If).
+func (ms *memState) takenBodies(n *ir.Node) []*ir.Graph {
+	if n.Domain != "" || n.Op != "If" {
+		return n.Subgraphs()
+	}
+	th, el := n.AttrGraph("then_branch"), n.AttrGraph("else_branch")
+	if c := n.Input(0); c != nil && len(c.Known) == 1 && c.Known[0].IsConcrete() {
+		if c.Known[0].Val != 0 {
+			return []*ir.Graph{th}
+		}
+		return []*ir.Graph{el}
+	}
+	ms.res.bothBranches++
+	return n.Subgraphs()
+}
