@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/wolong-dev/wolong/internal/hostcal"
+	"github.com/wolong-dev/wolong/simulate/calibrate/host"
 	"github.com/wolong-dev/wolong/internal/ortbench"
 	"github.com/wolong-dev/wolong/report"
 	"github.com/wolong-dev/wolong/simulate/hw"
@@ -41,7 +41,7 @@ func parseThreads(s string) ([]int, error) {
 func calibrateHostRun(env *Env, opts *CalibrateOptions) error {
 	ho := opts.Host
 	p := env.Progress
-	res, err := hostcal.Calibrate(context.Background(), hostcal.Options{
+	res, err := host.Calibrate(context.Background(), host.Options{
 		Name: opts.Name, Threads: ho.Threads, Dir: ho.Keep, From: ho.From, MaxSeconds: ho.MaxSeconds, Joint: opts.Joint,
 		Progress: func(done, total int, line string) {
 			p.Printf("calibrate --host: measured %d/%d: %s", done, total, line)
@@ -95,7 +95,7 @@ func calibrateHostRun(env *Env, opts *CalibrateOptions) error {
 		return err
 	}
 	for i, f := range res.Fits {
-		if f.NoisePct > hostcal.NoisyPct {
+		if f.NoisePct > host.NoisyPct {
 			env.warn([]string{fmt.Sprintf("%d thread(s): the machine's speed varied while measuring (a model's two passes differ by %.1f%% at the median, %d models by more than 10%%): another process was likely running; the fit is less reliable: re-run wolong calibrate --host when the machine is quiet",
 				ho.Threads[i], f.NoisePct, f.NoisyModels)})
 		}
@@ -134,7 +134,7 @@ type hostModelJSON struct {
 	ErrorPct    float64 `json:"error_pct"`
 }
 
-func hostReport(res *hostcal.Result, ho *HostOptions, written []string) hostJSON {
+func hostReport(res *host.Result, ho *HostOptions, written []string) hostJSON {
 	out := hostJSON{Written: written}
 	for i, f := range res.Fits {
 		j := hostFitJSON{Name: f.HW.Name, Threads: ho.Threads[i], TrainMAPE: f.TrainMAPE, HeldOutMAPE: f.HeldMAPE, NoisePct: f.NoisePct, NoisyModels: f.NoisyModels, Hardware: f.HW, Host: map[string]float64{}}
@@ -150,7 +150,7 @@ func hostReport(res *hostcal.Result, ho *HostOptions, written []string) hostJSON
 	return out
 }
 
-func writeHost(w io.Writer, res *hostcal.Result, ho *HostOptions, outs map[int]string) {
+func writeHost(w io.Writer, res *host.Result, ho *HostOptions, outs map[int]string) {
 	for i, f := range res.Fits {
 		t := ho.Threads[i]
 		fmt.Fprintf(w, "%s: %s\n", f.HW.Name, f.HW.Fitted.Describe())
@@ -223,7 +223,7 @@ func writeHost(w io.Writer, res *hostcal.Result, ho *HostOptions, outs map[int]s
 	}
 }
 
-func count(ms []hostcal.ModelResult, held bool) int {
+func count(ms []host.ModelResult, held bool) int {
 	n := 0
 	for _, m := range ms {
 		if m.HeldOut == held {
