@@ -10,9 +10,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/wolong-dev/wolong/simulate/calibrate/host"
 	"github.com/wolong-dev/wolong/internal/ortbench"
 	"github.com/wolong-dev/wolong/report"
+	"github.com/wolong-dev/wolong/simulate/calibrate/host"
 	"github.com/wolong-dev/wolong/simulate/hw"
 )
 

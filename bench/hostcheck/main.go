@@ -23,8 +23,8 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/wolong-dev/wolong/simulate/calibrate/host"
 	"github.com/wolong-dev/wolong/internal/ortbench"
+	"github.com/wolong-dev/wolong/simulate/calibrate/host"
 	"github.com/wolong-dev/wolong/simulate/hw"
 )
 
