@@ -136,6 +136,7 @@ func explainRun(env *Env, opts *ExplainOptions) error {
 		return err
 	}
 	e := report.NewExplain(opts.Path, opts.HW.Name, r.optimized.Result, opts.Pass, diffs, r.warnings)
+	e.SetExpectedError(opts.HW)
 	env.warn(e.Warnings)
 	if opts.Format == report.JSON {
 		return report.WriteJSON(env.Out, e)

@@ -171,6 +171,13 @@ func describe(f *FitResult, cpu hw.CPUInfo, threads int, man *Manifest, now time
 		TrainMAPE:         round2(f.TrainMAPE),
 		HeldOutMAPE:       round2(f.HeldMAPE),
 	}
+	var res []hw.Residual
+	for _, m := range f.Models {
+		if m.HeldOut {
+			res = append(res, hw.Residual{PredictedMs: m.PredictedUs / 1e3, MeasuredMs: m.MeasuredUs / 1e3})
+		}
+	}
+	h.Fitted.ExpectedError = hw.ErrorBands(res, fmt.Sprintf("|error| of the %d suite models held out of this fit (generated models; real models of families the suite does not cover err more: docs/calibration-protocol.md), measured %s", len(res), h.Fitted.Date))
 	h.Sources = []string{
 		"measured on this machine by wolong calibrate --host (" + h.Fitted.Date + "): " + h.Fitted.Runtime,
 		fmt.Sprintf("/proc/cpuinfo and /sys/devices/system/cpu: %s, %d logical CPUs, L1d %d KiB, L2 %d KiB, L3 %d KiB, %s", cpu.Model, cpu.Cores, cpu.L1dKB, cpu.L2KB, cpu.L3KB, cpu.Flags),
