@@ -489,6 +489,9 @@ func calibrateDirect(env *Env, opts *CalibrateOptions, base *hw.Hardware, runs [
 	if err != nil {
 		return err
 	}
+	cov := calibrate.Coverage(runs)
+	env.warn(cov)
+	warnings = append(warnings, cov...)
 	cr := &calibrate.Result{HW: r.HW, Classes: r.Classes, Ops: r.Ops, Host: r.Host, Runs: len(runs)}
 	if done, err := saveCalibration(env, opts, out, inputs, format, cr, lines, warnings); done {
 		return err
