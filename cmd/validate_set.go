@@ -59,7 +59,7 @@ func validateSetRun(env *Env, opts *ValidateOptions) error {
 			continue
 		}
 		hosts[lat.Host.CPU] = true
-		model := recordedModel(lat.Model, "", file, opts.Models)
+		model := calibrate.RecordedModel(lat.Model, "", file, opts.Models)
 		ms, err := predictLatency(&opts.Model, model, h, lat)
 		row := report.SetModel{Model: lat.Model, Measurement: file, MeasuredMs: lat.TargetUs() / 1e3, PredictedMs: ms}
 		row.Family, row.Development = calibrate.ModelFamily(lat.Model)
