@@ -112,7 +112,7 @@ type ExpectedError struct {
 	Pct    float64 `json:"pct"`     // mean |error|, % of the measured time
 	P90Pct float64 `json:"p90_pct"` // 90th percentile |error|, %
 	LowMs  float64 `json:"low_ms"`  // TotalMs / (1 + Pct/100)
-	HighMs float64 `json:"high_ms"` // TotalMs / (1 - Pct/100)
+	HighMs float64 `json:"high_ms"` // TotalMs / (1 - Pct/100); 0: no upper bound (Pct >= 100)
 	Class  string  `json:"size_class"`
 	Models int     `json:"models"` // held-out models the figure is over
 	Source string  `json:"source"`
@@ -256,8 +256,12 @@ func (p *Profile) WriteText(w io.Writer, by string, top int) error {
 	}
 	fmt.Fprintf(ew, "Predicted step time: %s%s\n", Millis(p.TotalMs/1e3), lb)
 	if e := p.ExpectedError; e != nil {
+		high := "no upper bound"
+		if e.HighMs > 0 {
+			high = Millis(e.HighMs / 1e3)
+		}
 		fmt.Fprintf(ew, "  expected error +-%.0f%% (%s to %s; 90%% of models within %.0f%%): %s of %s predicted time, from %s\n",
-			e.Pct, Millis(e.LowMs/1e3), Millis(e.HighMs/1e3), e.P90Pct, Count(e.Models, "model"), e.Class, e.Source)
+			e.Pct, Millis(e.LowMs/1e3), high, e.P90Pct, Count(e.Models, "model"), e.Class, e.Source)
 	}
 	fmt.Fprintf(ew, "  device busy %s, host issuing %s, critical path %s\n", Millis(p.DeviceBusyMs/1e3), Millis(p.HostBusyMs/1e3), Millis(p.CriticalPathMs/1e3))
 	fmt.Fprintf(ew, "Achieved: %.3g TFLOP/s of %g TFLOP/s %s peak (%s)\n", p.AchievedTFLOPS, p.PeakTFLOPS, p.DType, Pct(p.AchievedTFLOPS/p.PeakTFLOPS))

@@ -129,7 +129,7 @@
       ms(f.total_ms) + " (" + D.speedup.toFixed(2) + "x, predicted)"));
     if (D.expected_error) {
       const x = D.expected_error;
-      h.appendChild(el("div", "", "expected error \u00b1" + x.pct.toFixed(0) + "% (" + ms(x.low_ms) + " to " + ms(x.high_ms) +
+      h.appendChild(el("div", "", "expected error \u00b1" + x.pct.toFixed(0) + "% (" + ms(x.low_ms) + " to " + (x.high_ms > 0 ? ms(x.high_ms) : "no upper bound") +
         "): " + x.models + " models of " + x.size_class + " predicted time, from " + x.source));
     }
     const shown = D.warnings.slice(0, 20);
