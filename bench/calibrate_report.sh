@@ -15,7 +15,10 @@
 # measurement). BASE picks the preset or hardware file calibrated (default
 # cpu-1t). Profiles wolong does not match with their model are left out and
 # listed. Models are split by sorted file name: even positions calibrate,
-# odd positions validate.
+# odd positions validate. That split puts exports of one model (silero,
+# mnist, dtln, ...) on both sides, so its figure is not held out: the
+# protocol's figure is TestHeldOutCalibration's, split by model family
+# (go test ./cmd -run HeldOutCalibration -v; docs/calibration-protocol.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=${1:-}

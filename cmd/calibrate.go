@@ -4,19 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
-	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/wolong-dev/wolong/ir"
 	"github.com/wolong-dev/wolong/pipeline"
 	"github.com/wolong-dev/wolong/report"
 	"github.com/wolong-dev/wolong/simulate/calibrate"
-	"github.com/wolong-dev/wolong/simulate/cost"
 	"github.com/wolong-dev/wolong/simulate/hw"
 )
 
@@ -244,33 +239,6 @@ func readProfile(file string, parse func(string, []byte) (*calibrate.Profile, er
 	return parse(file, data)
 }
 
-// recordedModel finds the model a measurement file records: in modelsDir
-// when given; else as recorded (absolute, or relative to the working
-// folder), beside the measurement file, at the absolute path the file
-// recorded too (abs, "" if none), or in $WOLONG_MODELS. The first
-// candidate is returned when none exists (the load error names it).
-func recordedModel(rec, abs, measurement, modelsDir string) string {
-	if filepath.IsAbs(rec) {
-		return rec
-	}
-	if modelsDir != "" {
-		return filepath.Join(modelsDir, rec)
-	}
-	cands := []string{rec, filepath.Join(filepath.Dir(measurement), rec)}
-	if abs != "" {
-		cands = append(cands, abs)
-	}
-	if env := os.Getenv("WOLONG_MODELS"); env != "" {
-		cands = append(cands, filepath.Join(env, rec))
-	}
-	for _, c := range cands {
-		if _, err := os.Stat(c); err == nil {
-			return c
-		}
-	}
-	return cands[0]
-}
-
 // readLatency reads a latency file (bench/ort/latency.sh, the harness's
 // measure.mjs).
 func readLatency(file string) (*calibrate.Latency, error) {
@@ -300,7 +268,7 @@ func loadORTProfile(arg, model, modelsDir string, mo ModelOptions, values map[st
 		if p.Model == "" {
 			return nil, fmt.Errorf("%s records no model: give it as MODEL.onnx=%s", file, file)
 		}
-		m = recordedModel(p.Model, p.ModelPath, file, modelsDir)
+		m = calibrate.RecordedModel(p.Model, p.ModelPath, file, modelsDir)
 	}
 	mo = mo.withRecorded(pipeline.RecordedInputs(p.Inputs, file, mo.Load.Inputs))
 	f, err := mo.loadInferred(m, pipeline.InferOptions{DefaultDims: true, Values: values})
@@ -331,15 +299,9 @@ func calibrateRun(env *Env, opts *CalibrateOptions) error {
 		return err
 	}
 	base := opts.Base
-	var obs []calibrate.Obs
-	var runs []calibrate.Run
-	var direct []calibrate.DirectRun
+	var data calibrate.FitData
 	var inputs []string
 	var skipped []string
-	inflation := 0.0
-	if base.Fitted != nil {
-		inflation = base.Fitted.KernelInflationUs
-	}
 	for _, arg := range opts.ORT {
 		_, file := splitProfileArg(arg)
 		lat := latencyBeside(file)
@@ -358,34 +320,15 @@ func calibrateRun(env *Env, opts *CalibrateOptions) error {
 		defer pm.Inferred.Loaded.Close()
 		warnings = append(warnings, prefixed(pm.Path, pm.Inferred.Warnings())...)
 		inputs = append(inputs, file, pm.Path)
-		copt := cost.Options{NoFold: pm.Profile.RunsEveryNode()}
-		runUs := pm.Profile.RunUs
-		if lat != nil {
-			runUs = lat.TargetUs()
-			inputs = append(inputs, lat.Source)
-		}
-		o := calibrate.Observations(base, pm.Inferred.Model, pm.Pairs, copt, runUs)
-		if lat != nil {
-			for i := range o {
-				o[i].Us = math.Max(o[i].Us-inflation, 0.05*o[i].Us)
-			}
-		}
-		obs = append(obs, o...)
-		if runUs > 0 && base.Kind == "cpu" {
-			runs = append(runs, calibrate.Run{Label: pm.Path, Model: pm.Inferred.Model, Us: runUs, Opt: copt})
-			if lat != nil {
-				split := map[*ir.Node]float64{}
-				for _, p := range pm.Pairs {
-					split[p.Node] = math.Max(p.Sample.Us-inflation, 0.05*p.Sample.Us)
-				}
-				direct = append(direct, calibrate.DirectRun{Label: pm.Path, Model: pm.Inferred.Model, Us: runUs, Opt: copt, Split: split})
-			}
-		}
+		r := calibrate.ORTRun{Label: pm.Path, Model: pm.Inferred.Model, Pairs: pm.Pairs, ProfiledUs: pm.Profile.RunUs, EveryNode: pm.Profile.RunsEveryNode()}
 		target := "the profiled run"
 		if lat != nil {
+			r.UnprofiledUs = lat.TargetUs()
+			inputs = append(inputs, lat.Source)
 			target = "unprofiled run " + lat.Source
 		}
-		used("%s: %s matched in %s, %s used; end to end: %s", file, report.Count(len(pm.Pairs), "node"), pm.Path, report.Count(len(o), "kernel"), target)
+		n := data.AddORT(base, r)
+		used("%s: %s matched in %s, %s used; end to end: %s", file, report.Count(len(pm.Pairs), "node"), pm.Path, report.Count(n, "kernel"), target)
 	}
 	for _, file := range opts.Torch {
 		p, err := readProfile(file, calibrate.ParseTorch)
@@ -393,7 +336,7 @@ func calibrateRun(env *Env, opts *CalibrateOptions) error {
 			return fmt.Errorf("--torch-trace: %v", err)
 		}
 		o, sk := calibrate.SampleObs(base, p.Samples)
-		obs, skipped = append(obs, o...), append(skipped, sk...)
+		data.Obs, skipped = append(data.Obs, o...), append(skipped, sk...)
 		inputs = append(inputs, file)
 		used("%s: %s, %s used", file, report.Count(len(p.Samples), "op"), report.Count(len(o), "kernel"))
 	}
@@ -403,7 +346,7 @@ func calibrateRun(env *Env, opts *CalibrateOptions) error {
 			return fmt.Errorf("--table: %v", err)
 		}
 		o, sk := calibrate.SampleObs(base, p.Samples)
-		obs, skipped = append(obs, o...), append(skipped, sk...)
+		data.Obs, skipped = append(data.Obs, o...), append(skipped, sk...)
 		inputs = append(inputs, file)
 		used("%s: %s, %s used", file, report.Count(len(p.Samples), "row"), report.Count(len(o), "kernel"))
 	}
@@ -411,10 +354,10 @@ func calibrateRun(env *Env, opts *CalibrateOptions) error {
 		warnings = append(warnings, "skipped "+s)
 	}
 	env.warn(warnings)
-	if !opts.Joint && base.Kind == "cpu" && len(direct) > 0 && len(direct) == len(opts.ORT) && len(opts.Torch)+len(opts.Tables) == 0 {
-		return calibrateDirect(env, opts, base, direct, inputs, out, format, lines, warnings)
+	if !opts.Joint && base.Kind == "cpu" && len(data.Direct) > 0 && len(data.Direct) == len(opts.ORT) && len(opts.Torch)+len(opts.Tables) == 0 {
+		return calibrateDirect(env, opts, base, data.Direct, inputs, out, format, lines, warnings)
 	}
-	r, err := calibrate.Fit(base, obs, runs, calibrate.Options{Name: opts.Name})
+	r, err := calibrate.Fit(base, data.Obs, data.Runs, calibrate.Options{Name: opts.Name})
 	if err != nil {
 		return err
 	}
@@ -438,7 +381,7 @@ func saveCalibration(env *Env, opts *CalibrateOptions, out *outputs, inputs []st
 		return true, err
 	}
 	if format == report.JSON {
-		return true, report.WriteJSON(env.Out, newCalibrateJSON(r, opts.Out, lines, warnings))
+		return true, report.WriteJSON(env.Out, calibrate.NewReport(r, opts.Out, lines, warnings))
 	}
 	return false, nil
 }
@@ -489,30 +432,22 @@ func calibrateDirect(env *Env, opts *CalibrateOptions, base *hw.Hardware, runs [
 	if err != nil {
 		return err
 	}
+	cov := calibrate.Coverage(runs)
+	env.warn(cov)
+	warnings = append(warnings, cov...)
 	cr := &calibrate.Result{HW: r.HW, Classes: r.Classes, Ops: r.Ops, Host: r.Host, Runs: len(runs)}
 	if done, err := saveCalibration(env, opts, out, inputs, format, cr, lines, warnings); done {
 		return err
 	}
-	var before, after []float64
-	for _, run := range runs {
-		m := run.Us
-		before = append(before, math.Abs(calibrate.PredictRun(base, run)-m)/m*100)
-		after = append(after, math.Abs(calibrate.PredictRun(r.HW, run)-m)/m*100)
-	}
-	fmt.Fprintf(env.Out, "\nfit of %s to %d unprofiled runs (direct): end-to-end MAPE %.1f%% with %s, %.1f%% fitted\n", r.HW.Name, len(runs), calibrate.Mean(before), base.Name, calibrate.Mean(after))
+	sum := calibrate.SummarizeDirect(base, r.HW, runs, 5)
+	fmt.Fprintf(env.Out, "\nfit of %s to %d unprofiled runs (direct): end-to-end MAPE %.1f%% with %s, %.1f%% fitted\n", r.HW.Name, len(runs), sum.MAPEBefore, base.Name, sum.MAPEAfter)
 	var hp []string
 	for _, p := range r.Host {
 		hp = append(hp, fmt.Sprintf("%s %.4g > %.4g", p.Name, p.Before, p.After))
 	}
 	fmt.Fprintf(env.Out, "host: %s\n", strings.Join(hp, ", "))
-	worst := make([]int, len(runs))
-	for i := range worst {
-		worst[i] = i
-	}
-	sort.SliceStable(worst, func(a, b int) bool { return after[worst[a]] > after[worst[b]] })
-	for _, i := range worst[:min(5, len(worst))] {
-		p := calibrate.PredictRun(r.HW, runs[i])
-		fmt.Fprintf(env.Out, "  largest error: %s: measured %.4g ms, fitted %.4g ms (%+.1f%%)\n", runs[i].Label, runs[i].Us/1e3, p/1e3, 100*(p-runs[i].Us)/runs[i].Us)
+	for _, e := range sum.Worst {
+		fmt.Fprintf(env.Out, "  largest error: %s: measured %.4g ms, fitted %.4g ms (%+.1f%%)\n", e.Label, e.MeasuredUs/1e3, e.PredictedUs/1e3, e.Pct())
 	}
 	fmt.Fprintf(env.Out, "%d op types with efficiencies of their own\n", len(r.Ops))
 	fmt.Fprintf(env.Out, "wrote %s (use it with --hw %s)\n", opts.Out, opts.Out)

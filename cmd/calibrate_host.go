@@ -10,9 +10,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/wolong-dev/wolong/internal/hostcal"
 	"github.com/wolong-dev/wolong/internal/ortbench"
 	"github.com/wolong-dev/wolong/report"
+	"github.com/wolong-dev/wolong/simulate/calibrate/host"
 	"github.com/wolong-dev/wolong/simulate/hw"
 )
 
@@ -41,7 +41,7 @@ func parseThreads(s string) ([]int, error) {
 func calibrateHostRun(env *Env, opts *CalibrateOptions) error {
 	ho := opts.Host
 	p := env.Progress
-	res, err := hostcal.Calibrate(context.Background(), hostcal.Options{
+	res, err := host.Calibrate(context.Background(), host.Options{
 		Name: opts.Name, Threads: ho.Threads, Dir: ho.Keep, From: ho.From, MaxSeconds: ho.MaxSeconds, Joint: opts.Joint,
 		Progress: func(done, total int, line string) {
 			p.Printf("calibrate --host: measured %d/%d: %s", done, total, line)
@@ -95,103 +95,32 @@ func calibrateHostRun(env *Env, opts *CalibrateOptions) error {
 		return err
 	}
 	for i, f := range res.Fits {
-		if f.NoisePct > hostcal.NoisyPct {
+		if f.NoisePct > host.NoisyPct {
 			env.warn([]string{fmt.Sprintf("%d thread(s): the machine's speed varied while measuring (a model's two passes differ by %.1f%% at the median, %d models by more than 10%%): another process was likely running; the fit is less reliable: re-run wolong calibrate --host when the machine is quiet",
 				ho.Threads[i], f.NoisePct, f.NoisyModels)})
 		}
 	}
 	if opts.Format == report.JSON {
-		return report.WriteJSON(env.Out, hostReport(res, ho, written))
+		return report.WriteJSON(env.Out, host.NewReport(res, ho.Threads, written))
 	}
 	writeHost(env.Out, res, ho, outs)
 	return nil
 }
 
-// hostJSON is calibrate --host --format json.
-type hostJSON struct {
-	Fits    []hostFitJSON `json:"fits"`
-	Written []string      `json:"written"`
-}
-
-type hostFitJSON struct {
-	Name        string             `json:"name"`
-	Threads     int                `json:"threads"`
-	TrainMAPE   float64            `json:"train_mape_pct"`
-	HeldOutMAPE float64            `json:"held_out_mape_pct"`
-	NoisePct    float64            `json:"noise_pct"` // median difference between a model's two measuring passes
-	NoisyModels int                `json:"noisy_models"`
-	Models      []hostModelJSON    `json:"models"`
-	Hardware    *hw.Hardware       `json:"hardware"`
-	Host        map[string]float64 `json:"host"`
-}
-
-type hostModelJSON struct {
-	Name        string  `json:"name"`
-	Group       string  `json:"group"`
-	HeldOut     bool    `json:"held_out"`
-	MeasuredMs  float64 `json:"measured_ms"`
-	PredictedMs float64 `json:"predicted_ms"`
-	ErrorPct    float64 `json:"error_pct"`
-}
-
-func hostReport(res *hostcal.Result, ho *HostOptions, written []string) hostJSON {
-	out := hostJSON{Written: written}
-	for i, f := range res.Fits {
-		j := hostFitJSON{Name: f.HW.Name, Threads: ho.Threads[i], TrainMAPE: f.TrainMAPE, HeldOutMAPE: f.HeldMAPE, NoisePct: f.NoisePct, NoisyModels: f.NoisyModels, Hardware: f.HW, Host: map[string]float64{}}
-		for _, hp := range f.Calib.Host {
-			j.Host[hp.Name] = hp.After
-		}
-		for _, m := range f.Models {
-			j.Models = append(j.Models, hostModelJSON{Name: m.Name, Group: m.Group, HeldOut: m.HeldOut,
-				MeasuredMs: m.MeasuredUs / 1e3, PredictedMs: m.PredictedUs / 1e3, ErrorPct: m.ErrorPct()})
-		}
-		out.Fits = append(out.Fits, j)
-	}
-	return out
-}
-
-func writeHost(w io.Writer, res *hostcal.Result, ho *HostOptions, outs map[int]string) {
+func writeHost(w io.Writer, res *host.Result, ho *HostOptions, outs map[int]string) {
 	for i, f := range res.Fits {
 		t := ho.Threads[i]
 		fmt.Fprintf(w, "%s: %s\n", f.HW.Name, f.HW.Fitted.Describe())
-		// per group: models, MAPE fitted / held out
-		type acc struct {
-			n, nh    int
-			fit, hld float64
-		}
-		groups := map[string]*acc{}
-		var names []string
-		for _, m := range f.Models {
-			a := groups[m.Group]
-			if a == nil {
-				a = &acc{}
-				groups[m.Group] = a
-				names = append(names, m.Group)
-			}
-			e := m.ErrorPct()
-			if e < 0 {
-				e = -e
-			}
-			if m.HeldOut {
-				a.nh++
-				a.hld += e
-			} else {
-				a.n++
-				a.fit += e
-			}
-		}
 		rows := [][]string{}
-		for _, g := range names {
-			a := groups[g]
-			held := "-"
-			if a.nh > 0 {
-				held = fmt.Sprintf("%.1f%% (%d)", a.hld/float64(a.nh), a.nh)
+		for _, g := range host.GroupErrors(f.Models) {
+			held, fit := "-", "-"
+			if g.NHeld > 0 {
+				held = fmt.Sprintf("%.1f%% (%d)", g.HeldMAPE, g.NHeld)
 			}
-			fit := "-"
-			if a.n > 0 {
-				fit = fmt.Sprintf("%.1f%% (%d)", a.fit/float64(a.n), a.n)
+			if g.N > 0 {
+				fit = fmt.Sprintf("%.1f%% (%d)", g.FitMAPE, g.N)
 			}
-			rows = append(rows, []string{g, fit, held})
+			rows = append(rows, []string{g.Group, fit, held})
 		}
 		fmt.Fprintf(w, "\nend-to-end error by group, %d thread(s) (MAPE, models):\n", t)
 		report.WriteTable(w, []string{"group", "fitted on", "held out"}, rows)
@@ -199,13 +128,13 @@ func writeHost(w io.Writer, res *hostcal.Result, ho *HostOptions, outs map[int]s
 		for _, p := range f.Calib.Host {
 			hp = append(hp, fmt.Sprintf("%s %.4g", p.Name, p.After))
 		}
-		host := strings.Join(hp, ", ")
-		if host == "" {
-			host = "kept from the one-thread fit"
+		hostLine := strings.Join(hp, ", ")
+		if hostLine == "" {
+			hostLine = "kept from the one-thread fit"
 		}
 		fmt.Fprintf(w, "host: %s; memory %.4g GB/s, cache %.4g GB/s (L2 %.3g MB); %d op types with efficiencies of their own\n",
-			host, f.HW.MemoryBandwidthGBs, f.HW.CacheBandwidthGBs, f.HW.L2MB, len(f.HW.Efficiency.Ops))
-		fmt.Fprintf(w, "fit: %.1f%% MAPE on the %d models fitted on, %.1f%% on the %d held out\n", f.TrainMAPE, count(f.Models, false), f.HeldMAPE, count(f.Models, true))
+			hostLine, f.HW.MemoryBandwidthGBs, f.HW.CacheBandwidthGBs, f.HW.L2MB, len(f.HW.Efficiency.Ops))
+		fmt.Fprintf(w, "fit: %.1f%% MAPE on the %d models fitted on, %.1f%% on the %d held out\n", f.TrainMAPE, host.Count(f.Models, false), f.HeldMAPE, host.Count(f.Models, true))
 		fmt.Fprintf(w, "machine noise: a model's two measuring passes differ by %.1f%% (median, beyond the shift all models share); %d models by more than 10%%\n", f.NoisePct, f.NoisyModels)
 		if p := outs[t]; p != "" {
 			fmt.Fprintf(w, "wrote %s (use it with --hw %s)\n", p, p)
@@ -221,16 +150,6 @@ func writeHost(w io.Writer, res *hostcal.Result, ho *HostOptions, outs map[int]s
 	if res.Dir != "" {
 		fmt.Fprintf(w, "models and measurements kept in %s (refit them with --from %s)\n", res.Dir, res.Dir)
 	}
-}
-
-func count(ms []hostcal.ModelResult, held bool) int {
-	n := 0
-	for _, m := range ms {
-		if m.HeldOut == held {
-			n++
-		}
-	}
-	return n
 }
 
 // checkHostName refuses a --name under which a saved fit would never be

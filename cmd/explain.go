@@ -139,6 +139,7 @@ func explainRun(env *Env, opts *ExplainOptions) error {
 	if rt := opts.HW.RuntimeOrDefault(); rt != nil {
 		e.Runtime = rt.Describe(opts.HW.Runtime != nil)
 	}
+	e.SetExpectedError(opts.HW)
 	env.warn(e.Warnings)
 	if opts.Format == report.JSON {
 		return report.WriteJSON(env.Out, e)

@@ -11,7 +11,7 @@ import "strings"
 // messages; to a user they are noise.
 var packagePrefixes = map[string]bool{
 	"importer": true, "ir": true, "eval": true, "optimize": true, "simulate": true, "calibrate": true,
-	"cluster": true, "llm": true, "hw": true, "cost": true, "report": true, "safefile": true, "ortbench": true, "hostcal": true,
+	"cluster": true, "llm": true, "hw": true, "cost": true, "report": true, "safefile": true, "ortbench": true, "host": true,
 }
 
 // tidy drops, from a message made of ": "-separated parts, the parts that

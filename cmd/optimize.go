@@ -153,6 +153,7 @@ func optimizeRun(env *Env, opts *OptimizeOptions) error {
 		return err
 	}
 	rep := report.NewOptimize(opts.Path, opts.HW.Name, o.Result, dedupe(r.assume), r.warnings)
+	rep.SetExpectedError(opts.HW)
 	if emitted != nil {
 		e := report.Summary(*emitted)
 		rep.Emitted = &e

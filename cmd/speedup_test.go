@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 
@@ -35,14 +36,15 @@ type speedupTable struct {
 // predicted as ORT runs them, every node, with the recorded input shapes)
 // is compared with the measured one.
 //
-// Thresholds: with speedupHostFit, the hardware file `wolong calibrate
-// --host` fitted on the measuring machine (committed beside the records),
-// the MAPE must stay within issue 12's 20% target. With the shipped
-// cpu-1t preset it must stay within speedupPresetMAPE: that preset's
-// per-node dispatch (6.5 us, fitted to profiled runs) is several times
-// what an unprofiled run pays, so every node a pass removes is predicted
-// to save too much and the small models' speedups come out high; the
-// bound catches regressions until the preset is refitted (then lower it).
+// The guard (speedupSkill) is on skill, not on an absolute MAPE: the
+// measured speedups are small (median 1.06x), so a predictor that always
+// says 1.00x is only 7.5% off on average. The shipped cpu-1t preset must
+// beat that constant predictor by a margin (its MAPE at most
+// speedupSkillRatio of the constant's) and rank the models as measured
+// (Spearman's rho at least speedupMinRho); the test checks that the same
+// guard fails the constant predictor. speedupHostFit (an older host fit,
+// committed beside the records) is reported with its figures, unguarded:
+// it is no better than the constant (7.9% against 7.5%).
 // The emitted model may be slower than the original only within the
 // measurement noise (speedupNoise, the drift-corrected spread seen between
 // repeated measurements of the same model on this VM).
@@ -61,7 +63,8 @@ func TestCommittedSpeedups(t *testing.T) {
 		t.Fatalf("%d models measured, want at least 20", len(tab.Models))
 	}
 	files := map[string]string{tab.Hardware: tab.Hardware, speedupHostFit: filepath.Join(dir, speedupHostFit)}
-	mape := map[string]float64{}
+	pred := map[string][]float64{}
+	var meas []float64
 	tmp := t.TempDir()
 	for _, e := range tab.Models {
 		name := strings.ReplaceAll(strings.TrimSuffix(e.Model, ".onnx"), "/", "_")
@@ -93,6 +96,7 @@ func TestCommittedSpeedups(t *testing.T) {
 		if measured < 1-speedupNoise {
 			t.Errorf("%s: the emitted model measured %.3fx the original's speed, slower beyond noise", e.Model, measured)
 		}
+		meas = append(meas, measured)
 		for label, file := range files {
 			h, err := hw.Resolve(file)
 			if err != nil {
@@ -107,32 +111,104 @@ func TestCommittedSpeedups(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			errPct := 100 * (pb/po - measured) / measured
-			mape[label] += math.Abs(errPct) / float64(len(tab.Models))
-			t.Logf("%-8s %-52s predicted %.3fx measured %.3fx error %+6.1f%%", label, e.Model, pb/po, measured, errPct)
+			pred[label] = append(pred[label], pb/po)
+			t.Logf("%-8s %-52s predicted %.3fx measured %.3fx error %+6.1f%%", label, e.Model, pb/po, measured, 100*(pb/po-measured)/measured)
 		}
 	}
-	t.Logf("speedup MAPE over %d models measured on %s (%s): %s %.1f%%, %s %.1f%%", len(tab.Models), tab.Host, tab.Date,
-		tab.Hardware, mape[tab.Hardware], speedupHostFit, mape[speedupHostFit])
-	if mape[speedupHostFit] > 20 {
-		t.Errorf("speedup MAPE with the host fit %.1f%%, want within 20%%", mape[speedupHostFit])
+	constant := make([]float64, len(meas))
+	for i := range constant {
+		constant[i] = 1
 	}
-	if mape[tab.Hardware] > speedupPresetMAPE {
-		t.Errorf("speedup MAPE with %s %.1f%%, want within %.0f%%", tab.Hardware, mape[tab.Hardware], speedupPresetMAPE)
+	pred["constant 1.00x"] = constant
+	for _, label := range []string{tab.Hardware, speedupHostFit, "constant 1.00x"} {
+		g := speedupSkill(pred[label], meas)
+		t.Logf("speedup over %d models measured on %s (%s), %s: MAPE %.1f%% (constant 1.00x: %.1f%%, ratio %.2f), Spearman rho %.2f: guard passes %v",
+			len(meas), tab.Host, tab.Date, label, g.mape, g.constMAPE, g.mape/g.constMAPE, g.rho, g.ok)
 	}
+	if g := speedupSkill(pred[tab.Hardware], meas); !g.ok {
+		t.Errorf("%s: speedup MAPE %.1f%% against the constant 1.00x predictor's %.1f%% (want at most %.0f%% of it), Spearman rho %.2f (want >= %.2f)",
+			tab.Hardware, g.mape, g.constMAPE, 100*speedupSkillRatio, g.rho, speedupMinRho)
+	}
+	if g := speedupSkill(constant, meas); g.ok {
+		t.Errorf("the speedup guard passes a predictor that always says 1.00x: it cannot fail")
+	}
+}
+
+// speedupSkillRatio and speedupMinRho are the speedup guard: a hardware
+// file's speedup MAPE at most this fraction of a constant 1.00x
+// predictor's, and Spearman's rank correlation with the measured speedups
+// at least this. On the committed measurement cpu-1t reaches 4.8% against
+// 7.5% (0.64) and rho 0.76; the constant 1.00x, 1.00 and 0.
+const (
+	speedupSkillRatio = 0.8
+	speedupMinRho     = 0.4
+)
+
+type skill struct {
+	mape, constMAPE, rho float64
+	ok                   bool
+}
+
+// speedupSkill is the speedup guard on predicted against measured speedups.
+func speedupSkill(pred, meas []float64) skill {
+	var g skill
+	n := float64(len(meas))
+	for i := range meas {
+		g.mape += 100 * math.Abs(pred[i]-meas[i]) / meas[i] / n
+		g.constMAPE += 100 * math.Abs(1-meas[i]) / meas[i] / n
+	}
+	g.rho = spearman(pred, meas)
+	g.ok = g.mape <= speedupSkillRatio*g.constMAPE && g.rho >= speedupMinRho
+	return g
+}
+
+// spearman is Spearman's rank correlation of x and y (average ranks for
+// ties; 0 when either is constant).
+func spearman(x, y []float64) float64 {
+	rx, ry := ranks(x), ranks(y)
+	var mx, my float64
+	for i := range rx {
+		mx += rx[i] / float64(len(rx))
+		my += ry[i] / float64(len(ry))
+	}
+	var sxy, sxx, syy float64
+	for i := range rx {
+		sxy += (rx[i] - mx) * (ry[i] - my)
+		sxx += (rx[i] - mx) * (rx[i] - mx)
+		syy += (ry[i] - my) * (ry[i] - my)
+	}
+	if sxx == 0 || syy == 0 {
+		return 0
+	}
+	return sxy / math.Sqrt(sxx*syy)
+}
+
+func ranks(v []float64) []float64 {
+	idx := make([]int, len(v))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.Slice(idx, func(a, b int) bool { return v[idx[a]] < v[idx[b]] })
+	r := make([]float64, len(v))
+	for i := 0; i < len(idx); {
+		j := i
+		for j+1 < len(idx) && v[idx[j+1]] == v[idx[i]] {
+			j++
+		}
+		for k := i; k <= j; k++ {
+			r[idx[k]] = float64(i+j)/2 + 1
+		}
+		i = j + 1
+	}
+	return r
 }
 
 // speedupHostFit is the hardware file `wolong calibrate --host` fitted on
 // the machine the speedups were measured on (2026-12-04T00:52Z: 131
 // generated models, none of the shared ones; held-out latency MAPE 16.1%),
-// committed beside the records. On the committed measurement: 7.9%.
+// committed beside the records. On the committed measurement: 7.9%, no
+// better than a constant 1.00x (7.5%): reported, not guarded.
 const speedupHostFit = "host-fit.json"
-
-// speedupPresetMAPE bounds the MAPE with the shipped cpu-1t preset, the
-// issue's target: 4.8% on the committed measurement since cpu-1t was fitted
-// to unprofiled runs by calibrate --host (24.4% before, with its 6.5 us
-// dispatch per node fitted to profiled runs).
-const speedupPresetMAPE = 20.0
 
 // speedupNoise is how much slower than the original an emitted model may
 // measure before it counts as slower: the models whose run the ort pass

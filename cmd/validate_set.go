@@ -59,9 +59,10 @@ func validateSetRun(env *Env, opts *ValidateOptions) error {
 			continue
 		}
 		hosts[lat.Host.CPU] = true
-		model := recordedModel(lat.Model, "", file, opts.Models)
+		model := calibrate.RecordedModel(lat.Model, "", file, opts.Models)
 		ms, err := predictLatency(&opts.Model, model, h, lat)
 		row := report.SetModel{Model: lat.Model, Measurement: file, MeasuredMs: lat.TargetUs() / 1e3, PredictedMs: ms}
+		row.Family, row.Development = calibrate.ModelFamily(lat.Model)
 		if err != nil {
 			row.Error = err.Error()
 		}
@@ -76,7 +77,8 @@ func validateSetRun(env *Env, opts *ValidateOptions) error {
 		}
 	}
 	sort.Strings(s.Warnings)
-	s.Notes = append(s.Notes, "measured: the records' unprofiled end-to-end medians (the lowest pass median when the harness measured in passes); predicted: one inference, one stream, every node run (graph optimizations disabled)")
+	s.Notes = append(s.Notes, "measured: the records' unprofiled end-to-end medians (the lowest pass median when the harness measured in passes); predicted: one inference, one stream, every node run (graph optimizations disabled)",
+		"families: calibrate.SharedFamilies names the shared models' (the development set: their errors guided the cost model); any other model is held out, its family the folder it sits in (docs/calibration-protocol.md); a model not predicted counts as a miss (100%)")
 	report.NewValidationSet(s)
 	for _, w := range s.Warnings {
 		fmt.Fprintf(env.Err, "warning: %s\n", w)

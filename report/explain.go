@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/wolong-dev/wolong/optimize"
+	"github.com/wolong-dev/wolong/simulate/hw"
 )
 
 // OptHeader opens the reports of an optimization run (optimize, explain
@@ -23,6 +24,15 @@ type OptHeader struct {
 	Baseline OptSummary `json:"baseline"`
 	Final    OptSummary `json:"optimized"`
 	Speedup  float64    `json:"speedup"`
+	// ExpectedError is the optimized prediction's expected error from a
+	// calibrated hardware file that records one (nil otherwise).
+	ExpectedError *ExpectedError `json:"expected_error,omitempty"`
+}
+
+// SetExpectedError states the optimized prediction's expected error from
+// h (nothing when h records none).
+func (o *OptHeader) SetExpectedError(h *hw.Hardware) {
+	o.ExpectedError = expectedError(h, o.Final.TotalMs)
 }
 
 func newOptHeader(path, hardware string, res *optimize.Result) OptHeader {

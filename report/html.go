@@ -96,6 +96,9 @@ func NewHTMLReport(path, hardware string, res *optimize.Result, rec *PassRecorde
 	if rec != nil {
 		e.Nodes = append(e.Nodes, rec.nodes...)
 	}
+	if sim != nil {
+		e.SetExpectedError(sim.Hardware)
+	}
 	prev := rec.snap(0, "input")
 	e.Passes = append(e.Passes, HTMLPass{PassDelta: PassDelta{Name: "input", Rewrites: []string{}, Before: res.Baseline, After: res.Baseline},
 		Changed: true, Nodes: prev})

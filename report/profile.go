@@ -97,6 +97,9 @@ type Profile struct {
 	TimeByBound       map[string]float64 `json:"time_by_bound_ms"`
 	StreamStats       []StreamJSON       `json:"stream_stats"`
 	LargestGaps       []GapJSON          `json:"largest_gaps"`
+	// ExpectedError is how far TotalMs is expected to be off, when the
+	// hardware file is a calibrated one that records it (nil otherwise).
+	ExpectedError *ExpectedError `json:"expected_error,omitempty"`
 	Caveats
 	Nodes []ProfileNode `json:"nodes"`
 	Ops   []ProfileOp   `json:"ops"`
@@ -107,6 +110,33 @@ func intensity(f, b float64) float64 {
 		return 0
 	}
 	return f / b
+}
+
+// ExpectedError is a prediction's expected error from its calibrated
+// hardware file (hw.ErrorBand for the prediction's size class), with the
+// range it gives the prediction.
+type ExpectedError struct {
+	Pct    float64 `json:"pct"`     // mean |error|, % of the measured time
+	P90Pct float64 `json:"p90_pct"` // 90th percentile |error|, %
+	LowMs  float64 `json:"low_ms"`  // TotalMs / (1 + Pct/100)
+	HighMs float64 `json:"high_ms"` // TotalMs / (1 - Pct/100); 0: no upper bound (Pct >= 100)
+	Class  string  `json:"size_class"`
+	Models int     `json:"models"` // held-out models the figure is over
+	Source string  `json:"source"`
+}
+
+// expectedError is h's expected error for a prediction of ms, nil when h
+// records none.
+func expectedError(h *hw.Hardware, ms float64) *ExpectedError {
+	b, ok := h.ExpectedError(ms)
+	if !ok {
+		return nil
+	}
+	e := &ExpectedError{Pct: b.Pct, P90Pct: b.P90Pct, LowMs: ms / (1 + b.Pct/100), Class: b.Class, Models: b.Models, Source: b.Source}
+	if b.Pct < 100 {
+		e.HighMs = ms / (1 - b.Pct/100)
+	}
+	return e
 }
 
 // NewProfile summarizes a simulation. warnings are the import and
@@ -162,6 +192,7 @@ func NewProfile(model string, r *simulate.Result, warnings []string) *Profile {
 		p.AchievedTFLOPS = r.FLOPs / r.TotalS / 1e12
 	}
 	p.Ops = aggregateOps(p.Nodes, r.BusyS*1e3)
+	p.ExpectedError = expectedError(h, p.TotalMs)
 	for _, s := range r.Streams {
 		p.StreamStats = append(p.StreamStats, StreamJSON{BusyMs: s.BusyS * 1e3, IdleMs: s.IdleS * 1e3,
 			HostWaitMs: s.HostWaitS * 1e3, Kernels: s.Kernels, Gaps: s.Gaps})
@@ -228,6 +259,14 @@ func (p *Profile) WriteText(w io.Writer, by string, top int) error {
 		lb = fmt.Sprintf(" (lower bound: %d node(s) of unknown cost)", p.UnknownNodes)
 	}
 	fmt.Fprintf(ew, "Predicted step time: %s%s\n", Millis(p.TotalMs/1e3), lb)
+	if e := p.ExpectedError; e != nil {
+		high := "no upper bound"
+		if e.HighMs > 0 {
+			high = Millis(e.HighMs / 1e3)
+		}
+		fmt.Fprintf(ew, "  expected error +-%.0f%% (%s to %s; 90%% of models within %.0f%%): %s of %s predicted time, from %s\n",
+			e.Pct, Millis(e.LowMs/1e3), high, e.P90Pct, Count(e.Models, "model"), e.Class, e.Source)
+	}
 	fmt.Fprintf(ew, "  device busy %s, host issuing %s, critical path %s\n", Millis(p.DeviceBusyMs/1e3), Millis(p.HostBusyMs/1e3), Millis(p.CriticalPathMs/1e3))
 	if p.PeakAs != "" {
 		fmt.Fprintf(ew, "Achieved: %.3g TFLOP/s of %g TFLOP/s peak (%s) (%s)\n", p.AchievedTFLOPS, p.PeakTFLOPS, Pct(p.AchievedTFLOPS/p.PeakTFLOPS), p.PeakAs)

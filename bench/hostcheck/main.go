@@ -23,8 +23,8 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/wolong-dev/wolong/internal/hostcal"
 	"github.com/wolong-dev/wolong/internal/ortbench"
+	"github.com/wolong-dev/wolong/simulate/calibrate/host"
 	"github.com/wolong-dev/wolong/simulate/hw"
 )
 
@@ -34,7 +34,7 @@ func main() {
 	models := flag.String("models", "../shared/models", "shared models folder")
 	manifest := flag.String("manifest", "testdata/ort/manifest.json", "models and their inputs")
 	maxSec := flag.Float64("max-seconds", 0.3, "measuring budget per model (s)")
-	flag.Float64Var(&modelWeight, "model-weight", 0, "weight of the complete models' runs in the fit (0: hostcal's default)")
+	flag.Float64Var(&modelWeight, "model-weight", 0, "weight of the complete models' runs in the fit (0: host's default)")
 	flag.Float64Var(&jointPrior, "joint-prior", 0, "pull of the joint refinement toward the staged fit (0: default)")
 	flag.Float64Var(&minKernel, "min-kernel-us", 0, "profiled kernels shorter than this are left out of the kernel fit (0: default)")
 	flag.StringVar(&only, "only", "", "measure only the suite models whose name matches this regexp (and no shared models)")
@@ -77,7 +77,7 @@ func run(out, from, models, manifest string, maxSec float64) error {
 		if err != nil {
 			return err
 		}
-		_, err = hostcal.Measure(context.Background(), h, hostcal.MeasureOptions{
+		_, err = host.Measure(context.Background(), h, host.MeasureOptions{
 			Dir: out, Threads: []int{1}, MaxSeconds: maxSec, Extra: extra, Only: keep,
 			Progress: func(d, n int, l string) { fmt.Fprintf(os.Stderr, "%d/%d %s\n", d, n, l) },
 		})
@@ -86,7 +86,7 @@ func run(out, from, models, manifest string, maxSec float64) error {
 		}
 		dir = out
 	}
-	man, err := hostcal.ReadManifest(dir)
+	man, err := host.ReadManifest(dir)
 	if err != nil {
 		return err
 	}
@@ -95,11 +95,11 @@ func run(out, from, models, manifest string, maxSec float64) error {
 		return err
 	}
 	base.Fitted = nil
-	fo := hostcal.FitOptions{Base: base, Threads: 1, Name: "hostcheck", JointPrior: jointPrior, MinKernelUs: minKernel, Joint: joint}
+	fo := host.FitOptions{Base: base, Threads: 1, Name: "hostcheck", JointPrior: jointPrior, MinKernelUs: minKernel, Joint: joint}
 	if modelWeight > 0 {
 		fo.GroupWeight = map[string]float64{"model": modelWeight}
 	}
-	f, err := hostcal.Fit(dir, man, fo)
+	f, err := host.Fit(dir, man, fo)
 	if err != nil {
 		return err
 	}

@@ -154,7 +154,7 @@ func CalibrationSuite() []SuiteModel {
 	add("model", "mlp_3x64", false, tinyMLP(64, 3))
 	add("model", "mlp_4x512", false, tinyMLP(512, 4))
 	add("model", "sample_cnn", false, fixBatch(SampleCNN(), "N", 1))
-	add("model", "cnn_mnist_like", false, mnistLike())
+	add("model", "cnn_lenet_like", false, leNetLike())
 	add("model", "transformer_1x16x64", false, Transformer(1, 1, 16, 64, 4, 256))
 	add("model", "transformer_1x64x128", false, Transformer(1, 1, 64, 128, 4, 512))
 	return s
@@ -474,10 +474,11 @@ func tinyMLP(width int64, layers int) *ir.Model {
 	return b.outputY(h)
 }
 
-// mnistLike is a LeNet-style classifier over 1x1x28x28.
-func mnistLike() *ir.Model {
-	b := New("mnist_like", suiteOpset)
-	x := b.Input("x", ir.Float32, 1, 1, 28, 28)
+// leNetLike is a LeNet-style classifier over 1x1x36x36 (6 and 12
+// channels: not the shared MNIST models' 28x28, 8 and 16).
+func leNetLike() *ir.Model {
+	b := New("lenet_like", suiteOpset)
+	x := b.Input("x", ir.Float32, 1, 1, 36, 36)
 	conv := func(in *ir.Value, cin, cout int64) *ir.Value {
 		i := b.count["Conv"]
 		return b.Op("Conv", []*ir.Value{in, b.Weight(fmt.Sprintf("cw%d", i), cout, cin, 5, 5), b.Weight(fmt.Sprintf("cb%d", i), cout)},
@@ -486,10 +487,10 @@ func mnistLike() *ir.Model {
 	pool := func(in *ir.Value) *ir.Value {
 		return b.Op("MaxPool", []*ir.Value{in}, Ints("kernel_shape", 2, 2), Ints("strides", 2, 2))
 	}
-	h := pool(b.Op("Relu", []*ir.Value{conv(x, 1, 8)}))
-	h = pool(b.Op("Relu", []*ir.Value{conv(h, 8, 16)}))
-	h = b.Op("Reshape", []*ir.Value{h, b.ConstI("flat", []int64{2}, 1, 784)})
-	h = b.Op("MatMul", []*ir.Value{h, b.Weight("fc", 784, 10)})
+	h := pool(b.Op("Relu", []*ir.Value{conv(x, 1, 6)}))
+	h = pool(b.Op("Relu", []*ir.Value{conv(h, 6, 12)}))
+	h = b.Op("Reshape", []*ir.Value{h, b.ConstI("flat", []int64{2}, 1, 972)})
+	h = b.Op("MatMul", []*ir.Value{h, b.Weight("fc", 972, 10)})
 	h = b.Op("Add", []*ir.Value{h, b.Weight("fcb", 10)})
 	return b.outputY(h)
 }

@@ -16,9 +16,9 @@ import (
 // cnnSuite adds the complete CNNs and a Scan model.
 func cnnSuite(add func(group, name string, two bool, m *ir.Model)) {
 	add("model", "mobilenetish_96", false, mobileNetish(96, 16))
-	add("model", "mobilenetish_160", false, mobileNetish(160, 24))
+	add("model", "mobilenetish_176", false, mobileNetish(176, 24))
 	add("model", "resnetish_64", false, resNetish(64, 32))
-	add("model", "dethead_40", false, detHead(40, 48))
+	add("model", "dethead_36", false, detHead(36, 40))
 	add("control", "scan_8x64", false, scanModel(8, 64))
 	add("control", "scan_32x16", false, scanModel(32, 16))
 }

@@ -127,6 +127,11 @@
     h.appendChild(el("div", "", D.hardware + " at -O" + D.level + ": " + b.nodes + " nodes / " + b.kernels +
       " kernels / " + ms(b.total_ms) + " -> " + f.nodes + " nodes / " + f.kernels + " kernels / " +
       ms(f.total_ms) + " (" + D.speedup.toFixed(2) + "x, predicted)"));
+    if (D.expected_error) {
+      const x = D.expected_error;
+      h.appendChild(el("div", "", "expected error \u00b1" + x.pct.toFixed(0) + "% (" + ms(x.low_ms) + " to " + (x.high_ms > 0 ? ms(x.high_ms) : "no upper bound") +
+        "): " + x.models + " models of " + x.size_class + " predicted time, from " + x.source));
+    }
     const shown = D.warnings.slice(0, 20);
     for (const w of shown) h.appendChild(el("div", "warn", "warning: " + w));
     if (D.warnings.length > shown.length) {

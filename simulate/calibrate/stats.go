@@ -1,7 +1,7 @@
 package calibrate
 
 // This file holds the summary statistics of measured times that the
-// calibrators (this package's, internal/hostcal's and the calibrate
+// calibrators (this package's, simulate/calibrate/host's and the calibrate
 // command) share.
 
 import "sort"

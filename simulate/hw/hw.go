@@ -231,6 +231,10 @@ type Fitted struct {
 	TrainMAPE   float64 `json:"train_mape_pct"`
 	HeldOutMAPE float64 `json:"held_out_mape_pct"`
 	HeldOut     int     `json:"held_out"`
+	// ExpectedError is the error a prediction from this file is expected
+	// to have, by size class of the predicted time (ErrorBands: from the
+	// fit's held-out residuals); see Hardware.ExpectedError.
+	ExpectedError []ErrorBand `json:"expected_error,omitempty"`
 }
 
 // Describe is one line saying what machine h was fitted on and how.

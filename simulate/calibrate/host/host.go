@@ -1,4 +1,4 @@
-package hostcal
+package host
 
 // This file is the whole host calibration: measure (or read a measured
 // folder), fit each thread count, and describe the result.
@@ -49,7 +49,7 @@ func Calibrate(ctx context.Context, opt Options) (*Result, error) {
 		opt.Threads = []int{1, 2}
 	}
 	if opt.Threads[0] != 1 {
-		return nil, fmt.Errorf("hostcal: the first thread count must be 1 (the others start from its fit)")
+		return nil, fmt.Errorf("host: the first thread count must be 1 (the others start from its fit)")
 	}
 	if opt.Now == nil {
 		opt.Now = time.Now
@@ -68,7 +68,7 @@ func Calibrate(ctx context.Context, opt Options) (*Result, error) {
 		}
 		for _, t := range opt.Threads {
 			if !have[t] {
-				return nil, fmt.Errorf("hostcal: %s holds no measurements at %d thread(s) (it has %v)", dir, t, man.Threads)
+				return nil, fmt.Errorf("host: %s holds no measurements at %d thread(s) (it has %v)", dir, t, man.Threads)
 			}
 		}
 	} else {
@@ -110,7 +110,7 @@ func Calibrate(ctx context.Context, opt Options) (*Result, error) {
 		}
 		f, err := Fit(dir, man, fo)
 		if err != nil {
-			return nil, fmt.Errorf("hostcal: %d thread(s): %v", t, err)
+			return nil, fmt.Errorf("host: %d thread(s): %v", t, err)
 		}
 		describe(f, cpu, t, man, opt.Now())
 		res.Fits = append(res.Fits, f)
@@ -171,6 +171,13 @@ func describe(f *FitResult, cpu hw.CPUInfo, threads int, man *Manifest, now time
 		TrainMAPE:         round2(f.TrainMAPE),
 		HeldOutMAPE:       round2(f.HeldMAPE),
 	}
+	var res []hw.Residual
+	for _, m := range f.Models {
+		if m.HeldOut {
+			res = append(res, hw.Residual{PredictedMs: m.PredictedUs / 1e3, MeasuredMs: m.MeasuredUs / 1e3})
+		}
+	}
+	h.Fitted.ExpectedError = hw.ErrorBands(res, fmt.Sprintf("|error| of the %d suite models held out of this fit (generated models; real models of families the suite does not cover err more: docs/calibration-protocol.md), measured %s", len(res), h.Fitted.Date))
 	h.Sources = []string{
 		"measured on this machine by wolong calibrate --host (" + h.Fitted.Date + "): " + h.Fitted.Runtime,
 		fmt.Sprintf("/proc/cpuinfo and /sys/devices/system/cpu: %s, %d logical CPUs, L1d %d KiB, L2 %d KiB, L3 %d KiB, %s", cpu.Model, cpu.Cores, cpu.L1dKB, cpu.L2KB, cpu.L3KB, cpu.Flags),

@@ -1,4 +1,4 @@
-package hostcal
+package host
 
 import (
 	"context"

@@ -1,0 +1,108 @@
+package host
+
+// This file is the report of a host calibration: calibrate --host --format
+// json, and the per-group errors its table prints.
+
+import (
+	"math"
+
+	"github.com/wolong-dev/wolong/simulate/hw"
+)
+
+// Report is calibrate --host --format json.
+type Report struct {
+	Fits    []FitReport `json:"fits"`
+	Written []string    `json:"written"`
+}
+
+// FitReport is one thread count's fit.
+type FitReport struct {
+	Name        string             `json:"name"`
+	Threads     int                `json:"threads"`
+	TrainMAPE   float64            `json:"train_mape_pct"`
+	HeldOutMAPE float64            `json:"held_out_mape_pct"`
+	NoisePct    float64            `json:"noise_pct"` // median difference between a model's two measuring passes
+	NoisyModels int                `json:"noisy_models"`
+	Models      []ModelReport      `json:"models"`
+	Hardware    *hw.Hardware       `json:"hardware"`
+	Host        map[string]float64 `json:"host"`
+}
+
+// ModelReport is one suite model's end-to-end time, measured and fitted.
+type ModelReport struct {
+	Name        string  `json:"name"`
+	Group       string  `json:"group"`
+	HeldOut     bool    `json:"held_out"`
+	MeasuredMs  float64 `json:"measured_ms"`
+	PredictedMs float64 `json:"predicted_ms"`
+	ErrorPct    float64 `json:"error_pct"`
+}
+
+// NewReport describes res, fitted at threads (in res.Fits order), and the
+// files written.
+func NewReport(res *Result, threads []int, written []string) Report {
+	out := Report{Written: written}
+	for i, f := range res.Fits {
+		j := FitReport{Name: f.HW.Name, Threads: threads[i], TrainMAPE: f.TrainMAPE, HeldOutMAPE: f.HeldMAPE, NoisePct: f.NoisePct, NoisyModels: f.NoisyModels, Hardware: f.HW, Host: map[string]float64{}}
+		for _, hp := range f.Calib.Host {
+			j.Host[hp.Name] = hp.After
+		}
+		for _, m := range f.Models {
+			j.Models = append(j.Models, ModelReport{Name: m.Name, Group: m.Group, HeldOut: m.HeldOut,
+				MeasuredMs: m.MeasuredUs / 1e3, PredictedMs: m.PredictedUs / 1e3, ErrorPct: m.ErrorPct()})
+		}
+		out.Fits = append(out.Fits, j)
+	}
+	return out
+}
+
+// GroupError is a suite group's MAPE on the models fitted on and on those
+// held out (N, NHeld models; a MAPE is 0 where its count is).
+type GroupError struct {
+	Group             string
+	N, NHeld          int
+	FitMAPE, HeldMAPE float64
+}
+
+// GroupErrors is ms's error per suite group, in the order groups first
+// appear.
+func GroupErrors(ms []ModelResult) []GroupError {
+	idx := map[string]int{}
+	var out []GroupError
+	for _, m := range ms {
+		i, ok := idx[m.Group]
+		if !ok {
+			i = len(out)
+			idx[m.Group] = i
+			out = append(out, GroupError{Group: m.Group})
+		}
+		g, e := &out[i], math.Abs(m.ErrorPct())
+		if m.HeldOut {
+			g.NHeld++
+			g.HeldMAPE += e
+		} else {
+			g.N++
+			g.FitMAPE += e
+		}
+	}
+	for i := range out {
+		if g := &out[i]; g.N > 0 {
+			g.FitMAPE /= float64(g.N)
+		}
+		if g := &out[i]; g.NHeld > 0 {
+			g.HeldMAPE /= float64(g.NHeld)
+		}
+	}
+	return out
+}
+
+// Count is how many of ms are held out (held) or fitted on (!held).
+func Count(ms []ModelResult, held bool) int {
+	n := 0
+	for _, m := range ms {
+		if m.HeldOut == held {
+			n++
+		}
+	}
+	return n
+}
