@@ -3,7 +3,6 @@ package simulate
 import (
 	"math"
 	"testing"
-
 )
 
 // checkBreakdown checks that r's causes sum to its total within 0.1% (in
@@ -34,4 +33,3 @@ func checkBreakdown(t *testing.T, r *Result) {
 		t.Errorf("critical tasks sum to %g s, critical path %g s", cp, r.CriticalPathS)
 	}
 }
-
