@@ -97,10 +97,10 @@ type Profile struct {
 	// Breakdown splits total_ms into named causes that add up to it;
 	// ErrorBand is how sure total_ms is, from the evidence behind the
 	// hardware.
-	Breakdown []Cause    `json:"breakdown"`
-	ErrorBand *ErrorBand `json:"error_band"`
-	StreamStats         []StreamJSON       `json:"stream_stats"`
-	LargestGaps         []GapJSON          `json:"largest_gaps"`
+	Breakdown   []Cause      `json:"breakdown"`
+	ErrorBand   *ErrorBand   `json:"error_band"`
+	StreamStats []StreamJSON `json:"stream_stats"`
+	LargestGaps []GapJSON    `json:"largest_gaps"`
 	Caveats
 	Nodes []ProfileNode `json:"nodes"`
 	Ops   []ProfileOp   `json:"ops"`
