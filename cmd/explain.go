@@ -136,6 +136,8 @@ func explainRun(env *Env, opts *ExplainOptions) error {
 		return err
 	}
 	e := report.NewExplain(opts.Path, opts.HW.Name, r.optimized.Result, opts.Pass, diffs, r.warnings)
+	e.SetWhy(r.optimized.BaselineWhy, whyOf(r.optimized), opts.HW)
+	e.ShowMissed = opts.Missed
 	env.warn(e.Warnings)
 	if opts.Format == report.JSON {
 		return report.WriteJSON(env.Out, e)

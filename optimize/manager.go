@@ -80,6 +80,9 @@ type Options struct {
 	// Target is the runtime the model is optimized for: TargetORT runs the
 	// ort pass (skipped otherwise).
 	Target Target
+	// Refusals records the candidates the fusion and batching passes
+	// turned down (Result.Refusals; see Context.Refuse).
+	Refusals bool
 }
 
 // PassResult is what one pass did.
@@ -107,6 +110,9 @@ type Result struct {
 	Baseline Prediction   `json:"baseline"`
 	Final    Prediction   `json:"optimized"`
 	Passes   []PassResult `json:"passes"`
+	// Refusals are the candidates passes turned down, largest predicted
+	// gain first (with Options.Refusals).
+	Refusals []Refusal `json:"refusals,omitempty"`
 }
 
 // Speedup is baseline time over optimized time (0 when unknown).
@@ -167,6 +173,7 @@ func Run(m *ir.Model, opt Options) (*Result, error) {
 		start := opt.Now()
 		var rw []Rewrite
 		if p.Repeats == "" || !quiet[p.Repeats] { // else skipped: see Pass.Repeats
+			c.pass = p.Name
 			if rw, err = runPass(c, p); err != nil {
 				return nil, err
 			}
@@ -205,6 +212,10 @@ func Run(m *ir.Model, opt Options) (*Result, error) {
 		res.Passes = append(res.Passes, pr)
 	}
 	res.Final = cur
+	res.Refusals = rankRefusals(c.refusals)
+	if len(res.Refusals) > maxRefusals {
+		res.Refusals = res.Refusals[:maxRefusals]
+	}
 	return res, nil
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/wolong-dev/wolong/simulate"
 	"github.com/wolong-dev/wolong/simulate/band"
+	"github.com/wolong-dev/wolong/simulate/hw"
 )
 
 // Cause is one named part of a prediction's time. The parts of a
@@ -59,18 +60,24 @@ func Causes(parts []simulate.Part, totalS float64) []Cause {
 	return out
 }
 
-// runBand is the band of a single-device run: by its time per op class.
-func runBand(r *simulate.Result) band.Band {
-	cls := map[string]float64{}
-	for i := range r.Tasks {
-		cls[string(r.Tasks[i].Est.Class)] += r.Tasks[i].Est.DeviceS
-	}
-	return band.ForRun(r.Hardware, cls)
-}
-
 // RunWhy is the breakdown and band of a single-device run.
 func RunWhy(r *simulate.Result) ([]Cause, *ErrorBand) {
-	return Causes(r.Breakdown(), r.TotalS), NewErrorBand(runBand(r), r.TotalS*1e3)
+	return WhyOf(r.Why(), r.Hardware)
+}
+
+// WhyOf is the breakdown and band of a run kept as w, on h.
+func WhyOf(w *simulate.Why, h *hw.Hardware) ([]Cause, *ErrorBand) {
+	if w == nil {
+		return nil, nil
+	}
+	return Causes(w.Parts, w.TotalS), NewErrorBand(band.ForRun(h, w.ClassS), w.TotalS*1e3)
+}
+
+// SetWhy adds the breakdowns and error bands of the baseline and the
+// optimized predictions (nil: not predicted).
+func (o *OptHeader) SetWhy(base, final *simulate.Why, h *hw.Hardware) {
+	o.BaselineBreakdown, o.BaselineErrorBand = WhyOf(base, h)
+	o.OptimizedBreakdown, o.OptimizedErrorBand = WhyOf(final, h)
 }
 
 // causeLine is the breakdown on one line: "compute-bound kernels 61.2%,
@@ -103,4 +110,15 @@ func bandNote(e *ErrorBand) string {
 		return ""
 	}
 	return fmt.Sprintf("Error band: ±%.1f%% (%s .. %s): %s", 100*e.Pct, Millis(e.LoMs/1e3), Millis(e.HiMs/1e3), e.Source)
+}
+
+// writeWhy prints, in two lines, the optimized prediction's causes and
+// the bands of both predictions.
+func (o *OptHeader) writeWhy(ew *errWriter) {
+	if len(o.OptimizedBreakdown) > 0 {
+		fmt.Fprintf(ew, "optimized time by cause: %s\n", causeLine(o.OptimizedBreakdown))
+	}
+	if b, f := o.BaselineErrorBand, o.OptimizedErrorBand; b != nil && f != nil {
+		fmt.Fprintf(ew, "error band: before %s, after %s: %s\n", b, f, f.Source)
+	}
 }

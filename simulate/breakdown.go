@@ -287,3 +287,21 @@ func (r *Result) criticalTasks() []bool {
 	}
 	return out
 }
+
+// Why is what a run says about its total without its timeline: the
+// breakdown and the device time per op class (for the error band), small
+// enough to keep while the run itself is dropped.
+type Why struct {
+	TotalS float64
+	Parts  []Part
+	ClassS map[string]float64 // device seconds per cost class
+}
+
+// Why returns r's breakdown and device time per class.
+func (r *Result) Why() *Why {
+	w := &Why{TotalS: r.TotalS, Parts: r.Breakdown(), ClassS: map[string]float64{}}
+	for i := range r.Tasks {
+		w.ClassS[string(r.Tasks[i].Est.Class)] += r.Tasks[i].Est.DeviceS
+	}
+	return w
+}
