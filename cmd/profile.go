@@ -34,6 +34,8 @@ type ProfileOptions struct {
 	// Cluster is --cluster / --sweep and the distributed flags, typed (nil:
 	// one device).
 	Cluster *ClusterRun
+	// WhatIf is --what-if, --set and the second preset of --hw A,B.
+	WhatIf WhatIfOptions
 }
 
 // profileFlags are profile's flags as given.
@@ -57,6 +59,7 @@ type profileFlags struct {
 	cluster  ClusterFlags // --cluster, --sweep and the distributed flags
 	llm      LLMFlags     // the LLM planner's flags (with --cluster)
 	level    int
+	whatIf   whatIfFlags // --what-if, --set
 }
 
 // NewCmdProfile builds `wolong profile`; runF, when not nil, gets the
@@ -120,6 +123,7 @@ layout that does not fit prints its breakdown and exits 1.`,
 	addModelFlags(c, &f.model)
 	addClusterFlags(c, &f.cluster)
 	addLLMFlags(c, &f.llm)
+	addWhatIfFlags(c, &f.whatIf)
 	fs := c.Flags()
 	fs.StringVar(&f.hw, "hw", "h100", "hardware: a preset ("+strings.Join(hw.Names(), ", ")+"; with --cluster also "+strings.Join(cluster.GPUNames(), ", ")+") or a hardware file `path.json`")
 	fs.StringVar(&f.format, "format", "table", "output format: table, json, or csv (every node, or every op type with --by op; with --sweep, every size)")
@@ -172,13 +176,18 @@ func (f *profileFlags) toOptions(env *Env, args []string, changed func(string) b
 		return nil, Usagef("--format csv: with --cluster, only the --sweep table is CSV (use --format json)")
 	}
 	var h *hw.Hardware
+	first, second := splitCompare(f.hw)
 	if f.cluster.active() {
-		h, err = cluster.GPUPreset(f.hw)
+		h, err = cluster.GPUPreset(first)
 	} else {
-		h, err = hw.Resolve(f.hw)
+		h, err = hw.Resolve(first)
 	}
 	if err != nil {
 		return nil, Usagef("--hw: %v", err)
+	}
+	h, wio, err := f.whatIf.toOptions(h, second, f.cluster.active())
+	if err != nil {
+		return nil, err
 	}
 	algo := f.convAlgo
 	if f.winograd {
@@ -230,7 +239,7 @@ func (f *profileFlags) toOptions(env *Env, args []string, changed func(string) b
 	}
 	return &ProfileOptions{Path: path, Model: mo, Format: format, By: f.by, Top: f.top, Trace: f.trace,
 		Sim:   pipeline.SimOptions{HW: h, Streams: f.streams, Mode: mode, Cost: cost.Options{TF32: f.tf32, Trip: f.trip, DType: dt, Settings: costSettings}},
-		Batch: batch, Level: f.level, Cluster: cr}, nil
+		Batch: batch, Level: f.level, Cluster: cr, WhatIf: wio}, nil
 }
 
 // profileRun runs `wolong profile`.
@@ -284,11 +293,20 @@ func profileRun(env *Env, opts *ProfileOptions) error {
 	}
 	p := report.NewProfile(opts.Path, r.Result, withHostWarning(f.Warnings(), opts.Sim.HW))
 	env.warn(p.Warnings)
+	if opts.WhatIf.Compare != nil {
+		return compareRun(env, opts, stage, p, withHostWarning(f.Warnings(), opts.WhatIf.Compare))
+	}
+	if err := whatIfRun(opts, stage, p); err != nil {
+		return err
+	}
 	switch opts.Format {
 	case report.JSON:
 		return report.WriteJSON(env.Out, p)
 	case report.CSV:
 		return p.WriteCSV(env.Out, opts.By)
 	}
-	return p.WriteText(env.Out, opts.By, opts.Top)
+	if err := p.WriteText(env.Out, opts.By, opts.Top); err != nil {
+		return err
+	}
+	return p.WriteWhatIf(env.Out)
 }

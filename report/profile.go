@@ -94,13 +94,9 @@ type Profile struct {
 	UnknownNodes        int                `json:"unknown_nodes"`
 	UnknownSizes        int                `json:"unknown_sizes"`
 	TimeByBound         map[string]float64 `json:"time_by_bound_ms"`
-	// Breakdown splits total_ms into named causes that add up to it;
-	// ErrorBand is how sure total_ms is, from the evidence behind the
-	// hardware.
-	Breakdown   []Cause      `json:"breakdown"`
-	ErrorBand   *ErrorBand   `json:"error_band"`
-	StreamStats []StreamJSON `json:"stream_stats"`
-	LargestGaps []GapJSON    `json:"largest_gaps"`
+	StreamStats         []StreamJSON       `json:"stream_stats"`
+	LargestGaps         []GapJSON          `json:"largest_gaps"`
+	ProfileWhy
 	Caveats
 	Nodes []ProfileNode `json:"nodes"`
 	Ops   []ProfileOp   `json:"ops"`

@@ -60,6 +60,20 @@ func Causes(parts []simulate.Part, totalS float64) []Cause {
 	return out
 }
 
+// ProfileWhy is what a profile says about its total beyond the figure
+// (embedded in Profile: its fields are the profile's own in JSON).
+type ProfileWhy struct {
+	// Breakdown splits total_ms into named causes that add up to it;
+	// ErrorBand is how sure total_ms is, from the evidence behind the
+	// hardware.
+	Breakdown []Cause    `json:"breakdown"`
+	ErrorBand *ErrorBand `json:"error_band"`
+	// WhatIf is the --what-if panel; Overrides the --set changes applied
+	// to the hardware.
+	WhatIf    *WhatIf  `json:"what_if,omitempty"`
+	Overrides []string `json:"overrides,omitempty"`
+}
+
 // RunWhy is the breakdown and band of a single-device run.
 func RunWhy(r *simulate.Result) ([]Cause, *ErrorBand) {
 	return WhyOf(r.Why(), r.Hardware)
