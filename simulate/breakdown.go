@@ -92,6 +92,10 @@ func (r *Result) Breakdown() []Part {
 	acc := map[string]float64{}
 	before, after := r.runHostS()
 	acc[CauseFramework] += before + after
+	if r.Options.Streams <= 1 {
+		r.oneStream(acc, before, r.TotalS-after)
+		return partsOf(acc)
+	}
 	type event struct {
 		t     float64
 		start bool
@@ -147,6 +151,39 @@ func (r *Result) Breakdown() []Part {
 	if end > cur {
 		acc[CauseLaunch] += end - cur // the host issuing after the last kernel
 	}
+	return partsOf(acc)
+}
+
+// oneStream is Breakdown's walk for one stream, whose kernels run one at
+// a time in task order: no events to sort.
+func (r *Result) oneStream(acc map[string]float64, cur, end float64) {
+	var fc, fm, fo float64 // kernel time by cause
+	for i := range r.Tasks {
+		t := &r.Tasks[i]
+		if t.Stream < 0 || t.End <= t.Start {
+			continue
+		}
+		if gap := math.Min(t.Start, end) - cur; gap > 0 {
+			acc[r.idleCause(i)] += gap
+		}
+		d := math.Min(t.End, end) - math.Max(t.Start, cur)
+		if d > 0 {
+			c, m, o := splitTask(&t.Est)
+			fc, fm, fo = fc+d*c, fm+d*m, fo+d*o
+		}
+		cur = math.Max(cur, t.End)
+	}
+	acc[CauseCompute] += fc
+	acc[CauseMemory] += fm
+	acc[CauseLaunch] += fo
+	if end > cur {
+		acc[CauseLaunch] += end - cur // the host issuing after the last kernel
+	}
+}
+
+// partsOf lists acc's causes in the order of the Cause constants, zero
+// parts left out.
+func partsOf(acc map[string]float64) []Part {
 	var out []Part
 	for _, c := range []string{CauseCompute, CauseMemory, CauseLaunch, CauseDependency, CauseFramework} {
 		if acc[c] > 0 {

@@ -20,6 +20,19 @@ func checkBreakdown(t *testing.T, r *Result) {
 	if math.Abs(sum-r.TotalS) > 1e-3*r.TotalS {
 		t.Errorf("causes sum to %g s, total %g s (%+.4f%%)", sum, r.TotalS, 100*(sum-r.TotalS)/r.TotalS)
 	}
+	if r.Options.Streams <= 1 { // the one-stream walk equals the general sweep
+		g := *r
+		g.Options.Streams = 2
+		one, gen := r.Breakdown(), g.Breakdown()
+		if len(one) != len(gen) {
+			t.Errorf("one-stream causes %v, sweep %v", one, gen)
+		}
+		for i := range one {
+			if i < len(gen) && (one[i].Cause != gen[i].Cause || math.Abs(one[i].S-gen[i].S) > 1e-9*r.TotalS) {
+				t.Errorf("one-stream causes %v, sweep %v", one, gen)
+			}
+		}
+	}
 	var cp float64
 	for i, f := range r.Facts() {
 		if f.Critical && r.Tasks[i].Stream >= 0 {
