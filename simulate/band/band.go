@@ -105,7 +105,13 @@ func forGPU(name string, classS map[string]float64) Band {
 	}
 	var total, sum float64
 	used := map[string]int{}
-	for c, s := range classS {
+	keys := make([]string, 0, len(classS))
+	for c := range classS {
+		keys = append(keys, c)
+	}
+	sort.Strings(keys) // a fixed summation order: the band is deterministic
+	for _, c := range keys {
+		s := classS[c]
 		if s <= 0 {
 			continue
 		}
