@@ -140,6 +140,8 @@ func explainRun(env *Env, opts *ExplainOptions) error {
 		e.Runtime = rt.Describe(opts.HW.Runtime != nil)
 	}
 	e.SetExpectedError(opts.HW)
+	e.SetWhy(r.optimized.BaselineWhy, whyOf(r.optimized), opts.HW)
+	e.ShowMissed = opts.Missed
 	env.warn(e.Warnings)
 	if opts.Format == report.JSON {
 		return report.WriteJSON(env.Out, e)

@@ -20,6 +20,7 @@ type OptimizeOptions struct {
 	Plan     string // -o plan.json
 	EmitONNX string // --emit-onnx out.onnx
 	External importer.ExternalMode
+	Pass     string // --pass: show only this pass's missed opportunities
 	// LLM is --cluster with the LLM flags: plan a decoder transformer's
 	// training layout instead of optimizing the graph (nil: the passes).
 	LLM *ClusterRun
@@ -33,6 +34,7 @@ type optimizeFlags struct {
 	external string // --external-data auto|always
 	llm      LLMFlags
 	dtype    string // --dtype: the LLM plan's precision
+	pass     string // --pass
 }
 
 func (f *optimizeFlags) toOptions(env *Env, args []string) (*OptimizeOptions, error) {
@@ -53,7 +55,15 @@ func (f *optimizeFlags) toOptions(env *Env, args []string) (*OptimizeOptions, er
 	if err != nil {
 		return nil, err
 	}
-	return &OptimizeOptions{PipelineOptions: po, Plan: f.plan, EmitONNX: f.emitONNX, External: mode}, nil
+	pass := f.pass
+	if pass != "" {
+		p, ok := optimize.LookupPass(pass)
+		if !ok {
+			return nil, Usagef("--pass %s: unknown pass (known: %s)", pass, strings.Join(passNameList(), ", "))
+		}
+		pass = p.Name
+	}
+	return &OptimizeOptions{PipelineOptions: po, Plan: f.plan, EmitONNX: f.emitONNX, External: mode, Pass: pass}, nil
 }
 
 // NewCmdOptimize builds `wolong optimize`; runF, when not nil, gets the
@@ -105,6 +115,7 @@ writes nothing and exits 1. Passes: ` + strings.Join(passNameList(), ", ") + `.`
 		RunE:              runE(env, f.toOptions, runF, optimizeRun),
 	}
 	addPipelineFlags(c, &f.pipelineFlags)
+	c.Flags().StringVar(&f.pass, "pass", "", "with --missed (and in JSON's missed list): only the pass called `NAME`'s refused candidates")
 	addLLMTrainFlags(c, &f.llm)
 	c.Flags().StringVar(&f.dtype, "dtype", "", "LLM: the plan's training precision, a float `type` (default bfloat16)")
 	c.Flags().StringVarP(&f.plan, "output", "o", "", "write the plan as JSON to `plan.json`")
@@ -154,6 +165,9 @@ func optimizeRun(env *Env, opts *OptimizeOptions) error {
 	}
 	rep := report.NewOptimize(opts.Path, opts.HW.Name, o.Result, dedupe(r.assume), r.warnings)
 	rep.SetExpectedError(opts.HW)
+	rep.SetWhy(o.BaselineWhy, whyOf(o), opts.HW)
+	rep.FilterMissed(opts.Pass)
+	rep.ShowMissed = opts.Missed
 	if emitted != nil {
 		e := report.Summary(*emitted)
 		rep.Emitted = &e
@@ -225,4 +239,13 @@ func dedupe(ss []string) []string {
 		}
 	}
 	return out
+}
+
+// whyOf is the optimized model's prediction kept as its breakdown and time
+// per class (nil without a prediction).
+func whyOf(o *pipeline.Optimized) *simulate.Why {
+	if o == nil || o.Predicted == nil {
+		return nil
+	}
+	return o.Predicted.Why()
 }

@@ -30,6 +30,7 @@ type pipelineFlags struct {
 	target     string       // --target onnx|ort
 	runtime    string       // --runtime: the runtime preset's host costs
 	cluster    ClusterFlags // --cluster NxG and its flags: place the optimized model
+	missed     bool         // --missed: list the refused candidates
 	changed    func(string) bool
 }
 
@@ -43,6 +44,9 @@ type PipelineOptions struct {
 	// Optimize is the one set of pass options: the level, pass selection,
 	// target, hardware, predictions on it, and the cluster placement.
 	Optimize pipeline.OptimizeOptions
+	// Missed lists every candidate the fusion and batching passes refused
+	// (--missed) instead of one line.
+	Missed bool
 }
 
 // addPipelineFlags registers the flags optimize and explain share.
@@ -57,6 +61,7 @@ func addPipelineFlags(c *cobra.Command, f *pipelineFlags) {
 	fs.Int64Var(&f.batch, "batch", 0, "set dim 0 of every graph input to `N` before optimizing (0: as the model gives it)")
 	fs.BoolVar(&f.tf32, "tf32", false, "cost float32 matrix ops on TF32 tensor cores")
 	fs.BoolVar(&f.verifyEach, "verify-each", false, "run the IR verifier after every pass")
+	fs.BoolVar(&f.missed, "missed", false, "list every candidate the fusion and batching passes refused, with the guard and the predicted gain (largest first)")
 	fs.StringVar(&f.target, "target", "onnx", "runtime to optimize for: onnx (standard ONNX, fused groups as model-local functions) or ort (ONNX Runtime 1.30: its fused operators where it has them, other groups inlined; predicted as ORT runs it)")
 	addPipelineClusterFlags(c, &f.cluster)
 	addRuntimeFlag(c, &f.runtime)
@@ -110,7 +115,7 @@ func (f *pipelineFlags) toOptions(env *Env, path string) (PipelineOptions, error
 	if err != nil {
 		return o, err
 	}
-	return PipelineOptions{Path: path, Model: mo, HW: h, Format: format, Batch: f.batch,
+	return PipelineOptions{Path: path, Model: mo, HW: h, Format: format, Batch: f.batch, Missed: f.missed,
 		Optimize: pipeline.OptimizeOptions{Level: f.level, Only: f.passes, Disable: f.disable, VerifyEach: f.verifyEach,
 			Target: target, HW: h, Predict: true, Cost: cost.Options{TF32: f.tf32, Settings: pipelineCostSettings}, Cluster: cl}}, nil
 }
@@ -149,6 +154,7 @@ func runPipeline(o *PipelineOptions, dumps []optimize.Dump, hash, inPlace bool) 
 	opt := o.Optimize
 	opt.Dumps, opt.Hash, opt.Now, opt.OnPassStart = dumps, hash, passClock, o.Model.progress.passHook("")
 	opt.InPlace = inPlace
+	opt.Refusals = true // the missed opportunities optimize and explain list
 	r.optimized, err = pipeline.Optimize(f, opt)
 	o.Model.progress.Done()
 	if err != nil {

@@ -35,6 +35,8 @@ type ProfileOptions struct {
 	Cluster *ClusterRun
 	// Fill are --fill's known input values (fillValues).
 	Fill []Fill
+	// WhatIf is --what-if, --set and the second preset of --hw A,B.
+	WhatIf WhatIfOptions
 }
 
 // profileFlags are profile's flags as given.
@@ -60,6 +62,7 @@ type profileFlags struct {
 	level    int
 	runtime  string // --runtime: the runtime preset
 	fill     []string
+	whatIf   whatIfFlags // --what-if, --set
 }
 
 // NewCmdProfile builds `wolong profile`; runF, when not nil, gets the
@@ -123,6 +126,7 @@ layout that does not fit prints its breakdown and exits 1.`,
 	addModelFlags(c, &f.model)
 	addClusterFlags(c, &f.cluster)
 	addLLMFlags(c, &f.llm)
+	addWhatIfFlags(c, &f.whatIf)
 	fs := c.Flags()
 	addHWFlag(c, fs, &f.hw, "hw", "h100", hwUsage)
 	fs.StringVar(&f.format, "format", "table", "output format: table, json, or csv (every node, or every op type with --by op; with --sweep, every size)")
@@ -175,7 +179,12 @@ func (f *profileFlags) toOptions(env *Env, args []string, changed func(string) b
 	if format == report.CSV && f.cluster.active() && f.cluster.Sweep == "" {
 		return nil, Usagef("--format csv: with --cluster, only the --sweep table is CSV (use --format json)")
 	}
-	h, err := resolveHW("--hw", f.hw)
+	first, second := splitCompare(f.hw)
+	h, err := resolveHW("--hw", first)
+	if err != nil {
+		return nil, err
+	}
+	h, wio, err := f.whatIf.toOptions(h, second, f.cluster.active())
 	if err != nil {
 		return nil, err
 	}
@@ -195,15 +204,20 @@ func (f *profileFlags) toOptions(env *Env, args []string, changed func(string) b
 	if f.level > optimize.MaxLevel {
 		return nil, Usagef("-O%d: want 0..%d", f.level, optimize.MaxLevel)
 	}
+	f.llm.Load.Runtime = f.runtime // --serve's runtime (trtllm, vllm) is the same flag
 	llm, err := f.llmRun(args, dt, changed)
 	if err != nil {
 		return nil, err
 	}
+	graphRuntime := f.runtime
 	if llm != nil && f.runtime != "" {
-		return nil, Usagef("--runtime does not apply to the LLM planner (--%s): its framework is --framework", firstChanged(changed, llmFlags))
+		if llm.Serve == nil {
+			return nil, Usagef("--runtime does not apply to LLM training (--%s): its framework is --framework", firstChanged(changed, llmFlags))
+		}
+		graphRuntime = "" // a serving runtime, typed by llmRun
 	}
 	level := f.level
-	h, rt, err := withRuntime(h, f.runtime)
+	h, rt, err := withRuntime(h, graphRuntime)
 	if err != nil {
 		return nil, err
 	}
@@ -244,7 +258,7 @@ func (f *profileFlags) toOptions(env *Env, args []string, changed func(string) b
 	}
 	return &ProfileOptions{Path: path, Model: mo, Format: format, By: f.by, Top: f.top, Trace: f.trace,
 		Sim:   pipeline.SimOptions{HW: h, Streams: f.streams, Mode: mode, Cost: cost.Options{TF32: f.tf32, Trip: f.trip, DType: dt, Settings: costSettings}},
-		Batch: batch, Level: level, Cluster: cr, Fill: fills}, nil
+		Batch: batch, Level: level, Cluster: cr, Fill: fills, WhatIf: wio}, nil
 }
 
 // profileRun runs `wolong profile`.
@@ -304,11 +318,20 @@ func profileRun(env *Env, opts *ProfileOptions) error {
 	}
 	p := report.NewProfile(opts.Path, r.Result, withHostWarning(f.Warnings(), opts.Sim.HW))
 	env.warn(p.Warnings)
+	if opts.WhatIf.Compare != nil {
+		return compareRun(env, opts, stage, p, withHostWarning(f.Warnings(), opts.WhatIf.Compare))
+	}
+	if err := whatIfRun(opts, stage, p); err != nil {
+		return err
+	}
 	switch opts.Format {
 	case report.JSON:
 		return report.WriteJSON(env.Out, p)
 	case report.CSV:
 		return p.WriteCSV(env.Out, opts.By)
 	}
-	return p.WriteText(env.Out, opts.By, opts.Top)
+	if err := p.WriteText(env.Out, opts.By, opts.Top); err != nil {
+		return err
+	}
+	return p.WriteWhatIf(env.Out)
 }

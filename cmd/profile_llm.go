@@ -185,7 +185,7 @@ func (o *LLMFlags) llmRun(changed func(string) bool, batch int64, dtype ir.DType
 		r.ServeSearch = search
 		switch {
 		case load != nil && o.Load.Static:
-			return nil, Usagef("--static serves one static batch: the request-level flags (--%s) do not apply", firstChanged(changed, append(serveLoadFlags, "pp")))
+			return nil, Usagef("--static serves one static batch: the request-level flags (--%s) do not apply", firstChanged(changed, append(serveLoadFlags, "pp", "runtime")))
 		case load == nil && !o.Load.Static:
 			load = &llm.ServeLoad{} // the request-level simulator at its defaults: --rate max
 			r.Assumptions = append(r.Assumptions, "no request-level flag: the in-flight-batching simulator at its defaults (--static for one static batch)")

@@ -52,7 +52,7 @@ type ServeLoadFlags struct {
 }
 
 // serveLoadFlags are the flags that make --serve request-level.
-var serveLoadFlags = []string{"requests", "rate", "workload", "length-dist", "prefix-tokens", "seed", "runtime", "max-batched-tokens", "block-size",
+var serveLoadFlags = []string{"requests", "rate", "workload", "length-dist", "prefix-tokens", "seed", "max-batched-tokens", "block-size",
 	"kv-fraction", "no-chunked-prefill", "max-tokens", "preemption", "prefix-caching", "replicas", "router", "disagg", "slo", "kv-dtype", "fp8-attention"}
 
 // addServeLoadFlags registers them.
@@ -64,7 +64,6 @@ func addServeLoadFlags(c *cobra.Command, o *ServeLoadFlags) {
 	f.StringVar(&o.LengthDist, "length-dist", "", "LLM --serve: prompt and output lengths about --prompt/--output: fixed (default), uniform (0.5-1.5x) or exponential")
 	f.IntVar(&o.PrefixTokens, "prefix-tokens", 0, "LLM --serve: every generated prompt starts with the same `N` tokens (a system prompt; see --prefix-caching)")
 	f.Uint64Var(&o.Seed, "seed", 0, "LLM --serve: seed of the arrivals and lengths")
-	f.StringVar(&o.Runtime, "runtime", "", "LLM --serve: serving runtime "+strings.Join(llm.ServeRuntimeNames(), "|")+" (default trtllm): its host time and scheduler defaults")
 	f.IntVar(&o.MaxBatchedTokens, "max-batched-tokens", 0, "LLM --serve: tokens per iteration (default: the runtime's, 8192); --batch is the sequences per iteration")
 	f.IntVar(&o.BlockSize, "block-size", 0, "LLM --serve: tokens per paged KV block (default: the runtime's)")
 	f.Float64Var(&o.KVFraction, "kv-fraction", 0, "LLM --serve: fraction of the memory left after weights and working set for the KV cache (default 0.9)")
@@ -82,7 +81,6 @@ func addServeLoadFlags(c *cobra.Command, o *ServeLoadFlags) {
 	comp := func(vals ...string) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return cobra.FixedCompletions(vals, cobra.ShellCompDirectiveNoFileComp)
 	}
-	_ = c.RegisterFlagCompletionFunc("runtime", comp(llm.ServeRuntimeNames()...))
 	_ = c.RegisterFlagCompletionFunc("router", comp(string(llm.RouteRoundRobin), string(llm.RouteLeastLoaded)))
 	_ = c.RegisterFlagCompletionFunc("preemption", comp(string(llm.PreemptRecompute), string(llm.PreemptSwap)))
 	_ = c.RegisterFlagCompletionFunc("length-dist", comp(string(llm.LengthFixed), string(llm.LengthUniform), string(llm.LengthExponential)))
@@ -92,7 +90,7 @@ func addServeLoadFlags(c *cobra.Command, o *ServeLoadFlags) {
 // serveLoad types the flags (nil when none is given, nor --pp); pp is
 // --pp.
 func (o *ServeLoadFlags) serveLoad(changed func(string) bool, pp int) (*llm.ServeLoad, error) {
-	if firstChanged(changed, serveLoadFlags) == "" && !changed("pp") {
+	if firstChanged(changed, serveLoadFlags) == "" && !changed("pp") && o.Runtime == "" {
 		return nil, nil
 	}
 	l := &llm.ServeLoad{Requests: o.Requests, PrefixTokens: o.PrefixTokens, Seed: o.Seed, MaxBatchedTokens: o.MaxBatchedTokens,

@@ -6,16 +6,28 @@ package cmd
 // `wolong runtime list`.
 
 import (
+	"strings"
+
 	"github.com/spf13/cobra"
 
 	"github.com/wolong-dev/wolong/report"
 	"github.com/wolong-dev/wolong/simulate/hw"
+	"github.com/wolong-dev/wolong/simulate/llm"
 )
 
-// addRuntimeFlag registers --runtime on c, with completion.
+// addRuntimeFlag registers --runtime on c, with completion. On profile
+// the same flag names the serving runtime of --llm --serve (trtllm, vllm):
+// one flag, read by what the command predicts.
 func addRuntimeFlag(c *cobra.Command, name *string) {
-	c.Flags().StringVar(name, "runtime", "", "which runtime runs the model: `NAME` of a runtime preset (eager, ort-cuda, cuda-graph, tensorrt; ort-cpu, ort-cpu-opt: wolong runtime list); sets the host costs per kernel, node and run, and on profile the fusions it performs at load (default: eager on GPUs, ort-cpu on CPUs)")
+	serveNote := ""
+	if c.Name() == "profile" {
+		serveNote = "; with --llm --serve, the serving runtime " + strings.Join(llm.ServeRuntimeNames(), "|") + " (default trtllm): its host time and scheduler defaults"
+	}
+	c.Flags().StringVar(name, "runtime", "", "which runtime runs the model: `NAME` of a runtime preset (eager, ort-cuda, cuda-graph, tensorrt; ort-cpu, ort-cpu-opt: wolong runtime list); sets the host costs per kernel, node and run, and on profile the fusions it performs at load (default: eager on GPUs, ort-cpu on CPUs)"+serveNote)
 	_ = c.RegisterFlagCompletionFunc("runtime", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		if serveNote != "" {
+			return append(hw.RuntimeNames(), llm.ServeRuntimeNames()...), cobra.ShellCompDirectiveNoFileComp
+		}
 		return hw.RuntimeNames(), cobra.ShellCompDirectiveNoFileComp
 	})
 }
@@ -59,7 +71,9 @@ func NewCmdRuntime(env *Env) *cobra.Command {
 the hardware kind each runs on, its host cost per kernel launched, per node
 dispatched and per run, the fusions it performs when it loads the model (a
 wolong -O level) and what it is. --format json adds the sources and
-assumptions of each.`,
+assumptions of each. The serving runtimes that profile --llm --serve takes
+on the same flag (trtllm, vllm: scheduler defaults and host time per
+iteration) are described in docs/serving.md.`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(c *cobra.Command, args []string) error {
 			f, err := parseFormat(format)

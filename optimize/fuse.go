@@ -62,6 +62,7 @@ type fuseState struct {
 	depth  []int   // depth in the post-dominator tree
 	cons   [][]int // consumer positions
 	cap    int
+	c      *Context // records refusals (refuse_fuse.go)
 }
 
 func (s *fuseState) find(i int) int {
@@ -78,6 +79,7 @@ func fuseOps(c *Context) ([]Rewrite, error) {
 	g := c.Graph()
 	order := nodesInOrder(g)
 	s := newFuseState(g, order, c.Opt.GroupCap)
+	s.c = c
 	for i, n := range order {
 		for _, o := range n.Outputs {
 			if c.pinned(o) {
@@ -181,6 +183,9 @@ func (s *fuseState) phase(ph int) {
 		k := s.kind[i]
 		p := s.ipdom[i]
 		if k == ir.Opaque || p < 0 || s.find(i) == s.find(p) {
+			if p < 0 && ph == 0 && k <= ir.Broadcast && k != ir.Opaque {
+				s.refuseNoPdom(i)
+			}
 			continue
 		}
 		pk := s.kind[p]
@@ -206,6 +211,7 @@ func (s *fuseState) phase(ph int) {
 func (s *fuseState) tryFuse(i, p int, limit Kind) {
 	path, ok := s.checkPath(i, p, limit)
 	if !ok {
+		s.refusePath(i, p, limit)
 		return
 	}
 	roots := []int{s.find(i), s.find(p)}
@@ -213,6 +219,7 @@ func (s *fuseState) tryFuse(i, p int, limit Kind) {
 		r := s.find(q)
 		if r != roots[0] && r != roots[1] {
 			if s.size[r] > 1 {
+				s.refuse(ir.RefuseClaimed, i, p, "%s, between %s and %s, already belongs to another fused group", s.label(q), s.label(i), s.label(p))
 				return // a path node already belongs to another group
 			}
 			roots = append(roots, r)
@@ -226,12 +233,14 @@ func (s *fuseState) tryFuse(i, p int, limit Kind) {
 		size += s.size[r]
 		if a := s.anchor[r]; a >= 0 {
 			if anchor >= 0 && anchor != a {
+				s.refuse(ir.RefuseTwoAnchors, i, p, "fusing %s into %s would put two anchors (%s and %s) in one kernel", s.label(i), s.label(p), s.label(anchor), s.label(a))
 				return // one anchor per group
 			}
 			anchor = a
 		}
 	}
 	if size > s.cap {
+		s.refuse(ir.RefuseGroupCap, i, p, "fusing %s into %s would make a group of %d nodes, over the cap of %d", s.label(i), s.label(p), size, s.cap)
 		return
 	}
 	if anchor >= 0 {
@@ -239,11 +248,13 @@ func (s *fuseState) tryFuse(i, p int, limit Kind) {
 		case ir.OutEWiseFusable:
 			// Epilogues only: the anchor must be on the producer side.
 			if s.find(anchor) != roots[0] {
+				s.refuse(ir.RefusePrologue, i, p, "%s would run before %s's GEMM/Conv (a prologue), which the fused kernels do not do", s.label(i), s.label(anchor))
 				return
 			}
 		case ir.CommReduce:
 			// Producers only: the reduction must be the post-dominator's.
 			if s.find(anchor) != roots[1] {
+				s.refuse(ir.RefusePrologue, i, p, "%s would run after the reduction %s (an epilogue), which the fused kernels do not do", s.label(p), s.label(anchor))
 				return
 			}
 		}
@@ -303,6 +314,7 @@ func (s *fuseState) groups(c *Context) []*group {
 	kept := out[:0]
 	for _, gr := range out {
 		if len(gr.members) < 2 || !convex(s.g, gr.members, s.pos) {
+			s.refuseNonConvex(gr.members)
 			continue
 		}
 		gr.op, gr.name = fusedName(c, gr.members)

@@ -73,6 +73,7 @@ func hBatch(c *Context) ([]Rewrite, error) {
 				byKey[hc.key] = append(byKey[hc.key], hc)
 			}
 		}
+		c.refuseMixedSiblings(x, keys, byKey)
 		for _, k := range keys {
 			cs := byKey[k]
 			if len(cs) < 2 {

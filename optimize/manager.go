@@ -81,6 +81,9 @@ type Options struct {
 	// Target is the runtime the model is optimized for: TargetORT runs the
 	// ort pass (skipped otherwise).
 	Target Target
+	// Refusals records the candidates the fusion and batching passes
+	// turned down (Result.Refusals; see Context.Refuse).
+	Refusals bool
 }
 
 // PassResult is what one pass did.
@@ -108,6 +111,9 @@ type Result struct {
 	Baseline Prediction   `json:"baseline"`
 	Final    Prediction   `json:"optimized"`
 	Passes   []PassResult `json:"passes"`
+	// Refusals are the candidates passes turned down, largest predicted
+	// gain first (with Options.Refusals).
+	Refusals []Refusal `json:"refusals,omitempty"`
 }
 
 // Speedup is baseline time over optimized time (0 when unknown).
@@ -168,6 +174,7 @@ func Run(m *ir.Model, opt Options) (*Result, error) {
 		start := opt.Now()
 		var rw []Rewrite
 		if p.Repeats == "" || !quiet[p.Repeats] { // else skipped: see Pass.Repeats
+			c.pass = p.Name
 			if rw, err = runPassAll(c, p); err != nil {
 				return nil, err
 			}
@@ -206,6 +213,10 @@ func Run(m *ir.Model, opt Options) (*Result, error) {
 		res.Passes = append(res.Passes, pr)
 	}
 	res.Final = cur
+	res.Refusals = rankRefusals(c.refusals)
+	if len(res.Refusals) > maxRefusals {
+		res.Refusals = res.Refusals[:maxRefusals]
+	}
 	return res, nil
 }
 

@@ -290,6 +290,9 @@ type Context struct {
 	// probes caches the hashes of large tensors' first bytes across the
 	// CSE passes, so each weight is probed at most once per run.
 	probes map[*ir.Tensor]probe
+
+	// refusalLog is the record of missed opportunities (refuse.go).
+	refusalLog
 }
 
 // Graph is the graph the pass is running on: the main graph, or the

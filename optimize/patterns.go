@@ -40,7 +40,11 @@ func runPattern(c *Context, op, prefix string, match matcher) ([]Rewrite, error)
 			continue
 		}
 		ms := mt.members
-		if len(ms) < 2 || !acceptable(g, ms, claimed, pos) || c.pinsAny(ms) {
+		if len(ms) < 2 {
+			continue
+		}
+		if !acceptable(g, ms, claimed, pos) || c.pinsAny(ms) {
+			c.refusePattern(op, ms, claimed, pos)
 			continue
 		}
 		sortByPos(ms, pos)

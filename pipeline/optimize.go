@@ -48,6 +48,10 @@ type OptimizeOptions struct {
 	// Exportable or Respecialize after it), it saves a copy of the graph.
 	// Inferred.Model is then Optimized.Model.
 	InPlace bool
+	// Refusals records the candidates the fusion and batching passes
+	// turned down, each with its predicted gain when Predict is set
+	// (optimize.Result.Refusals).
+	Refusals bool
 }
 
 // Check refuses options Optimize cannot run (a level out of range, an
@@ -69,6 +73,9 @@ type Optimized struct {
 	// Predicted is the predictor's last simulation (of the final model),
 	// nil without OptimizeOptions.Predict.
 	Predicted *simulate.Result
+	// BaselineWhy is the baseline prediction's breakdown and time per
+	// class (the run itself is not kept), nil without Predict.
+	BaselineWhy *simulate.Why
 	// Placement is the cluster plan with OptimizeOptions.Cluster;
 	// PlacementApplied says whether the rdma pass applied it to Model (it
 	// runs at -O3), or it was only planned on the final model.
@@ -111,7 +118,7 @@ func Optimize(f *Inferred, opt OptimizeOptions) (*Optimized, error) {
 	}
 	o := &Optimized{From: f, Model: m}
 	oo := optimize.Options{Level: opt.Level, Only: opt.Only, Disable: opt.Disable, VerifyEach: opt.VerifyEach,
-		OnChipBytes: OnChipBytes(opt.HW), Dumps: opt.Dumps, Hash: opt.Hash, Now: opt.Now, OnPassStart: opt.OnPassStart, Target: opt.Target}
+		OnChipBytes: OnChipBytes(opt.HW), Dumps: opt.Dumps, Hash: opt.Hash, Now: opt.Now, OnPassStart: opt.OnPassStart, Target: opt.Target, Refusals: opt.Refusals}
 	var pred *predictor
 	if opt.Predict {
 		if opt.HW == nil {
@@ -132,6 +139,7 @@ func Optimize(f *Inferred, opt OptimizeOptions) (*Optimized, error) {
 		if o.Predicted, err = pred.final(m); err != nil {
 			return nil, err
 		}
+		o.BaselineWhy = pred.base
 	}
 	if placer != nil {
 		o.PlacementApplied = placer.plan != nil
@@ -155,6 +163,7 @@ type predictor struct {
 	opt   simulate.Options
 	calls int
 	last  *simulate.Result
+	base  *simulate.Why // the first prediction's (the baseline's)
 }
 
 func (p *predictor) Predict(m *ir.Model) (optimize.Prediction, error) {
@@ -162,6 +171,9 @@ func (p *predictor) Predict(m *ir.Model) (optimize.Prediction, error) {
 	r, err := simulate.Run(m, p.h, p.opt)
 	if err != nil {
 		return optimize.Prediction{}, err
+	}
+	if p.calls == 0 {
+		p.base = r.Why()
 	}
 	if p.calls++; p.calls > 1 {
 		p.last = r

@@ -28,6 +28,9 @@ type ClusterProfile struct {
 	NetworkGbps    float64 `json:"network_gbps"`      // line rate per NIC
 	NetworkRDMA    bool    `json:"network_rdma"`      // RDMA verbs available
 	GPUDirect      bool    `json:"network_gpudirect"` // NIC reads / writes GPU memory
+	// Breakdown splits step_ms into causes; ErrorBand is how sure it is.
+	Breakdown []Cause    `json:"breakdown"`
+	ErrorBand *ErrorBand `json:"error_band"`
 	Caveats
 }
 
@@ -42,6 +45,7 @@ func NewClusterProfile(model string, c *cluster.Cluster, r *cluster.Result, assu
 		NetworkGbps:  c.Net.BandwidthGbps, NetworkRDMA: c.Net.RDMA, GPUDirect: c.Net.GPUDirect,
 		Caveats: caveatsOf(assumptions, warnings, r.Caveats),
 	}
+	p.Breakdown, p.ErrorBand = clusterWhy(c, r)
 	return p
 }
 

@@ -24,6 +24,20 @@ type OptHeader struct {
 	Baseline OptSummary `json:"baseline"`
 	Final    OptSummary `json:"optimized"`
 	Speedup  float64    `json:"speedup"`
+	// The breakdowns of the baseline's and the optimized model's total_ms
+	// into causes, and their error bands (SetWhy; absent where the
+	// prediction was not kept). Beside the summaries, which stay objects
+	// of numbers.
+	BaselineBreakdown  []Cause    `json:"baseline_breakdown,omitempty"`
+	BaselineErrorBand  *ErrorBand `json:"baseline_error_band,omitempty"`
+	OptimizedBreakdown []Cause    `json:"optimized_breakdown,omitempty"`
+	OptimizedErrorBand *ErrorBand `json:"optimized_error_band,omitempty"`
+	// Missed are the candidates the fusion and batching passes refused,
+	// largest predicted gain first (missed.go).
+	Missed []Missed `json:"missed"`
+	// ShowMissed prints the missed opportunities as a table (--missed)
+	// instead of one line.
+	ShowMissed bool `json:"-"`
 	// ExpectedError is the optimized prediction's expected error from a
 	// calibrated hardware file that records one (nil otherwise).
 	ExpectedError *ExpectedError `json:"expected_error,omitempty"`
@@ -37,7 +51,7 @@ func (o *OptHeader) SetExpectedError(h *hw.Hardware) {
 
 func newOptHeader(path, hardware string, res *optimize.Result) OptHeader {
 	return OptHeader{Model: path, Hardware: hardware, Level: res.Level, Baseline: Summary(res.Baseline),
-		Final: Summary(res.Final), Speedup: res.Speedup()}
+		Final: Summary(res.Final), Speedup: res.Speedup(), Missed: NewMissed(res, "")}
 }
 
 // PassDelta is a pass as explain and its HTML page show it: its
@@ -100,6 +114,7 @@ func RewriteLine(r optimize.Rewrite) string {
 // the import, inference and hardware messages.
 func NewExplain(path, hardware string, res *optimize.Result, focus string, diffs map[string]string, warnings []string) *Explain {
 	e := &Explain{OptHeader: newOptHeader(path, hardware, res), Passes: []ExplainPass{}, Warnings: append([]string{}, warnings...)}
+	e.FilterMissed(focus)
 	for i := range res.Passes {
 		p := &res.Passes[i]
 		if focus != "" && p.Name != focus {
@@ -119,6 +134,7 @@ func (e *Explain) WriteText(w io.Writer) error {
 	if e.Runtime != "" {
 		fmt.Fprintf(w, "%s\n", e.Runtime)
 	}
+	e.writeWhy(&errWriter{w: w})
 	for _, p := range e.Passes {
 		ran := "ran " + wallMs(p.WallMs)
 		switch {
@@ -139,7 +155,9 @@ func (e *Explain) WriteText(w io.Writer) error {
 			io.WriteString(Unfit(w), p.Diff)
 		}
 	}
-	return nil
+	ew := &errWriter{w: w}
+	e.writeMissed(ew)
+	return ew.err
 }
 
 // wallMs formats a measured running time with three significant digits

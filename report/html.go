@@ -43,6 +43,10 @@ type HTMLReport struct {
 	// Costs is one row per task: name, op, class, bound, kernels,
 	// time_ms, flops, bytes, share.
 	Costs [][]any `json:"costs"`
+	// Roofline is the optimized model's kernels on the roofline
+	// (html_why.go; absent without a simulation).
+	Roofline *HTMLRoofline    `json:"roofline,omitempty"`
+	sim      *simulate.Result // the simulation drawn (tests)
 }
 
 // HTMLPass is one column: the input model (name "input") or a pass.
@@ -135,6 +139,7 @@ func (e *HTMLReport) addSimulation(path string, sim *simulate.Result) {
 			us(t.IssueStart), us(t.IssueEnd), us(t.Start), us(t.End)})
 	}
 	e.Timeline = tl
+	e.Roofline, e.sim = newRoofline(sim), sim
 	p := NewProfile(path, sim, nil)
 	e.Ops = p.Ops
 	for _, n := range p.Nodes {

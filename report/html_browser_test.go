@@ -60,6 +60,11 @@ func TestHTMLInBrowser(t *testing.T) {
 	if n := e.Passes[0].After.Nodes; n < 1500 {
 		t.Fatalf("%d nodes, want a model of at least 1500", n)
 	}
+	w := e.sim.Why()
+	e.SetWhy(w, w, e.sim.Hardware)
+	if len(e.Missed) == 0 {
+		e.Missed = []Missed{{Pass: "fuse", Code: "refuse-outside-reader", Reason: "planted for the page test", GainMs: 0.01}}
+	}
 	page := filepath.Join(t.TempDir(), "report.html")
 	var buf bytes.Buffer
 	if err := WriteHTML(&buf, e); err != nil {
@@ -85,7 +90,8 @@ func TestHTMLInBrowser(t *testing.T) {
 	if n := strings.Count(dom, `class="col pass`); n != len(e.Passes) {
 		t.Errorf("%d pass columns, want %d", n, len(e.Passes))
 	}
-	for _, want := range []string{`<canvas id="tl" width="`, `<canvas id="gr" width="`, `class="row new"`, `class="tr"`} {
+	for _, want := range []string{`<canvas id="tl" width="`, `<canvas id="gr" width="`, `class="row new"`, `class="tr"`,
+		`<canvas id="roof" width="`, `class="causebar"`, `class="seg"`, `>refuse-`} {
 		if !strings.Contains(dom, want) {
 			t.Errorf("page lacks %s", want)
 		}

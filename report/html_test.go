@@ -46,7 +46,7 @@ func htmlReportOf(t *testing.T, name string, m *ir.Model, level int) *HTMLReport
 	ir.InferModel(m, ir.InferOptions{Dims: map[string]int64{"N": 1}}) // the sample CNN's batch
 	pred := &lastSim{h: h}
 	rec := NewPassRecorder()
-	res, err := optimize.Run(m, optimize.Options{Level: level, VerifyEach: true, Predictor: pred, Dumps: []optimize.Dump{{KeepUnchanged: true, To: rec}}})
+	res, err := optimize.Run(m, optimize.Options{Level: level, VerifyEach: true, Refusals: true, Predictor: pred, Dumps: []optimize.Dump{{KeepUnchanged: true, To: rec}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/wolong-dev/wolong/simulate/band"
 	"github.com/wolong-dev/wolong/simulate/cluster"
 	"github.com/wolong-dev/wolong/simulate/llm"
 )
@@ -34,6 +35,10 @@ type LLMProfile struct {
 	// Search: layouts predicted and fitting, and the next-fastest ones
 	// (the result itself is the fastest); nil without a search.
 	Search *LLMSearch `json:"search,omitempty"`
+	// Breakdown splits step_ms into causes; ErrorBand is how sure it is
+	// (the planner's anchor error for the framework).
+	Breakdown []Cause    `json:"breakdown"`
+	ErrorBand *ErrorBand `json:"error_band"`
 	Caveats
 }
 
@@ -47,8 +52,10 @@ type LLMSearch struct {
 // NewLLMProfile wraps a training prediction on c; assumptions and
 // warnings are the command's, put before the result's.
 func NewLLMProfile(c *cluster.Cluster, r *llm.LLMResult, assumptions, warnings []string) *LLMProfile {
-	return &LLMProfile{LLMResult: r, Machines: c.Machines, GPUsPerMachine: c.GPUsPerMachine, NICsPerMachine: max(1, c.NICsPerMachine), Network: c.Net.Name,
+	p := &LLMProfile{LLMResult: r, Machines: c.Machines, GPUsPerMachine: c.GPUsPerMachine, NICsPerMachine: max(1, c.NICsPerMachine), Network: c.Net.Name,
 		Caveats: caveatsOf(assumptions, warnings, r.Caveats)}
+	p.Breakdown, p.ErrorBand = llmWhy(r)
+	return p
 }
 
 // NewLLMSearchProfile reports a search's fastest fitting layout with the
@@ -157,12 +164,16 @@ func writeMemory(ew *errWriter, m llm.Memory, where string) {
 // max_batch, memory_per_gpu).
 type ServeProfile struct {
 	*llm.ServeResult
+	// ErrorBand is the serving simulator's anchor error (TensorRT-LLM
+	// tables), around the time per output token and the first token's.
+	ErrorBand *band.Band `json:"error_band"`
 	Caveats
 }
 
 // NewServeProfile wraps a serving prediction.
 func NewServeProfile(r *llm.ServeResult, assumptions, warnings []string) *ServeProfile {
-	return &ServeProfile{ServeResult: r, Caveats: caveatsOf(assumptions, warnings, r.Caveats)}
+	b := band.LLM("serve")
+	return &ServeProfile{ServeResult: r, ErrorBand: &b, Caveats: caveatsOf(assumptions, warnings, r.Caveats)}
 }
 
 // WriteText prints the latencies, throughput, memory and assumptions.

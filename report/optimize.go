@@ -83,6 +83,7 @@ func (r *Optimize) WriteText(w io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(w, "\npredicted speedup: %.2fx\n", r.Speedup)
+	r.writeWhy(&errWriter{w: w})
 	if e := r.Emitted; e != nil && e.TotalMs != r.Final.TotalMs {
 		fmt.Fprintf(w, "written model (--emit-onnx, symbolic dims kept): %s predicted with the same dims, %s\n", ms(e.TotalMs), ratio(r.Baseline.TotalMs, e.TotalMs))
 	}
@@ -96,6 +97,11 @@ func (r *Optimize) WriteText(w io.Writer) error {
 	}
 	if r.Placement != nil {
 		writePlacementSummary(w, r.Placement)
+	}
+	ew := &errWriter{w: w}
+	r.writeMissed(ew)
+	if ew.err != nil {
+		return ew.err
 	}
 	if r.Baseline.Unknown > 0 || r.Final.Unknown > 0 {
 		fmt.Fprintf(w, "\nnote: %d node(s) before and %d after could not be costed (unknown shapes or ops); times are lower bounds\n", r.Baseline.Unknown, r.Final.Unknown)

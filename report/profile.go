@@ -31,6 +31,12 @@ type ProfileNode struct {
 	Bound     string  `json:"bound"`  // compute, memory, overhead, free, unknown
 	Share     float64 `json:"share"`  // of device busy time
 	Note      string  `json:"note,omitempty"`
+	// AchievedFraction is the fraction of the peak of its bound the node
+	// reaches (FLOP/s of its math's peak when compute-bound, bandwidth
+	// when memory-bound; 0 otherwise); CriticalPath: it lies on the
+	// longest dependency chain of device time (critical_path_ms).
+	AchievedFraction float64 `json:"achieved_fraction"`
+	CriticalPath     bool    `json:"critical_path"`
 }
 
 // ProfileOp aggregates the nodes of one op type.
@@ -100,6 +106,7 @@ type Profile struct {
 	// ExpectedError is how far TotalMs is expected to be off, when the
 	// hardware file is a calibrated one that records it (nil otherwise).
 	ExpectedError *ExpectedError `json:"expected_error,omitempty"`
+	ProfileWhy
 	Caveats
 	Nodes []ProfileNode `json:"nodes"`
 	Ops   []ProfileOp   `json:"ops"`
@@ -157,14 +164,17 @@ func NewProfile(model string, r *simulate.Result, warnings []string) *Profile {
 		},
 		Nodes: make([]ProfileNode, 0, len(r.Tasks)),
 	}
+	p.Breakdown, p.ErrorBand = RunWhy(r)
+	facts := r.Facts()
 	flopsBy := map[ir.DType]float64{}
-	for _, t := range r.Tasks {
+	for i, t := range r.Tasks {
 		e := &t.Est
 		n := ProfileNode{
 			Name: t.Name, Op: t.Op, Phase: string(t.Phase), Class: string(e.Class),
 			FLOPs: e.FLOPs, Bytes: e.Bytes, Intensity: intensity(e.FLOPs, e.Bytes), Kernels: e.Kernels,
 			TimeMs: e.DeviceS * 1e3, HostMs: e.HostS * 1e3, StartMs: t.Start * 1e3, Stream: t.Stream,
 			Bound: string(e.Bound), Note: e.Note,
+			AchievedFraction: facts[i].Achieved, CriticalPath: facts[i].Critical,
 		}
 		if e.Unknown {
 			n.Note = "unknown cost: " + e.Why
@@ -258,7 +268,7 @@ func (p *Profile) WriteText(w io.Writer, by string, top int) error {
 	if p.UnknownNodes > 0 {
 		lb = fmt.Sprintf(" (lower bound: %d node(s) of unknown cost)", p.UnknownNodes)
 	}
-	fmt.Fprintf(ew, "Predicted step time: %s%s\n", Millis(p.TotalMs/1e3), lb)
+	fmt.Fprintf(ew, "Predicted step time: %s %s%s\n", Millis(p.TotalMs/1e3), p.ErrorBand, lb)
 	if e := p.ExpectedError; e != nil {
 		high := "no upper bound"
 		if e.HighMs > 0 {
@@ -294,6 +304,9 @@ func (p *Profile) WriteText(w io.Writer, by string, top int) error {
 	}
 	if len(parts) > 0 {
 		fmt.Fprintf(ew, "Device time by bound: %s\n", joinComma(parts))
+	}
+	if len(p.Breakdown) > 0 {
+		fmt.Fprintf(ew, "Step time by cause: %s\n", causeLine(p.Breakdown))
 	}
 	for i, s := range p.StreamStats {
 		if s.HostWaitMs > 0.5*p.TotalMs {
@@ -345,6 +358,9 @@ func (p *Profile) WriteText(w io.Writer, by string, top int) error {
 		ew.check(WriteTable(ew, []string{"stream", "at", "idle", "waiting for"}, rows))
 	}
 	fmt.Fprintln(ew, "\nAssumptions:")
+	if p.ErrorBand != nil {
+		fmt.Fprintf(ew, "  - %s\n", bandNote(p.ErrorBand))
+	}
 	for _, a := range p.Assumptions {
 		fmt.Fprintf(ew, "  - %s\n", a)
 	}

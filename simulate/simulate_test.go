@@ -84,6 +84,7 @@ func TestLaunchBoundChain(t *testing.T) {
 // critical path is at most the busy time.
 func checkTotals(t *testing.T, r *Result) {
 	t.Helper()
+	checkBreakdown(t, r)
 	var flops, bytes, busy float64
 	var kernels int64
 	byStream := map[int][]Task{}

@@ -460,8 +460,105 @@
     draw();
   }
 
+
+  // why draws the causes of each prediction as a stacked bar (with its
+  // error band), the roofline of the optimized model's kernels on a
+  // canvas (points capped on the Go side), and the missed opportunities
+  // as a virtual table.
+  function why() {
+    const box = document.getElementById("causes");
+    const bars = [["before", D.baseline_breakdown, D.baseline_error_band, D.baseline.total_ms],
+      ["after", D.optimized_breakdown, D.optimized_error_band, D.optimized.total_ms]];
+    for (const [name, parts, band, total] of bars) {
+      if (!parts) continue;
+      const row = el("div", "causerow");
+      row.appendChild(el("span", "causename", name + " " + ms(total) + (band ? " ±" + (band.pct * 100).toFixed(0) + "%" : "")));
+      const bar = el("div", "causebar");
+      for (const c of parts) {
+        const seg = el("span", "seg", "");
+        seg.style.width = (c.pct * 100).toFixed(2) + "%";
+        seg.style.background = hue(c.cause);
+        seg.title = c.label + ": " + ms(c.ms) + " (" + (c.pct * 100).toFixed(1) + "%)";
+        bar.appendChild(seg);
+      }
+      row.appendChild(bar);
+      box.appendChild(row);
+      const legend = el("div", "help", parts.map((c) => c.label + " " + (c.pct * 100).toFixed(1) + "%").join(", ") +
+        (band ? "; error band: " + band.source : ""));
+      box.appendChild(legend);
+    }
+    roofline();
+    const mrows = (D.missed || []).slice();
+    const mbox = document.getElementById("missed");
+    if (mrows.length === 0) {
+      mbox.appendChild(el("div", "help", "none: every candidate the passes looked at was rewritten"));
+    } else {
+      vtable(mbox, [
+        { name: "pass", get: (m) => m.pass },
+        { name: "code", get: (m) => m.code },
+        { name: "gain", get: (m) => m.gain_ms, num: true, fmt: ms },
+        { name: "why not", get: (m) => m.reason, wide: true },
+      ], mrows, true);
+    }
+  }
+
+  function roofline() {
+    const R = D.roofline;
+    const cv = document.getElementById("roof");
+    if (!R || R.points.length === 0) { cv.parentNode.style.display = "none"; return; }
+    const H = 320;
+    let size = sizeCanvas(cv, H);
+    const ctx = cv.getContext("2d");
+    const xs = R.points.map((p) => p[2]), ys = R.points.map((p) => p[3]);
+    const ridge = R.peak_tflops * 1e3 / R.bandwidth_gbs;
+    const x0 = Math.log10(Math.min(ridge, ...xs) / 4), x1 = Math.log10(Math.max(ridge, ...xs) * 4);
+    const y0 = Math.log10(Math.max(1e-9, Math.min(...ys) / 4)), y1 = Math.log10(R.peak_tflops * 2);
+    const px = (x) => 50 + (Math.log10(x) - x0) / (x1 - x0) * (size.w - 60);
+    const py = (y) => H - 30 - (Math.log10(Math.max(y, 1e-12)) - y0) / (y1 - y0) * (H - 40);
+    function draw() {
+      ctx.clearRect(0, 0, size.w, H);
+      ctx.strokeStyle = "#444"; ctx.lineWidth = 1.5; ctx.beginPath();
+      const steps = 64;
+      for (let i = 0; i <= steps; i++) {
+        const x = Math.pow(10, x0 + (x1 - x0) * i / steps);
+        const y = Math.min(R.peak_tflops, x * R.bandwidth_gbs / 1e3);
+        i === 0 ? ctx.moveTo(px(x), py(y)) : ctx.lineTo(px(x), py(y));
+      }
+      ctx.stroke();
+      ctx.fillStyle = "#222"; ctx.font = "11px sans-serif";
+      ctx.fillText(R.peak_math + " peak " + R.peak_tflops + " TFLOP/s, " + R.bandwidth_gbs + " GB/s", 55, 14);
+      ctx.fillText("FLOP/byte (log)", size.w - 110, H - 8);
+      let lx = 55;
+      for (const c of [...new Set(R.points.map((p) => p[1]))]) {
+        ctx.fillStyle = hue(c); ctx.fillRect(lx, 20, 10, 10);
+        ctx.fillStyle = "#222"; ctx.fillText(c, lx + 13, 29);
+        lx += 20 + ctx.measureText(c).width;
+      }
+      ctx.save(); ctx.translate(12, H / 2); ctx.rotate(-Math.PI / 2); ctx.fillText("TFLOP/s (log)", 0, 0); ctx.restore();
+      for (const p of R.points) {
+        ctx.fillStyle = hue(p[1]);
+        ctx.beginPath(); ctx.arc(px(p[2]), py(p[3]), p[5] ? 3 : 5, 0, 2 * Math.PI); ctx.fill();
+      }
+    }
+    const tip = document.getElementById("rooftip");
+    cv.addEventListener("mousemove", (e) => {
+      const r = cv.getBoundingClientRect(), mx = e.clientX - r.left, my = e.clientY - r.top;
+      let best = null, bd = 64;
+      for (const p of R.points) {
+        const d = (px(p[2]) - mx) ** 2 + (py(p[3]) - my) ** 2;
+        if (d < bd) { bd = d; best = p; }
+      }
+      if (best) showTip(tip, cv, e, best[0] + " (" + best[1] + "): " + best[2].toPrecision(3) + " FLOP/B, " +
+        best[3].toPrecision(3) + " TFLOP/s, " + ms(best[4]));
+      else tip.style.display = "none";
+    });
+    cv.addEventListener("mouseleave", () => { tip.style.display = "none"; });
+    window.addEventListener("resize", () => { size = sizeCanvas(cv, H); draw(); });
+    draw();
+  }
+
   const parts = ["parse " + Math.round(performance.now() - tParse) + " ms"];
-  for (const part of [summary, passes, timeline, costs, graph]) {
+  for (const part of [summary, passes, why, timeline, costs, graph]) {
     const t = performance.now();
     try {
       part();
