@@ -28,15 +28,16 @@ var layers = map[string]int{
 	"importer": 2, "internal/modelgen": 2, "internal/ortbench": 2,
 	"eval":     3,
 	"optimize": 4, "simulate/hw": 4,
-	"simulate/cost":      5,
+	// error bands from the evidence behind a preset; what-if hardware edits
+	"simulate/cost": 5, "simulate/band": 5, "simulate/whatif": 5,
 	"simulate":           6,
 	"simulate/calibrate": 7, "simulate/cluster": 7,
 	"simulate/llm":            8,
-	"simulate/calibrate/host": 9, "internal/hostcal": 9, "pipeline": 9,
+	"simulate/calibrate/host": 9, "pipeline": 9,
 	"report": 10,
 	"cmd":    11,
 	// programs
-	"": 12, "bench/hostcheck": 12, "bench/html": 12, "bench/mutate": 12, "bench/pagefault": 12,
+	"": 12, "bench/controlflow": 12, "bench/hostcheck": 12, "bench/html": 12, "bench/mutate": 12, "bench/pagefault": 12,
 }
 
 // moduleImports maps each package below root (testdata and hidden folders

@@ -204,7 +204,7 @@ among its nodes.`,
 	fs.StringVarP(&f.out, "output", "o", "", "write the fitted hardware file to `hw.json`")
 	fs.StringVar(&f.name, "name", "", "name of the fitted hardware (default: BASE-calibrated; with --host: local)")
 	fs.StringVar(&f.models, "models", "", "directory that model paths recorded in profiles are relative to (default: as recorded, else beside the profile, else the absolute path bench/ort/profile.mjs records, else $WOLONG_MODELS)")
-	_ = c.RegisterFlagCompletionFunc("base", cobra.FixedCompletions(hw.Names(), cobra.ShellCompDirectiveDefault))
+	_ = c.RegisterFlagCompletionFunc("base", completeHW)
 	return c
 }
 

@@ -53,8 +53,10 @@ Tests and benchmarks only (go test; docs/testing.md)
   WOLONG_MODELS_PROBE        eval: probe every shared model's evaluation
   WOLONG_DUMP                eval: dump one node test's tensors
   WOLONG_WRITE_CORPUS        internal/hostile: rewrite the hostile-input corpus
+  WOLONG_DOUBLING_NODES      pipeline: the doubling benchmarks' first size
+                             (default 50000 nodes)
   HOSTILE_DIR                internal/hostile: run the hostile inputs in a folder
-  HOSTCAL_DIR, HOSTCAL_FIT   internal/hostcal: the manual measuring and fitting
+  HOSTCAL_DIR, HOSTCAL_FIT   simulate/calibrate/host: the manual measuring and fitting
                              tests' folders
   WOLONG_TEST_SUBMAIN, WOLONG_TEST_SUBMAIN_RSS
                              cmd: run one command in a child test process and
