@@ -71,16 +71,16 @@ func TestOneWarningPerCause(t *testing.T) {
 // TestEvalDefaultsDims (issue 26 item 7): run and verify set the symbolic
 // dims --dim and --input leave open to 1, as profile does, and say so.
 func TestEvalDefaultsDims(t *testing.T) {
-	model := sharedModel(t, "cnn", "pytorch_super_resolution.onnx")
+	model := filepath.Join("..", "testdata", "models", "sample_cnn.onnx") // input [N,3,32,32]: cheap to evaluate
 	_, errs, code := run("run", model, "-o", t.TempDir())
-	if code != 0 || !strings.Contains(errs, "set to 1 (as profile sets them): batch_size=1") {
+	if code != 0 || !strings.Contains(errs, "set to 1 (as profile sets them): N=1") {
 		t.Errorf("run: exit %d, stderr %q", code, errs)
 	}
 	_, errs, code = run("verify", model, model)
-	if code != 0 || !strings.Contains(errs, "batch_size=1") {
+	if code != 0 || !strings.Contains(errs, "N=1") {
 		t.Errorf("verify: exit %d, stderr %q", code, errs)
 	}
-	if _, errs, code := run("run", model, "--dim", "batch_size=2", "-o", t.TempDir()); code != 0 || strings.Contains(errs, "set to 1") {
+	if _, errs, code := run("run", model, "--dim", "N=2", "-o", t.TempDir()); code != 0 || strings.Contains(errs, "set to 1") {
 		t.Errorf("run --dim: exit %d, stderr %q", code, errs)
 	}
 }
