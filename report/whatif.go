@@ -15,8 +15,11 @@ import (
 
 // WhatIf is the --what-if panel.
 type WhatIf struct {
-	Step float64      `json:"step"` // relative change of each parameter (0.2)
-	Rows []whatif.Row `json:"params"`
+	Step float64 `json:"step"` // relative change of each parameter (0.2)
+	// Metric names the total of a cluster or LLM run ("step_ms: ...");
+	// empty for a single device (total_ms).
+	Metric string       `json:"metric,omitempty"`
+	Rows   []whatif.Row `json:"params"`
 }
 
 // WriteWhatIf prints the what-if table.

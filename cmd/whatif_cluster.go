@@ -1,0 +1,213 @@
+package cmd
+
+// This file wires profile's what-if flags for cluster and LLM runs
+// (issue 31): --what-if sweeps the GPU's, network's and hosts'
+// parameters (simulate/whatif ClusterParams) and, with the LLM flags, the
+// layout's degrees; --set changes any of them (a degree to a value:
+// tp=4); --hw A,B predicts the same cluster of B's GPUs and prints the
+// difference by cause.
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/wolong-dev/wolong/pipeline"
+	"github.com/wolong-dev/wolong/report"
+	"github.com/wolong-dev/wolong/simulate/cluster"
+	"github.com/wolong-dev/wolong/simulate/hw"
+	"github.com/wolong-dev/wolong/simulate/llm"
+	"github.com/wolong-dev/wolong/simulate/whatif"
+)
+
+// active says whether any what-if flag was given.
+func (o *WhatIfOptions) active() bool { return o.WhatIf || len(o.raw) > 0 || o.Compare != nil }
+
+// degreeNames are the layout parameters of cr's run (none for a
+// graph-level strategy).
+func degreeNames(cr *ClusterRun) []string {
+	switch {
+	case cr.LLM == nil:
+		return nil
+	case cr.LLM.Serve != nil:
+		return whatif.ServeDegreeNames()
+	}
+	return whatif.TrainDegreeNames()
+}
+
+// applyCluster types --set for the cluster run cr, applies the changes of
+// the GPU, network and hosts to cr's cluster and builds --hw A,B's second
+// cluster; it returns the GPU the run predicts on. The layout's changes
+// are applied when the planner runs (trainRunOf, serveRunOf).
+func (o *WhatIfOptions) applyCluster(cr *ClusterRun) (*hw.Hardware, error) {
+	if !o.active() {
+		return cr.Cluster.GPU, nil
+	}
+	if cr.Sweep != nil {
+		return nil, Usagef("--what-if, --set and --hw A,B predict one cluster step: drop --sweep")
+	}
+	if cr.LLM != nil && (cr.LLM.Search != nil || cr.LLM.ServeSearch) {
+		return nil, Usagef("--what-if, --set and --hw A,B need a fixed layout: drop --strategy auto (or give the layout it found)")
+	}
+	deg := degreeNames(cr)
+	known := append(whatif.ClusterNames(), deg...)
+	for _, s := range o.raw {
+		ch, err := whatif.ParseChange(s, known)
+		if err != nil {
+			return nil, Usagef("%v", err)
+		}
+		if slices.Contains(deg, ch.Name) && (ch.Abs < 1 || ch.Abs != math.Trunc(ch.Abs) || ch.Abs > 1<<24) {
+			return nil, Usagef("--set %q: a parallel degree or batch takes a whole value (%s=4)", s, ch.Name)
+		}
+		o.Changes = append(o.Changes, ch)
+	}
+	base := cr.Cluster
+	c, err := whatif.ApplyCluster(base, o.Changes)
+	if err != nil {
+		return nil, Usagef("%v", err)
+	}
+	cr.Cluster, cr.Network = c, c.Net
+	if o.Compare != nil {
+		if o.Compare.Kind != "gpu" {
+			return nil, Usagef("--hw %s: a cluster needs a GPU preset, not a %s", o.Compare.Name, o.Compare.Kind)
+		}
+		b := whatif.CloneCluster(base)
+		b.GPU, b.Intra = o.Compare.Clone(), "pcie"
+		if b.GPU.NVLinkGBs > 0 {
+			b.Intra = "nvlink"
+		}
+		if o.CompareCluster, err = whatif.ApplyCluster(b, o.Changes); err != nil {
+			return nil, Usagef("%v", err)
+		}
+	}
+	return c.GPU, nil
+}
+
+// panel is the overrides of a cluster run (and its sweep, when given).
+func (o *WhatIfOptions) panel(metric string, rows []whatif.Row) report.WhatIfPanel {
+	var p report.WhatIfPanel
+	for _, ch := range o.Changes {
+		fields := ch.Name
+		if cp, ok := whatif.LookupCluster(ch.Name); ok {
+			fields = cp.Fields
+		}
+		p.Overrides = append(p.Overrides, ch.Spec+": "+fields)
+	}
+	if rows != nil {
+		p.WhatIf = report.NewWhatIf(metric, rows)
+	}
+	return p
+}
+
+// degreeChanges are the --set changes of the layout.
+func degreeChanges(changes []whatif.Change, names []string) []whatif.Change {
+	var out []whatif.Change
+	for _, ch := range changes {
+		if slices.Contains(names, ch.Name) {
+			out = append(out, ch)
+		}
+	}
+	return out
+}
+
+// trainRunOf predicts the training step of t on c under o with the
+// layout's --set changes applied in order (each from the layout the one
+// before resolved).
+func trainRunOf(t *llm.Transformer, c *cluster.Cluster, o llm.LLMOptions, changes []whatif.Change) (whatif.TrainRun, *llm.LLMResult, error) {
+	run := whatif.TrainRun{T: t, C: c, O: o}
+	r, err := llm.SimulateLLM(t, c, o)
+	for _, ch := range degreeChanges(changes, whatif.TrainDegreeNames()) {
+		if err != nil {
+			break
+		}
+		if run, err = run.WithDegree(r, ch.Name, int(ch.Abs)); err != nil {
+			return run, nil, Usagef("--set %s: %v", ch.Spec, err)
+		}
+		r, err = llm.SimulateLLM(run.T, run.C, run.O)
+	}
+	return run, r, err
+}
+
+// serveRunOf is trainRunOf for serving (static batch or requests).
+func serveRunOf(t *llm.Transformer, c *cluster.Cluster, o llm.ServeOptions, changes []whatif.Change) (whatif.ServeRun, *llm.ServeResult, error) {
+	run := whatif.ServeRun{T: t, C: c, O: o}
+	r, err := llm.SimulateServe(t, c, o)
+	for _, ch := range degreeChanges(changes, whatif.ServeDegreeNames()) {
+		if err != nil {
+			break
+		}
+		if run, err = run.WithDegree(r, ch.Name, int(ch.Abs)); err != nil {
+			return run, nil, Usagef("--set %s: %v", ch.Spec, err)
+		}
+		r, err = llm.SimulateServe(run.T, run.C, run.O)
+	}
+	return run, r, err
+}
+
+// sameNote says what --hw A,B's two runs share.
+func sameNote(c *cluster.Cluster, layout string) string {
+	s := fmt.Sprintf("%dx%d GPUs, network %s with %d NIC(s) per machine", c.Machines, c.GPUsPerMachine, c.Net.Name, max(1, c.NICsPerMachine))
+	if layout != "" {
+		s += ", layout " + layout
+	}
+	return s
+}
+
+// clusterWhatIf prints a graph-level cluster step with its what-if panel
+// or its comparison with --hw A,B's second GPU. prof is the one-GPU
+// profile r was predicted from.
+func clusterWhatIf(env *Env, opts *ProfileOptions, stage pipeline.Stage, prof *cluster.Profile, r *cluster.Result, p *report.ClusterProfile, assumptions, warnings []string) error {
+	c, copt := opts.Cluster.Cluster, opts.Cluster.Options
+	copt.Timeline = false
+	predict := func(cc *cluster.Cluster, device bool) (*cluster.Result, error) {
+		pr := prof
+		if device {
+			so := opts.Sim
+			so.HW = cc.GPU
+			var err error
+			if pr, err = pipeline.ClusterProfile(stage, so); err != nil {
+				return nil, err
+			}
+		}
+		return cluster.Simulate(pr, cc, copt)
+	}
+	if cb := opts.WhatIf.CompareCluster; cb != nil {
+		rb, err := predict(cb, true)
+		if err != nil {
+			return err
+		}
+		pb := report.NewClusterProfile(opts.Path, cb, rb, assumptions, warnings)
+		cmp := report.NewClusterComparison(p, pb, c.GPU.Name, cb.GPU.Name, "step_ms: one training step", r.StepMs, rb.StepMs, p.Breakdown, pb.Breakdown, sameNote(c, ""))
+		return writeComparison(env, opts.Format, cmp)
+	}
+	var rows []whatif.Row
+	if opts.WhatIf.WhatIf {
+		var err error
+		rows, err = whatif.SweepCluster(c, func(cc *cluster.Cluster, device bool) (whatif.Point, error) {
+			res, err := predict(cc, device)
+			if err != nil {
+				return whatif.Point{}, err
+			}
+			return whatif.Point{Ms: res.StepMs}, nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	w := report.ClusterProfileWhatIf{ClusterProfile: p, WhatIfPanel: opts.WhatIf.panel("step_ms: one "+string(copt.Mode)+" step", rows)}
+	if opts.Format == report.JSON {
+		return report.WriteJSON(env.Out, w)
+	}
+	if err := p.WriteText(env.Out); err != nil {
+		return err
+	}
+	return w.WhatIfPanel.WriteText(env.Out)
+}
+
+// writeComparison prints a --hw A,B comparison.
+func writeComparison(env *Env, format report.Format, c *report.ClusterComparison) error {
+	if format == report.JSON {
+		return report.WriteJSON(env.Out, c)
+	}
+	return c.WriteText(env.Out)
+}
