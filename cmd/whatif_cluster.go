@@ -9,6 +9,7 @@ package cmd
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"slices"
 
@@ -84,7 +85,7 @@ func (o *WhatIfOptions) applyCluster(cr *ClusterRun) (*hw.Hardware, error) {
 }
 
 // panel is the overrides of a cluster run (and its sweep, when given).
-func (o *WhatIfOptions) panel(metric string, rows []whatif.Row) report.WhatIfPanel {
+func (o *WhatIfOptions) panel(metric string, rows, layout []whatif.Row) report.WhatIfPanel {
 	var p report.WhatIfPanel
 	for _, ch := range o.Changes {
 		fields := ch.Name
@@ -95,6 +96,7 @@ func (o *WhatIfOptions) panel(metric string, rows []whatif.Row) report.WhatIfPan
 	}
 	if rows != nil {
 		p.WhatIf = report.NewWhatIf(metric, rows)
+		p.WhatIf.Layout = layout
 	}
 	return p
 }
@@ -194,7 +196,7 @@ func clusterWhatIf(env *Env, opts *ProfileOptions, stage pipeline.Stage, prof *c
 			return err
 		}
 	}
-	w := report.ClusterProfileWhatIf{ClusterProfile: p, WhatIfPanel: opts.WhatIf.panel("step_ms: one "+string(copt.Mode)+" step", rows)}
+	w := report.ClusterProfileWhatIf{ClusterProfile: p, WhatIfPanel: opts.WhatIf.panel("step_ms: one "+string(copt.Mode)+" step", rows, nil)}
 	if opts.Format == report.JSON {
 		return report.WriteJSON(env.Out, w)
 	}
@@ -210,4 +212,87 @@ func writeComparison(env *Env, format report.Format, c *report.ClusterComparison
 		return report.WriteJSON(env.Out, c)
 	}
 	return c.WriteText(env.Out)
+}
+
+// llmTrainWhatIf returns what profile prints for an LLM training step
+// with a what-if flag: the profile with its panel (p itself when no flag
+// is given), or --hw A,B's comparison.
+func llmTrainWhatIf(opts *ProfileOptions, run whatif.TrainRun, r *llm.LLMResult, p *report.LLMProfile, assumptions, warnings []string) (any, func(io.Writer) error, error) {
+	wo := &opts.WhatIf
+	if !wo.active() {
+		return p, p.WriteText, nil
+	}
+	if cb := wo.CompareCluster; cb != nil {
+		rb, err := llm.SimulateLLM(run.T, cb, run.O)
+		if err != nil {
+			return nil, nil, layoutErr(err)
+		}
+		pb := report.NewLLMProfile(cb, rb, assumptions, warnings)
+		cmp := report.NewClusterComparison(p, pb, run.C.GPU.Name, cb.GPU.Name, "step_ms: one training step", r.StepMs, rb.StepMs, p.Breakdown, pb.Breakdown, sameNote(run.C, r.Layout()))
+		return cmp, cmp.WriteText, nil
+	}
+	var rows, layout []whatif.Row
+	if wo.WhatIf {
+		var err error
+		rows, err = whatif.SweepCluster(run.C, func(cc *cluster.Cluster, _ bool) (whatif.Point, error) {
+			res, err := llm.SimulateLLM(run.T, cc, run.O)
+			if err != nil {
+				return whatif.Point{}, err
+			}
+			return whatif.TrainPoint(res), nil
+		})
+		if err != nil {
+			return nil, nil, err
+		}
+		layout = whatif.SweepTrain(run, r, whatif.TrainDegrees(run.T, run.O, r))
+	}
+	w := report.LLMProfileWhatIf{LLMProfile: p, WhatIfPanel: wo.panel("step_ms: one training step", rows, layout)}
+	return w, func(out io.Writer) error {
+		if err := p.WriteText(out); err != nil {
+			return err
+		}
+		return w.WhatIfPanel.WriteText(out)
+	}, nil
+}
+
+// serveWhatIf is llmTrainWhatIf for serving.
+func serveWhatIf(opts *ProfileOptions, run whatif.ServeRun, r *llm.ServeResult, p *report.ServeProfile, assumptions, warnings []string) (any, func(io.Writer) error, error) {
+	wo := &opts.WhatIf
+	if !wo.active() {
+		return p, p.WriteText, nil
+	}
+	metric := whatif.ServeMetric(r)
+	if cb := wo.CompareCluster; cb != nil {
+		rb, err := llm.SimulateServe(run.T, cb, run.O)
+		if err != nil {
+			return nil, nil, layoutErr(err)
+		}
+		pb := report.NewServeProfile(rb, assumptions, warnings)
+		cmp := report.NewClusterComparison(p, pb, run.C.GPU.Name, cb.GPU.Name, metric, whatif.ServePointOf(r).Ms, whatif.ServePointOf(rb).Ms, nil, nil,
+			sameNote(run.C, fmt.Sprintf("tp %d", r.TP)))
+		cmp.CompareFigures(report.ServeFigures(p), report.ServeFigures(pb))
+		return cmp, cmp.WriteText, nil
+	}
+	var rows, layout []whatif.Row
+	if wo.WhatIf {
+		var err error
+		rows, err = whatif.SweepCluster(run.C, func(cc *cluster.Cluster, _ bool) (whatif.Point, error) {
+			res, err := llm.SimulateServe(run.T, cc, run.O)
+			if err != nil {
+				return whatif.Point{}, err
+			}
+			return whatif.ServePointOf(res), nil
+		})
+		if err != nil {
+			return nil, nil, err
+		}
+		layout = whatif.SweepServe(run, r, whatif.ServeDegrees(run.O))
+	}
+	w := report.ServeProfileWhatIf{ServeProfile: p, WhatIfPanel: wo.panel(metric, rows, layout)}
+	return w, func(out io.Writer) error {
+		if err := p.WriteText(out); err != nil {
+			return err
+		}
+		return w.WhatIfPanel.WriteText(out)
+	}, nil
 }

@@ -20,6 +20,9 @@ type WhatIf struct {
 	// empty for a single device (total_ms).
 	Metric string       `json:"metric,omitempty"`
 	Rows   []whatif.Row `json:"params"`
+	// Layout are an LLM run's parallel degrees and batch, each at its
+	// neighbouring valid values, ranked among themselves.
+	Layout []whatif.Row `json:"layout,omitempty"`
 }
 
 // WriteWhatIf prints the what-if table.

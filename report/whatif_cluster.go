@@ -51,15 +51,27 @@ func (p WhatIfPanel) WriteText(w io.Writer) error {
 	if wi == nil {
 		return ew.err
 	}
-	fmt.Fprintf(ew, "\nWhat if (total: %s; each parameter at -%.0f%% / +%.0f%%, a parallel degree or batch at its neighbouring valid values; the others as given; ranked by effect):\n",
+	fmt.Fprintf(ew, "\nWhat if (total: %s; each hardware, network and host parameter at -%.0f%% / +%.0f%%, the others as given; ranked by effect):\n",
 		wi.Metric, 100*wi.Step, 100*wi.Step)
-	serve := len(wi.Rows) > 0 && wi.Rows[0].MinusServe != nil
+	writeRows(ew, wi.Rows)
+	if len(wi.Layout) > 0 {
+		fmt.Fprintf(ew, "\nWhat if the layout changed (each parallel degree or batch at its neighbouring valid values, the others as given; ranked by effect):\n")
+		writeRows(ew, wi.Layout)
+	}
+	fmt.Fprintln(ew, "  elasticity: d ln(total) / d ln(parameter) between low and high; -1 means the total is inversely proportional to it, 0 that it does not matter")
+	return ew.err
+}
+
+// writeRows prints what-if rows: each parameter's value, the two sides
+// and their totals (and, serving, tokens/s).
+func writeRows(ew *errWriter, rs []whatif.Row) {
+	serve := len(rs) > 0 && rs[0].MinusServe != nil
 	header := []string{"#", "parameter", "value", "low", "total at low", "high", "total at high", "elasticity", "fields / note"}
 	if serve {
 		header = append(header[:7:7], "tok/s at low", "tok/s at high", "elasticity", "fields / note")
 	}
 	var rows [][]string
-	for i, r := range wi.Rows {
+	for i, r := range rs {
 		row := []string{fmt.Sprint(i + 1), r.Param, fmt.Sprintf("%.4g", r.Value), sideValue(r.MinusValue, r.Value), Millis(r.MinusMs / 1e3),
 			sideValue(r.PlusValue, r.Value), Millis(r.PlusMs / 1e3)}
 		if serve && r.MinusServe != nil && r.PlusServe != nil {
@@ -73,8 +85,6 @@ func (p WhatIfPanel) WriteText(w io.Writer) error {
 	}
 	last := len(header) - 1
 	ew.check(TextTable{Header: header, Rows: rows, Drop: []int{last, 0}, Prose: []int{last}}.Write(ew))
-	fmt.Fprintln(ew, "  elasticity: d ln(total) / d ln(parameter) between low and high; -1 means the total is inversely proportional to it, 0 that it does not matter")
-	return ew.err
 }
 
 // sideValue formats a side's parameter value ("-" when it stayed at v:
@@ -174,7 +184,7 @@ func (c *ClusterComparison) WriteText(w io.Writer) error {
 				rows = append(rows, []string{d.Name, fmt.Sprintf("%.4g", d.AMs), fmt.Sprintf("%.4g", d.BMs), fmt.Sprintf("%+.4g", d.DeltaMs), "-"})
 			}
 		}
-		ew.check(WriteTable(ew, []string{col, c.AName, c.BName, "difference", "of the total's"}, rows))
+		ew.check(WriteTable(ew, []string{col, c.AName, c.BName, "difference", "share of the difference"}, rows))
 	}
 	write("The difference by cause", "cause", c.ByCause, true)
 	write("The difference by figure", "figure", c.ByFigure, false)

@@ -123,9 +123,11 @@ func TrainDegrees(t *llm.Transformer, o llm.LLMOptions, base *llm.LLMResult) []s
 	return append(out, "micro_batch")
 }
 
-// SweepTrain adds the rows of the layout parameters names to rows and
-// ranks them all.
-func SweepTrain(r TrainRun, base *llm.LLMResult, names []string, rows []Row) ([]Row, error) {
+// SweepTrain returns the rows of the layout parameters names, ranked (a
+// list of their own: changing the layout is a decision, and dp changes the
+// GPUs, where the hardware rows ask what the same machines would do).
+func SweepTrain(r TrainRun, base *llm.LLMResult, names []string) []Row {
+	var rows []Row
 	for _, name := range names {
 		v := trainValue(base, name)
 		upper := r.C.GPUs()
@@ -144,15 +146,15 @@ func SweepTrain(r TrainRun, base *llm.LLMResult, names []string, rows []Row) ([]
 			if err != nil {
 				return Point{}, "", err
 			}
-			if !res.Memory.Fits {
-				return Point{}, fmt.Sprintf("%s %d does not fit in GPU memory", name, w), nil
+			if !res.Memory.Fits && base.Memory.Fits { // a run that does not fit compares with any
+				return Point{}, "does not fit", nil
 			}
 			return TrainPoint(res), "", nil
 		}, TrainPoint(base))
 		rows = append(rows, row)
 	}
 	Rank(rows)
-	return rows, nil
+	return rows
 }
 
 // neighbours finds the nearest valid values of a degree at v below and
@@ -163,18 +165,24 @@ func SweepTrain(r TrainRun, base *llm.LLMResult, names []string, rows []Row) ([]
 func neighbours(name string, v, upper int, halve bool, at func(w int) (Point, string, error), base Point) Row {
 	var notes []string
 	find := func(next func(int) int, ok func(int) bool, side string) (int, Point) {
+		var skipped []string
+		defer func() {
+			if len(skipped) > 0 {
+				notes = append(notes, fmt.Sprintf("%s %s: %s", name, strings.Join(skipped, ", "), "does not fit in GPU memory"))
+			}
+		}()
 		for w := next(v); ok(w); w = next(w) {
 			p, skip, err := at(w)
 			switch {
 			case err != nil:
 				continue
 			case skip != "":
-				notes = append(notes, skip)
+				skipped = append(skipped, fmt.Sprint(w))
 				continue
 			}
 			return w, p
 		}
-		notes = append(notes, fmt.Sprintf("no valid %s value %s %d", name, side, v))
+		notes = append(notes, fmt.Sprintf("no valid %s %s %d", name, side, v))
 		return v, base
 	}
 	down, up := func(w int) int { return w - 1 }, func(w int) int { return w + 1 }
@@ -268,9 +276,9 @@ func ServeDegrees(o llm.ServeOptions) []string {
 	return ServeDegreeNames()
 }
 
-// SweepServe adds the rows of the layout parameters names to rows and
-// ranks them all.
-func SweepServe(r ServeRun, base *llm.ServeResult, names []string, rows []Row) ([]Row, error) {
+// SweepServe is SweepTrain for serving.
+func SweepServe(r ServeRun, base *llm.ServeResult, names []string) []Row {
+	var rows []Row
 	for _, name := range names {
 		v := serveValue(base, name)
 		upper := r.C.GPUs()
@@ -285,15 +293,18 @@ func SweepServe(r ServeRun, base *llm.ServeResult, names []string, rows []Row) (
 			res, err := llm.SimulateServe(run.T, run.C, run.O)
 			var nf *llm.NotFitError
 			if errors.As(err, &nf) || (err == nil && !res.Memory.Fits) {
-				return Point{}, fmt.Sprintf("%s %d does not fit in GPU memory", name, w), nil
+				return Point{}, "does not fit", nil
 			}
 			if err != nil {
 				return Point{}, "", err
 			}
 			return ServePointOf(res), "", nil
 		}, ServePointOf(base))
+		if name == "tp" || name == "pp" {
+			row.Fields = "--" + name + " (replicas take the GPUs left)"
+		}
 		rows = append(rows, row)
 	}
 	Rank(rows)
-	return rows, nil
+	return rows
 }
