@@ -75,7 +75,7 @@ func writeRows(ew *errWriter, rs []whatif.Row) {
 		row := []string{fmt.Sprint(i + 1), r.Param, fmt.Sprintf("%.4g", r.Value), sideValue(r.MinusValue, r.Value), Millis(r.MinusMs / 1e3),
 			sideValue(r.PlusValue, r.Value), Millis(r.PlusMs / 1e3)}
 		if serve && r.MinusServe != nil && r.PlusServe != nil {
-			row = append(row, fmt.Sprintf("%.4g", r.MinusServe.TokensPerS), fmt.Sprintf("%.4g", r.PlusServe.TokensPerS))
+			row = append(row, fmt.Sprintf("%.0f", r.MinusServe.TokensPerS), fmt.Sprintf("%.0f", r.PlusServe.TokensPerS))
 		}
 		note := r.Fields
 		if r.Note != "" {

@@ -205,13 +205,15 @@ type ServeRun struct {
 }
 
 // ServePointOf is a serving prediction's total and figures: one request's
-// latency for a static batch; with requests, the time to serve them all
-// when they arrive at once (--rate max), else the mean request latency.
+// latency for a static batch; with requests, the serving time per request
+// when they all arrive at once (--rate max: the inverse of the request
+// throughput, comparable between runs of different request counts), else
+// the mean request latency.
 func ServePointOf(r *llm.ServeResult) Point {
 	if q := r.Requests; q != nil {
 		ms := q.E2E.MeanMs
-		if q.Offline {
-			ms = q.DurationS * 1e3
+		if q.Offline && q.Requests > 0 {
+			ms = q.DurationS * 1e3 / float64(q.Requests)
 		}
 		return Point{Ms: ms, Serve: &ServePoint{TokensPerS: q.OutputTokensPerS, TTFTMs: q.TTFT.MeanMs, TPOTMs: q.TPOT.MeanMs}}
 	}
@@ -224,7 +226,7 @@ func ServeMetric(r *llm.ServeResult) string {
 	case r.Requests == nil:
 		return "request_ms: one request's latency (ttft + (output - 1) x tpot)"
 	case r.Requests.Offline:
-		return "duration_ms: the time to serve every request (they arrive at once)"
+		return "ms_per_request: the time to serve the requests (all arriving at once) over their number, 1 / requests per second"
 	}
 	return "e2e_mean_ms: the mean request latency"
 }
