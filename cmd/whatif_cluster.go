@@ -85,10 +85,10 @@ func (o *WhatIfOptions) applyCluster(cr *ClusterRun) (*hw.Hardware, error) {
 }
 
 // panel is the overrides of a cluster run (and its sweep, when given).
-func (o *WhatIfOptions) panel(metric string, rows, layout []whatif.Row) report.WhatIfPanel {
+func (o *WhatIfOptions) panel(metric string, rows, layout []whatif.Row, serve bool) report.WhatIfPanel {
 	var p report.WhatIfPanel
 	for _, ch := range o.Changes {
-		fields := ch.Name
+		fields := whatif.DegreeDoc(ch.Name, serve)
 		if cp, ok := whatif.LookupCluster(ch.Name); ok {
 			fields = cp.Fields
 		}
@@ -196,7 +196,7 @@ func clusterWhatIf(env *Env, opts *ProfileOptions, stage pipeline.Stage, prof *c
 			return err
 		}
 	}
-	w := report.ClusterProfileWhatIf{ClusterProfile: p, WhatIfPanel: opts.WhatIf.panel("step_ms: one "+string(copt.Mode)+" step", rows, nil)}
+	w := report.ClusterProfileWhatIf{ClusterProfile: p, WhatIfPanel: opts.WhatIf.panel("step_ms: one "+string(copt.Mode)+" step", rows, nil, false)}
 	if opts.Format == report.JSON {
 		return report.WriteJSON(env.Out, w)
 	}
@@ -246,7 +246,7 @@ func llmTrainWhatIf(opts *ProfileOptions, run whatif.TrainRun, r *llm.LLMResult,
 		}
 		layout = whatif.SweepTrain(run, r, whatif.TrainDegrees(run.T, run.O, r))
 	}
-	w := report.LLMProfileWhatIf{LLMProfile: p, WhatIfPanel: wo.panel("step_ms: one training step", rows, layout)}
+	w := report.LLMProfileWhatIf{LLMProfile: p, WhatIfPanel: wo.panel("step_ms: one training step", rows, layout, false)}
 	return w, func(out io.Writer) error {
 		if err := p.WriteText(out); err != nil {
 			return err
@@ -288,7 +288,7 @@ func serveWhatIf(opts *ProfileOptions, run whatif.ServeRun, r *llm.ServeResult, 
 		}
 		layout = whatif.SweepServe(run, r, whatif.ServeDegrees(run.O))
 	}
-	w := report.ServeProfileWhatIf{ServeProfile: p, WhatIfPanel: wo.panel(metric, rows, layout)}
+	w := report.ServeProfileWhatIf{ServeProfile: p, WhatIfPanel: wo.panel(metric, rows, layout, true)}
 	return w, func(out io.Writer) error {
 		if err := p.WriteText(out); err != nil {
 			return err

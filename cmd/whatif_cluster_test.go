@@ -104,6 +104,19 @@ func TestProfileClusterWhatIf(t *testing.T) {
 	if len(s.WhatIf.Params) == 0 || len(s.WhatIf.Layout) == 0 || !strings.HasPrefix(s.WhatIf.Metric, "request_ms") {
 		t.Errorf("serving what-if %+v", s.WhatIf)
 	}
+	// request-level: the time per request; pp's row where pp is a degree
+	q := whatIfJSON(t, "--llm", "gpt3-1.3b", "--cluster", "1x8", "--serve", "--tp", "2", "--requests", "200", "--what-if")
+	names := ""
+	for _, l := range q.WhatIf.Layout {
+		names += l.Param + " "
+	}
+	if !strings.HasPrefix(q.WhatIf.Metric, "ms_per_request") || !strings.Contains(names, "tp ") || !strings.Contains(names, "pp ") || !strings.Contains(names, "batch ") {
+		t.Errorf("request-level what-if: metric %q, layout %s", q.WhatIf.Metric, names)
+	}
+	out, errs, code := run("profile", "--llm", "gpt3-1.3b", "--cluster", "1x8", "--serve", "--tp", "2", "--static", "--hw", "h100,h200")
+	if code != 0 || !strings.Contains(out, "The difference by figure") || !strings.Contains(out, "time per output token") {
+		t.Errorf("serving --hw A,B: exit %d: %s%s", code, out, errs)
+	}
 }
 
 // --hw A,B with --cluster and the LLM flags names the causes; bad keys

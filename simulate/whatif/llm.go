@@ -31,6 +31,15 @@ var degreeDocs = map[string]string{
 	"batch":       "--batch (sequences decoded together; halved / doubled)",
 }
 
+// DegreeDoc says what changing the layout parameter name keeps (serving's
+// tp and pp: the replicas change).
+func DegreeDoc(name string, serve bool) string {
+	if serve && (name == "tp" || name == "pp") {
+		return "--" + name + " (replicas take the GPUs left)"
+	}
+	return degreeDocs[name]
+}
+
 // TrainDegreeNames are the layout parameters of a training step.
 func TrainDegreeNames() []string { return []string{"tp", "pp", "dp", "cp", "ep", "micro_batch"} }
 
@@ -302,9 +311,7 @@ func SweepServe(r ServeRun, base *llm.ServeResult, names []string) []Row {
 			}
 			return ServePointOf(res), "", nil
 		}, ServePointOf(base))
-		if name == "tp" || name == "pp" {
-			row.Fields = "--" + name + " (replicas take the GPUs left)"
-		}
+		row.Fields = DegreeDoc(name, true)
 		rows = append(rows, row)
 	}
 	Rank(rows)
