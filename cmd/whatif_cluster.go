@@ -15,6 +15,7 @@ import (
 
 	"github.com/wolong-dev/wolong/pipeline"
 	"github.com/wolong-dev/wolong/report"
+	"github.com/wolong-dev/wolong/simulate"
 	"github.com/wolong-dev/wolong/simulate/cluster"
 	"github.com/wolong-dev/wolong/simulate/hw"
 	"github.com/wolong-dev/wolong/simulate/llm"
@@ -161,25 +162,34 @@ func sameNote(c *cluster.Cluster, layout string) string {
 func clusterWhatIf(env *Env, opts *ProfileOptions, stage pipeline.Stage, prof *cluster.Profile, r *cluster.Result, p *report.ClusterProfile, assumptions, warnings []string) error {
 	c, copt := opts.Cluster.Cluster, opts.Cluster.Options
 	copt.Timeline = false
+	profileOn := func(gpu *hw.Hardware) (*cluster.Profile, error) {
+		so := opts.Sim
+		so.HW = gpu
+		return pipeline.ClusterProfile(stage, so)
+	}
 	predict := func(cc *cluster.Cluster, device bool) (*cluster.Result, error) {
 		pr := prof
 		if device {
-			so := opts.Sim
-			so.HW = cc.GPU
 			var err error
-			if pr, err = pipeline.ClusterProfile(stage, so); err != nil {
+			if pr, err = profileOn(cc.GPU); err != nil {
 				return nil, err
 			}
 		}
 		return cluster.Simulate(pr, cc, copt)
 	}
 	if cb := opts.WhatIf.CompareCluster; cb != nil {
-		rb, err := predict(cb, true)
+		profB, err := profileOn(cb.GPU)
+		if err != nil {
+			return err
+		}
+		rb, err := cluster.Simulate(profB, cb, copt)
 		if err != nil {
 			return err
 		}
 		pb := report.NewClusterProfile(opts.Path, cb, rb, assumptions, warnings)
-		cmp := report.NewClusterComparison(p, pb, c.GPU.Name, cb.GPU.Name, "step_ms: one training step", r.StepMs, rb.StepMs, p.Breakdown, pb.Breakdown, sameNote(c, ""))
+		cmp := report.NewClusterComparison(p, pb, c.GPU.Name, cb.GPU.Name, "step_ms: one "+string(copt.Mode)+" step", r.StepMs, rb.StepMs, p.Breakdown, pb.Breakdown, sameNote(c, ""))
+		cmp.CompareOps(opTimes(prof, copt.Mode), opTimes(profB, copt.Mode))
+		cmp.Top = opts.Top
 		return writeComparison(env, opts.Format, cmp)
 	}
 	var rows []whatif.Row
@@ -295,4 +305,18 @@ func serveWhatIf(opts *ProfileOptions, run whatif.ServeRun, r *llm.ServeResult, 
 		}
 		return w.WhatIfPanel.WriteText(out)
 	}, nil
+}
+
+// opTimes is the one-GPU device time per op type of profile p, ms:
+// forward and backward in training, forward alone in inference.
+func opTimes(p *cluster.Profile, mode simulate.Mode) map[string]float64 {
+	out := map[string]float64{}
+	for _, o := range p.Ops {
+		t := o.FwdS
+		if mode == simulate.Train {
+			t += o.BwdS
+		}
+		out[o.Op] += t * 1e3
+	}
+	return out
 }

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"sort"
 	"strings"
 
 	"github.com/wolong-dev/wolong/simulate/whatif"
@@ -117,8 +118,13 @@ type ClusterComparison struct {
 	Ratio    float64 `json:"ratio"`    // a / b: B's speedup over A
 	ByCause  []Delta `json:"by_cause,omitempty"`
 	ByFigure []Delta `json:"by_figure,omitempty"`
+	// ByOp is a graph-level run's one-GPU device time per op type (the
+	// compute behind the step), largest difference first.
+	ByOp []Delta `json:"by_op,omitempty"`
 	// Same says what the two runs share (the network, NICs, layout).
 	Same string `json:"same"`
+	// Top bounds the op rows the text prints (0: all).
+	Top int `json:"-"`
 }
 
 // causeName names a cause with its detail ("exposed communication: tp
@@ -166,27 +172,61 @@ func (c *ClusterComparison) CompareFigures(a, b []Delta) {
 	}
 }
 
+// CompareOps fills c.ByOp from the device time per op type (ms) of a
+// and b.
+func (c *ClusterComparison) CompareOps(a, b map[string]float64) {
+	names := make([]string, 0, len(a))
+	for n := range a {
+		names = append(names, n)
+	}
+	for n := range b {
+		if _, ok := a[n]; !ok {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	c.ByOp = deltas(func(add func(string, float64, bool)) {
+		for _, n := range names {
+			add(n, a[n], true)
+			add(n, b[n], false)
+		}
+	})
+}
+
 // WriteText prints the totals, the ratio and the difference by cause.
 func (c *ClusterComparison) WriteText(w io.Writer) error {
 	ew := &errWriter{w: w}
 	fmt.Fprintf(ew, "Total: %s\n%s: %s\n%s: %s\n", c.Metric, c.AName, Millis(c.AMs/1e3), c.BName, Millis(c.BMs/1e3))
 	fmt.Fprintf(ew, "%s / %s: %.3fx (%s takes %+.4g ms); both: %s\n", c.AName, c.BName, c.Ratio, c.BName, c.DeltaMs, c.Same)
-	write := func(title, col string, ds []Delta, ms bool) {
+	// kind: 0 causes (with their share of the difference), 1 op device
+	// time, 2 figures (not milliseconds)
+	write := func(title, col string, ds []Delta, kind int) {
 		if len(ds) == 0 {
 			return
 		}
 		fmt.Fprintf(ew, "\n%s:\n", title)
-		var rows [][]string
-		for _, d := range ds {
-			if ms {
-				rows = append(rows, []string{d.Name, Millis(d.AMs / 1e3), Millis(d.BMs / 1e3), Millis(d.DeltaMs / 1e3), share(math.Abs(d.DeltaMs), math.Abs(c.DeltaMs))})
-			} else {
-				rows = append(rows, []string{d.Name, fmt.Sprintf("%.4g", d.AMs), fmt.Sprintf("%.4g", d.BMs), fmt.Sprintf("%+.4g", d.DeltaMs), "-"})
-			}
+		header := []string{col, c.AName, c.BName, "difference"}
+		if kind == 0 {
+			header = append(header, "share of the difference")
 		}
-		ew.check(WriteTable(ew, []string{col, c.AName, c.BName, "difference", "share of the difference"}, rows))
+		var rows [][]string
+		for i, d := range ds {
+			if kind == 1 && c.Top > 0 && i == c.Top {
+				break
+			}
+			row := []string{d.Name, fmt.Sprintf("%.4g", d.AMs), fmt.Sprintf("%.4g", d.BMs), fmt.Sprintf("%+.4g", d.DeltaMs)}
+			if kind != 2 {
+				row = []string{d.Name, Millis(d.AMs / 1e3), Millis(d.BMs / 1e3), Millis(d.DeltaMs / 1e3)}
+			}
+			if kind == 0 {
+				row = append(row, share(math.Abs(d.DeltaMs), math.Abs(c.DeltaMs)))
+			}
+			rows = append(rows, row)
+		}
+		ew.check(WriteTable(ew, header, rows))
 	}
-	write("The difference by cause", "cause", c.ByCause, true)
-	write("The difference by figure", "figure", c.ByFigure, false)
+	write("The difference by cause", "cause", c.ByCause, 0)
+	write("The difference by figure", "figure", c.ByFigure, 2)
+	write("The one-GPU device time by op type (forward and backward in training; the step also holds host time)", "op", c.ByOp, 1)
 	return ew.err
 }
