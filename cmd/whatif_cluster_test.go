@@ -127,7 +127,7 @@ func TestProfileClusterCompareAndBadSet(t *testing.T) {
 		t.Errorf("exit %d: %s%s", code, out, errs)
 	}
 	out, errs, code = run("profile", mlpModel(t), "--cluster", "2x1", "--batch", "8", "--hw", "h100,a100", "--format", "json")
-	if code != 0 || !strings.Contains(out, `"by_cause"`) || !strings.Contains(out, `"b_hw": "a100"`) {
+	if code != 0 || !strings.Contains(out, `"by_cause"`) || !strings.Contains(out, `"by_op"`) || !strings.Contains(out, `"b_hw": "a100"`) {
 		t.Errorf("exit %d: %s%s", code, out, errs)
 	}
 	for _, tc := range []struct {
