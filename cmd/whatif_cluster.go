@@ -117,6 +117,11 @@ func degreeChanges(changes []whatif.Change, names []string) []whatif.Change {
 // layout's --set changes applied in order (each from the layout the one
 // before resolved).
 func trainRunOf(t *llm.Transformer, c *cluster.Cluster, o llm.LLMOptions, changes []whatif.Change) (whatif.TrainRun, *llm.LLMResult, error) {
+	for _, ch := range changes {
+		if ch.Name == "host" { // relative only (applyCluster refused a value)
+			o = whatif.HostFramework(o, ch.Factor)
+		}
+	}
 	run := whatif.TrainRun{T: t, C: c, O: o}
 	r, err := llm.SimulateLLM(t, c, o)
 	for _, ch := range degreeChanges(changes, whatif.TrainDegreeNames()) {
@@ -244,14 +249,7 @@ func llmTrainWhatIf(opts *ProfileOptions, run whatif.TrainRun, r *llm.LLMResult,
 	var rows, layout []whatif.Row
 	if wo.WhatIf {
 		var err error
-		rows, err = whatif.SweepCluster(run.C, func(cc *cluster.Cluster, _ bool) (whatif.Point, error) {
-			res, err := llm.SimulateLLM(run.T, cc, run.O)
-			if err != nil {
-				return whatif.Point{}, err
-			}
-			return whatif.TrainPoint(res), nil
-		})
-		if err != nil {
+		if rows, err = whatif.SweepTrainHardware(run); err != nil {
 			return nil, nil, err
 		}
 		layout = whatif.SweepTrain(run, r, whatif.TrainDegrees(run.T, run.O, r))

@@ -165,3 +165,17 @@ func mlpModel(t *testing.T) string {
 	}
 	return path
 }
+
+// Host speed reaches the framework's host time (DeepSpeed's pipeline
+// engine): its row equals --set host=+20%, and ranks first here.
+func TestProfileLLMWhatIfHostFramework(t *testing.T) {
+	args := []string{"--llm", "gpt3-1.3b", "--cluster", "2x8", "--tp", "2", "--pp", "2", "--global-batch", "64", "--framework", "deepspeed"}
+	d := whatIfJSON(t, append(args, "--what-if")...)
+	top := d.WhatIf.Params[0]
+	if top.Param != "host" {
+		t.Fatalf("first %s, want host", top.Param)
+	}
+	if got := whatIfJSON(t, append(args, "--set", "host=+20%")...).StepMs; got != top.PlusMs {
+		t.Errorf("--set host=+20%%: %v ms, row %v ms", got, top.PlusMs)
+	}
+}

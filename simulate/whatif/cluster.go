@@ -129,17 +129,22 @@ func ApplyCluster(c *cluster.Cluster, changes []Change) (*cluster.Cluster, error
 // has (non-zero) and ranks them; predict is told whether the GPU preset
 // changed.
 func SweepCluster(c *cluster.Cluster, predict func(c *cluster.Cluster, device bool) (Point, error)) ([]Row, error) {
+	return sweepCluster(c, func(cc *cluster.Cluster, p ClusterParam, _ float64) (Point, error) { return predict(cc, p.Device) })
+}
+
+// sweepCluster is SweepCluster, predict told the parameter and factor.
+func sweepCluster(c *cluster.Cluster, predict func(c *cluster.Cluster, p ClusterParam, f float64) (Point, error)) ([]Row, error) {
 	var rows []Row
 	for _, p := range ClusterParams() {
 		v := p.Value(c)
 		if !(v > 0) {
 			continue
 		}
-		lo, err := predict(p.Scaled(c, 1-Step), p.Device)
+		lo, err := predict(p.Scaled(c, 1-Step), p, 1-Step)
 		if err != nil {
 			return nil, err
 		}
-		hi, err := predict(p.Scaled(c, 1+Step), p.Device)
+		hi, err := predict(p.Scaled(c, 1+Step), p, 1+Step)
 		if err != nil {
 			return nil, err
 		}

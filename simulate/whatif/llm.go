@@ -110,6 +110,43 @@ func (r TrainRun) WithDegree(base *llm.LLMResult, name string, v int) (TrainRun,
 	return out, nil
 }
 
+// HostFramework is what host speed also scales in an LLM training run:
+// the framework's host time per micro-batch (DeepSpeed's pipeline
+// engine), divided by the speed-up f. It returns o unchanged when the
+// framework has none.
+func HostFramework(o llm.LLMOptions, f float64) llm.LLMOptions {
+	if o.Framework != nil && o.Framework.MicroBatchOverheadMs > 0 {
+		fw := *o.Framework
+		fw.MicroBatchOverheadMs /= f
+		o.Framework = &fw
+	}
+	return o
+}
+
+// SweepTrainHardware sweeps the cluster parameters of a training run
+// (SweepCluster), host speed also scaling the framework's host time.
+func SweepTrainHardware(r TrainRun) ([]Row, error) {
+	rows, err := sweepCluster(r.C, func(cc *cluster.Cluster, p ClusterParam, f float64) (Point, error) {
+		o := r.O
+		if p.Name == "host" {
+			o = HostFramework(o, f)
+		}
+		res, err := llm.SimulateLLM(r.T, cc, o)
+		if err != nil {
+			return Point{}, err
+		}
+		return TrainPoint(res), nil
+	})
+	if err == nil && r.O.Framework != nil && r.O.Framework.MicroBatchOverheadMs > 0 {
+		for i := range rows {
+			if rows[i].Param == "host" {
+				rows[i].Fields += "; the framework's micro_batch_overhead_ms (divided)"
+			}
+		}
+	}
+	return rows, err
+}
+
 // TrainPoint is a training prediction's total.
 func TrainPoint(r *llm.LLMResult) Point { return Point{Ms: r.StepMs} }
 
