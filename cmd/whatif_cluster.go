@@ -138,6 +138,11 @@ func trainRunOf(t *llm.Transformer, c *cluster.Cluster, o llm.LLMOptions, change
 
 // serveRunOf is trainRunOf for serving (static batch or requests).
 func serveRunOf(t *llm.Transformer, c *cluster.Cluster, o llm.ServeOptions, changes []whatif.Change) (whatif.ServeRun, *llm.ServeResult, error) {
+	for _, ch := range changes {
+		if ch.Name == "host" {
+			o = whatif.HostServe(o, ch.Factor)
+		}
+	}
 	run := whatif.ServeRun{T: t, C: c, O: o}
 	r, err := llm.SimulateServe(t, c, o)
 	for _, ch := range degreeChanges(changes, whatif.ServeDegreeNames()) {
@@ -284,14 +289,7 @@ func serveWhatIf(opts *ProfileOptions, run whatif.ServeRun, r *llm.ServeResult, 
 	var rows, layout []whatif.Row
 	if wo.WhatIf {
 		var err error
-		rows, err = whatif.SweepCluster(run.C, func(cc *cluster.Cluster, _ bool) (whatif.Point, error) {
-			res, err := llm.SimulateServe(run.T, cc, run.O)
-			if err != nil {
-				return whatif.Point{}, err
-			}
-			return whatif.ServePointOf(res), nil
-		})
-		if err != nil {
+		if rows, err = whatif.SweepServeHardware(run); err != nil {
 			return nil, nil, err
 		}
 		layout = whatif.SweepServe(run, r, whatif.ServeDegrees(run.O))

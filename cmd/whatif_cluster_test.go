@@ -178,4 +178,25 @@ func TestProfileLLMWhatIfHostFramework(t *testing.T) {
 	if got := whatIfJSON(t, append(args, "--set", "host=+20%")...).StepMs; got != top.PlusMs {
 		t.Errorf("--set host=+20%%: %v ms, row %v ms", got, top.PlusMs)
 	}
+	// and the serving runtime's host time per iteration and sequence
+	serve := []string{"--llm", "gpt3-1.3b", "--cluster", "1x8", "--serve", "--tp", "1", "--runtime", "vllm", "--requests", "300"}
+	var host float64
+	for _, r := range whatIfJSON(t, append(serve, "--what-if")...).WhatIf.Params {
+		if r.Param == "host" {
+			host = r.PlusMs
+		}
+	}
+	out, errs, code := run(append(append([]string{"profile"}, serve...), "--set", "host=+20%", "--format", "json")...)
+	var d2 struct {
+		Requests struct {
+			Requests  int     `json:"requests"`
+			DurationS float64 `json:"duration_s"`
+		} `json:"requests"`
+	}
+	if err := json.Unmarshal([]byte(out), &d2); code != 0 || err != nil {
+		t.Fatalf("exit %d: %v %s", code, err, errs)
+	}
+	if got := d2.Requests.DurationS * 1e3 / float64(d2.Requests.Requests); host == 0 || got != host {
+		t.Errorf("serving --set host=+20%%: %v ms per request, row %v", got, host)
+	}
 }

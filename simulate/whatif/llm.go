@@ -243,6 +243,53 @@ func neighbours(name string, v, upper int, halve bool, at func(w int) (Point, st
 	return r
 }
 
+// HostServe is what host speed also scales in a request-level serving
+// run: the runtime's host time per iteration and per sequence
+// (iter_host_us, seq_host_us), divided by f. A static batch has none.
+func HostServe(o llm.ServeOptions, f float64) llm.ServeOptions {
+	if o.Load == nil {
+		return o
+	}
+	l := *o.Load
+	rt := l.Runtime
+	if rt == nil {
+		rt, _ = llm.ServeRuntimePreset("")
+	}
+	if rt == nil {
+		return o
+	}
+	c := *rt
+	c.IterHostUs /= f
+	c.SeqHostUs /= f
+	l.Runtime = &c
+	o.Load = &l
+	return o
+}
+
+// SweepServeHardware sweeps the cluster parameters of a serving run,
+// host speed also scaling the serving runtime's host time.
+func SweepServeHardware(r ServeRun) ([]Row, error) {
+	rows, err := sweepCluster(r.C, func(cc *cluster.Cluster, p ClusterParam, f float64) (Point, error) {
+		o := r.O
+		if p.Name == "host" {
+			o = HostServe(o, f)
+		}
+		res, err := llm.SimulateServe(r.T, cc, o)
+		if err != nil {
+			return Point{}, err
+		}
+		return ServePointOf(res), nil
+	})
+	if err == nil && r.O.Load != nil {
+		for i := range rows {
+			if rows[i].Param == "host" {
+				rows[i].Fields += "; the serving runtime's iter_host_us, seq_host_us (divided)"
+			}
+		}
+	}
+	return rows, err
+}
+
 // ServeRun is an LLM serving prediction's inputs.
 type ServeRun struct {
 	T *llm.Transformer
