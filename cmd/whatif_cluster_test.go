@@ -56,6 +56,10 @@ func TestProfileLLMWhatIf(t *testing.T) {
 	if d.WhatIf.Params[0].Param != "peak_bf16" || !strings.HasPrefix(d.WhatIf.Metric, "step_ms") {
 		t.Errorf("first %s, metric %q: want peak_bf16, step_ms", d.WhatIf.Params[0].Param, d.WhatIf.Metric)
 	}
+	out, errs, code := run(append(append([]string{"profile"}, args...), "--what-if", "--set", "net_bw=+10%")...)
+	if code != 0 || !strings.Contains(out, "What if (total: step_ms") || !strings.Contains(out, "What if the layout changed") || !strings.Contains(out, "Overrides (--set): net_bw=+10%") {
+		t.Errorf("text: exit %d: %s%s", code, out, errs)
+	}
 	h, _ := hw.Preset("h100")
 	top := d.WhatIf.Params[0]
 	for _, f := range []float64{0.8, 1.2} {
