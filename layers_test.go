@@ -28,14 +28,17 @@ var layers = map[string]int{
 	"importer": 2, "internal/modelgen": 2, "internal/ortbench": 2,
 	"eval":     3,
 	"optimize": 4, "simulate/hw": 4,
-	// error bands from the evidence behind a preset; what-if hardware edits
-	"simulate/cost": 5, "simulate/band": 5, "simulate/whatif": 5,
+	// error bands from the evidence behind a preset
+	"simulate/cost": 5, "simulate/band": 5,
 	"simulate":           6,
 	"simulate/calibrate": 7, "simulate/cluster": 7,
 	"simulate/llm":            8,
 	"simulate/calibrate/host": 9, "pipeline": 9,
-	"report": 10,
-	"cmd":    11,
+	// what-if edits of the hardware, network and host presets and the LLM
+	// layout (it reads the cluster and the planner)
+	"simulate/whatif": 9,
+	"report":          10,
+	"cmd":             11,
 	// programs
 	"": 12, "bench/controlflow": 12, "bench/hostcheck": 12, "bench/html": 12, "bench/mutate": 12, "bench/pagefault": 12,
 }

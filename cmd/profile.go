@@ -241,6 +241,11 @@ func (f *profileFlags) toOptions(env *Env, args []string, changed func(string) b
 			cr.Assumptions = append([]string{"--mode not given: train (one data-parallel or pipeline training step)"}, cr.Assumptions...)
 		}
 	}
+	if cr != nil {
+		if h, err = wio.applyCluster(cr); err != nil {
+			return nil, err
+		}
+	}
 	mo, err := f.model.toOptions(env)
 	if err != nil {
 		return nil, err

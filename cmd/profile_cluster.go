@@ -308,6 +308,9 @@ func profileClusterRun(env *Env, opts *ProfileOptions, stage pipeline.Stage, ass
 	}
 	p := report.NewClusterProfile(opts.Path, c, r, assumptions, warnings)
 	env.warn(p.Warnings)
+	if opts.WhatIf.active() {
+		return clusterWhatIf(env, opts, stage, prof, r, p, assumptions, warnings)
+	}
 	if opts.Format == report.JSON {
 		return report.WriteJSON(env.Out, p)
 	}

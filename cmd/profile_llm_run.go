@@ -66,7 +66,7 @@ func profileLLMRun(env *Env, opts *ProfileOptions) error {
 	case lr.Serve != nil && lr.Serve.Load != nil:
 		return profileServeLoad(env, opts, t, assumptions, warnings)
 	case lr.Serve != nil:
-		r, err := llm.SimulateServe(t, c, *lr.Serve)
+		run, r, err := serveRunOf(t, c, *lr.Serve, opts.WhatIf.Changes)
 		if err != nil {
 			return layoutErr(err)
 		}
@@ -75,7 +75,11 @@ func profileLLMRun(env *Env, opts *ProfileOptions) error {
 			return serveNotFit(r)
 		}
 		p := report.NewServeProfile(r, assumptions, warnings)
-		return writeLLM(env, opts.Format, p, p.WriteText, p.Warnings, r.Memory, "serving batch "+fmt.Sprint(r.Batch))
+		out, text, err := serveWhatIf(opts, run, r, p, assumptions, warnings)
+		if err != nil {
+			return err
+		}
+		return writeLLM(env, opts.Format, out, text, p.Warnings, r.Memory, "serving batch "+fmt.Sprint(r.Batch))
 	case lr.Search != nil:
 		s, err := llm.SearchLLM(t, c, *lr.Search)
 		if err != nil {
@@ -87,12 +91,16 @@ func profileLLMRun(env *Env, opts *ProfileOptions) error {
 		}
 		return writeLLM(env, opts.Format, p, p.WriteText, p.Warnings, p.Memory, "no layout fits; the smallest layout, "+p.Layout()+",")
 	}
-	r, err := llm.SimulateLLM(t, c, lr.Train)
+	run, r, err := trainRunOf(t, c, lr.Train, opts.WhatIf.Changes)
 	if err != nil {
 		return layoutErr(err)
 	}
-	p := report.NewLLMProfile(c, r, assumptions, warnings)
-	return writeLLM(env, opts.Format, p, p.WriteText, p.Warnings, r.Memory, "layout "+r.Layout())
+	p := report.NewLLMProfile(run.C, r, assumptions, warnings)
+	out, text, err := llmTrainWhatIf(opts, run, r, p, assumptions, warnings)
+	if err != nil {
+		return err
+	}
+	return writeLLM(env, opts.Format, out, text, p.Warnings, r.Memory, "layout "+r.Layout())
 }
 
 // searchNote is the assumption a --strategy auto search adds.

@@ -24,6 +24,7 @@ import (
 	"github.com/wolong-dev/wolong/ir"
 	"github.com/wolong-dev/wolong/report"
 	"github.com/wolong-dev/wolong/simulate/llm"
+	"github.com/wolong-dev/wolong/simulate/whatif"
 )
 
 // ServeLoadFlags are --serve's request-level flags as given.
@@ -260,11 +261,14 @@ func profileServeLoad(env *Env, opts *ProfileOptions, t *llm.Transformer, assump
 	if err := out.check("--trace", opts.Trace); err != nil {
 		return err
 	}
-	run := llm.SimulateServe
+	var sr whatif.ServeRun
+	var r *llm.ServeResult
+	var err error
 	if lr.ServeSearch {
-		run = llm.SearchServe
+		r, err = llm.SearchServe(t, opts.Cluster.Cluster, o)
+	} else {
+		sr, r, err = serveRunOf(t, opts.Cluster.Cluster, o, opts.WhatIf.Changes)
 	}
-	r, err := run(t, opts.Cluster.Cluster, o)
 	var nf *llm.NotFitError
 	if errors.As(err, &nf) {
 		env.warn(warnings)
@@ -282,7 +286,11 @@ func profileServeLoad(env *Env, opts *ProfileOptions, t *llm.Transformer, assump
 		}
 	}
 	p := report.NewServeProfile(r, assumptions, warnings)
-	return writeLLM(env, opts.Format, p, p.WriteText, p.Warnings, r.Memory, "serving")
+	pr, text, err := serveWhatIf(opts, sr, r, p, assumptions, warnings)
+	if err != nil {
+		return err
+	}
+	return writeLLM(env, opts.Format, pr, text, p.Warnings, r.Memory, "serving")
 }
 
 // serveNotFit is the error of a static serving batch that does not fit:

@@ -12,6 +12,7 @@ import (
 
 	"github.com/wolong-dev/wolong/pipeline"
 	"github.com/wolong-dev/wolong/report"
+	"github.com/wolong-dev/wolong/simulate/cluster"
 	"github.com/wolong-dev/wolong/simulate/hw"
 	"github.com/wolong-dev/wolong/simulate/whatif"
 )
@@ -27,16 +28,24 @@ type WhatIfOptions struct {
 	WhatIf  bool         // --what-if
 	Sets    []whatif.Set // --set, applied to the hardware (and to Compare)
 	Compare *hw.Hardware // the second of --hw A,B (nil: none)
+	// Cluster and LLM runs (cmd/whatif_cluster.go): the --set changes of
+	// the cluster and layout, and the second preset's cluster.
+	Changes        []whatif.Change
+	CompareCluster *cluster.Cluster
+	raw            []string // --set as given, typed once the run's kind is known
 }
 
 func addWhatIfFlags(c *cobra.Command, f *whatIfFlags) {
 	fs := c.Flags()
-	fs.BoolVar(&f.whatIf, "what-if", false, "also predict the total with each hardware parameter at -20% and +20% (peaks per dtype, bandwidths, launch, dispatch, host speed, ...), ranked by effect")
-	fs.StringArrayVar(&f.set, "set", nil, "change a hardware parameter before predicting: `NAME=+30%`, NAME=-20%, NAME=x1.5 or NAME=VALUE (repeatable; names: "+strings.Join(whatif.Names(), ", ")+")")
+	fs.BoolVar(&f.whatIf, "what-if", false, "also predict the total with each hardware parameter at -20% and +20% (peaks per dtype, bandwidths, launch, dispatch, host speed, ...; with --cluster the network's bandwidth and latency; with the LLM flags each parallel degree and the micro-batch at its neighbouring valid values), ranked by effect")
+	fs.StringArrayVar(&f.set, "set", nil, "change a hardware parameter before predicting: `NAME=+30%`, NAME=-20%, NAME=x1.5 or NAME=VALUE (repeatable; names: "+strings.Join(whatif.Names(), ", ")+"; with --cluster also "+strings.Join(whatif.ClusterNames()[len(whatif.Names()):], ", ")+"; with the LLM flags a degree: tp=4, pp, dp, cp, ep, micro_batch, serving batch)")
 	_ = c.RegisterFlagCompletionFunc("set", func(_ *cobra.Command, _ []string, _ string) ([]string, cobra.ShellCompDirective) {
 		var out []string
-		for _, p := range whatif.Params() {
+		for _, p := range whatif.ClusterParams() {
 			out = append(out, p.Name+"=\t"+p.Doc)
+		}
+		for _, n := range append(whatif.TrainDegreeNames(), "batch") {
+			out = append(out, n+"=\tLLM layout: "+n)
 		}
 		return out, cobra.ShellCompDirectiveNoSpace | cobra.ShellCompDirectiveNoFileComp
 	})
@@ -53,8 +62,16 @@ func splitCompare(arg string) (string, string) {
 func (f *whatIfFlags) toOptions(h *hw.Hardware, second string, cluster bool) (*hw.Hardware, WhatIfOptions, error) {
 	var o WhatIfOptions
 	o.WhatIf = f.whatIf
-	if cluster && (f.whatIf || len(f.set) > 0 || second != "") {
-		return nil, o, Usagef("--what-if, --set and --hw A,B apply to single-device profiles (not with --cluster)")
+	if cluster { // typed by applyCluster once the cluster is built
+		o.raw = f.set
+		if second != "" {
+			c, err := hw.Resolve(second)
+			if err != nil {
+				return nil, o, Usagef("--hw: %v", err)
+			}
+			o.Compare = c
+		}
+		return h, o, nil
 	}
 	for _, s := range f.set {
 		set, err := whatif.ParseSet(s, h)

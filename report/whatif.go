@@ -15,8 +15,14 @@ import (
 
 // WhatIf is the --what-if panel.
 type WhatIf struct {
-	Step float64      `json:"step"` // relative change of each parameter (0.2)
-	Rows []whatif.Row `json:"params"`
+	Step float64 `json:"step"` // relative change of each parameter (0.2)
+	// Metric names the total of a cluster or LLM run ("step_ms: ...");
+	// empty for a single device (total_ms).
+	Metric string       `json:"metric,omitempty"`
+	Rows   []whatif.Row `json:"params"`
+	// Layout are an LLM run's parallel degrees and batch, each at its
+	// neighbouring valid values, ranked among themselves.
+	Layout []whatif.Row `json:"layout,omitempty"`
 }
 
 // WriteWhatIf prints the what-if table.

@@ -9,6 +9,7 @@ package whatif
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -76,10 +77,24 @@ func Names() []string {
 	return out
 }
 
+// aliases are other spellings of parameter names (--set accepts them;
+// tables and JSON use the name).
+var aliases = map[string]string{"nvlink_bw": "nvlink", "pcie_bw": "pcie", "mem_bw": "bw", "memory_bw": "bw", "micro-batch": "micro_batch", "mb": "micro_batch"}
+
+// canonical spells name as the tables do.
+func canonical(name string) string {
+	n := strings.ToLower(strings.TrimSpace(name))
+	if a, ok := aliases[n]; ok {
+		return a
+	}
+	return n
+}
+
 // Lookup returns the parameter called name.
 func Lookup(name string) (Param, bool) {
+	n := canonical(name)
 	for _, p := range Params() {
-		if p.Name == strings.ToLower(strings.TrimSpace(name)) {
+		if p.Name == n {
 			return p, true
 		}
 	}
@@ -104,40 +119,72 @@ type Set struct {
 	Spec   string // as given: "bw=+30%"
 }
 
-// ParseSet parses "NAME=+30%", "NAME=-20%", "NAME=x1.5" or "NAME=VALUE"
-// (an absolute value, for a parameter of one field) against h.
-func ParseSet(spec string, h *hw.Hardware) (Set, error) {
+// Change is one --set value as written: a relative change (Factor) or an
+// absolute value (Abs, when Factor is 0).
+type Change struct {
+	Name   string // the parameter, canonical
+	Factor float64
+	Abs    float64
+	Spec   string // as given: "bw=+30%"
+}
+
+// ParseChange parses "NAME=+30%", "NAME=-20%", "NAME=x1.5" or
+// "NAME=VALUE"; known lists the names the run takes (an unknown one is an
+// error listing them).
+func ParseChange(spec string, known []string) (Change, error) {
 	name, val, ok := strings.Cut(spec, "=")
 	if !ok {
-		return Set{}, fmt.Errorf("--set %q: want NAME=+N%%, NAME=-N%%, NAME=xF or NAME=VALUE (names: %s)", spec, strings.Join(Names(), ", "))
+		return Change{}, fmt.Errorf("--set %q: want NAME=+N%%, NAME=-N%%, NAME=xF or NAME=VALUE (names: %s)", spec, strings.Join(known, ", "))
 	}
-	p, ok := Lookup(name)
-	if !ok {
-		return Set{}, fmt.Errorf("--set %q: unknown parameter %q (known: %s)", spec, name, strings.Join(Names(), ", "))
+	c := Change{Name: canonical(name), Spec: spec}
+	if !slices.Contains(known, c.Name) {
+		return Change{}, fmt.Errorf("--set %q: unknown parameter %q (known: %s)", spec, name, strings.Join(known, ", "))
 	}
 	val = strings.TrimSpace(val)
-	var f float64
 	var err error
 	switch {
 	case strings.HasSuffix(val, "%"):
 		var pct float64
 		pct, err = strconv.ParseFloat(strings.TrimSuffix(val, "%"), 64)
-		f = 1 + pct/100
+		c.Factor = 1 + pct/100
 	case strings.HasPrefix(val, "x") || strings.HasPrefix(val, "*"):
-		f, err = strconv.ParseFloat(val[1:], 64)
+		c.Factor, err = strconv.ParseFloat(val[1:], 64)
 	default:
-		var v float64
-		v, err = strconv.ParseFloat(val, 64)
-		if err == nil {
-			cur := p.Value(h)
-			if p.Name == "host" || cur <= 0 {
-				return Set{}, fmt.Errorf("--set %q: %s is %g on %s: give a relative change (+N%%, -N%%, xF)", spec, p.Name, cur, h.Name)
-			}
-			f = v / cur
+		c.Abs, err = strconv.ParseFloat(val, 64)
+		if err == nil && !(c.Abs > 0 && !math.IsInf(c.Abs, 0)) {
+			err = fmt.Errorf("not positive")
 		}
 	}
-	if err != nil || !(f > 0) || math.IsInf(f, 0) {
-		return Set{}, fmt.Errorf("--set %q: the change must leave the parameter positive and finite", spec)
+	if err != nil || (c.Abs == 0 && (!(c.Factor > 0) || math.IsInf(c.Factor, 0))) {
+		return Change{}, fmt.Errorf("--set %q: the change must leave the parameter positive and finite", spec)
+	}
+	return c, nil
+}
+
+// FactorOn is the factor the change scales a parameter of value cur by
+// (an absolute value over cur); relative says the parameter takes only
+// relative changes (host speed).
+func (c Change) FactorOn(cur float64, relative bool, on string) (float64, error) {
+	if c.Abs == 0 {
+		return c.Factor, nil
+	}
+	if relative || cur <= 0 {
+		return 0, fmt.Errorf("--set %q: %s is %g on %s: give a relative change (+N%%, -N%%, xF)", c.Spec, c.Name, cur, on)
+	}
+	return c.Abs / cur, nil
+}
+
+// ParseSet parses "NAME=+30%", "NAME=-20%", "NAME=x1.5" or "NAME=VALUE"
+// (an absolute value, for a parameter of one field) against h.
+func ParseSet(spec string, h *hw.Hardware) (Set, error) {
+	c, err := ParseChange(spec, Names())
+	if err != nil {
+		return Set{}, err
+	}
+	p, _ := Lookup(c.Name)
+	f, err := c.FactorOn(p.Value(h), p.Name == "host", h.Name)
+	if err != nil {
+		return Set{}, err
 	}
 	return Set{Param: p, Factor: f, Spec: spec}, nil
 }
@@ -150,14 +197,38 @@ func Apply(h *hw.Hardware, sets []Set) *hw.Hardware {
 	return h
 }
 
-// Row is one parameter's effect on the total.
+// Row is one parameter's effect on the total: the total with the
+// parameter at MinusValue and at PlusValue (-20% and +20% of Value for a
+// hardware, network or host parameter; the neighbouring valid values for
+// a parallel degree or batch), the others as given.
 type Row struct {
 	Param      string  `json:"param"`
 	Fields     string  `json:"fields"`
 	Value      float64 `json:"value"`
-	MinusMs    float64 `json:"minus_20_ms"` // total with the parameter at -20%
-	PlusMs     float64 `json:"plus_20_ms"`  // total with the parameter at +20%
+	MinusMs    float64 `json:"minus_20_ms"` // total with the parameter at -20% (MinusValue)
+	PlusMs     float64 `json:"plus_20_ms"`  // total with the parameter at +20% (PlusValue)
 	Elasticity float64 `json:"elasticity"`  // d ln(total) / d ln(parameter), by central difference
+	MinusValue float64 `json:"minus_value"` // the parameter's value at MinusMs
+	PlusValue  float64 `json:"plus_value"`  // and at PlusMs
+	// Note says why a side stays at Value (no valid smaller or larger
+	// degree) and which values were skipped.
+	Note string `json:"note,omitempty"`
+	// MinusServe and PlusServe are a serving run's figures at each side.
+	MinusServe *ServePoint `json:"minus_20_serving,omitempty"`
+	PlusServe  *ServePoint `json:"plus_20_serving,omitempty"`
+}
+
+// ServePoint is what a serving prediction gives beside its total.
+type ServePoint struct {
+	TokensPerS float64 `json:"tokens_per_s"` // generated tokens per second, over the cluster
+	TTFTMs     float64 `json:"ttft_ms"`      // time to first token (mean over the requests)
+	TPOTMs     float64 `json:"tpot_ms"`      // time per output token (mean)
+}
+
+// Point is one prediction's total (and, serving, its other figures).
+type Point struct {
+	Ms    float64
+	Serve *ServePoint
 }
 
 // Step is the relative change of each parameter (20%).
@@ -182,14 +253,27 @@ func Sweep(h *hw.Hardware, baseMs float64, predict func(*hw.Hardware) (float64, 
 		if err != nil {
 			return nil, err
 		}
-		r := Row{Param: p.Name, Fields: p.Fields, Value: v, MinusMs: lo, PlusMs: hi}
-		if baseMs > 0 && lo > 0 && hi > 0 {
-			r.Elasticity = math.Log(hi/lo) / math.Log((1+Step)/(1-Step))
-		}
-		rows = append(rows, r)
+		rows = append(rows, newRow(p.Name, p.Fields, v, Point{Ms: lo}, Point{Ms: hi}, 1-Step, 1+Step))
 	}
+	Rank(rows)
+	return rows, nil
+}
+
+// newRow is the row of a parameter of value v whose totals are lo at
+// v x fm and hi at v x fp.
+func newRow(name, fields string, v float64, lo, hi Point, fm, fp float64) Row {
+	r := Row{Param: name, Fields: fields, Value: v, MinusMs: lo.Ms, PlusMs: hi.Ms, MinusValue: v * fm, PlusValue: v * fp,
+		MinusServe: lo.Serve, PlusServe: hi.Serve}
+	if lo.Ms > 0 && hi.Ms > 0 && fp > fm {
+		r.Elasticity = math.Log(hi.Ms/lo.Ms) / math.Log(fp/fm)
+	}
+	return r
+}
+
+// Rank orders rows by the spread of their two totals, largest first
+// (stable: ties keep their order).
+func Rank(rows []Row) {
 	sort.SliceStable(rows, func(i, j int) bool {
 		return math.Abs(rows[i].PlusMs-rows[i].MinusMs) > math.Abs(rows[j].PlusMs-rows[j].MinusMs)
 	})
-	return rows, nil
 }
