@@ -46,6 +46,7 @@ func branchFold(c *Context) ([]Rewrite, error) {
 		rw = append(rw, Rewrite{Before: []string{ir.NodeLabel(n)}, After: moved,
 			Remark: fmt.Sprintf("constant condition %v: %s inlined (%d nodes)", cond, which, len(moved))})
 	}
+	sweepNodes(g)
 	return rw, nil
 }
 
@@ -92,7 +93,7 @@ func inlineBranch(c *Context, g *ir.Graph, n *ir.Node, br *ir.Graph) []string {
 	srcs := append([]*ir.Value(nil), br.Outputs...)
 	outs := append([]*ir.Value(nil), n.Outputs...)
 	dropBodyUses(n)
-	g.RemoveNode(n)
+	removeNode(g, n)
 	for i, y := range outs {
 		if id := c.replaceOutput(g, y, srcs[i], "branchfold_identity"); id != "" {
 			moved = append(moved, id)

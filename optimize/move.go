@@ -44,9 +44,10 @@ func moveInitializer(v *ir.Value, to *ir.Graph) *ir.Value {
 // node that no longer exists (and look used to the passes after).
 func dropBodyUses(n *ir.Node) {
 	for _, sg := range n.Subgraphs() {
-		for _, m := range slices.Clone(sg.Nodes) {
+		for _, m := range sg.Nodes {
 			dropBodyUses(m)
-			sg.RemoveNode(m)
+			removeNode(sg, m)
 		}
+		sweepNodes(sg)
 	}
 }
