@@ -30,7 +30,7 @@ const (
 
 // tensorIndex maps tensors to the first equal one seen.
 type tensorIndex struct {
-	small  map[string][]*ir.Tensor // dtype, dims and hash of the data
+	small  map[smallKey][]*ir.Tensor
 	large  map[string][]*ir.Tensor // dtype and dims, in the order added
 	canon  map[*ir.Tensor]*ir.Tensor
 	probes map[*ir.Tensor]probe
@@ -61,11 +61,48 @@ func sourceOf(shape string, t *ir.Tensor) (tensorSource, bool) {
 	return tensorSource{shape, t.Loc.File, t.Loc.Offset, t.Loc.Length}, true
 }
 
-// probe is the hash of a large tensor's first bytes (ok: they could be
-// read).
+// probe is the hash of a large tensor's first bytes, or of a small
+// tensor's data (ok: they could be read; size: the bytes hashed, for a
+// small tensor). Tensors are never changed in place, so one Run hashes
+// each once (Context.probes), however many times CSE runs.
 type probe struct {
 	ok   bool
 	hash uint64
+	size int
+}
+
+// smallKey is a small tensor's key: its dtype and dims (shapeKey), the
+// hash of its data and the data's size.
+type smallKey struct {
+	shape string
+	hash  uint64
+	size  int
+}
+
+// shapeKey encodes t's dtype and dims as a map key.
+func shapeKey(t *ir.Tensor) string {
+	b := make([]byte, 0, 8+8*len(t.Dims))
+	b = strconv.AppendInt(b, int64(t.DType), 10)
+	for _, d := range t.Dims {
+		b = append(b, ' ')
+		b = strconv.AppendInt(b, d, 10)
+	}
+	return string(b)
+}
+
+// hashSmall hashes a small tensor's data, once.
+func (x *tensorIndex) hashSmall(t *ir.Tensor) probe {
+	if p, ok := x.probes[t]; ok {
+		return p
+	}
+	var res probe
+	if data, ok := tensorBytes(t); ok {
+		h := fnv.New64a()
+		h.Write(data)
+		res = probe{ok: true, hash: h.Sum64(), size: len(data)}
+	}
+	x.probes[t] = res
+	return res
 }
 
 // newTensorIndex returns an empty index; probes (may be nil) caches probe
@@ -74,7 +111,7 @@ func newTensorIndex(probes map[*ir.Tensor]probe) *tensorIndex {
 	if probes == nil {
 		probes = map[*ir.Tensor]probe{}
 	}
-	return &tensorIndex{small: map[string][]*ir.Tensor{}, large: map[string][]*ir.Tensor{}, canon: map[*ir.Tensor]*ir.Tensor{}, probes: probes,
+	return &tensorIndex{small: map[smallKey][]*ir.Tensor{}, large: map[string][]*ir.Tensor{}, canon: map[*ir.Tensor]*ir.Tensor{}, probes: probes,
 		bySource: map[tensorSource]*ir.Tensor{}, byProbe: map[string][]*ir.Tensor{}, indexed: map[string]int{}}
 }
 
@@ -93,18 +130,16 @@ func (x *tensorIndex) canonical(t *ir.Tensor) *ir.Tensor {
 }
 
 func (x *tensorIndex) find(t *ir.Tensor) *ir.Tensor {
-	shape := fmt.Sprintf("%d%v", t.DType, t.Dims)
+	shape := shapeKey(t)
 	if !t.HasPacked() && !hasTyped(t) {
 		return t // no data to compare (or external data not loaded)
 	}
 	if t.ByteSize() <= cseHashMaxBytes {
-		data, ok := tensorBytes(t)
-		if !ok {
+		h := x.hashSmall(t)
+		if !h.ok {
 			return t
 		}
-		h := fnv.New64a()
-		h.Write(data)
-		k := fmt.Sprintf("%s#%x/%d", shape, h.Sum64(), len(data))
+		k := smallKey{shape, h.hash, h.size}
 		for _, c := range x.small[k] {
 			if tensorDataEqual(c, t) {
 				return c
