@@ -88,6 +88,7 @@ func inlineBranch(c *Context, g *ir.Graph, n *ir.Node, br *ir.Graph) []string {
 		moveNode(m, g)
 		moved = append(moved, ir.NodeLabel(m))
 	}
+	sweepNodes(br)
 	// br.Outputs now lists values of g (moved outputs, or initializers
 	// ReplaceAllUses put there) or of an enclosing graph.
 	srcs := append([]*ir.Value(nil), br.Outputs...)

@@ -3,8 +3,11 @@ package optimize
 import (
 	"fmt"
 	"os"
+	"path/filepath"
+	"regexp"
 	"runtime"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -26,6 +29,7 @@ var growthConfigs = []struct {
 	opt  Options
 }{
 	{"O3", Options{Level: 3}},
+	{"O2", Options{Level: 2}},
 	{"O1", Options{Level: 1}},
 	{"ort", Options{Level: 3, Target: TargetORT}},
 }
@@ -138,6 +142,34 @@ func TestPassAllocsLinear(t *testing.T) {
 			}
 			if testing.Verbose() {
 				t.Log(shape.Name, cfg.name, fmt.Sprint(a1), fmt.Sprint(a4))
+			}
+		}
+	}
+}
+
+// TestNoScanningEdits: the passes remove nodes and uses through
+// remove.go (removeNode + sweepNodes, removeNodes, setInput), never
+// through ir's RemoveNode, RemoveNodes or SetInput, whose scans of the
+// node list or of a use list from its front make a pass that edits one
+// node at a time quadratic, and allocate nothing TestPassAllocsLinear
+// could count.
+func TestNoScanningEdits(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	banned := regexp.MustCompile(`\.(RemoveNode|RemoveNodes|SetInput)\(`)
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") || f == "remove.go" {
+			continue
+		}
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(src), "\n") {
+			if code, _, _ := strings.Cut(line, "//"); banned.MatchString(code) {
+				t.Errorf("%s:%d: %s (use remove.go's helpers)", f, i+1, strings.TrimSpace(line))
 			}
 		}
 	}

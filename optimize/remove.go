@@ -57,7 +57,8 @@ func setInput(n *ir.Node, i int, v *ir.Value) {
 
 // removeNode deletes n from g as g.RemoveNode does (its uses of its inputs
 // dropped, n.Graph nil, n.Inputs kept), except that n stays in g.Nodes
-// until sweepNodes(g): the pass must call it before it returns.
+// until sweepNodes(g): the pass must call it before it returns, and
+// before it walks g.Nodes again.
 func removeNode(g *ir.Graph, n *ir.Node) {
 	for i, in := range n.Inputs {
 		if in != nil {
@@ -67,9 +68,18 @@ func removeNode(g *ir.Graph, n *ir.Node) {
 	g.DetachNode(n)
 }
 
-// sweepNodes takes the nodes removeNode detached out of g.Nodes, in one
-// pass over the list.
-func sweepNodes(g *ir.Graph) { g.SweepNodes() }
+// sweepNodes takes the nodes removeNode detached (or moveNode moved to
+// another graph) out of g.Nodes, in one pass over the list.
+func sweepNodes(g *ir.Graph) {
+	kept := g.Nodes[:0]
+	for _, n := range g.Nodes {
+		if n.Graph == g {
+			kept = append(kept, n)
+		}
+	}
+	clear(g.Nodes[len(kept):])
+	g.Nodes = kept
+}
 
 // removeNodes deletes a set of nodes from g as g.RemoveNodes does, in
 // time linear in the nodes and the use lists of their inputs (RemoveNodes
