@@ -287,9 +287,8 @@ type Context struct {
 	// graph is the control-flow body the pass is running on (nil: the
 	// main graph); see Graph.
 	graph *ir.Graph
-	// probes caches the hashes of large tensors' first bytes and of small
-	// tensors' data across the CSE passes, so each weight is read for
-	// hashing at most once per run.
+	// probes caches the hashes of large tensors' first bytes across the
+	// CSE passes, so each weight is probed at most once per run.
 	probes map[*ir.Tensor]probe
 
 	// refusalLog is the record of missed opportunities (refuse.go).

@@ -63,8 +63,8 @@ func sourceOf(shape string, t *ir.Tensor) (tensorSource, bool) {
 
 // probe is the hash of a large tensor's first bytes, or of a small
 // tensor's data (ok: they could be read; size: the bytes hashed, for a
-// small tensor). Tensors are never changed in place, so one Run hashes
-// each once (Context.probes), however many times CSE runs.
+// small tensor). Tensors are never changed in place, so one Run probes
+// each large tensor once (Context.probes), however many times CSE runs.
 type probe struct {
 	ok   bool
 	hash uint64
@@ -90,19 +90,17 @@ func shapeKey(t *ir.Tensor) string {
 	return string(b)
 }
 
-// hashSmall hashes a small tensor's data, once.
-func (x *tensorIndex) hashSmall(t *ir.Tensor) probe {
-	if p, ok := x.probes[t]; ok {
-		return p
+// hashSmall hashes a small tensor's data (canonical calls it once per
+// tensor and index; not cached across CSE passes as probes are: the cache
+// would keep every small tensor of the run alive).
+func hashSmall(t *ir.Tensor) probe {
+	data, ok := tensorBytes(t)
+	if !ok {
+		return probe{}
 	}
-	var res probe
-	if data, ok := tensorBytes(t); ok {
-		h := fnv.New64a()
-		h.Write(data)
-		res = probe{ok: true, hash: h.Sum64(), size: len(data)}
-	}
-	x.probes[t] = res
-	return res
+	h := fnv.New64a()
+	h.Write(data)
+	return probe{ok: true, hash: h.Sum64(), size: len(data)}
 }
 
 // newTensorIndex returns an empty index; probes (may be nil) caches probe
@@ -135,7 +133,7 @@ func (x *tensorIndex) find(t *ir.Tensor) *ir.Tensor {
 		return t // no data to compare (or external data not loaded)
 	}
 	if t.ByteSize() <= cseHashMaxBytes {
-		h := x.hashSmall(t)
+		h := hashSmall(t)
 		if !h.ok {
 			return t
 		}
