@@ -48,10 +48,10 @@ func bnFold(c *Context) ([]Rewrite, error) {
 			continue
 		}
 		w := g.AddInitializer(nb.w)
-		conv.SetInput(1, w)
+		setInput(conv, 1, w)
 		b := g.AddInitializer(nb.b)
 		if len(conv.Inputs) > 2 {
-			conv.SetInput(2, b)
+			setInput(conv, 2, b)
 		} else {
 			conv.Inputs = append(conv.Inputs, b)
 			b.Uses = append(b.Uses, ir.Use{Node: conv, Index: 2})

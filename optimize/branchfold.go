@@ -46,6 +46,7 @@ func branchFold(c *Context) ([]Rewrite, error) {
 		rw = append(rw, Rewrite{Before: []string{ir.NodeLabel(n)}, After: moved,
 			Remark: fmt.Sprintf("constant condition %v: %s inlined (%d nodes)", cond, which, len(moved))})
 	}
+	sweepNodes(g)
 	return rw, nil
 }
 
@@ -87,12 +88,13 @@ func inlineBranch(c *Context, g *ir.Graph, n *ir.Node, br *ir.Graph) []string {
 		moveNode(m, g)
 		moved = append(moved, ir.NodeLabel(m))
 	}
+	sweepNodes(br)
 	// br.Outputs now lists values of g (moved outputs, or initializers
 	// ReplaceAllUses put there) or of an enclosing graph.
 	srcs := append([]*ir.Value(nil), br.Outputs...)
 	outs := append([]*ir.Value(nil), n.Outputs...)
 	dropBodyUses(n)
-	g.RemoveNode(n)
+	removeNode(g, n)
 	for i, y := range outs {
 		if id := c.replaceOutput(g, y, srcs[i], "branchfold_identity"); id != "" {
 			moved = append(moved, id)

@@ -57,7 +57,7 @@ func dce(c *Context) ([]Rewrite, error) {
 			dropBodyUses(n) // else the values its bodies read keep uses by nodes gone
 		}
 	}
-	g.RemoveNodes(dead)
+	removeNodes(g, dead)
 	// Initializers no live node reads (graph inputs are kept).
 	isInput := map[*ir.Value]bool{}
 	for _, v := range g.Inputs {

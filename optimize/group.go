@@ -3,6 +3,7 @@ package optimize
 // This file turns groups of nodes into fused wolong nodes.
 
 import (
+	"math"
 	"strconv"
 
 	"github.com/wolong-dev/wolong/ir"
@@ -232,15 +233,43 @@ func (ow *owners) usedOutside(v *ir.Value, gr *group) bool {
 // convex reports whether no path leaves the member set and re-enters it
 // (contracting it to one node would make a cycle). pos is the schedule
 // position of every main-graph node; only nodes before the last member
-// are explored, so the check is bounded by the group's window.
+// are explored, so the check is bounded by the group's window. Membership
+// and the nodes seen are marks in pos's scratch array by position (a map
+// per call cost more than the walk on large graphs); a node not in pos's
+// order (added since) is tracked in a map.
 func convex(g *ir.Graph, members []*ir.Node, pos nodePositions) bool {
-	in := map[*ir.Node]bool{}
+	mk := pos.marks
+	if mk == nil || len(mk.stamp) != len(pos.order) {
+		mk = &convexMarks{stamp: make([]uint32, len(pos.order))}
+	}
+	if mk.epoch >= math.MaxUint32-2 {
+		clear(mk.stamp)
+		mk.epoch = 0
+	}
+	mk.epoch += 2
+	inE, seenE := mk.epoch, mk.epoch+1
+	var other map[*ir.Node]uint32 // marks of nodes not in pos's order
+	mark := func(n *ir.Node, e uint32) {
+		if i, ok := pos.of(n); ok {
+			mk.stamp[i] = e
+			return
+		}
+		if other == nil {
+			other = map[*ir.Node]uint32{}
+		}
+		other[n] = e
+	}
+	marked := func(n *ir.Node) uint32 {
+		if i, ok := pos.of(n); ok {
+			return mk.stamp[i]
+		}
+		return other[n]
+	}
 	maxPos := -1
 	for _, m := range members {
-		in[m] = true
+		mark(m, inE)
 		maxPos = max(maxPos, pos.at(m))
 	}
-	seen := map[*ir.Node]bool{}
 	var stack []*ir.Node
 	push := func(n *ir.Node) {
 		for _, o := range n.Outputs {
@@ -249,10 +278,13 @@ func convex(g *ir.Graph, members []*ir.Node, pos nodePositions) bool {
 			}
 			for _, u := range o.Uses {
 				c := topLevel(g, u.Node)
-				if c == nil || in[c] || seen[c] || pos.at(c) > maxPos {
+				if c == nil || pos.at(c) > maxPos {
 					continue
 				}
-				seen[c] = true
+				if e := marked(c); e == inE || e == seenE {
+					continue
+				}
+				mark(c, seenE)
 				stack = append(stack, c)
 			}
 		}
@@ -268,7 +300,7 @@ func convex(g *ir.Graph, members []*ir.Node, pos nodePositions) bool {
 				continue
 			}
 			for _, u := range o.Uses {
-				if c := topLevel(g, u.Node); c != nil && in[c] {
+				if c := topLevel(g, u.Node); c != nil && marked(c) == inE {
 					return false
 				}
 			}
@@ -276,6 +308,13 @@ func convex(g *ir.Graph, members []*ir.Node, pos nodePositions) bool {
 		push(n)
 	}
 	return true
+}
+
+// convexMarks is convex's scratch: a stamp per position, epoch the last
+// call's (members epoch, nodes seen epoch+1).
+type convexMarks struct {
+	stamp []uint32
+	epoch uint32
 }
 
 // topLevel returns the node of g that holds n (n itself, or the ancestor
@@ -297,6 +336,7 @@ func topLevel(g *ir.Graph, n *ir.Node) *ir.Node {
 type nodePositions struct {
 	order []*ir.Node
 	index []int32 // by node ID: the index in order, -1 for none
+	marks *convexMarks
 }
 
 // positions maps each node of order (the nodes of one graph) to its index.
@@ -305,7 +345,7 @@ func positions(order []*ir.Node) nodePositions {
 	for _, n := range order {
 		maxID = max(maxID, n.ID)
 	}
-	p := nodePositions{order: order, index: make([]int32, maxID+1)}
+	p := nodePositions{order: order, index: make([]int32, maxID+1), marks: &convexMarks{stamp: make([]uint32, len(order))}}
 	for i := range p.index {
 		p.index[i] = -1
 	}

@@ -89,7 +89,7 @@ func hBatch(c *Context) ([]Rewrite, error) {
 			rw = append(rw, r)
 		}
 	}
-	g.RemoveNodes(dead)
+	removeNodes(g, dead)
 	return rw, nil
 }
 

@@ -58,6 +58,7 @@ func loopHoist(c *Context) ([]Rewrite, error) {
 				moved = append(moved, ir.NodeLabel(m))
 			}
 		}
+		sweepNodes(body)
 		rw = append(rw, Rewrite{Before: moved, After: moved,
 			Remark: fmt.Sprintf("loop-invariant: hoisted out of %s %s (%d nodes run once, not per iteration)", n.Op, ir.NodeLabel(n), len(moved))})
 	}

@@ -59,6 +59,7 @@ func loopUnroll(c *Context) ([]Rewrite, error) {
 		rw = append(rw, Rewrite{Before: []string{ir.NodeLabel(n)}, After: added,
 			Remark: fmt.Sprintf("constant trip count %d: body unrolled (%d nodes)", trip, len(added))})
 	}
+	sweepNodes(g)
 	return rw, nil
 }
 
@@ -126,7 +127,7 @@ func unrollLoop(c *Context, g *ir.Graph, n *ir.Node, trip int) []string {
 	}
 	outs := append([]*ir.Value(nil), n.Outputs...)
 	dropBodyUses(n)
-	g.RemoveNode(n)
+	removeNode(g, n)
 	for i := 0; i < carried; i++ {
 		if id := c.replaceOutput(g, outs[i], state[i], "unroll_identity"); id != "" {
 			added = append(added, id)
@@ -336,7 +337,7 @@ func unrollScan(c *Context, g *ir.Graph, n *ir.Node, p scanPlan) []string {
 	}
 	outs := append([]*ir.Value(nil), n.Outputs...)
 	dropBodyUses(n)
-	g.RemoveNode(n)
+	removeNode(g, n)
 	for i := 0; i < p.nState; i++ {
 		if id := c.replaceOutput(g, outs[i], state[i], "unroll_identity"); id != "" {
 			added = append(added, id)

@@ -12,9 +12,10 @@ import (
 // moveNode moves n from its graph to graph to, appended at the end (the
 // driver restores the order). Its output values keep their identity,
 // names, types and uses (readers in nested bodies included) and get IDs
-// of to; the bodies n holds get to as their parent graph.
+// of to; the bodies n holds get to as their parent graph. n stays listed
+// in the graph it left until the caller's sweepNodes of that graph.
 func moveNode(n *ir.Node, to *ir.Graph) {
-	n.Graph.RemoveNode(n) // drops n's uses of its inputs; AttachNode records them again
+	removeNode(n.Graph, n) // drops n's uses of its inputs; AttachNode records them again
 	for _, o := range n.Outputs {
 		if o != nil {
 			o.Graph = nil // AttachNode gives it an ID of to
@@ -44,9 +45,10 @@ func moveInitializer(v *ir.Value, to *ir.Graph) *ir.Value {
 // node that no longer exists (and look used to the passes after).
 func dropBodyUses(n *ir.Node) {
 	for _, sg := range n.Subgraphs() {
-		for _, m := range slices.Clone(sg.Nodes) {
+		for _, m := range sg.Nodes {
 			dropBodyUses(m)
-			sg.RemoveNode(m)
+			removeNode(sg, m)
 		}
+		sweepNodes(sg)
 	}
 }

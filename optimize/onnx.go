@@ -105,11 +105,11 @@ func functionOpsets(m *ir.Model) []ir.OpsetID {
 // rewire turns n into op (domain) reading ins, with attrs, in place.
 func rewire(n *ir.Node, op, domain string, ins []*ir.Value, attrs []*ir.Attr) {
 	for i := range n.Inputs {
-		n.SetInput(i, nil)
+		setInput(n, i, nil)
 	}
 	n.Inputs = make([]*ir.Value, len(ins))
 	for i, v := range ins {
-		n.SetInput(i, v)
+		setInput(n, i, v)
 	}
 	n.Op, n.Domain, n.Attrs = op, domain, attrs
 }

@@ -85,6 +85,7 @@ func ortLower(c *Context) ([]Rewrite, error) {
 				Remark: "Add + LayerNormalization -> com.microsoft:SkipLayerNormalization, one ONNX Runtime kernel"})
 		}
 	}
+	sweepNodes(g) // the nodes inlining and the chains removed
 	return rw, nil
 }
 

@@ -50,7 +50,7 @@ func ortChains(c *Context, g *ir.Graph, members []*ir.Node) []*ir.Node {
 	var out []*ir.Node
 	for _, m := range members {
 		if dead[m] {
-			g.RemoveNode(m)
+			removeNode(g, m)
 		} else {
 			out = append(out, m)
 		}
@@ -404,6 +404,6 @@ func fuseSkipNorm(g *ir.Graph, ln *ir.Node) *ir.Node {
 		ln.Outputs = []*ir.Value{y, nil, nil, x}
 		x.Producer, x.ProducerOut = ln, 3
 	}
-	g.RemoveNode(add)
+	removeNode(g, add)
 	return add
 }

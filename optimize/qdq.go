@@ -52,10 +52,10 @@ func qdqElim(c *Context) ([]Rewrite, error) {
 		if c.pinned(mv) || c.pinned(dv) || len(m.Outputs) != 1 {
 			continue
 		}
-		m.SetInput(0, x)
+		setInput(m, 0, x)
 		mv.Type = ir.Type{} // re-inferred: now the quantized type
 		if !c.substitute(out, mv) {
-			m.SetInput(0, dv) // undo
+			setInput(m, 0, dv) // undo
 			continue
 		}
 		rw = append(rw, Rewrite{Before: []string{ir.NodeLabel(d), ir.NodeLabel(m), ir.NodeLabel(q)}, After: []string{ir.NodeLabel(m)}, Sep: "+",

@@ -100,7 +100,7 @@ func rdmaPlace(c *Context) ([]Rewrite, error) {
 			for _, d := range dsts {
 				t := insertTransfer(c, g, v, src, d, pl)
 				for _, u := range byDst[d] {
-					u.Node.SetInput(u.Index, t.Outputs[0])
+					setInput(u.Node, u.Index, t.Outputs[0])
 				}
 				rw = append(rw, Rewrite{Before: []string{n.Name}, After: []string{t.Name},
 					Remark: fmt.Sprintf("%s %s -> %s, %s, %s", v.Name, src, d, t.AttrString("mechanism", ""), bytesText(t.AttrInt("bytes", -1)))})

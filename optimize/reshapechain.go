@@ -66,24 +66,29 @@ func reshapeChain(c *Context) ([]Rewrite, error) {
 		before := names(chain)
 		remark := fmt.Sprintf("%s to %s", strings.Join(ops(chain), "+"), dimsString(dims))
 		if sameStatic(x, y) && c.substitute(y, x) {
-			g.RemoveNodes(setOf(chain))
+			for _, m := range chain {
+				removeNode(g, m)
+			}
 			rw = append(rw, Rewrite{Before: before, Remark: remark + ", the input's own shape"})
 			continue
 		}
 		shape := g.AddInitializer(i64Tensor(c.newName(y.Name+"_shape"), dims))
 		for k := range n.Inputs {
-			n.SetInput(k, nil)
+			setInput(n, k, nil)
 		}
 		n.Inputs = nil
 		n.Op, n.Domain, n.Attrs = "Reshape", "", nil
 		n.Name = c.newName("reshape")
 		for k, v := range []*ir.Value{x, shape} {
 			n.Inputs = append(n.Inputs, nil)
-			n.SetInput(k, v)
+			setInput(n, k, v)
 		}
-		g.RemoveNodes(setOf(chain[:len(chain)-1]))
+		for _, m := range chain[:len(chain)-1] {
+			removeNode(g, m)
+		}
 		rw = append(rw, Rewrite{Before: before, After: []string{n.Name}, Remark: remark})
 	}
+	sweepNodes(g)
 	return rw, nil
 }
 

@@ -91,7 +91,7 @@ func tBatch(c *Context) ([]Rewrite, error) {
 			dead[n] = true
 		}
 	}
-	g.RemoveNodes(dead)
+	removeNodes(g, dead)
 	return rw, nil
 }
 

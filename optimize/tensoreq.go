@@ -11,6 +11,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/fnv"
+	"strconv"
 	"strings"
 
 	"github.com/wolong-dev/wolong/ir"
@@ -29,18 +30,77 @@ const (
 
 // tensorIndex maps tensors to the first equal one seen.
 type tensorIndex struct {
-	small  map[string][]*ir.Tensor // dtype, dims and hash of the data
-	large  map[string][]*ir.Tensor // dtype and dims
+	small  map[smallKey][]*ir.Tensor
+	large  map[string][]*ir.Tensor // dtype and dims, in the order added
 	canon  map[*ir.Tensor]*ir.Tensor
 	probes map[*ir.Tensor]probe
 	buf    [2][]byte
+	// The large tensors by the file bytes they view, and by dtype, dims
+	// and probe hash (those of a dtype and dims only once a second tensor
+	// of them came: indexed counts them), so that a tensor meets the
+	// earlier ones that may equal it without a pass over all of its
+	// dtype and dims.
+	bySource map[tensorSource]*ir.Tensor
+	byProbe  map[string][]*ir.Tensor
+	indexed  map[string]int
 }
 
-// probe is the hash of a large tensor's first bytes (ok: they could be
-// read).
+// tensorSource is the file bytes a tensor of a dtype and dims (shape)
+// views (sameSource's test).
+type tensorSource struct {
+	shape, file    string
+	offset, length int64
+}
+
+// sourceOf returns the bytes t, of shape, views whole, and false when it
+// views none.
+func sourceOf(shape string, t *ir.Tensor) (tensorSource, bool) {
+	if t.Loc.File == "" || t.Loc.Length != t.PackedSize() {
+		return tensorSource{}, false
+	}
+	return tensorSource{shape, t.Loc.File, t.Loc.Offset, t.Loc.Length}, true
+}
+
+// probe is the hash of a large tensor's first bytes, or of a small
+// tensor's data (ok: they could be read; size: the bytes hashed, for a
+// small tensor). Tensors are never changed in place, so one Run probes
+// each large tensor once (Context.probes), however many times CSE runs.
 type probe struct {
 	ok   bool
 	hash uint64
+	size int
+}
+
+// smallKey is a small tensor's key: its dtype and dims (shapeKey), the
+// hash of its data and the data's size.
+type smallKey struct {
+	shape string
+	hash  uint64
+	size  int
+}
+
+// shapeKey encodes t's dtype and dims as a map key.
+func shapeKey(t *ir.Tensor) string {
+	b := make([]byte, 0, 8+8*len(t.Dims))
+	b = strconv.AppendInt(b, int64(t.DType), 10)
+	for _, d := range t.Dims {
+		b = append(b, ' ')
+		b = strconv.AppendInt(b, d, 10)
+	}
+	return string(b)
+}
+
+// hashSmall hashes a small tensor's data (canonical calls it once per
+// tensor and index; not cached across CSE passes as probes are: the cache
+// would keep every small tensor of the run alive).
+func hashSmall(t *ir.Tensor) probe {
+	data, ok := tensorBytes(t)
+	if !ok {
+		return probe{}
+	}
+	h := fnv.New64a()
+	h.Write(data)
+	return probe{ok: true, hash: h.Sum64(), size: len(data)}
 }
 
 // newTensorIndex returns an empty index; probes (may be nil) caches probe
@@ -49,7 +109,8 @@ func newTensorIndex(probes map[*ir.Tensor]probe) *tensorIndex {
 	if probes == nil {
 		probes = map[*ir.Tensor]probe{}
 	}
-	return &tensorIndex{small: map[string][]*ir.Tensor{}, large: map[string][]*ir.Tensor{}, canon: map[*ir.Tensor]*ir.Tensor{}, probes: probes}
+	return &tensorIndex{small: map[smallKey][]*ir.Tensor{}, large: map[string][]*ir.Tensor{}, canon: map[*ir.Tensor]*ir.Tensor{}, probes: probes,
+		bySource: map[tensorSource]*ir.Tensor{}, byProbe: map[string][]*ir.Tensor{}, indexed: map[string]int{}}
 }
 
 // canonical returns the first tensor added that holds the same data as t
@@ -67,18 +128,16 @@ func (x *tensorIndex) canonical(t *ir.Tensor) *ir.Tensor {
 }
 
 func (x *tensorIndex) find(t *ir.Tensor) *ir.Tensor {
-	shape := fmt.Sprintf("%d%v", t.DType, t.Dims)
+	shape := shapeKey(t)
 	if !t.HasPacked() && !hasTyped(t) {
 		return t // no data to compare (or external data not loaded)
 	}
 	if t.ByteSize() <= cseHashMaxBytes {
-		data, ok := tensorBytes(t)
-		if !ok {
+		h := hashSmall(t)
+		if !h.ok {
 			return t
 		}
-		h := fnv.New64a()
-		h.Write(data)
-		k := fmt.Sprintf("%s#%x/%d", shape, h.Sum64(), len(data))
+		k := smallKey{shape, h.hash, h.size}
 		for _, c := range x.small[k] {
 			if tensorDataEqual(c, t) {
 				return c
@@ -87,16 +146,65 @@ func (x *tensorIndex) find(t *ir.Tensor) *ir.Tensor {
 		x.small[k] = append(x.small[k], t)
 		return t
 	}
-	for _, c := range x.large[shape] {
-		if sameSource(c, t) {
-			return c
-		}
-		if p, q := x.probe(c), x.probe(t); p.ok && q.ok && p.hash == q.hash && x.equal(c, t) {
-			return c
+	if c := x.findLarge(shape, t); c != nil {
+		return c
+	}
+	if src, ok := sourceOf(shape, t); ok {
+		if _, dup := x.bySource[src]; !dup {
+			x.bySource[src] = t
 		}
 	}
 	x.large[shape] = append(x.large[shape], t)
 	return t
+}
+
+// findLarge returns the first large tensor added, of t's dtype and dims
+// (shape), that views the same file bytes as t or, its first bytes
+// hashing as t's, holds the same data; nil when none does. The first
+// tensor of a shape is not read; once a second comes, each is probed
+// once and indexed by its probe hash.
+func (x *tensorIndex) findLarge(shape string, t *ir.Tensor) *ir.Tensor {
+	list := x.large[shape]
+	if len(list) == 0 {
+		return nil
+	}
+	if src, ok := sourceOf(shape, t); ok {
+		if best := x.bySource[src]; best != nil && sameSource(best, t) {
+			// Only the tensors added before it can come first (usually
+			// none: nothing is read).
+			for _, c := range list {
+				if c == best {
+					break
+				}
+				if p, q := x.probe(c), x.probe(t); p.ok && q.ok && p.hash == q.hash && x.equal(c, t) {
+					return c
+				}
+			}
+			return best
+		}
+	}
+	for _, c := range list[x.indexed[shape]:] {
+		if p := x.probe(c); p.ok {
+			k := probeKey(shape, p.hash)
+			x.byProbe[k] = append(x.byProbe[k], c)
+		}
+	}
+	x.indexed[shape] = len(list)
+	q := x.probe(t)
+	if !q.ok {
+		return nil
+	}
+	for _, c := range x.byProbe[probeKey(shape, q.hash)] {
+		if x.equal(c, t) {
+			return c // the first: the bucket is in the order added
+		}
+	}
+	return nil
+}
+
+// probeKey is the byProbe key of a tensor of shape whose probe hashes to h.
+func probeKey(shape string, h uint64) string {
+	return shape + "#" + strconv.FormatUint(h, 16)
 }
 
 // sameSource reports whether a and b view the same bytes of one file.

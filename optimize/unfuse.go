@@ -30,7 +30,7 @@ func inline(g *ir.Graph, n *ir.Node) []*ir.Node {
 		}
 	}
 	order := body.Nodes // in topological order, as every graph is (ir.Verify)
-	g.RemoveNode(n)     // drops n's uses of its inputs
+	removeNode(g, n)    // drops n's uses of its inputs; the caller sweeps
 	var out []*ir.Node
 	for _, bn := range order {
 		m := &ir.Node{Name: bn.Name, Op: bn.Op, Domain: bn.Domain, Attrs: bn.Attrs, Info: bn.Info,
