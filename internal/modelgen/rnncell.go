@@ -84,3 +84,23 @@ func ScanGRUCell(d, hidden int64, steps int) *ir.Model {
 // checks run LoopLSTM and ScanGRUCell at: from a keyword spotter's cell to
 // a speech model's, all longer than loopunroll's limit of 16 steps.
 var RolledRNNSizes = [][3]int64{{16, 32, 24}, {40, 64, 50}, {64, 128, 100}, {128, 256, 200}}
+
+// LoopWideState is a short refinement loop with a large body: trip
+// iterations (a constant) of h' = tanh(h W) on a wide state h [rows,
+// cols] (W [cols, cols]), every iterate also a scan output [trip, rows,
+// cols]. Each step's GEMM reads the previous step's result, so nothing
+// batches across iterations: unrolling saves only the per-iteration
+// set-up and adds the stacking of the scan output.
+func LoopWideState(rows, cols int64, trip int) *ir.Model {
+	b := New("loop_wide_state", 17)
+	h0 := b.Input("h0", ir.Float32, rows, cols)
+	w := b.Weight("W", cols, cols)
+	body := b.Body("refine_body")
+	body.Input("iter", ir.Int64)
+	cond := body.Input("cond_in", ir.Bool)
+	h := body.Input("h", ir.Float32, rows, cols)
+	h2 := body.Op("Tanh", vs(body.Op("MatMul", vs(h, w))))
+	body.Output(body.Op("Identity", vs(cond)), h2, body.Op("Identity", vs(h2)))
+	b.Output(b.Control("Loop", 2, vs(b.ConstI("trip", []int64{}, int64(trip)), nil, h0), nil, "body", body)...)
+	return b.finish()
+}
