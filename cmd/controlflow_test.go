@@ -33,6 +33,7 @@ var controlFlowInputs = map[string][][]string{
 	"loop_lstm":           {{"--dim", "T=5"}},
 	"loop_lstm_t32":       {nil},
 	"scan_gru_cell_t32":   {nil},
+	"loop_wide_state":     {nil},
 }
 
 // TestControlFlowModels: every generated control-flow model, optimized

@@ -66,7 +66,11 @@ func persistentLoop(c *Context) ([]Rewrite, error) {
 				continue
 			}
 			pays, after, before, ok := trialPays(c, m)
-			if !ok || !pays {
+			if !ok {
+				continue
+			}
+			if !pays {
+				c.Refuse(ir.RefuseNoWin, []*ir.Node{n}, fmt.Sprintf("%s left as it is: predicted %.4g ms as a persistent kernel, %.4g ms rolled", ir.NodeLabel(n), after, before), Saving{})
 				continue
 			}
 			remark += fmt.Sprintf("; predicted %.4g ms, %.4g ms rolled", after, before)

@@ -53,8 +53,12 @@ func unrollTrial(c *Context, n *ir.Node, trials *int, unroll func(tc *Context, g
 	if !ok1 || !ok2 {
 		return false, ""
 	}
-	return u.TotalMs < r.TotalMs*(1-minUnrollGain) && u.Unknown <= r.Unknown,
-		fmt.Sprintf("; trial of the passes after it: %.4g ms unrolled, %.4g ms rolled", u.TotalMs, r.TotalMs)
+	why := fmt.Sprintf("trial of the passes after it: %.4g ms unrolled, %.4g ms rolled", u.TotalMs, r.TotalMs)
+	if u.TotalMs < r.TotalMs*(1-minUnrollGain) && u.Unknown <= r.Unknown {
+		return true, "; " + why
+	}
+	c.Refuse(ir.RefuseNoWin, []*ir.Node{n}, fmt.Sprintf("%s left rolled: %s (unrolling must save %g%%)", ir.NodeLabel(n), why, minUnrollGain*100), Saving{})
+	return false, ""
 }
 
 // trialPipeline copies c's model, unrolls n's copy in it (unless unroll

@@ -266,5 +266,6 @@ func ControlFlowModels() map[string]*ir.Model {
 		"loop_lstm":           LoopLSTM(16, 32, 0),
 		"loop_lstm_t32":       LoopLSTM(16, 32, 32),
 		"scan_gru_cell_t32":   ScanGRUCell(16, 32, 32),
+		"loop_wide_state":     LoopWideState(64, 128, 4),
 	}
 }
