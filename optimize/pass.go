@@ -102,7 +102,7 @@ var passes = [...]Pass{
 	{Name: "shapefold", Fn: shapeFold, Level: 1, Doc: "replace shape computations whose values inference knows by constants"},
 	{Name: "branchfold", Fn: branchFold, Level: 1, ControlFlow: true, Doc: "inline the branch an If with a constant condition takes (a constant sample rate, a static shape test)"},
 	{Name: "loophoist", Fn: loopHoist, Level: 1, ControlFlow: true, Doc: "move loop-invariant nodes (reading only captured values and constants) out of Loop/Scan bodies, to run once"},
-	{Name: "loopunroll", Fn: loopUnroll, Level: 3, ControlFlow: true, Doc: "unroll Loops with a constant trip count and forward Scans of a static length (at most 16) that cannot stop early"},
+	{Name: "loopunroll", Fn: loopUnroll, Level: 3, ControlFlow: true, Doc: "unroll Loops with a constant trip count and forward Scans of a static length (at most 16) that cannot stop early, when a trial of the passes after it predicts a gain"},
 	{Name: "reshapechain", Fn: reshapeChain, Level: 1, Doc: "collapse single-use chains of Reshape/Flatten/Squeeze/Unsqueeze into one Reshape to the static final shape"},
 	{Name: "cse", Fn: cse, Level: 1, Doc: "merge nodes computing the same op of the same inputs"},
 	{Name: "early_dce", Fn: dce, Level: 1, Doc: "delete nodes whose outputs are never used"},

@@ -165,7 +165,12 @@ func recurrentLoop(c *Context, n *ir.Node) (recurrence, bool) {
 	for _, v := range carriedOut {
 		carries = carries || dep[v] && !isStateInput(v, state)
 	}
-	if rc.weight == nil || !carries || rc.resident > c.Opt.OnChipBytes {
+	if rc.weight == nil || !carries {
+		return recurrence{}, false
+	}
+	if rc.resident > c.Opt.OnChipBytes {
+		c.Refuse(ir.RefuseNoWin, []*ir.Node{n}, fmt.Sprintf("%s recurrence left as it is: the weights its body reads (%d bytes) do not fit on chip (%d bytes)",
+			ir.NodeLabel(n), rc.resident, c.Opt.OnChipBytes), Saving{})
 		return recurrence{}, false
 	}
 	return rc, true
