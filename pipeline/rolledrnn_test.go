@@ -75,9 +75,10 @@ func TestRolledRNNPersistent(t *testing.T) {
 
 // TestUnrollTrial: loopunroll unrolls a short loop only when the trial
 // of the passes after it predicts a gain. Unrolling pays for the Deep
-// Speech recurrence of 8 steps on a CPU (the per-step input projections
-// batch into one GEMM), not on a GPU (the rolled loop becomes one
-// persistent kernel), and not for a refinement loop with a large body on
+// Speech recurrence of 8 steps (the per-step input projections batch into
+// one GEMM), not for the 6-step GRU-like Scan on a GPU (the rolled loop as
+// one persistent kernel is faster), and not for a refinement loop with a
+// large body on
 // either (nothing batches across the steps: the per-iteration set-up it
 // saves is under the 1% loopunroll asks for): there the model unrolled
 // anyway (no predictor: the limits alone decide) is predicted no more
@@ -89,7 +90,8 @@ func TestUnrollTrial(t *testing.T) {
 		unrolled bool
 	}{
 		{"loop_rnn_trip8", "cpu-1t", func() *ir.Model { return modelgen.LoopRNN(16, 32, 8) }, true},
-		{"loop_rnn_trip8", "h100", func() *ir.Model { return modelgen.LoopRNN(16, 32, 8) }, false},
+		{"loop_rnn_trip8", "h100", func() *ir.Model { return modelgen.LoopRNN(16, 32, 8) }, true},
+		{"scan_gru_t6", "h100", func() *ir.Model { return modelgen.ScanGRU(16, 32, 6) }, false},
 		{"loop_wide_state", "cpu-1t", func() *ir.Model { return modelgen.LoopWideState(256, 512, 4) }, false},
 		{"loop_wide_state", "h100", func() *ir.Model { return modelgen.LoopWideState(256, 512, 4) }, false},
 	} {
