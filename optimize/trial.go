@@ -12,9 +12,10 @@ package optimize
 // order of nodes and attributes).
 //
 // The Predictor keeps its last prediction for the final report (the
-// simulator's predictor does), so every trial ends by predicting the
-// model as it is (predictNow): the pass that ran the trial then leaves the
-// predictor on the model whether or not it rewrites it.
+// simulator's predictor does), so the model as it is must be the last
+// thing a pass predicts: trialPays predicts it after the copy, and a pass
+// whose trials end without a rewrite predicts it once more (the driver
+// predicts again after a pass that reports one).
 
 import (
 	"github.com/wolong-dev/wolong/ir"
