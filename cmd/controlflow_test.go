@@ -30,6 +30,10 @@ var controlFlowInputs = map[string][][]string{
 	"scan_gru":            {{"--dim", "T=5"}},
 	"scan_gru_t6":         {nil},
 	"nested_if_loop_scan": {{"--fill", "flag=1"}, {"--fill", "flag=0"}},
+	"loop_lstm":           {{"--dim", "T=5"}},
+	"loop_lstm_t32":       {nil},
+	"scan_gru_cell_t32":   {nil},
+	"loop_wide_state":     {nil},
 }
 
 // TestControlFlowModels: every generated control-flow model, optimized

@@ -37,27 +37,40 @@ const (
 //
 // Unrolling removes the per-iteration cost of running a subgraph (and
 // lets the copies fuse across iterations) and adds the stacking of scan
-// outputs (views, and one Concat per scan output); for loops this short the
-// cost model predicts it pays on every model measured (docs/control-flow.md
-// lists them), so the pass unrolls every loop its limits admit.
+// outputs (views, and one Concat per scan output). With a Predictor the
+// pass unrolls a loop its limits admit only when a trial of the passes
+// that follow predicts the unrolled model faster than the rolled one
+// (unrolltrial.go); without one, every loop its limits admit.
 func loopUnroll(c *Context) ([]Rewrite, error) {
 	g := c.Graph()
 	var rw []Rewrite
+	trials := 0
 	for _, n := range nodesInOrder(g) {
 		var added []string
 		if sc, ok := scanUnrollable(c, n); ok {
+			pays, why := unrollTrial(c, n, &trials, func(tc *Context, g *ir.Graph, n *ir.Node) { unrollScan(tc, g, n, sc) })
+			if !pays {
+				continue
+			}
 			added = unrollScan(c, g, n, sc)
 			rw = append(rw, Rewrite{Before: []string{ir.NodeLabel(n)}, After: added,
-				Remark: fmt.Sprintf("static scan length %d: body unrolled (%d nodes)", sc.trip, len(added))})
+				Remark: fmt.Sprintf("static scan length %d: body unrolled (%d nodes)%s", sc.trip, len(added), why)})
 			continue
 		}
 		trip, ok := unrollable(c, n)
 		if !ok {
 			continue
 		}
+		pays, why := unrollTrial(c, n, &trials, func(tc *Context, g *ir.Graph, n *ir.Node) { unrollLoop(tc, g, n, trip) })
+		if !pays {
+			continue
+		}
 		added = unrollLoop(c, g, n, trip)
 		rw = append(rw, Rewrite{Before: []string{ir.NodeLabel(n)}, After: added,
-			Remark: fmt.Sprintf("constant trip count %d: body unrolled (%d nodes)", trip, len(added))})
+			Remark: fmt.Sprintf("constant trip count %d: body unrolled (%d nodes)%s", trip, len(added), why)})
+	}
+	if trials > 0 && len(rw) == 0 {
+		predictOn(c, c.Model) // leave the predictor on the model as it is (trial.go)
 	}
 	sweepNodes(g)
 	return rw, nil

@@ -47,7 +47,7 @@ func TestPassFiles(t *testing.T) {
 				return m
 			}
 			orig, m := parse(), parse()
-			res, err := Run(m, Options{Level: MaxLevel, Only: passes, VerifyEach: true})
+			res, err := Run(m, Options{Level: MaxLevel, Only: passes, VerifyEach: true, OnChipBytes: 1 << 20})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -263,5 +263,9 @@ func ControlFlowModels() map[string]*ir.Model {
 		"scan_gru":            ScanGRU(16, 32, 0),
 		"scan_gru_t6":         ScanGRU(16, 32, 6),
 		"nested_if_loop_scan": NestedIfLoopScan(4, 8),
+		"loop_lstm":           LoopLSTM(16, 32, 0),
+		"loop_lstm_t32":       LoopLSTM(16, 32, 32),
+		"scan_gru_cell_t32":   ScanGRUCell(16, 32, 32),
+		"loop_wide_state":     LoopWideState(64, 128, 4),
 	}
 }

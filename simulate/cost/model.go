@@ -603,8 +603,10 @@ func (m *Model) fused(n *ir.Node, body *ir.Graph) Estimate {
 	// work fusion cannot remove: a member's staging pass (im2col) and its
 	// library calls beyond the first
 	var innerS float64
+	var stages int64 // the kernels the members would launch on their own
 	for _, bn := range body.Nodes {
 		be := m.Node(bn)
+		stages += be.Kernels
 		e.FLOPs += be.FLOPs
 		e.ComputeS += be.ComputeS
 		if be.Kernels > 0 {
@@ -648,6 +650,16 @@ func (m *Model) fused(n *ir.Node, body *ir.Graph) Estimate {
 	ce := m.efficiency(domOp, string(dominant)) // the dominant member's kernel
 	e.MemoryS = m.memS(e.Bytes, 1, ce.Memory)
 	e.OverheadS = (h.KernelOverheadUs + ce.OverheadUs) * 1e-6
+	if n.Op == "PersistentRNN" && stages > 1 {
+		// A persistent kernel (optimize's persistent and persistent_loop
+		// passes) synchronizes its thread blocks between dependent stages
+		// (the steps of the recurrence, and the kernels of a step): one
+		// grid-wide barrier each, costed at the device's fixed per-kernel
+		// time (a cooperative-groups grid sync takes 1.5 to 2.5 us on
+		// V100/P100: Zhang et al., "A Study of Single and Multi-device
+		// Synchronization Methods in Nvidia GPUs", IPDPS 2020).
+		e.OverheadS += float64(stages-1) * h.KernelOverheadUs * 1e-6
+	}
 	w := math.Max(e.ComputeS, e.MemoryS) + innerS
 	e.MemoryS += innerS
 	e.DeviceS = w + e.OverheadS

@@ -1,0 +1,118 @@
+package optimize
+
+// This file implements loopunroll's cost check. Unrolling itself saves
+// little (the runtime's per-iteration set-up of the body); what pays is
+// what the copies allow afterwards: tbatch batching the per-step input
+// projections into one GEMM, fusion across iterations, a persistent
+// kernel over the cells. And it costs: the stacking of scan outputs (one
+// Concat per output) and, for a Scan, a Gather per step and scan input.
+// A prediction made right after unrolling sees the costs and none of the
+// gains, so the check is a trial of the whole remaining pipeline: two
+// copies of the model run the passes selected after loopunroll, one with
+// the loop unrolled, and the loop is unrolled when the Predictor says the
+// unrolled copy ends faster. The rolled copy runs the same passes,
+// persistent_loop included, so the comparison is with the best the
+// rolled loop gets. The unrolled copy must be faster by minUnrollGain:
+// unrolling multiplies the loop's nodes, and a difference of a fraction
+// of a percent is below what the cost model resolves.
+
+import (
+	"fmt"
+
+	"github.com/wolong-dev/wolong/ir"
+)
+
+// minUnrollGain is the fraction of the rolled model's predicted time
+// unrolling must save.
+const minUnrollGain = 0.01
+
+// maxUnrollTrials bounds the trials one graph's loops get (each runs the
+// rest of the pipeline twice on a copy of the model); the loops after
+// them are unrolled by the pass's limits alone, as without a Predictor.
+const maxUnrollTrials = 8
+
+// unrollTrial reports whether unrolling loop n (unroll does it, on the
+// context and graph it is given) pays, with a remark giving the two
+// predictions. Without a Predictor, or once *trials reaches
+// maxUnrollTrials, it pays (the pass's limits decide); *trials counts the
+// trials made.
+func unrollTrial(c *Context, n *ir.Node, trials *int, unroll func(tc *Context, g *ir.Graph, n *ir.Node)) (bool, string) {
+	if c.Opt.Predictor == nil {
+		return true, ""
+	}
+	if *trials >= maxUnrollTrials {
+		return true, fmt.Sprintf("; no trial: more than %d loops in this graph", maxUnrollTrials)
+	}
+	*trials++
+	rolled, unrolled := trialPipeline(c, n, nil), trialPipeline(c, n, unroll)
+	if rolled == nil || unrolled == nil {
+		return false, ""
+	}
+	r, ok1 := predictOn(c, rolled)
+	u, ok2 := predictOn(c, unrolled)
+	if !ok1 || !ok2 {
+		return false, ""
+	}
+	why := fmt.Sprintf("trial of the passes after it: %.4g ms unrolled, %.4g ms rolled", u.TotalMs, r.TotalMs)
+	if u.TotalMs < r.TotalMs*(1-minUnrollGain) && u.Unknown <= r.Unknown {
+		return true, "; " + why
+	}
+	c.Refuse(ir.RefuseNoWin, []*ir.Node{n}, fmt.Sprintf("%s left rolled: %s (unrolling must save %g%%)", ir.NodeLabel(n), why, minUnrollGain*100), Saving{})
+	return false, ""
+}
+
+// trialPipeline copies c's model, unrolls n's copy in it (unless unroll
+// is nil), runs the passes c's options select after loopunroll on the
+// copy, and returns it (nil when a step fails).
+func trialPipeline(c *Context, n *ir.Node, unroll func(tc *Context, g *ir.Graph, n *ir.Node)) *ir.Model {
+	m, cn := trialCopy(c, n)
+	if m == nil {
+		return nil
+	}
+	opt := c.Opt
+	opt.Predictor, opt.Dumps, opt.OnPassStart, opt.Placer, opt.Refusals, opt.Hash = nil, nil, nil, nil, false, false
+	if unroll != nil {
+		tc := newContext(m, opt)
+		g := cn.Graph
+		if g != m.Graph {
+			tc.graph = g
+		}
+		unroll(tc, g, cn)
+		if ir.SortNodes(g) != nil {
+			return nil
+		}
+	}
+	if runAfterUnroll(m, opt) != nil {
+		return nil
+	}
+	return m
+}
+
+// runAfterUnroll is runAfterLoopUnroll, set by init: the pass table holds
+// loopunroll, whose trial runs the pipeline (a direct reference would be
+// an initialization cycle).
+var runAfterUnroll func(m *ir.Model, opt Options) error
+
+func init() { runAfterUnroll = runAfterLoopUnroll }
+
+// runAfterLoopUnroll runs on m the passes opt selects after loopunroll.
+func runAfterLoopUnroll(m *ir.Model, opt Options) error {
+	sel, err := Select(opt.Level, opt.Only, opt.Disable)
+	if err != nil {
+		return err
+	}
+	after := []string{}
+	seen := false
+	for _, p := range forTarget(sel, opt.Target) {
+		if seen && !p.Required {
+			after = append(after, p.Name)
+		}
+		seen = seen || p.Name == "loopunroll"
+	}
+	if len(after) == 0 {
+		return nil
+	}
+	opt.Only, opt.Disable = after, nil
+	_, err = Run(m, opt)
+	return err
+}
