@@ -40,6 +40,9 @@ type DirectRun struct {
 	Split map[*ir.Node]float64
 	// HeldOut runs are only predicted, not fitted on.
 	HeldOut bool
+	// ProfiledUs is the run's profiled median when measured (µs; 0:
+	// none): with Split, what the profiler cost it (Coverage).
+	ProfiledUs float64
 	// NoisePct is how well Us is known: the half-width of its 95%
 	// confidence interval, % (0: well). A run known less well than
 	// noiseFloorPct weighs less in the fit (runWeight).
