@@ -62,6 +62,7 @@ type ModelResult struct {
 	Name, Group             string
 	MeasuredUs, PredictedUs float64
 	HeldOut                 bool
+	CIPct                   float64 // how well MeasuredUs is known (95% interval, %; 0: not stated)
 }
 
 // ErrorPct is the prediction's signed error, % of measured.
@@ -240,7 +241,7 @@ func Fit(dir string, man *Manifest, opt FitOptions) (*FitResult, error) {
 		if err != nil {
 			return nil, fmt.Errorf("host: predicting %s: %v", r.mm.Name, err)
 		}
-		mr := ModelResult{Name: r.mm.Name, Group: r.mm.Group, MeasuredUs: r.lat.TargetUs(), PredictedUs: sr.TotalS * 1e6, HeldOut: r.heldOut}
+		mr := ModelResult{Name: r.mm.Name, Group: r.mm.Group, MeasuredUs: r.lat.TargetUs(), PredictedUs: sr.TotalS * 1e6, HeldOut: r.heldOut, CIPct: r.lat.CIPct}
 		res.Models = append(res.Models, mr)
 		e := math.Abs(mr.ErrorPct())
 		if r.heldOut {
@@ -351,7 +352,7 @@ func fitDirect(res *FitResult, runs []*suiteRun, opt FitOptions, copt cost.Optio
 	res.Calib = &calibrate.Result{HW: dr.HW, Classes: dr.Classes, Ops: dr.Ops, Host: dr.Host, Runs: len(drs), Joint: false}
 	var train, held []float64
 	for i, r := range runs {
-		mr := ModelResult{Name: r.mm.Name, Group: r.mm.Group, MeasuredUs: r.lat.TargetUs(), PredictedUs: calibrate.PredictRun(dr.HW, drs[i]), HeldOut: r.heldOut}
+		mr := ModelResult{Name: r.mm.Name, Group: r.mm.Group, MeasuredUs: r.lat.TargetUs(), PredictedUs: calibrate.PredictRun(dr.HW, drs[i]), HeldOut: r.heldOut, CIPct: r.lat.CIPct}
 		res.Models = append(res.Models, mr)
 		if r.heldOut {
 			held = append(held, math.Abs(mr.ErrorPct()))

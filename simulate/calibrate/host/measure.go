@@ -78,7 +78,7 @@ func ProfileFile(name string, threads int) string {
 const (
 	passes    = 2
 	ciPasses  = 2
-	ciSeconds = 15
+	ciSeconds = 8
 )
 
 // TargetCIPct is how well calibrate --host measures every run: the
