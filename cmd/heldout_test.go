@@ -170,7 +170,7 @@ func TestHeldOutCalibration(t *testing.T) {
 
 // heldOutFoldMAPE and heldOutFoldWorst bound TestHeldOutCalibration's
 // figures at the level the ORT-profile fit reaches on families it never
-// saw: 28.9% MAPE, worst 5.14x on the 52 records (issue 29). The misses
+// saw: 28.2% MAPE, worst 5.33x on the 52 records (issue 29). The misses
 // are what a fit to few families cannot know: fitted on the first fold
 // (no control-flow family, no quantized CNN), the burn Loop models are
 // predicted 1.4-5.1x too slow, the silero VADs 38-58% too slow; fitted on

@@ -127,6 +127,8 @@ func CalibrationSuite() []SuiteModel {
 	for _, n := range []int{4, 16} {
 		add("host", fmt.Sprintf("inputs_%d", n), false, manyInputs(n, 16))
 	}
+	// what a run and a node cost beyond the kernels, one thing at a time
+	hostSuite(add)
 	// Control flow.
 	add("control", "loop_16", false, loopModel(16, 64))
 	add("control", "loop_4_wide", false, loopModel(4, 1<<14))

@@ -48,3 +48,42 @@ func TestMeasureRetry(t *testing.T) {
 		}
 	}
 }
+
+// TestMeasureCI measures a Relu in two passes to a confidence interval no
+// run can meet (1e-9%): the model gets the CIPasses extra passes, its
+// record states its interval (ci_pct, above the target), and its median is
+// the lowest pass median with outliers dropped; to an interval any run
+// meets (1000%), no extra pass.
+func TestMeasureCI(t *testing.T) {
+	h := openHarness(t)
+	dir := t.TempDir()
+	model := writeRelu(t, dir, 64)
+	for _, c := range []struct {
+		ci      float64
+		retries int
+	}{{1e-9, 2}, {1000, 0}} {
+		err := h.Run(context.Background(), dir, []Job{{Model: model, Inputs: []Input{{Name: "x", DType: "float32", Shape: []int64{64}}}, Out: "relu.json"}},
+			Measure{Runs: 20, Warmup: 2, WarmupMs: 1, MaxSeconds: 0.05, Passes: 2, CIPct: c.ci, CIPasses: 2, CISeconds: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(filepath.Join(dir, "relu.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rec struct {
+			Passes  []float64 `json:"pass_medians_us"`
+			Retries []float64 `json:"retry_medians_us"`
+			CI      *float64  `json:"ci_pct"`
+		}
+		if err := json.Unmarshal(data, &rec); err != nil {
+			t.Fatal(err)
+		}
+		if len(rec.Passes) != 2 || len(rec.Retries) != c.retries {
+			t.Errorf("to %g%%: %d passes and %d extra recorded, want 2 and %d", c.ci, len(rec.Passes), len(rec.Retries), c.retries)
+		}
+		if rec.CI == nil || *rec.CI < 0 || (c.ci < 1 && *rec.CI <= c.ci) {
+			t.Errorf("to %g%%: ci_pct %v, want a stated interval above the target when it is unmet", c.ci, rec.CI)
+		}
+	}
+}

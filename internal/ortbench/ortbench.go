@@ -187,6 +187,14 @@ type Measure struct {
 	// more than this many percent is measured in one more (unprofiled)
 	// pass after all the others, its lowest median counting (0: none).
 	RetryOverPct float64
+	// CIPct, with Passes > 1 (instead of RetryOverPct): each pass drops
+	// its outlying runs, and a model whose target (its lowest pass
+	// median) is not known to within CIPct percent (95% interval, or the
+	// gap to its next pass) gets up to CIPasses more unprofiled passes
+	// (default 2) within CISeconds (default 30); its record says how well
+	// it is known (ci_pct).
+	CIPct, CISeconds float64
+	CIPasses         int
 	// Line receives each line the script prints (one per model measured).
 	Line func(string)
 }
@@ -228,7 +236,10 @@ func (h *Harness) Run(ctx context.Context, outDir string, jobs []Job, m Measure)
 	flag(m.Interleave, "--interleave")
 	flag(m.WarmupMs > 0, "--warmup-ms", m.WarmupMs)
 	flag(m.Passes > 1, "--passes", m.Passes)
-	flag(m.Passes > 1 && m.RetryOverPct > 0, "--retry-over", m.RetryOverPct)
+	flag(m.Passes > 1 && m.RetryOverPct > 0 && m.CIPct <= 0, "--retry-over", m.RetryOverPct)
+	flag(m.Passes > 1 && m.CIPct > 0, "--ci-pct", m.CIPct)
+	flag(m.Passes > 1 && m.CIPct > 0 && m.CIPasses > 0, "--ci-passes", m.CIPasses)
+	flag(m.Passes > 1 && m.CIPct > 0 && m.CISeconds > 0, "--ci-seconds", m.CISeconds)
 	cmd := exec.CommandContext(ctx, h.Node, args...)
 	cmd.Env = append(os.Environ(), "WOLONG_ORT_HOME="+h.Dir)
 	var stderr bytes.Buffer

@@ -40,6 +40,13 @@ type DirectRun struct {
 	Split map[*ir.Node]float64
 	// HeldOut runs are only predicted, not fitted on.
 	HeldOut bool
+	// ProfiledUs is the run's profiled median when measured (µs; 0:
+	// none): with Split, what the profiler cost it (Coverage).
+	ProfiledUs float64
+	// NoisePct is how well Us is known: the half-width of its 95%
+	// confidence interval, % (0: well). A run known less well than
+	// noiseFloorPct weighs less in the fit (runWeight).
+	NoisePct float64
 }
 
 // DirectOptions steer FitDirect.
@@ -49,11 +56,17 @@ type DirectOptions struct {
 	// settled to within a fraction of a percent).
 	Rounds int
 	// Prior is the pull of an op's parameters toward its class's, in
-	// squared log units per unit of run weight (default 0.05).
+	// squared log units per unit of run weight (default 0.05; negative:
+	// none).
 	Prior float64
 	// FixHost keeps base's host parameters (for runs that cannot set
 	// them, such as a suite part without the host models).
 	FixHost bool
+	// HostPrior is the pull of each host parameter toward base's, in
+	// squared log units against the runs' weighted mean squared log error
+	// (default 1e-4: a parameter the runs pin does not move for it; one
+	// they do not stays at base's). Negative: none.
+	HostPrior float64
 }
 
 // DirectResult is a direct fit.
@@ -71,15 +84,18 @@ type DirectResult struct {
 var directHost = []struct {
 	name  string
 	field func(*hw.Hardware) *float64
+	probe float64 // the least value the fit starts from (see fitDirectHost)
 }{
-	{"run_overhead_us", func(h *hw.Hardware) *float64 { return &h.RunOverheadUs }},
-	{"free_node_us", func(h *hw.Hardware) *float64 { return &h.FreeNodeUs }},
-	{"output_us_per_mb", func(h *hw.Hardware) *float64 { return &h.OutputUsPerMB }},
-	{"alloc_us_per_mb", func(h *hw.Hardware) *float64 { return &h.AllocUsPerMB }},
-	{"subgraph_us", func(h *hw.Hardware) *float64 { return &h.SubgraphUs }},
-	{"input_us", func(h *hw.Hardware) *float64 { return &h.InputUs }},
-	{"output_us", func(h *hw.Hardware) *float64 { return &h.OutputUs }},
-	{"cache_bandwidth_gbs", func(h *hw.Hardware) *float64 { return &h.CacheBandwidthGBs }},
+	{"run_overhead_us", func(h *hw.Hardware) *float64 { return &h.RunOverheadUs }, 0.5},
+	{"free_node_us", func(h *hw.Hardware) *float64 { return &h.FreeNodeUs }, 0.05},
+	{"output_us_per_mb", func(h *hw.Hardware) *float64 { return &h.OutputUsPerMB }, 1},
+	{"alloc_us_per_mb", func(h *hw.Hardware) *float64 { return &h.AllocUsPerMB }, 1},
+	{"subgraph_us", func(h *hw.Hardware) *float64 { return &h.SubgraphUs }, 0.05},
+	{"input_us", func(h *hw.Hardware) *float64 { return &h.InputUs }, 0.05},
+	{"output_us", func(h *hw.Hardware) *float64 { return &h.OutputUs }, 0.05},
+	{"input_us_per_mb", func(h *hw.Hardware) *float64 { return &h.InputUsPerMB }, 1},
+	{"shape_node_us", func(h *hw.Hardware) *float64 { return &h.ShapeNodeUs }, 0.05},
+	{"cache_bandwidth_gbs", func(h *hw.Hardware) *float64 { return &h.CacheBandwidthGBs }, 10},
 }
 
 // FitDirect fits base (a CPU preset) to runs. base is not changed.
@@ -90,9 +106,14 @@ func FitDirect(base *hw.Hardware, runs []DirectRun, opt DirectOptions) (*DirectR
 	if opt.Rounds <= 0 {
 		opt.Rounds = 12
 	}
-	if opt.Prior <= 0 {
+	if opt.Prior == 0 {
 		opt.Prior = 0.05
 	}
+	opt.Prior = math.Max(opt.Prior, 0)
+	if opt.HostPrior == 0 {
+		opt.HostPrior = 1e-4
+	}
+	opt.HostPrior = math.Max(opt.HostPrior, 0)
 	var fit []DirectRun
 	for _, r := range runs {
 		if !(r.Us > 0) || math.IsInf(r.Us, 0) {
@@ -127,6 +148,12 @@ func FitDirect(base *hw.Hardware, runs []DirectRun, opt DirectOptions) (*DirectR
 	if h.OutputUs == 0 {
 		h.OutputUs = 1
 	}
+	if h.InputUsPerMB == 0 {
+		h.InputUsPerMB = 1
+	}
+	if h.ShapeNodeUs == 0 {
+		h.ShapeNodeUs = math.Max(h.FreeNodeUs, 0.1)
+	}
 	if h.Efficiency.Ops == nil { // ops no run measures keep base's
 		h.Efficiency.Ops = map[string]hw.ClassEfficiency{}
 	}
@@ -139,7 +166,7 @@ func FitDirect(base *hw.Hardware, runs []DirectRun, opt DirectOptions) (*DirectR
 	opClass := map[string]string{} // each op's class, as the cost model gives it
 	fitHost := func() {
 		if !opt.FixHost {
-			fitDirectHost(h, fit)
+			fitDirectHost(h, base, fit, opt.HostPrior)
 		}
 	}
 	for round := 0; round < opt.Rounds; round++ {
@@ -213,7 +240,7 @@ func attribute(h *hw.Hardware, runs []DirectRun, opClass map[string]string) map[
 				w = s
 			}
 			ks = append(ks, kn{n, e, w})
-			kernelPred += (e.DeviceS + e.HostS) * 1e6
+			kernelPred += e.DeviceS * 1e6 // its host time (allocation) stays in rest
 			splitSum += w
 		}
 		if len(ks) == 0 || splitSum <= 0 {
@@ -224,10 +251,15 @@ func attribute(h *hw.Hardware, runs []DirectRun, opClass map[string]string) map[
 		if kernel <= 0.05*r.Us {
 			continue // the host costs already account for the run
 		}
+		// what is attributed to the kernels is the run less the host
+		// costs: its relative error is the run's times run/kernel, so a
+		// run that is mostly host time says little of its kernels
+		// (weight (kernel/run)^2), and a noisy run less (runWeight)
+		trust := runWeight(r) * math.Pow(math.Min(1, kernel/r.Us), 2)
 		for _, k := range ks {
 			share := k.share / splitSum
 			opClass[k.e.Cost.Op] = string(k.e.Cost.Class)
-			obs[k.e.Cost.Op] = append(obs[k.e.Cost.Op], directObs{cost: k.e.Cost, us: kernel * share, weight: share, run: i})
+			obs[k.e.Cost.Op] = append(obs[k.e.Cost.Op], directObs{cost: k.e.Cost, us: kernel * share, weight: share * trust, run: i})
 		}
 	}
 	return obs
@@ -253,7 +285,7 @@ func fitDirectOps(h, base *hw.Hardware, obs map[string][]directObs, opClass map[
 		}
 		counts[op] = len(runs)
 		weights[op] = w
-		if w < 0.2 {
+		if w < minOpWeight {
 			continue // never more than a fifth of a run: its class serves
 		}
 		class := opClass[op]
@@ -418,29 +450,64 @@ func classMedians(h, base *hw.Hardware, opClass map[string]string, weights map[s
 }
 
 // fitDirectHost fits the host parameters to the runs' relative errors, the
-// ops held fixed.
-func fitDirectHost(h *hw.Hardware, runs []DirectRun) {
+// ops held fixed. Each run weighs runWeight (its measured noise); each
+// parameter is pulled toward base's value (the preset the fit starts from)
+// with strength prior, in log units: a parameter the runs barely pin (a
+// term few runs exercise, or runs too noisy to agree) stays near the
+// preset instead of drifting with the noise. A parameter starts, and is
+// anchored, no lower than its probe (a size at which it moves a run by a
+// measurable amount): from a value of 0.01 µs/MB, a log-space fit cannot
+// climb to 20.
+func fitDirectHost(h, base *hw.Hardware, runs []DirectRun, prior float64) {
 	n := len(directHost)
 	x0 := make([]float64, n)
+	xa := make([]float64, n)
 	for i, p := range directHost {
-		x0[i] = math.Log(math.Max(*p.field(h), 0.01))
+		x0[i] = math.Log(math.Max(*p.field(h), p.probe))
+		xa[i] = math.Log(math.Max(*p.field(base), p.probe))
 	}
 	set := func(x []float64) {
 		for i, p := range directHost {
 			*p.field(h) = math.Exp(x[i])
 		}
 	}
+	var wsum float64
+	for _, run := range runs {
+		wsum += runWeight(run)
+	}
 	resid := func(x, r []float64) []float64 {
 		set(x)
 		r = r[:0]
 		for _, run := range runs {
 			p := predictRun(h, Run{Model: run.Model, Opt: run.Opt})
-			r = append(r, (math.Log(math.Max(p, 0.01))-math.Log(run.Us))/math.Sqrt(float64(len(runs))))
+			r = append(r, math.Sqrt(runWeight(run)/wsum)*(math.Log(math.Max(p, 0.01))-math.Log(run.Us)))
 		}
 		for i := range x {
-			r = append(r, 0.01*(x[i]-x0[i]))
+			r = append(r, math.Sqrt(prior)*(x[i]-xa[i]))
 		}
 		return r
 	}
 	set(levmar(resid, x0))
 }
+
+// runWeight is how much a run counts in the fit: 1 for a run measured to
+// within its noise floor (NoisePct <= noiseFloorPct), falling as the
+// square of its noise beyond (a run whose median is known to +-9% weighs
+// a tenth of one known to +-3%).
+func runWeight(r DirectRun) float64 {
+	if r.NoisePct <= noiseFloorPct {
+		return 1
+	}
+	q := r.NoisePct / noiseFloorPct
+	return 1 / (q * q)
+}
+
+// noiseFloorPct is the measurement noise (95% half-width of a run's
+// median, %) below which runs count alike: the target calibrate --host
+// measures every run to.
+const noiseFloorPct = 3
+
+// minOpWeight is the least evidence (the shares of run time an op was
+// measured in, each weighed by how far its run can be trusted) for which
+// an op gets parameters of its own; below it, its class's serve.
+const minOpWeight = 0.2

@@ -55,8 +55,12 @@ type Latency struct {
 	// are those of the pass with the lowest.
 	Passes        int       `json:"passes,omitempty"`
 	PassMediansUs []float64 `json:"pass_medians_us,omitempty"`
-	Host          Host      `json:"host"`
-	Date          string    `json:"date"`
+	// CIPct is how well the target is known: the half-width of the 95%
+	// interval of its median, or the gap to the next pass's median when
+	// larger, % (measured with --ci-pct; 0: not stated).
+	CIPct float64 `json:"ci_pct,omitempty"`
+	Host  Host    `json:"host"`
+	Date  string  `json:"date"`
 	// With the harness's --profiled: the median of a second session with
 	// ORT's profiler on, run alternately with the first, and the node
 	// events it recorded per run; (ProfiledMedianUs - MedianUs) /

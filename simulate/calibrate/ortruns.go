@@ -62,7 +62,7 @@ func (d *FitData) AddORT(base *hw.Hardware, r ORTRun) int {
 			for _, p := range r.Pairs {
 				split[p.Node] = deflate(p.Sample.Us, inflation)
 			}
-			d.Direct = append(d.Direct, DirectRun{Label: r.Label, Model: r.Model, Us: runUs, Opt: copt, Split: split})
+			d.Direct = append(d.Direct, DirectRun{Label: r.Label, Model: r.Model, Us: runUs, Opt: copt, Split: split, ProfiledUs: r.ProfiledUs})
 		}
 	}
 	return len(o)

@@ -192,7 +192,7 @@ func (m *Model) Node(n *ir.Node) Estimate {
 		e := m.Time(cost)
 		if cost.Class == Free && !n.Is(ir.OpConstant) {
 			// no kernel, but the runtime still dispatches the node
-			e.HostS = (m.HW.DispatchUs + m.HW.FreeNodeUs) * 1e-6
+			e.HostS = (m.HW.DispatchUs + m.freeNodeUs(n)) * 1e-6
 		}
 		e.HostS += m.allocS(n, e)
 		if m.HW.FP16Casts && e.Kernels > 0 && !n.Is(ir.OpCast) {
@@ -296,6 +296,18 @@ func (m *Model) RunS(g *ir.Graph) (before, after float64) {
 		before += float64(in) * h.InputUs * 1e-6
 		after += float64(len(g.Outputs)) * h.OutputUs * 1e-6
 	}
+	if h.InputUsPerMB > 0 && g != nil {
+		var b float64
+		for _, v := range g.Inputs {
+			if v.Const != nil {
+				continue
+			}
+			if x, err := m.valueBytes(v); err == nil {
+				b += x
+			}
+		}
+		before += b / 1e6 * h.InputUsPerMB * 1e-6
+	}
 	if h.OutputUsPerMB > 0 && g != nil {
 		var b float64
 		for _, o := range g.Outputs {
@@ -306,6 +318,16 @@ func (m *Model) RunS(g *ir.Graph) (before, after float64) {
 		after += b / 1e6 * h.OutputUsPerMB * 1e-6
 	}
 	return before, after
+}
+
+// freeNodeUs is the host time beyond dispatch of a node without a kernel:
+// hw shape_node_us for a node that reads only its input's shape (Shape,
+// Size) when set, else free_node_us.
+func (m *Model) freeNodeUs(n *ir.Node) float64 {
+	if m.HW.ShapeNodeUs > 0 && n.Domain == "" && (n.Op == "Shape" || n.Op == "Size") {
+		return m.HW.ShapeNodeUs
+	}
+	return m.HW.FreeNodeUs
 }
 
 // allocS is the host time to allocate the outputs of a node that launches
@@ -719,6 +741,12 @@ func (m *Model) Assumptions() []string {
 	}
 	if h.InputUs > 0 || h.OutputUs > 0 {
 		a = append(a, fmt.Sprintf("host: %.3g us per graph input bound and %.3g us per graph output returned in each run", h.InputUs, h.OutputUs))
+	}
+	if h.InputUsPerMB > 0 {
+		a = append(a, fmt.Sprintf("host: %.3g us per MB of graph inputs bound in each run", h.InputUsPerMB))
+	}
+	if h.ShapeNodeUs > 0 {
+		a = append(a, fmt.Sprintf("nodes that read only a shape (Shape, Size) take %.2g us beyond dispatch", h.ShapeNodeUs))
 	}
 	if n := len(h.Efficiency.Ops); n > 0 {
 		a = append(a, fmt.Sprintf("%d op types have efficiencies of their own (measured by calibration): %s", n, strings.Join(opNames(h.Efficiency.Ops), ", ")))

@@ -149,6 +149,15 @@ type Hardware struct {
 	// tensor object of its own). 0: not modelled. µs.
 	InputUs  float64 `json:"input_us,omitempty"`
 	OutputUs float64 `json:"output_us,omitempty"`
+	// InputUsPerMB is host time per MB (1e6 bytes) of graph inputs bound
+	// in a run (a binding that copies its inputs pays it; one that wraps
+	// the caller's buffer fits it near 0). 0: not modelled. µs.
+	InputUsPerMB float64 `json:"input_us_per_mb,omitempty"`
+	// ShapeNodeUs is the host time, beyond dispatch, of a node that
+	// reads only its input's shape (Shape, Size): the runtime allocates
+	// and fills a small int64 tensor, which a view does not. 0: such
+	// nodes cost free_node_us, as views do. µs.
+	ShapeNodeUs float64 `json:"shape_node_us,omitempty"`
 	// CacheBandwidthGBs is the bandwidth of the last-level cache (l2_mb):
 	// the part of a kernel's traffic that fits in it moves at this rate,
 	// the rest at memory_bandwidth_gbs. 0: no cache model (every byte at
@@ -369,6 +378,8 @@ func (h *Hardware) Validate() error {
 		{"kernel_overhead_us", h.KernelOverheadUs}, {"run_overhead_us", h.RunOverheadUs},
 		{"alloc_us_per_mb", h.AllocUsPerMB}, {"alloc_min_mb", h.AllocMinMB}, {"free_node_us", h.FreeNodeUs},
 		{"output_us_per_mb", h.OutputUsPerMB}, {"cache_bandwidth_gbs", h.CacheBandwidthGBs},
+		{"input_us", h.InputUs}, {"output_us", h.OutputUs}, {"input_us_per_mb", h.InputUsPerMB},
+		{"shape_node_us", h.ShapeNodeUs}, {"subgraph_us", h.SubgraphUs},
 	})
 	ck.IntIn("tensor_core_align", h.TensorCoreAlign, 0, 1024)
 	nonNegEach(&ck, "", []namedNum{{"nvlink_gbs", h.NVLinkGBs}, {"pcie_gbs", h.PCIeGBs}})

@@ -36,7 +36,7 @@ func field(name, json, doc string, p func(h *hw.Hardware) *float64) Param {
 
 // hostFields are the host's times: a faster host divides them all.
 func hostFields(h *hw.Hardware) []*float64 {
-	return []*float64{&h.LaunchUs, &h.DispatchUs, &h.RunOverheadUs, &h.AllocUsPerMB, &h.FreeNodeUs, &h.SubgraphUs, &h.OutputUsPerMB, &h.InputUs, &h.OutputUs}
+	return []*float64{&h.LaunchUs, &h.DispatchUs, &h.RunOverheadUs, &h.AllocUsPerMB, &h.FreeNodeUs, &h.SubgraphUs, &h.OutputUsPerMB, &h.InputUs, &h.OutputUs, &h.InputUsPerMB, &h.ShapeNodeUs}
 }
 
 // Params lists every parameter, in a fixed order.
@@ -55,7 +55,7 @@ func Params() []Param {
 		field("launch", "launch_us", "host time to launch one kernel, us", func(h *hw.Hardware) *float64 { return &h.LaunchUs }),
 		field("dispatch", "dispatch_us", "framework dispatch per executed node, us", func(h *hw.Hardware) *float64 { return &h.DispatchUs }),
 		field("kernel_overhead", "kernel_overhead_us", "fixed device time per kernel, us", func(h *hw.Hardware) *float64 { return &h.KernelOverheadUs }),
-		{Name: "host", Fields: "launch_us, dispatch_us, run_overhead_us, alloc_us_per_mb, free_node_us, subgraph_us, output_us_per_mb, input_us, output_us (divided)",
+		{Name: "host", Fields: "launch_us, dispatch_us, run_overhead_us, alloc_us_per_mb, free_node_us, subgraph_us, output_us_per_mb, input_us, output_us, input_us_per_mb, shape_node_us (divided)",
 			Doc: "host speed: +20% divides every host time by 1.2",
 			get: func(h *hw.Hardware) float64 { return 1 },
 			scale: func(h *hw.Hardware, f float64) {

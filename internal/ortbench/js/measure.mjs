@@ -34,7 +34,13 @@
 // With --passes P every model is measured in P passes over all of them
 // (sessions kept open, profiled runs in the last) and its pass with the
 // lowest median counts; with --retry-over PCT a model whose passes differ
-// by more than PCT percent gets one more unprofiled pass at the end.
+// by more than PCT percent gets one more unprofiled pass at the end. With
+// --ci-pct PCT instead, each pass drops its outlying runs (5 scaled MADs
+// from its median) and a model whose target is not known to within PCT
+// (the 95% interval of its lowest pass median, or the gap to its next
+// pass median, whichever is larger) gets more unprofiled passes at the
+// end (--ci-passes rounds, default 2, within --ci-seconds, default 30);
+// its record says how well it is known (ci_pct).
 //
 // Writes OUTDIR/<model path with / as __>.json (or the spec's "out"):
 //   {"format": "wolong-ort-latency", "version": 1, "model", "ort",
@@ -185,13 +191,49 @@ async function measureOne(j, opt, profiled) {
 // choosePass makes the pass with the lowest median the job's times: a
 // slow spell of the machine (another process on the other core thrashing
 // the memory bus, a frequency change) seldom falls on every pass.
-function choosePass(j, passes) {
+function choosePass(j, passes, ci) {
   let best = j.passes[0];
   for (const p of j.passes) if (median(p.times) < median(best.times)) best = p;
-  j.times = best.times;
-  j.ratios = best.ratios;
+  const keep = ci ? keepMask(best.times) : best.times.map(() => true);
+  j.times = best.times.filter((_, i) => keep[i]);
+  j.ratios = best.ratios.filter((_, i) => keep[i]);
+  if (ci) j.ciPct = targetCIPct(j);
   j.passMedians = j.passes.slice(0, passes).map((p) => median(p.times));
   j.retryMedians = j.passes.slice(passes).map((p) => median(p.times));
+}
+
+// robust drops a pass's outlying runs: farther than 5 scaled median
+// absolute deviations from its median (a preempted run, a page-fault
+// storm), keeping at least half of them.
+function keepMask(times) {
+  const m = median(times);
+  const mad = 1.4826 * median(times.map((x) => Math.abs(x - m)));
+  const keep = times.map((x) => !(mad > 0) || Math.abs(x - m) <= 5 * mad);
+  return keep.filter(Boolean).length * 2 >= times.length ? keep : times.map(() => true);
+}
+const robust = (times) => { const k = keepMask(times); return times.filter((_, i) => k[i]); };
+
+// medianCIPct is the half-width of the 95% confidence interval of the
+// median of times (distribution-free: the order statistics n/2 +-
+// 0.98 sqrt(n)), % of the median.
+function medianCIPct(times) {
+  const s = [...times].sort((a, b) => a - b);
+  const n = s.length;
+  if (n < 5) return 100;
+  const lo = Math.max(0, Math.floor(n / 2 - 0.98 * Math.sqrt(n)));
+  const hi = Math.min(n - 1, Math.ceil(n / 2 + 0.98 * Math.sqrt(n)));
+  return (100 * (s[hi] - s[lo])) / 2 / median(s);
+}
+
+// targetCIPct is how well a job's target (its lowest pass median, outliers
+// dropped) is known: the larger of that median's 95% interval and the gap
+// to the next-lowest pass median (a slow spell the lowest pass escaped and
+// the next did not leaves the lowest unconfirmed), %.
+function targetCIPct(j) {
+  const meds = j.passes.map((p) => median(robust(p.times))).sort((a, b) => a - b);
+  const best = j.passes.reduce((a, p) => (median(robust(p.times)) < median(robust(a.times)) ? p : a));
+  const gap = meds.length > 1 ? 100 * (meds[1] / meds[0] - 1) : 0;
+  return Math.max(medianCIPct(robust(best.times)), gap);
 }
 
 // spreadPct is how much a job's pass medians differ: (slowest / fastest
@@ -277,6 +319,7 @@ function write(job, opt, outDir) {
     interleaved: opt.interleave,
     ...(job.passMedians && job.passMedians.length > 1 ? { passes: job.passMedians.length, pass_medians_us: job.passMedians } : {}),
     ...(job.retryMedians && job.retryMedians.length ? { retry_medians_us: job.retryMedians } : {}),
+    ...(job.ciPct !== undefined ? { ci_pct: job.ciPct } : {}),
     host: hostInfo(), date: new Date().toISOString(),
   };
   const out = job.entry.out
@@ -315,6 +358,9 @@ async function main() {
     else if (a === '--warmup-ms') opt.warmupMs = Number(argv[++i]);
     else if (a === '--passes') opt.passes = Math.max(1, Number(argv[++i]));
     else if (a === '--retry-over') opt.retryOver = Number(argv[++i]);
+    else if (a === '--ci-pct') opt.ciPct = Number(argv[++i]);
+    else if (a === '--ci-passes') opt.ciPasses = Number(argv[++i]);
+    else if (a === '--ci-seconds') opt.ciSeconds = Number(argv[++i]);
     else if (a === '--spec') spec = argv[++i];
     else if (outDir === null) outDir = a;
     else models.push(a);
@@ -353,7 +399,7 @@ async function main() {
     // many percent gets one more, unprofiled pass after the others: the
     // lowest median of all its passes counts)
     const live = [];
-    const finish = async (j) => { choosePass(j, opt.passes); await collect(j); report(j); write(j, opt, outDir); };
+    const finish = async (j) => { choosePass(j, opt.passes, opt.ciPct > 0); await collect(j); report(j); write(j, opt, outDir); };
     const retry = [];
     for (let p = 0; p < opt.passes; p++) {
       const last = p === opt.passes - 1;
@@ -364,7 +410,8 @@ async function main() {
           if (!j) continue;
           await measureOne(j, opt, last);
           if (!last) console.log(`${e.model}: pass ${p + 1} of ${opt.passes}: ${(median(j.passes[p].times) / 1000).toFixed(4)} ms median over ${j.passes[p].times.length} runs`);
-          if (last && opt.retryOver > 0 && opt.passes > 1 && spreadPct(j) > opt.retryOver) retry.push(i);
+          if (last && opt.ciPct > 0 && opt.passes > 1 && targetCIPct(j) > opt.ciPct) retry.push(i);
+          else if (last && opt.retryOver > 0 && opt.passes > 1 && spreadPct(j) > opt.retryOver) retry.push(i);
           else if (last) await finish(j);
         } catch (err) {
           if (live[i]) { live[i].session.release().catch(() => {}); live[i] = null; }
@@ -372,9 +419,34 @@ async function main() {
         }
       }
     }
+    // with --ci-pct: rounds of one more unprofiled pass over the models
+    // whose target is not yet known to within PCT (at most --ci-passes
+    // rounds, default 2, and --ci-seconds of them, default 30); a model
+    // still outside is written with its interval (ci_pct) for the caller
+    // to report
+    if (opt.ciPct > 0) {
+      const t0 = Date.now();
+      let todo = retry.splice(0);
+      for (let round = 0; round < (opt.ciPasses ?? 2) && todo.length; round++) {
+        const next = [];
+        for (const i of todo) {
+          if ((Date.now() - t0) / 1000 > (opt.ciSeconds ?? 30)) { retry.push(i); continue; }
+          try {
+            await measureOne(live[i], opt, false);
+            if (targetCIPct(live[i]) > opt.ciPct) next.push(i);
+            else await finish(live[i]);
+          } catch (err) {
+            live[i].session.release().catch(() => {});
+            fail(entries[i], err);
+          }
+        }
+        todo = next;
+      }
+      retry.push(...todo);
+    }
     for (const i of retry) {
       try {
-        await measureOne(live[i], opt, false);
+        if (!(opt.ciPct > 0)) await measureOne(live[i], opt, false);
         await finish(live[i]);
       } catch (err) {
         live[i].session.release().catch(() => {});

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"sort"
 
 	"github.com/wolong-dev/wolong/importer"
 	"github.com/wolong-dev/wolong/ir"
@@ -61,6 +62,7 @@ type ModelResult struct {
 	Name, Group             string
 	MeasuredUs, PredictedUs float64
 	HeldOut                 bool
+	CIPct                   float64 // how well MeasuredUs is known (95% interval, %; 0: not stated)
 }
 
 // ErrorPct is the prediction's signed error, % of measured.
@@ -84,9 +86,33 @@ type FitResult struct {
 	// NoisyModels counts the models whose passes differ by more than 10%.
 	NoisePct    float64
 	NoisyModels int
+	// Unsettled are the models whose target was not known to within
+	// TargetCIPct after the extra passes (name and interval, the widest
+	// first): the machine was too noisy for them. They count in the fit
+	// by their noise (calibrate.DirectRun.NoisePct).
+	Unsettled []Unsettled
 	// MeasuredAt is when the last of the runs was measured (the latency
 	// records' date, RFC 3339; "" when they carry none).
 	MeasuredAt string
+}
+
+// Unsettled is a model measured less well than TargetCIPct.
+type Unsettled struct {
+	Name  string
+	CIPct float64
+}
+
+// unsettled lists the runs measured less well than TargetCIPct, the
+// widest interval first.
+func unsettled(runs []*suiteRun) []Unsettled {
+	var u []Unsettled
+	for _, r := range runs {
+		if r.lat.CIPct > TargetCIPct {
+			u = append(u, Unsettled{r.mm.Name, r.lat.CIPct})
+		}
+	}
+	sort.Slice(u, func(i, j int) bool { return u[i].CIPct > u[j].CIPct })
+	return u
 }
 
 // NoisyPct is the median pass-to-pass difference above which the machine
@@ -178,6 +204,7 @@ func Fit(dir string, man *Manifest, opt FitOptions) (*FitResult, error) {
 	}
 	res.ProfilerNodeUs, res.KernelInflationUs = profilerCost(runs)
 	passNoise(res, runs)
+	res.Unsettled = unsettled(runs)
 	copt := cost.Options{NoFold: true}
 	if !opt.Joint {
 		return fitDirect(res, runs, opt, copt)
@@ -214,7 +241,7 @@ func Fit(dir string, man *Manifest, opt FitOptions) (*FitResult, error) {
 		if err != nil {
 			return nil, fmt.Errorf("host: predicting %s: %v", r.mm.Name, err)
 		}
-		mr := ModelResult{Name: r.mm.Name, Group: r.mm.Group, MeasuredUs: r.lat.TargetUs(), PredictedUs: sr.TotalS * 1e6, HeldOut: r.heldOut}
+		mr := ModelResult{Name: r.mm.Name, Group: r.mm.Group, MeasuredUs: r.lat.TargetUs(), PredictedUs: sr.TotalS * 1e6, HeldOut: r.heldOut, CIPct: r.lat.CIPct}
 		res.Models = append(res.Models, mr)
 		e := math.Abs(mr.ErrorPct())
 		if r.heldOut {
@@ -315,7 +342,7 @@ func fitDirect(res *FitResult, runs []*suiteRun, opt FitOptions, copt cost.Optio
 		for _, p := range r.pairs {
 			split[p.Node] = math.Max(p.Sample.Us-res.KernelInflationUs, 0.05*p.Sample.Us)
 		}
-		drs = append(drs, calibrate.DirectRun{Label: r.mm.Name, Model: r.model, Us: r.lat.TargetUs(), Opt: copt, Split: split, HeldOut: r.heldOut})
+		drs = append(drs, calibrate.DirectRun{Label: r.mm.Name, Model: r.model, Us: r.lat.TargetUs(), Opt: copt, Split: split, HeldOut: r.heldOut, NoisePct: r.lat.CIPct})
 	}
 	dr, err := calibrate.FitDirect(opt.Base, drs, calibrate.DirectOptions{Name: opt.Name, FixHost: opt.FixHost})
 	if err != nil {
@@ -325,7 +352,7 @@ func fitDirect(res *FitResult, runs []*suiteRun, opt FitOptions, copt cost.Optio
 	res.Calib = &calibrate.Result{HW: dr.HW, Classes: dr.Classes, Ops: dr.Ops, Host: dr.Host, Runs: len(drs), Joint: false}
 	var train, held []float64
 	for i, r := range runs {
-		mr := ModelResult{Name: r.mm.Name, Group: r.mm.Group, MeasuredUs: r.lat.TargetUs(), PredictedUs: calibrate.PredictRun(dr.HW, drs[i]), HeldOut: r.heldOut}
+		mr := ModelResult{Name: r.mm.Name, Group: r.mm.Group, MeasuredUs: r.lat.TargetUs(), PredictedUs: calibrate.PredictRun(dr.HW, drs[i]), HeldOut: r.heldOut, CIPct: r.lat.CIPct}
 		res.Models = append(res.Models, mr)
 		if r.heldOut {
 			held = append(held, math.Abs(mr.ErrorPct()))

@@ -161,8 +161,8 @@ func describe(f *FitResult, cpu hw.CPUInfo, threads int, man *Manifest, now time
 		Flags: cpu.Flags, OS: cpu.OS,
 		Runtime: "onnxruntime " + man.ORT + " (node, onnxruntime-node), graph optimizations disabled, sequential executor",
 		Date:    measuredAt(f, now),
-		Method: fmt.Sprintf("%d generated models (GEMM, conv, depthwise, elementwise, reduction, normalization, data movement, views, a tiny-op zoo, attention and ONNX Runtime's fused ops, control flow, RNNs, small CNNs and transformers); end-to-end targets: unprofiled medians of warm runs, the lowest of two passes (three where two differ by over 10%%); %s; every %d-th model held back",
-			n, fitMethod(f), 4),
+		Method: fmt.Sprintf("%d generated models (GEMM, conv, depthwise, elementwise, reduction, normalization, data movement, views, a tiny-op zoo, attention and ONNX Runtime's fused ops, control flow, RNNs, small CNNs and transformers); end-to-end targets: unprofiled medians of warm runs, outliers beyond 5 MADs dropped, the lowest of two interleaved passes, more passes for a model until its median is known to within %d%% (95%% interval; %d models were not: the machine was too noisy for them); %s, each run weighed by its noise, the host costs pulled toward the cpu-1t preset's; every %d-th model held back",
+			n, TargetCIPct, len(f.Unsettled), fitMethod(f), 4),
 		Models:            n,
 		HeldOut:           heldOut(f),
 		ProfilerNodeUs:    round2(f.ProfilerNodeUs),
@@ -185,7 +185,7 @@ func describe(f *FitResult, cpu hw.CPUInfo, threads int, man *Manifest, now time
 	h.Assumptions = []string{
 		fmt.Sprintf("ONNX Runtime's profiler costs %.2f us per node here (profiled minus unprofiled runs), %.2f us of it inside kernel timings: end-to-end figures are unprofiled", f.ProfilerNodeUs, f.KernelInflationUs),
 		"peaks are the cpu-1t preset's scaled to the threads used; the fit sets the fractions of them each op class and measured op reaches",
-		"no launch cost: the runtime runs kernels on the calling thread; per-node dispatch, per-run overhead, output allocation and the return of graph outputs are fitted host times",
+		"no launch cost: the runtime runs kernels on the calling thread; per-node dispatch, per-run overhead (run_overhead_us, us), binding each input (input_us, us; input_us_per_mb, us per MB), returning each output (output_us, us; output_us_per_mb, us per MB), the first touch of node outputs above alloc_min_mb (alloc_us_per_mb, us per MB), views (free_node_us, us), Shape/Size nodes (shape_node_us, us) and control-flow bodies (subgraph_us, us per execution) are fitted host times; each op's fixed time per call (overhead_us) and per further recurrent step (step_us) are in efficiency.ops",
 	}
 }
 

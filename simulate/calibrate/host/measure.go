@@ -68,15 +68,22 @@ func ProfileFile(name string, threads int) string {
 	return fmt.Sprintf("%s.t%d.profile.json", name, threads)
 }
 
-// passes is how many times the harness measures each model (the pass
-// with the lowest median counts: a slow spell of the machine seldom falls
-// on both); a model whose two passes differ by more than retryOverPct
-// percent is measured once more (a slow spell fell on one of them, maybe
-// on both).
+// passes is how many times the harness measures each model, in passes
+// over the whole suite (the pass with the lowest median counts: a slow
+// spell of the machine seldom falls on both); each pass drops its
+// outlying runs (5 scaled MADs), and a model whose target is not known to
+// within TargetCIPct (the 95% interval of its median, or the gap between
+// its two lowest passes) is measured in up to ciPasses more passes, within
+// ciSeconds in all. A model still outside is reported (FitResult.Unsettled).
 const (
-	passes       = 2
-	retryOverPct = 10
+	passes    = 2
+	ciPasses  = 2
+	ciSeconds = 8
 )
+
+// TargetCIPct is how well calibrate --host measures every run: the
+// half-width of its median's 95% interval, %.
+const TargetCIPct = 3
 
 // Measure writes the suite's models into opt.Dir and measures them with h:
 // at one thread every model, at more threads the models marked
@@ -121,7 +128,7 @@ func Measure(ctx context.Context, h *ortbench.Harness, opt MeasureOptions) (*Man
 	done := 0
 	for _, t := range opt.Threads {
 		err := h.Run(ctx, opt.Dir, jobs[t], ortbench.Measure{
-			Threads: t, MaxSeconds: opt.MaxSeconds, Warmup: 5, WarmupMs: 50, Runs: 400, Profiled: true, Passes: passes, RetryOverPct: retryOverPct,
+			Threads: t, MaxSeconds: opt.MaxSeconds, Warmup: 5, WarmupMs: 50, Runs: 400, Profiled: true, Passes: passes, CIPct: TargetCIPct, CIPasses: ciPasses, CISeconds: ciSeconds,
 			Line: func(line string) {
 				done++
 				if opt.Progress != nil {

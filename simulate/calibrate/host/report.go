@@ -17,15 +17,18 @@ type Report struct {
 
 // FitReport is one thread count's fit.
 type FitReport struct {
-	Name        string             `json:"name"`
-	Threads     int                `json:"threads"`
-	TrainMAPE   float64            `json:"train_mape_pct"`
-	HeldOutMAPE float64            `json:"held_out_mape_pct"`
-	NoisePct    float64            `json:"noise_pct"` // median difference between a model's two measuring passes
-	NoisyModels int                `json:"noisy_models"`
-	Models      []ModelReport      `json:"models"`
-	Hardware    *hw.Hardware       `json:"hardware"`
-	Host        map[string]float64 `json:"host"`
+	Name        string  `json:"name"`
+	Threads     int     `json:"threads"`
+	TrainMAPE   float64 `json:"train_mape_pct"`
+	HeldOutMAPE float64 `json:"held_out_mape_pct"`
+	NoisePct    float64 `json:"noise_pct"` // median difference between a model's two measuring passes
+	NoisyModels int     `json:"noisy_models"`
+	// TooNoisy counts the models whose median was not known to within
+	// TargetCIPct after the extra passes (the machine was too noisy).
+	TooNoisy int                `json:"too_noisy_models"`
+	Models   []ModelReport      `json:"models"`
+	Hardware *hw.Hardware       `json:"hardware"`
+	Host     map[string]float64 `json:"host"`
 }
 
 // ModelReport is one suite model's end-to-end time, measured and fitted.
@@ -36,6 +39,8 @@ type ModelReport struct {
 	MeasuredMs  float64 `json:"measured_ms"`
 	PredictedMs float64 `json:"predicted_ms"`
 	ErrorPct    float64 `json:"error_pct"`
+	// CIPct: how well the measured time is known (95% interval, %).
+	CIPct float64 `json:"ci_pct,omitempty"`
 }
 
 // NewReport describes res, fitted at threads (in res.Fits order), and the
@@ -43,13 +48,13 @@ type ModelReport struct {
 func NewReport(res *Result, threads []int, written []string) Report {
 	out := Report{Written: written}
 	for i, f := range res.Fits {
-		j := FitReport{Name: f.HW.Name, Threads: threads[i], TrainMAPE: f.TrainMAPE, HeldOutMAPE: f.HeldMAPE, NoisePct: f.NoisePct, NoisyModels: f.NoisyModels, Hardware: f.HW, Host: map[string]float64{}}
+		j := FitReport{Name: f.HW.Name, Threads: threads[i], TrainMAPE: f.TrainMAPE, HeldOutMAPE: f.HeldMAPE, NoisePct: f.NoisePct, NoisyModels: f.NoisyModels, TooNoisy: len(f.Unsettled), Hardware: f.HW, Host: map[string]float64{}}
 		for _, hp := range f.Calib.Host {
 			j.Host[hp.Name] = hp.After
 		}
 		for _, m := range f.Models {
 			j.Models = append(j.Models, ModelReport{Name: m.Name, Group: m.Group, HeldOut: m.HeldOut,
-				MeasuredMs: m.MeasuredUs / 1e3, PredictedMs: m.PredictedUs / 1e3, ErrorPct: m.ErrorPct()})
+				MeasuredMs: m.MeasuredUs / 1e3, PredictedMs: m.PredictedUs / 1e3, ErrorPct: m.ErrorPct(), CIPct: m.CIPct})
 		}
 		out.Fits = append(out.Fits, j)
 	}

@@ -1,6 +1,10 @@
 package host
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/wolong-dev/wolong/simulate/calibrate"
+)
 
 func TestGroupErrors(t *testing.T) {
 	ms := []ModelResult{
@@ -14,5 +18,21 @@ func TestGroupErrors(t *testing.T) {
 	}
 	if Count(ms, true) != 1 || Count(ms, false) != 2 {
 		t.Error("Count")
+	}
+}
+
+// TestUnsettled: the models measured less well than TargetCIPct are the
+// ones reported (widest first); a model known to within it, or whose
+// record states no interval, is not.
+func TestUnsettled(t *testing.T) {
+	runs := []*suiteRun{
+		{mm: ManifestModel{Name: "ok"}, lat: &calibrate.Latency{CIPct: 2.5}},
+		{mm: ManifestModel{Name: "old"}, lat: &calibrate.Latency{}},
+		{mm: ManifestModel{Name: "noisy"}, lat: &calibrate.Latency{CIPct: 4}},
+		{mm: ManifestModel{Name: "noisier"}, lat: &calibrate.Latency{CIPct: 12}},
+	}
+	u := unsettled(runs)
+	if len(u) != 2 || u[0].Name != "noisier" || u[1].Name != "noisy" {
+		t.Errorf("unsettled = %+v, want noisier then noisy", u)
 	}
 }
