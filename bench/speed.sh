@@ -6,6 +6,7 @@
 # shape, size and command.
 #
 #   bench/speed.sh [WORKDIR]   (default: a temporary folder, removed)
+#   SIZES=100000 bench/speed.sh   (the 1M runs skipped: no 1M/100k column)
 #
 # Shapes: modelgen.Shapes (testdata/gen -shape NAME -nodes N: elementwise,
 # matmul, fanout, encoder, decoder, cnn, rnn, control) and, where
@@ -44,6 +45,10 @@ runs=${RUNS:-3}
 ort_sizes=${ORT_SIZES-100000}
 mkdir -p "$work"
 (cd "$root" && go build -o "$work/wolong" . && go build -o "$work/gen" ./testdata/gen)
+# timer: GNU time -v where it works, else bench/rusage (the same lines from
+# the kernel's rusage of the child: a fresh machine may lack GNU time)
+if /usr/bin/time -v true >/dev/null 2>&1; then timer=(/usr/bin/time -v); else
+  (cd "$root" && go build -o "$work/rusage" ./bench/rusage); timer=("$work/rusage"); fi
 kitdir="$root/../shared/tools/onnxkit"
 if [ -n "$kit" ] && [ -d "$kitdir" ]; then (cd "$kitdir" && go build -o "$work/onnxkit" .); else kit=""; fi
 
@@ -84,7 +89,7 @@ args() { case $1 in kit-*) ;; *) echo "--dim batch=8" ;; esac; }
 # once CMD M: appends "wall rss cpu sys faults anon" to $work/CMD_M.txt
 once() {
   local log="$work/time.txt" pid anon=0 a
-  /usr/bin/time -v "$work/wolong" "$1" "$work/$2.onnx" $(args "$2") >/dev/null 2>"$log" &
+  "${timer[@]}" "$work/wolong" "$1" "$work/$2.onnx" $(args "$2") >/dev/null 2>"$log" &
   pid=$!
   while kill -0 "$pid" 2>/dev/null; do
     for c in $(pgrep -P "$pid" 2>/dev/null); do

@@ -21,7 +21,7 @@ type Fill struct {
 
 // addFillFlag registers --fill on c.
 func addFillFlag(c *cobra.Command, fills *[]string) {
-	c.Flags().StringArrayVar(fills, "fill", nil, "set every element of an input to one value instead of random ones: `name=value` (repeatable; e.g. --fill sr=16000 for a sample-rate scalar, --fill mask=1)")
+	stringArrayVar(c.Flags(), fills, "fill", "set every element of an input to one value instead of random ones: `name=value` (repeatable; e.g. --fill sr=16000 for a sample-rate scalar, --fill mask=1)")
 }
 
 // parseFills reads --fill values (syntax only: applyFills checks them

@@ -40,8 +40,8 @@ type ModelOptions struct {
 // addModelFlags registers --dim, --input, --force-input and --max-memory
 // on c.
 func addModelFlags(c *cobra.Command, f *modelFlags) {
-	c.Flags().StringArrayVar(&f.dims, "dim", nil, "give a symbolic dim of the inputs a value: `name=value` (repeatable; a name no input has is refused)")
-	c.Flags().StringArrayVar(&f.inputs, "input", nil, "set an input's shape: `name=1x3x224x224` or name=scalar (repeatable; symbolic dims allowed; must match the declared rank and fixed dims)")
+	stringArrayVar(c.Flags(), &f.dims, "dim", "give a symbolic dim of the inputs a value: `name=value` (repeatable; a name no input has is refused)")
+	stringArrayVar(c.Flags(), &f.inputs, "input", "set an input's shape: `name=1x3x224x224` or name=scalar (repeatable; symbolic dims allowed; must match the declared rank and fixed dims)")
 	c.Flags().BoolVar(&f.force, "force-input", false, "let --input change dims the model declares as fixed (e.g. another image size; ONNX Runtime would refuse such an input)")
 	c.Flags().StringVar(&f.maxMemory, "max-memory", "4GiB", "refuse work that would allocate more than this, or hold more than this in the evaluator's live tensors (`bytes`, with KiB/MiB/GiB suffix)")
 }

@@ -144,7 +144,7 @@ layout that does not fit prints its breakdown and exits 1.`,
 	fs.StringVar(&f.dtype, "dtype", "", "cost every float tensor as this dtype (float16, bfloat16, ...)")
 	fs.IntVarP(&f.level, "opt-level", "O", -1, "optimize at level `0..3` first, as optimize does, and profile the optimized model (default: the model as it is, or as --runtime fuses it at load)")
 	addRuntimeFlag(c, &f.runtime)
-	c.Flags().StringArrayVar(&f.fill, "fill", nil, "give an input a known value: `name=value` (repeatable; a whole number or bool, e.g. --fill sr=16000): inference and costing follow the If branches it decides")
+	stringArrayVar(c.Flags(), &f.fill, "fill", "give an input a known value: `name=value` (repeatable; a whole number or bool, e.g. --fill sr=16000): inference and costing follow the If branches it decides")
 	_ = c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"table", "json", "csv"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("by", cobra.FixedCompletions([]string{"node", "op"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("mode", cobra.FixedCompletions([]string{"inference", "train"}, cobra.ShellCompDirectiveNoFileComp))

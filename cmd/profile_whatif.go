@@ -38,7 +38,7 @@ type WhatIfOptions struct {
 func addWhatIfFlags(c *cobra.Command, f *whatIfFlags) {
 	fs := c.Flags()
 	fs.BoolVar(&f.whatIf, "what-if", false, "also predict the total with each hardware parameter at -20% and +20% (peaks per dtype, bandwidths, launch, dispatch, host speed, ...; with --cluster the network's bandwidth and latency; with the LLM flags each parallel degree and the micro-batch at its neighbouring valid values), ranked by effect")
-	fs.StringArrayVar(&f.set, "set", nil, "change a hardware parameter before predicting: `NAME=+30%`, NAME=-20%, NAME=x1.5 or NAME=VALUE (repeatable; names: "+strings.Join(whatif.Names(), ", ")+"; with --cluster also "+strings.Join(whatif.ClusterNames()[len(whatif.Names()):], ", ")+"; with the LLM flags a degree: tp=4, pp, dp, cp, ep, micro_batch, serving batch)")
+	stringArrayVar(fs, &f.set, "set", "change a hardware parameter before predicting: `NAME=+30%`, NAME=-20%, NAME=x1.5 or NAME=VALUE (repeatable; names: "+strings.Join(whatif.Names(), ", ")+"; with --cluster also "+strings.Join(whatif.ClusterNames()[len(whatif.Names()):], ", ")+"; with the LLM flags a degree: tp=4, pp, dp, cp, ep, micro_batch, serving batch)")
 	_ = c.RegisterFlagCompletionFunc("set", func(_ *cobra.Command, _ []string, _ string) ([]string, cobra.ShellCompDirective) {
 		var out []string
 		for _, p := range whatif.ClusterParams() {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/wolong-dev/wolong/ir"
@@ -101,7 +102,33 @@ type kernelEntry struct {
 	vk ValueKernel
 }
 
-var kernels = map[ir.OpKey]kernelEntry{}
+// kernelRegs are the registrations (init only appends); kernels is built
+// from them on first use, not at start-up.
+var (
+	kernelRegs  []kernelReg
+	kernelsRead bool
+)
+
+type kernelReg struct {
+	k ir.OpKey
+	e kernelEntry
+}
+
+// kernels holds the kernels by op. Building it panics on a duplicate or
+// an op ir's op table does not declare (programming errors any test
+// catches).
+var kernels = sync.OnceValue(func() map[ir.OpKey]kernelEntry {
+	t := make(map[ir.OpKey]kernelEntry, len(kernelRegs))
+	for _, r := range kernelRegs {
+		ir.MustInfo("eval", r.k)
+		if _, dup := t[r.k]; dup {
+			panic("eval: kernel registered twice: " + r.k.String())
+		}
+		t[r.k] = r.e
+	}
+	kernelRegs, kernelsRead = nil, true
+	return t
+})
 
 // register adds tensor kernels for ops of the default domain.
 func register(k Kernel, ops ...string) {
@@ -120,28 +147,27 @@ func registerValue(vk ValueKernel, ops ...string) {
 	}
 }
 
-// registerEntry adds a kernel for op k, which ir's op table must declare.
-// It panics on a duplicate (a programming error any test catches).
+// registerEntry adds a kernel for op k, which ir's op table must declare
+// (checked when the table is built). Call it from init only.
 func registerEntry(k ir.OpKey, e kernelEntry) {
-	ir.MustInfo("eval", k)
-	if _, dup := kernels[k]; dup {
-		panic("eval: kernel registered twice: " + k.String())
+	if kernelsRead {
+		panic("eval: kernel registered after the table was read")
 	}
-	kernels[k] = e
+	kernelRegs = append(kernelRegs, kernelReg{k, e})
 }
 
 // Supported reports whether the evaluator has a kernel for (domain, op).
 // Model-local functions and wolong fused ops are supported through their
 // bodies and are not listed here.
 func Supported(domain, op string) bool {
-	_, ok := kernels[ir.Key(domain, op)]
+	_, ok := kernels()[ir.Key(domain, op)]
 	return ok
 }
 
 // SupportedOps lists the ops with kernels, "Op" or "domain:Op", sorted.
 func SupportedOps() []string {
 	var out []string
-	for k := range kernels {
+	for k := range kernels() {
 		out = append(out, k.String())
 	}
 	sort.Strings(out)
@@ -483,7 +509,7 @@ func (e *Evaluator) call(n *ir.Node, sc *scope, in []Value, depth int) (outs []V
 			outs, err = nil, fmt.Errorf("internal error: %v", r)
 		}
 	}()
-	if ke, ok := kernels[n.Key()]; ok {
+	if ke, ok := kernels()[n.Key()]; ok {
 		if err := checkInputs(n, c.Opset, in); err != nil {
 			return nil, err
 		}

@@ -26,6 +26,12 @@ type decoder struct {
 	// ops interns op types: a model of 100k nodes has a handful, and one
 	// string each saves an allocation per node
 	ops map[string]string
+	// attrs shares plain attributes (numbers, strings and their lists)
+	// between the nodes whose AttributeProto bytes are equal: a model's
+	// 100k Conv nodes carry a handful of distinct kernel_shape, pads and
+	// strides, and an ir.Attr is ~300 bytes. No stage mutates an Attr in
+	// place (passes give a node new ones), so one Attr may serve many.
+	attrs map[string]*ir.Attr
 }
 
 func (d *decoder) warn(format string, args ...any) {
@@ -492,6 +498,36 @@ func linkOutputs(g *ir.Graph, rg *rawGraph, sc *scope) error {
 // attr decodes an AttributeProto. Subgraphs are linked in scope sc, owned
 // by node n.
 func (d *decoder) attr(b []byte, sc *scope, n *ir.Node) (*ir.Attr, error) {
+	if a, ok := d.attrs[string(b)]; ok {
+		return a, nil
+	}
+	a, err := d.decodeAttr(b, sc, n)
+	if err == nil && len(b) <= maxSharedAttr && plainAttr(a) {
+		if d.attrs == nil {
+			d.attrs = map[string]*ir.Attr{}
+		}
+		d.attrs[string(b)] = a
+	}
+	return a, err
+}
+
+// maxSharedAttr bounds the encoded size of an attribute the decoder
+// shares (larger ones are rarely repeated, and the key is a copy).
+const maxSharedAttr = 256
+
+// plainAttr reports whether a holds only numbers and strings (no tensor,
+// graph or type a stage could reach into through it).
+func plainAttr(a *ir.Attr) bool {
+	switch a.Type {
+	case ir.AttrFloat, ir.AttrInt, ir.AttrString, ir.AttrFloats, ir.AttrInts, ir.AttrStrings:
+		return a.T == nil && a.G == nil && a.ST == nil && a.TP == nil && a.Tensors == nil &&
+			a.Graphs == nil && a.SparseTensors == nil && a.TypeProtos == nil && a.RefAttrName == ""
+	}
+	return false
+}
+
+// decodeAttr decodes an AttributeProto (attr without the sharing).
+func (d *decoder) decodeAttr(b []byte, sc *scope, n *ir.Node) (*ir.Attr, error) {
 	a := &ir.Attr{}
 	var graphs [][]byte
 	var graph []byte

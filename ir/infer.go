@@ -15,6 +15,7 @@ package ir
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 )
 
@@ -32,29 +33,45 @@ type OpDef struct {
 	Infer  InferFunc
 }
 
-// inferTable holds the registered inference functions by op.
-var inferTable = map[OpKey]InferFunc{}
+// inferDefs are the registrations (init only appends; the table is
+// built on first use, so that a command that infers nothing pays
+// nothing at start-up).
+var inferDefs []OpDef
 
-// Register adds inference functions to the registry. It panics on a
-// duplicate or on an op the op table does not declare, programming
-// errors any test catches.
-func Register(defs ...OpDef) {
-	for _, d := range defs {
+// inferTable holds the registered inference functions by op. Building it
+// panics on a duplicate or on an op the op table does not declare,
+// programming errors any test catches.
+var inferTable = sync.OnceValue(func() map[OpKey]InferFunc {
+	t := make(map[OpKey]InferFunc, len(inferDefs))
+	for _, d := range inferDefs {
 		k := Key(d.Domain, d.Name)
 		MustInfo("ir", k)
-		if _, dup := inferTable[k]; dup {
+		if _, dup := t[k]; dup {
 			panic("ir: op registered twice: " + k.String())
 		}
-		inferTable[k] = d.Infer
+		t[k] = d.Infer
 	}
+	inferDefs, inferBuilt = nil, true
+	return t
+})
+
+var inferBuilt bool
+
+// Register adds inference functions to the registry. Call it from init
+// only: the registry is read (and then fixed) on first use.
+func Register(defs ...OpDef) {
+	if inferBuilt {
+		panic("ir: Register after the registry was read")
+	}
+	inferDefs = append(inferDefs, defs...)
 }
 
 // InferFuncOf returns the inference function registered for k, or nil.
-func InferFuncOf(k OpKey) InferFunc { return inferTable[k] }
+func InferFuncOf(k OpKey) InferFunc { return inferTable()[k] }
 
 // Inferable reports whether inference knows (domain, name): the op has a
 // registered inference function. Other ops are opaque to inference.
-func Inferable(domain, name string) bool { return inferTable[Key(domain, name)] != nil }
+func Inferable(domain, name string) bool { return inferTable()[Key(domain, name)] != nil }
 
 // Severity grades a diagnostic.
 type Severity uint8
@@ -290,7 +307,7 @@ func (st *inferState) inferNode(n *Node) {
 		}
 	}
 	c := &InferContext{Node: n, st: st}
-	infer := inferTable[n.Key()]
+	infer := inferTable()[n.Key()]
 	var err error
 	switch {
 	case infer != nil:

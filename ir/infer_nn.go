@@ -819,8 +819,8 @@ func init() {
 	// com.microsoft.experimental has these signal ops of ai.onnx, inferred
 	// alike (its STFT orders the inputs its own way: inferSTFT reads the
 	// domain).
-	for _, name := range []string{"HannWindow", "HammingWindow", "BlackmanWindow", "MelWeightMatrix", "STFT"} {
-		cxRegister(OpDef{Domain: msExperimental, Name: name, Infer: InferFuncOf(Key("", name))})
+	for name, f := range map[string]InferFunc{"HannWindow": inferWindow, "HammingWindow": inferWindow, "BlackmanWindow": inferWindow, "MelWeightMatrix": inferMelWeightMatrix, "STFT": inferSTFT} {
+		cxRegister(OpDef{Domain: msExperimental, Name: name, Infer: f})
 	}
 }
 

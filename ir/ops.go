@@ -21,6 +21,7 @@ package ir
 import (
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Domains of the ops the table declares besides ai.onnx ("").
@@ -261,10 +262,13 @@ func (o *OpInfo) Class() CostClass {
 	return o.Cost
 }
 
-// opTable indexes every row by key. It is a package-level variable, set
-// before any init function runs, so registrations in init can check
-// their keys against it.
-var opTable = indexOps(elementwiseOps, reduceOps, nnOps[:], tensorOps, controlOps, mlOps, contribOps, fusedOps[:])
+// opTable indexes every row by key, built on first use (not at init: a
+// command that reads no model, --help, never builds it). The registries
+// that check their keys against it (inference here, eval's kernels,
+// simulate/cost's cost functions) build theirs on first use too.
+var opTable = sync.OnceValue(func() map[OpKey]*OpInfo {
+	return indexOps(elementwiseOps(), reduceOps(), nnOps[:], tensorOps(), controlOps(), mlOps(), contribOps(), fusedOps[:])
+})
 
 func indexOps(families ...[]OpInfo) map[OpKey]*OpInfo {
 	t := map[OpKey]*OpInfo{}
@@ -308,13 +312,14 @@ func op(name string) OpKey           { return OpKey{Name: name} }
 func opIn(domain, name string) OpKey { return OpKey{domain, name} }
 
 // Info returns the table's row for k, or nil when the op is not declared.
-func Info(k OpKey) *OpInfo { return opTable[k] }
+func Info(k OpKey) *OpInfo { return opTable()[k] }
 
 // MustInfo returns the row for k; it panics when there is none. The
-// registries of other packages call it from init, so an op registered
-// without a row is a programming error that any test run catches.
+// registries of other packages call it when they build their tables (on
+// first use), so an op registered without a row is a programming error
+// that any test run catches.
 func MustInfo(pkg string, k OpKey) *OpInfo {
-	o := opTable[k]
+	o := opTable()[k]
 	if o == nil {
 		panic(pkg + ": " + k.String() + " is not in ir's op table (declare it in ir/ops_*.go)")
 	}
@@ -322,7 +327,7 @@ func MustInfo(pkg string, k OpKey) *OpInfo {
 }
 
 // InfoOf returns the row of n's op, or nil.
-func InfoOf(n *Node) *OpInfo { return opTable[n.Key()] }
+func InfoOf(n *Node) *OpInfo { return opTable()[n.Key()] }
 
 // PatternOf returns n's declared fusion pattern (Opaque for an op the
 // table does not declare). It does not look at n's types or uses; the
@@ -336,8 +341,8 @@ func PatternOf(n *Node) Pattern {
 
 // Ops returns every row, sorted by key.
 func Ops() []*OpInfo {
-	out := make([]*OpInfo, 0, len(opTable))
-	for _, o := range opTable {
+	out := make([]*OpInfo, 0, len(opTable()))
+	for _, o := range opTable() {
 		out = append(out, o)
 	}
 	sort.Slice(out, func(i, j int) bool {

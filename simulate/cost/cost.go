@@ -6,6 +6,7 @@ package cost
 import (
 	"fmt"
 	"math"
+	"sync"
 
 	"github.com/wolong-dev/wolong/ir"
 )
@@ -84,34 +85,58 @@ type entry struct {
 	fn    Func
 }
 
-var registry = map[ir.OpKey]entry{}
-
 // Register adds the cost function fn for ops in domain, each in the
-// class ir's op table declares for it. It panics on a duplicate or an op
-// the table does not declare (programming errors any test catches).
+// class ir's op table declares for it. Call it from init only: the
+// registry is built on first use (not at start-up), and building it panics
+// on a duplicate or an op the table does not declare (programming errors
+// any test catches).
 func Register(domain string, fn Func, ops ...string) {
-	for _, op := range ops {
-		k := ir.Key(domain, op)
-		class := ir.MustInfo("cost", k).Class()
-		if class == "" {
-			panic("cost: ir's op table declares no cost class for " + k.String())
-		}
-		if _, dup := registry[k]; dup {
-			panic("cost: op registered twice: " + k.String())
-		}
-		registry[k] = entry{class, fn}
+	if registryBuilt {
+		panic("cost: Register after the registry was read")
 	}
+	registrations = append(registrations, registration{domain, fn, ops})
 }
+
+type registration struct {
+	domain string
+	fn     Func
+	ops    []string
+}
+
+var (
+	registrations []registration
+	registryBuilt bool
+)
+
+// registry holds the cost functions by op, built from the registrations.
+var registry = sync.OnceValue(func() map[ir.OpKey]entry {
+	t := map[ir.OpKey]entry{}
+	for _, r := range registrations {
+		for _, op := range r.ops {
+			k := ir.Key(r.domain, op)
+			class := ir.MustInfo("cost", k).Class()
+			if class == "" {
+				panic("cost: ir's op table declares no cost class for " + k.String())
+			}
+			if _, dup := t[k]; dup {
+				panic("cost: op registered twice: " + k.String())
+			}
+			t[k] = entry{class, r.fn}
+		}
+	}
+	registrations, registryBuilt = nil, true
+	return t
+})
 
 // Registered reports whether (domain, op) has a cost function.
 func Registered(domain, op string) bool {
-	_, ok := registry[ir.Key(domain, op)]
+	_, ok := registry()[ir.Key(domain, op)]
 	return ok
 }
 
 // ClassOf returns the class of (domain, op) when it has a cost function,
 // or "" if none.
-func ClassOf(domain, op string) Class { return registry[ir.Key(domain, op)].class }
+func ClassOf(domain, op string) Class { return registry()[ir.Key(domain, op)].class }
 
 // Ctx is what a cost function sees of its node.
 type Ctx struct {

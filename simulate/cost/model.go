@@ -167,7 +167,7 @@ func (m *Model) Node(n *ir.Node) Estimate {
 		m.note(foldedNote)
 		return Estimate{Cost: Cost{Class: Free, Note: foldedNote}, Bound: BoundFree}
 	}
-	if e, ok := registry[n.Key()]; ok {
+	if e, ok := registry()[n.Key()]; ok {
 		c := &m.ctxs[m.depth-1] // one context per nesting level, reused
 		*c = Ctx{Node: n, Class: e.class, m: m}
 		cost, err := safeCall(e.fn, c)
