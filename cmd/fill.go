@@ -79,7 +79,7 @@ func applyFills(m *evalModel, inputs map[string]eval.Value, fills []Fill) error 
 		}
 		v, err := eval.FilledTensor(t.DType, shape, f.Value, m.mo.MaxMemory)
 		if err != nil {
-			return Usagef("--fill %s: %v", f.Text, strings.TrimPrefix(evalHint(err).Error(), "eval: "))
+			return Usagef("--fill %s: %v", f.Text, evalHint(err))
 		}
 		inputs[f.Name] = v
 	}
