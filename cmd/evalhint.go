@@ -21,9 +21,9 @@ func evalHint(err error) error {
 		return nil
 	case errors.As(err, &ue):
 		if ue.Dim.IsSymbolic() {
-			return hinted{err, fmt.Sprintf("eval: input %q has dim %s: give it a value with --dim %s=N", ue.Input, ue.Dim, ue.Dim), ""}
+			return hinted{err, fmt.Sprintf("input %q has dim %s: give it a value with --dim %s=N", ue.Input, ue.Dim, ue.Dim), ""}
 		}
-		return hinted{err, fmt.Sprintf("eval: input %q has an unnamed dim: give its shape with --input %s=%s", ue.Input, ue.Input, ue.ShapeHint()), ""}
+		return hinted{err, fmt.Sprintf("input %q has an unnamed dim: give its shape with --input %s=%s", ue.Input, ue.Input, ue.ShapeHint()), ""}
 	case errors.Is(err, eval.ErrMemoryLimit):
 		return hinted{err, "", "--max-memory"}
 	case errors.As(err, &de):

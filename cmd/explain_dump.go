@@ -6,7 +6,6 @@ package cmd
 
 import (
 	"io"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -42,7 +41,7 @@ func (o *ExplainOptions) dumps(out *outputs) ([]optimize.Dump, *report.DiffDumpe
 		}
 		p, err := optimize.ParsePassPattern(o.DumpAfter)
 		if err != nil {
-			return nil, nil, Usagef("--dump-after: %v", strings.TrimPrefix(err.Error(), "optimize: "))
+			return nil, nil, Usagef("--dump-after: %v", err)
 		}
 		after = p
 	}

@@ -9,22 +9,19 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/wolong-dev/wolong/eval"
 	"github.com/wolong-dev/wolong/ir"
+	"github.com/wolong-dev/wolong/pipeline"
 )
 
 // Fill is one --fill name=value.
-type Fill struct {
-	Name, Value string
-	Text        string // as given, for messages
-}
+type Fill = pipeline.Fill
 
 // addFillFlag registers --fill on c.
 func addFillFlag(c *cobra.Command, fills *[]string) {
 	stringArrayVar(c.Flags(), fills, "fill", "set every element of an input to one value instead of random ones: `name=value` (repeatable; e.g. --fill sr=16000 for a sample-rate scalar, --fill mask=1)")
 }
 
-// parseFills reads --fill values (syntax only: applyFills checks them
+// parseFills reads --fill values (syntax only: pipeline.ApplyFills checks them
 // against the model).
 func parseFills(fills []string) ([]Fill, error) {
 	var out []Fill
@@ -42,48 +39,6 @@ func parseFills(fills []string) ([]Fill, error) {
 		out = append(out, Fill{Name: name, Value: val, Text: f})
 	}
 	return out, nil
-}
-
-// applyFills replaces the inputs fills name in inputs with tensors of the
-// input's type and (inferred, concrete) shape holding the value. A name
-// that is not an input, or a value the input's type cannot hold, is a
-// usage error.
-func applyFills(m *evalModel, inputs map[string]eval.Value, fills []Fill) error {
-	var names []string
-	byName := map[string]*ir.Value{}
-	for _, in := range m.Model.Graph.Inputs {
-		if in.Const == nil {
-			names = append(names, in.Name)
-			byName[in.Name] = in
-		}
-	}
-	for _, f := range fills {
-		in := byName[f.Name]
-		if in == nil {
-			list := "none"
-			if len(names) > 0 {
-				list = strings.Join(names, ", ")
-			}
-			return Usagef("--fill %s: the model has no input %s (its inputs: %s)", f.Text, f.Name, list)
-		}
-		t := in.Type
-		if !t.Shape.Known {
-			return Usagef("--fill %s: the shape of %s is unknown: give it with --input %s=...", f.Text, f.Name, f.Name)
-		}
-		shape := make([]int, len(t.Shape.Dims))
-		for i, d := range t.Shape.Dims {
-			if !d.IsConcrete() {
-				return Usagef("--fill %s: %s is %s: give dim %s a value with --dim or --input", f.Text, f.Name, t, d)
-			}
-			shape[i] = int(d.Val)
-		}
-		v, err := eval.FilledTensor(t.DType, shape, f.Value, m.mo.MaxMemory)
-		if err != nil {
-			return Usagef("--fill %s: %v", f.Text, strings.TrimPrefix(evalHint(err).Error(), "eval: "))
-		}
-		inputs[f.Name] = v
-	}
-	return nil
 }
 
 // fillValues are the values --fill gives inference (pipeline.InferOptions

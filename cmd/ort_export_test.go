@@ -11,6 +11,7 @@ import (
 
 	"github.com/wolong-dev/wolong/eval"
 	"github.com/wolong-dev/wolong/importer"
+	"github.com/wolong-dev/wolong/pipeline"
 )
 
 // ortManifest is testdata/ort/manifest.json: per shared model, concrete
@@ -49,7 +50,7 @@ func TestEmittedModelsRunInORT(t *testing.T) {
 	if _, err := exec.LookPath("node"); err != nil {
 		t.Skip("node is not installed: ONNX Runtime runs under Node.js")
 	}
-	h, err := openORT(nil)
+	h, err := pipeline.OpenORT(nil)
 	if err != nil {
 		t.Skipf("ONNX Runtime harness: %v", err)
 	}
@@ -68,7 +69,7 @@ func TestEmittedModelsRunInORT(t *testing.T) {
 		variants []int // indexes of the emitted models' runs
 		flags    [][]string
 	}
-	var runs []ortModel
+	var runs []pipeline.ORTModel
 	var entries []entry
 	listed := map[string]bool{}
 	for _, e := range man.Models {
@@ -95,14 +96,14 @@ func TestEmittedModelsRunInORT(t *testing.T) {
 		inputs := map[string]eval.Value{}
 		r := eval.NewRand(e.Seed)
 		for _, in := range e.Inputs {
-			v, err := makeInput(r, in.DType, in.Shape, in.Fill)
+			v, err := pipeline.MakeInput(r, in.DType, in.Shape, in.Fill)
 			if err != nil {
 				t.Fatalf("%s: input %s: %v", e.Model, in.Name, err)
 			}
 			inputs[in.Name] = v
 		}
 		en := entry{model: e.Model, original: len(runs)}
-		runs = append(runs, ortModel{Path: path, Graph: g, Inputs: inputs})
+		runs = append(runs, pipeline.ORTModel{Path: path, Graph: g, Inputs: inputs})
 		for k, flags := range exportVariants {
 			out := filepath.Join(dir, fmt.Sprintf("%s.%d.onnx", strings.ReplaceAll(e.Model, "/", "__"), k))
 			args := append([]string{"optimize", path, "--emit-onnx", out, "--format", "json"}, flags...)
@@ -112,11 +113,11 @@ func TestEmittedModelsRunInORT(t *testing.T) {
 			}
 			en.variants = append(en.variants, len(runs))
 			en.flags = append(en.flags, flags)
-			runs = append(runs, ortModel{Path: out, Graph: g, Inputs: inputs})
+			runs = append(runs, pipeline.ORTModel{Path: out, Graph: g, Inputs: inputs})
 		}
 		entries = append(entries, en)
 	}
-	outs, err := ortRunModels(h, runs, 1<<30)
+	outs, err := pipeline.RunInORT(h, runs, 1<<30)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/wolong-dev/wolong/importer"
 	"github.com/wolong-dev/wolong/internal/modelgen"
 	"github.com/wolong-dev/wolong/ir"
+	"github.com/wolong-dev/wolong/pipeline"
 )
 
 // TestORTTarget checks every operator --target ort writes against ONNX
@@ -21,7 +22,7 @@ func TestORTTarget(t *testing.T) {
 	if _, err := exec.LookPath("node"); err != nil {
 		t.Skip("node is not installed: ONNX Runtime runs under Node.js")
 	}
-	h, err := openORT(nil)
+	h, err := pipeline.OpenORT(nil)
 	if err != nil {
 		t.Skipf("ONNX Runtime harness: %v", err)
 	}
@@ -35,7 +36,7 @@ func TestORTTarget(t *testing.T) {
 		"silu": "com.microsoft:QuickGelu", "attention": "com.microsoft:FusedMatMul",
 	}
 	dir := t.TempDir()
-	var runs []ortModel
+	var runs []pipeline.ORTModel
 	for i, p := range modelgen.ORTPatterns() {
 		m := p.Model
 		ir.InferModel(m, ir.InferOptions{})
@@ -64,9 +65,9 @@ func TestORTTarget(t *testing.T) {
 			t.Fatal(err)
 		}
 		in := map[string]eval.Value{"x": v}
-		runs = append(runs, ortModel{orig, m.Graph, in}, ortModel{out, m.Graph, in})
+		runs = append(runs, pipeline.ORTModel{Path: orig, Graph: m.Graph, Inputs: in}, pipeline.ORTModel{Path: out, Graph: m.Graph, Inputs: in})
 	}
-	outs, err := ortRunModels(h, runs, 1<<30)
+	outs, err := pipeline.RunInORT(h, runs, 1<<30)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -91,7 +91,7 @@ func (f *pipelineFlags) toOptions(env *Env, path string) (PipelineOptions, error
 		return o, Usagef("-O%d: want 0..%d", f.level, optimize.MaxLevel)
 	}
 	if _, err := optimize.Select(f.level, f.passes, f.disable); err != nil {
-		return o, Usagef("%v", strings.TrimPrefix(err.Error(), "optimize: "))
+		return o, usageErr{err}
 	}
 	if f.batch < 0 {
 		return o, Usagef("--batch must not be negative")

@@ -272,7 +272,7 @@ func profileServeLoad(env *Env, opts *ProfileOptions, t *llm.Transformer, assump
 	var nf *llm.NotFitError
 	if errors.As(err, &nf) {
 		env.warn(warnings)
-		return fmt.Errorf("%s; memory per GPU: %s", strings.TrimPrefix(nf.Error(), "cluster: "), nf.Memory)
+		return fmt.Errorf("%s; memory per GPU: %s", nf.Error(), nf.Memory)
 	}
 	if err != nil {
 		return layoutErr(err)

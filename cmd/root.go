@@ -176,7 +176,7 @@ func Main(args []string, stdout, stderr io.Writer) (status int) {
 	if err == nil {
 		return 0
 	}
-	fmt.Fprintf(stderr, "wolong: %s\n", oneLine(tidy(err.Error())))
+	fmt.Fprintf(stderr, "wolong: %s\n", oneLine(err.Error()))
 	return exitStatus(err)
 }
 

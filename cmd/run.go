@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wolong-dev/wolong/eval"
+	"github.com/wolong-dev/wolong/pipeline"
 )
 
 // RunOptions are the inputs of `wolong run`, typed.
@@ -123,7 +124,7 @@ func runRun(env *Env, opts *RunOptions) error {
 		if err := writePB(p, outs[i], o.Name); err != nil {
 			return err
 		}
-		listing = append(listing, fmt.Sprintf("%s  %s  %s\n", p, o.Name, typeText(outs[i])))
+		listing = append(listing, fmt.Sprintf("%s  %s  %s\n", p, o.Name, pipeline.TypeText(outs[i])))
 	}
 	if err := out.commit(); err != nil {
 		return err

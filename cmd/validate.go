@@ -170,24 +170,21 @@ func validateRun(env *Env, opts *ValidateOptions) error {
 }
 
 // validateNodes compares MODEL's prediction with a profile or table per
-// node, and end to end with the measured run.
+// node, and end to end with the measured run (pipeline.ValidateNodes).
 func validateNodes(env *Env, opts *ValidateOptions) error {
 	path, h := opts.Path, opts.HW
 	var f *pipeline.Inferred
-	measured := map[*ir.Node]float64{} // µs
 	v := &report.Validation{Model: path, Hardware: h.Name}
-	var runUs float64
-	noFold := false // a table measures kernels, not how the runtime folds
-	var lat *calibrate.Latency
+	no := pipeline.NodesOptions{HW: h, Measured: map[*ir.Node]float64{}, LatencyFile: opts.Latency, Cost: cost.Options{Settings: cost.Settings{Shapes: shapeFlagNames}}}
 	var values map[string][]int64 // of small integer inputs, as the latency run fed them
 	mo := opts.Model
 	if opts.Latency != "" {
 		var err error
-		if lat, err = readLatency(opts.Latency); err != nil {
+		if no.Latency, err = readLatency(opts.Latency); err != nil {
 			return fmt.Errorf("--ort-latency: %v", err)
 		}
-		mo = mo.withRecorded(pipeline.RecordedInputs(lat.Inputs, opts.Latency, mo.Load.Inputs))
-		values = lat.InputValues()
+		mo = mo.withRecorded(pipeline.RecordedInputs(no.Latency.Inputs, opts.Latency, mo.Load.Inputs))
+		values = no.Latency.InputValues()
 	}
 	switch {
 	case opts.ORT == "" && opts.Table == "":
@@ -195,25 +192,16 @@ func validateNodes(env *Env, opts *ValidateOptions) error {
 		if f, err = mo.loadInferred(path, pipeline.InferOptions{DefaultDims: true, Values: values}); err != nil {
 			return err
 		}
-		noFold = lat.RunsEveryNode()
 	case opts.ORT != "":
 		pm, err := loadORTProfile(opts.ORT, path, "", mo, values)
 		if err != nil {
 			return err
 		}
-		f = pm.Inferred
+		f, no.Profile = pm.Inferred, pm.Profile
 		for _, p := range pm.Pairs {
-			measured[p.Node] = p.Sample.Us
-		}
-		runUs = pm.Profile.RunUs
-		noFold = pm.Profile.RunsEveryNode()
-		if noFold {
-			v.Notes = append(v.Notes, "the profile ran every node (graph optimizations disabled): predicted without load-time folding")
+			no.Measured[p.Node] = p.Sample.Us
 		}
 		v.Measurement = opts.ORT
-		if extra := runtimeOwnUs(pm.Profile); extra > 0 {
-			v.Notes = append(v.Notes, fmt.Sprintf("ONNX Runtime ran nodes of its own (inserted casts, inlined functions): %.3f ms, in the measured run but in no model node", extra/1e3))
-		}
 	default:
 		p, err := readProfile(opts.Table, calibrate.ParseTable)
 		if err != nil {
@@ -222,63 +210,30 @@ func validateNodes(env *Env, opts *ValidateOptions) error {
 		if f, err = mo.loadInferred(path, pipeline.InferOptions{DefaultDims: true}); err != nil {
 			return err
 		}
-		if measured, err = calibrate.MatchTable(f.Model, p); err != nil {
+		if no.Measured, err = calibrate.MatchTable(f.Model, p); err != nil {
 			f.Loaded.Close()
 			return fmt.Errorf("validate: %v", err)
 		}
+		no.Table = true
 		v.Measurement = opts.Table
 	}
 	defer f.Loaded.Close()
-	r, err := pipeline.Simulate(f, pipeline.SimOptions{HW: h, Streams: 1, Cost: cost.Options{NoFold: noFold, Settings: cost.Settings{Shapes: shapeFlagNames}}})
+	r, err := pipeline.ValidateNodes(f, no)
 	if err != nil {
 		return err
 	}
-	v.Warnings = withHostWarning(append(f.Warnings(), r.Warnings...), h)
+	v.Warnings = withHostWarning(append(f.Warnings(), r.Simulated.Warnings...), h)
 	env.warn(v.Warnings)
-	var sumMeasured float64
-	for _, n := range pipeline.CompareNodes(r, measured) {
-		sumMeasured += n.MeasuredUs
+	for _, n := range r.Nodes {
 		v.Nodes = append(v.Nodes, report.ValidateNode{Name: ir.NodeLabel(n.Node), Op: n.Op, PredictedMs: n.PredictedS * 1e3, MeasuredMs: n.MeasuredUs / 1e3})
 	}
-	v.PredictedMs = r.TotalS * 1e3
-	if lat != nil {
-		runUs = lat.TargetUs()
+	if no.Latency != nil {
 		v.Measurement = strings.TrimPrefix(v.Measurement+", "+opts.Latency, ", ")
-		v.Notes = append(v.Notes, fmt.Sprintf("end to end: %s, profiling off, %d threads, median of %d warm runs (%s)", opts.Latency, lat.Threads, lat.Runs, lat.Host.CPU))
-		if c := lat.ProfilerNodeUs(); c > 0 {
-			v.Notes = append(v.Notes, fmt.Sprintf("ONNX Runtime's profiler costs %.2f us per node on this model (profiled %.3f ms vs %.3f ms unprofiled)", c, lat.ProfiledMedianUs/1e3, lat.MedianUs/1e3))
-		}
 	}
-	if runUs > 0 {
-		what := "median end-to-end run"
-		if lat != nil {
-			what = "median unprofiled end-to-end run"
-		}
-		v.MeasuredMs, v.MeasuredWhat = runUs/1e3, what
-	} else {
-		v.MeasuredMs, v.MeasuredWhat = sumMeasured/1e3, "sum of the measured nodes"
-		var dev float64
-		for _, n := range v.Nodes {
-			dev += n.PredictedMs
-		}
-		v.PredictedMs = dev
-		v.Notes = append(v.Notes, "no end-to-end time in the measurement: predicted is the sum of the matched nodes' device time")
-	}
+	v.PredictedMs, v.MeasuredMs, v.MeasuredWhat, v.Notes = r.PredictedMs, r.MeasuredMs, r.MeasuredWhat, r.Notes
 	report.NewValidation(v)
 	if opts.Format == report.JSON {
 		return report.WriteJSON(env.Out, v)
 	}
 	return v.WriteText(env.Out, opts.Top)
-}
-
-// runtimeOwnUs is the time a profile's runtime spent in nodes of its own
-// (inserted casts, inlined functions' nodes), in no model node.
-func runtimeOwnUs(p *calibrate.Profile) float64 {
-	extra := 0.0
-	for _, s := range p.Samples {
-		if strings.HasPrefix(s.Name, "InsertedPrecisionFreeCast_") || strings.HasPrefix(s.Name, "_inlfunc_") {
-			extra += s.Us
-		}
-	}
-	return extra
 }

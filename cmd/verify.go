@@ -1,8 +1,8 @@
 package cmd
 
 import (
+	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -135,34 +135,54 @@ func (m *evalModel) Warnings() []string {
 // Close releases the model.
 func (m *evalModel) Close() { m.Loaded.Close() }
 
-// modelInputs returns the inputs for m's main graph: from dir, or random,
-// then those fills (--fill name=value) set. The source says which. Errors
-// name the model.
+// modelInputs returns the inputs for m's main graph (pipeline.ModelInputs)
+// with the command's hints on its errors.
 func modelInputs(m *evalModel, dir string, seed uint32, fills []Fill) (map[string]eval.Value, string, error) {
-	var in map[string]eval.Value
-	var err error
-	source := dir
-	if dir != "" {
-		in, err = eval.ReadInputDir(m.Model.Graph, dir, m.mo.MaxMemory)
-	} else {
-		in, err = eval.RandomInputs(m.Model.Graph, seed, m.mo.MaxMemory)
-		source = fmt.Sprintf("random inputs (seed %d)", seed)
-	}
-	if err != nil {
-		return nil, "", fmt.Errorf("%s: %v", m.Model.Path, evalHint(err))
-	}
-	if err := applyFills(m, in, fills); err != nil {
-		return nil, "", err
-	}
-	for _, f := range fills {
-		source += ", " + f.Text
-	}
-	return in, source, nil
+	in, source, err := pipeline.ModelInputs(m.Inferred, dir, seed, fills, m.mo.MaxMemory)
+	return in, source, evalErr(err)
 }
 
-// evaluate runs m on inputs, keeping only those the graph declares, and
-// shows node progress with prefix before the line.
+// evalErr adds the flags that change what an evaluation ran into
+// (evalHint) to an error of pipeline's Verify or ModelInputs, and makes a
+// fill the model cannot take a usage error naming --fill.
+func evalErr(err error) error {
+	var fe *pipeline.FillError
+	var me *pipeline.ModelError
+	switch {
+	case errors.As(err, &fe):
+		return fillUsage(fe)
+	case errors.As(err, &me):
+		return fmt.Errorf("%s: %v", me.Path, evalHint(me.Err))
+	}
+	return err
+}
+
+// fillUsage is a fill the model cannot take as a usage error, with the
+// flags that give what it lacks.
+func fillUsage(fe *pipeline.FillError) error {
+	name := fe.Fill.Name
+	switch {
+	case fe.Err != nil:
+		return Usagef("--fill %s: %v", fe.Fill.Text, evalHint(fe.Err))
+	case fe.Unknown:
+		return Usagef("--fill %s: the shape of %s is unknown: give it with --input %s=...", fe.Fill.Text, name, name)
+	case fe.Dim != "":
+		return Usagef("--fill %s: %s is %s: give dim %s a value with --dim or --input", fe.Fill.Text, name, fe.Type, fe.Dim)
+	}
+	return Usagef("--fill %s: %v", fe.Fill.Text, fe)
+}
+
+// evaluate runs m on inputs (runEval) with the flags that change what
+// it ran into named (evalHint).
 func evaluate(m *evalModel, inputs map[string]eval.Value, prefix string) ([]eval.Value, error) {
+	outs, err := runEval(m, inputs, prefix)
+	return outs, evalHint(err)
+}
+
+// runEval runs m on inputs, keeping only those the graph declares, with
+// the command's memory bound and time limit, and shows node progress
+// with prefix before the line.
+func runEval(m *evalModel, inputs map[string]eval.Value, prefix string) ([]eval.Value, error) {
 	mine := map[string]eval.Value{}
 	for _, in := range m.Model.Graph.Inputs {
 		if v, ok := inputs[in.Name]; ok {
@@ -171,92 +191,45 @@ func evaluate(m *evalModel, inputs map[string]eval.Value, prefix string) ([]eval
 	}
 	pr := m.mo.progress
 	defer pr.Done()
-	outs, err := eval.Run(m.Model, mine, eval.Options{MaxMemory: m.mo.MaxMemory, OnNode: pr.nodeHook(prefix), Deadline: m.mo.deadline})
-	return outs, evalHint(err)
-}
-
-func typeText(v eval.Value) string {
-	switch x := v.(type) {
-	case *eval.Tensor:
-		return x.String()
-	case *eval.Sequence:
-		return fmt.Sprintf("seq(%s) of %d", x.Elem, len(x.Items))
-	case *eval.Optional:
-		if x.Value == nil {
-			return "optional (empty)"
-		}
-		return "optional(" + typeText(x.Value) + ")"
-	}
-	return "?"
+	return eval.Run(m.Model, mine, eval.Options{MaxMemory: m.mo.MaxMemory, OnNode: pr.nodeHook(prefix), Deadline: m.mo.deadline})
 }
 
 func verifyRun(env *Env, opts *VerifyOptions) error {
-	args, format := opts.Paths, opts.Format
-	a, err := opts.Model.loadEval(args[0], opts.Fill, opts.Inputs == "")
-	if err != nil {
-		return err
-	}
-	defer a.Close()
-	warnings := a.Warnings()
-	if len(args) == 2 {
-		warnings = prefixed(args[0], warnings)
-	}
-	env.warn(warnings) // now: evaluation may fail because of what they say
-	inputs, source, err := modelInputs(a, opts.Inputs, opts.Seed, opts.Fill)
-	if err != nil {
-		return err
-	}
-	res := &report.Verify{Models: []string{args[0]}, Inputs: source, RTol: opts.Tolerance.RTol, ATol: opts.Tolerance.ATol, Warnings: warnings}
-	if opts.ORT {
-		return verifyORT(env, opts, args, a, inputs, res, format)
-	}
-	got, err := evaluate(a, inputs, filepath.Base(args[0])+": ")
-	if err != nil {
-		return fmt.Errorf("%s: %v", args[0], err)
-	}
-	var want []eval.Value
-	names := make([]string, len(a.Model.Graph.Outputs))
-	for i, o := range a.Model.Graph.Outputs {
-		names[i] = o.Name
-	}
-	if len(args) == 2 {
-		b, err := loadSecond(env, opts, args, a, inputs, res)
-		if err != nil {
-			return err
-		}
-		defer b.Close()
-		if want, err = evaluate(b, inputs, filepath.Base(args[1])+": "); err != nil {
-			return fmt.Errorf("%s: %v", args[1], err)
-		}
-		res.Against = args[1]
-	} else {
-		for i, o := range a.Model.Graph.Outputs {
-			p := filepath.Join(opts.Inputs, fmt.Sprintf("output_%d.pb", i))
-			if _, err := os.Stat(p); err != nil {
-				return fmt.Errorf("%s holds no expected output_%d.pb for output %q: give a second model or the expected outputs", opts.Inputs, i, o.Name)
-			}
-			v, err := eval.ReadValueFile(p, eval.KindOf(o), opts.Model.MaxMemory)
+	res, err := pipeline.Verify(pipeline.VerifyOptions{
+		Paths: opts.Paths,
+		Load: func(path string) (*pipeline.Inferred, []string, error) {
+			m, err := opts.Model.loadEval(path, opts.Fill, opts.Inputs == "")
 			if err != nil {
-				return err
+				return nil, nil, err
 			}
-			want = append(want, v)
-		}
-		res.Against = "expected outputs in " + opts.Inputs
+			return m.Inferred, m.Warnings(), nil
+		},
+		Warn: env.warn,
+		Run: func(f *pipeline.Inferred, in map[string]eval.Value) ([]eval.Value, error) {
+			return runEval(&evalModel{f, &opts.Model}, in, filepath.Base(f.Model.Path)+": ")
+		},
+		InputDir: opts.Inputs, Seed: opts.Seed, Fills: opts.Fill, MaxMemory: opts.Model.MaxMemory,
+		Tolerance: opts.Tolerance, ORT: opts.ORT, Notice: env.Err,
+	})
+	var he *pipeline.HarnessError
+	if errors.As(err, &he) {
+		return fmt.Errorf("verify --ort: %v", err)
 	}
-	compareOutputs(res, names, got, want, opts.Tolerance)
-	return writeVerify(env, res, format)
+	if err != nil {
+		return evalErr(err)
+	}
+	return writeVerify(env, verifyReport(res, opts), opts.Format)
 }
 
-// compareOutputs fills res with one row per output of got against want.
-func compareOutputs(res *report.Verify, names []string, got, want []eval.Value, tol eval.Tolerance) {
-	res.OK = true
-	for i := range got {
-		d := eval.Compare(got[i], want[i], tol)
-		row := report.VerifyOutput{Name: names[i], Type: typeText(want[i]), MaxAbsErr: d.MaxAbs, MaxRelErr: d.MaxRel,
-			Mismatches: d.Mismatches, Elements: d.Elements, Problem: d.Problem, OK: d.OK()}
-		res.OK = res.OK && row.OK
-		res.Outputs = append(res.Outputs, row)
+// verifyReport is res as report prints it.
+func verifyReport(res *pipeline.Verification, opts *VerifyOptions) *report.Verify {
+	r := &report.Verify{Models: opts.Paths[:1], Against: res.Against, Inputs: res.Inputs, RTol: opts.Tolerance.RTol, ATol: opts.Tolerance.ATol,
+		OK: res.OK, Warnings: res.Warnings, Runtime: res.Runtime}
+	for _, o := range res.Outputs {
+		r.Outputs = append(r.Outputs, report.VerifyOutput{Name: o.Name, Type: o.Type, MaxAbsErr: o.MaxAbs, MaxRelErr: o.MaxRel,
+			Mismatches: o.Mismatches, Elements: o.Elements, Problem: o.Problem, OK: o.OK()})
 	}
+	return r
 }
 
 // writeVerify prints res and turns a mismatch into exit status 1.
@@ -274,59 +247,4 @@ func writeVerify(env *Env, res *report.Verify, format report.Format) error {
 		return exitErr{code: 1, msg: "verify: " + report.Verdict(bad, len(res.Outputs), "output")}
 	}
 	return nil
-}
-
-// verifyORT is verify --ort: both models run in ONNX Runtime on inputs.
-func verifyORT(env *Env, opts *VerifyOptions, args []string, a *evalModel, inputs map[string]eval.Value, res *report.Verify, format report.Format) error {
-	b, err := loadSecond(env, opts, args, a, inputs, res)
-	if err != nil {
-		return err
-	}
-	defer b.Close()
-	h, err := openORT(env.Err)
-	if err != nil {
-		return fmt.Errorf("verify --ort: %v", err)
-	}
-	outs, err := ortRunModels(h, []ortModel{{args[0], a.Model.Graph, inputs}, {args[1], b.Model.Graph, inputs}}, opts.Model.MaxMemory)
-	if err != nil {
-		return fmt.Errorf("verify --ort: %v", err)
-	}
-	for i, o := range outs {
-		if o.Err != "" {
-			return fmt.Errorf("verify --ort: ONNX Runtime cannot run %s: %s", args[i], o.Err)
-		}
-		if len(o.Outputs) != len(a.Model.Graph.Outputs) {
-			return fmt.Errorf("verify --ort: ONNX Runtime gave %d outputs for %s, want %d", len(o.Outputs), args[i], len(a.Model.Graph.Outputs))
-		}
-	}
-	names := make([]string, len(a.Model.Graph.Outputs))
-	for i, o := range a.Model.Graph.Outputs {
-		names[i] = o.Name
-	}
-	res.Against, res.Runtime = args[1], ortRuntime
-	compareOutputs(res, names, outs[0].Outputs, outs[1].Outputs, opts.Tolerance)
-	return writeVerify(env, res, format)
-}
-
-// loadSecond loads B (args[1]) and checks it reads only inputs A has and
-// has as many outputs.
-func loadSecond(env *Env, opts *VerifyOptions, args []string, a *evalModel, inputs map[string]eval.Value, res *report.Verify) (*evalModel, error) {
-	b, err := opts.Model.loadEval(args[1], opts.Fill, opts.Inputs == "")
-	if err != nil {
-		return nil, err
-	}
-	bw := prefixed(args[1], b.Warnings())
-	env.warn(bw)
-	res.Warnings = append(res.Warnings, bw...)
-	for _, in := range b.Model.Graph.Inputs {
-		if _, ok := inputs[in.Name]; !ok && in.Const == nil {
-			b.Close()
-			return nil, fmt.Errorf("%s: input %q is not an input of %s", args[1], in.Name, args[0])
-		}
-	}
-	if len(b.Model.Graph.Outputs) != len(a.Model.Graph.Outputs) {
-		b.Close()
-		return nil, fmt.Errorf("%s has %s, %s has %d", args[0], report.Count(len(a.Model.Graph.Outputs), "output"), args[1], len(b.Model.Graph.Outputs))
-	}
-	return b, nil
 }

@@ -12,7 +12,7 @@ import (
 // its "warnings" field, tables do not repeat them on stdout.
 func (env *Env) warn(ws []string) {
 	for _, w := range dedupe(ws) {
-		w = oneLine(tidy(w))
+		w = oneLine(w)
 		if !strings.HasPrefix(w, "warning: ") && !strings.HasPrefix(w, "error: ") {
 			w = "warning: " + w
 		}

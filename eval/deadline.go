@@ -16,7 +16,7 @@ type DeadlineError struct {
 }
 
 func (e *DeadlineError) Error() string {
-	return fmt.Sprintf("eval: stopped after %s, over the time limit, before node %s (%s)", e.Elapsed.Round(time.Millisecond), ir.NodeLabel(e.Node), e.Node.QualifiedOp())
+	return fmt.Sprintf("stopped after %s, over the time limit, before node %s (%s)", e.Elapsed.Round(time.Millisecond), ir.NodeLabel(e.Node), e.Node.QualifiedOp())
 }
 
 // checkDeadline fails when the run's deadline has passed, before n runs.

@@ -78,9 +78,9 @@ type UnsupportedError struct {
 // Error implements error.
 func (e *UnsupportedError) Error() string {
 	if e.Why != "" {
-		return "eval: unsupported op " + e.Op + ": " + e.Why
+		return "unsupported op " + e.Op + ": " + e.Why
 	}
-	return "eval: unsupported op " + e.Op
+	return "unsupported op " + e.Op
 }
 
 // IsUnsupported reports whether err comes from an unsupported op.
@@ -208,7 +208,7 @@ func Run(m *ir.Model, inputs map[string]Value, opt Options) ([]Value, error) {
 func (e *Evaluator) Run(inputs map[string]Value) ([]Value, error) {
 	g := e.model.Graph
 	if g == nil {
-		return nil, fmt.Errorf("eval: model has no graph")
+		return nil, fmt.Errorf("model has no graph")
 	}
 	for name := range inputs {
 		found := false
@@ -216,7 +216,7 @@ func (e *Evaluator) Run(inputs map[string]Value) ([]Value, error) {
 			found = found || in.Name == name
 		}
 		if !found {
-			return nil, fmt.Errorf("eval: the graph has no input %q", name)
+			return nil, fmt.Errorf("the graph has no input %q", name)
 		}
 	}
 	sc := &scope{vals: map[*ir.Value]Value{}, opsets: e.model.Opsets}
@@ -229,7 +229,7 @@ func (e *Evaluator) Run(inputs map[string]Value) ([]Value, error) {
 			if in.Const != nil {
 				continue
 			}
-			return nil, fmt.Errorf("eval: missing input %q (%s)", in.Name, in.Type)
+			return nil, fmt.Errorf("missing input %q (%s)", in.Name, in.Type)
 		}
 		if err := checkInput(in, v); err != nil {
 			return nil, err
@@ -237,7 +237,7 @@ func (e *Evaluator) Run(inputs map[string]Value) ([]Value, error) {
 		e.bind(sc, in, v)
 	}
 	if e.live.bytes > e.opt.MaxMemory {
-		return nil, fmt.Errorf("eval: the inputs hold %d bytes, %w of %d bytes", e.live.bytes, ErrMemoryLimit, e.opt.MaxMemory)
+		return nil, fmt.Errorf("the inputs hold %d bytes, %w of %d bytes", e.live.bytes, ErrMemoryLimit, e.opt.MaxMemory)
 	}
 	return e.runGraph(g, sc, 0)
 }
@@ -251,37 +251,37 @@ func checkInput(in *ir.Value, v Value) error {
 	switch x := v.(type) {
 	case *Tensor:
 		if t.Kind != ir.KindTensor && t.Kind != ir.KindUnknown {
-			return fmt.Errorf("eval: input %q: got a tensor, the graph wants %s", in.Name, t)
+			return fmt.Errorf("input %q: got a tensor, the graph wants %s", in.Name, t)
 		}
 		if t.Kind == ir.KindUnknown {
 			return nil
 		}
 		if t.DType != ir.Undefined && x.DType != t.DType {
-			return fmt.Errorf("eval: input %q: got %s, the graph wants %s", in.Name, x, t)
+			return fmt.Errorf("input %q: got %s, the graph wants %s", in.Name, x, t)
 		}
 		if n := numel(x.Shape); n < 0 || n != x.Len() {
-			return fmt.Errorf("eval: input %q: shape %v does not match its %d elements", in.Name, x.Shape, x.Len())
+			return fmt.Errorf("input %q: shape %v does not match its %d elements", in.Name, x.Shape, x.Len())
 		}
 		if t.Shape.Known {
 			if len(t.Shape.Dims) != len(x.Shape) {
-				return fmt.Errorf("eval: input %q: got rank %d (%s), the graph wants %s", in.Name, len(x.Shape), x, t)
+				return fmt.Errorf("input %q: got rank %d (%s), the graph wants %s", in.Name, len(x.Shape), x, t)
 			}
 			for i, d := range t.Shape.Dims {
 				if d.IsConcrete() && d.Val != int64(x.Shape[i]) {
-					return fmt.Errorf("eval: input %q: got %s, the graph wants %s", in.Name, x, t)
+					return fmt.Errorf("input %q: got %s, the graph wants %s", in.Name, x, t)
 				}
 			}
 		}
 	case *Sequence:
 		if t.Kind != ir.KindSequence && t.Kind != ir.KindUnknown {
-			return fmt.Errorf("eval: input %q: got a sequence, the graph wants %s", in.Name, t)
+			return fmt.Errorf("input %q: got a sequence, the graph wants %s", in.Name, t)
 		}
 	case *Optional:
 		if t.Kind != ir.KindOptional && t.Kind != ir.KindUnknown {
-			return fmt.Errorf("eval: input %q: got an optional, the graph wants %s", in.Name, t)
+			return fmt.Errorf("input %q: got an optional, the graph wants %s", in.Name, t)
 		}
 	default:
-		return fmt.Errorf("eval: input %q: unsupported value %T", in.Name, v)
+		return fmt.Errorf("input %q: unsupported value %T", in.Name, v)
 	}
 	return nil
 }
@@ -317,7 +317,7 @@ func (e *Evaluator) lookup(sc *scope, v *ir.Value) (Value, error) {
 	if v.Const != nil {
 		return e.constant(v.Const)
 	}
-	return nil, fmt.Errorf("eval: value %q has not been computed", v.Name)
+	return nil, fmt.Errorf("value %q has not been computed", v.Name)
 }
 
 func (e *Evaluator) constant(t *ir.Tensor) (*Tensor, error) {
@@ -338,7 +338,7 @@ func (e *Evaluator) order(g *ir.Graph) ([]*ir.Node, error) {
 	}
 	o, err := ir.Topo(g)
 	if err != nil {
-		return nil, fmt.Errorf("eval: %v", err)
+		return nil, fmt.Errorf("%v", err)
 	}
 	e.orders[g] = o
 	return o, nil
@@ -351,7 +351,7 @@ func (e *Evaluator) order(g *ir.Graph) ([]*ir.Node, error) {
 func (e *Evaluator) runGraph(g *ir.Graph, sc *scope, depth int) ([]Value, error) {
 	defer e.releaseScope(sc)
 	if depth > maxDepth {
-		return nil, fmt.Errorf("eval: graph %q: subgraphs nested deeper than %d", g.Name, maxDepth)
+		return nil, fmt.Errorf("graph %q: subgraphs nested deeper than %d", g.Name, maxDepth)
 	}
 	order, err := e.order(g)
 	if err != nil {
@@ -393,7 +393,7 @@ func (e *Evaluator) runGraph(g *ir.Graph, sc *scope, depth int) ([]Value, error)
 		}
 		v, err := e.lookup(sc, o)
 		if err != nil {
-			return nil, fmt.Errorf("eval: graph %q output %q: %v", g.Name, o.Name, err)
+			return nil, fmt.Errorf("graph %q output %q: %v", g.Name, o.Name, err)
 		}
 		out[i] = v
 	}
@@ -456,13 +456,9 @@ type NodeError struct {
 	Err  error
 }
 
-// Error implements error: "eval: node NAME (Op): cause".
+// Error implements error: "node NAME (Op): cause".
 func (e *NodeError) Error() string {
-	msg := e.Err.Error()
-	if len(msg) > 6 && msg[:6] == "eval: " {
-		msg = msg[6:]
-	}
-	return fmt.Sprintf("eval: node %s (%s): %s", ir.NodeLabel(e.Node), e.Node.QualifiedOp(), msg)
+	return fmt.Sprintf("node %s (%s): %s", ir.NodeLabel(e.Node), e.Node.QualifiedOp(), e.Err.Error())
 }
 
 // Unwrap returns the cause.

@@ -72,7 +72,7 @@ func TestUnsupportedOp(t *testing.T) {
 	if !errors.As(err, &u) || u.Op != "com.example:NoSuchOp" {
 		t.Fatalf("got %v, want an UnsupportedError for com.example:NoSuchOp", err)
 	}
-	if !strings.Contains(err.Error(), "eval: unsupported op com.example:NoSuchOp") {
+	if !strings.Contains(err.Error(), "unsupported op com.example:NoSuchOp") {
 		t.Errorf("message %q", err)
 	}
 }

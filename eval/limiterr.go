@@ -28,9 +28,9 @@ type UnsetDimError struct {
 
 func (e *UnsetDimError) Error() string {
 	if e.Dim.IsSymbolic() {
-		return fmt.Sprintf("eval: input %q has dim %s, which has no value", e.Input, e.Dim)
+		return fmt.Sprintf("input %q has dim %s, which has no value", e.Input, e.Dim)
 	}
-	return fmt.Sprintf("eval: input %q has an unnamed dim %s", e.Input, e.Shape)
+	return fmt.Sprintf("input %q has an unnamed dim %s", e.Input, e.Shape)
 }
 
 // ShapeHint spells the shape with 1 for every dim that is not concrete

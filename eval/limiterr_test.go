@@ -30,8 +30,8 @@ func TestLimitErrors(t *testing.T) {
 		g    *ir.Graph
 		want string
 	}{
-		{input(ir.D(1), ir.S("N")), `eval: input "x" has dim N, which has no value`},
-		{input(ir.D(1), ir.Unknown()), `eval: input "x" has an unnamed dim [1,?]`},
+		{input(ir.D(1), ir.S("N")), `input "x" has dim N, which has no value`},
+		{input(ir.D(1), ir.Unknown()), `input "x" has an unnamed dim [1,?]`},
 	} {
 		_, err := RandomInputs(tc.g, 1, 1<<20)
 		var ue *UnsetDimError

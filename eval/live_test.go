@@ -106,8 +106,8 @@ func TestLiveOverLimit(t *testing.T) {
 		wantErr []string
 	}{
 		{"three tensors fit", 3 * tb, nil},
-		{"under three tensors", 3*tb - 4, []string{"eval: node b (Relu): ", "8192 bytes of tensors live", "over the memory limit of 12284 bytes"}},
-		{"under two tensors", 2*tb - 4, []string{"eval: node a (Neg): ", "over the memory limit of 8188 bytes"}},
+		{"under three tensors", 3*tb - 4, []string{"node b (Relu): ", "8192 bytes of tensors live", "over the memory limit of 12284 bytes"}},
+		{"under two tensors", 2*tb - 4, []string{"node a (Neg): ", "over the memory limit of 8188 bytes"}},
 		{"under one tensor", tb - 4, []string{"the inputs hold 4096 bytes, over the memory limit of 4092 bytes"}},
 	}
 	for _, tc := range tests {
@@ -152,7 +152,7 @@ func TestLiveCheckNode(t *testing.T) {
 		want  string
 	}{
 		{"fits", 25, ""},
-		{"over", 26, "eval: node big (Big): would hold 104 bytes of live tensors, over the memory limit of 100 bytes"},
+		{"over", 26, "node big (Big): would hold 104 bytes of live tensors, over the memory limit of 100 bytes"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -285,7 +285,7 @@ func TestORTReference(t *testing.T) {
 		if err != nil {
 			m.Close()
 			if IsUnsupported(err) {
-				unsupported = append(unsupported, e.Model+" ("+strings.TrimPrefix(err.Error(), "eval: ")+")")
+				unsupported = append(unsupported, e.Model+" ("+err.Error()+")")
 				continue
 			}
 			t.Errorf("%s: %v", e.Model, err)

@@ -60,10 +60,10 @@ func EncodeValue(v Value, name string) ([]byte, error) {
 			}
 			return importer.EncodeOptional(name, ir.KindSequence, sb)
 		default:
-			return nil, fmt.Errorf("eval: cannot encode optional of %T", e)
+			return nil, fmt.Errorf("cannot encode optional of %T", e)
 		}
 	}
-	return nil, fmt.Errorf("eval: cannot encode %T", v)
+	return nil, fmt.Errorf("cannot encode %T", v)
 }
 
 func decodeTensorBytes(b []byte, maxBytes int64) (*Tensor, error) {
@@ -90,7 +90,7 @@ func DecodeValue(b []byte, kind ir.TypeKind, maxBytes int64) (Value, error) {
 			return nil
 		})
 		if err != nil {
-			return nil, fmt.Errorf("eval: sequence: %v", err)
+			return nil, fmt.Errorf("sequence: %v", err)
 		}
 		return seq, nil
 	case ir.KindOptional:
@@ -105,24 +105,24 @@ func DecodeValue(b []byte, kind ir.TypeKind, maxBytes int64) (Value, error) {
 			return err
 		})
 		if err != nil {
-			return nil, fmt.Errorf("eval: optional: %v", err)
+			return nil, fmt.Errorf("optional: %v", err)
 		}
 		return opt, nil
 	case ir.KindTensor, ir.KindUnknown:
 		t, err := decodeTensorBytes(b, maxBytes)
 		if err != nil {
-			return nil, fmt.Errorf("eval: %v", err)
+			return nil, fmt.Errorf("%v", err)
 		}
 		return t, nil
 	}
-	return nil, fmt.Errorf("eval: values of kind %d are not supported", kind)
+	return nil, fmt.Errorf("values of kind %d are not supported", kind)
 }
 
 // ReadValueFile reads a value file of the given kind.
 func ReadValueFile(path string, kind ir.TypeKind, maxBytes int64) (Value, error) {
 	st, err := os.Stat(path)
 	if err != nil {
-		return nil, fmt.Errorf("eval: %v", err)
+		return nil, fmt.Errorf("%v", err)
 	}
 	limit := int64(maxFileBytes)
 	if maxBytes > 0 && maxBytes < limit/4 {
@@ -132,11 +132,11 @@ func ReadValueFile(path string, kind ir.TypeKind, maxBytes int64) (Value, error)
 		limit = 4*maxBytes + 1<<20
 	}
 	if st.Size() > limit {
-		return nil, fmt.Errorf("eval: %s: file of %d bytes exceeds the limit of %d bytes", path, st.Size(), limit)
+		return nil, fmt.Errorf("%s: file of %d bytes exceeds the limit of %d bytes", path, st.Size(), limit)
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("eval: %v", err)
+		return nil, fmt.Errorf("%v", err)
 	}
 	v, err := DecodeValue(b, kind, maxBytes)
 	if err != nil {

@@ -78,7 +78,7 @@ func TestDecodeValueRefuses(t *testing.T) {
 		{"sequence of maps", []byte{0x32, 0}, ir.KindSequence, "non-tensor values"},
 		// OptionalProto optional_value (field 7), empty
 		{"optional of optional", []byte{0x3a, 0}, ir.KindOptional, "sparse tensor, map or optional"},
-		{"truncated", []byte{0x1a, 5, 1}, ir.KindSequence, "eval: sequence:"},
+		{"truncated", []byte{0x1a, 5, 1}, ir.KindSequence, "sequence:"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := DecodeValue(tc.b, tc.kind, DefaultMaxMemory)

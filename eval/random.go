@@ -28,17 +28,17 @@ func RandomTensor(r *Rand, dt ir.DType, shape []int, maxBytes int64) (*Tensor, e
 	if n < 0 {
 		for _, d := range shape {
 			if d < 0 {
-				return nil, fmt.Errorf("eval: invalid shape %v", shape)
+				return nil, fmt.Errorf("invalid shape %v", shape)
 			}
 		}
 		// numel refuses counts past 2^51 elements
-		return nil, fmt.Errorf("eval: random input %s%s has more than 2^51 elements, %w of %d bytes", dt, shapeString(shape), ErrMemoryLimit, maxBytes)
+		return nil, fmt.Errorf("random input %s%s has more than 2^51 elements, %w of %d bytes", dt, shapeString(shape), ErrMemoryLimit, maxBytes)
 	}
 	if classOf(dt) == clsBad || dt == ir.String {
-		return nil, fmt.Errorf("eval: cannot generate random %s values", dt)
+		return nil, fmt.Errorf("cannot generate random %s values", dt)
 	}
 	if maxBytes > 0 && int64(n)*elemBytes(dt) > maxBytes {
-		return nil, fmt.Errorf("eval: random input %s%s needs %d bytes, %w of %d bytes", dt, shapeString(shape), int64(n)*elemBytes(dt), ErrMemoryLimit, maxBytes)
+		return nil, fmt.Errorf("random input %s%s needs %d bytes, %w of %d bytes", dt, shapeString(shape), int64(n)*elemBytes(dt), ErrMemoryLimit, maxBytes)
 	}
 	t := newTensor(dt, shape)
 	for i := 0; i < n; i++ {
@@ -71,10 +71,10 @@ func RandomInputs(g *ir.Graph, seed uint32, maxBytes int64) (map[string]Value, e
 			t = *in.Declared
 		}
 		if t.Kind != ir.KindTensor {
-			return nil, fmt.Errorf("eval: input %q is a %s: random values are only made for tensors", in.Name, t)
+			return nil, fmt.Errorf("input %q is a %s: random values are only made for tensors", in.Name, t)
 		}
 		if !t.Shape.Known {
-			return nil, fmt.Errorf("eval: input %q has an unknown shape", in.Name)
+			return nil, fmt.Errorf("input %q has an unknown shape", in.Name)
 		}
 		shape := make([]int, len(t.Shape.Dims))
 		for i, d := range t.Shape.Dims {
@@ -85,7 +85,7 @@ func RandomInputs(g *ir.Graph, seed uint32, maxBytes int64) (map[string]Value, e
 		}
 		v, err := RandomTensor(r, t.DType, shape, maxBytes)
 		if err != nil {
-			return nil, fmt.Errorf("eval: input %q: %w", in.Name, err)
+			return nil, fmt.Errorf("input %q: %w", in.Name, err)
 		}
 		out[in.Name] = v
 	}
@@ -114,7 +114,7 @@ func ReadInputDir(g *ir.Graph, dir string, maxBytes int64) (map[string]Value, er
 		out[in.Name] = v
 	}
 	if k == 0 {
-		return nil, fmt.Errorf("eval: %s holds no input_0.pb", dir)
+		return nil, fmt.Errorf("%s holds no input_0.pb", dir)
 	}
 	return out, nil
 }
@@ -127,10 +127,10 @@ func ReadInputDir(g *ir.Graph, dir string, maxBytes int64) (map[string]Value, er
 func FilledTensor(dt ir.DType, shape []int, value string, maxBytes int64) (*Tensor, error) {
 	n := numel(shape)
 	if n < 0 {
-		return nil, fmt.Errorf("eval: invalid shape %v", shape)
+		return nil, fmt.Errorf("invalid shape %v", shape)
 	}
 	if maxBytes > 0 && int64(n)*elemBytes(dt) > maxBytes {
-		return nil, fmt.Errorf("eval: %s%s needs %d bytes, %w of %d bytes", dt, shapeString(shape), int64(n)*elemBytes(dt), ErrMemoryLimit, maxBytes)
+		return nil, fmt.Errorf("%s%s needs %d bytes, %w of %d bytes", dt, shapeString(shape), int64(n)*elemBytes(dt), ErrMemoryLimit, maxBytes)
 	}
 	t := newTensor(dt, shape)
 	value = strings.TrimSpace(value)

@@ -367,23 +367,23 @@ func intRange(dt ir.DType) (lo, hi float64) {
 func FromIR(t *ir.Tensor, maxBytes int64) (*Tensor, error) {
 	n64, ok := t.NumElements()
 	if !ok {
-		return nil, fmt.Errorf("eval: tensor %q: invalid dims %v", t.Name, t.Dims)
+		return nil, fmt.Errorf("tensor %q: invalid dims %v", t.Name, t.Dims)
 	}
 	if classOf(t.DType) == clsBad {
-		return nil, fmt.Errorf("eval: tensor %q: data type %s is not supported", t.Name, t.DType)
+		return nil, fmt.Errorf("tensor %q: data type %s is not supported", t.Name, t.DType)
 	}
 	if maxBytes > 0 && n64*elemBytes(t.DType) > maxBytes {
-		return nil, fmt.Errorf("eval: tensor %q: %s%v needs %d bytes, over the memory limit of %d bytes", t.Name, t.DType, t.Dims, n64*elemBytes(t.DType), maxBytes)
+		return nil, fmt.Errorf("tensor %q: %s%v needs %d bytes, over the memory limit of %d bytes", t.Name, t.DType, t.Dims, n64*elemBytes(t.DType), maxBytes)
 	}
 	if err := t.CheckData(); err != nil {
-		return nil, fmt.Errorf("eval: %v", err)
+		return nil, fmt.Errorf("%v", err)
 	}
 	if t.Raw == nil && t.Src != nil {
 		// data computed on demand (a derived weight): read it once, within
 		// the size just checked
 		raw, err := t.Packed(t.DType.StorageBytes(n64))
 		if err != nil {
-			return nil, fmt.Errorf("eval: %v", err)
+			return nil, fmt.Errorf("%v", err)
 		}
 		c := *t
 		c.Raw, c.Src = raw, nil
@@ -398,7 +398,7 @@ func FromIR(t *ir.Tensor, maxBytes int64) (*Tensor, error) {
 	switch t.DType {
 	case ir.String:
 		if len(t.Strings) < n {
-			return nil, fmt.Errorf("eval: tensor %q: %d strings for %d elements", t.Name, len(t.Strings), n)
+			return nil, fmt.Errorf("tensor %q: %d strings for %d elements", t.Name, len(t.Strings), n)
 		}
 		for i := 0; i < n; i++ {
 			out.S[i] = string(t.Strings[i])
@@ -437,7 +437,7 @@ func FromIR(t *ir.Tensor, maxBytes int64) (*Tensor, error) {
 	case clsF, clsD:
 		vals, err := t.Float64Values(n64)
 		if err != nil {
-			return nil, fmt.Errorf("eval: %v", err)
+			return nil, fmt.Errorf("%v", err)
 		}
 		for i, v := range vals {
 			out.setF(i, v)
@@ -445,7 +445,7 @@ func FromIR(t *ir.Tensor, maxBytes int64) (*Tensor, error) {
 	case clsI, clsB:
 		vals, err := t.Int64Values(n64)
 		if err != nil {
-			return nil, fmt.Errorf("eval: %v", err)
+			return nil, fmt.Errorf("%v", err)
 		}
 		if out.cls() == clsI {
 			copy(out.I, vals)
@@ -484,13 +484,13 @@ func packedBits(t *ir.Tensor, n int) ([]uint8, error) {
 		if n == 0 {
 			return out, nil
 		}
-		return nil, fmt.Errorf("eval: tensor %q: no data", t.Name)
+		return nil, fmt.Errorf("tensor %q: no data", t.Name)
 	}
 	mask := uint8(1<<bits - 1)
 	for i := 0; i < n; i++ {
 		b, ok := get(i / per)
 		if !ok {
-			return nil, fmt.Errorf("eval: tensor %q: too little data", t.Name)
+			return nil, fmt.Errorf("tensor %q: too little data", t.Name)
 		}
 		out[i] = b >> (uint(bits) * uint(i%per)) & mask
 	}
@@ -514,7 +514,7 @@ func (t *Tensor) ToIR(name string) (*ir.Tensor, error) {
 	}
 	size := t.DType.StorageBytes(int64(n))
 	if size < 0 {
-		return nil, fmt.Errorf("eval: tensor %q: cannot store %s", name, t.DType)
+		return nil, fmt.Errorf("tensor %q: cannot store %s", name, t.DType)
 	}
 	raw := make([]byte, size)
 	switch t.DType {
@@ -571,7 +571,7 @@ func (t *Tensor) ToIR(name string) (*ir.Tensor, error) {
 			binary.LittleEndian.PutUint64(raw[8*i:], uint64(v))
 		}
 	default:
-		return nil, fmt.Errorf("eval: tensor %q: cannot store %s", name, t.DType)
+		return nil, fmt.Errorf("tensor %q: cannot store %s", name, t.DType)
 	}
 	out.Raw = raw
 	return out, nil

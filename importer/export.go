@@ -156,7 +156,7 @@ func Export(m *ir.Model, w io.Writer) error {
 		return err
 	}
 	if mm.size > maxProtoSize {
-		return fmt.Errorf("importer: export: model is %d bytes, over protobuf's 2 GiB limit (write it to a file, with its weights as external data)", mm.size)
+		return fmt.Errorf("export: model is %d bytes, over protobuf's 2 GiB limit (write it to a file, with its weights as external data)", mm.size)
 	}
 	bw := bufio.NewWriterSize(w, 1<<20)
 	if err := mm.writeTo(bw); err != nil {
@@ -252,7 +252,7 @@ func (e *exporter) clash(s string) bool {
 
 func (e *exporter) model(m *ir.Model) (*msg, error) {
 	if m.Graph == nil {
-		return nil, errors.New("importer: export: model has no graph")
+		return nil, errors.New("export: model has no graph")
 	}
 	mm := &msg{}
 	irv := m.IRVersion
@@ -331,7 +331,7 @@ func (e *exporter) graph(g *ir.Graph) (*msg, error) {
 	gm := &msg{}
 	order, err := ir.Topo(g)
 	if err != nil {
-		return nil, fmt.Errorf("importer: export: %v", err)
+		return nil, fmt.Errorf("export: %v", err)
 	}
 	for _, n := range order {
 		nm, err := e.node(n)
@@ -576,7 +576,7 @@ func (e *exporter) node(n *ir.Node) (*msg, error) {
 	for _, a := range n.Attrs {
 		am, err := e.attr(a)
 		if err != nil {
-			return nil, fmt.Errorf("importer: export: node %s: %v", ir.NodeLabel(n), err)
+			return nil, fmt.Errorf("export: node %s: %v", ir.NodeLabel(n), err)
 		}
 		nm.message(nodeAttribute, am)
 	}
@@ -754,7 +754,7 @@ func (e *exporter) function(f *ir.Function) (*msg, error) {
 	if f.Body != nil {
 		order, err := ir.Topo(f.Body)
 		if err != nil {
-			return nil, fmt.Errorf("importer: export: function %s: %v", f.Name, err)
+			return nil, fmt.Errorf("export: function %s: %v", f.Name, err)
 		}
 		for _, n := range order {
 			nm, err := e.node(n)

@@ -55,7 +55,7 @@ func checkExported(m *ir.Model, path string, staged map[string]string) error {
 	if len(problems) > 1 {
 		more = fmt.Sprintf(" (and %d more problem(s))", len(problems)-1)
 	}
-	return fmt.Errorf("importer: export check: %s%s", problems[0], more)
+	return fmt.Errorf("export check: %s%s", problems[0], more)
 }
 
 // checkSignature compares the written graph's inputs and outputs with the

@@ -93,7 +93,7 @@ func WriteFileWith(m *ir.Model, path string, opt WriteOptions, refuse ...string)
 	if mm == nil || mm.size > maxProtoSize {
 		ext, err := newExtData(path, opt.MinExternalBytes, m)
 		if err != nil {
-			return nil, fmt.Errorf("importer: export: %v", err)
+			return nil, fmt.Errorf("export: %v", err)
 		}
 		e = &exporter{out: dataOut{ext: ext}}
 		if mm, err = e.model(m); err != nil {
@@ -101,7 +101,7 @@ func WriteFileWith(m *ir.Model, path string, opt WriteOptions, refuse ...string)
 		}
 	}
 	if mm.size > maxProtoSize {
-		return nil, fmt.Errorf("importer: export: model is %d bytes even with its initializers as external data, over protobuf's 2 GiB limit", mm.size)
+		return nil, fmt.Errorf("export: model is %d bytes even with its initializers as external data, over protobuf's 2 GiB limit", mm.size)
 	}
 	refuse = append(refuse, e.out.sources()...)
 	w := &Written{}
@@ -218,7 +218,7 @@ func (m *msg) source(n num, s ir.Source) {
 func copySource(w io.Writer, s ir.Source) error {
 	n, err := io.Copy(w, io.NewSectionReader(s, 0, s.Size()))
 	if err == nil && n != s.Size() {
-		err = fmt.Errorf("importer: export: tensor data: read %d of %d bytes", n, s.Size())
+		err = fmt.Errorf("export: tensor data: read %d of %d bytes", n, s.Size())
 	}
 	return err
 }
@@ -358,7 +358,7 @@ func (x *extData) writeData(w io.Writer) error {
 				err = io.ErrUnexpectedEOF
 			}
 			if err != nil {
-				return fmt.Errorf("importer: export: external data: %v", err)
+				return fmt.Errorf("export: external data: %v", err)
 			}
 			for i := 0; i < k; i += zeroBlock {
 				blk := buf[i:min(i+zeroBlock, k)]

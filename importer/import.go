@@ -39,7 +39,7 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
-	s := "importer: " + e.File
+	s := e.File
 	if e.Graph != "" {
 		s += ": graph " + e.Graph
 	}
@@ -112,11 +112,11 @@ func decodeModel(data []byte, path, dir string, maps *mappings, self *mapping, o
 func ReadTensorFile(path string) (*ir.Tensor, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("importer: %v", err)
+		return nil, err
 	}
 	t, err := DecodeTensor(b)
 	if err != nil {
-		return nil, fmt.Errorf("importer: %s: %v", path, err)
+		return nil, fmt.Errorf("%s: %v", path, err)
 	}
 	return t, nil
 }

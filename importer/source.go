@@ -25,7 +25,7 @@ func (s *fileSource) Size() int64 { return s.n }
 
 func (s *fileSource) ReadAt(p []byte, off int64) (int, error) {
 	if off < 0 {
-		return 0, fmt.Errorf("importer: %s: negative offset", s.m.path)
+		return 0, fmt.Errorf("%s: negative offset", s.m.path)
 	}
 	if off >= s.n {
 		if len(p) == 0 {
@@ -117,7 +117,7 @@ func (ms *mappings) open(m *mapping) (*os.File, func(), error) {
 	}
 	if st, err := f.Stat(); err != nil || !os.SameFile(st, m.info) {
 		f.Close()
-		return nil, nil, fmt.Errorf("importer: %s changed since it was loaded", m.path)
+		return nil, nil, fmt.Errorf("%s changed since it was loaded", m.path)
 	}
 	if ms == nil {
 		return f, func() { f.Close() }, nil
@@ -126,7 +126,7 @@ func (ms *mappings) open(m *mapping) (*os.File, func(), error) {
 	defer ms.mu.Unlock()
 	if ms.closed {
 		f.Close()
-		return nil, nil, fmt.Errorf("importer: %s: model closed", m.path)
+		return nil, nil, fmt.Errorf("%s: model closed", m.path)
 	}
 	o := &openFile{m: m, f: f, refs: 1}
 	ms.fds = append([]*openFile{o}, ms.fds...)

@@ -66,7 +66,7 @@ func EncodeOptional(name string, kind ir.TypeKind, elem []byte) ([]byte, error) 
 		b = appendVarintField(b, valElemType, elemSequence)
 		return appendBytesField(b, valSequenceValue, elem), nil
 	}
-	return nil, fmt.Errorf("importer: cannot encode an optional of kind %d", kind)
+	return nil, fmt.Errorf("cannot encode an optional of kind %d", kind)
 }
 
 // DecodeSequence calls tensor with each element of the SequenceProto in

@@ -269,7 +269,7 @@ func InlineFusedFunctions(m *Model) (int, error) {
 	var visit func(g *Graph, depth int)
 	visit = func(g *Graph, depth int) {
 		if depth > maxSubgraphDepth {
-			err = fmt.Errorf("ir: fused kernels nested deeper than %d", maxSubgraphDepth)
+			err = fmt.Errorf("fused kernels nested deeper than %d", maxSubgraphDepth)
 			return
 		}
 		for _, n := range g.Nodes {
@@ -277,16 +277,16 @@ func InlineFusedFunctions(m *Model) (int, error) {
 			op, ok := fused[f]
 			if ok && len(n.Attrs) == 0 { // a call with attributes is not one wolong wrote
 				if busy[f] {
-					err = fmt.Errorf("ir: function %s calls itself", f.Name)
+					err = fmt.Errorf("function %s calls itself", f.Name)
 					return
 				}
 				if cloned += len(f.Body.Nodes); cloned > maxInlinedNodes {
-					err = fmt.Errorf("ir: fused kernels expand to more than %d nodes", maxInlinedNodes)
+					err = fmt.Errorf("fused kernels expand to more than %d nodes", maxInlinedNodes)
 					return
 				}
 				body, e := CloneGraph(f.Body, g, n)
 				if e != nil {
-					err = fmt.Errorf("ir: function %s: %v", f.Name, e)
+					err = fmt.Errorf("function %s: %v", f.Name, e)
 					return
 				}
 				n.Op = op

@@ -16,7 +16,7 @@ type ParseError struct {
 	Msg  string
 }
 
-func (e *ParseError) Error() string { return fmt.Sprintf("ir: line %d: %s", e.Line, e.Msg) }
+func (e *ParseError) Error() string { return fmt.Sprintf("line %d: %s", e.Line, e.Msg) }
 
 // maxParseDepth bounds the nesting of subgraphs a text may have.
 const maxParseDepth = 64

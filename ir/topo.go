@@ -24,7 +24,7 @@ func (e *CycleError) Error() string {
 		}
 		names = append(names, NodeLabel(n))
 	}
-	return fmt.Sprintf("ir: graph %q has a cycle through %d node(s): %s", e.Graph, len(e.Nodes), strings.Join(names, ", "))
+	return fmt.Sprintf("graph %q has a cycle through %d node(s): %s", e.Graph, len(e.Nodes), strings.Join(names, ", "))
 }
 
 // Deps returns the nodes of g that n depends on: producers, within g, of

@@ -15,9 +15,9 @@ type VerifyError struct {
 
 func (e *VerifyError) Error() string {
 	if len(e.Problems) == 1 {
-		return "ir: " + e.Problems[0]
+		return e.Problems[0]
 	}
-	return fmt.Sprintf("ir: %s (and %d more problem(s))", e.Problems[0], len(e.Problems)-1)
+	return fmt.Sprintf("%s (and %d more problem(s))", e.Problems[0], len(e.Problems)-1)
 }
 
 // Verify checks the structural invariants of m's main graph, its subgraphs

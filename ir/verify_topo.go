@@ -5,8 +5,6 @@ package ir
 // file lists out of order; the pass driver restores the order after every
 // pass; passes rely on it instead of sorting again).
 
-import "strings"
-
 // order checks that g's nodes are in topological order: every node comes
 // after the producers, in g, of its inputs and of the values its subgraphs
 // capture. A graph out of order because of a cycle reports the cycle.
@@ -22,7 +20,7 @@ func (v *verifier) order(g *Graph) {
 		for _, d := range Deps(g, n) {
 			if j, ok := pos[d]; ok && j >= i {
 				if _, err := Topo(g); err != nil {
-					v.problems = append(v.problems, strings.TrimPrefix(err.Error(), "ir: "))
+					v.problems = append(v.problems, err.Error())
 					return
 				}
 				v.errorf(g, n, "not in topological order: it reads an output of node %s, listed after it", NodeLabel(d))

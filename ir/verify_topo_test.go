@@ -26,7 +26,7 @@ func TestVerifyOrder(t *testing.T) {
 	}{
 		{"sorted", func(*Model, *Node, *Node) {}, ""},
 		{"swapped", func(m *Model, a, b *Node) { m.Graph.Nodes[0], m.Graph.Nodes[1] = b, a },
-			`^ir: node b \(Neg\): not in topological order: it reads an output of node a, listed after it$`},
+			`^node b \(Neg\): not in topological order: it reads an output of node a, listed after it$`},
 		{"cycle", func(m *Model, a, b *Node) { a.SetInput(0, b.Outputs[0]) },
 			`cycle through 2 node\(s\)`},
 		{"sorted again", func(m *Model, a, b *Node) {

@@ -81,10 +81,10 @@ func runPassAll(c *Context, p Pass) ([]Rewrite, error) {
 				continue
 			}
 			if err := ir.SortNodes(b.g); err != nil {
-				return nil, fmt.Errorf("optimize: after pass %q in %s: %v", p.Name, b.path, err)
+				return nil, fmt.Errorf("after pass %q in %s: %v", p.Name, b.path, err)
 			}
 			if err := ir.VerifyGraph(b.g); err != nil {
-				return nil, fmt.Errorf("optimize: after pass %q in %s: %v", p.Name, b.path, err)
+				return nil, fmt.Errorf("after pass %q in %s: %v", p.Name, b.path, err)
 			}
 			for i := range rw {
 				rw[i].Graph = b.path

@@ -61,7 +61,7 @@ func (s *concatSource) Size() int64 { return s.block * s.outer }
 
 func (s *concatSource) ReadAt(p []byte, off int64) (int, error) {
 	if off < 0 {
-		return 0, fmt.Errorf("optimize: concatenated weight: negative offset")
+		return 0, fmt.Errorf("concatenated weight: negative offset")
 	}
 	n := 0
 	for n < len(p) && off < s.Size() {
@@ -96,7 +96,7 @@ func (s *scaleSource) Size() int64 { return s.w.Size() }
 
 func (s *scaleSource) ReadAt(p []byte, off int64) (int, error) {
 	if off < 0 {
-		return 0, fmt.Errorf("optimize: folded weight: negative offset")
+		return 0, fmt.Errorf("folded weight: negative offset")
 	}
 	end := min(off+int64(len(p)), s.Size())
 	if off >= end {

@@ -59,7 +59,7 @@ func ParsePassPattern(s string) (*PassPattern, error) {
 	}
 	re, err := regexp.Compile(s)
 	if err != nil {
-		return nil, fmt.Errorf("optimize: %q is neither a pass nor a regular expression: %v", s, err)
+		return nil, fmt.Errorf("%q is neither a pass nor a regular expression: %v", s, err)
 	}
 	pp := &PassPattern{text: s, re: re}
 	for _, p := range passes {
@@ -67,7 +67,7 @@ func ParsePassPattern(s string) (*PassPattern, error) {
 			return pp, nil
 		}
 	}
-	return nil, fmt.Errorf("optimize: %q matches no pass (known: %s)", s, passNames())
+	return nil, fmt.Errorf("%q matches no pass (known: %s)", s, passNames())
 }
 
 // Match reports whether the pattern selects the pass called name (its
@@ -122,7 +122,7 @@ func (s *stages) input(m *ir.Model) error {
 	st := Stage{Pass: InputStage, Hash: s.hash}
 	for _, d := range s.dumps {
 		if err := d.To.Dump(st, m); err != nil {
-			return fmt.Errorf("optimize: dump of the input: %w", err)
+			return fmt.Errorf("dump of the input: %w", err)
 		}
 	}
 	return nil
@@ -143,7 +143,7 @@ func (s *stages) after(pass string, m *ir.Model, pr *PassResult, verify bool) er
 		h = ir.Hash(m)
 	}
 	if len(pr.Rewrites) == 0 && h != s.hash {
-		return fmt.Errorf("optimize: pass %q reported no rewrite but changed the model", pass)
+		return fmt.Errorf("pass %q reported no rewrite but changed the model", pass)
 	}
 	st := Stage{Seq: s.seq, Pass: pass, Hash: h, Unchanged: h == s.hash}
 	s.hash = h
@@ -153,7 +153,7 @@ func (s *stages) after(pass string, m *ir.Model, pr *PassResult, verify bool) er
 			continue
 		}
 		if err := d.To.Dump(st, m); err != nil {
-			return fmt.Errorf("optimize: dump after pass %q: %w", pass, err)
+			return fmt.Errorf("dump after pass %q: %w", pass, err)
 		}
 	}
 	return nil

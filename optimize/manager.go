@@ -127,7 +127,7 @@ func (r *Result) Speedup() float64 {
 // Run optimizes m in place with the passes opt selects.
 func Run(m *ir.Model, opt Options) (*Result, error) {
 	if m == nil || m.Graph == nil {
-		return nil, fmt.Errorf("optimize: no model")
+		return nil, fmt.Errorf("no model")
 	}
 	sel, err := Select(opt.Level, opt.Only, opt.Disable)
 	if err != nil {
@@ -138,7 +138,7 @@ func Run(m *ir.Model, opt Options) (*Result, error) {
 	// The pass contract: nodes in topological order before the first pass
 	// (an imported model already is; a hand-built one may not be).
 	if err := ir.SortNodes(m.Graph); err != nil {
-		return nil, fmt.Errorf("optimize: %v", err)
+		return nil, fmt.Errorf("%v", err)
 	}
 	res := &Result{Level: opt.Level}
 	cur, err := predict(opt.Predictor, m)
@@ -148,7 +148,7 @@ func Run(m *ir.Model, opt Options) (*Result, error) {
 	res.Baseline = cur
 	if opt.VerifyEach {
 		if err := ir.Verify(m); err != nil {
-			return nil, fmt.Errorf("optimize: before the first pass: %v", err)
+			return nil, fmt.Errorf("before the first pass: %v", err)
 		}
 	}
 	st := newStages(opt)
@@ -187,18 +187,18 @@ func Run(m *ir.Model, opt Options) (*Result, error) {
 		if len(rw) > 0 {
 			clear(quiet)
 			if err := ir.SortNodes(m.Graph); err != nil {
-				return nil, fmt.Errorf("optimize: after pass %q: %v", p.Name, err)
+				return nil, fmt.Errorf("after pass %q: %v", p.Name, err)
 			}
 		} else {
 			quiet[p.Name] = true
 			if nodes != nil && !slices.Equal(nodes, m.Graph.Nodes) {
-				return nil, fmt.Errorf("optimize: pass %q reported no rewrite but changed the node list", p.Name)
+				return nil, fmt.Errorf("pass %q reported no rewrite but changed the node list", p.Name)
 			}
 		}
 		pr := PassResult{Name: p.Name, Rewrites: rw, Before: cur, Elapsed: opt.Now().Sub(start)}
 		if opt.VerifyEach {
 			if err := ir.Verify(m); err != nil {
-				return nil, fmt.Errorf("optimize: after pass %q: %v", p.Name, err)
+				return nil, fmt.Errorf("after pass %q: %v", p.Name, err)
 			}
 		}
 		if len(rw) > 0 {
@@ -243,12 +243,12 @@ func newContext(m *ir.Model, opt Options) *Context {
 func runPass(c *Context, p Pass) (rw []Rewrite, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("optimize: pass %q panicked: %v", p.Name, r)
+			err = fmt.Errorf("pass %q panicked: %v", p.Name, r)
 		}
 	}()
 	rw, err = p.Fn(c)
 	if err != nil {
-		err = fmt.Errorf("optimize: pass %q: %w", p.Name, err)
+		err = fmt.Errorf("pass %q: %w", p.Name, err)
 	}
 	return rw, err
 }
@@ -259,7 +259,7 @@ func predict(p Predictor, m *ir.Model) (Prediction, error) {
 	}
 	pr, err := p.Predict(m)
 	if err != nil {
-		return pr, fmt.Errorf("optimize: predict: %w", err)
+		return pr, fmt.Errorf("predict: %w", err)
 	}
 	pr.Nodes = len(m.Graph.Nodes)
 	return pr, nil

@@ -26,7 +26,7 @@ import (
 // and outputs are untouched. It returns the number of functions added.
 func ToONNX(m *ir.Model) (int, error) {
 	if m == nil || m.Graph == nil {
-		return 0, fmt.Errorf("optimize: no model")
+		return 0, fmt.Errorf("no model")
 	}
 	taken := map[string]bool{}
 	for _, f := range m.Functions {

@@ -201,7 +201,7 @@ const MaxLevel = 3
 // required pass.
 func Select(level int, only, disable []string) ([]Pass, error) {
 	if level < 0 || level > MaxLevel {
-		return nil, fmt.Errorf("optimize: level %d out of range 0..%d", level, MaxLevel)
+		return nil, fmt.Errorf("level %d out of range 0..%d", level, MaxLevel)
 	}
 	known := map[string]*Pass{}
 	for i := range passes {
@@ -210,7 +210,7 @@ func Select(level int, only, disable []string) ([]Pass, error) {
 	onlySet := map[string]bool{}
 	for _, n := range only {
 		if known[CanonicalPassName(n)] == nil {
-			return nil, fmt.Errorf("optimize: unknown pass %q (known: %s)", n, passNames())
+			return nil, fmt.Errorf("unknown pass %q (known: %s)", n, passNames())
 		}
 		onlySet[CanonicalPassName(n)] = true
 	}
@@ -219,10 +219,10 @@ func Select(level int, only, disable []string) ([]Pass, error) {
 		n := CanonicalPassName(given)
 		p := known[n]
 		if p == nil {
-			return nil, fmt.Errorf("optimize: unknown pass %q (known: %s)", given, passNames())
+			return nil, fmt.Errorf("unknown pass %q (known: %s)", given, passNames())
 		}
 		if p.Required {
-			return nil, fmt.Errorf("optimize: pass %q is required and cannot be disabled", n)
+			return nil, fmt.Errorf("pass %q is required and cannot be disabled", n)
 		}
 		off[n] = true
 	}

@@ -15,6 +15,11 @@
 // pipeline writes (Export's check of the file it wrote, Respecialize's
 // prediction of it).
 //
+// Verify runs models (on the evaluator, or in ONNX Runtime) and compares
+// their outputs; ValidateSpeedup predicts a model and its optimized
+// version, measures both in ONNX Runtime and compares their outputs;
+// ValidateSet predicts every model of a folder of latency records.
+//
 // A caller that reads an earlier stage no more may ask Infer and Optimize
 // to work on their input in place (InferOptions.InPlace,
 // OptimizeOptions.InPlace), saving a copy of the graph each: the

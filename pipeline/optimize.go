@@ -122,7 +122,7 @@ func Optimize(f *Inferred, opt OptimizeOptions) (*Optimized, error) {
 	var pred *predictor
 	if opt.Predict {
 		if opt.HW == nil {
-			return nil, fmt.Errorf("optimize: predictions need hardware")
+			return nil, fmt.Errorf("predictions need hardware")
 		}
 		pred = &predictor{h: opt.HW, opt: simulate.Options{Streams: 1, Mode: simulate.Inference, Batch: f.Batch, Cost: opt.Cost}}
 		oo.Predictor = pred

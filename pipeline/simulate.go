@@ -44,7 +44,7 @@ type Simulated struct {
 // with; s is left as it was.
 func Simulate(s Stage, opt SimOptions) (*Simulated, error) {
 	if opt.HW == nil {
-		return nil, fmt.Errorf("simulate: no hardware")
+		return nil, fmt.Errorf("no hardware")
 	}
 	r, err := simulate.Run(s.Graph(), opt.HW, simulate.Options{Streams: opt.Streams, Mode: opt.Mode, Batch: s.inference().Batch, Cost: opt.Cost})
 	if err != nil {

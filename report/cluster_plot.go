@@ -30,7 +30,7 @@ func WriteScalingPlot(w io.Writer, s *Scaling, format string) error {
 		}
 	}
 	if len(pts) == 0 {
-		return fmt.Errorf("report: scaling plot: no cluster size has a prediction (every size declined)")
+		return fmt.Errorf("scaling plot: no cluster size has a prediction (every size declined)")
 	}
 	const width, height = 8 * 72, 7 * 72 // points
 	var cv canvas
@@ -42,7 +42,7 @@ func WriteScalingPlot(w io.Writer, s *Scaling, format string) error {
 	case "pdf":
 		cv = newPDF(width, height)
 	default:
-		return fmt.Errorf("report: scaling plot: unknown format %q (want %s)", format, strings.Join(PlotFormats(), ", "))
+		return fmt.Errorf("scaling plot: unknown format %q (want %s)", format, strings.Join(PlotFormats(), ", "))
 	}
 	tp, eff, ideal := make([]pt, len(pts)), make([]pt, len(pts)), make([]pt, len(pts))
 	one := s.Points[pts[0]].Throughput / s.Points[pts[0]].Speedup // one GPU's samples/s
@@ -91,7 +91,7 @@ func WriteScalingPlot(w io.Writer, s *Scaling, format string) error {
 	bot.draw(cv, xt, linearTicks(effMax), "GPUs", "scaling efficiency")
 	bot.series(cv, eff, red, false, true)
 	if err := cv.finish(w); err != nil {
-		return fmt.Errorf("report: scaling plot: %v", err)
+		return fmt.Errorf("scaling plot: %v", err)
 	}
 	return nil
 }

@@ -33,7 +33,7 @@ func ParseMode(s string) (Mode, error) {
 	case "training":
 		return Train, nil
 	}
-	return "", fmt.Errorf("simulate: unknown mode %q (want inference or train)", s)
+	return "", fmt.Errorf("unknown mode %q (want inference or train)", s)
 }
 
 // Options steer a simulation.
@@ -128,16 +128,16 @@ const maxListed = 10
 // Run simulates m's main graph on h.
 func Run(m *ir.Model, h *hw.Hardware, opt Options) (*Result, error) {
 	if m == nil || m.Graph == nil {
-		return nil, fmt.Errorf("simulate: no graph")
+		return nil, fmt.Errorf("no graph")
 	}
 	if h == nil {
-		return nil, fmt.Errorf("simulate: no hardware")
+		return nil, fmt.Errorf("no hardware")
 	}
 	if opt.Streams <= 0 {
 		opt.Streams = 1
 	}
 	if opt.Streams > 1024 {
-		return nil, fmt.Errorf("simulate: %d streams is more than 1024", opt.Streams)
+		return nil, fmt.Errorf("%d streams is more than 1024", opt.Streams)
 	}
 	if opt.Mode == "" {
 		opt.Mode = Inference
@@ -155,7 +155,7 @@ func Run(m *ir.Model, h *hw.Hardware, opt Options) (*Result, error) {
 	g := m.Graph
 	order, err := topoOrder(g)
 	if err != nil {
-		return nil, fmt.Errorf("simulate: %v", err)
+		return nil, fmt.Errorf("%v", err)
 	}
 	cm := cost.New(h, m, opt.Cost)
 	tasks := buildForward(g, order, cm)
@@ -229,7 +229,7 @@ func BatchInputs(g *ir.Graph, batch int64, keep map[string]ir.Shape) map[string]
 // caller gave another shape on purpose may differ.
 func CheckBatch(g *ir.Graph, batch int64) error {
 	if batch < 0 {
-		return fmt.Errorf("simulate: batch %d must be positive", batch)
+		return fmt.Errorf("batch %d must be positive", batch)
 	}
 	if batch == 0 {
 		return nil
@@ -250,7 +250,7 @@ func CheckBatch(g *ir.Graph, batch int64) error {
 	if first == nil {
 		return nil // no batch input: the batch is the caller's statement
 	}
-	return fmt.Errorf("simulate: no batch input is inferred at batch %d (%s is %s): infer the shapes with the batch first", batch, first.Name, first.Type)
+	return fmt.Errorf("no batch input is inferred at batch %d (%s is %s): infer the shapes with the batch first", batch, first.Name, first.Type)
 }
 
 func taskName(n *ir.Node) string { return ir.NodeLabel(n) }

@@ -133,7 +133,7 @@ func TestClassify(t *testing.T) {
 	}{
 		{0, "", false, false, outOK},
 		{0, "warning: node X: unknown operator\n", false, false, outOK},
-		{1, "wolong: m.onnx: importer: truncated\n", false, false, outError},
+		{1, "wolong: m.onnx: truncated\n", false, false, outError},
 		{2, "warning: w\nwolong: --dim: no dim Q\n", false, false, outError},
 		{1, "wolong: a\nwolong: b\n", false, false, outGarbled},
 		{1, "", false, false, outGarbled},

@@ -31,7 +31,7 @@ var scripts embed.FS
 
 // ErrMissing reports that node or npm is not installed; its message names
 // what is absent.
-var ErrMissing = errors.New("ortbench: missing")
+var ErrMissing = errors.New("missing")
 
 // Harness is a folder with the measuring script and onnxruntime-node.
 type Harness struct {
@@ -47,7 +47,7 @@ type Harness struct {
 func DefaultDir() (string, error) {
 	c, err := os.UserCacheDir()
 	if err != nil {
-		return "", fmt.Errorf("ortbench: no cache folder for the ONNX Runtime harness: %v", err)
+		return "", fmt.Errorf("no cache folder for the ONNX Runtime harness: %v", err)
 	}
 	return filepath.Join(c, "wolong", "ort-"+Version), nil
 }
@@ -78,19 +78,19 @@ func Open(ctx context.Context, opt Options) (*Harness, error) {
 		}
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("ortbench: %v", err)
+		return nil, fmt.Errorf("%v", err)
 	}
 	// the scripts are written under names of their own content, so wolong
 	// builds of different versions sharing the folder never run each
 	// other's scripts
 	for _, name := range []string{"inputs.mjs", "measure.mjs", "run.mjs"} {
 		if err := writeIfChanged(filepath.Join(dir, scriptName(name)), scriptData(name)); err != nil {
-			return nil, fmt.Errorf("ortbench: %v", err)
+			return nil, fmt.Errorf("%v", err)
 		}
 	}
 	pkg, _ := scripts.ReadFile("js/package.json")
 	if err := writeIfChanged(filepath.Join(dir, "package.json"), pkg); err != nil {
-		return nil, fmt.Errorf("ortbench: %v", err)
+		return nil, fmt.Errorf("%v", err)
 	}
 	h := &Harness{Dir: dir, Node: node, Script: filepath.Join(dir, scriptName("measure.mjs")), Runner: filepath.Join(dir, scriptName("run.mjs"))}
 	if h.installed() {
@@ -113,10 +113,10 @@ func Open(ctx context.Context, opt Options) (*Harness, error) {
 		cmd.Stdout, cmd.Stderr = io.MultiWriter(&out, opt.Log), io.MultiWriter(&out, opt.Log)
 	}
 	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("ortbench: npm install onnxruntime-node@%s in %s failed: %v: %s", Version, dir, err, lastLine(out.String()))
+		return nil, fmt.Errorf("npm install onnxruntime-node@%s in %s failed: %v: %s", Version, dir, err, lastLine(out.String()))
 	}
 	if !h.installed() {
-		return nil, fmt.Errorf("ortbench: npm install onnxruntime-node@%s in %s left no node_modules/onnxruntime-node", Version, dir)
+		return nil, fmt.Errorf("npm install onnxruntime-node@%s in %s left no node_modules/onnxruntime-node", Version, dir)
 	}
 	return h, nil
 }
@@ -216,7 +216,7 @@ func (h *Harness) Run(ctx context.Context, outDir string, jobs []Job, m Measure)
 	}
 	specFile := filepath.Join(outDir, "spec.json")
 	if err := os.WriteFile(specFile, spec, 0o644); err != nil {
-		return fmt.Errorf("ortbench: %v", err)
+		return fmt.Errorf("%v", err)
 	}
 	args := []string{h.Script, outDir, "--spec", specFile,
 		"--threads", fmt.Sprint(m.Threads), "--level", m.Level}
@@ -249,7 +249,7 @@ func (h *Harness) Run(ctx context.Context, outDir string, jobs []Job, m Measure)
 		return err
 	}
 	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("ortbench: %v", err)
+		return fmt.Errorf("%v", err)
 	}
 	var failed []string
 	sc := bufio.NewScanner(stdout)
@@ -263,10 +263,10 @@ func (h *Harness) Run(ctx context.Context, outDir string, jobs []Job, m Measure)
 		}
 	}
 	if err := cmd.Wait(); err != nil && len(failed) == 0 {
-		return fmt.Errorf("ortbench: node measure.mjs: %v: %s", err, lastLine(stderr.String()))
+		return fmt.Errorf("node measure.mjs: %v: %s", err, lastLine(stderr.String()))
 	}
 	if len(failed) > 0 {
-		return fmt.Errorf("ortbench: ONNX Runtime failed on %d model(s): %s", len(failed), failed[0])
+		return fmt.Errorf("ONNX Runtime failed on %d model(s): %s", len(failed), failed[0])
 	}
 	return nil
 }

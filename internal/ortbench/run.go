@@ -76,7 +76,7 @@ func (h *Harness) RunModels(ctx context.Context, outDir string, jobs []RunJob, o
 	}
 	specFile := filepath.Join(outDir, "run-spec.json")
 	if err := os.WriteFile(specFile, spec, 0o644); err != nil {
-		return nil, fmt.Errorf("ortbench: %v", err)
+		return nil, fmt.Errorf("%v", err)
 	}
 	cmd := exec.CommandContext(ctx, h.Node, h.Runner, specFile, outDir)
 	cmd.Env = append(os.Environ(), "WOLONG_ORT_HOME="+h.Dir)
@@ -91,16 +91,16 @@ func (h *Harness) RunModels(ctx context.Context, outDir string, jobs []RunJob, o
 		if ee, ok := err.(*exec.ExitError); ok && len(ee.Stderr) > 0 {
 			msg = lastLine(string(ee.Stderr))
 		}
-		return nil, fmt.Errorf("ortbench: node run.mjs: %s", msg)
+		return nil, fmt.Errorf("node run.mjs: %s", msg)
 	}
 	res := make([]RunResult, len(jobs))
 	for i, j := range jobs {
 		b, err := os.ReadFile(filepath.Join(outDir, j.Out+".json"))
 		if err != nil {
-			return nil, fmt.Errorf("ortbench: no result for %s: %v", j.Model, err)
+			return nil, fmt.Errorf("no result for %s: %v", j.Model, err)
 		}
 		if err := json.Unmarshal(b, &res[i]); err != nil {
-			return nil, fmt.Errorf("ortbench: result of %s: %v", j.Model, err)
+			return nil, fmt.Errorf("result of %s: %v", j.Model, err)
 		}
 		res[i].dir = outDir
 	}
@@ -124,7 +124,7 @@ func WriteInput(dir, name string, t *ir.Tensor) (RunInput, error) {
 			return in, err
 		}
 		if data == nil {
-			return in, fmt.Errorf("ortbench: input %s has no packed data", name)
+			return in, fmt.Errorf("input %s has no packed data", name)
 		}
 	}
 	return in, os.WriteFile(in.File, data, 0o644)
@@ -137,17 +137,17 @@ func (r *RunResult) Tensor(o RunOutput) (*ir.Tensor, error) {
 		dt, ok = ir.String, true
 	}
 	if !ok {
-		return nil, fmt.Errorf("ortbench: output %s has element type %q", o.Name, o.DType)
+		return nil, fmt.Errorf("output %s has element type %q", o.Name, o.DType)
 	}
 	b, err := os.ReadFile(filepath.Join(r.dir, o.File))
 	if err != nil {
-		return nil, fmt.Errorf("ortbench: output %s: %v", o.Name, err)
+		return nil, fmt.Errorf("output %s: %v", o.Name, err)
 	}
 	t := &ir.Tensor{Name: o.Name, DType: dt, Dims: o.Dims}
 	if dt == ir.String {
 		var ss []string
 		if err := json.Unmarshal(b, &ss); err != nil {
-			return nil, fmt.Errorf("ortbench: output %s: %v", o.Name, err)
+			return nil, fmt.Errorf("output %s: %v", o.Name, err)
 		}
 		for _, s := range ss {
 			t.Strings = append(t.Strings, []byte(s))
@@ -156,7 +156,7 @@ func (r *RunResult) Tensor(o RunOutput) (*ir.Tensor, error) {
 	}
 	n, ok := t.NumElements()
 	if !ok || dt.StorageBytes(n) != int64(len(b)) {
-		return nil, fmt.Errorf("ortbench: output %s: %d bytes for %s%v", o.Name, len(b), o.DType, o.Dims)
+		return nil, fmt.Errorf("output %s: %d bytes for %s%v", o.Name, len(b), o.DType, o.Dims)
 	}
 	t.Raw = b
 	return t, nil

@@ -101,7 +101,7 @@ var directHost = []struct {
 // FitDirect fits base (a CPU preset) to runs. base is not changed.
 func FitDirect(base *hw.Hardware, runs []DirectRun, opt DirectOptions) (*DirectResult, error) {
 	if base.Kind != "cpu" {
-		return nil, fmt.Errorf("calibrate: the direct fit is for CPU hardware")
+		return nil, fmt.Errorf("the direct fit is for CPU hardware")
 	}
 	if opt.Rounds <= 0 {
 		opt.Rounds = 12
@@ -117,14 +117,14 @@ func FitDirect(base *hw.Hardware, runs []DirectRun, opt DirectOptions) (*DirectR
 	var fit []DirectRun
 	for _, r := range runs {
 		if !(r.Us > 0) || math.IsInf(r.Us, 0) {
-			return nil, fmt.Errorf("calibrate: %s: bad measured time %v", r.Label, r.Us)
+			return nil, fmt.Errorf("%s: bad measured time %v", r.Label, r.Us)
 		}
 		if !r.HeldOut {
 			fit = append(fit, r)
 		}
 	}
 	if len(fit) == 0 {
-		return nil, fmt.Errorf("calibrate: no runs to fit")
+		return nil, fmt.Errorf("no runs to fit")
 	}
 	h := base.Clone()
 	if opt.Name != "" {
@@ -198,7 +198,7 @@ func FitDirect(base *hw.Hardware, runs []DirectRun, opt DirectOptions) (*DirectR
 		res.Classes = append(res.Classes, ClassFit{Class: c.Name, Before: base.Efficiency.Class(c.Name), After: c.Eff})
 	}
 	if err := h.Validate(); err != nil {
-		return nil, fmt.Errorf("calibrate: fitted hardware is invalid: %v", err)
+		return nil, fmt.Errorf("fitted hardware is invalid: %v", err)
 	}
 	return res, nil
 }

@@ -199,7 +199,7 @@ type Options struct {
 // its per-node dispatch time to their end-to-end times. base is not changed.
 func Fit(base *hw.Hardware, obs []Obs, runs []Run, opt Options) (*Result, error) {
 	if len(obs) == 0 {
-		return nil, fmt.Errorf("calibrate: no measured kernels to fit (every sample was free, unknown or unmatched)")
+		return nil, fmt.Errorf("no measured kernels to fit (every sample was free, unknown or unmatched)")
 	}
 	if opt.Prior <= 0 {
 		opt.Prior = 0.001
@@ -213,7 +213,7 @@ func Fit(base *hw.Hardware, obs []Obs, runs []Run, opt Options) (*Result, error)
 	byClass := map[string][]Obs{}
 	for _, o := range obs {
 		if !(o.Us >= 0) || math.IsInf(o.Us, 0) {
-			return nil, fmt.Errorf("calibrate: %s: bad measured time %v", o.Label, o.Us)
+			return nil, fmt.Errorf("%s: bad measured time %v", o.Label, o.Us)
 		}
 		byClass[string(o.Cost.Class)] = append(byClass[string(o.Cost.Class)], o)
 	}
@@ -307,7 +307,7 @@ func Fit(base *hw.Hardware, obs []Obs, runs []Run, opt Options) (*Result, error)
 	}
 	h.Sources = append(append([]string(nil), base.Sources...), fmt.Sprintf("wolong calibrate: efficiencies fitted to %d measured kernels%s, starting from preset %s", len(obs), runsText(len(runs)), base.Name))
 	if err := h.Validate(); err != nil {
-		return nil, fmt.Errorf("calibrate: fitted hardware is invalid: %v", err)
+		return nil, fmt.Errorf("fitted hardware is invalid: %v", err)
 	}
 	return res, nil
 }

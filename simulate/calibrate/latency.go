@@ -74,31 +74,31 @@ func ParseLatency(src string, data []byte) (*Latency, error) {
 	l := &Latency{Source: src}
 	d := json.NewDecoder(bytes.NewReader(data))
 	if err := d.Decode(l); err != nil {
-		return nil, fmt.Errorf("calibrate: %s: not a latency file: %v", src, err)
+		return nil, fmt.Errorf("%s: not a latency file: %v", src, err)
 	}
 	if l.Format != LatencyFormat {
-		return nil, fmt.Errorf("calibrate: %s: format %q, want %q (written by the ORT harness's measure.mjs)", src, l.Format, LatencyFormat)
+		return nil, fmt.Errorf("%s: format %q, want %q (written by the ORT harness's measure.mjs)", src, l.Format, LatencyFormat)
 	}
 	if l.Version != 1 {
-		return nil, fmt.Errorf("calibrate: %s: version %d, this wolong reads version 1", src, l.Version)
+		return nil, fmt.Errorf("%s: version %d, this wolong reads version 1", src, l.Version)
 	}
 	for _, v := range []struct {
 		name string
 		x    float64
 	}{{"median_us", l.MedianUs}, {"steady_median_us", l.SteadyMedianUs}, {"profiled_median_us", l.ProfiledMedianUs}, {"profiled_node_events", l.ProfiledNodeEvents}} {
 		if !(v.x >= 0) || math.IsInf(v.x, 0) {
-			return nil, fmt.Errorf("calibrate: %s: bad %s %v", src, v.name, v.x)
+			return nil, fmt.Errorf("%s: bad %s %v", src, v.name, v.x)
 		}
 	}
 	if l.MedianUs <= 0 {
-		return nil, fmt.Errorf("calibrate: %s: no median_us", src)
+		return nil, fmt.Errorf("%s: no median_us", src)
 	}
 	if l.Profiling {
-		return nil, fmt.Errorf("calibrate: %s: measured with profiling on: a latency target must be an unprofiled run", src)
+		return nil, fmt.Errorf("%s: measured with profiling on: a latency target must be an unprofiled run", src)
 	}
 	for _, in := range l.Inputs {
 		if err := checkDims(in.Shape); err != nil {
-			return nil, fmt.Errorf("calibrate: %s: input %q: %v", src, in.Name, err)
+			return nil, fmt.Errorf("%s: input %q: %v", src, in.Name, err)
 		}
 	}
 	return l, nil

@@ -125,7 +125,7 @@ func Match(m *ir.Model, p *Profile) ([]Pair, error) {
 		if len(missing) > 0 {
 			why = append(why, fmt.Sprintf("%d model node(s) missing from the profile: %s", len(missing), firstFew(missing)))
 		}
-		return nil, fmt.Errorf("calibrate: %s does not match the model (%d of %d profiled nodes matched): %s; was it measured on another model, or with graph optimizations on?",
+		return nil, fmt.Errorf("%s does not match the model (%d of %d profiled nodes matched): %s; was it measured on another model, or with graph optimizations on?",
 			p.Source, len(pairs), len(p.Samples), strings.Join(why, "; "))
 	}
 	return pairs, nil
@@ -273,7 +273,7 @@ func NodeModel(s *Sample) (*ir.Model, *ir.Node, error) {
 		if in.HasValues {
 			t, err := constTensor(name, in)
 			if err != nil {
-				return nil, nil, fmt.Errorf("calibrate: %s input %d: %v", s.Op, i, err)
+				return nil, nil, fmt.Errorf("%s input %d: %v", s.Op, i, err)
 			}
 			ins[i] = g.AddInitializer(t)
 			continue

@@ -113,21 +113,21 @@ func decodeEvents(src string, data []byte) ([]json.RawMessage, error) {
 	switch {
 	case len(data) > 0 && data[0] == '[':
 		if err := json.Unmarshal(data, &raw); err != nil {
-			return nil, fmt.Errorf("calibrate: %s: not a Chrome-trace JSON array: %v", src, err)
+			return nil, fmt.Errorf("%s: not a Chrome-trace JSON array: %v", src, err)
 		}
 	case len(data) > 0 && data[0] == '{':
 		var obj struct {
 			TraceEvents []json.RawMessage `json:"traceEvents"`
 		}
 		if err := json.Unmarshal(data, &obj); err != nil {
-			return nil, fmt.Errorf("calibrate: %s: not Chrome-trace JSON: %v", src, err)
+			return nil, fmt.Errorf("%s: not Chrome-trace JSON: %v", src, err)
 		}
 		raw = obj.TraceEvents
 	default:
-		return nil, fmt.Errorf("calibrate: %s: not Chrome-trace JSON (want an array of events or {\"traceEvents\": [...]})", src)
+		return nil, fmt.Errorf("%s: not Chrome-trace JSON (want an array of events or {\"traceEvents\": [...]})", src)
 	}
 	if len(raw) > maxEvents {
-		return nil, fmt.Errorf("calibrate: %s: %d events, more than the %d allowed", src, len(raw), maxEvents)
+		return nil, fmt.Errorf("%s: %d events, more than the %d allowed", src, len(raw), maxEvents)
 	}
 	return raw, nil
 }
@@ -151,16 +151,16 @@ func ParseORT(src string, data []byte) (*Profile, error) {
 	for i, r := range raw {
 		var e ortEvent
 		if err := json.Unmarshal(r, &e); err != nil {
-			return nil, fmt.Errorf("calibrate: %s: event %d: %v", src, i, err)
+			return nil, fmt.Errorf("%s: event %d: %v", src, i, err)
 		}
 		if !(e.Dur >= 0) || math.IsInf(e.Dur, 0) {
-			return nil, fmt.Errorf("calibrate: %s: event %d (%s): bad duration %v", src, i, e.Name, e.Dur)
+			return nil, fmt.Errorf("%s: event %d (%s): bad duration %v", src, i, e.Name, e.Dur)
 		}
 		switch {
 		case e.Cat == "wolong" && e.Name == "wolong_profile":
 			var a ortArgs
 			if err := json.Unmarshal(e.Args, &a); err != nil {
-				return nil, fmt.Errorf("calibrate: %s: wolong_profile metadata: %v", src, err)
+				return nil, fmt.Errorf("%s: wolong_profile metadata: %v", src, err)
 			}
 			p.Model, p.ModelPath, p.Inputs, p.GraphOptimization = a.Model, a.ModelPath, a.Inputs, a.GraphOptimization
 		case e.Cat == "Session" && e.Name == "model_run":
@@ -172,17 +172,17 @@ func ParseORT(src string, data []byte) (*Profile, error) {
 				var args ortArgs
 				if len(e.Args) > 0 {
 					if err := json.Unmarshal(e.Args, &args); err != nil {
-						return nil, fmt.Errorf("calibrate: %s: node %q: args: %v", src, name, err)
+						return nil, fmt.Errorf("%s: node %q: args: %v", src, name, err)
 					}
 				}
 				if args.OpName == "" {
-					return nil, fmt.Errorf("calibrate: %s: node %q: no args.op_name (not an ONNX Runtime node event)", src, name)
+					return nil, fmt.Errorf("%s: node %q: no args.op_name (not an ONNX Runtime node event)", src, name)
 				}
 				s := Sample{Name: name, Op: args.OpName}
 				for j, m := range args.InputShape {
 					in, err := ortShape(m)
 					if err != nil {
-						return nil, fmt.Errorf("calibrate: %s: node %q input %d: %v", src, name, j, err)
+						return nil, fmt.Errorf("%s: node %q input %d: %v", src, name, j, err)
 					}
 					s.Inputs = append(s.Inputs, in)
 					if s.DType == ir.Undefined && in.DType.IsFloat() {
@@ -199,10 +199,10 @@ func ParseORT(src string, data []byte) (*Profile, error) {
 		}
 	}
 	if len(nodes) == 0 {
-		return nil, fmt.Errorf("calibrate: %s: no ONNX Runtime node events (\"<node>_kernel_time\", cat \"Node\"): is profiling on, and is this an ORT profile?", src)
+		return nil, fmt.Errorf("%s: no ONNX Runtime node events (\"<node>_kernel_time\", cat \"Node\"): is profiling on, and is this an ORT profile?", src)
 	}
 	if len(nodes) > maxSamples {
-		return nil, fmt.Errorf("calibrate: %s: more than %d nodes", src, maxSamples)
+		return nil, fmt.Errorf("%s: more than %d nodes", src, maxSamples)
 	}
 	list := make([]*acc, 0, len(nodes))
 	for _, a := range nodes {

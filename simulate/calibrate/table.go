@@ -27,10 +27,10 @@ func ParseTable(src string, data []byte) (*Profile, error) {
 	r.TrimLeadingSpace = true
 	head, err := r.Read()
 	if err == io.EOF {
-		return nil, fmt.Errorf("calibrate: %s: empty table (want a header row: op,dtype,input_shapes,attributes,measured_us)", src)
+		return nil, fmt.Errorf("%s: empty table (want a header row: op,dtype,input_shapes,attributes,measured_us)", src)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("calibrate: %s: %v", src, err)
+		return nil, fmt.Errorf("%s: %v", src, err)
 	}
 	col := map[string]int{}
 	for i, h := range head {
@@ -38,7 +38,7 @@ func ParseTable(src string, data []byte) (*Profile, error) {
 	}
 	for _, need := range []string{"op", "dtype", "input_shapes", "attributes", "measured_us"} {
 		if _, ok := col[need]; !ok {
-			return nil, fmt.Errorf("calibrate: %s: header has no %q column (want op,dtype,input_shapes,attributes,measured_us)", src, need)
+			return nil, fmt.Errorf("%s: header has no %q column (want op,dtype,input_shapes,attributes,measured_us)", src, need)
 		}
 	}
 	p := &Profile{Source: src, Format: Table}
@@ -49,7 +49,7 @@ func ParseTable(src string, data []byte) (*Profile, error) {
 		}
 		line, _ := r.FieldPos(0)
 		if err != nil {
-			return nil, fmt.Errorf("calibrate: %s: %v", src, err)
+			return nil, fmt.Errorf("%s: %v", src, err)
 		}
 		get := func(name string) string {
 			if i, ok := col[name]; ok && i < len(rec) {
@@ -59,15 +59,15 @@ func ParseTable(src string, data []byte) (*Profile, error) {
 		}
 		s, err := parseRow(get)
 		if err != nil {
-			return nil, fmt.Errorf("calibrate: %s line %d: %v", src, line, err)
+			return nil, fmt.Errorf("%s line %d: %v", src, line, err)
 		}
 		if len(p.Samples) >= maxSamples {
-			return nil, fmt.Errorf("calibrate: %s: more than %d rows", src, maxSamples)
+			return nil, fmt.Errorf("%s: more than %d rows", src, maxSamples)
 		}
 		p.Samples = append(p.Samples, s)
 	}
 	if len(p.Samples) == 0 {
-		return nil, fmt.Errorf("calibrate: %s: no rows", src)
+		return nil, fmt.Errorf("%s: no rows", src)
 	}
 	return p, nil
 }

@@ -52,7 +52,7 @@ func ParseTorch(src string, data []byte) (*Profile, error) {
 	for i, r := range raw {
 		var e torchEvent
 		if err := json.Unmarshal(r, &e); err != nil {
-			return nil, fmt.Errorf("calibrate: %s: event %d: %v", src, i, err)
+			return nil, fmt.Errorf("%s: event %d: %v", src, i, err)
 		}
 		if e.Ph != "X" || !(e.Dur >= 0) {
 			continue
@@ -65,7 +65,7 @@ func ParseTorch(src string, data []byte) (*Profile, error) {
 		}
 	}
 	if len(ops) == 0 {
-		return nil, fmt.Errorf("calibrate: %s: no PyTorch operator events (cat \"cpu_op\"): is this a torch.profiler trace?", src)
+		return nil, fmt.Errorf("%s: no PyTorch operator events (cat \"cpu_op\"): is this a torch.profiler trace?", src)
 	}
 	// outermost mapped operator of every operator, per thread, by time
 	// containment
@@ -123,12 +123,12 @@ func ParseTorch(src string, data []byte) (*Profile, error) {
 			s.Us = gpu[i]
 		}
 		if len(p.Samples) >= maxSamples {
-			return nil, fmt.Errorf("calibrate: %s: more than %d operators", src, maxSamples)
+			return nil, fmt.Errorf("%s: more than %d operators", src, maxSamples)
 		}
 		p.Samples = append(p.Samples, s)
 	}
 	if len(p.Samples) == 0 {
-		return nil, fmt.Errorf("calibrate: %s: no operator maps to an ONNX op (matmul, conv, elementwise, softmax, layer_norm ...)", src)
+		return nil, fmt.Errorf("%s: no operator maps to an ONNX op (matmul, conv, elementwise, softmax, layer_norm ...)", src)
 	}
 	return p, nil
 }

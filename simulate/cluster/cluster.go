@@ -42,13 +42,13 @@ func (d Device) String() string { return fmt.Sprintf("m%d/gpu%d", d.Machine, d.G
 // a bare "N" means N machines of one GPU).
 func Parse(spec string, gpu *hw.Hardware, net *Network) (*Cluster, error) {
 	if gpu == nil {
-		return nil, fmt.Errorf("cluster: no GPU preset")
+		return nil, fmt.Errorf("no GPU preset")
 	}
 	if net == nil {
-		return nil, fmt.Errorf("cluster: no network preset")
+		return nil, fmt.Errorf("no network preset")
 	}
 	if gpu.Kind != "gpu" {
-		return nil, fmt.Errorf("cluster: %s is a %s, not a GPU", gpu.Name, gpu.Kind)
+		return nil, fmt.Errorf("%s is a %s, not a GPU", gpu.Name, gpu.Kind)
 	}
 	if err := net.Validate(); err != nil {
 		return nil, err
@@ -62,7 +62,7 @@ func Parse(spec string, gpu *hw.Hardware, net *Network) (*Cluster, error) {
 		g, err2 = strconv.Atoi(b)
 	}
 	if err1 != nil || err2 != nil {
-		return nil, fmt.Errorf("cluster: bad cluster %q (want NxG: machines x GPUs per machine, e.g. 4x8)", spec)
+		return nil, fmt.Errorf("bad cluster %q (want NxG: machines x GPUs per machine, e.g. 4x8)", spec)
 	}
 	return New(n, g, gpu, net)
 }
@@ -70,13 +70,13 @@ func Parse(spec string, gpu *hw.Hardware, net *Network) (*Cluster, error) {
 // New builds a cluster of machines x gpus.
 func New(machines, gpus int, gpu *hw.Hardware, net *Network) (*Cluster, error) {
 	if gpu == nil || net == nil {
-		return nil, fmt.Errorf("cluster: no GPU or network preset")
+		return nil, fmt.Errorf("no GPU or network preset")
 	}
 	if machines < 1 || gpus < 1 {
-		return nil, fmt.Errorf("cluster: %dx%d: machines and GPUs per machine must be >= 1", machines, gpus)
+		return nil, fmt.Errorf("%dx%d: machines and GPUs per machine must be >= 1", machines, gpus)
 	}
 	if machines > MaxGPUs || gpus > MaxGPUs || machines*gpus > MaxGPUs {
-		return nil, fmt.Errorf("cluster: %dx%d is more than %d GPUs", machines, gpus, MaxGPUs)
+		return nil, fmt.Errorf("%dx%d is more than %d GPUs", machines, gpus, MaxGPUs)
 	}
 	c := &Cluster{Machines: machines, GPUsPerMachine: gpus, GPU: gpu, Net: net, Host: DefaultHost(), NICsPerMachine: 1, Intra: "pcie"}
 	if n := hw.NodePreset(gpu.Name); n != nil {

@@ -188,8 +188,8 @@ func TestParse(t *testing.T) {
 				if err == nil {
 					t.Fatalf("accepted %q", tc.spec)
 				}
-				if !strings.HasPrefix(err.Error(), "cluster: ") {
-					t.Errorf("error %q lacks the package prefix", err)
+				if strings.HasPrefix(err.Error(), "cluster: ") {
+					t.Errorf("error %q starts with the package name: errors are user-ready lines", err)
 				}
 				return
 			}

@@ -60,7 +60,7 @@ func (c *Cluster) AllReduce(bytes float64, tr Transport, algo Algorithm) (Collec
 		}
 	case AlgoRing, AlgoHierarchical:
 	default:
-		return Collective{}, fmt.Errorf("cluster: unknown all-reduce algorithm %q (want ring or hierarchical)", algo)
+		return Collective{}, fmt.Errorf("unknown all-reduce algorithm %q (want ring or hierarchical)", algo)
 	}
 	col := Collective{Algorithm: algo, Bytes: bytes}
 	n := N * G

@@ -61,7 +61,7 @@ func (n *Network) Validate() error {
 	if n.GPUDirect && !n.RDMA {
 		ck.Addf("gpudirect needs rdma")
 	}
-	return ck.Err(fmt.Sprintf("cluster: invalid network %q", n.Name))
+	return ck.Err(fmt.Sprintf("invalid network %q", n.Name))
 }
 
 // Host describes the CPU side of a machine: the copies and RPC processing
@@ -96,11 +96,11 @@ var presetsJSON []byte
 var loadCatalogue = sync.OnceValues(func() (*catalogue, error) {
 	var c catalogue
 	if err := strictjson.Decode(bytes.NewReader(presetsJSON), int64(len(presetsJSON)), &c); err != nil {
-		return nil, fmt.Errorf("cluster: embedded presets: %v", err)
+		return nil, fmt.Errorf("embedded presets: %v", err)
 	}
 	for i := range c.Networks {
 		if err := c.Networks[i].Validate(); err != nil {
-			return nil, fmt.Errorf("cluster: embedded preset: %v", err)
+			return nil, fmt.Errorf("embedded preset: %v", err)
 		}
 	}
 	return &c, nil
@@ -141,7 +141,7 @@ func NetworkPreset(name string) (*Network, error) {
 			return &c, nil
 		}
 	}
-	return nil, fmt.Errorf("cluster: unknown network %q (want one of %s)", name, strings.Join(NetworkNames(), ", "))
+	return nil, fmt.Errorf("unknown network %q (want one of %s)", name, strings.Join(NetworkNames(), ", "))
 }
 
 // DefaultHost returns the host model every machine uses (zero when the

@@ -15,7 +15,7 @@ func TestParseNames(t *testing.T) {
 		err  bool
 	}{
 		{"transport case", func() (string, error) { r, err := ParseTransport("RDMA"); return string(r), err }, "rdma", false},
-		{"transport bad", func() (string, error) { r, err := ParseTransport("pigeon"); return string(r), err }, `cluster: unknown transport "pigeon" (want grpc-tcp, grpc-rdma or rdma)`, true},
+		{"transport bad", func() (string, error) { r, err := ParseTransport("pigeon"); return string(r), err }, `unknown transport "pigeon" (want grpc-tcp, grpc-rdma or rdma)`, true},
 	} {
 		got, err := c.run()
 		if c.err {

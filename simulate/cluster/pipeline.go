@@ -196,7 +196,7 @@ func simPipeline(p *Profile, c *Cluster, opt Options, res *Result) error {
 		K = gpus
 	}
 	if K > gpus || gpus%K != 0 {
-		return fmt.Errorf("cluster: pipeline: %d stages do not divide %d GPUs", K, gpus)
+		return fmt.Errorf("pipeline: %d stages do not divide %d GPUs", K, gpus)
 	}
 	R := gpus / K
 	train := opt.Mode != simulate.Inference
@@ -315,10 +315,10 @@ func microBatches(p *Profile, K, given int) (int, error) {
 		}
 	}
 	if p.Batch > 0 && int64(M) > p.Batch {
-		return 0, fmt.Errorf("cluster: pipeline: %d micro-batches is more than the batch of %d", M, p.Batch)
+		return 0, fmt.Errorf("pipeline: %d micro-batches is more than the batch of %d", M, p.Batch)
 	}
 	if M > 1<<16 {
-		return 0, fmt.Errorf("cluster: pipeline: %d micro-batches is more than 65536", M)
+		return 0, fmt.Errorf("pipeline: %d micro-batches is more than 65536", M)
 	}
 	return M, nil
 }

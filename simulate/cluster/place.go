@@ -80,7 +80,7 @@ const maxBufferRecords = 100000
 // model on c.
 func Place(p *Profile, c *Cluster, opt Options) (*Placement, error) {
 	if p == nil || c == nil {
-		return nil, fmt.Errorf("cluster: no profile or cluster")
+		return nil, fmt.Errorf("no profile or cluster")
 	}
 	if err := opt.defaults(); err != nil {
 		return nil, err

@@ -83,20 +83,20 @@ type ProfileOptions struct {
 // see simulate.CheckBatch) and changes nothing in it.
 func NewProfile(m *ir.Model, gpu *hw.Hardware, opt ProfileOptions) (*Profile, error) {
 	if m == nil || m.Graph == nil {
-		return nil, fmt.Errorf("cluster: no model")
+		return nil, fmt.Errorf("no model")
 	}
 	if gpu == nil {
-		return nil, fmt.Errorf("cluster: no GPU")
+		return nil, fmt.Errorf("no GPU")
 	}
 	if opt.Batch < 0 {
-		return nil, fmt.Errorf("cluster: batch %d must be positive", opt.Batch)
+		return nil, fmt.Errorf("batch %d must be positive", opt.Batch)
 	}
 	so := opt.Sim
 	so.Mode = simulate.Train
 	so.Batch = opt.Batch
 	res, err := simulate.Run(m, gpu, so)
 	if err != nil {
-		return nil, fmt.Errorf("cluster: %w", err)
+		return nil, fmt.Errorf("%w", err)
 	}
 	p := &Profile{Model: m, GPU: gpu, Batch: opt.Batch, Sim: res}
 	p.Warnings = append(p.Warnings, res.Warnings...)

@@ -36,7 +36,7 @@ func ParseStrategy(s string) (Strategy, error) {
 	case "dp", "ring":
 		return AllReduce, nil
 	}
-	return "", fmt.Errorf("cluster: unknown strategy %q (want ps, allreduce, pipeline or auto)", s)
+	return "", fmt.Errorf("unknown strategy %q (want ps, allreduce, pipeline or auto)", s)
 }
 
 // Schedule is the pipeline schedule.
@@ -188,7 +188,7 @@ type DeclineError struct {
 }
 
 func (e *DeclineError) Error() string {
-	return fmt.Sprintf("cluster: %s declined: %s", e.Strategy, e.Reason)
+	return fmt.Sprintf("%s declined: %s", e.Strategy, e.Reason)
 }
 
 func (o *Options) defaults() error {
@@ -213,7 +213,7 @@ func (o *Options) defaults() error {
 	}
 	mode, err := simulate.ParseMode(string(o.Mode))
 	if err != nil {
-		return fmt.Errorf("cluster: %w", err)
+		return fmt.Errorf("%w", err)
 	}
 	o.Mode = mode
 	if o.BucketBytes == 0 {
@@ -229,10 +229,10 @@ func (o *Options) defaults() error {
 		o.Schedule = OneFOneB
 	}
 	if o.Schedule != GPipe && o.Schedule != OneFOneB {
-		return fmt.Errorf("cluster: unknown schedule %q (want gpipe or 1f1b)", o.Schedule)
+		return fmt.Errorf("unknown schedule %q (want gpipe or 1f1b)", o.Schedule)
 	}
 	if o.Stages < 0 || o.MicroBatches < 0 || o.PSShards < 0 || o.RegisteredLimitBytes < 0 || o.TraceGPUs < 0 {
-		return fmt.Errorf("cluster: stages, micro-batches, shards, registered limit and trace GPUs must be >= 0")
+		return fmt.Errorf("stages, micro-batches, shards, registered limit and trace GPUs must be >= 0")
 	}
 	if o.TraceGPUs == 0 {
 		o.TraceGPUs = DefaultTraceGPUs
@@ -243,7 +243,7 @@ func (o *Options) defaults() error {
 // Simulate predicts one step of p's model on c under opt.
 func Simulate(p *Profile, c *Cluster, opt Options) (*Result, error) {
 	if p == nil || c == nil {
-		return nil, fmt.Errorf("cluster: no profile or cluster")
+		return nil, fmt.Errorf("no profile or cluster")
 	}
 	if err := opt.defaults(); err != nil {
 		return nil, err
@@ -288,7 +288,7 @@ func auto(p *Profile, c *Cluster, opt Options) (*Result, error) {
 		}
 	}
 	if best == nil {
-		return nil, fmt.Errorf("cluster: auto: every strategy declined")
+		return nil, fmt.Errorf("auto: every strategy declined")
 	}
 	if opt.Timeline {
 		o := opt
@@ -348,7 +348,7 @@ func run(p *Profile, c *Cluster, opt Options) (*Result, error) {
 	case Pipeline:
 		err = simPipeline(p, c, opt, res)
 	default:
-		err = fmt.Errorf("cluster: strategy %q is not concrete", opt.Strategy)
+		err = fmt.Errorf("strategy %q is not concrete", opt.Strategy)
 	}
 	if err != nil {
 		return nil, err
@@ -414,7 +414,7 @@ type SweepPoint struct {
 // A strategy that declines a size gives a point with Declined set.
 func Sweep(p *Profile, base *Cluster, gpus []int, opt Options) ([]SweepPoint, error) {
 	if p == nil || base == nil {
-		return nil, fmt.Errorf("cluster: no profile or cluster")
+		return nil, fmt.Errorf("no profile or cluster")
 	}
 	per := base.GPUsPerMachine
 	var out []SweepPoint
@@ -422,12 +422,12 @@ func Sweep(p *Profile, base *Cluster, gpus []int, opt Options) ([]SweepPoint, er
 	opt.NoCompare = true
 	for _, n := range gpus {
 		if n < 1 || n > MaxGPUs {
-			return nil, fmt.Errorf("cluster: sweep size %d out of range 1..%d", n, MaxGPUs)
+			return nil, fmt.Errorf("sweep size %d out of range 1..%d", n, MaxGPUs)
 		}
 		m, g := 1, n
 		if n > per {
 			if n%per != 0 {
-				return nil, fmt.Errorf("cluster: sweep size %d is not a multiple of %d GPUs per machine", n, per)
+				return nil, fmt.Errorf("sweep size %d is not a multiple of %d GPUs per machine", n, per)
 			}
 			m, g = n/per, per
 		}
@@ -460,12 +460,12 @@ func ParseGPUList(s string) ([]int, error) {
 		f = strings.TrimSpace(f)
 		var n int
 		if _, err := fmt.Sscanf(f, "%d", &n); err != nil || n < 1 || fmt.Sprint(n) != f {
-			return nil, fmt.Errorf("cluster: bad list of GPU counts %q (want gpus=1,2,4,...)", s)
+			return nil, fmt.Errorf("bad list of GPU counts %q (want gpus=1,2,4,...)", s)
 		}
 		out = append(out, n)
 	}
 	if len(out) > 64 {
-		return nil, fmt.Errorf("cluster: %d cluster sizes, more than 64", len(out))
+		return nil, fmt.Errorf("%d cluster sizes, more than 64", len(out))
 	}
 	return out, nil
 }

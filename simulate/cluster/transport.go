@@ -170,5 +170,5 @@ func parseName[T ~string](what, s string, values ...T) (T, error) {
 		names[i] = string(v)
 	}
 	want := strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
-	return "", fmt.Errorf("cluster: unknown %s %q (want %s)", what, s, want)
+	return "", fmt.Errorf("unknown %s %q (want %s)", what, s, want)
 }

@@ -588,7 +588,11 @@ func (m *Model) sumBody(g *ir.Graph, trip float64) Estimate {
 		s.WeightBytes += e.WeightBytes
 		if e.Unknown && !s.Unknown {
 			s.Unknown = true
-			s.Why = fmt.Sprintf("body node %s: %s", ir.NodeLabel(n), e.Why)
+			// a body calling itself names its node once, not once a level
+			s.Why = "body node " + ir.NodeLabel(n) + ": " + e.Why
+			if strings.HasPrefix(e.Why, "body node "+ir.NodeLabel(n)+": ") {
+				s.Why = e.Why
+			}
 		}
 		byBound[e.Bound] += math.Max(e.DeviceS, e.HostS)
 		if s.DType == ir.Undefined && e.Class.Matrix() {

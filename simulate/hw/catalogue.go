@@ -51,24 +51,24 @@ type catalogue struct {
 var loadCatalogue = sync.OnceValues(func() (*catalogue, error) {
 	var c catalogue
 	if err := strictjson.Decode(bytes.NewReader(presetsJSON), int64(len(presetsJSON)), &c.devices); err != nil {
-		return nil, fmt.Errorf("hw: embedded presets: %v", err)
+		return nil, fmt.Errorf("embedded presets: %v", err)
 	}
 	seen := map[string]bool{}
 	for _, h := range c.devices {
 		if err := h.Validate(); err != nil {
-			return nil, fmt.Errorf("hw: embedded preset %s: %v", h.Name, err)
+			return nil, fmt.Errorf("embedded preset %s: %v", h.Name, err)
 		}
 		if k := strings.ToLower(h.Name); seen[k] || !validName(h.Name) {
-			return nil, fmt.Errorf("hw: embedded preset name %q repeated or not a valid name", h.Name)
+			return nil, fmt.Errorf("embedded preset name %q repeated or not a valid name", h.Name)
 		}
 		seen[strings.ToLower(h.Name)] = true
 	}
 	if err := strictjson.Decode(bytes.NewReader(nodesJSON), int64(len(nodesJSON)), &c.nodes); err != nil {
-		return nil, fmt.Errorf("hw: embedded node presets: %v", err)
+		return nil, fmt.Errorf("embedded node presets: %v", err)
 	}
 	for _, n := range c.nodes {
 		if !(n.NICsPerGPU > 0) || n.Network == "" || len(n.Sources) == 0 || !seen[strings.ToLower(n.GPU)] {
-			return nil, fmt.Errorf("hw: embedded node preset %q: want a GPU preset, nics_per_gpu > 0, a network and sources", n.GPU)
+			return nil, fmt.Errorf("embedded node preset %q: want a GPU preset, nics_per_gpu > 0, a network and sources", n.GPU)
 		}
 	}
 	return &c, nil
@@ -123,7 +123,7 @@ func Preset(name string) (*Hardware, error) {
 			return h.Clone(), nil
 		}
 	}
-	return nil, fmt.Errorf("hw: no preset %q (have %s)", name, strings.Join(Names(), ", "))
+	return nil, fmt.Errorf("no preset %q (have %s)", name, strings.Join(Names(), ", "))
 }
 
 // NodePreset returns the standard machine of the GPU preset called gpu

@@ -263,12 +263,12 @@ const maxFileSize = 1 << 20
 func Load(path string) (*Hardware, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("hw: %v", err)
+		return nil, fmt.Errorf("%v", err)
 	}
 	defer f.Close()
 	h, err := Parse(f)
 	if err != nil {
-		return nil, fmt.Errorf("hw: %s: %v", path, err)
+		return nil, fmt.Errorf("%s: %v", path, err)
 	}
 	return h, nil
 }

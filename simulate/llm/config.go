@@ -27,7 +27,7 @@ const maxConfigBytes = 1 << 20
 func ReadTransformer(r io.Reader) (*Transformer, error) {
 	var t Transformer
 	if err := strictjson.Decode(r, maxConfigBytes, &t); err != nil {
-		return nil, fmt.Errorf("llm: transformer config: %w", err)
+		return nil, fmt.Errorf("transformer config: %w", err)
 	}
 	if t.KVHeads == 0 {
 		t.KVHeads = t.Heads
@@ -47,7 +47,7 @@ func Architecture(nameOrFile string) (*Transformer, error) {
 	}
 	f, err := os.Open(nameOrFile)
 	if err != nil {
-		return nil, fmt.Errorf("llm: %w", err)
+		return nil, fmt.Errorf("%w", err)
 	}
 	defer f.Close()
 	t, err := ReadTransformer(f)

@@ -47,7 +47,7 @@ var (
 type NotTransformerError struct{ Reason string }
 
 func (e *NotTransformerError) Error() string {
-	return "llm: not a decoder transformer: " + e.Reason
+	return "not a decoder transformer: " + e.Reason
 }
 
 // weight is one matrix a linear op multiplies by, as it sees it.

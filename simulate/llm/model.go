@@ -126,7 +126,7 @@ func (t *Transformer) Validate() error {
 	if name == "" {
 		name = "transformer"
 	}
-	return ck.Err("llm: invalid " + name)
+	return ck.Err("invalid " + name)
 }
 
 // Dh returns the head dimension.

@@ -149,7 +149,7 @@ func FrameworkPreset(name string) (*Framework, error) {
 			return &f, nil
 		}
 	}
-	return nil, fmt.Errorf("llm: unknown framework %q (want one of %s)", name, strings.Join(FrameworkNames(), ", "))
+	return nil, fmt.Errorf("unknown framework %q (want one of %s)", name, strings.Join(FrameworkNames(), ", "))
 }
 
 // LLMOptions is one training configuration of a decoder transformer: what
@@ -196,28 +196,28 @@ func (o LLMOptions) withDefaults(t *Transformer, gpus int) (LLMOptions, error) {
 		}
 	}
 	if o.TP < 0 || o.PP < 0 || o.DP < 0 || o.EP < 0 || o.CP < 0 || o.VirtualStages < 0 || o.MicroBatch < 0 || o.GlobalBatch < 0 || o.Seq < 0 || o.MemoryGB < 0 {
-		return o, fmt.Errorf("llm: parallel degrees, batches, sequence and memory must be >= 0")
+		return o, fmt.Errorf("parallel degrees, batches, sequence and memory must be >= 0")
 	}
 	if o.DP == 0 {
 		o.DP = gpus / max(1, o.TP*o.PP*o.CP)
 	}
 	if n := o.TP * o.PP * o.DP * o.CP; n != gpus {
-		return o, fmt.Errorf("llm: tp %d x pp %d x dp %d x cp %d = %d GPUs, the cluster has %d", o.TP, o.PP, o.DP, o.CP, n, gpus)
+		return o, fmt.Errorf("tp %d x pp %d x dp %d x cp %d = %d GPUs, the cluster has %d", o.TP, o.PP, o.DP, o.CP, n, gpus)
 	}
 	if o.Seq == 0 {
 		o.Seq = t.Seq
 	}
 	if o.Seq <= 0 {
-		return o, fmt.Errorf("llm: sequence length unknown (the model's is symbolic): give one")
+		return o, fmt.Errorf("sequence length unknown (the model's is symbolic): give one")
 	}
 	if o.GlobalBatch == 0 {
 		o.GlobalBatch = o.DP * o.MicroBatch * max(1, 4*o.PP)
 	}
 	if o.GlobalBatch%(o.DP*o.MicroBatch) != 0 {
-		return o, fmt.Errorf("llm: global batch %d is not a multiple of dp %d x micro-batch %d", o.GlobalBatch, o.DP, o.MicroBatch)
+		return o, fmt.Errorf("global batch %d is not a multiple of dp %d x micro-batch %d", o.GlobalBatch, o.DP, o.MicroBatch)
 	}
 	if o.ZeRO < 0 || o.ZeRO > 3 {
-		return o, fmt.Errorf("llm: zero stage %d (want 0, 1, 2 or 3)", o.ZeRO)
+		return o, fmt.Errorf("zero stage %d (want 0, 1, 2 or 3)", o.ZeRO)
 	}
 	r, err := ParseRecompute(string(o.Recompute))
 	if err != nil {
@@ -231,13 +231,13 @@ func (o LLMOptions) withDefaults(t *Transformer, gpus int) (LLMOptions, error) {
 		o.Framework, _ = FrameworkPreset("")
 	}
 	if o.Framework.KernelEfficiency < 0 || o.Framework.KernelEfficiency > 1 {
-		return o, fmt.Errorf("llm: framework kernel efficiency %g (want 0 to 1; 0: %g)", o.Framework.KernelEfficiency, defaultKernelEfficiency)
+		return o, fmt.Errorf("framework kernel efficiency %g (want 0 to 1; 0: %g)", o.Framework.KernelEfficiency, defaultKernelEfficiency)
 	}
 	if m := o.Framework.MaxZeROWithPP; m > 0 && o.PP > 1 && o.ZeRO > m {
-		return o, fmt.Errorf("llm: framework %s runs zero stage %d with pipeline parallelism at most (zero %d, pp %d; framework fsdp runs any stage with it)", o.Framework.Name, m, o.ZeRO, o.PP)
+		return o, fmt.Errorf("framework %s runs zero stage %d with pipeline parallelism at most (zero %d, pp %d; framework fsdp runs any stage with it)", o.Framework.Name, m, o.ZeRO, o.PP)
 	}
 	if o.Framework.Attention != FlashAttention && o.Framework.Attention != UnfusedAttention {
-		return o, fmt.Errorf("llm: attention kernel %q (want flash or unfused)", o.Framework.Attention)
+		return o, fmt.Errorf("attention kernel %q (want flash or unfused)", o.Framework.Attention)
 	}
 	return o, t.checkLayout(o)
 }
@@ -247,29 +247,29 @@ func (o LLMOptions) withDefaults(t *Transformer, gpus int) (LLMOptions, error) {
 func (t *Transformer) checkLayout(o LLMOptions) error {
 	switch {
 	case t.Heads%o.TP != 0:
-		return fmt.Errorf("llm: tp %d does not divide the %d attention heads", o.TP, t.Heads)
+		return fmt.Errorf("tp %d does not divide the %d attention heads", o.TP, t.Heads)
 	case t.KVHeads%o.TP != 0 && o.TP%t.KVHeads != 0:
-		return fmt.Errorf("llm: tp %d and the %d key/value heads do not divide one another", o.TP, t.KVHeads)
+		return fmt.Errorf("tp %d and the %d key/value heads do not divide one another", o.TP, t.KVHeads)
 	case t.FFN%o.TP != 0:
-		return fmt.Errorf("llm: tp %d does not divide the ffn size %d", o.TP, t.FFN)
+		return fmt.Errorf("tp %d does not divide the ffn size %d", o.TP, t.FFN)
 	case o.PP > t.Layers:
-		return fmt.Errorf("llm: pp %d is more stages than the %d layers", o.PP, t.Layers)
+		return fmt.Errorf("pp %d is more stages than the %d layers", o.PP, t.Layers)
 	case o.VirtualStages > 1 && o.PP == 1:
-		return fmt.Errorf("llm: an interleaved schedule (%d virtual stages) needs pp > 1", o.VirtualStages)
+		return fmt.Errorf("an interleaved schedule (%d virtual stages) needs pp > 1", o.VirtualStages)
 	case o.PP*o.VirtualStages > t.Layers+2:
 		// the embedding and the output layer may each fill a chunk of their
 		// own (Llama 3's layout; Megatron-Core's
 		// --account-for-embedding-in-pipeline-split and
 		// --account-for-loss-in-pipeline-split)
-		return fmt.Errorf("llm: pp %d x %d virtual stages is more chunks than the %d layers, the embedding and the output layer", o.PP, o.VirtualStages, t.Layers)
+		return fmt.Errorf("pp %d x %d virtual stages is more chunks than the %d layers, the embedding and the output layer", o.PP, o.VirtualStages, t.Layers)
 	case o.Seq%(2*o.CP) != 0 && o.CP > 1:
-		return fmt.Errorf("llm: cp %d: the sequence %d must split into 2 x cp chunks (load-balanced causal attention)", o.CP, o.Seq)
+		return fmt.Errorf("cp %d: the sequence %d must split into 2 x cp chunks (load-balanced causal attention)", o.CP, o.Seq)
 	case o.EP > 1 && !t.MoE():
-		return fmt.Errorf("llm: ep %d on a dense model (no experts)", o.EP)
+		return fmt.Errorf("ep %d on a dense model (no experts)", o.EP)
 	case t.MoE() && t.Experts%o.EP != 0:
-		return fmt.Errorf("llm: ep %d does not divide the %d experts", o.EP, t.Experts)
+		return fmt.Errorf("ep %d does not divide the %d experts", o.EP, t.Experts)
 	case (o.DP*o.CP)%o.EP != 0:
-		return fmt.Errorf("llm: ep %d does not divide dp x cp = %d", o.EP, o.DP*o.CP)
+		return fmt.Errorf("ep %d does not divide dp x cp = %d", o.EP, o.DP*o.CP)
 	}
 	return nil
 }
@@ -287,7 +287,7 @@ func llmDType(what string, d ir.DType) (ir.DType, error) {
 	case ir.BFloat16, ir.Float16, ir.Float8E4M3FN:
 		return d, nil
 	}
-	return d, fmt.Errorf("llm: %s dtype %s (want bfloat16, float16 or float8e4m3fn)", what, d)
+	return d, fmt.Errorf("%s dtype %s (want bfloat16, float16 or float8e4m3fn)", what, d)
 }
 
 // parseName returns the one of values s spells, ignoring case, or an error
@@ -301,5 +301,5 @@ func parseName[T ~string](what, s string, values ...T) (T, error) {
 		names[i] = string(v)
 	}
 	want := strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
-	return "", fmt.Errorf("llm: unknown %s %q (want %s)", what, s, want)
+	return "", fmt.Errorf("unknown %s %q (want %s)", what, s, want)
 }

@@ -18,10 +18,10 @@ func TestParseNames(t *testing.T) {
 	}{
 		{"recompute default", func() (string, error) { r, err := ParseRecompute(""); return string(r), err }, "none", false},
 		{"recompute case", func() (string, error) { r, err := ParseRecompute("Selective"); return string(r), err }, "selective", false},
-		{"recompute bad", func() (string, error) { r, err := ParseRecompute("half"); return string(r), err }, `llm: unknown recompute "half" (want none, selective or full)`, true},
+		{"recompute bad", func() (string, error) { r, err := ParseRecompute("half"); return string(r), err }, `unknown recompute "half" (want none, selective or full)`, true},
 		{"dtype default", func() (string, error) { d, err := llmDType("serving", ir.Undefined); return d.String(), err }, "bfloat16", false},
 		{"dtype kept", func() (string, error) { d, err := llmDType("serving", ir.Float16); return d.String(), err }, "float16", false},
-		{"dtype bad", func() (string, error) { d, err := llmDType("training", ir.Float32); return d.String(), err }, "llm: training dtype float32 (want bfloat16, float16 or float8e4m3fn)", true},
+		{"dtype bad", func() (string, error) { d, err := llmDType("training", ir.Float32); return d.String(), err }, "training dtype float32 (want bfloat16, float16 or float8e4m3fn)", true},
 	} {
 		got, err := c.run()
 		if c.err {

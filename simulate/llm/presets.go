@@ -91,5 +91,5 @@ func TransformerPreset(name string) (*Transformer, error) {
 			return &t, nil
 		}
 	}
-	return nil, fmt.Errorf("llm: unknown transformer %q (want one of %s)", name, strings.Join(TransformerNames(), ", "))
+	return nil, fmt.Errorf("unknown transformer %q (want one of %s)", name, strings.Join(TransformerNames(), ", "))
 }

@@ -55,11 +55,11 @@ const maxSearch = 2_000_000
 // SearchLLM finds the fastest layouts of t on c under s.
 func SearchLLM(t *Transformer, c *cluster.Cluster, s SearchOptions) (*SearchResult, error) {
 	if t == nil || c == nil {
-		return nil, fmt.Errorf("llm: no model or cluster")
+		return nil, fmt.Errorf("no model or cluster")
 	}
 	base := s.Base
 	if base.GlobalBatch <= 0 {
-		return nil, fmt.Errorf("llm: the search needs a global batch (sequences per step)")
+		return nil, fmt.Errorf("the search needs a global batch (sequences per step)")
 	}
 	tt := *t
 	if base.Seq > 0 {
@@ -69,7 +69,7 @@ func SearchLLM(t *Transformer, c *cluster.Cluster, s SearchOptions) (*SearchResu
 		return nil, err
 	}
 	if tt.Seq <= 0 {
-		return nil, fmt.Errorf("llm: sequence length unknown (the model's is symbolic): give one")
+		return nil, fmt.Errorf("sequence length unknown (the model's is symbolic): give one")
 	}
 	base.Seq = tt.Seq
 	// check the fixed fields once, on the trivial layout's defaults
@@ -84,7 +84,7 @@ func SearchLLM(t *Transformer, c *cluster.Cluster, s SearchOptions) (*SearchResu
 	base.DType, base.Framework = p.DType, p.Framework
 	d := s.dims(&tt, c)
 	if n := d.count(); n > maxSearch {
-		return nil, fmt.Errorf("llm: the search spans %d layouts (at most %d): fix some dimensions", n, maxSearch)
+		return nil, fmt.Errorf("the search spans %d layouts (at most %d): fix some dimensions", n, maxSearch)
 	}
 	top := s.Top
 	if top <= 0 {
@@ -121,7 +121,7 @@ func SearchLLM(t *Transformer, c *cluster.Cluster, s SearchOptions) (*SearchResu
 		}
 	}
 	if out.Evaluated == 0 {
-		return nil, fmt.Errorf("llm: no layout of the %d GPUs splits %s with global batch %d", gpus, tt.Name, base.GlobalBatch)
+		return nil, fmt.Errorf("no layout of the %d GPUs splits %s with global batch %d", gpus, tt.Name, base.GlobalBatch)
 	}
 	for _, res := range append(out.Best, out.Smallest) {
 		if res != nil {

@@ -98,7 +98,7 @@ const maxServeTokens = 1 << 24
 
 func (o ServeOptions) withDefaults(t *Transformer, gpus int) (ServeOptions, error) {
 	if o.TP < 0 || o.Batch < 0 || o.Prompt < 0 || o.Output < 0 || o.MemoryGB < 0 {
-		return o, fmt.Errorf("llm: serving tp, batch, prompt, output and memory must be >= 0")
+		return o, fmt.Errorf("serving tp, batch, prompt, output and memory must be >= 0")
 	}
 	if o.TP == 0 {
 		o.TP = 1
@@ -110,13 +110,13 @@ func (o ServeOptions) withDefaults(t *Transformer, gpus int) (ServeOptions, erro
 		o.Output = DefaultOutput
 	}
 	if o.Prompt+o.Output > maxServeTokens {
-		return o, fmt.Errorf("llm: prompt %d + output %d tokens is more than %d", o.Prompt, o.Output, maxServeTokens)
+		return o, fmt.Errorf("prompt %d + output %d tokens is more than %d", o.Prompt, o.Output, maxServeTokens)
 	}
 	if o.Batch == 0 && !o.MaxBatch {
 		o.Batch = 1
 	}
 	if gpus%o.TP != 0 {
-		return o, fmt.Errorf("llm: tp %d does not divide the cluster's %d GPUs", o.TP, gpus)
+		return o, fmt.Errorf("tp %d does not divide the cluster's %d GPUs", o.TP, gpus)
 	}
 	var err error
 	if o.DType, err = llmDType("serving", o.DType); err != nil {
@@ -128,7 +128,7 @@ func (o ServeOptions) withDefaults(t *Transformer, gpus int) (ServeOptions, erro
 // SimulateServe predicts serving t on c under o.
 func SimulateServe(t *Transformer, c *cluster.Cluster, o ServeOptions) (*ServeResult, error) {
 	if t == nil || c == nil {
-		return nil, fmt.Errorf("llm: no model or cluster")
+		return nil, fmt.Errorf("no model or cluster")
 	}
 	if err := t.Validate(); err != nil {
 		return nil, err

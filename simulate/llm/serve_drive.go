@@ -340,10 +340,10 @@ func simulateServeLoad(t *Transformer, c *cluster.Cluster, o ServeOptions) (*Ser
 	l := o.Load
 	if o.TP < 0 || o.Prompt < 0 || o.Output < 0 || o.MemoryGB < 0 || l.Requests < 0 || l.PP < 0 || l.Replicas < 0 || l.MaxSeqs < 0 ||
 		l.MaxBatchedTokens < 0 || l.BlockSize < 0 || l.PrefixTokens < 0 || l.MaxTokens < 0 || math.IsNaN(l.Rate) || l.Rate < 0 {
-		return nil, fmt.Errorf("llm: serving tp, prompt, output, memory, requests, rate, pp, replicas and scheduler sizes must be >= 0")
+		return nil, fmt.Errorf("serving tp, prompt, output, memory, requests, rate, pp, replicas and scheduler sizes must be >= 0")
 	}
 	if l.Requests > maxWorkloadRequests {
-		return nil, fmt.Errorf("llm: %d requests is more than %d", l.Requests, maxWorkloadRequests)
+		return nil, fmt.Errorf("%d requests is more than %d", l.Requests, maxWorkloadRequests)
 	}
 	o.TP = max(1, o.TP)
 	if o.Prompt == 0 {
@@ -353,7 +353,7 @@ func simulateServeLoad(t *Transformer, c *cluster.Cluster, o ServeOptions) (*Ser
 		o.Output = DefaultOutput
 	}
 	if o.Prompt+o.Output > maxServeTokens {
-		return nil, fmt.Errorf("llm: prompt %d + output %d tokens is more than %d", o.Prompt, o.Output, maxServeTokens)
+		return nil, fmt.Errorf("prompt %d + output %d tokens is more than %d", o.Prompt, o.Output, maxServeTokens)
 	}
 	if err := t.checkLayout(LLMOptions{TP: o.TP, PP: max(1, l.PP), DP: 1, CP: 1, EP: 1, VirtualStages: 1}); err != nil {
 		return nil, err

@@ -102,15 +102,15 @@ func newServePrecision(gpu *hw.Hardware, weights, kv ir.DType, fp8Attention bool
 		p.gemmScale = 1 / lp.FP8GEMM
 	case ir.Float4E2M1:
 		if lp.FP4TFLOPS <= 0 {
-			return p, fmt.Errorf("llm: fp4 (float4e2m1) needs FP4 tensor cores (Blackwell: b200, gb200); %s has none", gpu.Name)
+			return p, fmt.Errorf("fp4 (float4e2m1) needs FP4 tensor cores (Blackwell: b200, gb200); %s has none", gpu.Name)
 		}
 		p.gemmDT = ir.Float8E4M3FN
 		p.gemmScale = gpu.PeakTFLOPS.FP8 / lp.FP4TFLOPS / lp.FP4GEMM
 	default:
-		return p, fmt.Errorf("llm: serving dtype %s (want bfloat16, float16, float8e4m3fn or float4e2m1: bf16, fp16, fp8, fp4)", weights)
+		return p, fmt.Errorf("serving dtype %s (want bfloat16, float16, float8e4m3fn or float4e2m1: bf16, fp16, fp8, fp4)", weights)
 	}
 	if (weights == ir.Float8E4M3FN || weights == ir.Float4E2M1) && gpu.PeakTFLOPS.FP8 <= 0 {
-		return p, fmt.Errorf("llm: %s has no FP8 tensor cores (fp8 needs h100, h200 or later)", gpu.Name)
+		return p, fmt.Errorf("%s has no FP8 tensor cores (fp8 needs h100, h200 or later)", gpu.Name)
 	}
 	switch kv {
 	case ir.Undefined:
@@ -122,12 +122,12 @@ func newServePrecision(gpu *hw.Hardware, weights, kv ir.DType, fp8Attention bool
 		}
 	case ir.BFloat16, ir.Float16, ir.Float8E4M3FN:
 	default:
-		return p, fmt.Errorf("llm: kv cache dtype %s (want bfloat16, float16 or float8e4m3fn)", kv)
+		return p, fmt.Errorf("kv cache dtype %s (want bfloat16, float16 or float8e4m3fn)", kv)
 	}
 	p.KV = kv
 	if fp8Attention {
 		if kv != ir.Float8E4M3FN {
-			return p, fmt.Errorf("llm: fp8 attention needs an fp8 kv cache")
+			return p, fmt.Errorf("fp8 attention needs an fp8 kv cache")
 		}
 		p.Attention = ir.Float8E4M3FN
 	}

@@ -224,27 +224,27 @@ func planDeployment(t *Transformer, c *cluster.Cluster, o ServeOptions) (*deploy
 	d.rt = *rt
 	per := d.tp * d.pp
 	if c.GPUs()%per != 0 {
-		return nil, fmt.Errorf("llm: tp %d x pp %d does not divide the cluster's %d GPUs", d.tp, d.pp, c.GPUs())
+		return nil, fmt.Errorf("tp %d x pp %d does not divide the cluster's %d GPUs", d.tp, d.pp, c.GPUs())
 	}
 	if d.pp > t.Layers {
-		return nil, fmt.Errorf("llm: pp %d is more stages than the %d layers", d.pp, t.Layers)
+		return nil, fmt.Errorf("pp %d is more stages than the %d layers", d.pp, t.Layers)
 	}
 	d.replicas = l.Replicas
 	if d.replicas == 0 {
 		d.replicas = c.GPUs() / per
 	}
 	if d.replicas*per > c.GPUs() {
-		return nil, fmt.Errorf("llm: %d replicas of tp %d x pp %d need %d GPUs, the cluster has %d", d.replicas, d.tp, d.pp, d.replicas*per, c.GPUs())
+		return nil, fmt.Errorf("%d replicas of tp %d x pp %d need %d GPUs, the cluster has %d", d.replicas, d.tp, d.pp, d.replicas*per, c.GPUs())
 	}
 	if l.DisaggPrefill > 0 || l.DisaggDecode > 0 {
 		if l.DisaggPrefill < 1 || l.DisaggDecode < 1 {
-			return nil, fmt.Errorf("llm: --disagg P:D needs at least one prefill and one decode replica")
+			return nil, fmt.Errorf("--disagg P:D needs at least one prefill and one decode replica")
 		}
 		if l.Replicas == 0 {
 			d.replicas = l.DisaggPrefill + l.DisaggDecode
 		}
 		if l.DisaggPrefill+l.DisaggDecode != d.replicas || d.replicas*per > c.GPUs() {
-			return nil, fmt.Errorf("llm: --disagg %d:%d is %d replicas of %d GPUs; the cluster has %d GPUs", l.DisaggPrefill, l.DisaggDecode, l.DisaggPrefill+l.DisaggDecode, per, c.GPUs())
+			return nil, fmt.Errorf("--disagg %d:%d is %d replicas of %d GPUs; the cluster has %d GPUs", l.DisaggPrefill, l.DisaggDecode, l.DisaggPrefill+l.DisaggDecode, per, c.GPUs())
 		}
 		d.pre, d.dec = l.DisaggPrefill, l.DisaggDecode
 	}
@@ -258,14 +258,14 @@ func planDeployment(t *Transformer, c *cluster.Cluster, o ServeOptions) (*deploy
 		cfg.Preemption = PreemptRecompute
 	}
 	if cfg.Preemption != PreemptRecompute && cfg.Preemption != PreemptSwap {
-		return nil, fmt.Errorf("llm: preemption %q (want recompute or swap)", cfg.Preemption)
+		return nil, fmt.Errorf("preemption %q (want recompute or swap)", cfg.Preemption)
 	}
 	frac := rt.KVFraction
 	if l.KVFraction != 0 {
 		frac = l.KVFraction
 	}
 	if frac <= 0 || frac > 1 {
-		return nil, fmt.Errorf("llm: kv cache memory fraction %g (want 0 < f <= 1)", frac)
+		return nil, fmt.Errorf("kv cache memory fraction %g (want 0 < f <= 1)", frac)
 	}
 	capacity := c.GPU.MemoryGB
 	if o.MemoryGB > 0 {
@@ -359,4 +359,4 @@ type NotFitError struct {
 	Why    string
 }
 
-func (e *NotFitError) Error() string { return "llm: does not fit: " + e.Why }
+func (e *NotFitError) Error() string { return "does not fit: " + e.Why }

@@ -202,7 +202,7 @@ type prefixEntry struct{ blocks, refs int }
 // The replicas of a deployment share out and last (indexed as reqs).
 func newScheduler(reqs []serveRequest, out []reqTiming, last []float64, cfg schedConfig, cost iterCoster) (*scheduler, error) {
 	if cfg.MaxSeqs < 1 || cfg.MaxBatchedTokens < 1 || cfg.BlockSize < 1 {
-		return nil, fmt.Errorf("llm: scheduler needs max sequences, max batched tokens and block size >= 1")
+		return nil, fmt.Errorf("scheduler needs max sequences, max batched tokens and block size >= 1")
 	}
 	return &scheduler{cfg: cfg, cost: cost, reqs: reqs, out: out, lastToken: last, free: cfg.KVBlocks, prefix: map[int]*prefixEntry{}}, nil
 }
@@ -215,10 +215,10 @@ func (s *scheduler) check(r *serveRequest) error {
 		n = s.reserved(r)
 	}
 	if need := s.blocksFor(n); need > cfg.KVBlocks {
-		return fmt.Errorf("llm: a request of %d + %d tokens needs %d KV blocks of %d tokens, the cache holds %d", r.Prompt, r.Output, need, cfg.BlockSize, cfg.KVBlocks)
+		return fmt.Errorf("a request of %d + %d tokens needs %d KV blocks of %d tokens, the cache holds %d", r.Prompt, r.Output, need, cfg.BlockSize, cfg.KVBlocks)
 	}
 	if !cfg.ChunkedPrefill && r.Prompt+r.Output > cfg.MaxBatchedTokens {
-		return fmt.Errorf("llm: without chunked prefill a request of %d + %d tokens needs max batched tokens >= %d (%d)", r.Prompt, r.Output, r.Prompt+r.Output, cfg.MaxBatchedTokens)
+		return fmt.Errorf("without chunked prefill a request of %d + %d tokens needs max batched tokens >= %d (%d)", r.Prompt, r.Output, r.Prompt+r.Output, cfg.MaxBatchedTokens)
 	}
 	return nil
 }
@@ -280,7 +280,7 @@ func (s *scheduler) step() error {
 	cfg := s.cfg
 	mix, swapBlocks, sampling := s.schedule()
 	if len(sampling) == 0 && mix.tokens() == 0 {
-		return fmt.Errorf("llm: scheduler stalled with %d waiting, %d running and %d free KV blocks", len(s.waiting), len(s.running), s.free)
+		return fmt.Errorf("scheduler stalled with %d waiting, %d running and %d free KV blocks", len(s.waiting), len(s.running), s.free)
 	}
 	t := s.cost.iteration(&mix)
 	if swapBlocks > 0 && cfg.SwapGBs > 0 {
@@ -289,7 +289,7 @@ func (s *scheduler) step() error {
 	dt := t.total()
 	used := cfg.KVBlocks - s.free
 	if len(s.res.Iters) >= maxIterations {
-		return fmt.Errorf("llm: the workload needs more than %d scheduler iterations", maxIterations)
+		return fmt.Errorf("the workload needs more than %d scheduler iterations", maxIterations)
 	}
 	s.res.Iters = append(s.res.Iters, iterRecord{StartS: s.now, T: t, Prefills: len(mix.Prefill), Tokens: mix.tokens(), Decodes: len(mix.Decode), KVUsed: used})
 	s.res.Parts.ComputeS += t.ComputeS

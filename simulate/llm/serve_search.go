@@ -61,7 +61,7 @@ const searchRequests = 600
 // the search in its Search field.
 func SearchServe(t *Transformer, c *cluster.Cluster, o ServeOptions) (*ServeResult, error) {
 	if o.Load == nil || o.Load.Rate <= 0 || (o.Load.SLO.TTFTMs <= 0 && o.Load.SLO.TPOTMs <= 0) {
-		return nil, fmt.Errorf("llm: a serving search needs an arrival rate and an SLO (goodput is measured against them)")
+		return nil, fmt.Errorf("a serving search needs an arrival rate and an SLO (goodput is measured against them)")
 	}
 	start := time.Now()
 	gpus := c.GPUs()
@@ -116,7 +116,7 @@ func SearchServe(t *Transformer, c *cluster.Cluster, o ServeOptions) (*ServeResu
 		return headroom(a) < headroom(b)
 	})
 	if s.Fitting == 0 {
-		return nil, fmt.Errorf("llm: no serving layout of the %d GPUs fits (%s)", gpus, cands[0].Why)
+		return nil, fmt.Errorf("no serving layout of the %d GPUs fits (%s)", gpus, cands[0].Why)
 	}
 	best := cands[0]
 	s.Ranked = cands[:min(len(cands), 8)]

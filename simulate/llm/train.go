@@ -161,7 +161,7 @@ func (r *llmRun) head(s layerShape) (fwd, bwd, emb float64) {
 // SimulateLLM predicts one training step of t on c under o.
 func SimulateLLM(t *Transformer, c *cluster.Cluster, o LLMOptions) (*LLMResult, error) {
 	if t == nil || c == nil {
-		return nil, fmt.Errorf("llm: no model or cluster")
+		return nil, fmt.Errorf("no model or cluster")
 	}
 	o.Seq = max(o.Seq, 0)
 	if o.Seq == 0 {

@@ -159,7 +159,7 @@ type suiteRun struct {
 // held-back ones; then predicts every model with the result.
 func Fit(dir string, man *Manifest, opt FitOptions) (*FitResult, error) {
 	if opt.Base == nil || opt.Base.Kind != "cpu" {
-		return nil, fmt.Errorf("host: the base must be a CPU preset")
+		return nil, fmt.Errorf("the base must be a CPU preset")
 	}
 	if opt.Threads <= 0 {
 		opt.Threads = 1
@@ -239,7 +239,7 @@ func Fit(dir string, man *Manifest, opt FitOptions) (*FitResult, error) {
 	for _, r := range runs {
 		sr, err := simulate.Run(r.model, cr.HW, simulate.Options{Streams: 1, Cost: copt})
 		if err != nil {
-			return nil, fmt.Errorf("host: predicting %s: %v", r.mm.Name, err)
+			return nil, fmt.Errorf("predicting %s: %v", r.mm.Name, err)
 		}
 		mr := ModelResult{Name: r.mm.Name, Group: r.mm.Group, MeasuredUs: r.lat.TargetUs(), PredictedUs: sr.TotalS * 1e6, HeldOut: r.heldOut, CIPct: r.lat.CIPct}
 		res.Models = append(res.Models, mr)
@@ -264,7 +264,7 @@ func loadRuns(dir string, man *Manifest, opt FitOptions) ([]*suiteRun, error) {
 		latFile := filepath.Join(dir, LatencyFile(mm.Name, opt.Threads))
 		data, err := os.ReadFile(latFile)
 		if err != nil {
-			return nil, fmt.Errorf("host: %v", err)
+			return nil, fmt.Errorf("%v", err)
 		}
 		lat, err := calibrate.ParseLatency(latFile, data)
 		if err != nil {
@@ -296,7 +296,7 @@ func loadRuns(dir string, man *Manifest, opt FitOptions) ([]*suiteRun, error) {
 		i++
 	}
 	if len(runs) == 0 {
-		return nil, fmt.Errorf("host: %s holds no measurements at %d thread(s)", dir, opt.Threads)
+		return nil, fmt.Errorf("%s holds no measurements at %d thread(s)", dir, opt.Threads)
 	}
 	return runs, nil
 }

@@ -49,7 +49,7 @@ func Calibrate(ctx context.Context, opt Options) (*Result, error) {
 		opt.Threads = []int{1, 2}
 	}
 	if opt.Threads[0] != 1 {
-		return nil, fmt.Errorf("host: the first thread count must be 1 (the others start from its fit)")
+		return nil, fmt.Errorf("the first thread count must be 1 (the others start from its fit)")
 	}
 	if opt.Now == nil {
 		opt.Now = time.Now
@@ -68,7 +68,7 @@ func Calibrate(ctx context.Context, opt Options) (*Result, error) {
 		}
 		for _, t := range opt.Threads {
 			if !have[t] {
-				return nil, fmt.Errorf("host: %s holds no measurements at %d thread(s) (it has %v)", dir, t, man.Threads)
+				return nil, fmt.Errorf("%s holds no measurements at %d thread(s) (it has %v)", dir, t, man.Threads)
 			}
 		}
 	} else {
@@ -110,7 +110,7 @@ func Calibrate(ctx context.Context, opt Options) (*Result, error) {
 		}
 		f, err := Fit(dir, man, fo)
 		if err != nil {
-			return nil, fmt.Errorf("host: %d thread(s): %v", t, err)
+			return nil, fmt.Errorf("%d thread(s): %v", t, err)
 		}
 		describe(f, cpu, t, man, opt.Now())
 		res.Fits = append(res.Fits, f)

@@ -103,7 +103,7 @@ func Measure(ctx context.Context, h *ortbench.Harness, opt MeasureOptions) (*Man
 		}
 		file := s.Name + ".onnx"
 		if err := importer.WriteFile(s.Model, filepath.Join(opt.Dir, file)); err != nil {
-			return nil, fmt.Errorf("host: writing %s: %v", file, err)
+			return nil, fmt.Errorf("writing %s: %v", file, err)
 		}
 		man.Models = append(man.Models, ManifestModel{Name: s.Name, Group: s.Group, File: file, TwoThreads: s.TwoThreads})
 		for _, t := range opt.Threads {
@@ -142,7 +142,7 @@ func Measure(ctx context.Context, h *ortbench.Harness, opt MeasureOptions) (*Man
 	}
 	data, _ := json.MarshalIndent(man, "", " ")
 	if err := os.WriteFile(filepath.Join(opt.Dir, "suite.json"), append(data, '\n'), 0o644); err != nil {
-		return nil, fmt.Errorf("host: %v", err)
+		return nil, fmt.Errorf("%v", err)
 	}
 	return man, nil
 }
@@ -162,11 +162,11 @@ func inputsOf(m *ir.Model) []ortbench.Input {
 func ReadManifest(dir string) (*Manifest, error) {
 	data, err := os.ReadFile(filepath.Join(dir, "suite.json"))
 	if err != nil {
-		return nil, fmt.Errorf("host: %s is not a measured suite folder: %v", dir, err)
+		return nil, fmt.Errorf("%s is not a measured suite folder: %v", dir, err)
 	}
 	var m Manifest
 	if err := json.Unmarshal(data, &m); err != nil || m.Format != manifestFormat {
-		return nil, fmt.Errorf("host: %s/suite.json: not a %s file", dir, manifestFormat)
+		return nil, fmt.Errorf("%s/suite.json: not a %s file", dir, manifestFormat)
 	}
 	sort.Ints(m.Threads)
 	return &m, nil

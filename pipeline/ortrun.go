@@ -1,8 +1,9 @@
-package cmd
+package pipeline
 
 // This file runs models in ONNX Runtime through the harness
 // (internal/ortbench) on wolong's inputs and reads their outputs back as
-// evaluator values, for verify --ort and validate --optimized.
+// evaluator values: Verify with ORT set, and ValidateSpeedup's output
+// check.
 
 import (
 	"context"
@@ -16,34 +17,34 @@ import (
 	"github.com/wolong-dev/wolong/ir"
 )
 
-// ortRuntime names the runtime of an ORT run in reports.
-const ortRuntime = "ONNX Runtime " + ortbench.Version + " (CPU, graph optimizations disabled, 1 thread)"
+// ORTRuntime names the runtime of an ORT run in reports.
+const ORTRuntime = "ONNX Runtime " + ortbench.Version + " (CPU, graph optimizations disabled, 1 thread)"
 
-// ortModel is one model to run: its file, its main graph (for its input
+// ORTModel is one model to run: its file, its main graph (for its input
 // names) and the values to feed, by input name.
-type ortModel struct {
+type ORTModel struct {
 	Path   string
 	Graph  *ir.Graph
 	Inputs map[string]eval.Value
 }
 
-// ortOutcome is what ONNX Runtime did with one model: its outputs in graph
+// ORTOutcome is what ONNX Runtime did with one model: its outputs in graph
 // order, or its one-line refusal.
-type ortOutcome struct {
+type ORTOutcome struct {
 	Outputs []eval.Value
 	Err     string
 }
 
-// openORT opens the harness (installing onnxruntime-node into the user's
-// cache on first use, saying so on notice, stderr).
-func openORT(notice io.Writer) (*ortbench.Harness, error) {
+// OpenORT opens the harness (installing onnxruntime-node into the user's
+// cache on first use, saying so on notice).
+func OpenORT(notice io.Writer) (*ortbench.Harness, error) {
 	return ortbench.Open(context.Background(), ortbench.Options{Notice: notice})
 }
 
-// ortRunModels runs every model once in ONNX Runtime (one node process),
+// RunInORT runs every model once in ONNX Runtime (one node process),
 // each on its inputs, and returns one outcome per model. maxMem bounds
 // each output read back. A value shared by several models is written once.
-func ortRunModels(h *ortbench.Harness, models []ortModel, maxMem int64) ([]ortOutcome, error) {
+func RunInORT(h *ortbench.Harness, models []ORTModel, maxMem int64) ([]ORTOutcome, error) {
 	dir, err := os.MkdirTemp("", "wolong-ort-")
 	if err != nil {
 		return nil, err
@@ -84,7 +85,7 @@ func ortRunModels(h *ortbench.Harness, models []ortModel, maxMem int64) ([]ortOu
 	if err != nil {
 		return nil, err
 	}
-	out := make([]ortOutcome, len(models))
+	out := make([]ORTOutcome, len(models))
 	for i := range res {
 		r := &res[i]
 		if r.Error != "" {
@@ -114,10 +115,10 @@ func absPath(p string) string {
 	return p
 }
 
-// makeInput makes one input of dtype and shape: filled with a constant
+// MakeInput makes one input of dtype and shape: filled with a constant
 // when fill is given (sample rates, sequence lengths), else random values
 // from r.
-func makeInput(r *eval.Rand, dtype string, shape []int, fill *float64) (eval.Value, error) {
+func MakeInput(r *eval.Rand, dtype string, shape []int, fill *float64) (eval.Value, error) {
 	dt, ok := ir.ParseDType(dtype)
 	if !ok {
 		return nil, fmt.Errorf("dtype %q", dtype)
