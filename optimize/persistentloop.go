@@ -198,7 +198,8 @@ func wrapLoop(g *ir.Graph, n *ir.Node, name string) *ir.Node {
 	body := ir.NewGraph(name + "_body")
 	body.Parent, body.ParentNode = g, fn
 	captured := n.CapturedValues()
-	g.RemoveNode(n) // drops n's uses of its inputs
+	removeNode(g, n) // drops n's uses of its inputs
+	sweepNodes(g)
 	inner := map[*ir.Value]*ir.Value{}
 	var ext []*ir.Value
 	bind := func(v *ir.Value) *ir.Value {

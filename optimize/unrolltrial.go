@@ -78,6 +78,7 @@ func trialPipeline(c *Context, n *ir.Node, unroll func(tc *Context, g *ir.Graph,
 			tc.graph = g
 		}
 		unroll(tc, g, cn)
+		sweepNodes(g) // the unrolled loop is detached (remove.go), not yet gone
 		if ir.SortNodes(g) != nil {
 			return nil
 		}
