@@ -14,7 +14,7 @@
 # 1.4.2 (PP-OCRv4 detection and recognition, the mobile v2 direction
 # classifier). Each model is measured with ONNX Runtime 1.30 as a user runs
 # it (bench/ort/latency.sh: one thread, optimizations disabled, profiling
-# off, median of warm runs, the lower of two passes), then
+# off, median of warm runs, the lowest of six passes), then
 #
 #   wolong calibrate --host --no-save -o fitA.json   (and again, fitB.json)
 #   wolong validate --hw {fitA,fitB,cpu-1t} --ort-latency LAT --models HELD
@@ -66,7 +66,7 @@ spec=$work/spec.json
 	echo ']}'
 } >"$spec"
 echo "== measuring $(ls "$held"/*/*.onnx | wc -l) held-out models (ONNX Runtime 1.30, 1 thread)" >&2
-bench/ort/latency.sh "$lat" --passes 2 --max-seconds 3 --spec "$spec" >&2
+bench/ort/latency.sh "$lat" --passes 6 --max-seconds 3 --spec "$spec" >&2
 fits=A\ B
 [ "${FITS:-2}" = 0 ] && fits=
 for fit in $fits; do

@@ -97,7 +97,7 @@ func calibrateHostRun(env *Env, opts *CalibrateOptions) error {
 	for i, f := range res.Fits {
 		if u := f.Unsettled; len(u) > 0 {
 			env.warn([]string{fmt.Sprintf("%d thread(s): the machine was too noisy: %d of %d models' medians are not known to within %d%% (95%% interval) after %d passes and more for the noisy ones (widest: %s +-%.0f%%); the fit weighs them by their noise; re-run wolong calibrate --host when the machine is quiet",
-				ho.Threads[i], len(u), len(f.Models), host.TargetCIPct, 2, u[0].Name, u[0].CIPct)})
+				ho.Threads[i], len(u), len(f.Models), host.TargetCIPct, host.Passes, u[0].Name, u[0].CIPct)})
 		}
 		if f.NoisePct > host.NoisyPct {
 			env.warn([]string{fmt.Sprintf("%d thread(s): the machine's speed varied while measuring (a model's two passes differ by %.1f%% at the median, %d models by more than 10%%): another process was likely running; the fit is less reliable: re-run wolong calibrate --host when the machine is quiet",
