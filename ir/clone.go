@@ -137,24 +137,105 @@ func cloneAttrs(g *Graph, c, n *Node, vm *valueMap, depth int) error {
 // was. Tensor data is shared, so the copy is valid only while m is open;
 // closing the copy releases nothing.
 func CloneModel(m *Model) (*Model, error) {
-	c := *m
-	c.Closer = nil
-	c.Opsets = append([]OpsetID(nil), m.Opsets...)
-	var err error
-	if m.Graph != nil {
-		if c.Graph, err = CloneGraph(m.Graph, nil, nil); err != nil {
-			return nil, err
-		}
+	c, err := cloneShell(m)
+	if err != nil || m.Graph == nil {
+		return c, err
 	}
+	if c.Graph, err = CloneGraph(m.Graph, nil, nil); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// ExtractModel returns a model holding a copy of n alone (ExtractNode)
+// as its main graph, with m's header, opsets and copies of its functions,
+// and n's copy.
+func ExtractModel(m *Model, n *Node) (*Model, *Node, error) {
+	c, err := cloneShell(m)
+	if err != nil {
+		return nil, nil, err
+	}
+	g, cn, err := ExtractNode(n)
+	if err != nil {
+		return nil, nil, err
+	}
+	c.Graph = g
+	return c, cn, nil
+}
+
+// cloneShell returns a model with m's header fields, opsets and copies of
+// its functions, and no main graph.
+func cloneShell(m *Model) (*Model, error) {
+	c := &Model{Path: m.Path, IRVersion: m.IRVersion, ProducerName: m.ProducerName, ProducerVersion: m.ProducerVersion,
+		Domain: m.Domain, ModelVersion: m.ModelVersion, Doc: m.Doc, Metadata: m.Metadata}
+	c.Opsets = append([]OpsetID(nil), m.Opsets...)
 	c.Functions = make([]*Function, len(m.Functions))
 	for i, f := range m.Functions {
 		cf := *f
 		if f.Body != nil {
+			var err error
 			if cf.Body, err = CloneGraph(f.Body, nil, nil); err != nil {
 				return nil, err
 			}
 		}
 		c.Functions[i] = &cf
 	}
-	return &c, nil
+	return c, nil
+}
+
+// ExtractNode returns a main graph holding a copy of n alone, its
+// subgraphs copied too: each value n reads from its graph or an enclosing
+// scope (its inputs, and the values its subgraphs capture) becomes, under
+// its own name and with its type and known elements, an initializer of
+// the new graph sharing its data when it is constant and a graph input
+// otherwise; n's outputs are the graph's outputs. It also returns n's
+// copy. What the copy computes is what n computes on those values, so a
+// decision about n alone (a trial of a rewrite of it) costs the size of n
+// and its subgraphs, not of the model around it: the copy is node 0 of
+// its graph, and the graph's values are numbered from 0 (nodes and values
+// inside the subgraphs keep their IDs, as in CloneGraph). Tensor data is
+// shared, as in CloneGraph.
+func ExtractNode(n *Node) (*Graph, *Node, error) {
+	if n == nil || n.Graph == nil {
+		return nil, nil, fmt.Errorf("extract: node not in a graph")
+	}
+	g := NewGraph(n.Graph.Name)
+	vm := newValueMap()
+	outer := func(x *Value) {
+		if x == nil || vm.get(x) != nil {
+			return
+		}
+		w := g.NewValue(x.Name, Type{})
+		id := w.ID
+		copyValue(w, x)
+		w.ID = id
+		if x.Const != nil {
+			g.Initializers = append(g.Initializers, w)
+		} else {
+			g.Inputs = append(g.Inputs, w)
+		}
+		vm.set(x, w)
+	}
+	for _, x := range n.Inputs {
+		outer(x)
+	}
+	for _, x := range n.CapturedValues() {
+		outer(x)
+	}
+	sl := newCloneSlabs([]*Node{n})
+	c := sl.node(g, n, vm)
+	for _, o := range c.Outputs {
+		if o != nil {
+			o.ID = g.nextValue // the source graph's IDs would collide with the inputs'
+			g.nextValue++
+			g.Outputs = append(g.Outputs, o)
+		}
+	}
+	c.ID = 0 // dense per-node tables of the new graph stay its size
+	g.Nodes = []*Node{c}
+	g.nextNode = 1
+	if err := cloneAttrs(g, c, n, vm, 0); err != nil {
+		return nil, nil, err
+	}
+	return g, c, nil
 }

@@ -8,11 +8,12 @@ package optimize
 // Concat per output) and, for a Scan, a Gather per step and scan input.
 // A prediction made right after unrolling sees the costs and none of the
 // gains, so the check is a trial of the whole remaining pipeline: two
-// copies of the model run the passes selected after loopunroll, one with
-// the loop unrolled, and the loop is unrolled when the Predictor says the
-// unrolled copy ends faster. The rolled copy runs the same passes,
+// copies of the loop alone (trial.go) run the passes selected after
+// loopunroll, one with the loop unrolled, and the loop is unrolled when
+// the Predictor says the unrolled copy ends faster. The rolled copy runs the same passes,
 // persistent_loop included, so the comparison is with the best the
-// rolled loop gets. The unrolled copy must be faster by minUnrollGain:
+// rolled loop gets. The unrolled copy must be faster by minUnrollGain of
+// the rolled loop's time:
 // unrolling multiplies the loop's nodes, and a difference of a fraction
 // of a percent is below what the cost model resolves.
 
@@ -22,26 +23,19 @@ import (
 	"github.com/wolong-dev/wolong/ir"
 )
 
-// minUnrollGain is the fraction of the rolled model's predicted time
+// minUnrollGain is the fraction of the rolled loop's predicted time
 // unrolling must save.
 const minUnrollGain = 0.01
 
-// maxUnrollTrials bounds the trials one graph's loops get (each runs the
-// rest of the pipeline twice on a copy of the model); the loops after
-// them are unrolled by the pass's limits alone, as without a Predictor.
-const maxUnrollTrials = 8
-
 // unrollTrial reports whether unrolling loop n (unroll does it, on the
 // context and graph it is given) pays, with a remark giving the two
-// predictions. Without a Predictor, or once *trials reaches
-// maxUnrollTrials, it pays (the pass's limits decide); *trials counts the
-// trials made.
+// predictions. Without a Predictor it pays (the pass's limits decide);
+// *trials counts the trials made. Every loop the limits admit gets its
+// trial: a trial costs the loop's size (trial.go), so a graph's trials
+// together cost what its loops unrolled would.
 func unrollTrial(c *Context, n *ir.Node, trials *int, unroll func(tc *Context, g *ir.Graph, n *ir.Node)) (bool, string) {
 	if c.Opt.Predictor == nil {
 		return true, ""
-	}
-	if *trials >= maxUnrollTrials {
-		return true, fmt.Sprintf("; no trial: more than %d loops in this graph", maxUnrollTrials)
 	}
 	*trials++
 	rolled, unrolled := trialPipeline(c, n, nil), trialPipeline(c, n, unroll)
@@ -53,7 +47,7 @@ func unrollTrial(c *Context, n *ir.Node, trials *int, unroll func(tc *Context, g
 	if !ok1 || !ok2 {
 		return false, ""
 	}
-	why := fmt.Sprintf("trial of the passes after it: %.4g ms unrolled, %.4g ms rolled", u.TotalMs, r.TotalMs)
+	why := fmt.Sprintf("trial of the passes after it on the loop alone: %.4g ms unrolled, %.4g ms rolled", u.TotalMs, r.TotalMs)
 	if u.TotalMs < r.TotalMs*(1-minUnrollGain) && u.Unknown <= r.Unknown {
 		return true, "; " + why
 	}
@@ -61,11 +55,11 @@ func unrollTrial(c *Context, n *ir.Node, trials *int, unroll func(tc *Context, g
 	return false, ""
 }
 
-// trialPipeline copies c's model, unrolls n's copy in it (unless unroll
-// is nil), runs the passes c's options select after loopunroll on the
-// copy, and returns it (nil when a step fails).
+// trialPipeline copies n alone into a model (trialLocal), unrolls n's
+// copy (unless unroll is nil), runs the passes c's options select after
+// loopunroll on the copy, and returns it (nil when a step fails).
 func trialPipeline(c *Context, n *ir.Node, unroll func(tc *Context, g *ir.Graph, n *ir.Node)) *ir.Model {
-	m, cn := trialCopy(c, n)
+	m, cn := trialLocal(c, n)
 	if m == nil {
 		return nil
 	}
