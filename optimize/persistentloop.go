@@ -30,8 +30,9 @@ package optimize
 // disables the pass), its body holds no control flow and only ai.onnx
 // ops and fused kernels, a static trip count is at least
 // minPersistentSteps, and, with a Predictor, the cost model predicts the
-// wrapped loop faster (a trial on a copy of the loop alone: trial.go). Under --target ort the pass
-// does nothing: ONNX Runtime has no persistent kernel and runs the loop.
+// wrapped loop faster (a trial on a copy of the loop alone: trial.go).
+// Under --target ort the pass does nothing: ONNX Runtime has no
+// persistent kernel and runs the loop.
 
 import (
 	"fmt"

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/wolong-dev/wolong/simulate/hw"
 )
@@ -54,17 +55,20 @@ type Published struct {
 //go:embed published.json
 var publishedJSON []byte
 
-var published = func() Published {
+// published parses publishedJSON on first use (a command that states no
+// band does not pay for it at start-up). The file is embedded and checked
+// by the package's tests, so a parse error is a build defect.
+var published = sync.OnceValue(func() Published {
 	var p Published
 	if err := json.Unmarshal(publishedJSON, &p); err != nil {
 		panic("band: published.json: " + err.Error())
 	}
 	return p
-}()
+})
 
 // PublishedSet returns the published-set evidence (a copy of its top
 // level).
-func PublishedSet() Published { return published }
+func PublishedSet() Published { return published() }
 
 // noEvidence is the band of a prediction nothing measured stands behind.
 const noEvidence = 0.5
@@ -92,16 +96,16 @@ func ForRun(h *hw.Hardware, classS map[string]float64, totalMs float64) Band {
 const shrinkCases = 3
 
 func shrink(s Stat) float64 {
-	return (float64(s.Cases)*s.MAPE + shrinkCases*published.All.MAPE) / float64(s.Cases+shrinkCases)
+	return (float64(s.Cases)*s.MAPE + shrinkCases*published().All.MAPE) / float64(s.Cases+shrinkCases)
 }
 
 // forGPU weights the preset's per-class errors (each shrunk toward the
 // whole set's) by the run's time per class; classes without a case take
 // the preset's all-case error, a preset without cases the whole set's.
 func forGPU(name string, classS map[string]float64) Band {
-	p, ok := published.Presets[name]
+	p, ok := published().Presets[name]
 	if !ok || p.All.Cases == 0 {
-		a := published.All
+		a := published().All
 		return Band{Pct: a.MAPE, Cases: a.Cases, Source: fmt.Sprintf("no published measurement on %s: the MAPE of the whole GPU set (%d cases, testdata/published)", name, a.Cases)}
 	}
 	var total, sum float64
@@ -133,7 +137,7 @@ func forGPU(name string, classS map[string]float64) Band {
 		parts = append(parts, fmt.Sprintf("%s %d", c, n))
 	}
 	sort.Strings(parts)
-	return Band{Pct: sum / total, Cases: p.All.Cases, Source: fmt.Sprintf("published-set MAPE on %s by op class, weighted by this run's time per class, each shrunk toward the whole set's %.1f%% by %d cases (cases: %s; testdata/published)", name, 100*published.All.MAPE, shrinkCases, strings.Join(parts, ", "))}
+	return Band{Pct: sum / total, Cases: p.All.Cases, Source: fmt.Sprintf("published-set MAPE on %s by op class, weighted by this run's time per class, each shrunk toward the whole set's %.1f%% by %d cases (cases: %s; testdata/published)", name, 100*published().All.MAPE, shrinkCases, strings.Join(parts, ", "))}
 }
 
 // calibratedCPUDefault is the band of a calibrated CPU file that records
