@@ -193,7 +193,7 @@ among its nodes.`,
 	fs.StringVar(&f.threads, "threads", "1,2", "with --host: intra-op thread counts to fit, one file each (`1,2`)")
 	fs.StringVar(&f.keep, "keep", "", "with --host: keep the generated models and measurements in `DIR`")
 	fs.StringVar(&f.from, "from", "", "with --host: refit the measurements kept in `DIR` instead of measuring")
-	fs.Float64Var(&f.maxSeconds, "max-seconds", 0.3, "with --host: measure each model for at most this long (`seconds`)")
+	fs.Float64Var(&f.maxSeconds, "max-seconds", 0.2, "with --host: measure each model for at most this long (`seconds`)")
 	fs.BoolVar(&f.noSave, "no-save", false, "with --host: do not save the fit in the user's config folder (for --hw NAME)")
 	fs.StringVar(&f.format, "format", "table", "output format: table or json (the fit, and the file written)")
 	fs.StringVar(&f.fit, "fit", "direct", "how a CPU file is fitted to profiles with unprofiled latency records: `direct` (the runs set every parameter, profiles only split each run's kernel time) or joint (per-kernel fit, then a joint refinement)")

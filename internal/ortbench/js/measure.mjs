@@ -183,9 +183,15 @@ async function measureOne(j, opt, profiled) {
     }
   };
   const pass = { times: [], ratios: [] };
-  await loop(j.session, (x) => { pass.times.push(x.us); pass.ratios.push(x.ratio); }, opt.warmup, opt.warmupMs, opt.maxSeconds / opt.passes);
+  // the first pass warms the session up; a later one only refills the
+  // caches the other models' passes took (2 runs, at most 5 ms): with six
+  // passes a full warm-up each would take half the measuring time
+  const [w, wms] = j.passes.length ? [Math.min(opt.warmup, 2), Math.min(opt.warmupMs, 5)] : [opt.warmup, opt.warmupMs];
+  await loop(j.session, (x) => { pass.times.push(x.us); pass.ratios.push(x.ratio); }, w, wms, opt.maxSeconds / opt.passes);
   j.passes.push(pass);
-  if (profiled && j.psession) await loop(j.psession, (x) => j.ptimes.push(x.us), Math.min(opt.warmup, 5), opt.warmupMs / 2, opt.maxSeconds / 2);
+  // the profiled twin only splits a run's time among its kernels (a
+  // trimmed mean per node): a quarter of the budget gives it enough runs
+  if (profiled && j.psession) await loop(j.psession, (x) => j.ptimes.push(x.us), Math.min(opt.warmup, 5), opt.warmupMs / 4, opt.maxSeconds / 4);
 }
 
 // choosePass makes the pass with the lowest median the job's times: a

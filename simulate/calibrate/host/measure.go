@@ -26,7 +26,7 @@ import (
 type MeasureOptions struct {
 	Dir        string  // folder for the models and measurements (must exist)
 	Threads    []int   // intra-op thread counts to measure (default 1)
-	MaxSeconds float64 // per model and thread count (default 0.4)
+	MaxSeconds float64 // per model and thread count (default 0.2: calibrate --host within 2 minutes)
 	// Only, when set, keeps the suite models whose name it accepts.
 	Only func(name string) bool
 	// Progress is told each model measured (nil: silent).
@@ -85,7 +85,7 @@ func ProfileFile(name string, threads int) string {
 const (
 	Passes    = 6
 	ciPasses  = 2
-	ciSeconds = 8
+	ciSeconds = 4
 )
 
 // TargetCIPct is how well calibrate --host measures every run: the
@@ -100,7 +100,7 @@ func Measure(ctx context.Context, h *ortbench.Harness, opt MeasureOptions) (*Man
 		opt.Threads = []int{1}
 	}
 	if opt.MaxSeconds <= 0 {
-		opt.MaxSeconds = 0.4
+		opt.MaxSeconds = 0.2
 	}
 	man := &Manifest{Format: manifestFormat, Version: 1, ORT: ortbench.Version, Threads: opt.Threads}
 	var jobs = map[int][]ortbench.Job{}
