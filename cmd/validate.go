@@ -180,7 +180,7 @@ func validateNodes(env *Env, opts *ValidateOptions) error {
 	mo := opts.Model
 	if opts.Latency != "" {
 		var err error
-		if no.Latency, err = readLatency(opts.Latency); err != nil {
+		if no.Latency, err = pipeline.ReadLatency(opts.Latency); err != nil {
 			return fmt.Errorf("--ort-latency: %v", err)
 		}
 		mo = mo.withRecorded(pipeline.RecordedInputs(no.Latency.Inputs, opts.Latency, mo.Load.Inputs))
@@ -193,7 +193,7 @@ func validateNodes(env *Env, opts *ValidateOptions) error {
 			return err
 		}
 	case opts.ORT != "":
-		pm, err := loadORTProfile(opts.ORT, path, "", mo, values)
+		pm, err := pipeline.LoadORTProfile(opts.ORT, pipeline.ProfileLoad{Model: path, Values: values, Given: mo.Load.Inputs, Load: mo.loader()})
 		if err != nil {
 			return err
 		}
@@ -203,7 +203,7 @@ func validateNodes(env *Env, opts *ValidateOptions) error {
 		}
 		v.Measurement = opts.ORT
 	default:
-		p, err := readProfile(opts.Table, calibrate.ParseTable)
+		p, err := pipeline.ReadMeasurement(opts.Table, calibrate.ParseTable)
 		if err != nil {
 			return fmt.Errorf("--table: %v", err)
 		}

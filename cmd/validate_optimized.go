@@ -56,7 +56,7 @@ func speedupOptions(env *Env, opts *ValidateOptions) (pipeline.SpeedupOptions, e
 	so.Latencies = &[2]*pipeline.Latency{}
 	var err error
 	for i, f := range files {
-		if so.Latencies[i], err = readLatency(f); err != nil {
+		if so.Latencies[i], err = pipeline.ReadLatency(f); err != nil {
 			return so, fmt.Errorf("--ort-latency: %v", err)
 		}
 	}
