@@ -192,7 +192,7 @@ func (o *LLMFlags) llmRun(changed func(string) bool, batch int64, dtype ir.DType
 		}
 		if load != nil {
 			r.Serve.Load = load
-			r.Assumptions = append(r.Assumptions, serveLoadNote(load))
+			r.Assumptions = append(r.Assumptions, load.Note())
 		} else if dtype == ir.Float4E2M1 {
 			return nil, Usagef("--dtype fp4 needs the request-level simulator: drop --static")
 		}

@@ -233,17 +233,6 @@ func parseLLMDType(flag, s string) (ir.DType, error) {
 	return ir.Undefined, Usagef("--%s %q: want bf16, fp16, fp8 or fp4 (bfloat16, float16, float8e4m3fn, float4e2m1)", flag, s)
 }
 
-// serveLoadNote is the assumption a request-level run adds for defaults.
-func serveLoadNote(l *llm.ServeLoad) string {
-	if len(l.Workload) > 0 {
-		return fmt.Sprintf("--workload: %d requests as listed", len(l.Workload))
-	}
-	if l.Rate <= 0 {
-		return "--rate max: every request arrives at once (the offline / max-load scenario trtllm-bench and MLPerf Offline measure)"
-	}
-	return fmt.Sprintf("--rate %g: Poisson arrivals (seed %d)", l.Rate, l.Seed)
-}
-
 // profileServeLoad runs a request-level serving simulation and prints it
 // (and its --trace). A layout that does not fit is an error (exit 1)
 // saying which memory part overflows and what would fit; nothing is
@@ -294,33 +283,20 @@ func profileServeLoad(env *Env, opts *ProfileOptions, t *llm.Transformer, assump
 }
 
 // serveNotFit is the error of a static serving batch that does not fit:
-// which part overflows and what would fit (no latency is printed as if it
-// ran).
+// which part overflows (llm.Memory.Overflowing) and what would fit, with
+// the flags that change it (no latency is printed as if it ran).
 func serveNotFit(r *llm.ServeResult) error {
-	m := r.Memory
-	part := "the KV cache"
-	if m.WeightsGB+m.CommBuffersGB+m.RuntimeGB > m.CapacityGB {
-		part = "the weights"
-	} else if m.ActivationsGB > m.KVCacheGB {
-		part = "the prefill's working set"
-	}
 	fit := fmt.Sprintf("at most %d sequences of %d tokens fit (--batch %d)", r.MaxBatch, r.Prompt+r.Output, r.MaxBatch)
 	if r.MaxBatch == 0 {
 		fit = "not one sequence fits: raise --tp, use --dtype fp8, or more GPUs per replica"
 	}
-	return fmt.Errorf("serving batch %d does not fit in GPU memory: %s overflows (%s); %s; or add --requests N to run an in-flight-batching scheduler, which holds only the running sequences' cache", r.Batch, part, m, fit)
+	return fmt.Errorf("serving batch %d does not fit in GPU memory: %s overflows (%s); %s; or add --requests N to run an in-flight-batching scheduler, which holds only the running sequences' cache", r.Batch, r.Memory.Overflowing(), r.Memory, fit)
 }
-
-// tpOverlapDeployed is the fraction of tensor-parallel communication
-// --tp-overlap hides: Transformer Engine's userbuffer overlap splits each
-// GEMM into chunks whose communication runs behind the next chunk; the
-// first chunk's stays exposed (an assumption: 4 chunks and 10% left).
-const tpOverlapDeployed = 0.9
 
 // applyTrainPrecision applies --tp-overlap and --grad-reduce to fw.
 func applyTrainPrecision(fw *llm.Framework, o *LLMFlags, changed func(string) bool) error {
 	if o.TPOverlap {
-		fw.TPOverlap = tpOverlapDeployed
+		fw.OverlapTP()
 	}
 	if changed("grad-reduce") {
 		g, err := parseChoice("grad-reduce", o.GradReduce, "bf16", "fp32")

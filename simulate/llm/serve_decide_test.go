@@ -1,0 +1,48 @@
+package llm
+
+import "testing"
+
+func TestMemoryOverflowing(t *testing.T) {
+	for _, tc := range []struct {
+		m    Memory
+		want string
+	}{
+		{Memory{WeightsGB: 70, CommBuffersGB: 5, RuntimeGB: 6, CapacityGB: 80}, "the weights"},
+		{Memory{WeightsGB: 40, ActivationsGB: 30, KVCacheGB: 20, CapacityGB: 80}, "the prefill's working set"},
+		{Memory{WeightsGB: 40, ActivationsGB: 10, KVCacheGB: 50, CapacityGB: 80}, "the KV cache"},
+	} {
+		if got := tc.m.Overflowing(); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.m, got, tc.want)
+		}
+	}
+}
+
+func TestServeLoadNote(t *testing.T) {
+	for _, tc := range []struct {
+		l    ServeLoad
+		want string
+	}{
+		{ServeLoad{Workload: make([]WorkloadRequest, 3), Rate: 2}, "--workload: 3 requests as listed"},
+		{ServeLoad{}, "--rate max: every request arrives at once (the offline / max-load scenario trtllm-bench and MLPerf Offline measure)"},
+		{ServeLoad{Rate: 2.5, Seed: 7}, "--rate 2.5: Poisson arrivals (seed 7)"},
+	} {
+		if got := tc.l.Note(); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.l, got, tc.want)
+		}
+	}
+}
+
+func TestOverlapTP(t *testing.T) {
+	fw, err := FrameworkPreset("megatron-core")
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := *fw
+	fw.OverlapTP()
+	if fw.TPOverlap != TPOverlapDeployed || before.TPOverlap == TPOverlapDeployed {
+		t.Errorf("TPOverlap %v (before %v), want %v", fw.TPOverlap, before.TPOverlap, TPOverlapDeployed)
+	}
+	if again, _ := FrameworkPreset("megatron-core"); again.TPOverlap == TPOverlapDeployed {
+		t.Error("OverlapTP changed the preset itself")
+	}
+}
