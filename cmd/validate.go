@@ -3,7 +3,6 @@ package cmd
 import (
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -174,9 +173,9 @@ func validateRun(env *Env, opts *ValidateOptions) error {
 func validateNodes(env *Env, opts *ValidateOptions) error {
 	path, h := opts.Path, opts.HW
 	var f *pipeline.Inferred
-	v := &report.Validation{Model: path, Hardware: h.Name}
 	no := pipeline.NodesOptions{HW: h, Measured: map[*ir.Node]float64{}, LatencyFile: opts.Latency, Cost: cost.Options{Settings: cost.Settings{Shapes: shapeFlagNames}}}
 	var values map[string][]int64 // of small integer inputs, as the latency run fed them
+	measurement := ""             // the profile or table compared with
 	mo := opts.Model
 	if opts.Latency != "" {
 		var err error
@@ -201,7 +200,7 @@ func validateNodes(env *Env, opts *ValidateOptions) error {
 		for _, p := range pm.Pairs {
 			no.Measured[p.Node] = p.Sample.Us
 		}
-		v.Measurement = opts.ORT
+		measurement = opts.ORT
 	default:
 		p, err := pipeline.ReadMeasurement(opts.Table, calibrate.ParseTable)
 		if err != nil {
@@ -215,23 +214,20 @@ func validateNodes(env *Env, opts *ValidateOptions) error {
 			return fmt.Errorf("validate: %v", err)
 		}
 		no.Table = true
-		v.Measurement = opts.Table
+		measurement = opts.Table
 	}
 	defer f.Loaded.Close()
 	r, err := pipeline.ValidateNodes(f, no)
 	if err != nil {
 		return err
 	}
-	v.Warnings = withHostWarning(append(f.Warnings(), r.Simulated.Warnings...), h)
-	env.warn(v.Warnings)
-	for _, n := range r.Nodes {
-		v.Nodes = append(v.Nodes, report.ValidateNode{Name: ir.NodeLabel(n.Node), Op: n.Op, PredictedMs: n.PredictedS * 1e3, MeasuredMs: n.MeasuredUs / 1e3})
-	}
+	warnings := withHostWarning(append(f.Warnings(), r.Simulated.Warnings...), h)
+	env.warn(warnings)
+	latency := ""
 	if no.Latency != nil {
-		v.Measurement = strings.TrimPrefix(v.Measurement+", "+opts.Latency, ", ")
+		latency = opts.Latency
 	}
-	v.PredictedMs, v.MeasuredMs, v.MeasuredWhat, v.Notes = r.PredictedMs, r.MeasuredMs, r.MeasuredWhat, r.Notes
-	report.NewValidation(v)
+	v := report.FromNodesValidation(r, path, h, measurement, latency, warnings)
 	if opts.Format == report.JSON {
 		return report.WriteJSON(env.Out, v)
 	}
