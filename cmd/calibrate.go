@@ -57,42 +57,7 @@ func (f *calibrateFlags) toOptions(env *Env, changed func(string) bool) (*Calibr
 	}
 	opts := &CalibrateOptions{ORT: f.ort, Torch: f.torch, Tables: f.tables, Out: f.out, Name: f.name, Models: f.models, Joint: f.fit == "joint"}
 	if f.host {
-		for _, name := range []string{"dim", "input", "force-input", "max-memory"} {
-			if changed(name) {
-				return nil, Usagef("--%s goes with the measurements' models (--ort-profile); --host generates its own", name)
-			}
-		}
-		threads, err := parseThreads(f.threads)
-		if err != nil {
-			return nil, Usagef("--threads: %v", err)
-		}
-		if opts.Format, err = parseFormat(f.format); err != nil {
-			return nil, err
-		}
-		if len(f.ort)+len(f.torch)+len(f.tables) > 0 {
-			return nil, Usagef("--host measures this machine itself: it takes no --ort-profile, --torch-trace or --table")
-		}
-		if opts.Name == "" {
-			opts.Name = "local"
-		}
-		if !hw.ValidName(opts.Name) {
-			return nil, Usagef("--name %q: use letters, digits, '-', '_' and '.'", opts.Name)
-		}
-		if !f.noSave {
-			if err := checkHostName(opts.Name, threads); err != nil {
-				return nil, err
-			}
-		}
-		if f.out == "" && f.noSave {
-			return nil, Usagef("give -o FILE.json, or drop --no-save: the fit would go nowhere")
-		}
-		if f.out != "" {
-			if err := checkOutputName("-o", f.out); err != nil {
-				return nil, err
-			}
-		}
-		opts.Host = &HostOptions{Threads: threads, Keep: f.keep, From: f.from, MaxSeconds: f.maxSeconds, NoSave: f.noSave}
-		return opts, nil
+		return f.hostOptions(opts, changed)
 	}
 	if f.from != "" || f.keep != "" || changed("threads") || f.noSave {
 		return nil, Usagef("--from, --keep, --threads and --no-save go with --host")
@@ -110,6 +75,46 @@ func (f *calibrateFlags) toOptions(env *Env, changed func(string) bool) (*Calibr
 	if opts.Base, opts.Model, err = hwAndModel(env, "--base", f.base, &f.model); err != nil {
 		return nil, err
 	}
+	return opts, nil
+}
+
+// hostOptions types the flags of --host into opts.Host.
+func (f *calibrateFlags) hostOptions(opts *CalibrateOptions, changed func(string) bool) (*CalibrateOptions, error) {
+	for _, name := range []string{"dim", "input", "force-input", "max-memory"} {
+		if changed(name) {
+			return nil, Usagef("--%s goes with the measurements' models (--ort-profile); --host generates its own", name)
+		}
+	}
+	threads, err := parseThreads(f.threads)
+	if err != nil {
+		return nil, Usagef("--threads: %v", err)
+	}
+	if opts.Format, err = parseFormat(f.format); err != nil {
+		return nil, err
+	}
+	if len(f.ort)+len(f.torch)+len(f.tables) > 0 {
+		return nil, Usagef("--host measures this machine itself: it takes no --ort-profile, --torch-trace or --table")
+	}
+	if opts.Name == "" {
+		opts.Name = "local"
+	}
+	if !hw.ValidName(opts.Name) {
+		return nil, Usagef("--name %q: use letters, digits, '-', '_' and '.'", opts.Name)
+	}
+	if !f.noSave {
+		if err := checkHostName(opts.Name, threads); err != nil {
+			return nil, err
+		}
+	}
+	if f.out == "" && f.noSave {
+		return nil, Usagef("give -o FILE.json, or drop --no-save: the fit would go nowhere")
+	}
+	if f.out != "" {
+		if err := checkOutputName("-o", f.out); err != nil {
+			return nil, err
+		}
+	}
+	opts.Host = &HostOptions{Threads: threads, Keep: f.keep, From: f.from, MaxSeconds: f.maxSeconds, NoSave: f.noSave}
 	return opts, nil
 }
 

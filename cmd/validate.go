@@ -172,10 +172,8 @@ func validateRun(env *Env, opts *ValidateOptions) error {
 // node, and end to end with the measured run (pipeline.ValidateNodes).
 func validateNodes(env *Env, opts *ValidateOptions) error {
 	path, h := opts.Path, opts.HW
-	var f *pipeline.Inferred
 	no := pipeline.NodesOptions{HW: h, Measured: map[*ir.Node]float64{}, LatencyFile: opts.Latency, Cost: cost.Options{Settings: cost.Settings{Shapes: shapeFlagNames}}}
 	var values map[string][]int64 // of small integer inputs, as the latency run fed them
-	measurement := ""             // the profile or table compared with
 	mo := opts.Model
 	if opts.Latency != "" {
 		var err error
@@ -185,36 +183,9 @@ func validateNodes(env *Env, opts *ValidateOptions) error {
 		mo = mo.withRecorded(pipeline.RecordedInputs(no.Latency.Inputs, opts.Latency, mo.Load.Inputs))
 		values = no.Latency.InputValues()
 	}
-	switch {
-	case opts.ORT == "" && opts.Table == "":
-		var err error
-		if f, err = mo.loadInferred(path, pipeline.InferOptions{DefaultDims: true, Values: values}); err != nil {
-			return err
-		}
-	case opts.ORT != "":
-		pm, err := pipeline.LoadORTProfile(opts.ORT, pipeline.ProfileLoad{Model: path, Values: values, Given: mo.Load.Inputs, Load: mo.loader()})
-		if err != nil {
-			return err
-		}
-		f, no.Profile = pm.Inferred, pm.Profile
-		for _, p := range pm.Pairs {
-			no.Measured[p.Node] = p.Sample.Us
-		}
-		measurement = opts.ORT
-	default:
-		p, err := pipeline.ReadMeasurement(opts.Table, calibrate.ParseTable)
-		if err != nil {
-			return fmt.Errorf("--table: %v", err)
-		}
-		if f, err = mo.loadInferred(path, pipeline.InferOptions{DefaultDims: true}); err != nil {
-			return err
-		}
-		if no.Measured, err = calibrate.MatchTable(f.Model, p); err != nil {
-			f.Loaded.Close()
-			return fmt.Errorf("validate: %v", err)
-		}
-		no.Table = true
-		measurement = opts.Table
+	f, measurement, err := loadMeasured(opts, mo, values, &no)
+	if err != nil {
+		return err
 	}
 	defer f.Loaded.Close()
 	r, err := pipeline.ValidateNodes(f, no)
@@ -232,4 +203,40 @@ func validateNodes(env *Env, opts *ValidateOptions) error {
 		return report.WriteJSON(env.Out, v)
 	}
 	return v.WriteText(env.Out, opts.Top)
+}
+
+// loadMeasured loads MODEL for validateNodes with what it is compared
+// with: the profile's nodes (--ort-profile), the table's (--table), or
+// none; it fills no's measurements and returns the measurement's name.
+func loadMeasured(opts *ValidateOptions, mo ModelOptions, values map[string][]int64, no *pipeline.NodesOptions) (*pipeline.Inferred, string, error) {
+	switch {
+	case opts.ORT == "" && opts.Table == "":
+		f, err := mo.loadInferred(opts.Path, pipeline.InferOptions{DefaultDims: true, Values: values})
+		return f, "", err
+	case opts.ORT != "":
+		pm, err := pipeline.LoadORTProfile(opts.ORT, pipeline.ProfileLoad{Model: opts.Path, Values: values, Given: mo.Load.Inputs, Load: mo.loader()})
+		if err != nil {
+			return nil, "", err
+		}
+		no.Profile = pm.Profile
+		for _, p := range pm.Pairs {
+			no.Measured[p.Node] = p.Sample.Us
+		}
+		return pm.Inferred, opts.ORT, nil
+	default:
+		p, err := pipeline.ReadMeasurement(opts.Table, calibrate.ParseTable)
+		if err != nil {
+			return nil, "", fmt.Errorf("--table: %v", err)
+		}
+		f, err := mo.loadInferred(opts.Path, pipeline.InferOptions{DefaultDims: true})
+		if err != nil {
+			return nil, "", err
+		}
+		if no.Measured, err = calibrate.MatchTable(f.Model, p); err != nil {
+			f.Loaded.Close()
+			return nil, "", fmt.Errorf("validate: %v", err)
+		}
+		no.Table = true
+		return f, opts.Table, nil
+	}
 }
