@@ -30,10 +30,6 @@ var cmdLongAllowed = map[string]string{
 	// search); left from issue 27 item 2: the layout's assembly could
 	// move to simulate/llm
 	"cmd/profile_llm.go:LLMFlags.llmRun": "LLM flag checks",
-	// --serve's request-level flags typed, one range check or parse each;
-	// left from issue 27 item 2: the range checks could be
-	// llm.ServeLoad's Validate
-	"cmd/profile_llm_serve.go:ServeLoadFlags.serveLoad": "serve flag typing",
 	// profile's dispatch between its modes (LLM, cluster, single GPU,
 	// what-if) and their outputs
 	"cmd/profile.go:profileRun": "dispatch",

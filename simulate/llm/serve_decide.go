@@ -5,7 +5,10 @@ package llm
 // fit overflows, the note a request-level run's defaults add, and the
 // deployed tensor-parallel overlap.
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // TPOverlapDeployed is the fraction of tensor-parallel communication
 // Transformer Engine's userbuffer overlap (Megatron --tp-comm-overlap)
@@ -43,4 +46,36 @@ func (l *ServeLoad) Note() string {
 		return "--rate max: every request arrives at once (the offline / max-load scenario trtllm-bench and MLPerf Offline measure)"
 	}
 	return fmt.Sprintf("--rate %g: Poisson arrivals (seed %d)", l.Rate, l.Seed)
+}
+
+// Bounds of a ServeLoad's counts (Validate).
+const (
+	MaxServeCount = 1 << 24 // tokens, blocks, replicas, max_tokens
+	MaxRequests   = 1 << 20 // requests generated
+)
+
+// LoadError is a ServeLoad field out of its range; Field is spelt as
+// profile's flag for it (requests, max-batched-tokens, kv-fraction, ...).
+type LoadError struct{ Field, Value, Want string }
+
+func (e *LoadError) Error() string { return e.Field + " " + e.Value + ": want " + e.Want }
+
+// Validate checks l's counts and KV fraction (0 is each one's default):
+// a *LoadError names the first out of range.
+func (l *ServeLoad) Validate() error {
+	for _, v := range []struct {
+		name string
+		n    int
+	}{{"requests", l.Requests}, {"prefix-tokens", l.PrefixTokens}, {"max-batched-tokens", l.MaxBatchedTokens}, {"block-size", l.BlockSize}, {"replicas", l.Replicas}, {"max-tokens", l.MaxTokens}} {
+		if v.n < 0 || v.n > MaxServeCount {
+			return &LoadError{v.name, fmt.Sprint(v.n), fmt.Sprintf("1..%d", MaxServeCount)}
+		}
+	}
+	if l.Requests > MaxRequests {
+		return &LoadError{"requests", fmt.Sprint(l.Requests), fmt.Sprintf("1..%d", MaxRequests)}
+	}
+	if math.IsNaN(l.KVFraction) || l.KVFraction < 0 || l.KVFraction > 1 {
+		return &LoadError{"kv-fraction", fmt.Sprintf("%g", l.KVFraction), "0 < f <= 1"}
+	}
+	return nil
 }

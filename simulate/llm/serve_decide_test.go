@@ -1,6 +1,9 @@
 package llm
 
-import "testing"
+import (
+	"math"
+	"testing"
+)
 
 func TestMemoryOverflowing(t *testing.T) {
 	for _, tc := range []struct {
@@ -44,5 +47,29 @@ func TestOverlapTP(t *testing.T) {
 	}
 	if again, _ := FrameworkPreset("megatron-core"); again.TPOverlap == TPOverlapDeployed {
 		t.Error("OverlapTP changed the preset itself")
+	}
+}
+
+func TestServeLoadValidate(t *testing.T) {
+	for _, tc := range []struct {
+		l    ServeLoad
+		want string
+	}{
+		{ServeLoad{}, ""},
+		{ServeLoad{Requests: 1000, BlockSize: 16, KVFraction: 0.9}, ""},
+		{ServeLoad{BlockSize: -1}, "block-size -1: want 1..16777216"},
+		{ServeLoad{MaxTokens: MaxServeCount + 1}, "max-tokens 16777217: want 1..16777216"},
+		{ServeLoad{Requests: MaxRequests + 1}, "requests 1048577: want 1..1048576"},
+		{ServeLoad{KVFraction: 1.5}, "kv-fraction 1.5: want 0 < f <= 1"},
+		{ServeLoad{KVFraction: math.NaN()}, "kv-fraction NaN: want 0 < f <= 1"},
+	} {
+		err := tc.l.Validate()
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.l, got, tc.want)
+		}
 	}
 }
