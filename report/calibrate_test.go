@@ -1,11 +1,13 @@
 package report
 
 import (
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/wolong-dev/wolong/simulate/calibrate"
+	hostpkg "github.com/wolong-dev/wolong/simulate/calibrate/host"
 	"github.com/wolong-dev/wolong/simulate/hw"
 )
 
@@ -53,5 +55,45 @@ wrote fit.json (use it with --hw fit.json)
 `
 	if b.String() != want {
 		t.Errorf("direct fit:\n%s\nwant:\n%s", b.String(), want)
+	}
+}
+
+// TestHostCalibrationText: each thread count's fit has its group table,
+// host line (or the one-thread fit's, kept), noise, the file written and
+// the file saved; a blank line between fits; the kept folder last.
+func TestHostCalibrationText(t *testing.T) {
+	fit := func(name string, host []calibrate.HostFit) *hostpkg.FitResult {
+		return &hostpkg.FitResult{HW: &hw.Hardware{Name: name, Fitted: &hw.Fitted{}}, Calib: &calibrate.Result{Host: host},
+			Models: []hostpkg.ModelResult{{Name: "a", Group: "gemm", MeasuredUs: 100, PredictedUs: 110}, {Name: "b", Group: "gemm", MeasuredUs: 100, PredictedUs: 80, HeldOut: true}}}
+	}
+	h := &HostCalibration{
+		Result:  &hostpkg.Result{Fits: []*hostpkg.FitResult{fit("local", []calibrate.HostFit{{Name: "dispatch_us", After: 1.5}}), fit("local-2t", nil)}, Dir: "kept"},
+		Threads: []int{1, 2}, Written: map[int]string{1: "l.json", 2: "l-2t.json"}, SavedIn: "cfg",
+	}
+	var b strings.Builder
+	if err := h.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{
+		"end-to-end error by group, 1 thread(s) (MAPE, models):\n",
+		"host: dispatch_us 1.5; memory 0 GB/s",
+		"host: kept from the one-thread fit;",
+		"wrote l.json (use it with --hw l.json)\nsaved " + filepath.Join("cfg", "local.json") + " (use it with --hw local)\n\nlocal-2t: ",
+		"wrote l-2t.json (use it with --hw l-2t.json)\n",
+		"models and measurements kept in kept (refit them with --from kept)\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("lacks %q:\n%s", want, out)
+		}
+	}
+	if !strings.Contains(out, "gemm") || !strings.Contains(out, "10.0% (1)") || !strings.Contains(out, "20.0% (1)") {
+		t.Errorf("group table:\n%s", out)
+	}
+	h.SavedIn = ""
+	b.Reset()
+	h.WriteText(&b)
+	if strings.Contains(b.String(), "saved ") {
+		t.Errorf("--no-save printed a saved file:\n%s", b.String())
 	}
 }
