@@ -26,10 +26,6 @@ var cmdLongAllowed = map[string]string{
 	// flag typing: one check per flag and flag combination of profile,
 	// which has the most flags; each line is a usage error
 	"cmd/profile.go:profileFlags.toOptions": "flag typing",
-	// the LLM flags' checks (which flags go with --serve, training or the
-	// search); left from issue 27 item 2: the layout's assembly could
-	// move to simulate/llm
-	"cmd/profile_llm.go:LLMFlags.llmRun": "LLM flag checks",
 	// profile's dispatch between its modes (LLM, cluster, single GPU,
 	// what-if) and their outputs
 	"cmd/profile.go:profileRun": "dispatch",

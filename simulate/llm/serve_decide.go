@@ -79,3 +79,17 @@ func (l *ServeLoad) Validate() error {
 	}
 	return nil
 }
+
+// DefaultFramework is the framework a training layout runs on when none
+// is named: the first preset (megatron-core), except FSDP for ZeRO 2 or 3
+// with pipeline parallelism (pipelined: pp > 1, or a search that may
+// choose it), since Megatron-Core's distributed optimizer stops at ZeRO-1
+// with pipelines, and sharded gradients (and weights) with pipelines is
+// what FSDP runs (Llama 3's layout). note says why when it is FSDP ("":
+// the default).
+func DefaultFramework(zero int, pipelined bool) (name, note string) {
+	if zero >= 2 && pipelined {
+		return "fsdp", fmt.Sprintf("--framework not given: fsdp (zero %d with pipeline parallelism; megatron-core's distributed optimizer stops at zero 1 with it)", zero)
+	}
+	return frameworks[0].Name, ""
+}

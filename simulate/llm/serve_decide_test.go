@@ -73,3 +73,20 @@ func TestServeLoadValidate(t *testing.T) {
 		}
 	}
 }
+
+func TestDefaultFramework(t *testing.T) {
+	if n, note := DefaultFramework(3, true); n != "fsdp" || note == "" {
+		t.Errorf("zero 3 pipelined: %q %q", n, note)
+	}
+	for _, tc := range []struct {
+		zero      int
+		pipelined bool
+	}{{1, true}, {3, false}, {0, false}} {
+		if n, note := DefaultFramework(tc.zero, tc.pipelined); n != "megatron-core" || note != "" {
+			t.Errorf("%+v: %q %q", tc, n, note)
+		}
+	}
+	if _, err := FrameworkPreset("fsdp"); err != nil {
+		t.Error(err)
+	}
+}
