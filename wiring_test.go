@@ -26,9 +26,6 @@ var cmdLongAllowed = map[string]string{
 	// flag typing: one check per flag and flag combination of profile,
 	// which has the most flags; each line is a usage error
 	"cmd/profile.go:profileFlags.toOptions": "flag typing",
-	// profile's dispatch between its modes (LLM, cluster, single GPU,
-	// what-if) and their outputs
-	"cmd/profile.go:profileRun": "dispatch",
 }
 
 // tableVerb is a printf verb with a field width (%-14s, %6d, %7.1f): the

@@ -298,13 +298,7 @@ func profileRun(env *Env, opts *ProfileOptions) error {
 		}
 		stage = o
 	}
-	var defaulted []string
-	if len(f.Defaulted) > 0 {
-		defaulted = append(defaulted, "dims not given with --dim / --input set to 1: "+strings.Join(f.Defaulted, ", "))
-	}
-	for _, n := range f.BatchNotes() {
-		defaulted = append(defaulted, "--batch "+strconv.FormatInt(opts.Batch, 10)+": node "+n)
-	}
+	defaulted := defaultedNotes(f, opts.Batch)
 	if opts.Cluster != nil {
 		return profileClusterRun(env, opts, stage, append(defaulted, opts.Cluster.Assumptions...), f.Warnings(), out)
 	}
@@ -329,6 +323,24 @@ func profileRun(env *Env, opts *ProfileOptions) error {
 	if err := whatIfRun(opts, stage, p); err != nil {
 		return err
 	}
+	return writeProfile(env, opts, p)
+}
+
+// defaultedNotes are the assumptions of f's shapes: the dims set to 1,
+// and the nodes --batch (batch) reshaped.
+func defaultedNotes(f *pipeline.Inferred, batch int64) []string {
+	var notes []string
+	if len(f.Defaulted) > 0 {
+		notes = append(notes, "dims not given with --dim / --input set to 1: "+strings.Join(f.Defaulted, ", "))
+	}
+	for _, n := range f.BatchNotes() {
+		notes = append(notes, "--batch "+strconv.FormatInt(batch, 10)+": node "+n)
+	}
+	return notes
+}
+
+// writeProfile prints p in opts' format (the text with its what-if).
+func writeProfile(env *Env, opts *ProfileOptions, p *report.Profile) error {
 	switch opts.Format {
 	case report.JSON:
 		return report.WriteJSON(env.Out, p)
