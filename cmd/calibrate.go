@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -59,42 +57,7 @@ func (f *calibrateFlags) toOptions(env *Env, changed func(string) bool) (*Calibr
 	}
 	opts := &CalibrateOptions{ORT: f.ort, Torch: f.torch, Tables: f.tables, Out: f.out, Name: f.name, Models: f.models, Joint: f.fit == "joint"}
 	if f.host {
-		for _, name := range []string{"dim", "input", "force-input", "max-memory"} {
-			if changed(name) {
-				return nil, Usagef("--%s goes with the measurements' models (--ort-profile); --host generates its own", name)
-			}
-		}
-		threads, err := parseThreads(f.threads)
-		if err != nil {
-			return nil, Usagef("--threads: %v", err)
-		}
-		if opts.Format, err = parseFormat(f.format); err != nil {
-			return nil, err
-		}
-		if len(f.ort)+len(f.torch)+len(f.tables) > 0 {
-			return nil, Usagef("--host measures this machine itself: it takes no --ort-profile, --torch-trace or --table")
-		}
-		if opts.Name == "" {
-			opts.Name = "local"
-		}
-		if !hw.ValidName(opts.Name) {
-			return nil, Usagef("--name %q: use letters, digits, '-', '_' and '.'", opts.Name)
-		}
-		if !f.noSave {
-			if err := checkHostName(opts.Name, threads); err != nil {
-				return nil, err
-			}
-		}
-		if f.out == "" && f.noSave {
-			return nil, Usagef("give -o FILE.json, or drop --no-save: the fit would go nowhere")
-		}
-		if f.out != "" {
-			if err := checkOutputName("-o", f.out); err != nil {
-				return nil, err
-			}
-		}
-		opts.Host = &HostOptions{Threads: threads, Keep: f.keep, From: f.from, MaxSeconds: f.maxSeconds, NoSave: f.noSave}
-		return opts, nil
+		return f.hostOptions(opts, changed)
 	}
 	if f.from != "" || f.keep != "" || changed("threads") || f.noSave {
 		return nil, Usagef("--from, --keep, --threads and --no-save go with --host")
@@ -112,6 +75,46 @@ func (f *calibrateFlags) toOptions(env *Env, changed func(string) bool) (*Calibr
 	if opts.Base, opts.Model, err = hwAndModel(env, "--base", f.base, &f.model); err != nil {
 		return nil, err
 	}
+	return opts, nil
+}
+
+// hostOptions types the flags of --host into opts.Host.
+func (f *calibrateFlags) hostOptions(opts *CalibrateOptions, changed func(string) bool) (*CalibrateOptions, error) {
+	for _, name := range []string{"dim", "input", "force-input", "max-memory"} {
+		if changed(name) {
+			return nil, Usagef("--%s goes with the measurements' models (--ort-profile); --host generates its own", name)
+		}
+	}
+	threads, err := parseThreads(f.threads)
+	if err != nil {
+		return nil, Usagef("--threads: %v", err)
+	}
+	if opts.Format, err = parseFormat(f.format); err != nil {
+		return nil, err
+	}
+	if len(f.ort)+len(f.torch)+len(f.tables) > 0 {
+		return nil, Usagef("--host measures this machine itself: it takes no --ort-profile, --torch-trace or --table")
+	}
+	if opts.Name == "" {
+		opts.Name = "local"
+	}
+	if !hw.ValidName(opts.Name) {
+		return nil, Usagef("--name %q: use letters, digits, '-', '_' and '.'", opts.Name)
+	}
+	if !f.noSave {
+		if err := checkHostName(opts.Name, threads); err != nil {
+			return nil, err
+		}
+	}
+	if f.out == "" && f.noSave {
+		return nil, Usagef("give -o FILE.json, or drop --no-save: the fit would go nowhere")
+	}
+	if f.out != "" {
+		if err := checkOutputName("-o", f.out); err != nil {
+			return nil, err
+		}
+	}
+	opts.Host = &HostOptions{Threads: threads, Keep: f.keep, From: f.from, MaxSeconds: f.maxSeconds, NoSave: f.noSave}
 	return opts, nil
 }
 
@@ -208,248 +211,67 @@ among its nodes.`,
 	return c
 }
 
-// profiledModel is an ORT profile with its model loaded and matched.
-type profiledModel struct {
-	Profile  *calibrate.Profile
-	Inferred *pipeline.Inferred
-	Path     string
-	Pairs    []calibrate.Pair
+// loader is the pipeline.LoadFunc of these model options: a
+// measurement's recorded input shapes added to --input's.
+func (o ModelOptions) loader() pipeline.LoadFunc {
+	return func(path string, recorded []pipeline.GivenInput, opt pipeline.InferOptions) (*pipeline.Inferred, error) {
+		mo := o.withRecorded(recorded)
+		return mo.loadInferred(path, opt)
+	}
 }
 
-// splitProfileArg splits "MODEL.onnx=FILE.json".
-func splitProfileArg(arg string) (model, file string) {
-	if m, f, ok := strings.Cut(arg, "="); ok && strings.HasSuffix(strings.ToLower(m), ".onnx") {
-		return m, f
-	}
-	return "", arg
+// measurementFlags are the flags of pipeline.MeasurementError's kinds.
+var measurementFlags = map[pipeline.MeasurementKind]string{
+	pipeline.ORTProfile: "--ort-profile", pipeline.TorchTrace: "--torch-trace", pipeline.OpTable: "--table",
 }
 
-func readProfile(file string, parse func(string, []byte) (*calibrate.Profile, error)) (*calibrate.Profile, error) {
-	st, err := os.Stat(file)
-	if err != nil {
-		return nil, err
+// flagError adds the flag of a measurement that failed to err (a usage
+// error stays one).
+func flagError(err error) error {
+	var me *pipeline.MeasurementError
+	if !errors.As(err, &me) {
+		return err
 	}
-	if st.Size() > 1<<30 {
-		return nil, fmt.Errorf("%s: %d bytes, larger than the 1 GiB allowed", file, st.Size())
+	e := fmt.Errorf("%s: %v", measurementFlags[me.Kind], me.Err)
+	var ue usageErr
+	if errors.As(me.Err, &ue) {
+		return usageErr{e}
 	}
-	data, err := os.ReadFile(file)
-	if err != nil {
-		return nil, err
-	}
-	return parse(file, data)
+	return e
 }
 
-// readLatency reads a latency file (bench/ort/latency.sh, the harness's
-// measure.mjs).
-func readLatency(file string) (*calibrate.Latency, error) {
-	var l *calibrate.Latency
-	_, err := readProfile(file, func(src string, data []byte) (*calibrate.Profile, error) {
-		var err error
-		l, err = calibrate.ParseLatency(src, data)
-		return nil, err
-	})
-	return l, err
-}
-
-// loadORTProfile reads an ORT profile, loads its model (model, or the one
-// the profile records, relative to modelsDir) with the recorded input
-// shapes plus mo's, infers it once (symbolic dims left open set to 1,
-// small integer inputs at values, when given) and matches them.
-func loadORTProfile(arg, model, modelsDir string, mo ModelOptions, values map[string][]int64) (*profiledModel, error) {
-	m, file := splitProfileArg(arg)
-	if model != "" {
-		m = model
-	}
-	p, err := readProfile(file, calibrate.ParseORT)
-	if err != nil {
-		return nil, err
-	}
-	if m == "" {
-		if p.Model == "" {
-			return nil, fmt.Errorf("%s records no model: give it as MODEL.onnx=%s", file, file)
-		}
-		m = calibrate.RecordedModel(p.Model, p.ModelPath, file, modelsDir)
-	}
-	mo = mo.withRecorded(pipeline.RecordedInputs(p.Inputs, file, mo.Load.Inputs))
-	f, err := mo.loadInferred(m, pipeline.InferOptions{DefaultDims: true, Values: values})
-	if err != nil {
-		return nil, err
-	}
-	pairs, err := calibrate.Match(f.Model, p)
-	if err != nil {
-		f.Loaded.Close()
-		return nil, fmt.Errorf("%v (model %s)", err, m)
-	}
-	return &profiledModel{Profile: p, Inferred: f, Path: m, Pairs: pairs}, nil
-}
-
+// calibrateRun is `wolong calibrate` with measurements: read them
+// (pipeline.ReadCalibration), fit, write the file, print the report.
 func calibrateRun(env *Env, opts *CalibrateOptions) error {
-	format := opts.Format
-	// what was used from each file: printed first in a table, kept for JSON
-	var lines, warnings []string
-	used := func(line string, args ...any) {
-		lines = append(lines, fmt.Sprintf(line, args...))
-		if format == report.Table {
-			fmt.Fprintln(env.Out, lines[len(lines)-1])
-		}
-	}
 	out := newOutputs()
 	defer out.abort()
 	if err := out.check("-o", opts.Out); err != nil {
 		return err
 	}
-	base := opts.Base
-	var data calibrate.FitData
-	var inputs []string
-	var skipped []string
-	for _, arg := range opts.ORT {
-		_, file := splitProfileArg(arg)
-		lat := latencyBeside(file)
-		var values map[string][]int64
-		if lat != nil {
-			values = lat.InputValues()
-		}
-		pm, err := loadORTProfile(arg, "", opts.Models, opts.Model, values)
-		if err != nil {
-			var ue usageErr
-			if errors.As(err, &ue) {
-				return usageErr{fmt.Errorf("--ort-profile %s: %v", arg, err)}
-			}
-			return fmt.Errorf("--ort-profile %s: %v", arg, err)
-		}
-		defer pm.Inferred.Loaded.Close()
-		warnings = append(warnings, prefixed(pm.Path, pm.Inferred.Warnings())...)
-		inputs = append(inputs, file, pm.Path)
-		r := calibrate.ORTRun{Label: pm.Path, Model: pm.Inferred.Model, Pairs: pm.Pairs, ProfiledUs: pm.Profile.RunUs, EveryNode: pm.Profile.RunsEveryNode()}
-		target := "the profiled run"
-		if lat != nil {
-			r.UnprofiledUs = lat.TargetUs()
-			inputs = append(inputs, lat.Source)
-			target = "unprofiled run " + lat.Source
-		}
-		n := data.AddORT(base, r)
-		used("%s: %s matched in %s, %s used; end to end: %s", file, report.Count(len(pm.Pairs), "node"), pm.Path, report.Count(n, "kernel"), target)
+	co := pipeline.CalibrateOptions{ORT: opts.ORT, Torch: opts.Torch, Tables: opts.Tables, Base: opts.Base, Name: opts.Name,
+		Models: opts.Models, Joint: opts.Joint, Given: opts.Model.Load.Inputs, Load: opts.Model.loader()}
+	if opts.Format == report.Table {
+		co.Used = func(line string) { report.WriteLines(env.Out, line) }
 	}
-	for _, file := range opts.Torch {
-		p, err := readProfile(file, calibrate.ParseTorch)
-		if err != nil {
-			return fmt.Errorf("--torch-trace: %v", err)
-		}
-		o, sk := calibrate.SampleObs(base, p.Samples)
-		data.Obs, skipped = append(data.Obs, o...), append(skipped, sk...)
-		inputs = append(inputs, file)
-		used("%s: %s, %s used", file, report.Count(len(p.Samples), "op"), report.Count(len(o), "kernel"))
+	c, err := pipeline.ReadCalibration(co)
+	if err != nil {
+		return flagError(err)
 	}
-	for _, file := range opts.Tables {
-		p, err := readProfile(file, calibrate.ParseTable)
-		if err != nil {
-			return fmt.Errorf("--table: %v", err)
-		}
-		o, sk := calibrate.SampleObs(base, p.Samples)
-		data.Obs, skipped = append(data.Obs, o...), append(skipped, sk...)
-		inputs = append(inputs, file)
-		used("%s: %s, %s used", file, report.Count(len(p.Samples), "row"), report.Count(len(o), "kernel"))
-	}
-	for _, s := range skipped {
-		warnings = append(warnings, "skipped "+s)
-	}
-	env.warn(warnings)
-	if !opts.Joint && base.Kind == "cpu" && len(data.Direct) > 0 && len(data.Direct) == len(opts.ORT) && len(opts.Torch)+len(opts.Tables) == 0 {
-		return calibrateDirect(env, opts, base, data.Direct, inputs, out, format, lines, warnings)
-	}
-	r, err := calibrate.Fit(base, data.Obs, data.Runs, calibrate.Options{Name: opts.Name})
+	defer c.Close()
+	env.warn(c.Warnings)
+	fit, err := c.Fit()
 	if err != nil {
 		return err
 	}
-	if done, err := saveCalibration(env, opts, out, inputs, format, r, lines, warnings); done {
-		return err
-	}
-	writeFit(env.Out, r)
-	fmt.Fprintf(env.Out, "wrote %s (use it with --hw %s)\n", opts.Out, opts.Out)
-	return nil
-}
-
-// saveCalibration writes r's hardware file (-o) and commits the
-// command's outputs; with --format json it prints the report too. done
-// says the command has nothing left to print (err, if any, is its
-// result).
-func saveCalibration(env *Env, opts *CalibrateOptions, out *outputs, inputs []string, format report.Format, r *calibrate.Result, lines, warnings []string) (done bool, err error) {
-	if err := out.b.Write(opts.Out, inputs, func(w io.Writer) error { return r.HW.WriteJSON(w) }); err != nil {
-		return true, fmt.Errorf("-o: %v", err)
+	env.warn(fit.Coverage)
+	if err := out.b.Write(opts.Out, c.Inputs, func(w io.Writer) error { return fit.HW.WriteJSON(w) }); err != nil {
+		return fmt.Errorf("-o: %v", err)
 	}
 	if err := out.commit(); err != nil {
-		return true, err
-	}
-	if format == report.JSON {
-		return true, report.WriteJSON(env.Out, calibrate.NewReport(r, opts.Out, lines, warnings))
-	}
-	return false, nil
-}
-
-func writeFit(w io.Writer, r *calibrate.Result) {
-	fmt.Fprintf(w, "\nfit of %s (compute / memory fraction of peak, overhead us; kernel error: mean |%%| and %% of the class's summed time)\n", r.HW.Name)
-	fmt.Fprintf(w, "%-14s %6s  %-22s %-22s %16s %16s\n", "class", "kernels", "before", "after", "MAPE before>after", "sum err before>after")
-	for _, c := range r.Classes {
-		fmt.Fprintf(w, "%-14s %6d  %-22s %-22s %7.1f%% > %5.1f%% %+7.1f%% > %+6.1f%%\n", c.Class, c.N,
-			fmt.Sprintf("%.4g / %.4g / %.3g", c.Before.Compute, c.Before.Memory, c.Before.OverheadUs),
-			fmt.Sprintf("%.4g / %.4g / %.3g", c.After.Compute, c.After.Memory, c.After.OverheadUs),
-			c.MAPEBefore, c.MAPEAfter, c.SumErrBefore, c.SumErrAfter)
-		if c.Kept {
-			fmt.Fprintf(w, "%-14s kept the base parameters: fewer than %d kernels to fit\n", "", calibrate.MinClassKernels)
-		}
-	}
-	if r.Runs > 0 {
-		var ps []string
-		for _, p := range r.Host {
-			ps = append(ps, fmt.Sprintf("%s %.4g > %.4g", p.Name, p.Before, p.After))
-		}
-		fmt.Fprintf(w, "host: %s, fitted to %d end-to-end runs (MAPE %.1f%% > %.1f%%)\n",
-			strings.Join(ps, ", "), r.Runs, r.RunMAPEBefore, r.RunMAPEAfter)
-	}
-}
-
-// latencyBeside returns the unprofiled latency record beside a profile
-// written by the harness (NAME.json beside NAME.profile.json), or nil.
-func latencyBeside(profile string) *calibrate.Latency {
-	if !strings.HasSuffix(profile, ".profile.json") {
-		return nil
-	}
-	l, err := readLatency(strings.TrimSuffix(profile, ".profile.json") + ".json")
-	if err != nil {
-		return nil
-	}
-	return l
-}
-
-// calibrateDirect fits base to CPU runs with unprofiled targets
-// (calibrate.FitDirect), writes the file and prints the fit.
-func calibrateDirect(env *Env, opts *CalibrateOptions, base *hw.Hardware, runs []calibrate.DirectRun, inputs []string, out *outputs, format report.Format, lines, warnings []string) error {
-	name := opts.Name
-	if name == "" {
-		name = base.Name + "-calibrated"
-	}
-	r, err := calibrate.FitDirect(base, runs, calibrate.DirectOptions{Name: name})
-	if err != nil {
 		return err
 	}
-	cov := calibrate.Coverage(runs)
-	env.warn(cov)
-	warnings = append(warnings, cov...)
-	cr := &calibrate.Result{HW: r.HW, Classes: r.Classes, Ops: r.Ops, Host: r.Host, Runs: len(runs)}
-	if done, err := saveCalibration(env, opts, out, inputs, format, cr, lines, warnings); done {
-		return err
+	if opts.Format == report.JSON {
+		return report.WriteJSON(env.Out, calibrate.NewReport(fit.Result, opts.Out, c.Lines, append(append([]string{}, c.Warnings...), fit.Coverage...)))
 	}
-	sum := calibrate.SummarizeDirect(base, r.HW, runs, 5)
-	fmt.Fprintf(env.Out, "\nfit of %s to %d unprofiled runs (direct): end-to-end MAPE %.1f%% with %s, %.1f%% fitted\n", r.HW.Name, len(runs), sum.MAPEBefore, base.Name, sum.MAPEAfter)
-	var hp []string
-	for _, p := range r.Host {
-		hp = append(hp, fmt.Sprintf("%s %.4g > %.4g", p.Name, p.Before, p.After))
-	}
-	fmt.Fprintf(env.Out, "host: %s\n", strings.Join(hp, ", "))
-	for _, e := range sum.Worst {
-		fmt.Fprintf(env.Out, "  largest error: %s: measured %.4g ms, fitted %.4g ms (%+.1f%%)\n", e.Label, e.MeasuredUs/1e3, e.PredictedUs/1e3, e.Pct())
-	}
-	fmt.Fprintf(env.Out, "%d op types with efficiencies of their own\n", len(r.Ops))
-	fmt.Fprintf(env.Out, "wrote %s (use it with --hw %s)\n", opts.Out, opts.Out)
-	return nil
+	return (&report.Calibration{Result: fit.Result, Base: fit.Base, Direct: fit.Direct, Written: opts.Out}).WriteText(env.Out)
 }

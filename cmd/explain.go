@@ -140,7 +140,7 @@ func explainRun(env *Env, opts *ExplainOptions) error {
 		e.Runtime = rt.Describe(opts.HW.Runtime != nil)
 	}
 	e.SetExpectedError(opts.HW)
-	e.SetWhy(r.optimized.BaselineWhy, whyOf(r.optimized), opts.HW)
+	e.SetWhy(r.optimized.BaselineWhy, r.optimized.Why(), opts.HW)
 	e.ShowMissed = opts.Missed
 	env.warn(e.Warnings)
 	if opts.Format == report.JSON {

@@ -49,7 +49,7 @@ func (h *htmlExplain) write(out *outputs, path, hardware string, o *pipeline.Opt
 	}
 	e := report.NewHTMLReport(path, hardware, o.Result, h.rec, o.Predicted, warnings)
 	if o.Predicted != nil {
-		e.SetWhy(o.BaselineWhy, whyOf(o), o.Predicted.Hardware)
+		e.SetWhy(o.BaselineWhy, o.Why(), o.Predicted.Hardware)
 	}
 	e.Select(focus, diffs)
 	return out.write("--html", h.file, func(w io.Writer) error { return report.WriteHTML(w, e) })

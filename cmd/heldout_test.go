@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wolong-dev/wolong/pipeline"
 	"github.com/wolong-dev/wolong/report"
 	"github.com/wolong-dev/wolong/simulate/calibrate"
 )
@@ -32,7 +33,7 @@ func measuredRecords(t *testing.T) (a, b []string) {
 	}
 	foldA, _ := calibrate.FamilyFolds()
 	for _, f := range files {
-		lat, err := readLatency(f)
+		lat, err := pipeline.ReadLatency(f)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -209,7 +210,7 @@ func TestSetGuardsCanFail(t *testing.T) {
 	a, b := measuredRecords(t)
 	s := &report.ValidationSet{}
 	for _, f := range append(a, b...) {
-		lat, err := readLatency(f)
+		lat, err := pipeline.ReadLatency(f)
 		if err != nil {
 			t.Fatal(err)
 		}

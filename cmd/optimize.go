@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -165,7 +166,7 @@ func optimizeRun(env *Env, opts *OptimizeOptions) error {
 	}
 	rep := report.NewOptimize(opts.Path, opts.HW.Name, o.Result, dedupe(r.assume), r.warnings)
 	rep.SetExpectedError(opts.HW)
-	rep.SetWhy(o.BaselineWhy, whyOf(o), opts.HW)
+	rep.SetWhy(o.BaselineWhy, o.Why(), opts.HW)
 	rep.FilterMissed(opts.Pass)
 	rep.ShowMissed = opts.Missed
 	if emitted != nil {
@@ -180,52 +181,27 @@ func optimizeRun(env *Env, opts *OptimizeOptions) error {
 	return rep.WriteText(env.Out)
 }
 
-// emit stages --emit-onnx: the optimized model, valid for every input
-// size (pipeline.Exportable), and returns the prediction of what it
-// wrote at the command's shapes.
+// emit stages --emit-onnx (pipeline.EmitONNX) and returns the prediction
+// of what it wrote at the command's shapes.
 func emit(opts *OptimizeOptions, r *optimized, out *outputs, predict pipeline.SimOptions) (*optimize.Prediction, error) {
 	if opts.Optimize.Cluster != nil {
 		r.warnings = append(r.warnings, "--emit-onnx with --cluster: ONNX has no transfer op, so the model written is the optimized model without the placement's transfer nodes (the placement is in the -o plan and the JSON output)")
 	}
 	eo := opts.Optimize
 	eo.OnPassStart = opts.Model.progress.passHook("--emit-onnx: ")
-	e, again, err := pipeline.Exportable(r.optimized, eo)
-	opts.Model.progress.Done()
+	e, err := pipeline.EmitONNX(r.optimized, eo, predict, opts.EmitONNX, importer.WriteOptions{External: opts.External, Batch: out.b}, opts.Model.progress.Done)
+	var we *pipeline.WriteError
+	if errors.As(err, &we) {
+		return nil, fmt.Errorf("--emit-onnx: %v", we.Err)
+	}
 	if err != nil {
 		return nil, err
 	}
-	emitted := &r.optimized.Result.Final
-	if again {
+	if e.Reoptimized {
 		r.assume = append(r.assume, "--emit-onnx: the written model was optimized with its symbolic dims kept, so it is valid for every input size")
-		at, err := pipeline.Respecialize(e, r.inferred)
-		if err != nil {
-			return nil, err
-		}
-		s, err := pipeline.Simulate(at, predict)
-		if err != nil {
-			return nil, err
-		}
-		emitted = &optimize.Prediction{Nodes: len(at.Model.Graph.Nodes), Kernels: s.Kernels, TotalMs: s.TotalS * 1e3, PeakBytes: int64(s.PeakMemoryBytes), Unknown: s.UnknownNodes}
 	}
-	w, err := pipeline.Export(e, opts.EmitONNX, importer.WriteOptions{External: opts.External, Batch: out.b})
-	if err != nil {
-		return nil, fmt.Errorf("--emit-onnx: %v", err)
-	}
-	r.assume = append(r.assume, externalNote(w)...)
-	return emitted, nil
-}
-
-// externalNote says where --emit-onnx put the weights when it wrote
-// external data.
-func externalNote(w *importer.Written) []string {
-	var out []string
-	if w.Copied > 0 {
-		out = append(out, fmt.Sprintf("--emit-onnx: %d weight(s), %s, written as external data to %s", w.Copied, report.Bytes(w.CopiedBytes), w.DataFile))
-	}
-	if w.Referenced > 0 {
-		out = append(out, fmt.Sprintf("--emit-onnx: %d weight(s), %s, left in %s and referenced from the written model (keep it beside the model)", w.Referenced, report.Bytes(w.ReferencedBytes), strings.Join(w.ReferencedFiles, ", ")))
-	}
-	return out
+	r.assume = append(r.assume, report.ExternalNotes(e.Written)...)
+	return e.Prediction, nil
 }
 
 // dedupe drops repeated lines, keeping the first.
@@ -239,13 +215,4 @@ func dedupe(ss []string) []string {
 		}
 	}
 	return out
-}
-
-// whyOf is the optimized model's prediction kept as its breakdown and time
-// per class (nil without a prediction).
-func whyOf(o *pipeline.Optimized) *simulate.Why {
-	if o == nil || o.Predicted == nil {
-		return nil
-	}
-	return o.Predicted.Why()
 }

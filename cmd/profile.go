@@ -7,11 +7,13 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/wolong-dev/wolong/ir"
 	"github.com/wolong-dev/wolong/optimize"
 	"github.com/wolong-dev/wolong/pipeline"
 	"github.com/wolong-dev/wolong/report"
 	"github.com/wolong-dev/wolong/simulate"
 	"github.com/wolong-dev/wolong/simulate/cost"
+	"github.com/wolong-dev/wolong/simulate/hw"
 )
 
 // ProfileOptions are the inputs of `wolong profile`, typed.
@@ -152,24 +154,7 @@ layout that does not fit prints its breakdown and exits 1.`,
 }
 
 func (f *profileFlags) toOptions(env *Env, args []string, changed func(string) bool) (*ProfileOptions, error) {
-	format, err := parseFormat(f.format, report.CSV)
-	if err != nil {
-		return nil, err
-	}
-	if f.by != "node" && f.by != "op" {
-		return nil, Usagef("--by %q: want node or op", f.by)
-	}
-	mode, err := simulate.ParseMode(f.mode)
-	if err != nil {
-		return nil, Usagef("--mode: %v", err)
-	}
-	if f.streams < 1 || f.streams > 1024 {
-		return nil, Usagef("--streams %d: want 1..1024", f.streams)
-	}
-	if f.batch < 0 || f.trip < 0 || f.top < 0 {
-		return nil, Usagef("--batch, --trip and --top must not be negative")
-	}
-	dt, err := parseFloatDType(f.dtype)
+	format, mode, dt, err := f.outputAndSim()
 	if err != nil {
 		return nil, err
 	}
@@ -188,58 +173,21 @@ func (f *profileFlags) toOptions(env *Env, args []string, changed func(string) b
 	if err != nil {
 		return nil, err
 	}
-	algo := f.convAlgo
-	if f.winograd {
-		algo = "winograd"
-	}
-	switch algo {
-	case "auto":
-	case "direct":
-		h.ConvWinograd = false
-	case "winograd":
-		h.ConvWinograd = true
-	default:
-		return nil, Usagef("--conv-algo %q: want auto, direct or winograd", algo)
-	}
-	if f.level > optimize.MaxLevel {
-		return nil, Usagef("-O%d: want 0..%d", f.level, optimize.MaxLevel)
+	if err := f.convAlgoTo(h); err != nil {
+		return nil, err
 	}
 	f.llm.Load.Runtime = f.runtime // --serve's runtime (trtllm, vllm) is the same flag
 	llm, err := f.llmRun(args, dt, changed)
 	if err != nil {
 		return nil, err
 	}
-	graphRuntime := f.runtime
-	if llm != nil && f.runtime != "" {
-		if llm.Serve == nil {
-			return nil, Usagef("--runtime does not apply to LLM training (--%s): its framework is --framework", firstChanged(changed, llmFlags))
-		}
-		graphRuntime = "" // a serving runtime, typed by llmRun
-	}
-	level := f.level
-	h, rt, err := withRuntime(h, graphRuntime)
+	h, level, err := f.runtimeLevel(h, llm, changed)
 	if err != nil {
 		return nil, err
 	}
-	if rt != nil && !changed("opt-level") {
-		level = rt.OptLevel // the fusions the runtime performs at load
-	}
-	var cr *ClusterRun
-	if llm != nil {
-		if cr, err = f.cluster.run(h, simulate.Train, false); err != nil {
-			return nil, err
-		}
-		cr.LLM = llm
-	} else if f.cluster.active() {
-		if !changed("mode") {
-			mode = simulate.Train
-		}
-		if cr, err = f.cluster.run(h, mode, f.trace != ""); err != nil {
-			return nil, err
-		}
-		if !changed("mode") {
-			cr.Assumptions = append([]string{"--mode not given: train (one data-parallel or pipeline training step)"}, cr.Assumptions...)
-		}
+	cr, mode, err := f.clusterRun(h, llm, mode, changed)
+	if err != nil {
+		return nil, err
 	}
 	if cr != nil {
 		if h, err = wio.applyCluster(cr); err != nil {
@@ -264,6 +212,102 @@ func (f *profileFlags) toOptions(env *Env, args []string, changed func(string) b
 	return &ProfileOptions{Path: path, Model: mo, Format: format, By: f.by, Top: f.top, Trace: f.trace,
 		Sim:   pipeline.SimOptions{HW: h, Streams: f.streams, Mode: mode, Cost: cost.Options{TF32: f.tf32, Trip: f.trip, DType: dt, Settings: costSettings}},
 		Batch: batch, Level: level, Cluster: cr, Fill: fills, WhatIf: wio}, nil
+}
+
+// outputAndSim types the output flags (--format, --by) and the
+// simulation's (--mode, --streams, --dtype; --batch, --trip and --top
+// not negative).
+func (f *profileFlags) outputAndSim() (report.Format, simulate.Mode, ir.DType, error) {
+	format, err := parseFormat(f.format, report.CSV)
+	if err != nil {
+		return format, "", ir.Undefined, err
+	}
+	if f.by != "node" && f.by != "op" {
+		return format, "", ir.Undefined, Usagef("--by %q: want node or op", f.by)
+	}
+	mode, err := simulate.ParseMode(f.mode)
+	if err != nil {
+		return format, mode, ir.Undefined, Usagef("--mode: %v", err)
+	}
+	if f.streams < 1 || f.streams > 1024 {
+		return format, mode, ir.Undefined, Usagef("--streams %d: want 1..1024", f.streams)
+	}
+	if f.batch < 0 || f.trip < 0 || f.top < 0 {
+		return format, mode, ir.Undefined, Usagef("--batch, --trip and --top must not be negative")
+	}
+	dt, err := parseFloatDType(f.dtype)
+	return format, mode, dt, err
+}
+
+// convAlgoTo applies --conv-algo (or --winograd) to h, and checks -O.
+func (f *profileFlags) convAlgoTo(h *hw.Hardware) error {
+	algo := f.convAlgo
+	if f.winograd {
+		algo = "winograd"
+	}
+	switch algo {
+	case "auto":
+	case "direct":
+		h.ConvWinograd = false
+	case "winograd":
+		h.ConvWinograd = true
+	default:
+		return Usagef("--conv-algo %q: want auto, direct or winograd", algo)
+	}
+	if f.level > optimize.MaxLevel {
+		return Usagef("-O%d: want 0..%d", f.level, optimize.MaxLevel)
+	}
+	return nil
+}
+
+// runtimeLevel applies --runtime to h (a graph runtime; a serving one is
+// llm's) and returns the optimization level: -O, else the fusions the
+// runtime performs at load.
+func (f *profileFlags) runtimeLevel(h *hw.Hardware, llm *LLMRun, changed func(string) bool) (*hw.Hardware, int, error) {
+	graphRuntime := f.runtime
+	if llm != nil && f.runtime != "" {
+		if llm.Serve == nil {
+			return nil, 0, Usagef("--runtime does not apply to LLM training (--%s): its framework is --framework", firstChanged(changed, llmFlags))
+		}
+		graphRuntime = "" // a serving runtime, typed by llmRun
+	}
+	level := f.level
+	h, rt, err := withRuntime(h, graphRuntime)
+	if err != nil {
+		return nil, 0, err
+	}
+	if rt != nil && !changed("opt-level") {
+		level = rt.OptLevel // the fusions the runtime performs at load
+	}
+	return h, level, nil
+}
+
+// clusterRun types the cluster flags (nil without --cluster or --sweep)
+// for llm's planner or the graph-level strategies in mode (train when
+// --mode is not given); it returns the mode the cluster runs in.
+func (f *profileFlags) clusterRun(h *hw.Hardware, llm *LLMRun, mode simulate.Mode, changed func(string) bool) (*ClusterRun, simulate.Mode, error) {
+	if llm != nil {
+		cr, err := f.cluster.run(h, simulate.Train, false)
+		if err != nil {
+			return nil, mode, err
+		}
+		cr.LLM = llm
+		return cr, mode, nil
+	}
+	if !f.cluster.active() {
+		return nil, mode, nil
+	}
+	if !changed("mode") {
+		mode = simulate.Train
+	}
+	cr, err := f.cluster.run(h, mode, f.trace != "")
+	if err != nil {
+		return nil, mode, err
+	}
+	if !changed("mode") {
+		cr.Assumptions = append([]string{"--mode not given: train (one data-parallel or pipeline training step)"}, cr.Assumptions...)
+	}
+	return cr, mode, nil
 }
 
 // profileRun runs `wolong profile`.
@@ -298,13 +342,7 @@ func profileRun(env *Env, opts *ProfileOptions) error {
 		}
 		stage = o
 	}
-	var defaulted []string
-	if len(f.Defaulted) > 0 {
-		defaulted = append(defaulted, "dims not given with --dim / --input set to 1: "+strings.Join(f.Defaulted, ", "))
-	}
-	for _, n := range f.BatchNotes() {
-		defaulted = append(defaulted, "--batch "+strconv.FormatInt(opts.Batch, 10)+": node "+n)
-	}
+	defaulted := defaultedNotes(f, opts.Batch)
 	if opts.Cluster != nil {
 		return profileClusterRun(env, opts, stage, append(defaulted, opts.Cluster.Assumptions...), f.Warnings(), out)
 	}
@@ -329,6 +367,24 @@ func profileRun(env *Env, opts *ProfileOptions) error {
 	if err := whatIfRun(opts, stage, p); err != nil {
 		return err
 	}
+	return writeProfile(env, opts, p)
+}
+
+// defaultedNotes are the assumptions of f's shapes: the dims set to 1,
+// and the nodes --batch (batch) reshaped.
+func defaultedNotes(f *pipeline.Inferred, batch int64) []string {
+	var notes []string
+	if len(f.Defaulted) > 0 {
+		notes = append(notes, "dims not given with --dim / --input set to 1: "+strings.Join(f.Defaulted, ", "))
+	}
+	for _, n := range f.BatchNotes() {
+		notes = append(notes, "--batch "+strconv.FormatInt(batch, 10)+": node "+n)
+	}
+	return notes
+}
+
+// writeProfile prints p in opts' format (the text with its what-if).
+func writeProfile(env *Env, opts *ProfileOptions, p *report.Profile) error {
 	switch opts.Format {
 	case report.JSON:
 		return report.WriteJSON(env.Out, p)

@@ -251,31 +251,19 @@ func (o *ClusterFlags) run(gpu *hw.Hardware, mode simulate.Mode, timeline bool) 
 // defaults, warnings import's and inference's.
 func profileClusterRun(env *Env, opts *ProfileOptions, stage pipeline.Stage, assumptions, warnings []string, out *outputs) error {
 	cr := opts.Cluster
-	c, gpu, net, copt := cr.Cluster, opts.Sim.HW, cr.Network, cr.Options
+	c, net, copt := cr.Cluster, cr.Network, cr.Options
 	prof, err := pipeline.ClusterProfile(stage, opts.Sim)
 	if err != nil {
 		return err
 	}
 	warnings = append(append([]string{}, warnings...), prof.Warnings...)
-	mode := string(copt.Mode)
 
 	if cr.Sweep != nil {
 		pts, err := cluster.Sweep(prof, c, cr.Sweep, copt)
 		if err != nil {
 			return err
 		}
-		s := &report.Scaling{Model: opts.Path, GPU: gpu.Name, Network: net.Name, Strategy: string(copt.Strategy), Transport: string(copt.Transport),
-			Mode: mode, Batch: opts.Batch, GPUsPerMachine: c.GPUsPerMachine, Points: pts, Caveats: report.Caveats{Warnings: warnings}}
-		s.Assumptions = append(s.Assumptions, assumptions...)
-		s.Assumptions = append(s.Assumptions, fmt.Sprintf("machines of %d %s GPU(s) (%s inside a machine at %.0f GB/s), %d NIC(s) per machine at %g Gb/s (%.0f%% achievable); a size below %d is one machine",
-			c.GPUsPerMachine, gpu.Name, c.Intra, c.IntraGBs()/1e9, c.NICsPerMachine, net.BandwidthGbps, 100*net.Efficiency, c.GPUsPerMachine))
-		s.Assumptions = append(s.Assumptions, c.Assumptions()[1:]...) // [0] is the base cluster's size
-		s.Assumptions = append(s.Assumptions, prof.Notes...)
-		s.Assumptions = append(s.Assumptions, fmt.Sprintf("one-GPU training step from simulate on %s: forward %.3f ms, backward %.3f ms, optimizer %.3f ms, %d parameter tensors (%.1f MB)",
-			gpu.Name, prof.ForwardS*1e3, prof.BackwardS*1e3, prof.OptimizerS*1e3, len(prof.Params), prof.ParamBytes/1e6))
-		if copt.Strategy == cluster.Auto {
-			s.Assumptions = append(s.Assumptions, "strategy auto: each size uses the strategy of highest predicted throughput (column strategy)")
-		}
+		s := report.NewScaling(opts.Path, opts.Batch, c, net, copt, prof, pts, assumptions, warnings)
 		if cr.Plot != "" {
 			ext := strings.TrimPrefix(filepath.Ext(cr.Plot), ".")
 			if err := out.write("--plot", cr.Plot, func(w io.Writer) error { return report.WriteScalingPlot(w, s, ext) }); err != nil {

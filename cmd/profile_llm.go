@@ -10,7 +10,6 @@ package cmd
 // the --cluster path is unchanged.
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -161,43 +160,55 @@ func (o *LLMFlags) llmRun(changed func(string) bool, batch int64, dtype ir.DType
 		r.Preset = t
 	}
 	if o.Serve {
-		if n := firstChanged(changed, llmTrainFlags[1:]); n != "" { // all but pp
-			return nil, Usagef("--%s is a training flag: --serve takes --tp, --pp, --batch, --prompt, --output, --seq and the request-level flags", n)
-		}
-		if changed("batch") && batch < 1 {
-			return nil, Usagef("--batch %d: want 1..%d", batch, 1<<24)
-		}
-		if batch > 1<<24 {
-			return nil, Usagef("--batch %d: want 1..%d", batch, 1<<24)
-		}
-		prompt := o.Prompt
-		if prompt == 0 {
-			prompt = o.Seq // --seq reads as the prompt when --prompt is not given
-		}
-		r.Serve = &llm.ServeOptions{TP: o.TP, Batch: int(batch), Prompt: prompt, Output: o.Output, DType: dtype}
-		load, err := o.Load.serveLoad(changed, o.PP)
-		if err != nil {
-			return nil, err
-		}
-		if search && (load == nil || load.Rate <= 0 || (load.SLO.TTFTMs <= 0 && load.SLO.TPOTMs <= 0) || changed("tp") || changed("pp") || changed("disagg") || changed("max-batched-tokens")) {
-			return nil, Usagef("--serve --strategy auto searches tp, pp, max batched tokens and the P:D split for goodput: give it --rate R and --slo ttft=MS,tpot=MS, and none of --tp, --pp, --disagg, --max-batched-tokens")
-		}
-		r.ServeSearch = search
-		switch {
-		case load != nil && o.Load.Static:
-			return nil, Usagef("--static serves one static batch: the request-level flags (--%s) do not apply", firstChanged(changed, append(serveLoadFlags, "pp", "runtime")))
-		case load == nil && !o.Load.Static:
-			load = &llm.ServeLoad{} // the request-level simulator at its defaults: --rate max
-			r.Assumptions = append(r.Assumptions, "no request-level flag: the in-flight-batching simulator at its defaults (--static for one static batch)")
-		}
-		if load != nil {
-			r.Serve.Load = load
-			r.Assumptions = append(r.Assumptions, serveLoadNote(load))
-		} else if dtype == ir.Float4E2M1 {
-			return nil, Usagef("--dtype fp4 needs the request-level simulator: drop --static")
-		}
-		return r, nil
+		return o.serveRun(r, changed, batch, dtype, search)
 	}
+	return o.trainRun(r, changed, dtype, search, top)
+}
+
+// serveRun types the serving flags into r (--serve): the batch, prompt
+// and output, and the request-level load.
+func (o *LLMFlags) serveRun(r *LLMRun, changed func(string) bool, batch int64, dtype ir.DType, search bool) (*LLMRun, error) {
+	if n := firstChanged(changed, llmTrainFlags[1:]); n != "" { // all but pp
+		return nil, Usagef("--%s is a training flag: --serve takes --tp, --pp, --batch, --prompt, --output, --seq and the request-level flags", n)
+	}
+	if changed("batch") && batch < 1 {
+		return nil, Usagef("--batch %d: want 1..%d", batch, 1<<24)
+	}
+	if batch > 1<<24 {
+		return nil, Usagef("--batch %d: want 1..%d", batch, 1<<24)
+	}
+	prompt := o.Prompt
+	if prompt == 0 {
+		prompt = o.Seq // --seq reads as the prompt when --prompt is not given
+	}
+	r.Serve = &llm.ServeOptions{TP: o.TP, Batch: int(batch), Prompt: prompt, Output: o.Output, DType: dtype}
+	load, err := o.Load.serveLoad(changed, o.PP)
+	if err != nil {
+		return nil, err
+	}
+	if search && (load == nil || load.Rate <= 0 || (load.SLO.TTFTMs <= 0 && load.SLO.TPOTMs <= 0) || changed("tp") || changed("pp") || changed("disagg") || changed("max-batched-tokens")) {
+		return nil, Usagef("--serve --strategy auto searches tp, pp, max batched tokens and the P:D split for goodput: give it --rate R and --slo ttft=MS,tpot=MS, and none of --tp, --pp, --disagg, --max-batched-tokens")
+	}
+	r.ServeSearch = search
+	switch {
+	case load != nil && o.Load.Static:
+		return nil, Usagef("--static serves one static batch: the request-level flags (--%s) do not apply", firstChanged(changed, append(serveLoadFlags, "pp", "runtime")))
+	case load == nil && !o.Load.Static:
+		load = &llm.ServeLoad{} // the request-level simulator at its defaults: --rate max
+		r.Assumptions = append(r.Assumptions, "no request-level flag: the in-flight-batching simulator at its defaults (--static for one static batch)")
+	}
+	if load != nil {
+		r.Serve.Load = load
+		r.Assumptions = append(r.Assumptions, load.Note())
+	} else if dtype == ir.Float4E2M1 {
+		return nil, Usagef("--dtype fp4 needs the request-level simulator: drop --static")
+	}
+	return r, nil
+}
+
+// trainRun types the training layout's flags into r, and the search's
+// with --strategy auto.
+func (o *LLMFlags) trainRun(r *LLMRun, changed func(string) bool, dtype ir.DType, search bool, top int) (*LLMRun, error) {
 	if n := firstChanged(changed, []string{"prompt", "output", "batch"}); n != "" {
 		return nil, Usagef("--%s is a serving flag: add --serve (training takes --micro-batch and --global-batch)", n)
 	}
@@ -209,12 +220,9 @@ func (o *LLMFlags) llmRun(changed func(string) bool, batch int64, dtype ir.DType
 		return nil, Usagef("--recompute: %v", err)
 	}
 	fwName := o.Framework
-	if !changed("framework") && o.ZeRO >= 2 && (o.PP > 1 || search) {
-		// Megatron-Core's distributed optimizer stops at ZeRO-1 with
-		// pipeline parallelism: sharded gradients (and weights) with
-		// pipelines is what FSDP runs (Llama 3's layout)
-		fwName = "fsdp"
-		r.Assumptions = append(r.Assumptions, fmt.Sprintf("--framework not given: fsdp (zero %d with pipeline parallelism; megatron-core's distributed optimizer stops at zero 1 with it)", o.ZeRO))
+	if name, note := llm.DefaultFramework(o.ZeRO, o.PP > 1 || search); !changed("framework") && note != "" {
+		fwName = name
+		r.Assumptions = append(r.Assumptions, note)
 	}
 	fw, err := llm.FrameworkPreset(fwName)
 	if err != nil {

@@ -97,56 +97,22 @@ func (o *ServeLoadFlags) serveLoad(changed func(string) bool, pp int) (*llm.Serv
 	l := &llm.ServeLoad{Requests: o.Requests, PrefixTokens: o.PrefixTokens, Seed: o.Seed, MaxBatchedTokens: o.MaxBatchedTokens,
 		BlockSize: o.BlockSize, KVFraction: o.KVFraction, NoChunkedPrefill: o.NoChunkedPrefill, MaxTokens: o.MaxTokens, PrefixCaching: o.PrefixCaching, Replicas: o.Replicas,
 		FP8Attention: o.FP8Attention, PP: pp}
+	if err := l.Validate(); err != nil {
+		return nil, Usagef("--%v", err)
+	}
 	for _, v := range []struct {
 		name string
 		n    int
-	}{{"requests", o.Requests}, {"prefix-tokens", o.PrefixTokens}, {"max-batched-tokens", o.MaxBatchedTokens}, {"block-size", o.BlockSize}, {"replicas", o.Replicas}, {"max-tokens", o.MaxTokens}} {
-		if v.n < 0 || v.n > 1<<24 || (v.n == 0 && changed(v.name) && v.name != "prefix-tokens") {
-			return nil, Usagef("--%s %d: want 1..%d", v.name, v.n, 1<<24)
+	}{{"requests", o.Requests}, {"max-batched-tokens", o.MaxBatchedTokens}, {"block-size", o.BlockSize}, {"replicas", o.Replicas}, {"max-tokens", o.MaxTokens}} {
+		if v.n == 0 && changed(v.name) { // 0 is the default: given, it is out of range
+			return nil, Usagef("--%s 0: want 1..%d", v.name, llm.MaxServeCount)
 		}
 	}
-	if o.Requests > 1<<20 {
-		return nil, Usagef("--requests %d: want 1..%d", o.Requests, 1<<20)
+	if changed("kv-fraction") && o.KVFraction == 0 {
+		return nil, Usagef("--kv-fraction 0: want 0 < f <= 1")
 	}
-	if changed("kv-fraction") && (math.IsNaN(o.KVFraction) || o.KVFraction <= 0 || o.KVFraction > 1) {
-		return nil, Usagef("--kv-fraction %g: want 0 < f <= 1", o.KVFraction)
-	}
-	var err error
-	if l.Rate, err = parseRate(o.Rate); err != nil {
+	if err := o.parseChoices(l); err != nil {
 		return nil, err
-	}
-	if l.LengthDist, err = llm.ParseLengthDist(o.LengthDist); err != nil {
-		return nil, Usagef("--length-dist: %v", err)
-	}
-	if o.Runtime != "" {
-		if l.Runtime, err = llm.ServeRuntimePreset(o.Runtime); err != nil {
-			return nil, Usagef("--runtime: %v", err)
-		}
-	}
-	if o.Preemption != "" {
-		p, err := parseChoice("preemption", o.Preemption, string(llm.PreemptRecompute), string(llm.PreemptSwap))
-		if err != nil {
-			return nil, err
-		}
-		l.Preemption = llm.Preemption(p)
-	}
-	if l.Router, err = llm.ParseRouter(o.Router); err != nil {
-		return nil, Usagef("--router: %v", err)
-	}
-	if o.Disagg != "" {
-		if l.DisaggPrefill, l.DisaggDecode, err = parseDisagg(o.Disagg); err != nil {
-			return nil, err
-		}
-	}
-	if o.SLO != "" {
-		if l.SLO, err = parseSLO(o.SLO); err != nil {
-			return nil, err
-		}
-	}
-	if o.KVDType != "" {
-		if l.KV, err = parseLLMDType("kv-dtype", o.KVDType); err != nil {
-			return nil, err
-		}
 	}
 	if o.Workload != "" {
 		if changed("requests") || changed("rate") || changed("length-dist") || changed("prefix-tokens") {
@@ -162,6 +128,50 @@ func (o *ServeLoadFlags) serveLoad(changed func(string) bool, pp int) (*llm.Serv
 		}
 	}
 	return l, nil
+}
+
+// parseChoices types --serve's named choices and lists into l: --rate,
+// --length-dist, --runtime, --preemption, --router, --disagg, --slo and
+// --kv-dtype.
+func (o *ServeLoadFlags) parseChoices(l *llm.ServeLoad) error {
+	var err error
+	if l.Rate, err = parseRate(o.Rate); err != nil {
+		return err
+	}
+	if l.LengthDist, err = llm.ParseLengthDist(o.LengthDist); err != nil {
+		return Usagef("--length-dist: %v", err)
+	}
+	if o.Runtime != "" {
+		if l.Runtime, err = llm.ServeRuntimePreset(o.Runtime); err != nil {
+			return Usagef("--runtime: %v", err)
+		}
+	}
+	if o.Preemption != "" {
+		p, err := parseChoice("preemption", o.Preemption, string(llm.PreemptRecompute), string(llm.PreemptSwap))
+		if err != nil {
+			return err
+		}
+		l.Preemption = llm.Preemption(p)
+	}
+	if l.Router, err = llm.ParseRouter(o.Router); err != nil {
+		return Usagef("--router: %v", err)
+	}
+	if o.Disagg != "" {
+		if l.DisaggPrefill, l.DisaggDecode, err = parseDisagg(o.Disagg); err != nil {
+			return err
+		}
+	}
+	if o.SLO != "" {
+		if l.SLO, err = parseSLO(o.SLO); err != nil {
+			return err
+		}
+	}
+	if o.KVDType != "" {
+		if l.KV, err = parseLLMDType("kv-dtype", o.KVDType); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // parseRate types --rate: requests/s, or max (0: all at once).
@@ -233,17 +243,6 @@ func parseLLMDType(flag, s string) (ir.DType, error) {
 	return ir.Undefined, Usagef("--%s %q: want bf16, fp16, fp8 or fp4 (bfloat16, float16, float8e4m3fn, float4e2m1)", flag, s)
 }
 
-// serveLoadNote is the assumption a request-level run adds for defaults.
-func serveLoadNote(l *llm.ServeLoad) string {
-	if len(l.Workload) > 0 {
-		return fmt.Sprintf("--workload: %d requests as listed", len(l.Workload))
-	}
-	if l.Rate <= 0 {
-		return "--rate max: every request arrives at once (the offline / max-load scenario trtllm-bench and MLPerf Offline measure)"
-	}
-	return fmt.Sprintf("--rate %g: Poisson arrivals (seed %d)", l.Rate, l.Seed)
-}
-
 // profileServeLoad runs a request-level serving simulation and prints it
 // (and its --trace). A layout that does not fit is an error (exit 1)
 // saying which memory part overflows and what would fit; nothing is
@@ -294,33 +293,20 @@ func profileServeLoad(env *Env, opts *ProfileOptions, t *llm.Transformer, assump
 }
 
 // serveNotFit is the error of a static serving batch that does not fit:
-// which part overflows and what would fit (no latency is printed as if it
-// ran).
+// which part overflows (llm.Memory.Overflowing) and what would fit, with
+// the flags that change it (no latency is printed as if it ran).
 func serveNotFit(r *llm.ServeResult) error {
-	m := r.Memory
-	part := "the KV cache"
-	if m.WeightsGB+m.CommBuffersGB+m.RuntimeGB > m.CapacityGB {
-		part = "the weights"
-	} else if m.ActivationsGB > m.KVCacheGB {
-		part = "the prefill's working set"
-	}
 	fit := fmt.Sprintf("at most %d sequences of %d tokens fit (--batch %d)", r.MaxBatch, r.Prompt+r.Output, r.MaxBatch)
 	if r.MaxBatch == 0 {
 		fit = "not one sequence fits: raise --tp, use --dtype fp8, or more GPUs per replica"
 	}
-	return fmt.Errorf("serving batch %d does not fit in GPU memory: %s overflows (%s); %s; or add --requests N to run an in-flight-batching scheduler, which holds only the running sequences' cache", r.Batch, part, m, fit)
+	return fmt.Errorf("serving batch %d does not fit in GPU memory: %s overflows (%s); %s; or add --requests N to run an in-flight-batching scheduler, which holds only the running sequences' cache", r.Batch, r.Memory.Overflowing(), r.Memory, fit)
 }
-
-// tpOverlapDeployed is the fraction of tensor-parallel communication
-// --tp-overlap hides: Transformer Engine's userbuffer overlap splits each
-// GEMM into chunks whose communication runs behind the next chunk; the
-// first chunk's stays exposed (an assumption: 4 chunks and 10% left).
-const tpOverlapDeployed = 0.9
 
 // applyTrainPrecision applies --tp-overlap and --grad-reduce to fw.
 func applyTrainPrecision(fw *llm.Framework, o *LLMFlags, changed func(string) bool) error {
 	if o.TPOverlap {
-		fw.TPOverlap = tpOverlapDeployed
+		fw.OverlapTP()
 	}
 	if changed("grad-reduce") {
 		g, err := parseChoice("grad-reduce", o.GradReduce, "bf16", "fp32")

@@ -3,13 +3,12 @@ package cmd
 import (
 	"fmt"
 	"io"
-	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/wolong-dev/wolong/eval"
 	"github.com/wolong-dev/wolong/pipeline"
+	"github.com/wolong-dev/wolong/report"
 )
 
 // RunOptions are the inputs of `wolong run`, typed.
@@ -95,43 +94,33 @@ func runRun(env *Env, opts *RunOptions) error {
 		return fmt.Errorf("%s: %v", path, err)
 	}
 	// every file is staged first: all appear, or none
-	writePB := func(file string, v eval.Value, name string) error {
-		b, err := eval.EncodeValue(v, name)
+	write := func(f pipeline.PBFile) error {
+		b, err := f.Encode()
 		if err != nil {
 			return err
 		}
-		return out.write("-o", file, func(w io.Writer) error { _, err := w.Write(b); return err })
+		return out.write("-o", f.Path, func(w io.Writer) error { _, err := w.Write(b); return err })
 	}
 	if opts.Save {
-		k := 0
-		for _, in := range l.Model.Graph.Inputs {
-			v, ok := inputs[in.Name]
-			if !ok || in.Const != nil {
-				continue
-			}
-			if err := writePB(filepath.Join(opts.Out, fmt.Sprintf("input_%d.pb", k)), v, in.Name); err != nil {
+		for _, f := range pipeline.InputFiles(l.Model.Graph, inputs, opts.Out) {
+			if err := write(f); err != nil {
 				return err
 			}
-			k++
 		}
 	}
-	var listing []string
-	for i, o := range l.Model.Graph.Outputs {
+	files := pipeline.OutputFiles(l.Model.Graph, outs, opts.Out)
+	for i, f := range files {
 		if d := opts.Model.deadline; !d.IsZero() && time.Now().After(d) {
-			return fmt.Errorf("%s: stopped after writing %d of %d outputs, over the time limit (--timeout)", path, i, len(l.Model.Graph.Outputs))
+			return fmt.Errorf("%s: stopped after writing %d of %d outputs, over the time limit (--timeout)", path, i, len(files))
 		}
-		p := filepath.Join(opts.Out, fmt.Sprintf("output_%d.pb", i))
-		if err := writePB(p, outs[i], o.Name); err != nil {
+		if err := write(f); err != nil {
 			return err
 		}
-		listing = append(listing, fmt.Sprintf("%s  %s  %s\n", p, o.Name, pipeline.TypeText(outs[i])))
 	}
 	if err := out.commit(); err != nil {
 		return err
 	}
-	for _, line := range listing {
-		fmt.Fprint(env.Out, line)
-	}
+	report.WriteRunFiles(env.Out, files)
 	fmt.Fprintf(env.Err, "run: %s evaluated on %s\n", path, source)
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/wolong-dev/wolong/importer"
+	"github.com/wolong-dev/wolong/pipeline"
 	"github.com/wolong-dev/wolong/simulate/hw"
 )
 
@@ -84,11 +85,11 @@ func TestCommittedSpeedups(t *testing.T) {
 			t.Errorf("%s: the emitted model has %d nodes, the measured one %d: the optimizer changed, re-measure with bench/ort/speedup.sh", e.Model, nodes, e.OptimizedNodes)
 			continue
 		}
-		lb, err := readLatency(filepath.Join(dir, name+".json"))
+		lb, err := pipeline.ReadLatency(filepath.Join(dir, name+".json"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		lo, err := readLatency(filepath.Join(dir, name+".ort.json"))
+		lo, err := pipeline.ReadLatency(filepath.Join(dir, name+".ort.json"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -246,8 +247,8 @@ func TestValidateOptimized(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &v); err != nil {
 		t.Fatal(err)
 	}
-	lb, _ := readLatency(base)
-	lo, _ := readLatency(opt)
+	lb, _ := pipeline.ReadLatency(base)
+	lo, _ := pipeline.ReadLatency(opt)
 	if want := lb.TargetUs() / lo.TargetUs(); math.Abs(v.MeasuredSpeedup-want) > 1e-9 || v.Hardware != "cpu-1t" || v.PredictedSpeedup <= 1 {
 		t.Errorf("measured %.4fx (want %.4fx from the records), predicted %.4fx on %s", v.MeasuredSpeedup, want, v.PredictedSpeedup, v.Hardware)
 	}

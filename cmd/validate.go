@@ -3,7 +3,6 @@ package cmd
 import (
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -173,67 +172,71 @@ func validateRun(env *Env, opts *ValidateOptions) error {
 // node, and end to end with the measured run (pipeline.ValidateNodes).
 func validateNodes(env *Env, opts *ValidateOptions) error {
 	path, h := opts.Path, opts.HW
-	var f *pipeline.Inferred
-	v := &report.Validation{Model: path, Hardware: h.Name}
 	no := pipeline.NodesOptions{HW: h, Measured: map[*ir.Node]float64{}, LatencyFile: opts.Latency, Cost: cost.Options{Settings: cost.Settings{Shapes: shapeFlagNames}}}
 	var values map[string][]int64 // of small integer inputs, as the latency run fed them
 	mo := opts.Model
 	if opts.Latency != "" {
 		var err error
-		if no.Latency, err = readLatency(opts.Latency); err != nil {
+		if no.Latency, err = pipeline.ReadLatency(opts.Latency); err != nil {
 			return fmt.Errorf("--ort-latency: %v", err)
 		}
 		mo = mo.withRecorded(pipeline.RecordedInputs(no.Latency.Inputs, opts.Latency, mo.Load.Inputs))
 		values = no.Latency.InputValues()
 	}
-	switch {
-	case opts.ORT == "" && opts.Table == "":
-		var err error
-		if f, err = mo.loadInferred(path, pipeline.InferOptions{DefaultDims: true, Values: values}); err != nil {
-			return err
-		}
-	case opts.ORT != "":
-		pm, err := loadORTProfile(opts.ORT, path, "", mo, values)
-		if err != nil {
-			return err
-		}
-		f, no.Profile = pm.Inferred, pm.Profile
-		for _, p := range pm.Pairs {
-			no.Measured[p.Node] = p.Sample.Us
-		}
-		v.Measurement = opts.ORT
-	default:
-		p, err := readProfile(opts.Table, calibrate.ParseTable)
-		if err != nil {
-			return fmt.Errorf("--table: %v", err)
-		}
-		if f, err = mo.loadInferred(path, pipeline.InferOptions{DefaultDims: true}); err != nil {
-			return err
-		}
-		if no.Measured, err = calibrate.MatchTable(f.Model, p); err != nil {
-			f.Loaded.Close()
-			return fmt.Errorf("validate: %v", err)
-		}
-		no.Table = true
-		v.Measurement = opts.Table
+	f, measurement, err := loadMeasured(opts, mo, values, &no)
+	if err != nil {
+		return err
 	}
 	defer f.Loaded.Close()
 	r, err := pipeline.ValidateNodes(f, no)
 	if err != nil {
 		return err
 	}
-	v.Warnings = withHostWarning(append(f.Warnings(), r.Simulated.Warnings...), h)
-	env.warn(v.Warnings)
-	for _, n := range r.Nodes {
-		v.Nodes = append(v.Nodes, report.ValidateNode{Name: ir.NodeLabel(n.Node), Op: n.Op, PredictedMs: n.PredictedS * 1e3, MeasuredMs: n.MeasuredUs / 1e3})
-	}
+	warnings := withHostWarning(append(f.Warnings(), r.Simulated.Warnings...), h)
+	env.warn(warnings)
+	latency := ""
 	if no.Latency != nil {
-		v.Measurement = strings.TrimPrefix(v.Measurement+", "+opts.Latency, ", ")
+		latency = opts.Latency
 	}
-	v.PredictedMs, v.MeasuredMs, v.MeasuredWhat, v.Notes = r.PredictedMs, r.MeasuredMs, r.MeasuredWhat, r.Notes
-	report.NewValidation(v)
+	v := report.FromNodesValidation(r, path, h, measurement, latency, warnings)
 	if opts.Format == report.JSON {
 		return report.WriteJSON(env.Out, v)
 	}
 	return v.WriteText(env.Out, opts.Top)
+}
+
+// loadMeasured loads MODEL for validateNodes with what it is compared
+// with: the profile's nodes (--ort-profile), the table's (--table), or
+// none; it fills no's measurements and returns the measurement's name.
+func loadMeasured(opts *ValidateOptions, mo ModelOptions, values map[string][]int64, no *pipeline.NodesOptions) (*pipeline.Inferred, string, error) {
+	switch {
+	case opts.ORT == "" && opts.Table == "":
+		f, err := mo.loadInferred(opts.Path, pipeline.InferOptions{DefaultDims: true, Values: values})
+		return f, "", err
+	case opts.ORT != "":
+		pm, err := pipeline.LoadORTProfile(opts.ORT, pipeline.ProfileLoad{Model: opts.Path, Values: values, Given: mo.Load.Inputs, Load: mo.loader()})
+		if err != nil {
+			return nil, "", err
+		}
+		no.Profile = pm.Profile
+		for _, p := range pm.Pairs {
+			no.Measured[p.Node] = p.Sample.Us
+		}
+		return pm.Inferred, opts.ORT, nil
+	default:
+		p, err := pipeline.ReadMeasurement(opts.Table, calibrate.ParseTable)
+		if err != nil {
+			return nil, "", fmt.Errorf("--table: %v", err)
+		}
+		f, err := mo.loadInferred(opts.Path, pipeline.InferOptions{DefaultDims: true})
+		if err != nil {
+			return nil, "", err
+		}
+		if no.Measured, err = calibrate.MatchTable(f.Model, p); err != nil {
+			f.Loaded.Close()
+			return nil, "", fmt.Errorf("validate: %v", err)
+		}
+		no.Table = true
+		return f, opts.Table, nil
+	}
 }

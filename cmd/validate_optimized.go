@@ -11,7 +11,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/wolong-dev/wolong/internal/ortbench"
 	"github.com/wolong-dev/wolong/pipeline"
 	"github.com/wolong-dev/wolong/report"
 	"github.com/wolong-dev/wolong/simulate/calibrate"
@@ -56,7 +55,7 @@ func speedupOptions(env *Env, opts *ValidateOptions) (pipeline.SpeedupOptions, e
 	so.Latencies = &[2]*pipeline.Latency{}
 	var err error
 	for i, f := range files {
-		if so.Latencies[i], err = readLatency(f); err != nil {
+		if so.Latencies[i], err = pipeline.ReadLatency(f); err != nil {
 			return so, fmt.Errorf("--ort-latency: %v", err)
 		}
 	}
@@ -90,13 +89,7 @@ func validateSpeedup(env *Env, opts *ValidateOptions) error {
 	if err != nil {
 		return shapeUsage(err)
 	}
-	v := &report.SpeedupValidation{Model: opts.Path, Optimized: opts.Optimized, Hardware: opts.HW.Name, Measurement: opts.Latency,
-		PredictedMs: s.PredictedMs, MeasuredMs: s.MeasuredMs, PredictedOptimizedMs: s.PredictedOptimizedMs, MeasuredOptimizedMs: s.MeasuredOptimizedMs,
-		OutputsEqual: s.OutputsEqual, Notes: s.Notes}
-	if s.Measured {
-		v.Measurement = fmt.Sprintf("ONNX Runtime %s, measured now", ortbench.Version)
-	}
-	report.NewSpeedupValidation(v)
+	v := report.FromSpeedup(s, opts.Path, opts.Optimized, opts.HW, opts.Latency)
 	if opts.Format == report.JSON {
 		if err := report.WriteJSON(env.Out, v); err != nil {
 			return err

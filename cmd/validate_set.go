@@ -5,7 +5,6 @@ package cmd
 
 import (
 	"fmt"
-	"sort"
 
 	"github.com/wolong-dev/wolong/pipeline"
 	"github.com/wolong-dev/wolong/report"
@@ -33,23 +32,7 @@ func validateSetRun(env *Env, opts *ValidateOptions) error {
 	case len(res.Rows) == 0:
 		return Usagef("--ort-latency %s: no latency records in the folder", dir)
 	}
-	s := &report.ValidationSet{Hardware: h.Name}
-	s.Notes = res.Notes
-	if f := h.Fitted; f != nil {
-		s.Fitted = f.Describe()
-	}
-	for _, r := range res.Rows {
-		row := report.SetModel{Model: r.Model, Measurement: r.Record, MeasuredMs: r.MeasuredMs, PredictedMs: r.PredictedMs, Family: r.Family, Development: r.Development}
-		if r.Err != nil {
-			row.Error = r.Err.Error()
-		}
-		s.Models = append(s.Models, row)
-	}
-	for _, cpu := range res.OtherHosts {
-		s.Warnings = append(s.Warnings, fmt.Sprintf("measured on %s, but --hw %s was fitted on %s", cpu, h.Name, h.Fitted.CPU))
-	}
-	sort.Strings(s.Warnings)
-	report.NewValidationSet(s)
+	s := report.FromSetValidation(res, h)
 	for _, w := range s.Warnings {
 		fmt.Fprintf(env.Err, "warning: %s\n", w)
 	}

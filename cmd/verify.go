@@ -218,18 +218,7 @@ func verifyRun(env *Env, opts *VerifyOptions) error {
 	if err != nil {
 		return evalErr(err)
 	}
-	return writeVerify(env, verifyReport(res, opts), opts.Format)
-}
-
-// verifyReport is res as report prints it.
-func verifyReport(res *pipeline.Verification, opts *VerifyOptions) *report.Verify {
-	r := &report.Verify{Models: opts.Paths[:1], Against: res.Against, Inputs: res.Inputs, RTol: opts.Tolerance.RTol, ATol: opts.Tolerance.ATol,
-		OK: res.OK, Warnings: res.Warnings, Runtime: res.Runtime}
-	for _, o := range res.Outputs {
-		r.Outputs = append(r.Outputs, report.VerifyOutput{Name: o.Name, Type: o.Type, MaxAbsErr: o.MaxAbs, MaxRelErr: o.MaxRel,
-			Mismatches: o.Mismatches, Elements: o.Elements, Problem: o.Problem, OK: o.OK()})
-	}
-	return r
+	return writeVerify(env, report.FromVerification(res), opts.Format)
 }
 
 // writeVerify prints res and turns a mismatch into exit status 1.
@@ -238,13 +227,7 @@ func writeVerify(env *Env, res *report.Verify, format report.Format) error {
 		return err
 	}
 	if !res.OK {
-		bad := 0
-		for _, o := range res.Outputs {
-			if !o.OK {
-				bad++
-			}
-		}
-		return exitErr{code: 1, msg: "verify: " + report.Verdict(bad, len(res.Outputs), "output")}
+		return exitErr{code: 1, msg: "verify: " + res.Verdict()}
 	}
 	return nil
 }

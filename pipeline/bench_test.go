@@ -1,4 +1,4 @@
-package pipeline
+package pipeline_test
 
 import (
 	"fmt"
@@ -13,6 +13,7 @@ import (
 	"github.com/wolong-dev/wolong/importer"
 	"github.com/wolong-dev/wolong/internal/modelgen"
 	"github.com/wolong-dev/wolong/ir"
+	"github.com/wolong-dev/wolong/pipeline"
 	"github.com/wolong-dev/wolong/report"
 	"github.com/wolong-dev/wolong/simulate"
 	"github.com/wolong-dev/wolong/simulate/hw"
@@ -122,20 +123,20 @@ func stageTimes(b *testing.B, path string, h *hw.Hardware) map[string]time.Durat
 	t := map[string]time.Duration{}
 	lap := func(name string, start time.Time) { t[name] += time.Since(start) }
 	start := time.Now()
-	l, err := Load(path, LoadOptions{Dims: []GivenDim{{Name: "batch", Value: 8}}})
+	l, err := pipeline.Load(path, pipeline.LoadOptions{Dims: []pipeline.GivenDim{{Name: "batch", Value: 8}}})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer l.Close()
 	lap("import", start)
 	start = time.Now()
-	f, err := Infer(l, InferOptions{DefaultDims: true, InPlace: true}) // as the command: no copies
+	f, err := pipeline.Infer(l, pipeline.InferOptions{DefaultDims: true, InPlace: true}) // as the command: no copies
 	if err != nil {
 		b.Fatal(err)
 	}
 	lap("infer", start)
 	start = time.Now()
-	o, err := Optimize(f, OptimizeOptions{Level: 3, HW: h, Predict: true, InPlace: true})
+	o, err := pipeline.Optimize(f, pipeline.OptimizeOptions{Level: 3, HW: h, Predict: true, InPlace: true})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -144,7 +145,7 @@ func stageTimes(b *testing.B, path string, h *hw.Hardware) map[string]time.Durat
 		t["pass/"+p.Name] += p.Elapsed
 	}
 	start = time.Now()
-	if _, err := Simulate(o, SimOptions{HW: h, Streams: 1, Mode: simulate.Inference}); err != nil {
+	if _, err := pipeline.Simulate(o, pipeline.SimOptions{HW: h, Streams: 1, Mode: simulate.Inference}); err != nil {
 		b.Fatal(err)
 	}
 	lap("simulate", start)
@@ -158,7 +159,7 @@ func stageTimes(b *testing.B, path string, h *hw.Hardware) map[string]time.Durat
 	}
 	lap("report", start)
 	start = time.Now()
-	if _, err := Export(o, filepath.Join(filepath.Dir(path), "exported.onnx"), importer.WriteOptions{}); err != nil {
+	if _, err := pipeline.Export(o, filepath.Join(filepath.Dir(path), "exported.onnx"), importer.WriteOptions{}); err != nil {
 		b.Fatal(err)
 	}
 	lap("export", start)

@@ -189,18 +189,7 @@ func measurePair(notice io.Writer, model, optimized string, inputs []calibrate.G
 // ReadLatency reads a latency record (bench/ort/latency.sh, the
 // harness's measure), at most 1 GiB.
 func ReadLatency(file string) (*Latency, error) {
-	st, err := os.Stat(file)
-	if err != nil {
-		return nil, err
-	}
-	if st.Size() > 1<<30 {
-		return nil, fmt.Errorf("%s: %d bytes, larger than the 1 GiB allowed", file, st.Size())
-	}
-	data, err := os.ReadFile(file)
-	if err != nil {
-		return nil, err
-	}
-	return calibrate.ParseLatency(file, data)
+	return ReadMeasurement(file, calibrate.ParseLatency)
 }
 
 // outputsEqual runs both models once in ONNX Runtime on the same inputs

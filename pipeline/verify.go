@@ -176,12 +176,14 @@ type VerifiedOutput struct {
 
 // Verification is what Verify found.
 type Verification struct {
-	Against  string // B's path, or "expected outputs in DIR"
-	Inputs   string // where the inputs came from (ModelInputs' source)
-	Runtime  string // what ran the models when not the evaluator
-	Outputs  []VerifiedOutput
-	OK       bool     // every output matched
-	Warnings []string // every model's, as passed to Warn
+	Model     string         // A's path
+	Tolerance eval.Tolerance // the tolerance compared with
+	Against   string         // B's path, or "expected outputs in DIR"
+	Inputs    string         // where the inputs came from (ModelInputs' source)
+	Runtime   string         // what ran the models when not the evaluator
+	Outputs   []VerifiedOutput
+	OK        bool     // every output matched
+	Warnings  []string // every model's, as passed to Warn
 }
 
 // Verify runs A and B (or A and the expected outputs in InputDir) on the
@@ -194,7 +196,7 @@ func Verify(opts VerifyOptions) (*Verification, error) {
 		}
 	}
 	paths := opts.Paths
-	res := &Verification{}
+	res := &Verification{Model: paths[0], Tolerance: opts.Tolerance}
 	a, err := opts.load(res, 0)
 	if err != nil {
 		return nil, err

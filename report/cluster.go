@@ -211,3 +211,24 @@ func (s *Scaling) WriteText(w io.Writer) error {
 	writeNotes(ew, s.Assumptions)
 	return ew.err
 }
+
+// NewScaling is profile --sweep's report: model's steps on the sizes
+// swept (pts) of clusters like c, connected by net, with copt; prof is
+// the one-GPU step the sweep scaled; batch is --batch (0: the model's);
+// assumptions are the command's, warnings the model's and the profile's.
+func NewScaling(model string, batch int64, c *cluster.Cluster, net *cluster.Network, copt cluster.Options, prof *cluster.Profile, pts []cluster.SweepPoint, assumptions, warnings []string) *Scaling {
+	gpu := c.GPU
+	s := &Scaling{Model: model, GPU: gpu.Name, Network: net.Name, Strategy: string(copt.Strategy), Transport: string(copt.Transport),
+		Mode: string(copt.Mode), Batch: batch, GPUsPerMachine: c.GPUsPerMachine, Points: pts, Caveats: Caveats{Warnings: warnings}}
+	s.Assumptions = append(s.Assumptions, assumptions...)
+	s.Assumptions = append(s.Assumptions, fmt.Sprintf("machines of %d %s GPU(s) (%s inside a machine at %.0f GB/s), %d NIC(s) per machine at %g Gb/s (%.0f%% achievable); a size below %d is one machine",
+		c.GPUsPerMachine, gpu.Name, c.Intra, c.IntraGBs()/1e9, c.NICsPerMachine, net.BandwidthGbps, 100*net.Efficiency, c.GPUsPerMachine))
+	s.Assumptions = append(s.Assumptions, c.Assumptions()[1:]...) // [0] is the base cluster's size
+	s.Assumptions = append(s.Assumptions, prof.Notes...)
+	s.Assumptions = append(s.Assumptions, fmt.Sprintf("one-GPU training step from simulate on %s: forward %.3f ms, backward %.3f ms, optimizer %.3f ms, %d parameter tensors (%.1f MB)",
+		gpu.Name, prof.ForwardS*1e3, prof.BackwardS*1e3, prof.OptimizerS*1e3, len(prof.Params), prof.ParamBytes/1e6))
+	if copt.Strategy == cluster.Auto {
+		s.Assumptions = append(s.Assumptions, "strategy auto: each size uses the strategy of highest predicted throughput (column strategy)")
+	}
+	return s
+}

@@ -4,7 +4,9 @@ package host
 // json, and the per-group errors its table prints.
 
 import (
+	"fmt"
 	"math"
+	"strings"
 
 	"github.com/wolong-dev/wolong/simulate/hw"
 )
@@ -110,4 +112,29 @@ func Count(ms []ModelResult, held bool) int {
 		}
 	}
 	return n
+}
+
+// OutPath is the file calibrate --host -o out writes the fit of threads
+// to: out for one thread, NAME-Nt.json beside it for N.
+func OutPath(out string, threads int) string {
+	if threads == 1 {
+		return out
+	}
+	return strings.TrimSuffix(out, ".json") + fmt.Sprintf("-%dt.json", threads)
+}
+
+// Warnings are the lines that say f, fitted at threads, is less reliable:
+// medians not settled within TargetCIPct, and a machine whose speed varied
+// (a pass-to-pass difference over NoisyPct).
+func (f *FitResult) Warnings(threads int) []string {
+	var ws []string
+	if u := f.Unsettled; len(u) > 0 {
+		ws = append(ws, fmt.Sprintf("%d thread(s): the machine was too noisy: %d of %d models' medians are not known to within %d%% (95%% interval) after %d passes and more for the noisy ones (widest: %s +-%.0f%%); the fit weighs them by their noise; re-run wolong calibrate --host when the machine is quiet",
+			threads, len(u), len(f.Models), TargetCIPct, Passes, u[0].Name, u[0].CIPct))
+	}
+	if f.NoisePct > NoisyPct {
+		ws = append(ws, fmt.Sprintf("%d thread(s): the machine's speed varied while measuring (a model's two passes differ by %.1f%% at the median, %d models by more than 10%%): another process was likely running; the fit is less reliable: re-run wolong calibrate --host when the machine is quiet",
+			threads, f.NoisePct, f.NoisyModels))
+	}
+	return ws
 }
