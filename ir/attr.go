@@ -156,6 +156,26 @@ func (n *Node) SetAttr(a *Attr) {
 	n.Attrs = append(n.Attrs, a)
 }
 
+// HasSubgraphs reports whether Subgraphs would return any graph, without
+// building the list.
+func (n *Node) HasSubgraphs() bool {
+	for _, a := range n.Attrs {
+		switch a.Type {
+		case AttrGraph:
+			if a.G != nil {
+				return true
+			}
+		case AttrGraphs:
+			for _, g := range a.Graphs {
+				if g != nil {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
 // Subgraphs returns the node's GRAPH and GRAPHS attribute values in
 // attribute order.
 func (n *Node) Subgraphs() []*Graph {

@@ -16,8 +16,9 @@ import (
 func TestControlBodiesInnermostFirst(t *testing.T) {
 	m := modelgen.NestedIfLoopScan(4, 8)
 	var have []string
-	for _, b := range controlBodies(m.Graph) {
-		have = append(have, b.path)
+	bodies := controlBodies(m.Graph)
+	for k := range bodies {
+		have = append(have, path(bodies, k))
 	}
 	want := []string{
 		"If_1/then_branch/Loop_0/body/If_0/then_branch",

@@ -140,7 +140,7 @@ func names(ns []*ir.Node) []string {
 }
 
 // hasSubgraph reports whether n holds a subgraph (If/Loop/Scan, fused).
-func hasSubgraph(n *ir.Node) bool { return len(n.Subgraphs()) > 0 }
+func hasSubgraph(n *ir.Node) bool { return n.HasSubgraphs() }
 
 // idSet is a set of the nodes or values of one graph, kept by ID (a
 // slice, not a map keyed by pointer: dce marks every node of the graph,
