@@ -174,6 +174,11 @@ func Main(args []string, stdout, stderr io.Writer) (status int) {
 		err = ferr
 	}
 	if err == nil {
+		// a failed command's error is its message; a heap near the
+		// limit shows there only as slowness, so it is said here
+		if w := env.process.heapWarning(readHeap); w != "" {
+			env.warn([]string{w})
+		}
 		return 0
 	}
 	fmt.Fprintf(stderr, "wolong: %s\n", oneLine(err.Error()))
