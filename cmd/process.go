@@ -106,9 +106,7 @@ type heapState struct {
 // or the live heap within heapNearLimit of the limit, or the collector's
 // CPU limiter engaged; else "". The collector then runs again as soon as
 // the heap grows a little, and the huge-page reservation (half the
-// limit) covers less of it: on a 1M-node CNN at the default 4 GiB,
-// optimize took 41-66 s against 30 s with --max-memory 16GiB
-// (docs/speed.md).
+// limit) covers less of it (docs/speed.md, the 1M-node runs).
 func (p *process) heapWarning(read func() heapState) string {
 	if p == nil || p.limited <= 0 {
 		return ""

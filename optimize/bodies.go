@@ -26,9 +26,8 @@ import (
 // attribute holding it (sub: its index in a GRAPHS attribute, -1 for a
 // GRAPH one) and the index of the enclosing body in the list (-1: the
 // main graph). Its path from the main graph is built only when needed
-// (path): a pass reports rewrites in few bodies, and building every
-// body's path for every pass was a tenth of optimize's time on a model
-// of 10k If/Loop blocks.
+// (path): a pass reports rewrites in few bodies, and a model may hold
+// thousands of them.
 type body struct {
 	g      *ir.Graph
 	owner  *ir.Node

@@ -140,9 +140,7 @@ func (s *stages) input(m *ir.Model) error {
 // dumps that select it. The driver's contract is that a pass reports
 // what it changed: one that reported no rewrite changed nothing, one that
 // reported rewrites changed the model. So the model is hashed (a walk of
-// the whole model: at 100k nodes a tenth of a second, and before this a
-// fifth of explain's time on the CNN benchmark shape, hashed after every
-// pass with rewrites) only when verify asks to check the claim.
+// the whole model) only when verify asks to check the claim.
 func (s *stages) after(pass string, m *ir.Model, pr *PassResult, verify bool) error {
 	if s == nil {
 		return nil

@@ -19,11 +19,10 @@ import (
 
 const (
 	// cseHashMaxBytes: tensors up to this size (shapes, scales, biases)
-	// are hashed whole; larger ones are compared lazily. It is one probe:
-	// at 64 KiB a model of thousands of distinct 16 KiB weights had every
-	// weight read whole (onnxkit's branches graph: 225 MB read, half of
-	// optimize's time), where the lazy path reads a page of each only when
-	// another tensor of its dtype and dims exists.
+	// are hashed whole; larger ones are compared lazily. It is one probe,
+	// so a model of thousands of distinct weights of a few KiB is not
+	// read whole: the lazy path reads one probe of each, and only when
+	// another tensor of its dtype and dims exists (docs/speed.md).
 	cseHashMaxBytes = cseProbeBytes
 	// cseProbeBytes is how much of a large tensor is hashed, once another
 	// tensor of its dtype and shape appears.

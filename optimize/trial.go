@@ -11,8 +11,7 @@ package optimize
 //
 // A trial costs the size of the node and its bodies, never of the model
 // around it: a model with k loops costs k small trials, where copying and
-// predicting the whole model per loop grew with k times the model (35 s
-// for the 100k-node control-flow benchmark shape, bench/speed.sh). What
+// predicting the whole model per loop grew with k times the model. What
 // the trial does not see is how the node's neighbours would fuse or
 // overlap with the rewrite; the rewrites tried (unrolling a loop,
 // wrapping it in one kernel) change the loop's own kernels, and its

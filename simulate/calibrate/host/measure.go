@@ -70,18 +70,13 @@ func ProfileFile(name string, threads int) string {
 
 // Passes is how many times the harness measures each model, in passes
 // over the whole suite sharing the model's time budget (the pass with the
-// lowest median counts). On the 2-vCPU VMs this was developed on a pass's
-// median swings by up to 1.7x with nothing else running (the host's
-// other tenants: a one-node model 11.4-18.9 us over eight passes, a
-// 16k-element Add 24-42 us), so two passes left both slow for many
-// models, and two fits in a row differed by up to 97% on a held-out
-// model; six shorter passes in the same time found a fast spell for
-// nearly every model (held-out fits 36.5%/26.2% -> 14.2%/16.4% MAPE,
-// largest difference 21.7%: bench/cpu_heldout.sh, 2026-12-06). Each pass drops its
-// outlying runs (5 scaled MADs), and a model whose target is not known to
-// within TargetCIPct (the 95% interval of its median, or the gap between
-// its two lowest passes) is measured in up to ciPasses more passes, within
-// ciSeconds in all. A model still outside is reported (FitResult.Unsettled).
+// lowest median counts): on a shared VM a pass's median swings with the
+// host's other tenants, and several short passes find a fast spell for
+// more models than two long ones (docs/calibration-protocol.md has the
+// measurements). Each pass drops its outlying runs (5 scaled MADs), and a
+// model whose target is not known to within TargetCIPct (the 95% interval
+// of its median, or the gap between its two lowest passes) is measured in
+// up to ciPasses more passes, within ciSeconds in all. A model still outside is reported (FitResult.Unsettled).
 const (
 	Passes    = 6
 	ciPasses  = 2
