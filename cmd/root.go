@@ -46,7 +46,9 @@ type Env struct {
 	stdout     io.Writer // Out without a width
 	wide       bool      // --wide
 	cpuProfile string    // --cpuprofile: where to write a pprof CPU profile
+	memProfile string    // --memprofile: where to write a pprof allocation profile
 	stopCPU    func() error
+	stopMem    func() error
 	process    *process // the environment's runtime switches (process.go)
 }
 
@@ -102,6 +104,8 @@ on a cost model of GPU and RDMA hardware, and reports the predicted speedup.`,
 	root.PersistentFlags().BoolVar(&env.wide, "wide", false, "print tables at full width (by default they fit the terminal, or $COLUMNS: long cells wrap, less important columns are left out)")
 	root.PersistentFlags().StringVar(&env.cpuProfile, "cpuprofile", "", "write a pprof CPU profile of the command to `FILE` (for wolong's developers: go tool pprof FILE)")
 	_ = root.PersistentFlags().MarkHidden("cpuprofile")
+	root.PersistentFlags().StringVar(&env.memProfile, "memprofile", "", "write a pprof allocation profile of the command to `FILE` (for wolong's developers: go tool pprof -sample_index=alloc_space FILE)")
+	_ = root.PersistentFlags().MarkHidden("memprofile")
 	root.PersistentPreRunE = func(c *cobra.Command, args []string) error {
 		if env.wide && env.stdout != nil {
 			env.Out = env.stdout
@@ -112,6 +116,13 @@ on a cost model of GPU and RDMA hardware, and reports the predicted speedup.`,
 				return err
 			}
 			env.stopCPU = stop
+		}
+		if env.memProfile != "" {
+			stop, err := startMemProfile(env.memProfile)
+			if err != nil {
+				return err
+			}
+			env.stopMem = stop
 		}
 		return nil
 	}
@@ -165,8 +176,11 @@ func Main(args []string, stdout, stderr io.Writer) (status int) {
 	root := NewRootCmd(env)
 	root.SetArgs(args)
 	err := root.Execute()
-	if env.stopCPU != nil {
-		if perr := env.stopCPU(); err == nil {
+	for _, stop := range []func() error{env.stopCPU, env.stopMem} {
+		if stop == nil {
+			continue
+		}
+		if perr := stop(); err == nil {
 			err = perr
 		}
 	}

@@ -104,3 +104,47 @@ func TestScaleSource(t *testing.T) {
 	}
 	readRanges(t, &scaleSource{w: packedSource(w), per: 12, scale: scale}, want)
 }
+
+// callCounter counts the ReadAt calls made on it.
+type callCounter struct {
+	ir.Source
+	calls *int
+}
+
+func (c callCounter) ReadAt(p []byte, off int64) (int, error) {
+	*c.calls++
+	return c.Source.ReadAt(p, off)
+}
+
+// TestConcatSourceGathers: a read spanning many outer blocks of a weight
+// concatenated along its last axis reads each part once, not once per
+// block and part (each read of an imported weight is a pread).
+func TestConcatSourceGathers(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	a, _ := f32("a", []int64{64, 16}, r)
+	b, _ := f32("b", []int64{64, 16}, r)
+	c, _ := f32("c", []int64{64, 16}, r)
+	cat := concatConsts("cat", []*ir.Tensor{a, b, c}, 1)
+	src, ok := cat.Src.(*concatSource)
+	if !ok {
+		t.Fatalf("concatConsts gave %T", cat.Src)
+	}
+	calls := 0
+	for i, p := range src.parts {
+		src.parts[i] = callCounter{p, &calls}
+	}
+	whole := make([]byte, src.Size())
+	if err := readFull(src, whole, 0); err != nil {
+		t.Fatal(err)
+	}
+	if calls != 3 {
+		t.Errorf("a whole read of 3 parts x 64 blocks made %d part reads, want 3", calls)
+	}
+	calls = 0
+	if err := readFull(src, make([]byte, 10), 100); err != nil {
+		t.Fatal(err)
+	}
+	if calls != 1 {
+		t.Errorf("a read within one block made %d part reads, want 1", calls)
+	}
+}

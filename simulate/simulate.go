@@ -120,6 +120,9 @@ type Result struct {
 	// UsedBatch is the batch the run was at: Options.Batch, else dim 0
 	// of the batch inputs as inferred (0: none or unknown).
 	UsedBatch int64
+
+	// slab backs every forward task's deps (buildForward).
+	slab []int32
 }
 
 // maxListed bounds lists of names in warnings.
@@ -127,6 +130,15 @@ const maxListed = 10
 
 // Run simulates m's main graph on h.
 func Run(m *ir.Model, h *hw.Hardware, opt Options) (*Result, error) {
+	return RunReusing(m, h, opt, nil)
+}
+
+// RunReusing is Run that may build the new result in old's task and
+// dependency buffers: old must not be used afterwards (a predictor that
+// re-simulates a model after every pass hands back the previous result,
+// so that each run refills memory already in use instead of taking 100s
+// of MB of fresh pages at 100k nodes). A nil old is Run.
+func RunReusing(m *ir.Model, h *hw.Hardware, opt Options, old *Result) (*Result, error) {
 	if m == nil || m.Graph == nil {
 		return nil, fmt.Errorf("no graph")
 	}
@@ -158,7 +170,12 @@ func Run(m *ir.Model, h *hw.Hardware, opt Options) (*Result, error) {
 		return nil, fmt.Errorf("%v", err)
 	}
 	cm := cost.New(h, m, opt.Cost)
-	tasks := buildForward(g, order, cm)
+	var tasks []Task
+	if old != nil {
+		tasks, res.slab = old.Tasks[:0], old.slab[:0]
+		*old = Result{}
+	}
+	tasks, res.slab = buildForward(g, order, cm, tasks, res.slab)
 	if opt.Mode == Train {
 		tasks = appendTraining(g, tasks, cm, res)
 	}
@@ -291,14 +308,22 @@ func topoOrder(g *ir.Graph) ([]*ir.Node, error) {
 	return g.Nodes, nil
 }
 
-func buildForward(g *ir.Graph, order []*ir.Node, cm *cost.Model) []Task {
+func buildForward(g *ir.Graph, order []*ir.Node, cm *cost.Model, tasks []Task, slab []int32) ([]Task, []int32) {
 	idx := make([]int32, g.NumNodeIDs())
 	for i := range idx {
 		idx[i] = -1
 	}
-	tasks := make([]Task, len(order))
+	if cap(tasks) >= len(order) {
+		tasks = tasks[:len(order)]
+		clear(tasks)
+	} else {
+		tasks = make([]Task, len(order))
+	}
 	cm.Nodes(order, func(i int, e cost.Estimate) { tasks[i].Est = e })
-	slab := make([]int32, 0, 2*len(order)) // one backing array for every task's deps
+	if cap(slab) < 2*len(order) {
+		slab = make([]int32, 0, 2*len(order)) // one backing array for every task's deps
+	}
+	slab = slab[:0]
 	for i, n := range order {
 		if n.ID >= 0 && n.ID < len(idx) {
 			idx[n.ID] = int32(i)
@@ -331,7 +356,7 @@ func buildForward(g *ir.Graph, order []*ir.Node, cm *cost.Model) []Task {
 		}
 		t.deps = slab[start:len(slab):len(slab)]
 	}
-	return tasks
+	return tasks, slab
 }
 
 // appendTraining adds the backward pass in reverse order and the optimizer
