@@ -10,7 +10,7 @@ import (
 	"github.com/wolong-dev/wolong/ir"
 )
 
-func init() {
+func registerCast() {
 	register(func(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 		x := in[0]
 		a := c.Attr("to")

@@ -14,7 +14,7 @@ import (
 
 const msDomain = "com.microsoft"
 
-func init() {
+func registerContrib() {
 	registerDomain(msDomain, "QLinearAdd", qlinearBinary(func(a, b float64) float64 { return a + b }))
 	registerDomain(msDomain, "QLinearMul", qlinearBinary(func(a, b float64) float64 { return a * b }))
 	registerDomain(msDomain, "QLinearGlobalAveragePool", kernelQLinearGAP)

@@ -10,7 +10,7 @@ import (
 	"github.com/wolong-dev/wolong/ir"
 )
 
-func init() {
+func registerContribAttention() {
 	registerDomain(msDomain, "EmbedLayerNormalization", kernelEmbedLayerNorm)
 	registerDomain(msDomain, "Attention", kernelMSAttention)
 }
@@ -224,7 +224,7 @@ func kernelMSAttention(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	return []*Tensor{fromFloat64s(x.DType, []int{B, S, H}, out), fromFloat64s(x.DType, []int{2, B, N, T, D}, present)}, nil
 }
 
-func init() {
+func registerContribAttention2() {
 	registerDomain(msDomain, "QAttention", kernelQAttention)
 	registerDomain(msDomain, "GatherBlockQuantized", kernelGatherBlockQuantized)
 }

@@ -11,7 +11,7 @@ import (
 	"math"
 )
 
-func init() {
+func registerContribFused() {
 	registerDomain(msDomain, "FusedConv", kernelFusedConv)
 	registerDomain(msDomain, "FusedGemm", kernelFusedGemm)
 	registerDomain(msDomain, "FusedMatMul", kernelFusedMatMul)

@@ -11,7 +11,7 @@ import (
 	"github.com/wolong-dev/wolong/ir"
 )
 
-func init() {
+func registerContribGqa() {
 	registerDomain(msDomain, "GroupQueryAttention", kernelGQA)
 }
 

@@ -9,7 +9,7 @@ import (
 	"github.com/wolong-dev/wolong/ir"
 )
 
-func init() {
+func registerContribMha() {
 	registerDomain(msDomain, "RotaryEmbedding", kernelMSRotary)
 	registerDomain(msDomain, "MultiHeadAttention", kernelMSMHA)
 }

@@ -11,7 +11,7 @@ import (
 // maxLoopIterations bounds a Loop without a trip count.
 const maxLoopIterations = 1 << 24
 
-func init() {
+func registerControl() {
 	registerValue(kernelIf, "If")
 	registerValue(kernelLoop, "Loop")
 	registerValue(kernelScan, "Scan")

@@ -11,7 +11,7 @@ import (
 	"github.com/wolong-dev/wolong/ir"
 )
 
-func init() {
+func registerConv() {
 	register(kernelConv, "Conv")
 	register(kernelConvTranspose, "ConvTranspose")
 	register(kernelConvInteger, "ConvInteger")

@@ -7,7 +7,7 @@ import (
 	"math"
 )
 
-func init() {
+func registerDeform() {
 	register(kernelDeformConv, "DeformConv")
 }
 

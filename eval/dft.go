@@ -8,7 +8,7 @@ import (
 	"github.com/wolong-dev/wolong/ir"
 )
 
-func init() {
+func registerDft() {
 	register(kernelDFT, "DFT")
 	register(kernelSTFT, "STFT")
 }
@@ -191,7 +191,7 @@ func kernelSTFT(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	return []*Tensor{fromFloat64s(x.DType, shape, out)}, nil
 }
 
-func init() {
+func registerDft2() {
 	register(kernelMelWeightMatrix, "MelWeightMatrix")
 }
 

@@ -102,7 +102,7 @@ type kernelEntry struct {
 	vk ValueKernel
 }
 
-// kernelRegs are the registrations (init only appends); kernels is built
+// kernelRegs are the registrations (registerAll appends); kernels is built
 // from them on first use, not at start-up.
 var (
 	kernelRegs  []kernelReg
@@ -117,7 +117,21 @@ type kernelReg struct {
 // kernels holds the kernels by op. Building it panics on a duplicate or
 // an op ir's op table does not declare (programming errors any test
 // catches).
-var kernels = sync.OnceValue(func() map[ir.OpKey]kernelEntry {
+func kernels() map[ir.OpKey]kernelEntry {
+	kernelsOnce.Do(func() { kernelsMap = buildKernels() })
+	return kernelsMap
+}
+
+// kernelsOnce and kernelsMap are a sync.Once and its value, not a
+// sync.OnceValue variable: registerAll reaches kernels itself, and a
+// variable's initializer may not.
+var (
+	kernelsOnce sync.Once
+	kernelsMap  map[ir.OpKey]kernelEntry
+)
+
+func buildKernels() map[ir.OpKey]kernelEntry {
+	registerAll()
 	t := make(map[ir.OpKey]kernelEntry, len(kernelRegs))
 	for _, r := range kernelRegs {
 		ir.MustInfo("eval", r.k)
@@ -128,7 +142,7 @@ var kernels = sync.OnceValue(func() map[ir.OpKey]kernelEntry {
 	}
 	kernelRegs, kernelsRead = nil, true
 	return t
-})
+}
 
 // register adds tensor kernels for ops of the default domain.
 func register(k Kernel, ops ...string) {
@@ -148,7 +162,7 @@ func registerValue(vk ValueKernel, ops ...string) {
 }
 
 // registerEntry adds a kernel for op k, which ir's op table must declare
-// (checked when the table is built). Call it from init only.
+// (checked when the table is built). Call it from a registerAll function only.
 func registerEntry(k ir.OpKey, e kernelEntry) {
 	if kernelsRead {
 		panic("eval: kernel registered after the table was read")

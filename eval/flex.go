@@ -10,7 +10,7 @@ import (
 	"github.com/wolong-dev/wolong/ir"
 )
 
-func init() {
+func registerFlex() {
 	registerDomain("ai.onnx.preview", "FlexAttention", kernelFlexAttention)
 	register(kernelSwiGLU, "SwiGLU")
 	register(kernelMaxUnpool, "MaxUnpool")

@@ -4,7 +4,7 @@ package eval
 // GatherElements, GatherND, Scatter, ScatterElements, ScatterND and
 // TensorScatter.
 
-func init() {
+func registerGather() {
 	register(kernelGather, "Gather")
 	register(kernelGatherElements, "GatherElements")
 	register(kernelGatherND, "GatherND")

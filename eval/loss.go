@@ -7,7 +7,7 @@ import (
 	"math"
 )
 
-func init() {
+func registerLoss() {
 	register(kernelNLLLoss, "NegativeLogLikelihoodLoss")
 	register(kernelSCELoss, "SoftmaxCrossEntropyLoss")
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/wolong-dev/wolong/ir"
 )
 
-func init() {
+func registerMatmul() {
 	register(kernelMatMul, "MatMul")
 	register(kernelGemm, "Gemm")
 	register(kernelMatMulInteger, "MatMulInteger")

@@ -7,6 +7,7 @@ package eval
 import (
 	"math"
 	"sort"
+	"sync"
 
 	"github.com/wolong-dev/wolong/ir"
 )
@@ -22,9 +23,9 @@ type minifloat struct {
 	next      float64 // the value one step beyond max (overflow marker)
 }
 
-var minifloats = map[ir.DType]*minifloat{}
-
-func init() {
+// minifloats holds the small float formats' tables, built on first use.
+var minifloats = sync.OnceValue(func() map[ir.DType]*minifloat {
+	t := map[ir.DType]*minifloat{}
 	for dt, f := range map[ir.DType]*minifloat{
 		ir.Float8E4M3FN:   {exp: 4, mant: 3, bias: 7},
 		ir.Float8E4M3FNUZ: {exp: 4, mant: 3, bias: 8, fnuz: true},
@@ -33,9 +34,10 @@ func init() {
 		ir.Float4E2M1:     {exp: 2, mant: 1, bias: 1, noNaN: true},
 	} {
 		f.build()
-		minifloats[dt] = f
+		t[dt] = f
 	}
-}
+	return t
+})
 
 // floatCodec converts between a small float format's codes and values.
 type floatCodec interface {
@@ -48,7 +50,7 @@ func minifloatFor(dt ir.DType) floatCodec {
 	if dt == ir.Float8E8M0 {
 		return e8m0{roundUp: true}
 	}
-	if f, ok := minifloats[dt]; ok {
+	if f, ok := minifloats()[dt]; ok {
 		return f
 	}
 	return nil

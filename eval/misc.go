@@ -15,7 +15,7 @@ import (
 	"github.com/wolong-dev/wolong/ir"
 )
 
-func init() {
+func registerMisc() {
 	register(kernelBitCast, "BitCast")
 	register(kernelDet, "Det")
 	register(kernelUnique, "Unique")

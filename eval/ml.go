@@ -12,7 +12,7 @@ import (
 
 const mlDomain = "ai.onnx.ml"
 
-func init() {
+func registerMl() {
 	registerDomain(mlDomain, "OneHotEncoder", kernelOneHotEncoder)
 	registerDomain(mlDomain, "FeatureVectorizer", kernelFeatureVectorizer)
 	registerDomain(mlDomain, "TreeEnsembleClassifier", treeEnsemble(true))
@@ -311,7 +311,7 @@ func kernelLabelEncoder(c *Ctx, in []*Tensor) ([]*Tensor, error) {
 	return []*Tensor{out}, nil
 }
 
-func init() {
+func registerMl2() {
 	registerDomain(mlDomain, "TreeEnsemble", kernelTreeEnsemble5)
 }
 

@@ -10,7 +10,7 @@ import (
 	"github.com/wolong-dev/wolong/ir"
 )
 
-func init() {
+func registerNorm() {
 	register(kernelBatchNorm, "BatchNormalization")
 	register(kernelInstanceNorm, "InstanceNormalization")
 	register(kernelLayerNorm, "LayerNormalization")

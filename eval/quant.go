@@ -10,7 +10,7 @@ import (
 	"github.com/wolong-dev/wolong/ir"
 )
 
-func init() {
+func registerQuant() {
 	register(kernelQuantizeLinear, "QuantizeLinear")
 	register(kernelDequantizeLinear, "DequantizeLinear")
 	register(kernelDynamicQuantizeLinear, "DynamicQuantizeLinear")

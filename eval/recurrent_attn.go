@@ -7,7 +7,7 @@ import (
 	"math"
 )
 
-func init() {
+func registerRecurrentAttn() {
 	register(kernelLinearAttention, "LinearAttention")
 	register(kernelCausalConvWithState, "CausalConvWithState")
 }

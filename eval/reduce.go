@@ -30,7 +30,7 @@ var reducers = map[string]reducer{
 	"ReduceLogSum":    {0, func(a, x float64) float64 { return a + x }, func(a float64, n int) float64 { return math.Log(a) }, 18, false},
 }
 
-func init() {
+func registerReduce() {
 	for name, r := range reducers {
 		register(reduceKernel(r), name)
 	}

@@ -8,7 +8,7 @@ import (
 	"math"
 )
 
-func init() {
+func registerResize() {
 	register(kernelResize, "Resize")
 	register(kernelUpsample, "Upsample")
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/wolong-dev/wolong/ir"
 )
 
-func init() {
+func registerRnn() {
 	register(rnnKernel("LSTM"), "LSTM")
 	register(rnnKernel("GRU"), "GRU")
 	register(rnnKernel("RNN"), "RNN")

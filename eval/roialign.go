@@ -7,7 +7,7 @@ import (
 	"math"
 )
 
-func init() {
+func registerRoialign() {
 	register(kernelRoiAlign, "RoiAlign")
 }
 

@@ -7,7 +7,7 @@ import (
 	"math"
 )
 
-func init() {
+func registerSample() {
 	register(kernelGridSample, "GridSample")
 	register(kernelAffineGrid, "AffineGrid")
 	register(kernelCol2Im, "Col2Im")

@@ -12,7 +12,7 @@ import (
 	"github.com/wolong-dev/wolong/ir"
 )
 
-func init() {
+func registerShape() {
 	register(kernelReshape, "Reshape")
 	register(kernelFlatten, "Flatten")
 	register(kernelSqueeze, "Squeeze")

@@ -9,7 +9,7 @@ import (
 	"github.com/wolong-dev/wolong/ir"
 )
 
-func init() {
+func registerTfidf() {
 	register(kernelTfIdf, "TfIdfVectorizer")
 }
 

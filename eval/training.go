@@ -9,7 +9,7 @@ import (
 
 const trainingDomain = "ai.onnx.preview.training"
 
-func init() {
+func registerTraining() {
 	registerDomain(trainingDomain, "Adagrad", optimizerKernel("adagrad", 2))
 	registerDomain(trainingDomain, "Momentum", optimizerKernel("momentum", 2))
 	registerDomain(trainingDomain, "Adam", optimizerKernel("adam", 3))

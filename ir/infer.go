@@ -33,7 +33,7 @@ type OpDef struct {
 	Infer  InferFunc
 }
 
-// inferDefs are the registrations (init only appends; the table is
+// inferDefs are the registrations (registerAll appends; the table is
 // built on first use, so that a command that infers nothing pays
 // nothing at start-up).
 var inferDefs []OpDef
@@ -41,7 +41,21 @@ var inferDefs []OpDef
 // inferTable holds the registered inference functions by op. Building it
 // panics on a duplicate or on an op the op table does not declare,
 // programming errors any test catches.
-var inferTable = sync.OnceValue(func() map[OpKey]InferFunc {
+func inferTable() map[OpKey]InferFunc {
+	inferTableOnce.Do(func() { inferTableMap = buildInferTable() })
+	return inferTableMap
+}
+
+// inferTableOnce and inferTableMap are a sync.Once and its value, not a
+// sync.OnceValue variable: registerAll reaches inferTable itself, and a
+// variable's initializer may not.
+var (
+	inferTableOnce sync.Once
+	inferTableMap  map[OpKey]InferFunc
+)
+
+func buildInferTable() map[OpKey]InferFunc {
+	registerAll()
 	t := make(map[OpKey]InferFunc, len(inferDefs))
 	for _, d := range inferDefs {
 		k := Key(d.Domain, d.Name)
@@ -53,11 +67,11 @@ var inferTable = sync.OnceValue(func() map[OpKey]InferFunc {
 	}
 	inferDefs, inferBuilt = nil, true
 	return t
-})
+}
 
 var inferBuilt bool
 
-// Register adds inference functions to the registry. Call it from init
+// Register adds inference functions to the registry. Call it from registerAll
 // only: the registry is read (and then fixed) on first use.
 func Register(defs ...OpDef) {
 	if inferBuilt {

@@ -472,7 +472,7 @@ func inferGatherBlockQuantized(c *InferContext) error {
 	return nil
 }
 
-func init() {
+func registerInferAttention() {
 	cxRegister(
 		OpDef{Name: "Attention", Infer: inferAttention},
 		OpDef{Name: "LinearAttention", Infer: inferLinearAttention},

@@ -6,7 +6,7 @@ package ir
 // iterations are generalised (dims that differ become unknown) and the body
 // re-inferred once more with the general type.
 
-func init() {
+func registerInferControl() {
 	Register(
 		OpDef{Name: "If", Infer: inferIf},
 		OpDef{Name: "Loop", Infer: inferLoop},

@@ -522,7 +522,7 @@ var cxUnaryOps = []string{
 	"ParametricSoftplus", "Scale",
 }
 
-func init() {
+func registerInferElementwise() {
 	for _, name := range cxUnaryOps {
 		f := InferFunc(cxUnary)
 		switch name {

@@ -11,7 +11,7 @@ import (
 	"math"
 )
 
-func init() {
+func registerInferGather() {
 	Register(
 		OpDef{Name: "Gather", Infer: inferGather},
 		OpDef{Name: "GatherElements", Infer: inferGatherElements},

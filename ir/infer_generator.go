@@ -12,7 +12,7 @@ import (
 	"math/big"
 )
 
-func init() {
+func registerInferGenerator() {
 	Register(
 		OpDef{Name: "Constant", Infer: inferConstant},
 		OpDef{Name: "ConstantOfShape", Infer: inferConstantOfShape},

@@ -343,7 +343,7 @@ func cxDim2(s Shape, i int) Dim {
 	return Unknown()
 }
 
-func init() {
+func registerInferMatmul() {
 	cxRegister(
 		OpDef{Name: "MatMul", Infer: cxMatMul(0, 1, Undefined, 0)},
 		OpDef{Name: "MatMulInteger", Infer: cxMatMul(0, 1, Int32, 0)},

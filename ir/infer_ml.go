@@ -8,7 +8,7 @@ package ir
 
 const mlDomain = "ai.onnx.ml"
 
-func init() {
+func registerInferMl() {
 	ml := func(name string, f InferFunc) OpDef { return OpDef{Domain: mlDomain, Name: name, Infer: f} }
 	Register(
 		ml("ArrayFeatureExtractor", inferArrayFeatureExtractor),

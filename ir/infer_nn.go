@@ -775,7 +775,7 @@ func inferSTFT(c *InferContext) error {
 	return nil
 }
 
-func init() {
+func registerInferNn() {
 	cxRegister(
 		OpDef{Name: "Conv", Infer: inferConv},
 		OpDef{Name: "ConvInteger", Infer: inferConvInteger},

@@ -160,7 +160,7 @@ func cxQLinearUnary(c *InferContext) error {
 	return nil
 }
 
-func init() {
+func registerInferQuant() {
 	cxRegister(
 		OpDef{Name: "QuantizeLinear", Infer: inferQuantizeLinear},
 		OpDef{Name: "DequantizeLinear", Infer: inferDequantizeLinear},

@@ -221,7 +221,7 @@ func inferDet(c *InferContext) error {
 	return nil
 }
 
-func init() {
+func registerInferReduce() {
 	for _, name := range []string{"ReduceMax", "ReduceMin", "ReduceMean", "ReduceSum", "ReduceProd",
 		"ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare"} {
 		cxRegister(OpDef{Name: name, Infer: inferReduce})

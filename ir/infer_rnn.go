@@ -76,7 +76,7 @@ func inferGRUUnit(c *InferContext) error {
 	return nil
 }
 
-func init() {
+func registerInferRnn() {
 	cxRegister(
 		OpDef{Name: "LSTM", Infer: cxRNN(4, false)},
 		OpDef{Name: "GRU", Infer: cxRNN(3, false)},

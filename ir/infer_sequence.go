@@ -6,7 +6,7 @@ package ir
 // sequence type records one element type, the merge of all elements'
 // (dims that differ between elements are unknown).
 
-func init() {
+func registerInferSequence() {
 	Register(
 		OpDef{Name: "SequenceConstruct", Infer: inferSequenceConstruct},
 		OpDef{Name: "SequenceEmpty", Infer: inferSequenceEmpty},

@@ -9,7 +9,7 @@ package ir
 
 import "fmt"
 
-func init() {
+func registerInferShape() {
 	Register(
 		OpDef{Name: "Shape", Infer: inferShapeOp},
 		OpDef{Name: "Size", Infer: inferSize},

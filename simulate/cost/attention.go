@@ -16,7 +16,7 @@ import (
 	"math"
 )
 
-func init() {
+func registerAttention() {
 	Register("", onnxAttentionCost, "Attention")
 	Register("com.microsoft", msAttentionCost(4, false), "Attention")
 	Register("com.microsoft", msAttentionCost(8, true), "QAttention")

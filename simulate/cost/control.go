@@ -9,7 +9,7 @@ import (
 	"github.com/wolong-dev/wolong/ir"
 )
 
-func init() {
+func registerControl() {
 	Register("", loopCost, "Loop")
 	Register("", scanCost, "Scan")
 	Register("", ifCost, "If")

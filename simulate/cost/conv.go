@@ -23,7 +23,7 @@ var (
 	maxRoiPool  = ir.OpKey{Name: "MaxRoiPool"}
 )
 
-func init() {
+func registerConv() {
 	Register("", convCost(0, 1), "Conv", "ConvInteger")
 	Register("", convCost(0, 3), "QLinearConv")
 	Register("com.microsoft", convCost(0, 1), "FusedConv", "NhwcConv")

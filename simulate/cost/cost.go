@@ -86,7 +86,7 @@ type entry struct {
 }
 
 // Register adds the cost function fn for ops in domain, each in the
-// class ir's op table declares for it. Call it from init only: the
+// class ir's op table declares for it. Call it from registerAll only: the
 // registry is built on first use (not at start-up), and building it panics
 // on a duplicate or an op the table does not declare (programming errors
 // any test catches).
@@ -109,7 +109,21 @@ var (
 )
 
 // registry holds the cost functions by op, built from the registrations.
-var registry = sync.OnceValue(func() map[ir.OpKey]entry {
+func registry() map[ir.OpKey]entry {
+	registryOnce.Do(func() { registryMap = buildRegistry() })
+	return registryMap
+}
+
+// registryOnce and registryMap are a sync.Once and its value, not a
+// sync.OnceValue variable: registerAll reaches registry itself, and a
+// variable's initializer may not.
+var (
+	registryOnce sync.Once
+	registryMap  map[ir.OpKey]entry
+)
+
+func buildRegistry() map[ir.OpKey]entry {
+	registerAll()
 	t := map[ir.OpKey]entry{}
 	for _, r := range registrations {
 		for _, op := range r.ops {
@@ -126,7 +140,7 @@ var registry = sync.OnceValue(func() map[ir.OpKey]entry {
 	}
 	registrations, registryBuilt = nil, true
 	return t
-})
+}
 
 // Registered reports whether (domain, op) has a cost function.
 func Registered(domain, op string) bool {

@@ -4,7 +4,7 @@ package cost
 // per output element (a transcendental counts several), bytes of all
 // inputs and outputs.
 
-func init() {
+func registerElementwise() {
 	perElem := func(k float64) Func {
 		return func(c *Ctx) (Cost, error) {
 			n, err := c.OutElems(0)

@@ -11,7 +11,7 @@ import (
 	"github.com/wolong-dev/wolong/ir"
 )
 
-func init() {
+func registerMatmul() {
 	Register("", matmulCost, "MatMul", "MatMulInteger")
 	Register("", qlinearMatmulCost, "QLinearMatMul")
 	Register("", gemmCost, "Gemm")

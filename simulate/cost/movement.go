@@ -6,7 +6,7 @@ package cost
 
 import "strings"
 
-func init() {
+func registerMovement() {
 	copyOp := func(c *Ctx) (Cost, error) { return c.Simple(0) }
 	Register("", copyOp, "Transpose", "Concat", "Split", "Expand", "Tile", "Pad",
 		"DepthToSpace", "SpaceToDepth", "ReverseSequence", "Trilu", "MaxUnpool",

@@ -6,7 +6,7 @@ package cost
 
 import "math"
 
-func init() {
+func registerNorm() {
 	perOut := func(k float64) Func {
 		return func(c *Ctx) (Cost, error) {
 			n, err := c.OutElems(0)

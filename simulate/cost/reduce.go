@@ -5,7 +5,7 @@ package cost
 
 import "math"
 
-func init() {
+func registerReduce() {
 	perIn := func(k float64) Func {
 		return func(c *Ctx) (Cost, error) {
 			n, err := c.InElems(0)

@@ -20,7 +20,7 @@ package cost
 
 import "fmt"
 
-func init() {
+func registerRnn() {
 	Register("", rnnCost(4), "LSTM")
 	Register("", rnnCost(3), "GRU")
 	Register("", rnnCost(1), "RNN")

@@ -1,0 +1,18 @@
+package cost
+
+// registerAll makes this package's registrations, in file order. The
+// table that reads them calls it on first use instead of init running
+// them at start-up: a command that never evaluates, infers or costs a
+// node (wolong --help, hw show) does not pay for building them.
+// TestNoInitRegistrations fails on a func init in the package.
+func registerAll() {
+	registerAttention()
+	registerControl()
+	registerConv()
+	registerElementwise()
+	registerMatmul()
+	registerMovement()
+	registerNorm()
+	registerReduce()
+	registerRnn()
+}
