@@ -6,8 +6,10 @@ import "github.com/wolong-dev/wolong/simulate/hw"
 // file, was fitted on another machine than this one (or on none said),
 // and what h lacks (a GPU preset without a single-GPU measurement).
 func withHostWarning(warnings []string, h *hw.Hardware) []string {
-	if w := h.HostMismatch(hw.HostCPU()); w != "" {
-		warnings = append(warnings, w)
+	if h != nil && h.Kind == "cpu" { // HostMismatch says nothing of a GPU: spare reading the host
+		if w := h.HostMismatch(hw.HostCPU()); w != "" {
+			warnings = append(warnings, w)
+		}
 	}
 	for _, l := range h.Lacks {
 		warnings = append(warnings, "hardware "+h.Name+" lacks "+l)

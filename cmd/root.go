@@ -71,24 +71,54 @@ func outputWidth(stdout io.Writer) int {
 
 // commands lists the subcommands in the order help shows them, each
 // running itself (no run-function hook).
-var commands = []func(*Env) *cobra.Command{
-	func(env *Env) *cobra.Command { return NewCmdInspect(env, nil) },
-	func(env *Env) *cobra.Command { return NewCmdOptimize(env, nil) },
-	func(env *Env) *cobra.Command { return NewCmdProfile(env, nil) },
-	func(env *Env) *cobra.Command { return NewCmdExplain(env, nil) },
-	NewCmdHw,
-	func(env *Env) *cobra.Command { return NewCmdVerify(env, nil) },
-	func(env *Env) *cobra.Command { return NewCmdRun(env, nil) },
-	func(env *Env) *cobra.Command { return NewCmdCalibrate(env, nil) },
-	func(env *Env) *cobra.Command { return NewCmdValidate(env, nil) },
-	func(env *Env) *cobra.Command { return NewCmdMicrobench(env, nil) },
-	NewCmdPlan,
-	NewCmdRuntime,
-	func(env *Env) *cobra.Command { return NewCmdVersion(env, nil) },
+var commands = []struct {
+	name string // the command's Use name: newRoot builds only it when it is the one run
+	mk   func(*Env) *cobra.Command
+}{
+	{"inspect", func(env *Env) *cobra.Command { return NewCmdInspect(env, nil) }},
+	{"optimize", func(env *Env) *cobra.Command { return NewCmdOptimize(env, nil) }},
+	{"profile", func(env *Env) *cobra.Command { return NewCmdProfile(env, nil) }},
+	{"explain", func(env *Env) *cobra.Command { return NewCmdExplain(env, nil) }},
+	{"hw", NewCmdHw},
+	{"verify", func(env *Env) *cobra.Command { return NewCmdVerify(env, nil) }},
+	{"run", func(env *Env) *cobra.Command { return NewCmdRun(env, nil) }},
+	{"calibrate", func(env *Env) *cobra.Command { return NewCmdCalibrate(env, nil) }},
+	{"validate", func(env *Env) *cobra.Command { return NewCmdValidate(env, nil) }},
+	{"microbench", func(env *Env) *cobra.Command { return NewCmdMicrobench(env, nil) }},
+	{"plan", NewCmdPlan},
+	{"runtime", NewCmdRuntime},
+	{"version", func(env *Env) *cobra.Command { return NewCmdVersion(env, nil) }},
+}
+
+// commandRun is the command args run when it is plainly one of commands
+// (the first argument not a flag), else "": newRoot then builds that
+// command alone. Building every command's flags was over a millisecond of
+// each run's start-up (issue 25); help, completion and suggestions, which
+// read the whole tree, get "" and the whole tree.
+func commandRun(args []string) string {
+	for _, a := range args {
+		if strings.HasPrefix(a, "-") {
+			if a == "--" {
+				return ""
+			}
+			continue
+		}
+		for _, c := range commands {
+			if c.name == a {
+				return a
+			}
+		}
+		return ""
+	}
+	return ""
 }
 
 // NewRootCmd builds the command tree.
-func NewRootCmd(env *Env) *cobra.Command {
+func NewRootCmd(env *Env) *cobra.Command { return newRoot(env, "") }
+
+// newRoot builds the root command with every command, or with only the
+// one called only when it is not "".
+func newRoot(env *Env, only string) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "wolong",
 		Short: "Graph compiler and profiler for deep-learning models",
@@ -132,10 +162,14 @@ on a cost model of GPU and RDMA hardware, and reports the predicted speedup.`,
 		fillPresets(c)
 		help(c, args)
 	})
-	for _, mk := range commands {
-		root.AddCommand(mk(env))
+	for _, c := range commands {
+		if only == "" || c.name == only {
+			root.AddCommand(c.mk(env))
+		}
 	}
-	root.AddCommand(newHelpEnvironment())
+	if only == "" {
+		root.AddCommand(newHelpEnvironment())
+	}
 	return root
 }
 
@@ -173,7 +207,7 @@ func Main(args []string, stdout, stderr io.Writer) (status int) {
 			status = 3
 		}
 	}()
-	root := NewRootCmd(env)
+	root := newRoot(env, commandRun(args))
 	root.SetArgs(args)
 	err := root.Execute()
 	for _, stop := range []func() error{env.stopCPU, env.stopMem} {

@@ -84,13 +84,115 @@ func devices() []*Hardware {
 	return c.devices
 }
 
+// rawPreset is one entry of presets.json, not yet decoded.
+type rawPreset struct {
+	name string
+	raw  []byte
+}
+
+// presetIndex splits presets.json into its entries and reads each one's
+// name without decoding the rest (splitEntries): a command that uses one
+// preset (most do) decodes that one alone. Decoding all of them with
+// encoding/json was a third of `wolong profile`'s start-up (issue 25).
+// loadCatalogue still decodes and checks them all for the commands that
+// list them, and TestEmbeddedCatalogue checks that both agree.
+var presetIndex = sync.OnceValues(func() ([]rawPreset, error) {
+	out, err := splitEntries(presetsJSON)
+	if err != nil {
+		return nil, fmt.Errorf("embedded presets: %v", err)
+	}
+	return out, nil
+})
+
+// splitEntries splits a JSON array of objects, each of whose first key is
+// "name" with a string value free of escapes (presets.json's layout), into
+// its entries, by bracket depth outside strings: a byte loop, where
+// encoding/json's scanner took milliseconds. It refuses any other layout.
+func splitEntries(b []byte) ([]rawPreset, error) {
+	i := 0
+	ws := func() {
+		for i < len(b) && (b[i] == ' ' || b[i] == '\n' || b[i] == '\t' || b[i] == '\r') {
+			i++
+		}
+	}
+	ws()
+	if i >= len(b) || b[i] != '[' {
+		return nil, fmt.Errorf("not a JSON array")
+	}
+	i++
+	var out []rawPreset
+	for {
+		ws()
+		if i < len(b) && b[i] == ']' {
+			i++
+			ws()
+			if i != len(b) {
+				return nil, fmt.Errorf("data after the array")
+			}
+			return out, nil
+		}
+		if len(out) > 0 {
+			if i >= len(b) || b[i] != ',' {
+				return nil, fmt.Errorf("entry %d: want a comma", len(out)+1)
+			}
+			i++
+			ws()
+		}
+		start := i
+		if i >= len(b) || b[i] != '{' {
+			return nil, fmt.Errorf("entry %d: not an object", len(out)+1)
+		}
+		depth, inStr := 0, false
+		for ; i < len(b); i++ {
+			c := b[i]
+			switch {
+			case inStr && c == '\\':
+				i++
+			case c == '"':
+				inStr = !inStr
+			case inStr:
+			case c == '{' || c == '[':
+				depth++
+			case c == '}' || c == ']':
+				depth--
+			}
+			if depth == 0 {
+				break
+			}
+		}
+		if i >= len(b) {
+			return nil, fmt.Errorf("entry %d: unterminated", len(out)+1)
+		}
+		i++
+		entry := b[start:i]
+		rest := bytes.TrimLeft(entry[1:], " \n\t\r")
+		rest, ok := bytes.CutPrefix(rest, []byte(`"name"`))
+		if ok {
+			rest = bytes.TrimLeft(rest, " \n\t\r")
+			rest, ok = bytes.CutPrefix(rest, []byte(":"))
+		}
+		if ok {
+			rest = bytes.TrimLeft(rest, " \n\t\r")
+			rest, ok = bytes.CutPrefix(rest, []byte(`"`))
+		}
+		end := bytes.IndexByte(rest, '"')
+		if !ok || end < 0 || bytes.IndexByte(rest[:end], '\\') >= 0 {
+			return nil, fmt.Errorf("entry %d: want \"name\" as its first key, a plain string", len(out)+1)
+		}
+		out = append(out, rawPreset{string(rest[:end]), entry})
+	}
+}
+
 // Names lists the preset names in catalogue order: every name --hw
 // accepts besides hardware files.
 func Names() []string {
-	ds := devices()
-	out := make([]string, len(ds))
-	for i, h := range ds {
-		out[i] = h.Name
+	idx, err := presetIndex()
+	if err != nil {
+		return nil
+	}
+	out := make([]string, len(idx))
+	for i, p := range idx {
+		out[i] = p.name
 	}
 	return out
 }
@@ -112,16 +214,26 @@ func Presets() []*Hardware {
 	return out
 }
 
-// Preset returns a copy of the preset called name (case-insensitive).
+// Preset returns a copy of the preset called name (case-insensitive). It
+// decodes and checks that entry of presets.json alone (presetIndex);
+// TestEmbeddedCatalogue checks the whole file.
 func Preset(name string) (*Hardware, error) {
-	c, err := loadCatalogue()
+	idx, err := presetIndex()
 	if err != nil {
 		return nil, err
 	}
-	for _, h := range c.devices {
-		if strings.EqualFold(h.Name, name) {
-			return h.Clone(), nil
+	for _, p := range idx {
+		if !strings.EqualFold(p.name, name) {
+			continue
 		}
+		var h Hardware
+		if err := strictjson.Decode(bytes.NewReader(p.raw), int64(len(p.raw)), &h); err != nil {
+			return nil, fmt.Errorf("embedded preset %s: %v", p.name, err)
+		}
+		if err := h.Validate(); err != nil {
+			return nil, fmt.Errorf("embedded preset %s: %v", p.name, err)
+		}
+		return &h, nil
 	}
 	return nil, fmt.Errorf("no preset %q (have %s)", name, strings.Join(Names(), ", "))
 }

@@ -1,6 +1,8 @@
 package hw
 
 import (
+	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -29,6 +31,23 @@ func TestEmbeddedCatalogue(t *testing.T) {
 			}
 		}
 	}
+	// Preset decodes one entry alone: it must give what the whole decode
+	// gives, for every preset, under every spelling of its name.
+	if got, want := Names(), len(c.devices); len(got) != want {
+		t.Fatalf("Names: %d, want %d", len(got), want)
+	}
+	for i, h := range c.devices {
+		if Names()[i] != h.Name {
+			t.Errorf("Names()[%d] = %q, want %q", i, Names()[i], h.Name)
+		}
+		one, err := Preset(strings.ToUpper(h.Name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(one, h.Clone()) {
+			t.Errorf("Preset(%q) differs from the catalogue's entry", h.Name)
+		}
+	}
 	for _, name := range []string{"p100", "h800", "b200", "gb200", "mi300x"} {
 		h, err := Preset(name)
 		if err != nil {
@@ -40,5 +59,28 @@ func TestEmbeddedCatalogue(t *testing.T) {
 	}
 	if NodePreset("h100") == nil || NodePreset("v100") != nil {
 		t.Error("node presets: want h100's, none for v100")
+	}
+}
+
+// TestSplitEntries: the preset index splits an array of objects by
+// bracket depth outside strings and refuses any other layout.
+func TestSplitEntries(t *testing.T) {
+	got, err := splitEntries([]byte(` [ {"name": "a", "x": "}{\"]", "y": [1, {"z": 2}]},
+	{"name":"b"} ] `))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].name != "a" || got[1].name != "b" || string(got[1].raw) != `{"name":"b"}` {
+		t.Fatalf("got %+v", got)
+	}
+	var v map[string]any
+	if err := json.Unmarshal(got[0].raw, &v); err != nil || v["x"] != `}{"]` {
+		t.Errorf("first entry %q: %v", got[0].raw, err)
+	}
+	for _, bad := range []string{``, `{}`, `[{"name": "a"`, `[{"x": 1, "name": "a"}]`, `[{"name": "a\"b"}]`,
+		`[{"name": "a"} {"name": "b"}]`, `[{"name": "a"}] x`, `[1]`, `[{"name": 3}]`} {
+		if _, err := splitEntries([]byte(bad)); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
 	}
 }

@@ -39,7 +39,11 @@ func HostCPU() CPUInfo {
 		sc := bufio.NewScanner(f)
 		sc.Buffer(make([]byte, 1<<16), 1<<20)
 		for sc.Scan() {
-			k, v, ok := strings.Cut(sc.Text(), ":")
+			line := sc.Text()
+			if strings.TrimSpace(line) == "" && c.Model != "" {
+				break // the first processor's block says it all; the kernel computes each further block (its clock) on read
+			}
+			k, v, ok := strings.Cut(line, ":")
 			if !ok {
 				continue
 			}
