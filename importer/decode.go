@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"slices"
 
-	"google.golang.org/protobuf/encoding/protowire"
+	"github.com/wolong-dev/wolong/internal/pbwire"
 
 	"github.com/wolong-dev/wolong/ir"
 )
@@ -259,7 +259,7 @@ func (d *decoder) rawNode(b []byte) (rawNode, error) {
 
 // opType is f as an op type (f.str), interned in d.ops.
 func (d *decoder) opType(f field) (string, error) {
-	if op, ok := d.ops[string(f.b)]; ok && f.typ == protowire.BytesType { // the conversion does not allocate
+	if op, ok := d.ops[string(f.b)]; ok && f.typ == pbwire.BytesType { // the conversion does not allocate
 		return op, nil
 	}
 	op, err := f.str("op_type")

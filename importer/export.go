@@ -17,7 +17,7 @@ import (
 	"math"
 	"strconv"
 
-	"google.golang.org/protobuf/encoding/protowire"
+	"github.com/wolong-dev/wolong/internal/pbwire"
 
 	"github.com/wolong-dev/wolong/internal/safefile"
 	"github.com/wolong-dev/wolong/ir"
@@ -59,20 +59,20 @@ func (m *msg) raw(b []byte) {
 	m.size += len(b)
 }
 
-func (m *msg) tag(n num, t protowire.Type) {
+func (m *msg) tag(n num, t pbwire.Type) {
 	l := len(m.tail)
-	m.tail = protowire.AppendTag(m.tail, n, t)
+	m.tail = pbwire.AppendTag(m.tail, n, t)
 	m.size += len(m.tail) - l
 }
 
 func (m *msg) uvarint(v uint64) {
 	l := len(m.tail)
-	m.tail = protowire.AppendVarint(m.tail, v)
+	m.tail = pbwire.AppendVarint(m.tail, v)
 	m.size += len(m.tail) - l
 }
 
 func (m *msg) int(n num, v int64) {
-	m.tag(n, protowire.VarintType)
+	m.tag(n, pbwire.VarintType)
 	m.uvarint(uint64(v))
 }
 
@@ -83,7 +83,7 @@ func (m *msg) intNonZero(n num, v int64) {
 }
 
 func (m *msg) bytes(n num, b []byte) {
-	m.tag(n, protowire.BytesType)
+	m.tag(n, pbwire.BytesType)
 	m.uvarint(uint64(len(b)))
 	m.raw(b)
 }
@@ -98,7 +98,7 @@ func (m *msg) strNonEmpty(n num, s string) {
 
 func (m *msg) message(n num, c *msg) {
 	c.flush()
-	m.tag(n, protowire.BytesType)
+	m.tag(n, pbwire.BytesType)
 	m.uvarint(uint64(c.size))
 	m.flush()
 	m.chunks = append(m.chunks, c.chunks...)
@@ -111,11 +111,11 @@ func (m *msg) packedInts(n num, vs []int64) {
 	}
 	size := 0
 	for _, v := range vs {
-		size += protowire.SizeVarint(uint64(v))
+		size += pbwire.SizeVarint(uint64(v))
 	}
 	b := make([]byte, 0, size) // one allocation, however long the list
 	for _, v := range vs {
-		b = protowire.AppendVarint(b, uint64(v))
+		b = pbwire.AppendVarint(b, uint64(v))
 	}
 	m.bytes(n, b)
 }
@@ -126,7 +126,7 @@ func (m *msg) packedFloats(n num, vs []float32) {
 	}
 	b := make([]byte, 0, 4*len(vs))
 	for _, v := range vs {
-		b = protowire.AppendFixed32(b, math.Float32bits(v))
+		b = pbwire.AppendFixed32(b, math.Float32bits(v))
 	}
 	m.bytes(n, b)
 }
@@ -597,8 +597,8 @@ func (e *exporter) attr(a *ir.Attr) (*msg, error) {
 	am.int(attrType, int64(a.Type))
 	switch a.Type {
 	case ir.AttrFloat:
-		am.tag(attrF, protowire.Fixed32Type)
-		b := protowire.AppendFixed32(nil, math.Float32bits(a.F))
+		am.tag(attrF, pbwire.Fixed32Type)
+		b := pbwire.AppendFixed32(nil, math.Float32bits(a.F))
 		am.raw(b)
 	case ir.AttrInt:
 		am.int(attrI, a.I)
@@ -703,14 +703,14 @@ func (e *exporter) tensor(t *ir.Tensor, name string) (*msg, error) {
 	if len(t.Float64s) > 0 {
 		b := make([]byte, 0, 8*len(t.Float64s))
 		for _, v := range t.Float64s {
-			b = protowire.AppendFixed64(b, math.Float64bits(v))
+			b = pbwire.AppendFixed64(b, math.Float64bits(v))
 		}
 		tm.bytes(tensorDoubleData, b)
 	}
 	if len(t.Uint64s) > 0 {
 		var b []byte
 		for _, v := range t.Uint64s {
-			b = protowire.AppendVarint(b, v)
+			b = pbwire.AppendVarint(b, v)
 		}
 		tm.bytes(tensorUint64Data, b)
 	}

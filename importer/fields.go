@@ -3,9 +3,9 @@ package importer
 // This file lists the onnx.proto field numbers that the decoder and the
 // exporter use (onnx/onnx.in.proto, IR version 11).
 
-import "google.golang.org/protobuf/encoding/protowire"
+import "github.com/wolong-dev/wolong/internal/pbwire"
 
-type num = protowire.Number
+type num = pbwire.Number
 
 // ModelProto.
 const (

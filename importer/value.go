@@ -10,7 +10,7 @@ import (
 	"errors"
 	"fmt"
 
-	"google.golang.org/protobuf/encoding/protowire"
+	"github.com/wolong-dev/wolong/internal/pbwire"
 
 	"github.com/wolong-dev/wolong/ir"
 )
@@ -23,7 +23,7 @@ func EncodeTensor(t *ir.Tensor, name string) []byte {
 	if len(t.Dims) > 0 {
 		var packed []byte
 		for _, d := range t.Dims {
-			packed = protowire.AppendVarint(packed, uint64(d))
+			packed = pbwire.AppendVarint(packed, uint64(d))
 		}
 		b = appendBytesField(b, tensorDims, packed)
 	}
@@ -75,11 +75,11 @@ func EncodeOptional(name string, kind ir.TypeKind, elem []byte) ([]byte, error) 
 func DecodeSequence(b []byte, tensor func(elem []byte) error) error {
 	return eachField(b, func(f field) error {
 		switch {
-		case f.num == valElemType && f.typ == protowire.VarintType && f.u != elemTensor && f.u != 0:
+		case f.num == valElemType && f.typ == pbwire.VarintType && f.u != elemTensor && f.u != 0:
 			return fmt.Errorf("sequence of element type %d is not supported", f.u)
-		case f.num == valTensorValue && f.typ == protowire.BytesType:
+		case f.num == valTensorValue && f.typ == pbwire.BytesType:
 			return tensor(f.b)
-		case (f.num == valSparseValue || f.num == valSequenceValue || f.num == valMapValue || f.num == valOptionalValue) && f.typ == protowire.BytesType:
+		case (f.num == valSparseValue || f.num == valSequenceValue || f.num == valMapValue || f.num == valOptionalValue) && f.typ == pbwire.BytesType:
 			return errors.New("sequence of non-tensor values is not supported")
 		}
 		return nil
@@ -93,7 +93,7 @@ func DecodeSequence(b []byte, tensor func(elem []byte) error) error {
 // that elem returns.
 func DecodeOptional(b []byte, elem func(kind ir.TypeKind, v []byte) error) error {
 	return eachField(b, func(f field) error {
-		if f.typ != protowire.BytesType {
+		if f.typ != pbwire.BytesType {
 			return nil
 		}
 		switch f.num {
@@ -109,11 +109,11 @@ func DecodeOptional(b []byte, elem func(kind ir.TypeKind, v []byte) error) error
 }
 
 func appendBytesField(b []byte, n num, v []byte) []byte {
-	b = protowire.AppendTag(b, n, protowire.BytesType)
-	return protowire.AppendBytes(b, v)
+	b = pbwire.AppendTag(b, n, pbwire.BytesType)
+	return pbwire.AppendBytes(b, v)
 }
 
 func appendVarintField(b []byte, n num, v uint64) []byte {
-	b = protowire.AppendTag(b, n, protowire.VarintType)
-	return protowire.AppendVarint(b, v)
+	b = pbwire.AppendTag(b, n, pbwire.VarintType)
+	return pbwire.AppendVarint(b, v)
 }

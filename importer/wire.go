@@ -9,8 +9,6 @@ import (
 	"slices"
 	"unicode/utf8"
 
-	"google.golang.org/protobuf/encoding/protowire"
-
 	"github.com/wolong-dev/wolong/internal/pbwire"
 )
 
@@ -18,7 +16,7 @@ import (
 // value; for length-delimited fields b is a view of the payload.
 type field struct {
 	num num
-	typ protowire.Type
+	typ pbwire.Type
 	u   uint64
 	b   []byte
 }
@@ -29,7 +27,7 @@ var errTruncated = pbwire.ErrTruncated
 // Groups (a deprecated wire type ONNX never uses) are skipped.
 func eachField(b []byte, fn func(f field) error) error {
 	return pbwire.Each(b, func(f pbwire.Field) error {
-		if f.Typ == protowire.StartGroupType {
+		if f.Typ == pbwire.StartGroupType {
 			return nil
 		}
 		return fn(field{num: f.Num, typ: f.Typ, u: f.U, b: f.B})
@@ -38,7 +36,7 @@ func eachField(b []byte, fn func(f field) error) error {
 
 // str returns a length-delimited field as a string, refusing invalid UTF-8.
 func (f field) str(what string) (string, error) {
-	if f.typ != protowire.BytesType {
+	if f.typ != pbwire.BytesType {
 		return "", fmt.Errorf("%s: wrong wire type", what)
 	}
 	if !utf8.Valid(f.b) {
@@ -56,7 +54,7 @@ func (f field) doc() string {
 }
 
 func (f field) int64() (int64, error) {
-	if f.typ != protowire.VarintType {
+	if f.typ != pbwire.VarintType {
 		return 0, errors.New("wrong wire type for an integer")
 	}
 	return int64(f.u), nil
@@ -71,9 +69,9 @@ func appendInt64s(dst []int64, f field) ([]int64, error) { return appendVarints(
 // temporary copy.
 func appendVarints[T int64 | int32 | uint64](dst []T, f field) ([]T, error) {
 	switch f.typ {
-	case protowire.VarintType:
+	case pbwire.VarintType:
 		return append(dst, T(int64(f.u))), nil
-	case protowire.BytesType:
+	case pbwire.BytesType:
 		b := f.b
 		// one allocation: a packed list holds one value per byte with
 		// the high bit clear (a list of millions would otherwise grow
@@ -86,7 +84,7 @@ func appendVarints[T int64 | int32 | uint64](dst []T, f field) ([]T, error) {
 		}
 		dst = slices.Grow(dst, n)
 		for len(b) > 0 {
-			v, l := protowire.ConsumeVarint(b)
+			v, l := pbwire.ConsumeVarint(b)
 			if l < 0 {
 				return dst, errTruncated
 			}
@@ -100,24 +98,24 @@ func appendVarints[T int64 | int32 | uint64](dst []T, f field) ([]T, error) {
 
 // appendFloats decodes a repeated float field (fixed32, packed or not).
 func appendFloats(dst []float32, f field) ([]float32, error) {
-	return appendFixed(dst, f, protowire.Fixed32Type, "float", func(u uint64) float32 { return math.Float32frombits(uint32(u)) })
+	return appendFixed(dst, f, pbwire.Fixed32Type, "float", func(u uint64) float32 { return math.Float32frombits(uint32(u)) })
 }
 
 // appendDoubles decodes a repeated double field (fixed64, packed or not).
 func appendDoubles(dst []float64, f field) ([]float64, error) {
-	return appendFixed(dst, f, protowire.Fixed64Type, "double", math.Float64frombits)
+	return appendFixed(dst, f, pbwire.Fixed64Type, "double", math.Float64frombits)
 }
 
 // appendFixed decodes a repeated field of wire type wt (Fixed32Type or
 // Fixed64Type), one value or packed, each value's bits converted by conv;
 // what names the type in the error for any other wire type.
-func appendFixed[T any](dst []T, f field, wt protowire.Type, what string, conv func(u uint64) T) ([]T, error) {
+func appendFixed[T any](dst []T, f field, wt pbwire.Type, what string, conv func(u uint64) T) ([]T, error) {
 	switch f.typ {
 	case wt:
 		return append(dst, conv(f.u)), nil
-	case protowire.BytesType:
+	case pbwire.BytesType:
 		size := 8
-		if wt == protowire.Fixed32Type {
+		if wt == pbwire.Fixed32Type {
 			size = 4
 		}
 		if len(f.b)%size != 0 {
@@ -126,10 +124,10 @@ func appendFixed[T any](dst []T, f field, wt protowire.Type, what string, conv f
 		for i := 0; i < len(f.b); i += size {
 			var u uint64
 			if size == 4 {
-				v, _ := protowire.ConsumeFixed32(f.b[i:])
+				v, _ := pbwire.ConsumeFixed32(f.b[i:])
 				u = uint64(v)
 			} else {
-				u, _ = protowire.ConsumeFixed64(f.b[i:])
+				u, _ = pbwire.ConsumeFixed64(f.b[i:])
 			}
 			dst = append(dst, conv(u))
 		}

@@ -157,38 +157,30 @@ func Optimize(f *Inferred, opt OptimizeOptions) (*Optimized, error) {
 // made after a pass (Optimized.Predicted), but not the baseline's: that
 // one would stay live through every pass (a Task per node) and is the
 // final one only when no pass changed the model, which final then
-// simulates again. Each simulation is built in the buffers of the one
-// before it (simulate.RunReusing), the baseline's included: nothing else
-// holds them.
+// simulates again. Each simulation after a pass is built in the buffers
+// of the one before it (simulate.RunReusing): nothing else holds them.
 type predictor struct {
 	h     *hw.Hardware
 	opt   simulate.Options
 	calls int
 	last  *simulate.Result
 	base  *simulate.Why // the first prediction's (the baseline's)
-	spare *simulate.Result
 }
 
 func (p *predictor) Predict(m *ir.Model) (optimize.Prediction, error) {
 	old := p.last
-	if old == nil {
-		old = p.spare
-	}
-	p.last, p.spare = nil, nil
+	p.last = nil
 	r, err := simulate.RunReusing(m, p.h, p.opt, old)
 	if err != nil {
 		return optimize.Prediction{}, err
 	}
-	pr := prediction(r, 0)
 	if p.calls == 0 {
 		p.base = r.Why()
 	}
 	if p.calls++; p.calls > 1 {
 		p.last = r
-	} else {
-		p.spare = r
 	}
-	return pr, nil
+	return prediction(r, 0), nil
 }
 
 // final is the simulation of m, the model as the passes left it.
@@ -196,9 +188,7 @@ func (p *predictor) final(m *ir.Model) (*simulate.Result, error) {
 	if p.last != nil {
 		return p.last, nil
 	}
-	r, err := simulate.RunReusing(m, p.h, p.opt, p.spare)
-	p.spare = nil
-	return r, err
+	return simulate.Run(m, p.h, p.opt)
 }
 
 // prediction summarizes a simulation as optimize reports it (nodes is

@@ -14,7 +14,7 @@ import (
 	"slices"
 	"strings"
 
-	"google.golang.org/protobuf/encoding/protowire"
+	"github.com/wolong-dev/wolong/internal/pbwire"
 )
 
 // mctx is the state one variant's mutations share.
@@ -172,10 +172,10 @@ func wireType(c *mctx) bool {
 	}
 	f := pick(c.r, ss).f()
 	switch f.typ {
-	case protowire.BytesType:
-		f.typ, f.v, f.raw, f.sub = pick(c.r, []protowire.Type{protowire.VarintType, protowire.Fixed32Type, protowire.Fixed64Type}), uint64(c.intv()), nil, nil
+	case pbwire.BytesType:
+		f.typ, f.v, f.raw, f.sub = pick(c.r, []pbwire.Type{pbwire.VarintType, pbwire.Fixed32Type, pbwire.Fixed64Type}), uint64(c.intv()), nil, nil
 	default:
-		f.typ, f.raw, f.sub = protowire.BytesType, []byte(c.strv()), nil
+		f.typ, f.raw, f.sub = pbwire.BytesType, []byte(c.strv()), nil
 	}
 	c.logf("field %d becomes wire type %d", f.num, f.typ)
 	return true
@@ -207,7 +207,7 @@ func repeatHuge(c *mctx) bool {
 	s := pick(c.r, ss)
 	f := *s.f()
 	n := pick(c.r, []int{16, 256, 4096, 65536, 1 << 20})
-	if (s.m.kind == kAttr || s.m.kind == kTensor) && f.typ == protowire.BytesType {
+	if (s.m.kind == kAttr || s.m.kind == kTensor) && f.typ == pbwire.BytesType {
 		vs := packedInts(&f)
 		elem := len(f.raw)/max(len(vs), 1) + 1
 		n = min(n, 16<<20/elem)
@@ -268,7 +268,7 @@ func dimMut(c *mctx) bool {
 		} else {
 			d := &msg{kind: kDim}
 			d.addInt(fDimValue, c.intv())
-			sh.fields = slices.Insert(sh.fields, c.r.IntN(len(sh.fields)+1), field{num: fShapeDim, typ: protowire.BytesType, sub: d})
+			sh.fields = slices.Insert(sh.fields, c.r.IntN(len(sh.fields)+1), field{num: fShapeDim, typ: pbwire.BytesType, sub: d})
 			c.logf("shape gains a dim")
 		}
 	default:
@@ -313,7 +313,7 @@ func dtypeMut(c *mctx) bool {
 		return false
 	}
 	f := pick(c.r, ss).f()
-	f.typ, f.v = protowire.VarintType, uint64(pick(c.r, dtypes))
+	f.typ, f.v = pbwire.VarintType, uint64(pick(c.r, dtypes))
 	c.logf("dtype field %d becomes %d", f.num, int64(f.v))
 	return true
 }
@@ -329,12 +329,12 @@ func attrValue(c *mctx) bool {
 		f := &a.fields[i]
 		switch f.num {
 		case fAttrI:
-			f.typ, f.v = protowire.VarintType, uint64(c.intv())
+			f.typ, f.v = pbwire.VarintType, uint64(c.intv())
 			c.logf("attribute %q i = %d", name, int64(f.v))
 			return true
 		case fAttrF:
 			v := c.floatv()
-			f.typ, f.v = protowire.Fixed32Type, uint64(math.Float32bits(v))
+			f.typ, f.v = pbwire.Fixed32Type, uint64(math.Float32bits(v))
 			c.logf("attribute %q f = %g", name, v)
 			return true
 		case fAttrInts:
@@ -351,12 +351,12 @@ func attrValue(c *mctx) bool {
 			c.logf("attribute %q ints = %v", name, vs)
 			return true
 		case fAttrFloats:
-			if f.typ != protowire.BytesType {
-				f.typ, f.v = protowire.Fixed32Type, uint64(math.Float32bits(c.floatv()))
+			if f.typ != pbwire.BytesType {
+				f.typ, f.v = pbwire.Fixed32Type, uint64(math.Float32bits(c.floatv()))
 				c.logf("attribute %q floats[0] = %g", name, math.Float32frombits(uint32(f.v)))
 			} else if len(f.raw) >= 4 {
 				i := 4 * c.r.IntN(len(f.raw)/4)
-				f.raw = protowire.AppendFixed32(append([]byte(nil), f.raw[:i]...), math.Float32bits(c.floatv()))
+				f.raw = pbwire.AppendFixed32(append([]byte(nil), f.raw[:i]...), math.Float32bits(c.floatv()))
 				c.logf("attribute %q floats truncated with a special value", name)
 			} else {
 				f.raw = f.raw[:0]
@@ -402,7 +402,7 @@ func attrKind(c *mctx) bool {
 	for i := range a.fields {
 		f := &a.fields[i]
 		if f.num >= fAttrF && f.num <= 23 && f.num != 13 && f.num != fAttrType && f.num != 21 {
-			to := pick(c.r, []protowire.Number{fAttrF, fAttrI, fAttrS, fAttrT, fAttrG, fAttrFloats, fAttrInts, fAttrStrings, 10, fAttrGraphs, 22})
+			to := pick(c.r, []pbwire.Number{fAttrF, fAttrI, fAttrS, fAttrT, fAttrG, fAttrFloats, fAttrInts, fAttrStrings, 10, fAttrGraphs, 22})
 			c.logf("attribute %q value moves from field %d to %d", a.str(fAttrName), f.num, to)
 			f.num = to
 			return true
@@ -421,7 +421,7 @@ func attrName(c *mctx) bool {
 	a := pick(c.r, as)
 	n := pick(c.r, attrNames)
 	c.logf("attribute %q renamed %q", a.str(fAttrName), n)
-	a.set(field{num: fAttrName, typ: protowire.BytesType, raw: []byte(n)})
+	a.set(field{num: fAttrName, typ: pbwire.BytesType, raw: []byte(n)})
 	return true
 }
 
@@ -436,7 +436,7 @@ func opType(c *mctx) bool {
 		op = c.strv()
 	}
 	c.logf("node %q: op %q -> %q", n.str(fNodeName), n.str(fNodeOpType), op)
-	n.set(field{num: fNodeOpType, typ: protowire.BytesType, raw: []byte(op)})
+	n.set(field{num: fNodeOpType, typ: pbwire.BytesType, raw: []byte(op)})
 	return true
 }
 
@@ -521,7 +521,7 @@ func edgeMut(c *mctx) bool {
 		}
 		vi := pick(c.r, outsG).f().sub
 		c.logf("graph output %q -> %q", vi.str(fVIName), target)
-		vi.set(field{num: fVIName, typ: protowire.BytesType, raw: []byte(target)})
+		vi.set(field{num: fVIName, typ: pbwire.BytesType, raw: []byte(target)})
 	}
 	return true
 }
@@ -530,14 +530,14 @@ func opsetMut(c *mctx) bool {
 	if c.r.IntN(5) == 0 {
 		v := pick(c.r, []int64{0, 1, 3, 7, 10, 11, 12, 100, -1})
 		c.root.drop(fModelIR)
-		c.root.fields = slices.Insert(c.root.fields, 0, field{num: fModelIR, typ: protowire.VarintType, v: uint64(v)})
+		c.root.fields = slices.Insert(c.root.fields, 0, field{num: fModelIR, typ: pbwire.VarintType, v: uint64(v)})
 		c.logf("ir_version %d", v)
 		return true
 	}
 	var ops []*msg
 	for _, kn := range []struct {
 		k kind
-		n protowire.Number
+		n pbwire.Number
 	}{{kModel, fModelOpset}, {kFunction, fFnOpset}} {
 		for _, m := range c.msgs(kn.k, nil) {
 			for _, f := range m.fields {
@@ -562,7 +562,7 @@ func opsetMut(c *mctx) bool {
 	default:
 		o := pick(c.r, ops)
 		v := pick(c.r, []int64{0, 1, 6, 7, 9, 11, 13, 17, 18, 21, 22, 23, 24, 25, 26, 99, -1, 1 << 40})
-		o.set(field{num: fOpsetVersion, typ: protowire.VarintType, v: uint64(v)})
+		o.set(field{num: fOpsetVersion, typ: pbwire.VarintType, v: uint64(v)})
 		c.logf("opset %q -> %d", o.str(fOpsetDomain), v)
 	}
 	return true
@@ -578,7 +578,7 @@ func extData(c *mctx) bool {
 	}
 	t := pick(c.r, ts)
 	loc := pick(c.r, []string{"missing.bin", "../escape.bin", "/etc/hostname", "sub/../../escape.bin", "", "v.onnx", ".", "side.bin", "a\x00b", "escape.bin/../../escape.bin"})
-	for _, n := range []protowire.Number{fTFloat, fTInt32, 6, fTInt64, fTRaw, fTDouble, 11, fTExternal, fTLocation} {
+	for _, n := range []pbwire.Number{fTFloat, fTInt32, 6, fTInt64, fTRaw, fTDouble, 11, fTExternal, fTLocation} {
 		t.drop(n)
 	}
 	entry := func(k, v string) {
@@ -690,7 +690,7 @@ func wrapLoop(c *mctx) bool {
 	t := &msg{kind: kTensor}
 	t.addInt(fTType, 7)
 	t.addStr(fTName, tname)
-	t.fields = append(t.fields, field{num: fTRaw, typ: protowire.BytesType, raw: protowire.AppendFixed64(nil, uint64(trip))})
+	t.fields = append(t.fields, field{num: fTRaw, typ: pbwire.BytesType, raw: pbwire.AppendFixed64(nil, uint64(trip))})
 	g.addSub(fGraphInit, t)
 
 	body := bodyOf("body", n, "cond_out")
@@ -698,7 +698,7 @@ func wrapLoop(c *mctx) bool {
 	ident.addStr(fNodeInput, "cond_in")
 	ident.addStr(fNodeOutput, "cond_out")
 	ident.addStr(fNodeOpType, "Identity")
-	body.fields = slices.Insert(body.fields, 0, field{num: fGraphNode, typ: protowire.BytesType, sub: ident})
+	body.fields = slices.Insert(body.fields, 0, field{num: fGraphNode, typ: pbwire.BytesType, sub: ident})
 	for _, in := range []struct {
 		name  string
 		dtype int64
@@ -768,7 +768,7 @@ func fnRecursive(c *mctx) bool {
 	o.addInt(fOpsetVersion, 1)
 	c.root.addSub(fModelOpset, o)
 	n := pick(c.r, ns)
-	n.set(field{num: fNodeOpType, typ: protowire.BytesType, raw: []byte("F")})
+	n.set(field{num: fNodeOpType, typ: pbwire.BytesType, raw: []byte("F")})
 	n.drop(fNodeDomain)
 	n.addStr(fNodeDomain, "local.fn")
 	c.logf("node %q calls a recursive local function (mutual %v)", n.str(fNodeName), mutual)
@@ -799,7 +799,7 @@ func subgraphSwap(c *mctx) bool {
 // starts, scales: the values shape inference and folding read).
 func tensorValues(c *mctx) bool {
 	ts := c.msgs(kTensor, func(m *msg) bool {
-		for _, n := range []protowire.Number{fTRaw, fTInt64, fTInt32, fTFloat, fTDouble} {
+		for _, n := range []pbwire.Number{fTRaw, fTInt64, fTInt32, fTFloat, fTDouble} {
 			if f := m.get(n); f != nil && len(f.raw) > 0 && len(f.raw) <= 1024 {
 				return true
 			}
@@ -823,9 +823,9 @@ func mutateTensor(c *mctx, t *msg) bool {
 	if f := t.get(fTType); f != nil {
 		dt = int64(f.v)
 	}
-	for _, n := range []protowire.Number{fTRaw, fTInt64, fTInt32, fTFloat, fTDouble} {
+	for _, n := range []pbwire.Number{fTRaw, fTInt64, fTInt32, fTFloat, fTDouble} {
 		f := t.get(n)
-		if f == nil || f.typ != protowire.BytesType || len(f.raw) == 0 {
+		if f == nil || f.typ != pbwire.BytesType || len(f.raw) == 0 {
 			continue
 		}
 		b := append([]byte(nil), f.raw...)
@@ -840,16 +840,16 @@ func mutateTensor(c *mctx, t *msg) bool {
 			return true
 		case (n == fTFloat || (n == fTRaw && dt == 1)) && len(b) >= 4:
 			i := 4 * c.r.IntN(len(b)/4)
-			copy(b[i:], protowire.AppendFixed32(nil, math.Float32bits(c.floatv())))
+			copy(b[i:], pbwire.AppendFixed32(nil, math.Float32bits(c.floatv())))
 		case (n == fTRaw && dt == 7) || n == fTDouble:
 			if len(b) < 8 {
 				return false
 			}
 			i := 8 * c.r.IntN(len(b)/8)
-			copy(b[i:], protowire.AppendFixed64(nil, uint64(c.intv())))
+			copy(b[i:], pbwire.AppendFixed64(nil, uint64(c.intv())))
 		case n == fTRaw && dt == 6 && len(b) >= 4:
 			i := 4 * c.r.IntN(len(b)/4)
-			copy(b[i:], protowire.AppendFixed32(nil, uint32(c.intv())))
+			copy(b[i:], pbwire.AppendFixed32(nil, uint32(c.intv())))
 		default:
 			b[c.r.IntN(len(b))] = byte(c.intv())
 		}
@@ -902,7 +902,7 @@ func nameMut(c *mctx) bool {
 	f := pick(c.r, ss).f()
 	s := c.strv()
 	c.logf("name %q -> %q", truncLog(string(f.raw)), truncLog(s))
-	f.typ, f.raw, f.sub = protowire.BytesType, []byte(s), nil
+	f.typ, f.raw, f.sub = pbwire.BytesType, []byte(s), nil
 	return true
 }
 
@@ -925,7 +925,7 @@ func sparseMut(c *mctx) bool {
 	vals := t.clone()
 	vals.drop(fTDims)
 	k := int64(1 + c.r.IntN(4))
-	vals.fields = slices.Insert(vals.fields, 0, field{num: fTDims, typ: protowire.BytesType, raw: protowire.AppendVarint(nil, uint64(k))})
+	vals.fields = slices.Insert(vals.fields, 0, field{num: fTDims, typ: pbwire.BytesType, raw: pbwire.AppendVarint(nil, uint64(k))})
 	idx := &msg{kind: kTensor}
 	setIdx := field{num: fTDims}
 	setPackedInts(&setIdx, []int64{k})
@@ -933,9 +933,9 @@ func sparseMut(c *mctx) bool {
 	idx.addInt(fTType, 7)
 	var raw []byte
 	for i := int64(0); i < k; i++ {
-		raw = protowire.AppendFixed64(raw, uint64(c.intv()))
+		raw = pbwire.AppendFixed64(raw, uint64(c.intv()))
 	}
-	idx.fields = append(idx.fields, field{num: fTRaw, typ: protowire.BytesType, raw: raw})
+	idx.fields = append(idx.fields, field{num: fTRaw, typ: pbwire.BytesType, raw: raw})
 	sp := &msg{kind: kSparse}
 	sp.addSub(fSparseValues, vals)
 	sp.addSub(fSparseIndices, idx)
@@ -958,7 +958,7 @@ func inputType(c *mctx) bool {
 		return false
 	}
 	ty := pick(c.r, ss).f().sub
-	wrap := pick(c.r, []protowire.Number{4, 5, 8, 9, 3})
+	wrap := pick(c.r, []pbwire.Number{4, 5, 8, 9, 3})
 	inner := ty.clone()
 	ty.fields = nil
 	switch wrap {

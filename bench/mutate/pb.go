@@ -10,8 +10,6 @@ package main
 import (
 	"errors"
 
-	"google.golang.org/protobuf/encoding/protowire"
-
 	"github.com/wolong-dev/wolong/internal/pbwire"
 )
 
@@ -63,7 +61,7 @@ const (
 
 // schema maps a message kind and a field number to the kind of the
 // sub-message that field holds.
-var schema = map[kind]map[protowire.Number]kind{
+var schema = map[kind]map[pbwire.Number]kind{
 	kModel:      {fModelGraph: kGraph, fModelOpset: kLeaf, 14: kLeaf, fModelFunctions: kFunction},
 	kGraph:      {fGraphNode: kNode, fGraphInit: kTensor, fGraphInput: kValueInfo, fGraphOutput: kValueInfo, fGraphValueInfo: kValueInfo, fGraphSparseInit: kSparse, 16: kLeaf},
 	kNode:       {fNodeAttr: kAttr, 9: kLeaf},
@@ -82,8 +80,8 @@ var schema = map[kind]map[protowire.Number]kind{
 // field is one protobuf field. v holds varint and fixed values; raw is a
 // length-delimited payload, or sub its parsed form when it is a message.
 type field struct {
-	num protowire.Number
-	typ protowire.Type
+	num pbwire.Number
+	typ pbwire.Type
 	v   uint64
 	raw []byte
 	sub *msg
@@ -109,11 +107,11 @@ var errGroup = errors.New("group field")
 func parseDepth(k kind, b []byte, depth int) (*msg, bool) {
 	m := &msg{kind: k}
 	err := pbwire.Each(b, func(pf pbwire.Field) error {
-		if pf.Typ == protowire.StartGroupType {
+		if pf.Typ == pbwire.StartGroupType {
 			return errGroup
 		}
 		f := field{num: pf.Num, typ: pf.Typ, v: pf.U, raw: pf.B}
-		if f.typ == protowire.BytesType && depth < maxParseDepth {
+		if f.typ == pbwire.BytesType && depth < maxParseDepth {
 			if sk, ok := schema[k][f.num]; ok {
 				if s, ok := parseDepth(sk, f.raw, depth+1); ok {
 					f.sub, f.raw = s, nil
@@ -132,19 +130,19 @@ func parseDepth(k kind, b []byte, depth int) (*msg, bool) {
 // encode appends the wire form of m to b.
 func (m *msg) encode(b []byte) []byte {
 	for _, f := range m.fields {
-		b = protowire.AppendTag(b, f.num, f.typ)
+		b = pbwire.AppendTag(b, f.num, f.typ)
 		switch f.typ {
-		case protowire.VarintType:
-			b = protowire.AppendVarint(b, f.v)
-		case protowire.Fixed32Type:
-			b = protowire.AppendFixed32(b, uint32(f.v))
-		case protowire.Fixed64Type:
-			b = protowire.AppendFixed64(b, f.v)
+		case pbwire.VarintType:
+			b = pbwire.AppendVarint(b, f.v)
+		case pbwire.Fixed32Type:
+			b = pbwire.AppendFixed32(b, uint32(f.v))
+		case pbwire.Fixed64Type:
+			b = pbwire.AppendFixed64(b, f.v)
 		default:
 			if f.sub != nil {
-				b = protowire.AppendBytes(b, f.sub.encode(nil))
+				b = pbwire.AppendBytes(b, f.sub.encode(nil))
 			} else {
-				b = protowire.AppendBytes(b, f.raw)
+				b = pbwire.AppendBytes(b, f.raw)
 			}
 		}
 	}
@@ -166,7 +164,7 @@ func (m *msg) clone() *msg {
 }
 
 // get returns the first field numbered n, or nil.
-func (m *msg) get(n protowire.Number) *field {
+func (m *msg) get(n pbwire.Number) *field {
 	for i := range m.fields {
 		if m.fields[i].num == n {
 			return &m.fields[i]
@@ -176,18 +174,18 @@ func (m *msg) get(n protowire.Number) *field {
 }
 
 // str returns the string value of the first field numbered n.
-func (m *msg) str(n protowire.Number) string {
-	if f := m.get(n); f != nil && f.typ == protowire.BytesType && f.sub == nil {
+func (m *msg) str(n pbwire.Number) string {
+	if f := m.get(n); f != nil && f.typ == pbwire.BytesType && f.sub == nil {
 		return string(f.raw)
 	}
 	return ""
 }
 
 // strs returns the string values of every field numbered n.
-func (m *msg) strs(n protowire.Number) []string {
+func (m *msg) strs(n pbwire.Number) []string {
 	var out []string
 	for _, f := range m.fields {
-		if f.num == n && f.typ == protowire.BytesType && f.sub == nil {
+		if f.num == n && f.typ == pbwire.BytesType && f.sub == nil {
 			out = append(out, string(f.raw))
 		}
 	}
@@ -195,18 +193,18 @@ func (m *msg) strs(n protowire.Number) []string {
 }
 
 // addStr appends a string field.
-func (m *msg) addStr(n protowire.Number, s string) {
-	m.fields = append(m.fields, field{num: n, typ: protowire.BytesType, raw: []byte(s)})
+func (m *msg) addStr(n pbwire.Number, s string) {
+	m.fields = append(m.fields, field{num: n, typ: pbwire.BytesType, raw: []byte(s)})
 }
 
 // addInt appends a varint field.
-func (m *msg) addInt(n protowire.Number, v int64) {
-	m.fields = append(m.fields, field{num: n, typ: protowire.VarintType, v: uint64(v)})
+func (m *msg) addInt(n pbwire.Number, v int64) {
+	m.fields = append(m.fields, field{num: n, typ: pbwire.VarintType, v: uint64(v)})
 }
 
 // addSub appends a message field.
-func (m *msg) addSub(n protowire.Number, s *msg) {
-	m.fields = append(m.fields, field{num: n, typ: protowire.BytesType, sub: s})
+func (m *msg) addSub(n pbwire.Number, s *msg) {
+	m.fields = append(m.fields, field{num: n, typ: pbwire.BytesType, sub: s})
 }
 
 // set replaces the first field numbered n (or appends one) with f.
@@ -219,7 +217,7 @@ func (m *msg) set(f field) {
 }
 
 // drop removes every field numbered n.
-func (m *msg) drop(n protowire.Number) {
+func (m *msg) drop(n pbwire.Number) {
 	out := m.fields[:0]
 	for _, f := range m.fields {
 		if f.num != n {
@@ -267,13 +265,13 @@ func (m *msg) messages(k kind) []*msg {
 
 // packedInts decodes a field holding int64s: packed (bytes) or one varint.
 func packedInts(f *field) []int64 {
-	if f.typ == protowire.VarintType {
+	if f.typ == pbwire.VarintType {
 		return []int64{int64(f.v)}
 	}
 	var out []int64
 	b := f.raw
 	for len(b) > 0 {
-		v, l := protowire.ConsumeVarint(b)
+		v, l := pbwire.ConsumeVarint(b)
 		if l < 0 {
 			break
 		}
@@ -287,9 +285,9 @@ func packedInts(f *field) []int64 {
 func setPackedInts(f *field, vs []int64) {
 	var b []byte
 	for _, v := range vs {
-		b = protowire.AppendVarint(b, uint64(v))
+		b = pbwire.AppendVarint(b, uint64(v))
 	}
-	f.typ, f.raw, f.sub, f.v = protowire.BytesType, b, nil, 0
+	f.typ, f.raw, f.sub, f.v = pbwire.BytesType, b, nil, 0
 	if b == nil {
 		f.raw = []byte{}
 	}

@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"google.golang.org/protobuf/encoding/protowire"
+	"github.com/wolong-dev/wolong/internal/pbwire"
 )
 
 // Case is one hostile model.
@@ -25,25 +25,25 @@ type Case struct {
 
 type msg []byte
 
-func (m msg) str(n protowire.Number, s string) msg {
-	m = protowire.AppendTag(m, n, protowire.BytesType)
-	return protowire.AppendString(m, s)
+func (m msg) str(n pbwire.Number, s string) msg {
+	m = pbwire.AppendTag(m, n, pbwire.BytesType)
+	return pbwire.AppendString(m, s)
 }
 
-func (m msg) int(n protowire.Number, v int64) msg {
-	m = protowire.AppendTag(m, n, protowire.VarintType)
-	return protowire.AppendVarint(m, uint64(v))
+func (m msg) int(n pbwire.Number, v int64) msg {
+	m = pbwire.AppendTag(m, n, pbwire.VarintType)
+	return pbwire.AppendVarint(m, uint64(v))
 }
 
-func (m msg) sub(n protowire.Number, c msg) msg {
-	m = protowire.AppendTag(m, n, protowire.BytesType)
-	return protowire.AppendBytes(m, c)
+func (m msg) sub(n pbwire.Number, c msg) msg {
+	m = pbwire.AppendTag(m, n, pbwire.BytesType)
+	return pbwire.AppendBytes(m, c)
 }
 
-func (m msg) ints(n protowire.Number, vs ...int64) msg {
+func (m msg) ints(n pbwire.Number, vs ...int64) msg {
 	var b []byte
 	for _, v := range vs {
-		b = protowire.AppendVarint(b, uint64(v))
+		b = pbwire.AppendVarint(b, uint64(v))
 	}
 	return m.sub(n, b)
 }

@@ -10,12 +10,12 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"embed"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"os"
 	"os/exec"
@@ -272,11 +272,14 @@ func (h *Harness) Run(ctx context.Context, outDir string, jobs []Job, m Measure)
 }
 
 // scriptName is an embedded script's file name in a harness folder: its
-// name with the first 12 hex digits of the SHA-256 of what is written
-// (scriptData), e.g. measure-0123456789ab.mjs.
+// name with the first 12 hex digits of the 64-bit FNV-1a hash of what is
+// written (scriptData), e.g. measure-0123456789ab.mjs. (A cache key, not a
+// signature: SHA-256 linked the crypto packages' initialisers into every
+// command's start-up.)
 func scriptName(name string) string {
-	sum := sha256.Sum256(scriptData(name))
-	return strings.TrimSuffix(name, ".mjs") + "-" + hex.EncodeToString(sum[:6]) + ".mjs"
+	h := fnv.New64a()
+	h.Write(scriptData(name))
+	return strings.TrimSuffix(name, ".mjs") + "-" + hex.EncodeToString(h.Sum(nil)[:6]) + ".mjs"
 }
 
 // sharedInputs is the import specifier of the input module (js/inputs.mjs)

@@ -5,8 +5,6 @@ package pbwire
 
 import (
 	"errors"
-
-	"google.golang.org/protobuf/encoding/protowire"
 )
 
 // Field is one field. For varint and fixed wire types U holds the value;
@@ -14,8 +12,8 @@ import (
 // deprecated wire type ONNX never uses) B is a view of its encoded body,
 // the end tag included.
 type Field struct {
-	Num protowire.Number
-	Typ protowire.Type
+	Num Number
+	Typ Type
 	U   uint64
 	B   []byte
 }
@@ -29,25 +27,25 @@ var ErrTruncated = errors.New("truncated or malformed protobuf")
 // well-formed field (fn has had the fields before it).
 func Each(b []byte, fn func(Field) error) error {
 	for len(b) > 0 {
-		n, t, l := protowire.ConsumeTag(b)
+		n, t, l := ConsumeTag(b)
 		if l < 0 {
 			return ErrTruncated
 		}
 		b = b[l:]
 		f := Field{Num: n, Typ: t}
 		switch t {
-		case protowire.VarintType:
-			f.U, l = protowire.ConsumeVarint(b)
-		case protowire.Fixed32Type:
+		case VarintType:
+			f.U, l = ConsumeVarint(b)
+		case Fixed32Type:
 			var v uint32
-			v, l = protowire.ConsumeFixed32(b)
+			v, l = ConsumeFixed32(b)
 			f.U = uint64(v)
-		case protowire.Fixed64Type:
-			f.U, l = protowire.ConsumeFixed64(b)
-		case protowire.BytesType:
-			f.B, l = protowire.ConsumeBytes(b)
+		case Fixed64Type:
+			f.U, l = ConsumeFixed64(b)
+		case BytesType:
+			f.B, l = ConsumeBytes(b)
 		default:
-			if l = protowire.ConsumeFieldValue(n, t, b); l >= 0 {
+			if l = ConsumeFieldValue(n, t, b); l >= 0 {
 				f.B = b[:l]
 			}
 		}

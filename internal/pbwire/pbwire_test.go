@@ -4,27 +4,25 @@ import (
 	"bytes"
 	"errors"
 	"testing"
-
-	"google.golang.org/protobuf/encoding/protowire"
 )
 
 // TestEach walks one field of every wire type, in order, with the values
 // and views they hold, then bytes cut short and an error from fn.
 func TestEach(t *testing.T) {
 	var b []byte
-	b = protowire.AppendTag(b, 1, protowire.VarintType)
-	b = protowire.AppendVarint(b, 300)
-	b = protowire.AppendTag(b, 2, protowire.Fixed32Type)
-	b = protowire.AppendFixed32(b, 7)
-	b = protowire.AppendTag(b, 3, protowire.Fixed64Type)
-	b = protowire.AppendFixed64(b, 1<<40)
-	b = protowire.AppendTag(b, 4, protowire.BytesType)
-	b = protowire.AppendBytes(b, []byte("abc"))
-	b = protowire.AppendTag(b, 5, protowire.StartGroupType)
+	b = AppendTag(b, 1, VarintType)
+	b = AppendVarint(b, 300)
+	b = AppendTag(b, 2, Fixed32Type)
+	b = AppendFixed32(b, 7)
+	b = AppendTag(b, 3, Fixed64Type)
+	b = AppendFixed64(b, 1<<40)
+	b = AppendTag(b, 4, BytesType)
+	b = AppendBytes(b, []byte("abc"))
+	b = AppendTag(b, 5, StartGroupType)
 	body := len(b)
-	b = protowire.AppendTag(b, 1, protowire.VarintType)
-	b = protowire.AppendVarint(b, 9)
-	b = protowire.AppendTag(b, 5, protowire.EndGroupType)
+	b = AppendTag(b, 1, VarintType)
+	b = AppendVarint(b, 9)
+	b = AppendTag(b, 5, EndGroupType)
 	group := append([]byte(nil), b[body:]...)
 
 	var got []Field
@@ -32,11 +30,11 @@ func TestEach(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []Field{
-		{Num: 1, Typ: protowire.VarintType, U: 300},
-		{Num: 2, Typ: protowire.Fixed32Type, U: 7},
-		{Num: 3, Typ: protowire.Fixed64Type, U: 1 << 40},
-		{Num: 4, Typ: protowire.BytesType, B: []byte("abc")},
-		{Num: 5, Typ: protowire.StartGroupType, B: group},
+		{Num: 1, Typ: VarintType, U: 300},
+		{Num: 2, Typ: Fixed32Type, U: 7},
+		{Num: 3, Typ: Fixed64Type, U: 1 << 40},
+		{Num: 4, Typ: BytesType, B: []byte("abc")},
+		{Num: 5, Typ: StartGroupType, B: group},
 	}
 	if len(got) != len(want) {
 		t.Fatalf("got %d fields, want %d", len(got), len(want))
@@ -54,7 +52,7 @@ func TestEach(t *testing.T) {
 		t.Errorf("truncated: err %v after %d fields, want ErrTruncated after 3", err, n)
 	}
 	// a lone end-group tag is malformed
-	end := protowire.AppendTag(nil, 5, protowire.EndGroupType)
+	end := AppendTag(nil, 5, EndGroupType)
 	if err := Each(end, func(Field) error { return nil }); !errors.Is(err, ErrTruncated) {
 		t.Errorf("end group: err %v, want ErrTruncated", err)
 	}
