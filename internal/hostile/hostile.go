@@ -1,6 +1,6 @@
 // Package hostile writes malformed and adversarial ONNX files for the
 // hardening tests of every command: each case is the raw bytes of a model
-// (plus any side files it needs), written straight with protowire so that
+// (plus any side files it needs), written straight with pbwire so that
 // no well-behaved encoder can tidy the damage away.
 package hostile
 
