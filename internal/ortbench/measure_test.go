@@ -52,8 +52,9 @@ func TestMeasureRetry(t *testing.T) {
 // TestMeasureCI measures a Relu in two passes to a confidence interval no
 // run can meet (1e-9%): the model gets the CIPasses extra passes, its
 // record states its interval (ci_pct, above the target), and its median is
-// the lowest pass median with outliers dropped; to an interval any run
-// meets (1000%), no extra pass.
+// that of the passes within the interval of the fastest, pooled with
+// outliers dropped; to an interval any run meets (1000%), no extra pass,
+// and both passes pooled (fast_passes).
 func TestMeasureCI(t *testing.T) {
 	h := openHarness(t)
 	dir := t.TempDir()
@@ -75,6 +76,7 @@ func TestMeasureCI(t *testing.T) {
 			Passes  []float64 `json:"pass_medians_us"`
 			Retries []float64 `json:"retry_medians_us"`
 			CI      *float64  `json:"ci_pct"`
+			Fast    int       `json:"fast_passes"`
 		}
 		if err := json.Unmarshal(data, &rec); err != nil {
 			t.Fatal(err)
@@ -84,6 +86,10 @@ func TestMeasureCI(t *testing.T) {
 		}
 		if rec.CI == nil || *rec.CI < 0 || (c.ci < 1 && *rec.CI <= c.ci) {
 			t.Errorf("to %g%%: ci_pct %v, want a stated interval above the target when it is unmet", c.ci, rec.CI)
+		}
+		// every pass is within 1000% of the fastest: all are pooled
+		if c.ci > 100 && rec.Fast != 2 || rec.Fast < 1 {
+			t.Errorf("to %g%%: %d fast passes pooled, want %s", c.ci, rec.Fast, map[bool]string{true: "2", false: "at least 1"}[c.ci > 100])
 		}
 	}
 }

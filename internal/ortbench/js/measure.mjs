@@ -36,11 +36,14 @@
 // lowest median counts; with --retry-over PCT a model whose passes differ
 // by more than PCT percent gets one more unprofiled pass at the end. With
 // --ci-pct PCT instead, each pass drops its outlying runs (5 scaled MADs
-// from its median) and a model whose target is not known to within PCT
-// (the 95% interval of its lowest pass median, or the gap to its next
-// pass median, whichever is larger) gets more unprofiled passes at the
-// end (--ci-passes rounds, default 2, within --ci-seconds, default 30);
-// its record says how well it is known (ci_pct).
+// from its median), the runs of every pass whose median is within PCT of
+// the lowest are pooled (the machine's fast state; fast_passes says how
+// many), and a model whose target is not known to within PCT (the pool's
+// 95% interval and its passes' spread; with one fast pass, its interval
+// or the gap to the next pass median, whichever is larger) gets more
+// unprofiled passes at the end (--ci-passes rounds, default 2, within
+// --ci-seconds, default 30); its record says how well it is known
+// (ci_pct). --pass-min-runs N (default 10): the fewest runs in a pass.
 //
 // Writes OUTDIR/<model path with / as __>.json (or the spec's "out"):
 //   {"format": "wolong-ort-latency", "version": 1, "model", "ort",
@@ -179,9 +182,13 @@ async function measureOne(j, opt, profiled) {
     t0 = Date.now();
     for (let r = 0; r < opt.runs; r++) {
       measured(await timedRun(session, j.feeds));
-      if (r + 1 >= 10 && (Date.now() - t0) / 1000 > maxSeconds) break;
+      if (r + 1 >= minRuns && (Date.now() - t0) / 1000 > maxSeconds) break;
     }
   };
+  // a pass ends after its share of the time and at least --pass-min-runs
+  // runs (default 10): with many short passes a slow model's passes
+  // together still make as many runs as a few long ones
+  const minRuns = Math.max(3, opt.passMinRuns ?? 10);
   const pass = { times: [], ratios: [] };
   // the first pass warms the session up; a later one only refills the
   // caches the other models' passes took (2 runs, at most 5 ms): with six
@@ -196,14 +203,27 @@ async function measureOne(j, opt, profiled) {
 
 // choosePass makes the pass with the lowest median the job's times: a
 // slow spell of the machine (another process on the other core thrashing
-// the memory bus, a frequency change) seldom falls on every pass.
+// the memory bus, a frequency change) seldom falls on every pass. With
+// --ci-pct, the times are instead those of every pass whose median
+// (outliers dropped) is within PCT of the lowest, pooled: the machine's
+// fast state, measured by all the runs that caught it. Interference only
+// slows a run down, so the fast passes are the machine's own speed; the
+// pool has less noise than one short pass, and its median is not pulled
+// down as the least of many short passes' medians would be (the lowest of
+// twelve noisy medians sits below their common value).
 function choosePass(j, passes, ci) {
   let best = j.passes[0];
   for (const p of j.passes) if (median(p.times) < median(best.times)) best = p;
-  const keep = ci ? keepMask(best.times) : best.times.map(() => true);
-  j.times = best.times.filter((_, i) => keep[i]);
-  j.ratios = best.ratios.filter((_, i) => keep[i]);
-  if (ci) j.ciPct = targetCIPct(j);
+  if (ci) {
+    const fast = fastPasses(j, ci);
+    j.times = fast.flatMap((p) => { const k = keepMask(p.times); return p.times.filter((_, i) => k[i]); });
+    j.ratios = fast.flatMap((p) => { const k = keepMask(p.times); return p.ratios.filter((_, i) => k[i]); });
+    j.fastPasses = fast.length;
+  } else {
+    j.times = best.times;
+    j.ratios = best.ratios;
+  }
+  if (ci) j.ciPct = targetCIPct(j, ci);
   j.passMedians = j.passes.slice(0, passes).map((p) => median(p.times));
   j.retryMedians = j.passes.slice(passes).map((p) => median(p.times));
 }
@@ -235,11 +255,32 @@ function medianCIPct(times) {
 // dropped) is known: the larger of that median's 95% interval and the gap
 // to the next-lowest pass median (a slow spell the lowest pass escaped and
 // the next did not leaves the lowest unconfirmed), %.
-function targetCIPct(j) {
+//
+// With the fast passes pooled (fastPasses): when two or more passes are
+// within PCT of the lowest, the fast state is confirmed and the target is
+// known to the larger of the pool's 95% interval and half the spread of
+// its passes' medians; a lone fast pass is known only to the gap to the
+// next (as above).
+function targetCIPct(j, pct) {
   const meds = j.passes.map((p) => median(robust(p.times))).sort((a, b) => a - b);
   const best = j.passes.reduce((a, p) => (median(robust(p.times)) < median(robust(a.times)) ? p : a));
   const gap = meds.length > 1 ? 100 * (meds[1] / meds[0] - 1) : 0;
+  const fast = pct > 0 ? fastPasses(j, pct) : [];
+  if (fast.length >= 2) {
+    const fm = fast.map((p) => median(robust(p.times)));
+    const pool = fast.flatMap((p) => robust(p.times));
+    return Math.max(medianCIPct(pool), (50 * (Math.max(...fm) - Math.min(...fm))) / Math.min(...fm));
+  }
   return Math.max(medianCIPct(robust(best.times)), gap);
+}
+
+// fastPasses are a job's passes whose median (outliers dropped) is within
+// pct percent of the lowest: the runs that caught the machine at its own
+// speed.
+function fastPasses(j, pct) {
+  const meds = j.passes.map((p) => median(robust(p.times)));
+  const low = Math.min(...meds);
+  return j.passes.filter((_, i) => meds[i] <= low * (1 + pct / 100));
 }
 
 // spreadPct is how much a job's pass medians differ: (slowest / fastest
@@ -326,6 +367,7 @@ function write(job, opt, outDir) {
     ...(job.passMedians && job.passMedians.length > 1 ? { passes: job.passMedians.length, pass_medians_us: job.passMedians } : {}),
     ...(job.retryMedians && job.retryMedians.length ? { retry_medians_us: job.retryMedians } : {}),
     ...(job.ciPct !== undefined ? { ci_pct: job.ciPct } : {}),
+    ...(job.fastPasses !== undefined ? { fast_passes: job.fastPasses } : {}),
     host: hostInfo(), date: new Date().toISOString(),
   };
   const out = job.entry.out
@@ -367,6 +409,7 @@ async function main() {
     else if (a === '--ci-pct') opt.ciPct = Number(argv[++i]);
     else if (a === '--ci-passes') opt.ciPasses = Number(argv[++i]);
     else if (a === '--ci-seconds') opt.ciSeconds = Number(argv[++i]);
+    else if (a === '--pass-min-runs') opt.passMinRuns = Number(argv[++i]);
     else if (a === '--spec') spec = argv[++i];
     else if (outDir === null) outDir = a;
     else models.push(a);
@@ -405,7 +448,7 @@ async function main() {
     // many percent gets one more, unprofiled pass after the others: the
     // lowest median of all its passes counts)
     const live = [];
-    const finish = async (j) => { choosePass(j, opt.passes, opt.ciPct > 0); await collect(j); report(j); write(j, opt, outDir); };
+    const finish = async (j) => { choosePass(j, opt.passes, opt.ciPct > 0 ? opt.ciPct : 0); await collect(j); report(j); write(j, opt, outDir); };
     const retry = [];
     for (let p = 0; p < opt.passes; p++) {
       const last = p === opt.passes - 1;
@@ -416,7 +459,7 @@ async function main() {
           if (!j) continue;
           await measureOne(j, opt, last);
           if (!last) console.log(`${e.model}: pass ${p + 1} of ${opt.passes}: ${(median(j.passes[p].times) / 1000).toFixed(4)} ms median over ${j.passes[p].times.length} runs`);
-          if (last && opt.ciPct > 0 && opt.passes > 1 && targetCIPct(j) > opt.ciPct) retry.push(i);
+          if (last && opt.ciPct > 0 && opt.passes > 1 && targetCIPct(j, opt.ciPct) > opt.ciPct) retry.push(i);
           else if (last && opt.retryOver > 0 && opt.passes > 1 && spreadPct(j) > opt.retryOver) retry.push(i);
           else if (last) await finish(j);
         } catch (err) {
@@ -439,7 +482,7 @@ async function main() {
           if ((Date.now() - t0) / 1000 > (opt.ciSeconds ?? 30)) { retry.push(i); continue; }
           try {
             await measureOne(live[i], opt, false);
-            if (targetCIPct(live[i]) > opt.ciPct) next.push(i);
+            if (targetCIPct(live[i], opt.ciPct) > opt.ciPct) next.push(i);
             else await finish(live[i]);
           } catch (err) {
             live[i].session.release().catch(() => {});

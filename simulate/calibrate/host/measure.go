@@ -69,18 +69,26 @@ func ProfileFile(name string, threads int) string {
 }
 
 // Passes is how many times the harness measures each model, in passes
-// over the whole suite sharing the model's time budget (the pass with the
-// lowest median counts): on a shared VM a pass's median swings with the
-// host's other tenants, and several short passes find a fast spell for
-// more models than two long ones (docs/calibration-protocol.md has the
-// measurements). Each pass drops its outlying runs (5 scaled MADs), and a
-// model whose target is not known to within TargetCIPct (the 95% interval
-// of its median, or the gap between its two lowest passes) is measured in
-// up to ciPasses more passes, within ciSeconds in all. A model still outside is reported (FitResult.Unsettled).
+// over the whole suite sharing the model's time budget. On a shared VM a
+// pass's median swings with the host's other tenants (up to 1.7x with
+// nothing else running on this VM class: docs/calibration-protocol.md);
+// interference only slows a run down, so the model's fast passes are the
+// machine's own speed. Twelve short passes, spread over the minute the
+// suite takes, catch the fast state for more models than six longer ones,
+// and the runs of every pass within TargetCIPct of the fastest are pooled
+// (ortbench.Measure.CIPct): more runs than one pass, and no pull toward
+// the lowest of many noisy medians. A pass takes at least passMinRuns
+// runs (a slow model's passes together make as many runs as six of ten).
+// Each pass drops its outlying runs (5 scaled MADs), and a model whose
+// target is not known to within TargetCIPct (the pool's 95% interval and
+// its passes' spread; with one fast pass, the gap to the next) is
+// measured in up to ciPasses more passes, within ciSeconds in all. A
+// model still outside is reported (FitResult.Unsettled).
 const (
-	Passes    = 6
-	ciPasses  = 2
-	ciSeconds = 4
+	Passes      = 12
+	passMinRuns = 5
+	ciPasses    = 2
+	ciSeconds   = 4
 )
 
 // TargetCIPct is how well calibrate --host measures every run: the
@@ -130,7 +138,7 @@ func Measure(ctx context.Context, h *ortbench.Harness, opt MeasureOptions) (*Man
 	done := 0
 	for _, t := range opt.Threads {
 		err := h.Run(ctx, opt.Dir, jobs[t], ortbench.Measure{
-			Threads: t, MaxSeconds: opt.MaxSeconds, Warmup: 5, WarmupMs: 50, Runs: 400, Profiled: true, Passes: Passes, CIPct: TargetCIPct, CIPasses: ciPasses, CISeconds: ciSeconds,
+			Threads: t, MaxSeconds: opt.MaxSeconds, Warmup: 5, WarmupMs: 50, Runs: 400, Profiled: true, Passes: Passes, PassMinRuns: passMinRuns, CIPct: TargetCIPct, CIPasses: ciPasses, CISeconds: ciSeconds,
 			Line: func(line string) {
 				done++
 				if opt.Progress != nil {
