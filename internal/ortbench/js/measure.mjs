@@ -191,14 +191,15 @@ async function measureOne(j, opt, profiled) {
   const minRuns = Math.max(3, opt.passMinRuns ?? 10);
   const pass = { times: [], ratios: [] };
   // the first pass warms the session up; a later one only refills the
-  // caches the other models' passes took (2 runs, at most 5 ms): with six
-  // passes a full warm-up each would take half the measuring time
-  const [w, wms] = j.passes.length ? [Math.min(opt.warmup, 2), Math.min(opt.warmupMs, 5)] : [opt.warmup, opt.warmupMs];
+  // caches the other models' passes took (one run): with twelve passes a
+  // full warm-up each would take most of the measuring time
+  const [w, wms] = j.passes.length ? [Math.min(opt.warmup, 1), 0] : [opt.warmup, opt.warmupMs];
   await loop(j.session, (x) => { pass.times.push(x.us); pass.ratios.push(x.ratio); }, w, wms, opt.maxSeconds / opt.passes);
   j.passes.push(pass);
   // the profiled twin only splits a run's time among its kernels (a
-  // trimmed mean per node): a quarter of the budget gives it enough runs
-  if (profiled && j.psession) await loop(j.psession, (x) => j.ptimes.push(x.us), Math.min(opt.warmup, 5), opt.warmupMs / 4, opt.maxSeconds / 4);
+  // trimmed mean per node): a sixth of the budget (and at least
+  // --pass-min-runs runs) gives it enough
+  if (profiled && j.psession) await loop(j.psession, (x) => j.ptimes.push(x.us), Math.min(opt.warmup, 3), opt.warmupMs / 10, opt.maxSeconds / 6);
 }
 
 // choosePass makes the pass with the lowest median the job's times: a
@@ -245,7 +246,10 @@ const robust = (times) => { const k = keepMask(times); return times.filter((_, i
 function medianCIPct(times) {
   const s = [...times].sort((a, b) => a - b);
   const n = s.length;
-  if (n < 5) return 100;
+  // too few runs for order statistics (a slow model's short pass): half
+  // their range
+  if (n < 2) return 100;
+  if (n < 5) return (100 * (s[n - 1] - s[0])) / 2 / median(s);
   const lo = Math.max(0, Math.floor(n / 2 - 0.98 * Math.sqrt(n)));
   const hi = Math.min(n - 1, Math.ceil(n / 2 + 0.98 * Math.sqrt(n)));
   return (100 * (s[hi] - s[lo])) / 2 / median(s);

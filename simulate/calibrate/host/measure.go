@@ -91,6 +91,17 @@ const (
 	ciSeconds   = 4
 )
 
+// passesAt is the passes at t threads: Passes at one; at more, half as
+// many (the multi-thread part of the suite is its largest models, whose
+// passes are set by their fewest runs, not by the time budget: twelve
+// would take calibrate --host past two minutes).
+func passesAt(t int) int {
+	if t > 1 {
+		return Passes / 2
+	}
+	return Passes
+}
+
 // TargetCIPct is how well calibrate --host measures every run: the
 // half-width of its median's 95% interval, %.
 const TargetCIPct = 3
@@ -132,13 +143,13 @@ func Measure(ctx context.Context, h *ortbench.Harness, opt MeasureOptions) (*Man
 	}
 	jobs[1] = append(jobs[1], opt.Extra...)
 	total := 0
-	for _, js := range jobs {
-		total += len(js) * Passes // the harness prints a line per model and pass
+	for t, js := range jobs {
+		total += len(js) * passesAt(t) // the harness prints a line per model and pass
 	}
 	done := 0
 	for _, t := range opt.Threads {
 		err := h.Run(ctx, opt.Dir, jobs[t], ortbench.Measure{
-			Threads: t, MaxSeconds: opt.MaxSeconds, Warmup: 5, WarmupMs: 50, Runs: 400, Profiled: true, Passes: Passes, PassMinRuns: passMinRuns, CIPct: TargetCIPct, CIPasses: ciPasses, CISeconds: ciSeconds,
+			Threads: t, MaxSeconds: opt.MaxSeconds, Warmup: 5, WarmupMs: 20, Runs: 400, Profiled: true, Passes: passesAt(t), PassMinRuns: passMinRuns, CIPct: TargetCIPct, CIPasses: ciPasses, CISeconds: ciSeconds,
 			Line: func(line string) {
 				done++
 				if opt.Progress != nil {

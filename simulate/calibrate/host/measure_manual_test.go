@@ -2,8 +2,12 @@ package host
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/wolong-dev/wolong/internal/ortbench"
 	"github.com/wolong-dev/wolong/simulate/hw"
@@ -51,4 +55,44 @@ func TestManualFit(t *testing.T) {
 	f, _ := os.Create("/tmp/local.json")
 	r.HW.WriteJSON(f)
 	f.Close()
+}
+
+// TestManualVariants refits the measured folders in HOSTCAL_VARIANTS
+// (comma-separated) with the direct fit's priors scaled, writing
+// OUT/<variant>_<i>.json for checking the fits' agreement on models they
+// did not see (bench/cpu_heldout.sh's validate step).
+func TestManualVariants(t *testing.T) {
+	dirs := os.Getenv("HOSTCAL_VARIANTS")
+	out := os.Getenv("HOSTCAL_OUT")
+	if dirs == "" || out == "" {
+		t.Skip("manual")
+	}
+	base, _ := hw.Preset("cpu-1t")
+	base.Fitted = nil
+	variants := map[string]FitOptions{
+		"default": {},
+		"prior4":  {Prior: 0.2},
+		"prior16": {Prior: 0.8},
+		"host100": {HostPrior: 1e-2},
+		"both":    {Prior: 0.2, HostPrior: 1e-2},
+		"prior64": {Prior: 3.2, HostPrior: 1e-2},
+	}
+	for i, dir := range strings.Split(dirs, ",") {
+		man, err := ReadManifest(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, v := range variants {
+			v.Base, v.Name = base, "local"
+			r, err := Fit(dir, man, v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			describe(r, hw.HostCPU(), 1, man, time.Now())
+			f, _ := os.Create(filepath.Join(out, fmt.Sprintf("%s_%d.json", name, i)))
+			r.HW.WriteJSON(f)
+			f.Close()
+			t.Logf("%s %s: train %.1f%% held %.1f%%", dir, name, r.TrainMAPE, r.HeldMAPE)
+		}
+	}
 }
