@@ -14,8 +14,8 @@
 # 1.4.2 (PP-OCRv4 detection and recognition, the mobile v2 direction
 # classifier). Each model is measured with ONNX Runtime 1.30 as a user runs
 # it (bench/ort/latency.sh: one thread, optimizations disabled, profiling
-# off, median of warm runs; twelve passes, the runs of those within 3% of
-# the fastest pooled, as calibrate --host measures its suite), then
+# off, median of warm runs; twelve passes, the runs of the fastest quarter
+# of them pooled, as calibrate --host measures its suite), then
 #
 #   wolong calibrate --host --no-save -o fitA.json   (and again, fitB.json)
 #   wolong validate --hw {fitA,fitB,cpu-1t} --ort-latency LAT --models HELD
@@ -69,9 +69,9 @@ spec=$work/spec.json
 echo "== measuring $(ls "$held"/*/*.onnx | wc -l) held-out models (ONNX Runtime 1.30, 1 thread)" >&2
 # the same estimator as calibrate --host's suite (host.Passes): twelve
 # interleaved passes, each pass's outlying runs dropped, the runs of the
-# passes within 3% of the fastest pooled (the machine's own speed: a VM's
-# other tenants only slow it down), more passes for a model not known to
-# within 3%
+# fastest quarter of them pooled (the machine's own speed: a VM's other
+# tenants only slow it down), more passes for a model not known to within
+# 3%
 bench/ort/latency.sh "$lat" --passes 12 --max-seconds 3 --pass-min-runs 5 --ci-pct 3 --ci-passes 2 --ci-seconds 30 --spec "$spec" >&2
 fits=A\ B
 [ "${FITS:-2}" = 0 ] && fits=

@@ -188,11 +188,11 @@ type Measure struct {
 	// pass after all the others, its lowest median counting (0: none).
 	RetryOverPct float64
 	// CIPct, with Passes > 1 (instead of RetryOverPct): each pass drops
-	// its outlying runs, the runs of the passes whose median is within
-	// CIPct of the lowest are pooled (the machine's fast state), and a
-	// model whose target (the pool's median) is not known to within CIPct
-	// percent (95% interval and the fast passes' spread; with one fast
-	// pass, the gap to its next) gets up to CIPasses more unprofiled passes
+	// its outlying runs, the runs of the fastest quarter of the passes are
+	// pooled (the machine's own speed), and a model whose target (the
+	// pool's median) is not known to within CIPct percent (95% interval,
+	// and the spread of the pass medians at the quarter's edge) gets up
+	// to CIPasses more unprofiled passes
 	// (default 2) within CISeconds (default 30); its record says how well
 	// it is known (ci_pct).
 	CIPct, CISeconds float64

@@ -36,11 +36,11 @@
 // lowest median counts; with --retry-over PCT a model whose passes differ
 // by more than PCT percent gets one more unprofiled pass at the end. With
 // --ci-pct PCT instead, each pass drops its outlying runs (5 scaled MADs
-// from its median), the runs of every pass whose median is within PCT of
-// the lowest are pooled (the machine's fast state; fast_passes says how
-// many), and a model whose target is not known to within PCT (the pool's
-// 95% interval and its passes' spread; with one fast pass, its interval
-// or the gap to the next pass median, whichever is larger) gets more
+// from its median), the runs of the fastest quarter of the passes are
+// pooled (the machine's own speed; fast_passes says how many), and a
+// model whose target is not known to within PCT (the pool's 95% interval
+// and the spread of the pass medians at the quarter's edge; with one
+// pass pooled, the gap to the next pass median) gets more
 // unprofiled passes at the end (--ci-passes rounds, default 2, within
 // --ci-seconds, default 30); its record says how well it is known
 // (ci_pct). --pass-min-runs N (default 10): the fewest runs in a pass.
@@ -205,18 +205,18 @@ async function measureOne(j, opt, profiled) {
 // choosePass makes the pass with the lowest median the job's times: a
 // slow spell of the machine (another process on the other core thrashing
 // the memory bus, a frequency change) seldom falls on every pass. With
-// --ci-pct, the times are instead those of every pass whose median
-// (outliers dropped) is within PCT of the lowest, pooled: the machine's
-// fast state, measured by all the runs that caught it. Interference only
-// slows a run down, so the fast passes are the machine's own speed; the
-// pool has less noise than one short pass, and its median is not pulled
-// down as the least of many short passes' medians would be (the lowest of
-// twelve noisy medians sits below their common value).
+// --ci-pct, the times are instead the runs of the fastest quarter of its
+// passes (by median, outliers dropped), pooled (fastPasses): interference
+// only slows a run down, so the fast passes are the machine's own speed;
+// a quarter, not the one fastest, because a VM's speed comes in levels
+// and a rare faster spell (one pass in twelve) would move the target by
+// its size, and because the least of twelve short passes' medians sits
+// below their common value. The pool also has more runs than one pass.
 function choosePass(j, passes, ci) {
   let best = j.passes[0];
   for (const p of j.passes) if (median(p.times) < median(best.times)) best = p;
   if (ci) {
-    const fast = fastPasses(j, ci);
+    const fast = fastPasses(j);
     j.times = fast.flatMap((p) => { const k = keepMask(p.times); return p.times.filter((_, i) => k[i]); });
     j.ratios = fast.flatMap((p) => { const k = keepMask(p.times); return p.ratios.filter((_, i) => k[i]); });
     j.fastPasses = fast.length;
@@ -224,7 +224,7 @@ function choosePass(j, passes, ci) {
     j.times = best.times;
     j.ratios = best.ratios;
   }
-  if (ci) j.ciPct = targetCIPct(j, ci);
+  if (ci) j.ciPct = targetCIPct(j);
   j.passMedians = j.passes.slice(0, passes).map((p) => median(p.times));
   j.retryMedians = j.passes.slice(passes).map((p) => median(p.times));
 }
@@ -255,36 +255,33 @@ function medianCIPct(times) {
   return (100 * (s[hi] - s[lo])) / 2 / median(s);
 }
 
-// targetCIPct is how well a job's target (its lowest pass median, outliers
-// dropped) is known: the larger of that median's 95% interval and the gap
-// to the next-lowest pass median (a slow spell the lowest pass escaped and
-// the next did not leaves the lowest unconfirmed), %.
-//
-// With the fast passes pooled (fastPasses): when two or more passes are
-// within PCT of the lowest, the fast state is confirmed and the target is
-// known to the larger of the pool's 95% interval and half the spread of
-// its passes' medians; a lone fast pass is known only to the gap to the
-// next (as above).
-function targetCIPct(j, pct) {
+// targetCIPct is how well a job's target (the median of its fastest
+// quarter of passes, pooled) is known, %: the larger of the pool's 95%
+// interval and how far apart the pass medians next to the quarter's edge
+// are (half the gap between the pass medians on either side of the k-th
+// lowest, of k pooled: where the passes agree, the target does not hang
+// on which of them fell in the quarter). With one pass pooled, the gap to
+// the next-lowest pass median (a slow spell the lowest pass escaped and
+// the next did not leaves the lowest unconfirmed).
+function targetCIPct(j) {
   const meds = j.passes.map((p) => median(robust(p.times))).sort((a, b) => a - b);
-  const best = j.passes.reduce((a, p) => (median(robust(p.times)) < median(robust(a.times)) ? p : a));
-  const gap = meds.length > 1 ? 100 * (meds[1] / meds[0] - 1) : 0;
-  const fast = pct > 0 ? fastPasses(j, pct) : [];
-  if (fast.length >= 2) {
-    const fm = fast.map((p) => median(robust(p.times)));
-    const pool = fast.flatMap((p) => robust(p.times));
-    return Math.max(medianCIPct(pool), (50 * (Math.max(...fm) - Math.min(...fm))) / Math.min(...fm));
-  }
-  return Math.max(medianCIPct(robust(best.times)), gap);
+  const fast = fastPasses(j);
+  const pool = fast.flatMap((p) => robust(p.times));
+  const k = fast.length;
+  const edge = k >= 2
+    ? (50 * (meds[Math.min(k, meds.length - 1)] - meds[k - 2])) / meds[k - 1]
+    : meds.length > 1 ? 100 * (meds[1] / meds[0] - 1) : 0;
+  return Math.max(medianCIPct(pool), edge);
 }
 
-// fastPasses are a job's passes whose median (outliers dropped) is within
-// pct percent of the lowest: the runs that caught the machine at its own
-// speed.
-function fastPasses(j, pct) {
+// fastPasses are the fastest quarter of a job's passes (at least one), by
+// median with outliers dropped: the runs that caught the machine at its
+// own speed.
+function fastPasses(j) {
   const meds = j.passes.map((p) => median(robust(p.times)));
-  const low = Math.min(...meds);
-  return j.passes.filter((_, i) => meds[i] <= low * (1 + pct / 100));
+  const k = Math.max(1, Math.round(j.passes.length / 4));
+  const order = meds.map((m, i) => [m, i]).sort((a, b) => a[0] - b[0]).slice(0, k).map((x) => x[1]).sort((a, b) => a - b);
+  return order.map((i) => j.passes[i]);
 }
 
 // spreadPct is how much a job's pass medians differ: (slowest / fastest
@@ -463,7 +460,7 @@ async function main() {
           if (!j) continue;
           await measureOne(j, opt, last);
           if (!last) console.log(`${e.model}: pass ${p + 1} of ${opt.passes}: ${(median(j.passes[p].times) / 1000).toFixed(4)} ms median over ${j.passes[p].times.length} runs`);
-          if (last && opt.ciPct > 0 && opt.passes > 1 && targetCIPct(j, opt.ciPct) > opt.ciPct) retry.push(i);
+          if (last && opt.ciPct > 0 && opt.passes > 1 && targetCIPct(j) > opt.ciPct) retry.push(i);
           else if (last && opt.retryOver > 0 && opt.passes > 1 && spreadPct(j) > opt.retryOver) retry.push(i);
           else if (last) await finish(j);
         } catch (err) {
@@ -486,7 +483,7 @@ async function main() {
           if ((Date.now() - t0) / 1000 > (opt.ciSeconds ?? 30)) { retry.push(i); continue; }
           try {
             await measureOne(live[i], opt, false);
-            if (targetCIPct(live[i], opt.ciPct) > opt.ciPct) next.push(i);
+            if (targetCIPct(live[i]) > opt.ciPct) next.push(i);
             else await finish(live[i]);
           } catch (err) {
             live[i].session.release().catch(() => {});

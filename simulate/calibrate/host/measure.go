@@ -75,15 +75,17 @@ func ProfileFile(name string, threads int) string {
 // interference only slows a run down, so the model's fast passes are the
 // machine's own speed. Twelve short passes, spread over the minute the
 // suite takes, catch the fast state for more models than six longer ones,
-// and the runs of every pass within TargetCIPct of the fastest are pooled
-// (ortbench.Measure.CIPct): more runs than one pass, and no pull toward
-// the lowest of many noisy medians. A pass takes at least passMinRuns
-// runs (a slow model's passes together make as many runs as six of ten).
+// and the runs of the fastest quarter of them are pooled
+// (ortbench.Measure.CIPct): more runs than one pass, no pull toward the
+// lowest of many noisy medians, and no jump when one pass catches a rare
+// faster spell (two measurements of the suite agree best so:
+// docs/calibration-protocol.md). A pass takes at least passMinRuns runs
+// (a slow model's passes together make as many runs as six of ten).
 // Each pass drops its outlying runs (5 scaled MADs), and a model whose
 // target is not known to within TargetCIPct (the pool's 95% interval and
-// its passes' spread; with one fast pass, the gap to the next) is
-// measured in up to ciPasses more passes, within ciSeconds in all. A
-// model still outside is reported (FitResult.Unsettled).
+// the spread of the pass medians at the quarter's edge) is measured in up
+// to ciPasses more passes, within ciSeconds in all. A model still outside
+// is reported (FitResult.Unsettled).
 const (
 	Passes      = 12
 	passMinRuns = 5
