@@ -73,9 +73,10 @@ type DirectOptions struct {
 // held to base's as if by a fifth of a run that measured them exactly
 // (squared log units). Chosen on the calibration suite alone: two
 // calibrate --host measurements of the same quiet VM (2026-12-06), refit
-// with 0.05, 0.2, 0.8 and 3.2, the suite models each fit held back are
-// predicted to 14.2/13.7%, 13.6/13.1%, 13.7/12.6% and 15.9/14.3% MAPE;
-// 0.2 is the weakest pull at the best (docs/calibration-protocol.md).
+// with 0.05, 0.2 and 0.8, predict the suite models each fit held back to
+// 14.2/13.7%, 13.6/13.1% and 13.7/12.6% MAPE. A stronger pull makes two
+// fits agree more closely and moves both toward the preset's error on
+// real models (docs/calibration-protocol.md has the trade, measured).
 const DefaultPrior = 0.2
 
 // DirectResult is a direct fit.

@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -70,12 +71,10 @@ func TestManualVariants(t *testing.T) {
 	base, _ := hw.Preset("cpu-1t")
 	base.Fitted = nil
 	variants := map[string]FitOptions{
-		"default": {},
-		"prior4":  {Prior: 0.2},
-		"prior16": {Prior: 0.8},
-		"host100": {HostPrior: 1e-2},
-		"both":    {Prior: 0.2, HostPrior: 1e-2},
-		"prior64": {Prior: 3.2, HostPrior: 1e-2},
+		"p005": {Prior: 0.05},
+		"p02":  {Prior: 0.2},
+		"p08":  {Prior: 0.8},
+		"p32":  {Prior: 3.2},
 	}
 	for i, dir := range strings.Split(dirs, ",") {
 		man, err := ReadManifest(dir)
@@ -92,6 +91,8 @@ func TestManualVariants(t *testing.T) {
 			f, _ := os.Create(filepath.Join(out, fmt.Sprintf("%s_%d.json", name, i)))
 			r.HW.WriteJSON(f)
 			f.Close()
+			data, _ := json.Marshal(r.Models)
+			os.WriteFile(filepath.Join(out, fmt.Sprintf("%s_%d.models.json", name, i)), data, 0o644)
 			t.Logf("%s %s: train %.1f%% held %.1f%%", dir, name, r.TrainMAPE, r.HeldMAPE)
 		}
 	}
