@@ -58,6 +58,9 @@ Tests and benchmarks only (go test; docs/testing.md)
   HOSTILE_DIR                internal/hostile: run the hostile inputs in a folder
   HOSTCAL_DIR, HOSTCAL_FIT   simulate/calibrate/host: the manual measuring and fitting
                              tests' folders
+  HOSTCAL_VARIANTS, HOSTCAL_OUT
+                             simulate/calibrate/host: refit measured folders
+                             (comma-separated) with other priors, into a folder
   WOLONG_TEST_SUBMAIN, WOLONG_TEST_SUBMAIN_RSS
                              cmd: run one command in a child test process and
                              record its peak memory`

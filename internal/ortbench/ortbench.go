@@ -188,13 +188,18 @@ type Measure struct {
 	// pass after all the others, its lowest median counting (0: none).
 	RetryOverPct float64
 	// CIPct, with Passes > 1 (instead of RetryOverPct): each pass drops
-	// its outlying runs, and a model whose target (its lowest pass
-	// median) is not known to within CIPct percent (95% interval, or the
-	// gap to its next pass) gets up to CIPasses more unprofiled passes
+	// its outlying runs, the runs of the fastest quarter of the passes are
+	// pooled (the machine's own speed), and a model whose target (the
+	// pool's median) is not known to within CIPct percent (95% interval,
+	// and the spread of the pass medians at the quarter's edge) gets up
+	// to CIPasses more unprofiled passes
 	// (default 2) within CISeconds (default 30); its record says how well
 	// it is known (ci_pct).
 	CIPct, CISeconds float64
 	CIPasses         int
+	// PassMinRuns is the fewest runs in a pass (default 10): with many
+	// short passes, fewer each.
+	PassMinRuns int
 	// Line receives each line the script prints (one per model measured).
 	Line func(string)
 }
@@ -240,6 +245,7 @@ func (h *Harness) Run(ctx context.Context, outDir string, jobs []Job, m Measure)
 	flag(m.Passes > 1 && m.CIPct > 0, "--ci-pct", m.CIPct)
 	flag(m.Passes > 1 && m.CIPct > 0 && m.CIPasses > 0, "--ci-passes", m.CIPasses)
 	flag(m.Passes > 1 && m.CIPct > 0 && m.CISeconds > 0, "--ci-seconds", m.CISeconds)
+	flag(m.Passes > 1 && m.PassMinRuns > 0, "--pass-min-runs", m.PassMinRuns)
 	cmd := exec.CommandContext(ctx, h.Node, args...)
 	cmd.Env = append(os.Environ(), "WOLONG_ORT_HOME="+h.Dir)
 	var stderr bytes.Buffer

@@ -36,11 +36,14 @@
 // lowest median counts; with --retry-over PCT a model whose passes differ
 // by more than PCT percent gets one more unprofiled pass at the end. With
 // --ci-pct PCT instead, each pass drops its outlying runs (5 scaled MADs
-// from its median) and a model whose target is not known to within PCT
-// (the 95% interval of its lowest pass median, or the gap to its next
-// pass median, whichever is larger) gets more unprofiled passes at the
-// end (--ci-passes rounds, default 2, within --ci-seconds, default 30);
-// its record says how well it is known (ci_pct).
+// from its median), the runs of the fastest quarter of the passes are
+// pooled (the machine's own speed; fast_passes says how many), and a
+// model whose target is not known to within PCT (the pool's 95% interval
+// and the spread of the pass medians at the quarter's edge; with one
+// pass pooled, the gap to the next pass median) gets more
+// unprofiled passes at the end (--ci-passes rounds, default 2, within
+// --ci-seconds, default 30); its record says how well it is known
+// (ci_pct). --pass-min-runs N (default 10): the fewest runs in a pass.
 //
 // Writes OUTDIR/<model path with / as __>.json (or the spec's "out"):
 //   {"format": "wolong-ort-latency", "version": 1, "model", "ort",
@@ -179,30 +182,48 @@ async function measureOne(j, opt, profiled) {
     t0 = Date.now();
     for (let r = 0; r < opt.runs; r++) {
       measured(await timedRun(session, j.feeds));
-      if (r + 1 >= 10 && (Date.now() - t0) / 1000 > maxSeconds) break;
+      if (r + 1 >= minRuns && (Date.now() - t0) / 1000 > maxSeconds) break;
     }
   };
+  // a pass ends after its share of the time and at least --pass-min-runs
+  // runs (default 10): with many short passes a slow model's passes
+  // together still make as many runs as a few long ones
+  const minRuns = Math.max(3, opt.passMinRuns ?? 10);
   const pass = { times: [], ratios: [] };
   // the first pass warms the session up; a later one only refills the
-  // caches the other models' passes took (2 runs, at most 5 ms): with six
-  // passes a full warm-up each would take half the measuring time
-  const [w, wms] = j.passes.length ? [Math.min(opt.warmup, 2), Math.min(opt.warmupMs, 5)] : [opt.warmup, opt.warmupMs];
+  // caches the other models' passes took (one run): with twelve passes a
+  // full warm-up each would take most of the measuring time
+  const [w, wms] = j.passes.length ? [Math.min(opt.warmup, 1), 0] : [opt.warmup, opt.warmupMs];
   await loop(j.session, (x) => { pass.times.push(x.us); pass.ratios.push(x.ratio); }, w, wms, opt.maxSeconds / opt.passes);
   j.passes.push(pass);
   // the profiled twin only splits a run's time among its kernels (a
-  // trimmed mean per node): a quarter of the budget gives it enough runs
-  if (profiled && j.psession) await loop(j.psession, (x) => j.ptimes.push(x.us), Math.min(opt.warmup, 5), opt.warmupMs / 4, opt.maxSeconds / 4);
+  // trimmed mean per node): a sixth of the budget (and at least
+  // --pass-min-runs runs) gives it enough
+  if (profiled && j.psession) await loop(j.psession, (x) => j.ptimes.push(x.us), Math.min(opt.warmup, 3), opt.warmupMs / 10, opt.maxSeconds / 6);
 }
 
 // choosePass makes the pass with the lowest median the job's times: a
 // slow spell of the machine (another process on the other core thrashing
-// the memory bus, a frequency change) seldom falls on every pass.
+// the memory bus, a frequency change) seldom falls on every pass. With
+// --ci-pct, the times are instead the runs of the fastest quarter of its
+// passes (by median, outliers dropped), pooled (fastPasses): interference
+// only slows a run down, so the fast passes are the machine's own speed;
+// a quarter, not the one fastest, because a VM's speed comes in levels
+// and a rare faster spell (one pass in twelve) would move the target by
+// its size, and because the least of twelve short passes' medians sits
+// below their common value. The pool also has more runs than one pass.
 function choosePass(j, passes, ci) {
   let best = j.passes[0];
   for (const p of j.passes) if (median(p.times) < median(best.times)) best = p;
-  const keep = ci ? keepMask(best.times) : best.times.map(() => true);
-  j.times = best.times.filter((_, i) => keep[i]);
-  j.ratios = best.ratios.filter((_, i) => keep[i]);
+  if (ci) {
+    const fast = fastPasses(j);
+    j.times = fast.flatMap((p) => { const k = keepMask(p.times); return p.times.filter((_, i) => k[i]); });
+    j.ratios = fast.flatMap((p) => { const k = keepMask(p.times); return p.ratios.filter((_, i) => k[i]); });
+    j.fastPasses = fast.length;
+  } else {
+    j.times = best.times;
+    j.ratios = best.ratios;
+  }
   if (ci) j.ciPct = targetCIPct(j);
   j.passMedians = j.passes.slice(0, passes).map((p) => median(p.times));
   j.retryMedians = j.passes.slice(passes).map((p) => median(p.times));
@@ -225,21 +246,42 @@ const robust = (times) => { const k = keepMask(times); return times.filter((_, i
 function medianCIPct(times) {
   const s = [...times].sort((a, b) => a - b);
   const n = s.length;
-  if (n < 5) return 100;
+  // too few runs for order statistics (a slow model's short pass): half
+  // their range
+  if (n < 2) return 100;
+  if (n < 5) return (100 * (s[n - 1] - s[0])) / 2 / median(s);
   const lo = Math.max(0, Math.floor(n / 2 - 0.98 * Math.sqrt(n)));
   const hi = Math.min(n - 1, Math.ceil(n / 2 + 0.98 * Math.sqrt(n)));
   return (100 * (s[hi] - s[lo])) / 2 / median(s);
 }
 
-// targetCIPct is how well a job's target (its lowest pass median, outliers
-// dropped) is known: the larger of that median's 95% interval and the gap
-// to the next-lowest pass median (a slow spell the lowest pass escaped and
-// the next did not leaves the lowest unconfirmed), %.
+// targetCIPct is how well a job's target (the median of its fastest
+// quarter of passes, pooled) is known, %: the larger of the pool's 95%
+// interval and how far apart the pass medians next to the quarter's edge
+// are (half the gap between the pass medians on either side of the k-th
+// lowest, of k pooled: where the passes agree, the target does not hang
+// on which of them fell in the quarter). With one pass pooled, the gap to
+// the next-lowest pass median (a slow spell the lowest pass escaped and
+// the next did not leaves the lowest unconfirmed).
 function targetCIPct(j) {
   const meds = j.passes.map((p) => median(robust(p.times))).sort((a, b) => a - b);
-  const best = j.passes.reduce((a, p) => (median(robust(p.times)) < median(robust(a.times)) ? p : a));
-  const gap = meds.length > 1 ? 100 * (meds[1] / meds[0] - 1) : 0;
-  return Math.max(medianCIPct(robust(best.times)), gap);
+  const fast = fastPasses(j);
+  const pool = fast.flatMap((p) => robust(p.times));
+  const k = fast.length;
+  const edge = k >= 2
+    ? (50 * (meds[Math.min(k, meds.length - 1)] - meds[k - 2])) / meds[k - 1]
+    : meds.length > 1 ? 100 * (meds[1] / meds[0] - 1) : 0;
+  return Math.max(medianCIPct(pool), edge);
+}
+
+// fastPasses are the fastest quarter of a job's passes (at least one), by
+// median with outliers dropped: the runs that caught the machine at its
+// own speed.
+function fastPasses(j) {
+  const meds = j.passes.map((p) => median(robust(p.times)));
+  const k = Math.max(1, Math.round(j.passes.length / 4));
+  const order = meds.map((m, i) => [m, i]).sort((a, b) => a[0] - b[0]).slice(0, k).map((x) => x[1]).sort((a, b) => a - b);
+  return order.map((i) => j.passes[i]);
 }
 
 // spreadPct is how much a job's pass medians differ: (slowest / fastest
@@ -326,6 +368,7 @@ function write(job, opt, outDir) {
     ...(job.passMedians && job.passMedians.length > 1 ? { passes: job.passMedians.length, pass_medians_us: job.passMedians } : {}),
     ...(job.retryMedians && job.retryMedians.length ? { retry_medians_us: job.retryMedians } : {}),
     ...(job.ciPct !== undefined ? { ci_pct: job.ciPct } : {}),
+    ...(job.fastPasses !== undefined ? { fast_passes: job.fastPasses } : {}),
     host: hostInfo(), date: new Date().toISOString(),
   };
   const out = job.entry.out
@@ -367,6 +410,7 @@ async function main() {
     else if (a === '--ci-pct') opt.ciPct = Number(argv[++i]);
     else if (a === '--ci-passes') opt.ciPasses = Number(argv[++i]);
     else if (a === '--ci-seconds') opt.ciSeconds = Number(argv[++i]);
+    else if (a === '--pass-min-runs') opt.passMinRuns = Number(argv[++i]);
     else if (a === '--spec') spec = argv[++i];
     else if (outDir === null) outDir = a;
     else models.push(a);
@@ -405,7 +449,7 @@ async function main() {
     // many percent gets one more, unprofiled pass after the others: the
     // lowest median of all its passes counts)
     const live = [];
-    const finish = async (j) => { choosePass(j, opt.passes, opt.ciPct > 0); await collect(j); report(j); write(j, opt, outDir); };
+    const finish = async (j) => { choosePass(j, opt.passes, opt.ciPct > 0 ? opt.ciPct : 0); await collect(j); report(j); write(j, opt, outDir); };
     const retry = [];
     for (let p = 0; p < opt.passes; p++) {
       const last = p === opt.passes - 1;

@@ -45,6 +45,9 @@ type FitOptions struct {
 	// their size; their fixed costs come from the unprofiled end-to-end
 	// runs instead (0: DefaultMinKernelUs; negative: keep all).
 	MinKernelUs float64
+	// Prior and HostPrior are the direct fit's pulls toward the base
+	// (calibrate.DirectOptions; 0: its defaults).
+	Prior, HostPrior float64
 }
 
 // DefaultMinKernelUs is FitOptions.MinKernelUs's default.
@@ -344,7 +347,7 @@ func fitDirect(res *FitResult, runs []*suiteRun, opt FitOptions, copt cost.Optio
 		}
 		drs = append(drs, calibrate.DirectRun{Label: r.mm.Name, Model: r.model, Us: r.lat.TargetUs(), Opt: copt, Split: split, HeldOut: r.heldOut, NoisePct: r.lat.CIPct})
 	}
-	dr, err := calibrate.FitDirect(opt.Base, drs, calibrate.DirectOptions{Name: opt.Name, FixHost: opt.FixHost})
+	dr, err := calibrate.FitDirect(opt.Base, drs, calibrate.DirectOptions{Name: opt.Name, FixHost: opt.FixHost, Prior: opt.Prior, HostPrior: opt.HostPrior})
 	if err != nil {
 		return nil, err
 	}

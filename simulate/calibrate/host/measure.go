@@ -69,19 +69,40 @@ func ProfileFile(name string, threads int) string {
 }
 
 // Passes is how many times the harness measures each model, in passes
-// over the whole suite sharing the model's time budget (the pass with the
-// lowest median counts): on a shared VM a pass's median swings with the
-// host's other tenants, and several short passes find a fast spell for
-// more models than two long ones (docs/calibration-protocol.md has the
-// measurements). Each pass drops its outlying runs (5 scaled MADs), and a
-// model whose target is not known to within TargetCIPct (the 95% interval
-// of its median, or the gap between its two lowest passes) is measured in
-// up to ciPasses more passes, within ciSeconds in all. A model still outside is reported (FitResult.Unsettled).
+// over the whole suite sharing the model's time budget. On a shared VM a
+// pass's median swings with the host's other tenants (up to 1.7x with
+// nothing else running on this VM class: docs/calibration-protocol.md);
+// interference only slows a run down, so the model's fast passes are the
+// machine's own speed. Twelve short passes, spread over the minute the
+// suite takes, catch the fast state for more models than six longer ones,
+// and the runs of the fastest quarter of them are pooled
+// (ortbench.Measure.CIPct): more runs than one pass, no pull toward the
+// lowest of many noisy medians, and no jump when one pass catches a rare
+// faster spell (two measurements of the suite agree best so:
+// docs/calibration-protocol.md). A pass takes at least passMinRuns runs
+// (a slow model's passes together make as many runs as six of ten).
+// Each pass drops its outlying runs (5 scaled MADs), and a model whose
+// target is not known to within TargetCIPct (the pool's 95% interval and
+// the spread of the pass medians at the quarter's edge) is measured in up
+// to ciPasses more passes, within ciSeconds in all. A model still outside
+// is reported (FitResult.Unsettled).
 const (
-	Passes    = 6
-	ciPasses  = 2
-	ciSeconds = 4
+	Passes      = 12
+	passMinRuns = 5
+	ciPasses    = 2
+	ciSeconds   = 4
 )
+
+// passesAt is the passes at t threads: Passes at one; at more, half as
+// many (the multi-thread part of the suite is its largest models, whose
+// passes are set by their fewest runs, not by the time budget: twelve
+// would take calibrate --host past two minutes).
+func passesAt(t int) int {
+	if t > 1 {
+		return Passes / 2
+	}
+	return Passes
+}
 
 // TargetCIPct is how well calibrate --host measures every run: the
 // half-width of its median's 95% interval, %.
@@ -124,13 +145,13 @@ func Measure(ctx context.Context, h *ortbench.Harness, opt MeasureOptions) (*Man
 	}
 	jobs[1] = append(jobs[1], opt.Extra...)
 	total := 0
-	for _, js := range jobs {
-		total += len(js) * Passes // the harness prints a line per model and pass
+	for t, js := range jobs {
+		total += len(js) * passesAt(t) // the harness prints a line per model and pass
 	}
 	done := 0
 	for _, t := range opt.Threads {
 		err := h.Run(ctx, opt.Dir, jobs[t], ortbench.Measure{
-			Threads: t, MaxSeconds: opt.MaxSeconds, Warmup: 5, WarmupMs: 50, Runs: 400, Profiled: true, Passes: Passes, CIPct: TargetCIPct, CIPasses: ciPasses, CISeconds: ciSeconds,
+			Threads: t, MaxSeconds: opt.MaxSeconds, Warmup: 5, WarmupMs: 20, Runs: 400, Profiled: true, Passes: passesAt(t), PassMinRuns: passMinRuns, CIPct: TargetCIPct, CIPasses: ciPasses, CISeconds: ciSeconds,
 			Line: func(line string) {
 				done++
 				if opt.Progress != nil {

@@ -2,8 +2,13 @@ package host
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/wolong-dev/wolong/internal/ortbench"
 	"github.com/wolong-dev/wolong/simulate/hw"
@@ -51,4 +56,44 @@ func TestManualFit(t *testing.T) {
 	f, _ := os.Create("/tmp/local.json")
 	r.HW.WriteJSON(f)
 	f.Close()
+}
+
+// TestManualVariants refits the measured folders in HOSTCAL_VARIANTS
+// (comma-separated) with the direct fit's priors scaled, writing
+// OUT/<variant>_<i>.json for checking the fits' agreement on models they
+// did not see (bench/cpu_heldout.sh's validate step).
+func TestManualVariants(t *testing.T) {
+	dirs := os.Getenv("HOSTCAL_VARIANTS")
+	out := os.Getenv("HOSTCAL_OUT")
+	if dirs == "" || out == "" {
+		t.Skip("manual")
+	}
+	base, _ := hw.Preset("cpu-1t")
+	base.Fitted = nil
+	variants := map[string]FitOptions{
+		"p005": {Prior: 0.05},
+		"p02":  {Prior: 0.2},
+		"p08":  {Prior: 0.8},
+		"p32":  {Prior: 3.2},
+	}
+	for i, dir := range strings.Split(dirs, ",") {
+		man, err := ReadManifest(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, v := range variants {
+			v.Base, v.Name = base, "local"
+			r, err := Fit(dir, man, v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			describe(r, hw.HostCPU(), 1, man, time.Now())
+			f, _ := os.Create(filepath.Join(out, fmt.Sprintf("%s_%d.json", name, i)))
+			r.HW.WriteJSON(f)
+			f.Close()
+			data, _ := json.Marshal(r.Models)
+			os.WriteFile(filepath.Join(out, fmt.Sprintf("%s_%d.models.json", name, i)), data, 0o644)
+			t.Logf("%s %s: train %.1f%% held %.1f%%", dir, name, r.TrainMAPE, r.HeldMAPE)
+		}
+	}
 }
