@@ -69,6 +69,7 @@ type mappings struct {
 	files  []*mapping
 	fds    []*openFile // descriptors for Sources, most recently used first
 	closed bool
+	block  readBlock // the last block read for small reads (readSmall)
 }
 
 func (ms *mappings) add(m *mapping) {
