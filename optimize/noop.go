@@ -152,13 +152,16 @@ func sameStatic(a, b *ir.Value) bool {
 	return true
 }
 
+// noopMaxElems is the largest constant allEqual reads.
+const noopMaxElems = 4096
+
 // allEqual reports whether every element of a small constant is want.
 func allEqual(t *ir.Tensor, want float64) bool {
 	if t == nil {
 		return false
 	}
 	n, ok := t.NumElements()
-	if !ok || n == 0 || n > 4096 {
+	if !ok || n == 0 || n > noopMaxElems {
 		return false
 	}
 	vals, err := t.Float64Values(n)

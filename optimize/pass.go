@@ -295,6 +295,9 @@ type Context struct {
 	// probes caches the hashes of large tensors' first bytes across the
 	// CSE passes, so each weight is probed at most once per run.
 	probes map[*ir.Tensor]probe
+	// trials holds the outcomes of trials by pass and trial key
+	// (trialkey.go).
+	trials map[string]trialOutcome
 
 	// refusalLog is the record of missed opportunities (refuse.go).
 	refusalLog

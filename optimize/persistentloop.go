@@ -61,16 +61,20 @@ func persistentLoop(c *Context) ([]Rewrite, error) {
 			if m == nil {
 				continue
 			}
-			r, ok1 := predictOn(c, m)
-			cg := cn.Graph
-			wrapLoop(cg, cn, n.Name+"_persistent")
-			if ir.SortNodes(cg) != nil {
+			out := c.trialMemo(m, func() trialOutcome {
+				r, ok1 := predictOn(c, m)
+				cg := cn.Graph
+				wrapLoop(cg, cn, n.Name+"_persistent")
+				if ir.SortNodes(cg) != nil {
+					return trialOutcome{}
+				}
+				p, ok2 := predictOn(c, m)
+				return trialOutcome{before: r, after: p, ok: ok1 && ok2}
+			})
+			if !out.ok {
 				continue
 			}
-			p, ok2 := predictOn(c, m)
-			if !ok1 || !ok2 {
-				continue
-			}
+			r, p := out.before, out.after
 			after, before := p.TotalMs, r.TotalMs
 			if !(after < before && p.Unknown <= r.Unknown) {
 				c.Refuse(ir.RefuseNoWin, []*ir.Node{n}, fmt.Sprintf("%s left as it is: predicted %.4g ms as a persistent kernel, %.4g ms rolled (the loop alone)", ir.NodeLabel(n), after, before), Saving{})

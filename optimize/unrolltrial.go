@@ -38,15 +38,27 @@ func unrollTrial(c *Context, n *ir.Node, trials *int, unroll func(tc *Context, g
 		return true, ""
 	}
 	*trials++
-	rolled, unrolled := trialPipeline(c, n, nil), trialPipeline(c, n, unroll)
-	if rolled == nil || unrolled == nil {
+	m, cn := trialLocal(c, n)
+	if m == nil {
 		return false, ""
 	}
-	r, ok1 := predictOn(c, rolled)
-	u, ok2 := predictOn(c, unrolled)
-	if !ok1 || !ok2 {
+	out := c.trialMemo(m, func() trialOutcome {
+		um, ucn := trialLocal(c, n)
+		if um == nil {
+			return trialOutcome{}
+		}
+		rolled, unrolled := trialPipeline(m, cn, c.Opt, nil), trialPipeline(um, ucn, c.Opt, unroll)
+		if rolled == nil || unrolled == nil {
+			return trialOutcome{}
+		}
+		r, ok1 := predictOn(c, rolled)
+		u, ok2 := predictOn(c, unrolled)
+		return trialOutcome{before: r, after: u, ok: ok1 && ok2}
+	})
+	if !out.ok {
 		return false, ""
 	}
+	r, u := out.before, out.after
 	why := fmt.Sprintf("trial of the passes after it on the loop alone: %.4g ms unrolled, %.4g ms rolled", u.TotalMs, r.TotalMs)
 	if u.TotalMs < r.TotalMs*(1-minUnrollGain) && u.Unknown <= r.Unknown {
 		return true, "; " + why
@@ -55,15 +67,10 @@ func unrollTrial(c *Context, n *ir.Node, trials *int, unroll func(tc *Context, g
 	return false, ""
 }
 
-// trialPipeline copies n alone into a model (trialLocal), unrolls n's
-// copy (unless unroll is nil), runs the passes c's options select after
-// loopunroll on the copy, and returns it (nil when a step fails).
-func trialPipeline(c *Context, n *ir.Node, unroll func(tc *Context, g *ir.Graph, n *ir.Node)) *ir.Model {
-	m, cn := trialLocal(c, n)
-	if m == nil {
-		return nil
-	}
-	opt := c.Opt
+// trialPipeline unrolls loop cn in m, a copy of the loop alone
+// (trialLocal), unless unroll is nil, runs on m the passes opt selects
+// after loopunroll, and returns m (nil when a step fails).
+func trialPipeline(m *ir.Model, cn *ir.Node, opt Options, unroll func(tc *Context, g *ir.Graph, n *ir.Node)) *ir.Model {
 	opt.Predictor, opt.Dumps, opt.OnPassStart, opt.Placer, opt.Refusals, opt.Hash = nil, nil, nil, nil, false, false
 	if unroll != nil {
 		tc := newContext(m, opt)

@@ -1,0 +1,314 @@
+package optimize
+
+// This file implements the memo of trials (trial.go): a model with many
+// loops of one structure (a block repeated per layer, each with its own
+// weights) made one trial per loop, each copying the loop, running the
+// passes after it twice and predicting both copies. At 10k such loops
+// that was most of optimize's time. A trial's outcome depends on the
+// structure of the loop alone, and on its constants' data only in the
+// ways the passes and the predictor read data, so loops whose trial
+// models have the same key (trialKey) share one trial.
+//
+// What the key holds, for the trial model's main graph and every body in
+// it: each node's domain, op, attributes and inputs (values numbered in
+// the order defined, names left out), each value's type and known
+// elements, and for each constant what a decision can depend on:
+//
+//   - Its dtype and dims.
+//   - Its data, whole, unless it is a float tensor of two or more
+//     elements, not all equal, read only by ops whose output type and
+//     kernel do not depend on their inputs' data (elementwise, broadcast,
+//     and GEMM/convolution-like anchors: ir.PatternOf). Passes read such
+//     a tensor's data to compute with (BatchNorm folding, ORT bias sums)
+//     but decide only on a scalar (scalarOf), on every element being one
+//     value (noop's allEqual), or on equality with another constant
+//     (CSE): the first two are whole-data cases here, and the third is
+//     the last part of the key.
+//   - For the others, which of them hold equal data (classes numbered in
+//     the order met, found as CSE finds them: tensorIndex).
+//
+// A trial model holding a node all of whose inputs are constant is not
+// memoized: constant folding computes with the data, and what it computes
+// may be a scalar or all-equal tensor a later decision reads. Nor is one
+// holding sparse constants, or a constant whose data a decision reads
+// whole and that is larger than trialKeyMaxBytes (such a trial runs as
+// before). The model's functions, opsets and header are the same in
+// every trial of one run and are left out.
+
+import (
+	"encoding/binary"
+	"math"
+
+	"github.com/wolong-dev/wolong/ir"
+)
+
+// trialKeyMaxBytes bounds the data a key copies from one constant.
+const trialKeyMaxBytes = 64 << 10
+
+// memoTrials turns the memo on (tests compare with it off).
+var memoTrials = true
+
+// trialOutcome is what a trial predicted: the model before the rewrite
+// tried and after it.
+type trialOutcome struct {
+	before, after Prediction
+	ok            bool // both predictions were made
+}
+
+// trialMemo returns the outcome of a trial of pass on m from c's memo,
+// running trial (and keeping what it returns) when m's key has none.
+// With no key, trial runs and nothing is kept.
+func (c *Context) trialMemo(m *ir.Model, trial func() trialOutcome) trialOutcome {
+	if !memoTrials {
+		return trial()
+	}
+	key, ok := trialKey(m, c.probes)
+	if !ok {
+		return trial()
+	}
+	key = c.pass + "\x00" + key
+	if out, seen := c.trials[key]; seen {
+		return out
+	}
+	out := trial()
+	if c.trials == nil {
+		c.trials = map[string]trialOutcome{}
+	}
+	c.trials[key] = out
+	return out
+}
+
+// trialKey returns m's trial key (see the file comment) and false when m
+// is not memoized. probes (may be nil) caches tensors' probe hashes.
+func trialKey(m *ir.Model, probes map[*ir.Tensor]probe) (string, bool) {
+	k := &keyer{ids: map[*ir.Value]int{}, idx: newTensorIndex(probes), class: map[*ir.Tensor]int{}, ok: true}
+	k.graph(m.Graph)
+	return string(k.b), k.ok
+}
+
+// keyer appends a trial key.
+type keyer struct {
+	b     []byte
+	ids   map[*ir.Value]int  // values by the order defined
+	idx   *tensorIndex       // constants with equal data
+	class map[*ir.Tensor]int // canonical constants' classes, in order met
+	ok    bool               // false: not memoized
+}
+
+func (k *keyer) int(v int64) { k.b = binary.AppendVarint(k.b, v) }
+
+func (k *keyer) str(s string) {
+	k.int(int64(len(s)))
+	k.b = append(k.b, s...)
+}
+
+func (k *keyer) graph(g *ir.Graph) {
+	if g == nil {
+		k.int(-2)
+		return
+	}
+	if len(g.Sparse) > 0 {
+		k.ok = false
+	}
+	k.int(int64(len(g.Inputs)))
+	for _, v := range g.Inputs {
+		k.def(v)
+	}
+	k.int(int64(len(g.Initializers)))
+	for _, v := range g.Initializers {
+		k.def(v)
+	}
+	k.int(int64(len(g.Nodes)))
+	for _, n := range g.Nodes {
+		k.node(n)
+	}
+	k.int(int64(len(g.Outputs)))
+	for _, v := range g.Outputs {
+		k.ref(v)
+	}
+}
+
+func (k *keyer) node(n *ir.Node) {
+	k.str(n.Domain)
+	k.str(n.Op)
+	k.int(int64(len(n.Inputs)))
+	for _, v := range n.Inputs {
+		k.ref(v)
+	}
+	if allConstInputs(n) {
+		k.ok = false // constant folding computes with the data
+	}
+	k.int(int64(len(n.Outputs)))
+	for _, v := range n.Outputs {
+		k.def(v)
+	}
+	k.int(int64(len(n.Attrs)))
+	for _, a := range n.Attrs {
+		k.attr(n, a)
+	}
+}
+
+// allConstInputs reports whether n has inputs and every one given is
+// constant.
+func allConstInputs(n *ir.Node) bool {
+	given := 0
+	for _, v := range n.Inputs {
+		if v == nil {
+			continue
+		}
+		if v.Const == nil {
+			return false
+		}
+		given++
+	}
+	return given > 0
+}
+
+// def numbers v and writes its type, known elements and constant.
+func (k *keyer) def(v *ir.Value) {
+	if v == nil {
+		k.int(-1)
+		return
+	}
+	k.ids[v] = len(k.ids)
+	k.b = v.Type.AppendText(k.b)
+	k.int(int64(len(v.Known)))
+	for _, d := range v.Known {
+		k.int(d.Val)
+		k.str(d.Sym)
+	}
+	if v.Const != nil {
+		k.b = append(k.b, 'c')
+		k.tensor(v.Const, v.Uses)
+	} else {
+		k.b = append(k.b, '-')
+	}
+}
+
+// ref writes v's number (defining it first when it comes from outside
+// what the key has seen).
+func (k *keyer) ref(v *ir.Value) {
+	if v == nil {
+		k.int(-1)
+		return
+	}
+	id, ok := k.ids[v]
+	if !ok {
+		k.int(-3)
+		k.def(v)
+		return
+	}
+	k.int(int64(id))
+}
+
+func (k *keyer) attr(n *ir.Node, a *ir.Attr) {
+	k.str(a.Name)
+	k.int(int64(a.Type))
+	k.str(a.RefAttrName)
+	k.int(int64(math.Float32bits(a.F)))
+	k.int(a.I)
+	k.str(string(a.S))
+	if a.T != nil {
+		var uses []ir.Use
+		if n.Is(ir.OpConstant) && len(n.Outputs) == 1 && n.Outputs[0] != nil {
+			uses = n.Outputs[0].Uses
+		}
+		k.tensor(a.T, uses)
+	} else {
+		k.int(-1)
+	}
+	k.graph(a.G)
+	if a.ST != nil || len(a.SparseTensors) > 0 {
+		k.ok = false
+	}
+	if a.TP != nil {
+		k.str(a.TP.String())
+	}
+	k.int(int64(len(a.Floats)))
+	for _, f := range a.Floats {
+		k.int(int64(math.Float32bits(f)))
+	}
+	k.int(int64(len(a.Ints)))
+	for _, v := range a.Ints {
+		k.int(v)
+	}
+	k.int(int64(len(a.Strings)))
+	for _, s := range a.Strings {
+		k.str(string(s))
+	}
+	k.int(int64(len(a.Tensors)))
+	for _, t := range a.Tensors {
+		k.tensor(t, nil)
+	}
+	k.int(int64(len(a.Graphs)))
+	for _, g := range a.Graphs {
+		k.graph(g)
+	}
+	k.int(int64(len(a.TypeProtos)))
+	for _, t := range a.TypeProtos {
+		k.str(t.String())
+	}
+}
+
+// tensor writes what a decision can depend on of constant t, read by
+// uses (see the file comment).
+func (k *keyer) tensor(t *ir.Tensor, uses []ir.Use) {
+	k.int(int64(t.DType))
+	k.int(int64(len(t.Dims)))
+	for _, d := range t.Dims {
+		k.int(d)
+	}
+	if dataFree(t, uses) {
+		c := k.idx.canonical(t)
+		id, ok := k.class[c]
+		if !ok {
+			id = len(k.class)
+			k.class[c] = id
+		}
+		k.b = append(k.b, 'e')
+		k.int(int64(id))
+		return
+	}
+	if t.ByteSize() > trialKeyMaxBytes {
+		k.ok = false
+		return
+	}
+	data, ok := tensorBytes(t)
+	if !ok {
+		k.ok = false
+		return
+	}
+	k.b = append(k.b, 'd')
+	k.str(string(data))
+}
+
+// dataFree reports whether no decision reads t's data beyond equality
+// with other constants: a float tensor of two or more elements, not all
+// equal, whose every reader is elementwise, broadcast or a GEMM-like
+// anchor.
+func dataFree(t *ir.Tensor, uses []ir.Use) bool {
+	n, ok := t.NumElements()
+	if !t.DType.IsFloat() || !ok || n < 2 || len(uses) == 0 {
+		return false
+	}
+	for _, u := range uses {
+		switch ir.PatternOf(u.Node) {
+		case ir.ElemWise, ir.Broadcast, ir.OutEWiseFusable:
+		default:
+			return false
+		}
+	}
+	if n <= noopMaxElems {
+		vals, err := t.Float64Values(n)
+		if err != nil || int64(len(vals)) != n {
+			return false
+		}
+		for _, v := range vals[1:] {
+			if v != vals[0] {
+				return true
+			}
+		}
+		return false // all one value: noop reads it
+	}
+	return true
+}
