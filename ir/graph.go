@@ -460,8 +460,20 @@ func (g *Graph) Walk(fn func(*Graph) bool) {
 
 // CapturedValues returns the values from enclosing scopes that n's
 // subgraphs (at any depth) read: the implicit inputs of an If/Loop/Scan.
-// The order is first use, so it is deterministic.
+// The order is first use, so it is deterministic. A fused kernel's body
+// binds its inputs to the node's (fused.go) and captures nothing: the
+// walk is skipped for it (every pass's dependence and liveness checks
+// call this, and after fusion most nodes are fused), and Verify reports a
+// body that breaks the contract.
 func (n *Node) CapturedValues() []*Value {
+	if IsFused(n) {
+		return nil // a fused body reads only its inputs (fused.go; Verify checks)
+	}
+	return capturedValues(n)
+}
+
+// capturedValues is CapturedValues without the fused kernels' shortcut.
+func capturedValues(n *Node) []*Value {
 	var out []*Value
 	var seen map[*Value]bool // made at the first capture: most nodes have none
 	// capture adds x, read in sg, when it comes from outside n. The test

@@ -154,6 +154,11 @@ func (v *verifier) graph(g *Graph, depth int) {
 			}
 		}
 		v.arity(g, n)
+		if IsFused(n) {
+			for _, x := range capturedValues(n) {
+				v.errorf(g, n, "fused body reads %q, which is not one of its inputs", x.Name)
+			}
+		}
 		for _, sg := range n.Subgraphs() {
 			if sg.Parent != g || sg.ParentNode != n {
 				v.errorf(g, n, "subgraph %q has a wrong parent link", sg.Name)

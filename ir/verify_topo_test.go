@@ -51,3 +51,45 @@ func TestVerifyOrder(t *testing.T) {
 		})
 	}
 }
+
+// TestVerifyFusedCapture: a fused body reads only its own inputs (fused.go;
+// CapturedValues skips it), and the verifier names a body that reads a
+// value of the enclosing graph directly.
+func TestVerifyFusedCapture(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		capture bool
+		want    string
+	}{
+		{"closed", false, ""},
+		{"reads the graph's value", true, `^node f \(wolong:k\): fused body reads "ya", which is not one of its inputs$`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, a, _ := twoNodeChain()
+			g := m.Graph
+			body := NewGraph("f_body")
+			p := body.AddInput("p", TensorType(Float32, ShapeOf(2)))
+			in := p
+			if tc.capture {
+				in = a.Outputs[0]
+			}
+			q := body.AddNode("Neg", "", "inner", []*Value{in}, []string{"q"})
+			body.Outputs = []*Value{q.Outputs[0]}
+			f := g.AddNode("k", FusedDomain, "f", []*Value{a.Outputs[0]}, []string{"yf"})
+			f.Attrs = []*Attr{{Name: FusedBodyAttr, Type: AttrGraph, G: body}}
+			body.Parent, body.ParentNode = g, f
+			if tc.capture && len(f.CapturedValues()) != 0 {
+				t.Fatal("CapturedValues walked a fused body")
+			}
+			err := Verify(m)
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatalf("Verify: %v", err)
+			case tc.want != "" && err == nil:
+				t.Fatalf("Verify accepted the body, want an error matching %q", tc.want)
+			case tc.want != "" && !regexp.MustCompile(tc.want).MatchString(err.Error()):
+				t.Fatalf("Verify: %v, want an error matching %q", err, tc.want)
+			}
+		})
+	}
+}

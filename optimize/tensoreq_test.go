@@ -2,6 +2,7 @@ package optimize
 
 import (
 	"bytes"
+	"fmt"
 	"testing"
 
 	"github.com/wolong-dev/wolong/internal/modelgen"
@@ -111,4 +112,27 @@ func TestCSELargeConstants(t *testing.T) {
 		passes: []string{"cse"},
 		want:   []string{`^cse: w2 -> w1  \(identical initializer\)`, `^cse: Mul_1 -> Mul_0`, `^cse: Constant_1 -> Constant_0`},
 	}})
+}
+
+// TestDataHash: every one-bit change of a buffer, and every length of its
+// prefixes (zero bytes included), hashes differently.
+func TestDataHash(t *testing.T) {
+	buf := make([]byte, 37)
+	seen := map[uint64]string{}
+	add := func(h uint64, what string) {
+		if w, dup := seen[h]; dup {
+			t.Fatalf("%s and %s hash alike", what, w)
+		}
+		seen[h] = what
+	}
+	for n := 0; n <= len(buf); n++ {
+		add(dataHash(buf[:n]), fmt.Sprintf("%d zero bytes", n))
+	}
+	for i := range buf {
+		for bit := 0; bit < 8; bit++ {
+			b := make([]byte, len(buf))
+			b[i] = 1 << bit
+			add(dataHash(b), fmt.Sprintf("bit %d of byte %d", bit, i))
+		}
+	}
 }
