@@ -474,41 +474,80 @@ func (n *Node) CapturedValues() []*Value {
 
 // capturedValues is CapturedValues without the fused kernels' shortcut.
 func capturedValues(n *Node) []*Value {
-	var out []*Value
-	var seen map[*Value]bool // made at the first capture: most nodes have none
-	// capture adds x, read in sg, when it comes from outside n. The test
-	// x.Graph == sg goes first: most values read are sg's own (a fused
-	// body reads nothing else), and it reads no memory but x (the pass
-	// driver's order check calls this for every fused node after every
-	// pass).
-	capture := func(x *Value, sg *Graph) {
-		if x == nil || x.Graph == sg || definedWithin(x.Graph, n) || seen[x] {
+	w := captureWalk{n: n}
+	w.subgraphs(n)
+	return w.out
+}
+
+// captureLinear is how many captures captureWalk dedups by scanning its
+// list before it builds a set: an If or Loop captures a few values, and a
+// map per call was most of the cost of the calls every pass makes.
+const captureLinear = 16
+
+// captureWalk collects the values n's subgraphs read from outside n, in
+// the order first read.
+type captureWalk struct {
+	n    *Node
+	out  []*Value
+	seen map[*Value]bool // out as a set, once it is longer than captureLinear
+}
+
+// capture adds x, read in sg, when it comes from outside n. The test
+// x.Graph == sg goes first: most values read are sg's own, and it reads
+// no memory but x.
+func (w *captureWalk) capture(x *Value, sg *Graph) {
+	if x == nil || x.Graph == sg || definedWithin(x.Graph, w.n) {
+		return
+	}
+	if w.seen != nil {
+		if !w.seen[x] {
+			w.seen[x] = true
+			w.out = append(w.out, x)
+		}
+		return
+	}
+	for _, y := range w.out {
+		if y == x {
 			return
 		}
-		if seen == nil {
-			seen = map[*Value]bool{}
-		}
-		seen[x] = true
-		out = append(out, x)
 	}
-	var visit func(sg *Graph)
-	visit = func(sg *Graph) {
-		for _, m := range sg.Nodes {
-			for _, in := range m.Inputs {
-				capture(in, sg)
+	w.out = append(w.out, x)
+	if len(w.out) > captureLinear {
+		w.seen = make(map[*Value]bool, 2*len(w.out))
+		for _, y := range w.out {
+			w.seen[y] = true
+		}
+	}
+}
+
+// subgraphs visits m's subgraphs in Subgraphs' order (without its slice).
+func (w *captureWalk) subgraphs(m *Node) {
+	for _, a := range m.Attrs {
+		switch a.Type {
+		case AttrGraph:
+			if a.G != nil {
+				w.visit(a.G)
 			}
-			for _, s := range m.Subgraphs() {
-				visit(s)
+		case AttrGraphs:
+			for _, g := range a.Graphs {
+				if g != nil {
+					w.visit(g)
+				}
 			}
 		}
-		for _, o := range sg.Outputs {
-			capture(o, sg)
+	}
+}
+
+func (w *captureWalk) visit(sg *Graph) {
+	for _, m := range sg.Nodes {
+		for _, in := range m.Inputs {
+			w.capture(in, sg)
 		}
+		w.subgraphs(m)
 	}
-	for _, sg := range n.Subgraphs() {
-		visit(sg)
+	for _, o := range sg.Outputs {
+		w.capture(o, sg)
 	}
-	return out
 }
 
 // definedWithin reports whether graph g is one of n's subgraphs or nested

@@ -1,6 +1,7 @@
 package ir
 
 import (
+	"fmt"
 	"regexp"
 	"testing"
 )
@@ -91,5 +92,49 @@ func TestVerifyFusedCapture(t *testing.T) {
 				t.Fatalf("Verify: %v, want an error matching %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestCapturedValues: an If's branches read outer values (some twice,
+// some from a nested body, some their own): each outer value is listed
+// once, in the order first read, below and above the size where the walk
+// switches from a list to a set.
+func TestCapturedValues(t *testing.T) {
+	for _, k := range []int{1, captureLinear, captureLinear + 1, 3 * captureLinear} {
+		g := NewGraph("main")
+		var outer []*Value
+		for i := range k {
+			outer = append(outer, g.AddInput(fmt.Sprintf("x%d", i), TensorType(Float32, ShapeOf(2))))
+		}
+		cond := g.AddInput("c", TensorType(Bool, ShapeOf()))
+		then := NewGraph("then")
+		inner := NewGraph("inner")
+		var last *Value
+		for i, x := range outer {
+			// each outer value read twice in then, and the odd ones again
+			// in a nested body
+			a := then.AddNode("Add", "", fmt.Sprintf("a%d", i), []*Value{x, x}, []string{fmt.Sprintf("ya%d", i)})
+			last = a.Outputs[0]
+			if i%2 == 1 {
+				inner.AddNode("Neg", "", fmt.Sprintf("n%d", i), []*Value{x}, []string{fmt.Sprintf("yn%d", i)})
+			}
+		}
+		then.Outputs = []*Value{last}
+		n := g.AddNode("If", "", "if", []*Value{cond}, []string{"y"})
+		holder := then.AddNode("If", "", "nested", []*Value{cond}, []string{"z"})
+		holder.Attrs = []*Attr{{Name: "then_branch", Type: AttrGraph, G: inner}}
+		inner.Parent, inner.ParentNode = then, holder
+		n.Attrs = []*Attr{{Name: "then_branch", Type: AttrGraph, G: then}}
+		then.Parent, then.ParentNode = g, n
+		got := n.CapturedValues()
+		want := append(append([]*Value(nil), outer...), cond)
+		if len(got) != len(want) {
+			t.Fatalf("%d outer values: got %d captures, want %d", k, len(got), len(want))
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Fatalf("%d outer values: capture %d is %s, want %s", k, i, got[i].Name, want[i].Name)
+			}
+		}
 	}
 }
