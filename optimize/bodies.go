@@ -54,9 +54,11 @@ func path(list []body, i int) string {
 // graph-holding node's) bodies under g, innermost first: each body after
 // the bodies nested in it, and in node order otherwise. Fused kernels'
 // bodies are not listed: a fused group is one kernel, rewritten only by
-// the pass that made it.
-func controlBodies(g *ir.Graph) []body {
-	var out []body
+// the pass that made it. The list is appended to out[:0] (a buffer the
+// caller keeps: the driver lists the bodies before every pass, and a
+// model of 10k Ifs has 20k).
+func controlBodies(g *ir.Graph, out []body) []body {
+	out = out[:0]
 	var visit func(g *ir.Graph)
 	// add lists sg after the bodies nested in it: those are listed first,
 	// with the parent index it gets once they are in (-2 until then).
@@ -108,7 +110,8 @@ func controlBodies(g *ir.Graph) []body {
 func runPassAll(c *Context, p Pass) ([]Rewrite, error) {
 	var all []Rewrite
 	if !p.MainOnly {
-		bodies := controlBodies(c.Model.Graph)
+		c.bodies = controlBodies(c.Model.Graph, c.bodies)
+		bodies := c.bodies
 		for k, b := range bodies {
 			rw, err := runPassOn(c, p, b.g)
 			if err != nil {
@@ -157,4 +160,11 @@ func ownerLabel(n *ir.Node) string {
 }
 
 // hasControlFlow reports whether g holds an If, Loop or Scan body.
-func hasControlFlow(g *ir.Graph) bool { return len(controlBodies(g)) > 0 }
+func hasControlFlow(g *ir.Graph) bool {
+	for _, n := range g.Nodes {
+		if hasSubgraph(n) && !ir.IsFused(n) {
+			return true // controlBodies lists its bodies
+		}
+	}
+	return false
+}

@@ -16,7 +16,7 @@ import (
 func TestControlBodiesInnermostFirst(t *testing.T) {
 	m := modelgen.NestedIfLoopScan(4, 8)
 	var have []string
-	bodies := controlBodies(m.Graph)
+	bodies := controlBodies(m.Graph, nil)
 	for k := range bodies {
 		have = append(have, path(bodies, k))
 	}

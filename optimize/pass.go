@@ -298,6 +298,8 @@ type Context struct {
 	// trials holds the outcomes of trials by pass and trial key
 	// (trialkey.go).
 	trials map[string]trialOutcome
+	// bodies is runPassAll's buffer for controlBodies.
+	bodies []body
 
 	// refusalLog is the record of missed opportunities (refuse.go).
 	refusalLog
