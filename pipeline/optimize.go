@@ -165,15 +165,12 @@ type predictor struct {
 	calls int
 	last  *simulate.Result
 	base  *simulate.Why // the first prediction's (the baseline's)
-	// cache keeps the estimates of the model's nodes from one prediction
-	// to the next: most nodes are those the last pass left as they were.
-	cache cost.EstimateCache
 }
 
 func (p *predictor) Predict(m *ir.Model) (optimize.Prediction, error) {
 	old := p.last
 	p.last = nil
-	r, err := simulate.RunCached(m, p.h, p.opt, old, &p.cache)
+	r, err := simulate.RunReusing(m, p.h, p.opt, old)
 	if err != nil {
 		return optimize.Prediction{}, err
 	}

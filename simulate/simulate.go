@@ -139,14 +139,6 @@ func Run(m *ir.Model, h *hw.Hardware, opt Options) (*Result, error) {
 // so that each run refills memory already in use instead of taking 100s
 // of MB of fresh pages at 100k nodes). A nil old is Run.
 func RunReusing(m *ir.Model, h *hw.Hardware, opt Options, old *Result) (*Result, error) {
-	return RunCached(m, h, opt, old, nil)
-}
-
-// RunCached is RunReusing that keeps the estimates of m's nodes in cache
-// (when not nil) and reuses those of nodes unchanged since the last call
-// (cost.EstimateCache): the predictor that simulates a model after every
-// pass passes one cache to all its calls.
-func RunCached(m *ir.Model, h *hw.Hardware, opt Options, old *Result, cache *cost.EstimateCache) (*Result, error) {
 	if m == nil || m.Graph == nil {
 		return nil, fmt.Errorf("no graph")
 	}
@@ -178,7 +170,6 @@ func RunCached(m *ir.Model, h *hw.Hardware, opt Options, old *Result, cache *cos
 		return nil, fmt.Errorf("%v", err)
 	}
 	cm := cost.New(h, m, opt.Cost)
-	cm.Cache = cache
 	var tasks []Task
 	if old != nil {
 		tasks, res.slab = old.Tasks[:0], old.slab[:0]
@@ -296,7 +287,7 @@ func topoOrder(g *ir.Graph) ([]*ir.Node, error) {
 		pos[n.ID] = int32(i)
 	}
 	for i, n := range g.Nodes {
-		if n.HasSubgraphs() {
+		if len(n.Subgraphs()) > 0 {
 			for _, d := range ir.Deps(g, n) {
 				if d.ID < 0 || d.ID >= len(pos) || pos[d.ID] < 0 || int(pos[d.ID]) >= i {
 					return ir.Topo(g)
@@ -352,7 +343,7 @@ func buildForward(g *ir.Graph, order []*ir.Node, cm *cost.Model, tasks []Task, s
 			}
 			slab = append(slab, j)
 		}
-		if n.HasSubgraphs() {
+		if len(n.Subgraphs()) > 0 {
 			for _, d := range ir.Deps(g, n) {
 				add(d)
 			}

@@ -92,13 +92,8 @@ type Model struct {
 	IR  *ir.Model // for model-local functions and opsets; may be nil
 	Opt Options
 
-	// Cache, when set, keeps estimates between calls of Nodes on one
-	// graph (nodecache.go).
-	Cache *EstimateCache
-
 	notes []string
 	seen  map[string]bool
-	rec   *[]string // every note made, while the estimate cache records a node's
 	depth int
 	ctxs  [maxDepth]Ctx
 }
@@ -120,9 +115,6 @@ func (m *Model) Notes() []string {
 }
 
 func (m *Model) note(s string) {
-	if s != "" && m.rec != nil {
-		*m.rec = append(*m.rec, s)
-	}
 	if s != "" && !m.seen[s] {
 		m.seen[s] = true
 		m.notes = append(m.notes, s)
