@@ -237,7 +237,9 @@ type Graph struct {
 	Name string
 	Doc  string
 
-	Inputs       []*Value
+	Inputs []*Value
+	// Outputs may be appended to or assigned a new slice; an element is
+	// replaced with SetOutput (IsOutput keeps an index of a long list).
 	Outputs      []*Value
 	Initializers []*Value // values with Const, in file order
 	Sparse       []*SparseInitializer
@@ -251,6 +253,7 @@ type Graph struct {
 
 	nextValue int
 	nextNode  int
+	outs      outIndex
 }
 
 // SparseInitializer is a sparse_initializer entry; Value is the dense value
@@ -383,12 +386,8 @@ func (v *Value) ReplaceAllUses(w *Value) {
 		u.Node.Inputs[u.Index] = w
 		w.Uses = append(w.Uses, u)
 	}
-	for g := v.Graph; g != nil; g = nil {
-		for i, o := range g.Outputs {
-			if o == v {
-				g.Outputs[i] = w
-			}
-		}
+	if g := v.Graph; g != nil && g.IsOutput(v) {
+		g.replaceOutput(v, w)
 	}
 }
 
@@ -435,14 +434,94 @@ func (g *Graph) RemoveNodes(dead map[*Node]bool) {
 	g.Nodes = kept
 }
 
-// IsOutput reports whether v is one of g's outputs.
+// IsOutput reports whether v is one of g's outputs. It scans a short
+// list and looks a long one up in an index built on first use (so a pass
+// that asks per node is linear in nodes + outputs, not their product).
 func (g *Graph) IsOutput(v *Value) bool {
-	for _, o := range g.Outputs {
-		if o == v {
-			return true
+	if len(g.Outputs) <= outScan {
+		for _, o := range g.Outputs {
+			if o == v {
+				return true
+			}
+		}
+		return false
+	}
+	i, ok := g.outIndex()[v]
+	return ok && g.Outputs[i] == v
+}
+
+// SetOutput replaces the graph's i-th output with v, keeping IsOutput's
+// index current.
+func (g *Graph) SetOutput(i int, v *Value) {
+	old := g.Outputs[i]
+	g.Outputs[i] = v
+	x := &g.outs
+	if x.at == nil || !x.current(g) {
+		return
+	}
+	if x.dup {
+		x.at = nil // rebuilt on the next lookup
+		return
+	}
+	delete(x.at, old)
+	if _, ok := x.at[v]; ok {
+		x.dup = true
+		return
+	}
+	x.at[v] = int32(i)
+}
+
+// replaceOutput makes every output of g that is v (one at least) w.
+func (g *Graph) replaceOutput(v, w *Value) {
+	if len(g.Outputs) > outScan && !g.outs.dup {
+		if i, ok := g.outIndex()[v]; ok && g.Outputs[i] == v {
+			g.SetOutput(int(i), w)
+			return
 		}
 	}
-	return false
+	for i, o := range g.Outputs {
+		if o == v {
+			g.SetOutput(i, w)
+		}
+	}
+}
+
+// outScan is the longest output list IsOutput scans instead of indexing.
+const outScan = 16
+
+// outIndex maps each output of a graph to its first position in Outputs.
+// It is current while Outputs has the length and backing array it was
+// built for: appending or assigning a new slice makes it stale (rebuilt
+// on the next lookup), and SetOutput updates it. dup says some value is
+// an output twice (then SetOutput drops the index instead of updating it).
+type outIndex struct {
+	at   map[*Value]int32
+	base **Value
+	n    int
+	dup  bool
+}
+
+func (x *outIndex) current(g *Graph) bool {
+	return x.n == len(g.Outputs) && x.n > 0 && x.base == &g.Outputs[0]
+}
+
+func (g *Graph) outIndex() map[*Value]int32 {
+	x := &g.outs
+	if x.at != nil && x.current(g) {
+		return x.at
+	}
+	*x = outIndex{at: make(map[*Value]int32, len(g.Outputs)), n: len(g.Outputs)}
+	if x.n > 0 {
+		x.base = &g.Outputs[0]
+	}
+	for i := len(g.Outputs) - 1; i >= 0; i-- {
+		o := g.Outputs[i]
+		if _, ok := x.at[o]; ok {
+			x.dup = true
+		}
+		x.at[o] = int32(i)
+	}
+	return x.at
 }
 
 // Walk calls fn for g and, depth first, every subgraph nested in its nodes.

@@ -199,6 +199,14 @@ func (v *verifier) graph(g *Graph, depth int) {
 			v.errorf(g, nil, "output %q is not defined in the graph", o.Name)
 		}
 	}
+	if x := &g.outs; x.at != nil && x.current(g) {
+		for i, o := range g.Outputs {
+			if j, ok := x.at[o]; !ok || int(j) > i || g.Outputs[j] != o {
+				v.errorf(g, nil, "output %d was replaced in place, not with SetOutput: IsOutput's index is stale", i)
+				break
+			}
+		}
+	}
 	v.order(g)
 }
 

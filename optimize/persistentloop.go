@@ -241,7 +241,7 @@ func wrapLoop(g *ir.Graph, n *ir.Node, name string) *ir.Node {
 		sg.Walk(func(b *ir.Graph) bool {
 			for i, o := range b.Outputs {
 				if w, ok := inner[o]; ok && o.Graph != b {
-					b.Outputs[i] = w // a body output that is a captured value
+					b.SetOutput(i, w) // a body output that is a captured value
 				}
 			}
 			return true
