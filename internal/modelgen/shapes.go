@@ -37,6 +37,7 @@ func Shapes() []Shape {
 		{"decoder", "decoder blocks as torch exporters write them: RMSNorm in primitive ops, GQA attention (4 query, 2 key/value heads, Expand+Reshape), rotary embedding (Slice/Neg/Concat), causal mask, SiLU-gated MLP (hidden 16, seq 8)", DecoderBlocks},
 		{"cnn", "ResNet basic blocks over [batch, 4, 8, 8]: Conv/BatchNorm/Relu, residual Add, a MaxPool every fourth block, distinct weights", CNN},
 		{"rnn", "unrolled recurrent layers over 32 steps, alternating LSTM and GRU cells in primitive ops (hidden 8), distinct weights per layer", RNN},
+		{"heads", "a MatMul+Relu trunk over [batch, 16] with a head (MatMul by a distinct 16x4 weight, Sigmoid) after every trunk block, each head a graph output: one output per 4 nodes, as multi-task and detection exports and debug exports of every intermediate have", Heads},
 		{"control", "chain of blocks each an If (two 2-node branches on a graph input flag) and a Loop (trip 2, a 3-node body), weights captured from the main graph", Control},
 	}
 }
@@ -110,6 +111,24 @@ func FanOut(nodes int) *ir.Model {
 		}
 	}
 	return b.outputY(sum)
+}
+
+// Heads is a trunk of MatMul (a distinct 16x16 weight) + Relu blocks over
+// [batch, 16], each block followed by a head, MatMul by a distinct 16x4
+// weight then Sigmoid, that is a graph output (head0, head1, ...; the last
+// trunk value is y): about nodes/4 graph outputs.
+func Heads(nodes int) *ir.Model {
+	b := New(fmt.Sprintf("heads_%d", nodes), 17)
+	h := b.Input("x", ir.Float32, "batch", 16)
+	for i := 0; len(b.G.Nodes) < nodes; i++ {
+		w := b.Weight(fmt.Sprintf("trunk%d.w", i), 16, 16)
+		h = b.Op("Relu", []*ir.Value{b.Op("MatMul", []*ir.Value{h, w})})
+		hw := b.Weight(fmt.Sprintf("head%d.w", i), 16, 4)
+		o := b.Op("Sigmoid", []*ir.Value{b.Op("MatMul", []*ir.Value{h, hw})})
+		o.Name = fmt.Sprintf("head%d", i)
+		b.Output(o)
+	}
+	return b.outputY(h)
 }
 
 // Encoder is a chain of BERT-style post-LN encoder layers over
