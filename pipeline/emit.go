@@ -54,7 +54,12 @@ func EmitONNX(o *Optimized, opt OptimizeOptions, predict SimOptions, path string
 		p := prediction(s.Result, len(at.Model.Graph.Nodes))
 		em.Prediction = &p
 	}
-	if em.Written, err = Export(e, path, w); err != nil {
+	if again { // e is this call's own: written without a copy
+		em.Written, err = exportModel(e.Model, e, path, w)
+	} else {
+		em.Written, err = Export(e, path, w)
+	}
+	if err != nil {
 		return nil, &WriteError{err}
 	}
 	return em, nil

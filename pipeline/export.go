@@ -52,6 +52,12 @@ func Export(o *Optimized, path string, w importer.WriteOptions) (*importer.Writt
 	if err != nil {
 		return nil, err
 	}
+	return exportModel(m, o, path, w)
+}
+
+// exportModel is Export of m, o's model or a copy of it, which it
+// rewrites (ToONNX) in place.
+func exportModel(m *ir.Model, o *Optimized, path string, w importer.WriteOptions) (*importer.Written, error) {
 	if _, err := optimize.ToONNX(m); err != nil {
 		return nil, err
 	}
