@@ -70,6 +70,7 @@ type mappings struct {
 	fds    []*openFile // descriptors for Sources, most recently used first
 	closed bool
 	block  readBlock // the last block read for small reads (readSmall)
+	spare  []byte    // a block buffer no reader holds (readSmall reads into it)
 }
 
 func (ms *mappings) add(m *mapping) {

@@ -117,26 +117,45 @@ type readBlock struct {
 // a failed read): the caller reads directly.
 func (ms *mappings) readSmall(m *mapping, p []byte, off int64) (int, bool) {
 	ms.mu.Lock()
-	b := ms.block
+	if b := ms.block; b.m == m && off >= b.off && off+int64(len(p)) <= b.off+int64(len(b.data)) {
+		n := copy(p, b.data[off-b.off:]) // under the lock: the buffer is reused once replaced
+		ms.mu.Unlock()
+		return n, true
+	}
+	buf := ms.spare
+	ms.spare = nil
 	ms.mu.Unlock()
-	if b.m == m && off >= b.off && off+int64(len(p)) <= b.off+int64(len(b.data)) {
-		return copy(p, b.data[off-b.off:]), true
+	if buf == nil {
+		buf = make([]byte, blockSize)
+	}
+	keep := func(b []byte) { // b is no block's: the next miss may read into it
+		ms.mu.Lock()
+		if ms.spare == nil {
+			ms.spare = b[:blockSize]
+		}
+		ms.mu.Unlock()
 	}
 	f, done, err := ms.open(m)
 	if err != nil {
+		keep(buf)
 		return 0, false
 	}
 	defer done()
 	start := off &^ (4<<10 - 1)
-	buf := make([]byte, blockSize)
 	k, err := f.ReadAt(buf, start)
 	if (err != nil && err != io.EOF) || off+int64(len(p)) > start+int64(k) {
+		keep(buf)
 		return 0, false
 	}
+	n := copy(p, buf[off-start:k])
 	ms.mu.Lock()
+	old := ms.block.data
 	ms.block = readBlock{m: m, off: start, data: buf[:k]}
+	if old != nil && ms.spare == nil {
+		ms.spare = old[:blockSize]
+	}
 	ms.mu.Unlock()
-	return copy(p, buf[off-start:k]), true
+	return n, true
 }
 
 // maxOpenFiles bounds the descriptors one model keeps for its Sources.
