@@ -32,16 +32,32 @@ func (e *CycleError) Error() string {
 // reads the same value twice lists its producer once.
 func Deps(g *Graph, n *Node) []*Node {
 	var deps []*Node
+	var seen map[*Node]bool // once deps passes depsScan (a Concat of thousands)
 	add := func(v *Value) {
 		if v == nil || v.Producer == nil || v.Producer.Graph != g {
 			return
 		}
-		for _, d := range deps {
-			if d == v.Producer {
+		p := v.Producer
+		if seen != nil {
+			if seen[p] {
 				return
 			}
+			seen[p] = true
+		} else {
+			for _, d := range deps {
+				if d == p {
+					return
+				}
+			}
+			if len(deps) == depsScan {
+				seen = make(map[*Node]bool, 4*depsScan)
+				for _, d := range deps {
+					seen[d] = true
+				}
+				seen[p] = true
+			}
 		}
-		deps = append(deps, v.Producer)
+		deps = append(deps, p)
 	}
 	for _, in := range n.Inputs {
 		add(in)
@@ -53,6 +69,9 @@ func Deps(g *Graph, n *Node) []*Node {
 	}
 	return deps
 }
+
+// depsScan is the most dependencies Deps dedups by scanning its list.
+const depsScan = 16
 
 type posHeap []int
 
@@ -89,8 +108,9 @@ func Topo(g *Graph) ([]*Node, error) {
 	// users in CSR form: first count, then fill.
 	count := make([]int32, len(g.Nodes)+1)
 	deps := make([][]int32, len(g.Nodes))
+	mark := make([]int32, len(g.Nodes)) // mark[j] == i+1: j is a dep of i already
 	for i, n := range g.Nodes {
-		ds := nodeDeps(g, n, at)
+		ds := nodeDeps(g, n, at, mark, int32(i+1))
 		deps[i] = ds
 		indeg[i] = int32(len(ds))
 		for _, j := range ds {
@@ -138,22 +158,20 @@ func Topo(g *Graph) ([]*Node, error) {
 	return order, nil
 }
 
-// nodeDeps returns the positions of the distinct producers n depends on.
-func nodeDeps(g *Graph, n *Node, at func(*Node) int) []int32 {
+// nodeDeps returns the positions of the distinct producers n depends on,
+// marking each in mark with stamp (a value no other node's call uses), so
+// a node of thousands of inputs is linear too.
+func nodeDeps(g *Graph, n *Node, at func(*Node) int, mark []int32, stamp int32) []int32 {
 	var ds []int32
 	add := func(v *Value) {
 		if v == nil || v.Producer == nil {
 			return
 		}
 		j := at(v.Producer)
-		if j < 0 {
+		if j < 0 || mark[j] == stamp {
 			return
 		}
-		for _, d := range ds {
-			if d == int32(j) {
-				return
-			}
-		}
+		mark[j] = stamp
 		ds = append(ds, int32(j))
 	}
 	for _, in := range n.Inputs {

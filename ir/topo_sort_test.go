@@ -1,6 +1,7 @@
 package ir
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -94,5 +95,36 @@ func BenchmarkSortNodesInOrder(b *testing.B) {
 		if err := SortNodes(g); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestDepsWide: a node reading hundreds of values, each several times,
+// lists each producer once and in first-read order, in Deps and in Topo's
+// dependency count (past the short list Deps scans, a set takes over).
+func TestDepsWide(t *testing.T) {
+	g := NewGraph("g")
+	x := g.NewValue("x", Type{})
+	g.Inputs = []*Value{x}
+	var outs, ins []*Value
+	for i := 0; i < 3*depsScan; i++ {
+		outs = append(outs, g.AddNode("Relu", "", fmt.Sprintf("r%d", i), []*Value{x}, []string{fmt.Sprintf("v%d", i)}).Outputs[0])
+	}
+	for r := 0; r < 3; r++ {
+		ins = append(ins, outs...)
+	}
+	cat := g.AddNode("Concat", "", "cat", ins, []string{"y"})
+	g.Outputs = cat.Outputs
+	deps := Deps(g, cat)
+	if len(deps) != len(outs) {
+		t.Fatalf("Deps: %d producers, want %d", len(deps), len(outs))
+	}
+	for i, d := range deps {
+		if d != outs[i].Producer {
+			t.Fatalf("Deps[%d] = %s, want %s", i, d.Name, outs[i].Producer.Name)
+		}
+	}
+	order, err := Topo(g)
+	if err != nil || order[len(order)-1] != cat {
+		t.Fatalf("Topo: last %v, err %v", order[len(order)-1].Name, err)
 	}
 }

@@ -324,6 +324,7 @@ func buildForward(g *ir.Graph, order []*ir.Node, cm *cost.Model, tasks []Task, s
 		slab = make([]int32, 0, 2*len(order)) // one backing array for every task's deps
 	}
 	slab = slab[:0]
+	mark := make([]int32, len(order)) // mark[j] == i+1: task i lists j already
 	for i, n := range order {
 		if n.ID >= 0 && n.ID < len(idx) {
 			idx[n.ID] = int32(i)
@@ -336,11 +337,10 @@ func buildForward(g *ir.Graph, order []*ir.Node, cm *cost.Model, tasks []Task, s
 				return
 			}
 			j := idx[p.ID]
-			for _, d := range slab[start:] {
-				if d == j {
-					return
-				}
+			if mark[j] == int32(i+1) {
+				return
 			}
+			mark[j] = int32(i + 1)
 			slab = append(slab, j)
 		}
 		if len(n.Subgraphs()) > 0 {
