@@ -133,9 +133,10 @@ type optimized struct {
 // to 1, --batch applied) and optimizes it; the pass driver writes dumps
 // before the first pass and after each and, with hash, records which
 // passes left the model unchanged (explain). The caller closes
-// r.inferred.Loaded. With inPlace (a caller that reads neither the
-// loaded nor the inferred model again: no --emit-onnx) inference and the
-// passes rewrite the loaded model instead of copies of it.
+// r.inferred.Loaded. The passes rewrite the inferred model itself (no
+// caller reads it again); with inPlace (a caller that does not read the
+// loaded model again: no --emit-onnx) inference rewrites the loaded model
+// instead of a copy of it.
 func runPipeline(o *PipelineOptions, dumps []optimize.Dump, hash, inPlace bool) (*optimized, error) {
 	f, err := o.Model.loadInferred(o.Path, pipeline.InferOptions{DefaultDims: true, Batch: o.Batch, InPlace: inPlace})
 	if err != nil {
@@ -153,7 +154,7 @@ func runPipeline(o *PipelineOptions, dumps []optimize.Dump, hash, inPlace bool) 
 	}
 	opt := o.Optimize
 	opt.Dumps, opt.Hash, opt.Now, opt.OnPassStart = dumps, hash, passClock, o.Model.progress.passHook("")
-	opt.InPlace = inPlace
+	opt.InPlace = true
 	opt.Refusals = true // the missed opportunities optimize and explain list
 	r.optimized, err = pipeline.Optimize(f, opt)
 	o.Model.progress.Done()

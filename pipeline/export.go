@@ -25,6 +25,7 @@ func Exportable(o *Optimized, opt OptimizeOptions) (*Optimized, bool, error) {
 		return nil, false, err
 	}
 	opt.Predict, opt.Cluster, opt.Dumps, opt.Hash = false, nil, nil, false
+	opt.InPlace = true // g is this call's own copy
 	e, err := Optimize(g, opt)
 	return e, true, err
 }
