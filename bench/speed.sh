@@ -9,7 +9,7 @@
 #   SIZES=100000 bench/speed.sh   (the 1M runs skipped: no 1M/100k column)
 #
 # Shapes: modelgen.Shapes (testdata/gen -shape NAME -nodes N: elementwise,
-# matmul, fanout, encoder, decoder, cnn, rnn, heads, control) and, where
+# matmul, fanout, concat, encoder, decoder, cnn, rnn, heads, control) and, where
 # ../shared/tools/onnxkit exists, an independent generator the project did
 # not write (kit-big, kit-chain, kit-branches, kit-transformer, kit-lstm:
 # onnxkit gen KIND, sized to about N nodes).
@@ -37,7 +37,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=${1:-}
 if [ -z "$work" ]; then work=$(mktemp -d); trap 'rm -rf "$work"' EXIT; fi
-shapes=${SHAPES-elementwise matmul fanout encoder decoder cnn rnn heads control}
+shapes=${SHAPES-elementwise matmul fanout concat encoder decoder cnn rnn heads control}
 kit=${KIT-big chain branches transformer lstm}
 sizes=${SIZES:-100000 1000000}
 cmds=(${CMDS:-optimize explain profile})

@@ -215,7 +215,7 @@ func BenchmarkDoubling(b *testing.B) {
 }
 
 // BenchmarkDoublingShapes is BenchmarkDoubling on every shape of
-// modelgen.Shapes (elementwise, matmul, fanout, encoder, decoder, cnn,
+// modelgen.Shapes (elementwise, matmul, fanout, concat, encoder, decoder, cnn,
 // rnn, heads, control), from WOLONG_DOUBLING_NODES nodes (default 50000) to
 // twice that: the issue-25 bound is 2.3x for every stage and pass on
 // every shape (bench/doubling.sh runs it and flags what exceeds it).

@@ -33,6 +33,7 @@ func Shapes() []Shape {
 		{"elementwise", "chain of unary and binary elementwise ops over [batch, 64] (Relu, Add, Mul, Sigmoid, Tanh, Sub)", Elementwise},
 		{"matmul", "MatMul+Add+Relu chain over [batch, 64], one shared weight, a Sigmoid/Mul side branch every fourth block (modelgen.Wide, testdata/gen -wide)", Wide},
 		{"fanout", "parallel branches of 5 x (MatMul by a distinct 8x8 weight, Relu) from one input, 256-511 per Concat, the Concats summed by Add", FanOut},
+		{"concat", "parallel branches of 2 x (MatMul by a distinct 8x8 weight, Relu) from one input, all joined by one Concat: one node of nodes/4 inputs", WideConcat},
 		{"encoder", "BERT-style encoder layers in primitive ops over [batch, 8, 16], distinct weights per layer: Q/K/V MatMuls, Softmax attention, decomposed LayerNorm, erf-GELU MLP (2 heads, FF 64)", Encoder},
 		{"decoder", "decoder blocks as torch exporters write them: RMSNorm in primitive ops, GQA attention (4 query, 2 key/value heads, Expand+Reshape), rotary embedding (Slice/Neg/Concat), causal mask, SiLU-gated MLP (hidden 16, seq 8)", DecoderBlocks},
 		{"cnn", "ResNet basic blocks over [batch, 4, 8, 8]: Conv/BatchNorm/Relu, residual Add, a MaxPool every fourth block, distinct weights", CNN},
@@ -111,6 +112,25 @@ func FanOut(nodes int) *ir.Model {
 		}
 	}
 	return b.outputY(sum)
+}
+
+// WideConcat is branches of depth 2 from one input [batch, 8], each
+// 2 x (MatMul by its own 8x8 weight, Relu), all joined by one Concat on
+// the last axis: a node of about nodes/4 inputs, where per-input work that
+// scans the inputs already seen is quadratic.
+func WideConcat(nodes int) *ir.Model {
+	b := New(fmt.Sprintf("concat_%d", nodes), 17)
+	x := b.Input("x", ir.Float32, "batch", 8)
+	outs := make([]*ir.Value, max(1, (nodes-1+3)/4))
+	for i := range outs {
+		h := x
+		for d := 0; d < 2; d++ {
+			w := b.Weight(fmt.Sprintf("branch%d.w%d", i, d), 8, 8)
+			h = b.Op("Relu", []*ir.Value{b.Op("MatMul", []*ir.Value{h, w})})
+		}
+		outs[i] = h
+	}
+	return b.outputY(b.Op("Concat", outs, Int("axis", -1)))
 }
 
 // Heads is a trunk of MatMul (a distinct 16x16 weight) + Relu blocks over
