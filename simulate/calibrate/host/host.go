@@ -128,6 +128,10 @@ func measuredAt(f *FitResult, now time.Time) string {
 	return now.UTC().Format(time.RFC3339)
 }
 
+// CacheWorkingSet is the hw cache_working_set calibrate --host fits
+// with (a variable for the manual comparison of the two placements).
+var CacheWorkingSet = true
+
 // scaleThreads is h run on t cores: t times the peaks and the cores.
 func scaleThreads(h *hw.Hardware, t int) *hw.Hardware {
 	c := h.Clone()
