@@ -49,7 +49,7 @@ func frontSuite(add func(group, name string, two bool, m *ir.Model)) {
 	} {
 		add("front", fmt.Sprintf("cls_%dx%dx%d_w%d_c%d", c.ch, c.h, c.w, c.width, c.classes), false, smallClassifier(c.ch, c.h, c.w, c.width, c.classes, c.ch == 3 && c.h == 64))
 	}
-	for _, h := range []struct{ t, d, hidden int64 }{{8, 64, 64}, {24, 128, 96}} {
+	for _, h := range []struct{ t, d, hidden int64 }{{8, 64, 48}, {24, 128, 80}} {
 		add("front", fmt.Sprintf("lnhead_%dx%d_h%d", h.t, h.d, h.hidden), false, lnHead(h.t, h.d, h.hidden))
 	}
 	for _, c := range []struct{ width, blocks int64 }{{48, 6}, {96, 12}} {
