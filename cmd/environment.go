@@ -58,6 +58,8 @@ Tests and benchmarks only (go test; docs/testing.md)
   HOSTILE_DIR                internal/hostile: run the hostile inputs in a folder
   HOSTCAL_DIR, HOSTCAL_FIT   simulate/calibrate/host: the manual measuring and fitting
                              tests' folders
+  HOSTCAL_ONLY               simulate/calibrate/host: measure only the suite models
+                             whose names start with it (one thread)
   HOSTCAL_VARIANTS, HOSTCAL_OUT
                              simulate/calibrate/host: refit measured folders
                              (comma-separated) with other priors, into a folder

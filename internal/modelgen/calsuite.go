@@ -19,7 +19,7 @@ import (
 // SuiteModel is one model of the calibration suite.
 type SuiteModel struct {
 	Name  string // file name stem, unique in the suite
-	Group string // what it measures: gemm, conv, depthwise, elementwise, reduction, norm, movement, view, host, control, rnn, model
+	Group string // what it measures: gemm, conv, depthwise, elementwise, reduction, norm, movement, view, host, control, rnn, front, model
 	Model *ir.Model
 	// TwoThreads: also measured with two intra-op threads (the ops whose
 	// time a second core changes: large GEMMs, convs, elementwise).
@@ -152,6 +152,9 @@ func CalibrationSuite() []SuiteModel {
 	cnnSuite(add)
 	// The fixed cost per call of the ops small models run.
 	zooSuite(add)
+	// Front ends and small heads: the same ops mixed as small audio and
+	// vision models run them.
+	frontSuite(add)
 	// Small complete models.
 	add("model", "mlp_3x64", false, tinyMLP(64, 3))
 	add("model", "mlp_4x512", false, tinyMLP(512, 4))

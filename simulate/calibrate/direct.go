@@ -87,10 +87,12 @@ type DirectResult struct {
 	Host    []HostFit
 }
 
-// directHost are the host parameters FitDirect fits (and the cache
-// bandwidth, which sets how much faster a tensor in cache streams than one
-// in memory for every op); dispatch per node and launch are folded into
-// the ops' fixed times and set to zero.
+// directHost are the host parameters FitDirect fits (and the cache and
+// memory bandwidths, whose ratio sets how much faster a tensor in cache
+// streams than one in memory for every op: fitted together, so the ratio
+// moves, not only the cache side; their common scale is shared with the
+// ops' memory fractions and held by the prior); dispatch per node and
+// launch are folded into the ops' fixed times and set to zero.
 var directHost = []struct {
 	name  string
 	field func(*hw.Hardware) *float64
@@ -106,6 +108,7 @@ var directHost = []struct {
 	{"input_us_per_mb", func(h *hw.Hardware) *float64 { return &h.InputUsPerMB }, 1},
 	{"shape_node_us", func(h *hw.Hardware) *float64 { return &h.ShapeNodeUs }, 0.05},
 	{"cache_bandwidth_gbs", func(h *hw.Hardware) *float64 { return &h.CacheBandwidthGBs }, 10},
+	{"memory_bandwidth_gbs", func(h *hw.Hardware) *float64 { return &h.MemoryBandwidthGBs }, 10},
 }
 
 // FitDirect fits base (a CPU preset) to runs. base is not changed.

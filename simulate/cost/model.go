@@ -94,8 +94,12 @@ type Model struct {
 
 	notes []string
 	seen  map[string]bool
-	depth int
-	ctxs  [maxDepth]Ctx
+	// weights is the model's float weight bytes (weightsFromMemory),
+	// once weightsKnown
+	weights      float64
+	weightsKnown bool
+	depth        int
+	ctxs         [maxDepth]Ctx
 }
 
 // New returns an estimator for h.
@@ -535,6 +539,9 @@ func (m *Model) Time(c Cost) Estimate {
 	}
 	calls := float64(c.Kernels) * math.Max(float64(c.Steps), 1) // float: no int64 overflow on absurd shapes
 	e.MemoryS = m.memS(c.Bytes-math.Min(math.Max(c.StagedBytes, 0), c.Bytes), calls, ce.Memory)
+	if w := m.weightsFromMemory(c); w > 0 { // weights the cache cannot keep between runs
+		e.MemoryS = m.memS(c.Bytes-math.Min(math.Max(c.StagedBytes, 0)+w, c.Bytes), calls, ce.Memory) + w/(h.MemoryBandwidthGBs*1e9*ce.Memory*fill)
+	}
 	e.OverheadS = float64(c.Kernels)*(h.KernelOverheadUs+ce.OverheadUs)*1e-6 + extraCallsS(c, ce)
 	// staging (im2col) runs before the arithmetic: its time adds
 	stagedS := m.stagedS(c, ce.Memory)

@@ -163,6 +163,13 @@ type Hardware struct {
 	// the rest at memory_bandwidth_gbs. 0: no cache model (every byte at
 	// memory bandwidth).
 	CacheBandwidthGBs float64 `json:"cache_bandwidth_gbs,omitempty"`
+	// CacheWorkingSet says a kernel's weights are in the cache (l2_mb)
+	// only when all the model's float weights fit in it together: a
+	// runtime's warm runs cycle through every weight, so a model whose
+	// weights exceed the cache reads each kernel's weights from memory
+	// however small that kernel's are. false: each kernel's traffic is
+	// placed on its own (up to l2_mb in cache). Set by calibrate --host.
+	CacheWorkingSet bool `json:"cache_working_set,omitempty"`
 	// ConvIm2col says convolutions other than pointwise ones (1x1 kernel,
 	// stride 1, no padding) stage their input through an im2col buffer
 	// before a GEMM, as CPU libraries (MLAS, oneDNN's gemm path) do; the

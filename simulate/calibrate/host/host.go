@@ -128,6 +128,10 @@ func measuredAt(f *FitResult, now time.Time) string {
 	return now.UTC().Format(time.RFC3339)
 }
 
+// CacheWorkingSet is the hw cache_working_set calibrate --host fits
+// with (a variable for the manual comparison of the two placements).
+var CacheWorkingSet = true
+
 // scaleThreads is h run on t cores: t times the peaks and the cores.
 func scaleThreads(h *hw.Hardware, t int) *hw.Hardware {
 	c := h.Clone()
@@ -161,7 +165,7 @@ func describe(f *FitResult, cpu hw.CPUInfo, threads int, man *Manifest, now time
 		Flags: cpu.Flags, OS: cpu.OS,
 		Runtime: "onnxruntime " + man.ORT + " (node, onnxruntime-node), graph optimizations disabled, sequential executor",
 		Date:    measuredAt(f, now),
-		Method: fmt.Sprintf("%d generated models (GEMM, conv, depthwise, elementwise, reduction, normalization, data movement, views, a tiny-op zoo, attention and ONNX Runtime's fused ops, control flow, RNNs, small CNNs and transformers); end-to-end targets: unprofiled medians of warm runs, outliers beyond 5 MADs dropped, in %d interleaved passes the runs of the fastest quarter pooled, more passes for a model until its median is known to within %d%% (95%% interval; %d models were not: the machine was too noisy for them); %s, each run weighed by its noise, the host costs pulled toward the cpu-1t preset's; every %d-th model held back",
+		Method: fmt.Sprintf("%d generated models (GEMM, conv, depthwise, elementwise, reduction, normalization, data movement, views, a tiny-op zoo, attention and ONNX Runtime's fused ops, control flow, RNNs, audio front ends and small heads, small CNNs and transformers); end-to-end targets: unprofiled medians of warm runs, outliers beyond 5 MADs dropped, in %d interleaved passes the runs of the fastest quarter pooled, more passes for a model until its median is known to within %d%% (95%% interval; %d models were not: the machine was too noisy for them); %s, each run weighed by its noise, the host costs pulled toward the cpu-1t preset's; every %d-th model held back",
 			n, passesAt(threads), TargetCIPct, len(f.Unsettled), fitMethod(f), 4),
 		Models:            n,
 		HeldOut:           heldOut(f),
