@@ -55,6 +55,8 @@ Tests and benchmarks only (go test; docs/testing.md)
   WOLONG_WRITE_CORPUS        internal/hostile: rewrite the hostile-input corpus
   WOLONG_DOUBLING_NODES      pipeline: the doubling benchmarks' first size
                              (default 50000 nodes)
+  WOLONG_DOUBLING_GC         pipeline: "run" times the doubling benchmark's stages
+                             with the collector running (default: isolated)
   HOSTILE_DIR                internal/hostile: run the hostile inputs in a folder
   HOSTCAL_DIR, HOSTCAL_FIT   simulate/calibrate/host: the manual measuring and fitting
                              tests' folders

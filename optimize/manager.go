@@ -173,7 +173,9 @@ func Run(m *ir.Model, opt Options) (*Result, error) {
 		}
 		start := opt.Now()
 		var rw []Rewrite
-		if p.Repeats == "" || !quiet[p.Repeats] { // else skipped: see Pass.Repeats
+		// skipped when an earlier run of its function found nothing since
+		// (Pass.Repeats) or the model lacks the ops it needs (Pass.Needs)
+		if (p.Repeats == "" || !quiet[p.Repeats]) && c.mayMatch(p) {
 			c.pass = p.Name
 			if rw, err = runPassAll(c, p); err != nil {
 				return nil, err
@@ -186,6 +188,7 @@ func Run(m *ir.Model, opt Options) (*Result, error) {
 		// tests) checks the claim.
 		if len(rw) > 0 {
 			clear(quiet)
+			c.staleCensus()
 			if err := ir.SortNodes(m.Graph); err != nil {
 				return nil, fmt.Errorf("after pass %q: %v", p.Name, err)
 			}

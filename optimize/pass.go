@@ -86,6 +86,10 @@ type Pass struct {
 	// bodies (the driver runs every other pass on each body first,
 	// innermost first; see runPassAll).
 	MainOnly bool
+	// Needs names the ops a rewrite of this pass cannot do without
+	// (needs.go): on a model that lacks them the driver skips the pass,
+	// which reports no rewrite, as running it would. Nil: always runs.
+	Needs opNeeds
 	// Repeats names an earlier pass with the same function: when that one
 	// ran, reported no rewrite and no pass has reported one since, the
 	// model is as it left it, so this one would find nothing either and
@@ -97,24 +101,24 @@ type Pass struct {
 // passes is the pipeline, in order.
 var passes = [...]Pass{
 	{Name: "noop", Fn: noopElim, Level: 1, Doc: "remove Identity, Dropout (inference), same-type Cast, same-shape Reshape, inverse Transpose pairs"},
-	{Name: "qdq", Fn: qdqElim, Level: 1, Doc: "remove DequantizeLinear -> Reshape/Transpose -> QuantizeLinear round trips with equal parameters"},
+	{Name: "qdq", Fn: qdqElim, Level: 1, Needs: needAll(ir.OpQuantizeLinear, ir.OpDequantizeLinear), Doc: "remove DequantizeLinear -> Reshape/Transpose -> QuantizeLinear round trips with equal parameters"},
 	{Name: "constfold", Fn: constFold, Level: 1, Doc: "evaluate nodes whose inputs are all constant (size-capped)"},
 	{Name: "shapefold", Fn: shapeFold, Level: 1, Doc: "replace shape computations whose values inference knows by constants"},
 	{Name: "branchfold", Fn: branchFold, Level: 1, ControlFlow: true, Doc: "inline the branch an If with a constant condition takes (a constant sample rate, a static shape test)"},
 	{Name: "loophoist", Fn: loopHoist, Level: 1, ControlFlow: true, Doc: "move loop-invariant nodes (reading only captured values and constants) out of Loop/Scan bodies, to run once"},
 	{Name: "loopunroll", Fn: loopUnroll, Level: 3, ControlFlow: true, Doc: "unroll Loops with a constant trip count and forward Scans of a static length (at most 16) that cannot stop early, when a trial of the passes after it predicts a gain"},
-	{Name: "reshapechain", Fn: reshapeChain, Level: 1, Doc: "collapse single-use chains of Reshape/Flatten/Squeeze/Unsqueeze into one Reshape to the static final shape"},
+	{Name: "reshapechain", Fn: reshapeChain, Level: 1, Needs: needAny(ir.OpReshape, ir.OpFlatten, ir.OpSqueeze, ir.OpUnsqueeze), Doc: "collapse single-use chains of Reshape/Flatten/Squeeze/Unsqueeze into one Reshape to the static final shape"},
 	{Name: "cse", Fn: cse, Level: 1, Doc: "merge nodes computing the same op of the same inputs"},
 	{Name: "early_dce", Fn: dce, Level: 1, Doc: "delete nodes whose outputs are never used"},
-	{Name: "bnfold", Fn: bnFold, Level: 2, Doc: "fold inference BatchNormalization into the preceding Conv's weights"},
+	{Name: "bnfold", Fn: bnFold, Level: 2, Needs: needAll(ir.OpBatchNormalization, ir.OpConv), Doc: "fold inference BatchNormalization into the preceding Conv's weights"},
 	{Name: "hbatch", Fn: hBatch, Level: 3, Doc: "batch sibling MatMul/Gemm/Conv sharing an input into one wider op + Split"},
 	{Name: "tbatch", Fn: tBatch, Level: 3, Doc: "batch independent same-signature MatMuls ready together (across time steps) into one GEMM"},
 	{Name: "late_cse", Fn: cse, Level: 3, Repeats: "cse", Doc: "merge duplicates the batching passes exposed"},
-	{Name: "layernorm", Fn: layerNormFuse, Level: 2, Doc: "fuse the primitive LayerNorm pattern into one kernel"},
-	{Name: "rmsnorm", Fn: rmsNormFuse, Level: 2, Doc: "fuse the primitive RMSNorm pattern into one kernel"},
-	{Name: "gelu", Fn: geluFuse, Level: 2, Doc: "fuse the erf and tanh forms of GELU into one kernel"},
-	{Name: "silu", Fn: siluFuse, Level: 2, Doc: "fuse x*sigmoid(x) (SiLU/Swish) into one kernel"},
-	{Name: "attention", Fn: attentionFuse, Level: 2, Doc: "fuse MatMul-Scale-Mask-Softmax-MatMul into one attention kernel"},
+	{Name: "layernorm", Fn: layerNormFuse, Level: 2, Needs: needAll(ir.OpDiv, ir.OpSub, ir.OpSqrt, ir.OpReduceMean), Doc: "fuse the primitive LayerNorm pattern into one kernel"},
+	{Name: "rmsnorm", Fn: rmsNormFuse, Level: 2, Needs: needAll(ir.OpSqrt, ir.OpReduceMean, ir.OpAdd), Doc: "fuse the primitive RMSNorm pattern into one kernel"},
+	{Name: "gelu", Fn: geluFuse, Level: 2, Needs: needAny(ir.OpErf, ir.OpTanh), Doc: "fuse the erf and tanh forms of GELU into one kernel"},
+	{Name: "silu", Fn: siluFuse, Level: 2, Needs: needAll(ir.OpSigmoid, ir.OpMul), Doc: "fuse x*sigmoid(x) (SiLU/Swish) into one kernel"},
+	{Name: "attention", Fn: attentionFuse, Level: 2, Needs: needAll(ir.OpSoftmax, ir.OpMatMul), Doc: "fuse MatMul-Scale-Mask-Softmax-MatMul into one attention kernel"},
 	{Name: "fuse", Fn: fuseOps, Level: 2, Doc: "group elementwise/injective chains, reductions and GEMM/Conv epilogues (post-dominator fusion)"},
 	{Name: "persistent", Fn: persistentRNN, Level: 3, Doc: "run an unrolled recurrence's fused cells as one persistent kernel when its recurrent weight fits on chip"},
 	{Name: "persistent_loop", Fn: persistentLoop, Level: 3, ControlFlow: true, Doc: "run a Loop/Scan recurrence (a rolled RNN cell) as one persistent kernel when its weights fit on chip and the cost model predicts a gain"},
@@ -300,6 +304,9 @@ type Context struct {
 	trials map[string]trialOutcome
 	// bodies is runPassAll's buffer for controlBodies.
 	bodies []body
+	// census is the model's ops for Pass.Needs (needs.go); nil when not
+	// counted since the last rewrite.
+	census opCensus
 
 	// refusalLog is the record of missed opportunities (refuse.go).
 	refusalLog
