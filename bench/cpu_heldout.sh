@@ -66,27 +66,4 @@ spec=$work/spec.json
 	done
 	echo ']}'
 } >"$spec"
-echo "== measuring $(ls "$held"/*/*.onnx | wc -l) held-out models (ONNX Runtime 1.30, 1 thread)" >&2
-# the same estimator as calibrate --host's suite (host.Passes): twelve
-# interleaved passes, each pass's outlying runs dropped, the runs of the
-# fastest quarter of them pooled (the machine's own speed: a VM's other
-# tenants only slow it down), more passes for a model not known to within
-# 3%
-bench/ort/latency.sh "$lat" --passes 12 --max-seconds 3 --pass-min-runs 5 --ci-pct 3 --ci-passes 2 --ci-seconds 30 --spec "$spec" >&2
-fits=A\ B
-[ "${FITS:-2}" = 0 ] && fits=
-for fit in $fits; do
-	echo "== calibrate --host ($fit)" >&2
-	/usr/bin/time -f "calibrate --host $fit: %e s wall" "$W" calibrate --host --no-save -o "$work/fit$fit.json" --keep "$work/suite$fit" >"$work/fit$fit.txt"
-	grep -E "^fit:|machine noise" "$work/fit$fit.txt" >&2 || true
-done
-for h in ${fits:+"$work/fitA.json" "$work/fitB.json"} cpu-1t; do
-	"$W" validate --hw "$h" --ort-latency "$lat" --models "$held" --format json >"$work/val_$(basename "$h" .json).json"
-done
-echo
-for v in ${fits:+fitA fitB} cpu-1t; do
-	jq -r --arg v "$v" '"\($v): \(.models|length) held-out models: MAPE \(.mape_pct*10|round/10)% (median \(.median_abs_error_pct*10|round/10)%), worst \(.max_ratio*100|round/100)x, \(.missed) not predicted; under 1 ms off by > 20%: \([.models[]|select(.measured_ms<1 and (.error_pct|fabs)>20)|.model|split("/")|last]|join(", "))"' "$work/val_$v.json"
-	jq -r '.families[] | "   family \(.family): \(.models) models, MAPE \(.mape_pct*10|round/10)%, worst \(.max_ratio*100|round/100)x"' "$work/val_$v.json"
-done
-[ -z "$fits" ] || jq -s -r '[.[0].models, .[1].models] | transpose | map({m: (.[0].model|split("/")|last), d: (100*((.[0].predicted_ms-.[1].predicted_ms)|fabs)/([.[0].predicted_ms,.[1].predicted_ms]|min))}) | sort_by(-.d) | "two fits: largest difference \(.[0].d*10|round/10)% (\(.[0].m)); \(map(select(.d>5))|length) of \(length) models differ by more than 5%"' "$work/val_fitA.json" "$work/val_fitB.json"
-echo "per-model rows: $work/val_*.json; fits: $work/fit{A,B}.json; their measured suites (refit with calibrate --host --from DIR): $work/suite{A,B}"
+. bench/heldout_check.sh
