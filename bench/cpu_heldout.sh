@@ -46,24 +46,18 @@ go build -o "$work/wolong" .
 W=$work/wolong
 # inputs as the packages feed them (symbolic dims fixed; static ones as
 # the model declares them)
-spec=$work/spec.json
-{
-	echo '{"models": ['
-	first=1
-	for f in "$held"/*/*.onnx; do
-		case $(basename "$f") in
-		melspectrogram.onnx) in='[{"name": "input", "dtype": "float32", "shape": [1, 1280]}]' ;;
-		embedding_model.onnx) in='[{"name": "input_1", "dtype": "float32", "shape": [1, 76, 32, 1]}]' ;;
-		ch_PP-OCRv4_det_infer.onnx) in='[{"name": "x", "dtype": "float32", "shape": [1, 3, 320, 320]}]' ;;
-		ch_PP-OCRv4_rec_infer.onnx) in='[{"name": "x", "dtype": "float32", "shape": [1, 3, 48, 320]}]' ;;
-		ch_ppocr_mobile_v2.0_cls_infer.onnx) in='[{"name": "x", "dtype": "float32", "shape": [1, 3, 48, 192]}]' ;;
-		*) in=$("$W" inspect "$f" --format json | jq -c '.inputs') ;;
-		esac
-		fam=$(basename "$(dirname "$f")")
-		[ $first = 1 ] || echo ','
-		first=0
-		printf '{"model": "%s", "inputs": %s, "seed": 1, "out": "%s__%s.json"}' "$f" "$in" "$fam" "$(basename "${f%.onnx}")"
-	done
-	echo ']}'
-} >"$spec"
+# (inputs_for prints a model's inputs as JSON; heldout_check.sh writes the
+# latency spec from it)
+inputs_for() {
+	local f=$1 in
+	case $(basename "$f") in
+	melspectrogram.onnx) in='[{"name": "input", "dtype": "float32", "shape": [1, 1280]}]' ;;
+	embedding_model.onnx) in='[{"name": "input_1", "dtype": "float32", "shape": [1, 76, 32, 1]}]' ;;
+	ch_PP-OCRv4_det_infer.onnx) in='[{"name": "x", "dtype": "float32", "shape": [1, 3, 320, 320]}]' ;;
+	ch_PP-OCRv4_rec_infer.onnx) in='[{"name": "x", "dtype": "float32", "shape": [1, 3, 48, 320]}]' ;;
+	ch_ppocr_mobile_v2.0_cls_infer.onnx) in='[{"name": "x", "dtype": "float32", "shape": [1, 3, 48, 192]}]' ;;
+	*) in=$("$W" inspect "$f" --format json | jq -c '.inputs') ;;
+	esac
+	echo "$in"
+}
 . bench/heldout_check.sh

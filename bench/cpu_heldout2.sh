@@ -62,28 +62,22 @@ cp "$d/common_old.onnx" "$d/common.onnx" "$d/common_det.onnx" "$held/ddddocr/"
 go build -o "$work/wolong" .
 W=$work/wolong
 # inputs as the packages feed them (the recognisers' symbolic width fixed)
-spec=$work/spec.json
-{
-	echo '{"models": ['
-	first=1
-	for f in "$held"/*/*.onnx; do
-		case $(basename "$f") in
-		face_detection_front_128x128_barracuda.onnx) in='[{"name": "input:0", "dtype": "float32", "shape": [1, 128, 128, 3]}]' ;;
-		face_detection_back_256x256_barracuda.onnx) in='[{"name": "input:0", "dtype": "float32", "shape": [1, 256, 256, 3]}]' ;;
-		mlsd_320x320_*.onnx) in='[{"name": "input_image_with_alpha:0", "dtype": "float32", "shape": [1, 320, 320, 4]}]' ;;
-		mlsd_512x512_*.onnx) in='[{"name": "input_image_with_alpha:0", "dtype": "float32", "shape": [1, 512, 512, 4]}]' ;;
-		common_old.onnx | common.onnx) in='[{"name": "input1", "dtype": "float32", "shape": [1, 1, 64, 160]}]' ;;
-		common_det.onnx) in='[{"name": "images", "dtype": "float32", "shape": [1, 3, 416, 416]}]' ;;
-		*)
-			echo "no input shapes for $f" >&2
-			exit 1
-			;;
-		esac
-		fam=$(basename "$(dirname "$f")")
-		[ $first = 1 ] || echo ','
-		first=0
-		printf '{"model": "%s", "inputs": %s, "seed": 1, "out": "%s__%s.json"}' "$f" "$in" "$fam" "$(basename "${f%.onnx}")"
-	done
-	echo ']}'
-} >"$spec"
+# (inputs_for prints a model's inputs as JSON; heldout_check.sh writes the
+# latency spec from it)
+inputs_for() {
+	local f=$1 in
+	case $(basename "$f") in
+	face_detection_front_128x128_barracuda.onnx) in='[{"name": "input:0", "dtype": "float32", "shape": [1, 128, 128, 3]}]' ;;
+	face_detection_back_256x256_barracuda.onnx) in='[{"name": "input:0", "dtype": "float32", "shape": [1, 256, 256, 3]}]' ;;
+	mlsd_320x320_*.onnx) in='[{"name": "input_image_with_alpha:0", "dtype": "float32", "shape": [1, 320, 320, 4]}]' ;;
+	mlsd_512x512_*.onnx) in='[{"name": "input_image_with_alpha:0", "dtype": "float32", "shape": [1, 512, 512, 4]}]' ;;
+	common_old.onnx | common.onnx) in='[{"name": "input1", "dtype": "float32", "shape": [1, 1, 64, 160]}]' ;;
+	common_det.onnx) in='[{"name": "images", "dtype": "float32", "shape": [1, 3, 416, 416]}]' ;;
+	*)
+		echo "no input shapes for $f" >&2
+		exit 1
+		;;
+	esac
+	echo "$in"
+}
 . bench/heldout_check.sh

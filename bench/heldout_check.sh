@@ -2,8 +2,22 @@
 # (bench/cpu_heldout.sh, bench/cpu_heldout2.sh), sourced by them so that both
 # sets are measured, fitted and reported by the same lines. It expects
 # work (the work folder), held (the models, laid out as FAMILY/MODEL.onnx),
-# lat (the latency folder), spec (the latency spec) and W (the wolong
-# binary) to be set.
+# lat (the latency folder) and W (the wolong binary) to be set, and a
+# function inputs_for FILE that prints the model's inputs as JSON (a list
+# of {name, dtype, shape}); it writes the latency spec from them.
+spec=$work/spec.json
+{
+	echo '{"models": ['
+	first=1
+	for f in "$held"/*/*.onnx; do
+		in=$(inputs_for "$f")
+		fam=$(basename "$(dirname "$f")")
+		[ $first = 1 ] || echo ','
+		first=0
+		printf '{"model": "%s", "inputs": %s, "seed": 1, "out": "%s__%s.json"}' "$f" "$in" "$fam" "$(basename "${f%.onnx}")"
+	done
+	echo ']}'
+} >"$spec"
 echo "== measuring $(ls "$held"/*/*.onnx | wc -l) held-out models (ONNX Runtime 1.30, 1 thread)" >&2
 # the same estimator as calibrate --host's suite (host.Passes): twelve
 # interleaved passes, each pass's outlying runs dropped, the runs of the
