@@ -27,11 +27,13 @@ type matcher func(g *ir.Graph, n *ir.Node) *match
 // node of op (the node named prefix_k).
 func runPattern(c *Context, op, prefix string, match matcher) ([]Rewrite, error) {
 	g := c.Graph()
-	order := nodesInOrder(g)
-	pos := positions(order)
+	// Matching changes nothing (materialize rewrites at the end), so the
+	// walk reads g.Nodes as it is; the position index is built at the
+	// first match: on most models most pattern passes find none.
+	var pos nodePositions
 	claimed := map[*ir.Node]bool{}
 	var groups []*group
-	for _, n := range order {
+	for _, n := range g.Nodes {
 		if claimed[n] || !isDefault(n) {
 			continue
 		}
@@ -42,6 +44,9 @@ func runPattern(c *Context, op, prefix string, match matcher) ([]Rewrite, error)
 		ms := mt.members
 		if len(ms) < 2 {
 			continue
+		}
+		if pos.order == nil {
+			pos = positions(g.Nodes)
 		}
 		if !acceptable(g, ms, claimed, pos) || c.pinsAny(ms) {
 			c.refusePattern(op, ms, claimed, pos)
