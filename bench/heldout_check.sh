@@ -18,6 +18,11 @@ spec=$work/spec.json
 	done
 	echo ']}'
 } >"$spec"
+# the machine's state (fixed workloads independent of wolong's code): the
+# same VM has run ~1.5x slower on some evenings, and figures of two runs
+# compare only where these agree
+ref=$(go run ./bench/machineref)
+echo "$ref" >&2
 echo "== measuring $(ls "$held"/*/*.onnx | wc -l) held-out models (ONNX Runtime 1.30, 1 thread)" >&2
 # the same estimator as calibrate --host's suite (host.Passes): twelve
 # interleaved passes, each pass's outlying runs dropped, the runs of the
@@ -45,3 +50,5 @@ done
 hws="${fits:+fit A | fit B | }cpu-1t"
 jq -s -r --arg h "$hws" '"model | family | measured ms | \($h): predicted ms (error)", (.[0].models|keys[]) as $i | "\(.[0].models[$i].model|split("/")|last) | \(.[0].models[$i].family) | \(.[0].models[$i].measured_ms*1000|round/1000) | " + (map(.models[$i] | if .predicted_ms > 0 then "\(.predicted_ms*1000|round/1000) (\(if .error_pct > 0 then "+" else "" end)\(.error_pct*10|round/10)%)" else "not predicted: \(.error)" end)|join(" | "))' ${fits:+"$work/val_fitA.json" "$work/val_fitB.json"} "$work/val_cpu-1t.json"
 echo "per-model rows: $work/val_*.json; fits: $work/fit{A,B}.json; their measured suites (refit with calibrate --host --from DIR): $work/suite{A,B}"
+echo "before the measurements: $ref"
+echo "after them:              $(go run ./bench/machineref)"

@@ -32,7 +32,9 @@
 # "100000 1000000"), CMDS (default "optimize explain profile"), RUNS
 # (default 3), ORT_SIZES (sizes at which ORT is timed; default 100000:
 # ORT takes minutes at 1M), ORT_RUNS (default 3), GEN_ONLY=1 (write the
-# models and stop).
+# models and stop), REF=0 (no machine reference: bench/machineref's fixed
+# workloads, timed before and after the runs and printed above the table,
+# ~15 s each).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=${1:-}
@@ -126,6 +128,11 @@ else
   ort_sizes=""
 fi
 
+# the machine's state, before and after the runs (bench/machineref: fixed
+# workloads independent of wolong's code; REF=0 skips it): figures of two
+# days compare only where these agree
+ref() { [ "${REF:-1}" = 0 ] || (cd "$root" && go run ./bench/machineref); }
+ref_before=$(ref)
 rm -f "$work"/ort_*.txt
 for m in "${models[@]}"; do for c in "${cmds[@]}"; do : >"$work/${c}_$m.txt"; done; done
 for _ in $(seq "$runs"); do
@@ -137,6 +144,7 @@ for m in "${models[@]}"; do
 done
 
 echo "wolong $(cd "$root" && git describe --always --dirty 2>/dev/null || echo '?'), $(go version | awk '{print $3}'), $(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), load $(cut -d' ' -f1-3 /proc/loadavg) at the end, $(uname -r); GOGC=${GOGC:-default} GOMEMLIMIT=${GOMEMLIMIT:-default}; median of $runs runs${ort_mods:+; ORT 1.30 from $ort_mods}"
+[ -z "$ref_before" ] || { echo "before: $ref_before"; echo "after:  $(ref)"; }
 printf '| %-16s | %8s | %-8s | %7s | %7s | %16s | %7s | %9s | %8s | %10s |\n' shape nodes command wall CPU "system (faults)" "max RSS" "peak anon" "1M/100k" "ORT create"
 printf '|------------------|----------|----------|---------|---------|------------------|---------|-----------|----------|------------|\n'
 first=${sizes%% *}
