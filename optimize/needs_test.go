@@ -19,16 +19,14 @@ import (
 // just before it) do not meet its needs fails the test: its Needs would
 // have skipped a rewrite. The last case shows the check can fail.
 func TestPassNeeds(t *testing.T) {
-	var models []struct {
+	type named struct {
 		name string
 		m    *ir.Model
 	}
+	var models []named
 	add := func(name string, m *ir.Model) {
 		ir.InferModel(m, ir.InferOptions{})
-		models = append(models, struct {
-			name string
-			m    *ir.Model
-		}{name, m})
+		models = append(models, named{name, m})
 	}
 	for _, s := range modelgen.Shapes() {
 		add("shape "+s.Name, s.Build(3000))
