@@ -10,7 +10,9 @@
 //   - memory: a pointer chase through 256 MiB in a random cycle (ns per
 //     read: the latency of memory beyond the caches and the TLB's reach
 //     in 4 KiB pages, which is what a pass walking a large IR pays per
-//     node it reaches out of order).
+//     node it reaches out of order), and the same in memory advised for
+//     2 MiB pages (as wolong's heap is: internal/hugeheap), whose
+//     difference is the TLB's share.
 //
 // Each is the median of 5 runs. bench/speed.sh prints the line in its
 // header; bench/pagefault gives the first touch of fresh memory.
@@ -38,7 +40,11 @@ func main() {
 	})
 	cache := median(chase(1<<20, 20_000_000))
 	mem := median(chase(256<<20, 2_000_000))
-	fmt.Printf("machine reference: cpu %.3f ns/iter, cache (1 MiB) %.2f ns/read, memory (256 MiB) %.1f ns/read (median of 5; bench/machineref)\n", cpu, cache, mem)
+	huge := "-"
+	if slots := hugeSlots(256 << 17); slots != nil {
+		huge = fmt.Sprintf("%.1f", median(chaseIn(slots, 2_000_000)))
+	}
+	fmt.Printf("machine reference: cpu %.3f ns/iter, cache (1 MiB) %.2f ns/read, memory (256 MiB) %.1f ns/read, in huge pages %s ns/read (median of 5; bench/machineref)\n", cpu, cache, mem, huge)
 }
 
 var sink uint64
@@ -47,8 +53,12 @@ var sink uint64
 // random cycle over its 8-byte slots, in the Go heap's ordinary 4 KiB
 // pages): the mean time of a read over reads dependent reads.
 func chase(bytes, reads int) func() float64 {
-	n := bytes / 8
-	next := make([]uint64, n)
+	return chaseIn(make([]uint64, bytes/8), reads)
+}
+
+// chaseIn is chase over the slots of next.
+func chaseIn(next []uint64, reads int) func() float64 {
+	n := len(next)
 	perm := rand.New(rand.NewPCG(1, 2)).Perm(n)
 	for i := range n {
 		next[perm[i]] = uint64(perm[(i+1)%n])
