@@ -3,18 +3,23 @@ package optimize
 // This file lets the driver skip a pass on a model that holds none of the
 // ops the pass's matches start from.
 //
-// A pattern pass walks every graph it runs on (a copy of the node list, a
-// position index by node ID, a claim map) and on most models finds
-// nothing: 2-15 ms a pass at 100k nodes, and on a model of many If/Loop
-// bodies that cost again per body (runPassAll). Pass.Needs names the ops
-// no match can do without; the driver keeps a census of the ops in the
-// graphs it runs passes on (the main graph and the If/Loop/Scan bodies at
-// any depth, not fused kernels' bodies), counts it again after a pass
-// that rewrote, and skips a pass whose needs the census does not meet. A
-// skipped pass reports what running it would have: no rewrite.
-// TestPassNeeds holds each pass's needs to its rewrites.
+// A pattern pass walks every graph it runs on (a claim map, a match
+// attempt per node) and on most models finds nothing, on a model of many
+// If/Loop bodies once per body (runPassAll); docs/speed.md (sixth round)
+// has what skipping saves.
+//
+// Pass.Needs names the ops no match can do without; the driver keeps a
+// census of the ops in the graphs it runs passes on (the main graph and
+// the If/Loop/Scan bodies at any depth, not fused kernels' bodies), counts
+// it again after a pass that rewrote, and skips a pass whose needs the
+// census does not meet. A skipped pass reports what running it would
+// have: no rewrite. TestPassNeeds holds each pass's needs to its rewrites.
 
-import "github.com/wolong-dev/wolong/ir"
+import (
+	"slices"
+
+	"github.com/wolong-dev/wolong/ir"
+)
 
 // opNeeds is what a pass needs of the model's ops: every entry met, an
 // entry met when the model holds one of its ops.
@@ -61,15 +66,8 @@ func countOps(m *ir.Model) opCensus {
 
 // meets reports whether the census holds what needs asks for.
 func (c opCensus) meets(needs opNeeds) bool {
-	for _, any := range needs {
-		found := false
-		for _, op := range any {
-			if c[op] {
-				found = true
-				break
-			}
-		}
-		if !found {
+	for _, alts := range needs {
+		if !slices.ContainsFunc(alts, func(op ir.OpKey) bool { return c[op] }) {
 			return false
 		}
 	}
