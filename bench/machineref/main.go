@@ -56,12 +56,16 @@ func chase(bytes, reads int) func() float64 {
 	return chaseIn(make([]uint64, bytes/8), reads)
 }
 
-// chaseIn is chase over the slots of next.
+// chaseIn is chase over the slots of next, which it fills with one
+// random cycle (Sattolo's shuffle, in place: no second array).
 func chaseIn(next []uint64, reads int) func() float64 {
-	n := len(next)
-	perm := rand.New(rand.NewPCG(1, 2)).Perm(n)
-	for i := range n {
-		next[perm[i]] = uint64(perm[(i+1)%n])
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range next {
+		next[i] = uint64(i)
+	}
+	for i := len(next) - 1; i > 0; i-- {
+		j := r.IntN(i)
+		next[i], next[j] = next[j], next[i]
 	}
 	return func() float64 {
 		p := uint64(0)
