@@ -6,8 +6,13 @@ import "github.com/wolong-dev/wolong/simulate/hw"
 // file, was fitted on another machine than this one (or on none said),
 // and what h lacks (a GPU preset without a single-GPU measurement).
 func withHostWarning(warnings []string, h *hw.Hardware) []string {
+	return withHostWarningOn(warnings, h, hostCPU)
+}
+
+// withHostWarningOn is withHostWarning for the machine host describes.
+func withHostWarningOn(warnings []string, h *hw.Hardware, host func() hw.CPUInfo) []string {
 	if h != nil && h.Kind == "cpu" { // HostMismatch says nothing of a GPU: spare reading the host
-		if w := h.HostMismatch(hw.HostCPU()); w != "" {
+		if w := h.HostMismatch(host()); w != "" {
 			warnings = append(warnings, w)
 		}
 	}

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"fmt"
 	"io"
 	"strings"
 
@@ -153,6 +154,11 @@ func hwShowRun(env *Env, opts *HwShowOptions) error {
 	}
 	if err := report.WriteHardware(env.Out, h); err != nil {
 		return err
+	}
+	if vs := hw.Variants(h.Name); len(vs) > 0 {
+		if _, err := fmt.Fprintf(env.Out, "\nVariants: %s (--hw %s predicts with the one fitted on this machine, if any)\n", strings.Join(vs, ", "), h.Name); err != nil {
+			return err
+		}
 	}
 	if n := hw.NodePreset(h.Name); n != nil {
 		return report.WriteNode(env.Out, n)

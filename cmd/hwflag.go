@@ -52,10 +52,22 @@ func fillPresets(c *cobra.Command) {
 	c.InheritedFlags().VisitAll(fill)
 }
 
-// resolveHW reads a hardware flag: a preset or a hardware file (a usage
-// error otherwise).
+// hostCPU describes this machine: a CPU preset fitted on other machines
+// resolves to its variant fitted on this one (hw.ResolveOn), and the
+// host warning compares a CPU file with it. The package's tests pin it.
+var hostCPU = hw.HostCPU
+
+// resolveHW reads a hardware flag: a preset (the variant fitted on this
+// machine, if the catalogue has one) or a hardware file (a usage error
+// otherwise).
 func resolveHW(flag, name string) (*hw.Hardware, error) {
-	h, err := hw.Resolve(name)
+	return resolveHWOn(flag, name, hostCPU)
+}
+
+// resolveHWOn is resolveHW for the machine host describes (validate's:
+// the one its measurements were taken on).
+func resolveHWOn(flag, name string, host func() hw.CPUInfo) (*hw.Hardware, error) {
+	h, err := hw.ResolveOn(name, host)
 	if err != nil {
 		return nil, Usagef("%s: %v", flag, err)
 	}

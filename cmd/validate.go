@@ -31,6 +31,11 @@ type ValidateOptions struct {
 	// OUT over MODEL against ONNX Runtime's.
 	Optimized string
 	Seconds   float64 // --seconds: measuring time per model
+	// Machine is the machine the measurement is of: the latency records'
+	// (pipeline.LatencyHost), else this one. HW is the variant of a
+	// preset fitted on it (hw.ResolveOn), and the host warning compares
+	// HW with it.
+	Machine func() hw.CPUInfo
 }
 
 // validateFlags are validate's flags as given.
@@ -83,7 +88,19 @@ func (f *validateFlags) toOptions(env *Env, args []string, changed func(string) 
 			return nil, Usagef("--top must not be negative")
 		}
 	}
-	if opts.HW, opts.Model, err = hwAndModel(env, "--hw", name, &f.model); err != nil {
+	opts.Machine = hostCPU
+	if f.latency != "" {
+		opts.Machine = func() hw.CPUInfo {
+			if c, ok := pipeline.LatencyHost(f.latency); ok {
+				return c
+			}
+			return hostCPU()
+		}
+	}
+	if opts.HW, err = resolveHWOn("--hw", name, opts.Machine); err != nil {
+		return nil, err
+	}
+	if opts.Model, err = f.model.toOptions(env); err != nil {
 		return nil, err
 	}
 	return opts, nil
@@ -192,7 +209,7 @@ func validateNodes(env *Env, opts *ValidateOptions) error {
 	if err != nil {
 		return err
 	}
-	warnings := withHostWarning(append(f.Warnings(), r.Simulated.Warnings...), h)
+	warnings := withHostWarningOn(append(f.Warnings(), r.Simulated.Warnings...), h, opts.Machine)
 	env.warn(warnings)
 	latency := ""
 	if no.Latency != nil {

@@ -98,3 +98,23 @@ func ValidateSet(opts SetOptions) (*SetResult, error) {
 		"families: calibrate.SharedFamilies names the shared models' (the development set: their errors guided the cost model); any other model is held out, its family the folder it sits in (docs/calibration-protocol.md); a model not predicted counts as a miss (100%)"}
 	return res, nil
 }
+
+// LatencyHost is the machine the latency records at path measured on (a
+// record, a folder of them, or "A.json,B.json" as --optimized takes): the
+// first readable record's CPU model and logical CPU count; ok false when
+// no record names one. validate predicts that machine, not the one it
+// runs on, when a preset has a variant fitted on each (hw.ResolveOn).
+func LatencyHost(path string) (cpu hw.CPUInfo, ok bool) {
+	files := strings.Split(path, ",")
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		if files, err = LatencyFiles(path); err != nil {
+			return cpu, false
+		}
+	}
+	for _, f := range files {
+		if l, err := ReadLatency(f); err == nil && l.Host.CPU != "" {
+			return hw.CPUInfo{Model: l.Host.CPU, Cores: l.Host.Cores}, true
+		}
+	}
+	return cpu, false
+}

@@ -76,6 +76,9 @@ func WriteHardware(w io.Writer, h *hw.Hardware) error {
 	if h.InputUs > 0 || h.OutputUs > 0 || h.OutputUsPerMB > 0 {
 		rows = append(rows, []string{"binding", fmt.Sprintf("%g us per graph input bound, %g us per output returned, %g us per MB of outputs returned", h.InputUs, h.OutputUs, h.OutputUsPerMB)})
 	}
+	if h.VariantOf != "" {
+		rows = append(rows, []string{"variant of", h.VariantOf + ": --hw " + h.VariantOf + " predicts with this preset on the machine it was fitted on"})
+	}
 	if h.SubgraphUs > 0 {
 		rows = append(rows, []string{"control flow", fmt.Sprintf("%g us per body execution (a Loop or Scan iteration, an If)", h.SubgraphUs)})
 	}

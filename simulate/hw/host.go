@@ -123,14 +123,19 @@ func (h *Hardware) HostMismatch(cpu CPUInfo) string {
 		return fmt.Sprintf("hardware %s does not say which machine it was fitted on: its predictions are for no machine in particular; run wolong calibrate --host to fit this one (%s)", h.Name, cpu.Model)
 	}
 	f := h.Fitted
-	same := strings.EqualFold(strings.TrimSpace(cpu.Model), strings.TrimSpace(f.CPU)) && cpu.Cores == f.Cores &&
-		(cpu.ID == "" || f.CPUID == "" || cpu.ID == f.CPUID)
-	if cpu.Model == "" || same {
+	if cpu.Model == "" || f.describes(cpu) {
 		return ""
 	}
 	this := CPUInfo{Model: f.CPU, ID: f.CPUID, Cores: f.Cores}
 	return fmt.Sprintf("hardware %s was fitted on %s (%d logical CPUs); this machine is %s (%d): its predictions are for that machine; run wolong calibrate --host to fit this one",
 		h.Name, cpuName(this), f.Cores, cpuName(cpu), cpu.Cores)
+}
+
+// describes reports whether f's machine is cpu: the same model name,
+// family/model/stepping (when both are known) and logical CPU count.
+func (f *Fitted) describes(cpu CPUInfo) bool {
+	return cpu.Model != "" && strings.EqualFold(strings.TrimSpace(cpu.Model), strings.TrimSpace(f.CPU)) && cpu.Cores == f.Cores &&
+		(cpu.ID == "" || f.CPUID == "" || cpu.ID == f.CPUID)
 }
 
 func cpuName(c CPUInfo) string {

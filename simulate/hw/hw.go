@@ -213,6 +213,13 @@ type Hardware struct {
 	// it).
 	Fitted *Fitted `json:"fitted,omitempty"`
 
+	// VariantOf, in a preset, names the preset this one stands in for on
+	// the machine it was fitted on (Fitted): --hw VARIANT_OF on a machine
+	// that matches this preset's Fitted (as HostMismatch matches) predicts
+	// with this preset (ResolveOn). "" for a preset of its own and in
+	// hardware files, where it has no effect.
+	VariantOf string `json:"variant_of,omitempty"`
+
 	// Runtime is the runtime preset whose host costs h carries (set by
 	// WithRuntime; nil: the hardware's own, DefaultRuntime's). Not part
 	// of a hardware file.
