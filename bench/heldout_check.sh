@@ -37,12 +37,14 @@ for fit in $fits; do
 	/usr/bin/time -f "calibrate --host $fit: %e s wall" "$W" calibrate --host --no-save -o "$work/fit$fit.json" --keep "$work/suite$fit" >"$work/fit$fit.txt"
 	grep -E "^fit:|machine noise" "$work/fit$fit.txt" >&2 || true
 done
+# cpu-1t is the variant fitted on the machine the records name, if the
+# catalogue has one (cpu-1t-xeon on the Intel VM): the line says which
 for h in ${fits:+"$work/fitA.json" "$work/fitB.json"} cpu-1t; do
 	"$W" validate --hw "$h" --ort-latency "$lat" --models "$held" --format json >"$work/val_$(basename "$h" .json).json"
 done
 echo
 for v in ${fits:+fitA fitB} cpu-1t; do
-	jq -r --arg v "$v" '"\($v): \(.models|length) held-out models: MAPE \(.mape_pct*10|round/10)% (median \(.median_abs_error_pct*10|round/10)%), worst \(.max_ratio*100|round/100)x, \(.missed) not predicted; under 1 ms off by > 20%: \([.models[]|select(.measured_ms<1 and (.error_pct|fabs)>20)|.model|split("/")|last]|join(", "))"' "$work/val_$v.json"
+	jq -r --arg v "$v" '"\($v) (hardware \(.hardware)): \(.models|length) held-out models: MAPE \(.mape_pct*10|round/10)% (median \(.median_abs_error_pct*10|round/10)%), worst \(.max_ratio*100|round/100)x, \(.missed) not predicted; under 1 ms off by > 20%: \([.models[]|select(.measured_ms<1 and (.error_pct|fabs)>20)|.model|split("/")|last]|join(", "))"' "$work/val_$v.json"
 	jq -r '.families[] | "   family \(.family): \(.models) models, MAPE \(.mape_pct*10|round/10)%, worst \(.max_ratio*100|round/100)x"' "$work/val_$v.json"
 done
 [ -z "$fits" ] || jq -s -r '[.[0].models, .[1].models] | transpose | map(select(.[0].predicted_ms > 0 and .[1].predicted_ms > 0)) | map({m: (.[0].model|split("/")|last), d: (100*((.[0].predicted_ms-.[1].predicted_ms)|fabs)/([.[0].predicted_ms,.[1].predicted_ms]|min))}) | sort_by(-.d) | "two fits: largest difference \(.[0].d*10|round/10)% (\(.[0].m)); \(map(select(.d>5))|length) of \(length) models differ by more than 5%"' "$work/val_fitA.json" "$work/val_fitB.json"
