@@ -19,7 +19,7 @@ import (
 // SuiteModel is one model of the calibration suite.
 type SuiteModel struct {
 	Name  string // file name stem, unique in the suite
-	Group string // what it measures: gemm, conv, depthwise, elementwise, reduction, norm, movement, view, host, control, rnn, front, model
+	Group string // what it measures: gemm, conv, depthwise, elementwise, reduction, norm, movement, view, host, control, rnn, front, quant, model
 	Model *ir.Model
 	// TwoThreads: also measured with two intra-op threads (the ops whose
 	// time a second core changes: large GEMMs, convs, elementwise).
@@ -150,6 +150,8 @@ func CalibrationSuite() []SuiteModel {
 	// models use them.
 	transformerSuite(add)
 	cnnSuite(add)
+	// Dynamically quantized convolutions and products (their own kernels).
+	quantSuite(add)
 	// The fixed cost per call of the ops small models run.
 	zooSuite(add)
 	// Front ends and small heads: the same ops mixed as small audio and

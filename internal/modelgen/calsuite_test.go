@@ -56,7 +56,7 @@ func TestCalibrationSuite(t *testing.T) {
 			return true
 		})
 	}
-	for _, g := range []string{"gemm", "conv", "depthwise", "elementwise", "reduction", "norm", "movement", "view", "host", "control", "rnn", "attention", "tiny", "front", "model"} {
+	for _, g := range []string{"gemm", "conv", "depthwise", "elementwise", "reduction", "norm", "movement", "view", "host", "control", "rnn", "attention", "tiny", "front", "quant", "model"} {
 		if groups[g] == 0 {
 			t.Errorf("no suite model in group %s", g)
 		}

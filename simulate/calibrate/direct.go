@@ -222,6 +222,12 @@ type directObs struct {
 	us     float64 // the kernel's time, µs
 	weight float64 // its share of its run's kernel time
 	run    int
+	// the run's model and options: the kernel is timed in its model, as
+	// the end-to-end prediction times it (whether the model's weights fit
+	// in the cache together decides where the kernel reads its weights
+	// from, hw cache_working_set)
+	model *ir.Model
+	opt   cost.Options
 }
 
 // PredictRun predicts r's end-to-end time on h, µs.
@@ -272,7 +278,7 @@ func attribute(h *hw.Hardware, runs []DirectRun, opClass map[string]string) map[
 		for _, k := range ks {
 			share := k.share / splitSum
 			opClass[k.e.Cost.Op] = string(k.e.Cost.Class)
-			obs[k.e.Cost.Op] = append(obs[k.e.Cost.Op], directObs{cost: k.e.Cost, us: kernel * share, weight: share * trust, run: i})
+			obs[k.e.Cost.Op] = append(obs[k.e.Cost.Op], directObs{cost: k.e.Cost, us: kernel * share, weight: share * trust, run: i, model: r.Model, opt: r.Opt})
 		}
 	}
 	return obs
@@ -385,8 +391,13 @@ func fitDirectOp(h *hw.Hardware, op string, anchor, start hw.ClassEfficiency, os
 	resid := func(x, r []float64) []float64 {
 		r = r[:0]
 		t.Efficiency.Ops[op] = decodeEff(x, stepped)
-		cm := cost.New(t, nil, cost.Options{})
+		cms := map[*ir.Model]*cost.Model{} // one per run: t changed
 		for _, o := range os {
+			cm := cms[o.model]
+			if cm == nil {
+				cm = cost.New(t, o.model, o.opt)
+				cms[o.model] = cm
+			}
 			p := cm.Time(o.cost).DeviceS * 1e6
 			r = append(r, math.Sqrt(o.weight)*(math.Log(math.Max(p, 0.01))-math.Log(math.Max(o.us, 0.01))))
 		}

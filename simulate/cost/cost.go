@@ -257,7 +257,10 @@ func (c *Ctx) OutBytes() (float64, error) {
 // DType returns the arithmetic dtype: the first float input's (after any
 // --dtype override), else the first input's.
 func (c *Ctx) DType() ir.DType {
-	if !c.cpuLibrary() && int8DType(c.Node) {
+	if int8DType(c.Node) {
+		if c.cpuLibrary() {
+			return c.m.dtype(ir.Float32) // the float32 units' rate on CPUs (int8.go)
+		}
 		return ir.Int8 // the int8 units, whatever the scales' dtype (int8.go)
 	}
 	var first ir.DType

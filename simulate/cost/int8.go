@@ -9,7 +9,12 @@ package cost
 // float model's DynamicQuantizeMatMul quantizes on the fly) is left to
 // the ordinary rule.
 //
-// On GPUs only, for now. On CPUs the presets were fitted (cpu-1t, by
+// On GPUs only, for now. On CPUs every op here computes at the float32
+// units' rate (Ctx.DType), ConvInteger and MatMulInteger too, whose inputs
+// are all integers (until issue 29's quantized suite family they fell
+// through to their uint8 data's int8 peak, 3x the float32 one, and ONNX
+// Runtime's unsigned integer GEMM ran 2-4x slower than that predicted on
+// the Intel VM). The presets were fitted (cpu-1t, by
 // wolong calibrate --host) with these ops at the float32 units' rate, and
 // that is what ONNX Runtime's MLAS delivered on this machine: the
 // QOperator MobileNetV2 ran in 5.35 ms (testdata/measured/cpu), predicted
