@@ -124,7 +124,7 @@ func Optimize(f *Inferred, opt OptimizeOptions) (*Optimized, error) {
 		if opt.HW == nil {
 			return nil, fmt.Errorf("predictions need hardware")
 		}
-		pred = &predictor{h: opt.HW, opt: simulate.Options{Streams: 1, Mode: simulate.Inference, Batch: f.Batch, Cost: opt.Cost, Memo: true}}
+		pred = &predictor{h: opt.HW, opt: simulate.Options{Streams: 1, Mode: simulate.Inference, Batch: f.Batch, Cost: opt.Cost}}
 		oo.Predictor = pred
 	}
 	var placer *clusterPlacer
@@ -154,11 +154,11 @@ func Optimize(f *Inferred, opt OptimizeOptions) (*Optimized, error) {
 }
 
 // predictor predicts with the simulator. It keeps the last simulation
-// (Optimized.Predicted when a pass changed the model), the baseline's
-// too, and builds each simulation after a pass in the buffers of the one
-// before it (simulate.RunReusing: nothing else holds them), reusing the
-// estimates of the nodes the passes left as they were (simulate.Options.
-// Memo).
+// made after a pass (Optimized.Predicted), but not the baseline's: that
+// one would stay live through every pass (a Task per node) and is the
+// final one only when no pass changed the model, which final then
+// simulates again. Each simulation after a pass is built in the buffers
+// of the one before it (simulate.RunReusing): nothing else holds them.
 type predictor struct {
 	h     *hw.Hardware
 	opt   simulate.Options
@@ -177,8 +177,9 @@ func (p *predictor) Predict(m *ir.Model) (optimize.Prediction, error) {
 	if p.calls == 0 {
 		p.base = r.Why()
 	}
-	p.calls++
-	p.last = r
+	if p.calls++; p.calls > 1 {
+		p.last = r
+	}
 	return prediction(r, 0), nil
 }
 

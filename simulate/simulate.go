@@ -46,10 +46,6 @@ type Options struct {
 	// caller's (pipeline.Infer sets the batch).
 	Batch int64
 	Cost  cost.Options
-	// Memo keeps what a later RunReusing given this run needs to reuse
-	// the estimates of the nodes it finds unchanged (memo.go): for a
-	// caller that simulates a model again after changing some of it.
-	Memo bool
 }
 
 // Phase says which pass a task belongs to.
@@ -127,8 +123,6 @@ type Result struct {
 
 	// slab backs every forward task's deps (buildForward).
 	slab []int32
-	// memo is the estimate memo (Options.Memo), nil without.
-	memo *estimateMemo
 }
 
 // maxListed bounds lists of names in warnings.
@@ -143,9 +137,7 @@ func Run(m *ir.Model, h *hw.Hardware, opt Options) (*Result, error) {
 // dependency buffers: old must not be used afterwards (a predictor that
 // re-simulates a model after every pass hands back the previous result,
 // so that each run refills memory already in use instead of taking 100s
-// of MB of fresh pages at 100k nodes). When old ran with Options.Memo
-// on the same model, hardware and cost options, the estimates of the
-// nodes it finds unchanged are old's (memo.go). A nil old is Run.
+// of MB of fresh pages at 100k nodes). A nil old is Run.
 func RunReusing(m *ir.Model, h *hw.Hardware, opt Options, old *Result) (*Result, error) {
 	if m == nil || m.Graph == nil {
 		return nil, fmt.Errorf("no graph")
@@ -178,23 +170,12 @@ func RunReusing(m *ir.Model, h *hw.Hardware, opt Options, old *Result) (*Result,
 		return nil, fmt.Errorf("%v", err)
 	}
 	cm := cost.New(h, m, opt.Cost)
-	var prevTasks []Task
-	var prev *estimateMemo
+	var tasks []Task
 	if old != nil {
-		prevTasks, res.slab, prev = old.Tasks, old.slab[:0], old.memo
+		tasks, res.slab = old.Tasks[:0], old.slab[:0]
 		*old = Result{}
 	}
-	if !prev.valid(m, h, cm.Opt) {
-		prev = nil
-	}
-	memo := opt.Memo && usable(m, h)
-	tasks := sizeTasks(prevTasks, len(order), memo && prev != nil)
-	if memo {
-		res.memo = estimateMemoized(m, h, cm, order, tasks, prevTasks, prev)
-	} else {
-		cm.Nodes(order, func(i int, e cost.Estimate) { tasks[i].Est = e })
-	}
-	tasks, res.slab = buildForward(g, order, tasks, res.slab)
+	tasks, res.slab = buildForward(g, order, cm, tasks, res.slab)
 	if opt.Mode == Train {
 		tasks = appendTraining(g, tasks, cm, res)
 	}
@@ -327,27 +308,18 @@ func topoOrder(g *ir.Graph) ([]*ir.Node, error) {
 	return g.Nodes, nil
 }
 
-// sizeTasks returns n tasks in the array of tasks when it holds them
-// (zeroed unless keep: the estimate memo reads the previous run's), else
-// n fresh ones.
-func sizeTasks(tasks []Task, n int, keep bool) []Task {
-	if cap(tasks) < n {
-		return make([]Task, n)
-	}
-	tasks = tasks[:n]
-	if !keep {
-		clear(tasks)
-	}
-	return tasks
-}
-
-// buildForward fills in the forward tasks of order's nodes, their
-// estimates set: everything but the schedule.
-func buildForward(g *ir.Graph, order []*ir.Node, tasks []Task, slab []int32) ([]Task, []int32) {
+func buildForward(g *ir.Graph, order []*ir.Node, cm *cost.Model, tasks []Task, slab []int32) ([]Task, []int32) {
 	idx := make([]int32, g.NumNodeIDs())
 	for i := range idx {
 		idx[i] = -1
 	}
+	if cap(tasks) >= len(order) {
+		tasks = tasks[:len(order)]
+		clear(tasks)
+	} else {
+		tasks = make([]Task, len(order))
+	}
+	cm.Nodes(order, func(i int, e cost.Estimate) { tasks[i].Est = e })
 	if cap(slab) < 2*len(order) {
 		slab = make([]int32, 0, 2*len(order)) // one backing array for every task's deps
 	}
@@ -358,7 +330,7 @@ func buildForward(g *ir.Graph, order []*ir.Node, tasks []Task, slab []int32) ([]
 			idx[n.ID] = int32(i)
 		}
 		t := &tasks[i]
-		*t = Task{Name: taskName(n), Op: n.QualifiedOp(), Node: n, Phase: Forward, Est: t.Est}
+		t.Name, t.Op, t.Node, t.Phase = taskName(n), n.QualifiedOp(), n, Forward
 		start := len(slab)
 		add := func(p *ir.Node) {
 			if p == nil || p.Graph != g || p.ID < 0 || p.ID >= len(idx) || idx[p.ID] < 0 {

@@ -94,9 +94,6 @@ type Model struct {
 
 	notes []string
 	seen  map[string]bool
-	// rec, while set, receives every note made (NodesNoted's recorder),
-	// whether or not the model had it already
-	rec *[]string
 	// weights is the model's float weight bytes (weightsFromMemory),
 	// once weightsKnown
 	weights      float64
@@ -122,9 +119,6 @@ func (m *Model) Notes() []string {
 }
 
 func (m *Model) note(s string) {
-	if s != "" && m.rec != nil {
-		*m.rec = append(*m.rec, s)
-	}
 	if s != "" && !m.seen[s] {
 		m.seen[s] = true
 		m.notes = append(m.notes, s)

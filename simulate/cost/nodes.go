@@ -19,20 +19,11 @@ const parallelNodes = 4096
 // so m.Notes is what calling Node in turn would have left. Estimating
 // reads the IR and writes nothing in it.
 func (m *Model) Nodes(nodes []*ir.Node, set func(i int, e Estimate)) {
-	m.split(len(nodes), func(f *Model, lo, hi int) {
-		for i := lo; i < hi; i++ {
-			set(i, f.Node(nodes[i]))
-		}
-	})
-}
-
-// split runs work over [0, n): on m itself below parallelNodes, else on
-// up to GOMAXPROCS (at most 4) Models of their own over contiguous ranges,
-// whose notes then join m's.
-func (m *Model) split(n int, work func(f *Model, lo, hi int)) {
-	workers := min(runtime.GOMAXPROCS(0), 4, n/parallelNodes)
+	workers := min(runtime.GOMAXPROCS(0), 4, len(nodes)/parallelNodes)
 	if workers < 2 {
-		work(m, 0, n)
+		for i, n := range nodes {
+			set(i, m.Node(n))
+		}
 		return
 	}
 	forks := make([]*Model, workers)
@@ -40,8 +31,12 @@ func (m *Model) split(n int, work func(f *Model, lo, hi int)) {
 	for w := range workers {
 		f := &Model{HW: m.HW, IR: m.IR, Opt: m.Opt, seen: map[string]bool{}}
 		forks[w] = f
-		lo, hi := w*n/workers, (w+1)*n/workers
-		wg.Go(func() { work(f, lo, hi) })
+		lo, hi := w*len(nodes)/workers, (w+1)*len(nodes)/workers
+		wg.Go(func() {
+			for i := lo; i < hi; i++ {
+				set(i, f.Node(nodes[i]))
+			}
+		})
 	}
 	wg.Wait()
 	for _, f := range forks {
