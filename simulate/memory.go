@@ -24,7 +24,8 @@ func memory(res *Result, g *ir.Graph, train bool) {
 	for nf < len(tasks) && tasks[nf].Phase == Forward {
 		nf++
 	}
-	ms := &memState{res: res, resident: map[*ir.Value]bool{}, bufs: make([]buffer, 0, len(g.Inputs)+nf)} // about one buffer per input and forward task
+	ms := &memState{res: res, bufs: make([]buffer, 0, len(g.Inputs)+nf)} // about one buffer per input and forward task
+	ms.resident = valueSet{bits: make([]uint64, (g.NumValueIDs()+63)/64), g: g}
 	for _, v := range g.Initializers {
 		ms.addResident(v)
 	}
@@ -63,7 +64,7 @@ type memState struct {
 	res      *Result
 	bufs     []buffer
 	root     valueMap
-	resident map[*ir.Value]bool
+	resident valueSet
 }
 
 // sizeOf is v's size in bytes (float types as Options.Cost.DType when it
@@ -86,10 +87,9 @@ func (ms *memState) sizeOf(v *ir.Value) (float64, bool) {
 
 // addResident counts v once in the resident weight bytes.
 func (ms *memState) addResident(v *ir.Value) {
-	if v == nil || ms.resident[v] {
+	if v == nil || !ms.resident.add(v) {
 		return
 	}
-	ms.resident[v] = true
 	if s, ok := ms.sizeOf(v); ok {
 		ms.res.WeightBytes += s
 	}
@@ -202,26 +202,50 @@ func peakLive(bufs []buffer) (peak, at float64) {
 		t     float64
 		delta float64
 	}
-	evs := make([]ev, 0, 2*len(bufs))
-	for _, b := range bufs {
-		evs = append(evs, ev{b.alloc, b.size}, ev{b.free, -b.size})
-	}
 	// At one instant frees come first: a kernel ending releases its
 	// inputs before the next kernel, starting then, allocates its outputs.
-	// (Events equal in time and size are interchangeable: an unstable sort
-	// is deterministic in its result.)
-	slices.SortFunc(evs, func(a, b ev) int {
+	// (Events equal in time and size are interchangeable: any order sorted
+	// by both gives the same sums.)
+	order := func(a, b ev) int {
 		if c := cmp.Compare(a.t, b.t); c != 0 {
 			return c
 		}
 		return cmp.Compare(a.delta, b.delta)
-	})
+	}
+	// The allocations come in schedule order, in time order already on one
+	// stream: sorted apart from the frees and merged with them, they save
+	// half the sort.
+	evs := make([]ev, 2*len(bufs))
+	allocs, frees := evs[:len(bufs)], evs[len(bufs):]
+	for i, b := range bufs {
+		allocs[i], frees[i] = ev{b.alloc, b.size}, ev{b.free, -b.size}
+	}
+	if !slices.IsSortedFunc(allocs, order) {
+		slices.SortFunc(allocs, order)
+	}
+	slices.SortFunc(frees, order)
 	cur := 0.0
-	for _, e := range evs {
+	step := func(e ev) {
 		cur += e.delta
 		if cur > peak {
 			peak, at = cur, e.t
 		}
+	}
+	i, j := 0, 0
+	for i < len(allocs) && j < len(frees) {
+		if order(frees[j], allocs[i]) <= 0 {
+			step(frees[j])
+			j++
+		} else {
+			step(allocs[i])
+			i++
+		}
+	}
+	for ; i < len(allocs); i++ {
+		step(allocs[i])
+	}
+	for ; j < len(frees); j++ {
+		step(frees[j])
 	}
 	return peak, at
 }
@@ -252,4 +276,33 @@ func (m *valueMap) set(v *ir.Value, b int) {
 		return
 	}
 	m.other[v] = b
+}
+
+// valueSet is a set of values: a bit per value ID for the graph's own
+// values (a model's initializers, 100k and more, each looked up once a
+// run), a map for any other.
+type valueSet struct {
+	bits  []uint64
+	g     *ir.Graph
+	other map[*ir.Value]bool
+}
+
+// add adds v to the set and reports whether it was not in it.
+func (s *valueSet) add(v *ir.Value) bool {
+	if v.Graph == s.g && v.ID >= 0 && v.ID < 64*len(s.bits) {
+		w, b := v.ID/64, uint64(1)<<(v.ID%64)
+		if s.bits[w]&b != 0 {
+			return false
+		}
+		s.bits[w] |= b
+		return true
+	}
+	if s.other[v] {
+		return false
+	}
+	if s.other == nil {
+		s.other = map[*ir.Value]bool{}
+	}
+	s.other[v] = true
+	return true
 }

@@ -165,17 +165,25 @@ func RunReusing(m *ir.Model, h *hw.Hardware, opt Options, old *Result) (*Result,
 		res.UsedBatch = UsedBatch(m.Graph)
 	}
 	g := m.Graph
-	order, err := topoOrder(g)
-	if err != nil {
-		return nil, fmt.Errorf("%v", err)
-	}
-	cm := cost.New(h, m, opt.Cost)
 	var tasks []Task
 	if old != nil {
 		tasks, res.slab = old.Tasks[:0], old.slab[:0]
 		*old = Result{}
 	}
-	tasks, res.slab = buildForward(g, order, cm, tasks, res.slab)
+	// in the graph's order when it is topologically sorted (the common
+	// case, checked as the dependencies are found), else in ir.Topo's
+	order := g.Nodes
+	var sorted bool
+	tasks, res.slab, sorted = buildForward(g, order, tasks, res.slab, true)
+	if !sorted {
+		var err error
+		if order, err = ir.Topo(g); err != nil {
+			return nil, fmt.Errorf("%v", err)
+		}
+		tasks, res.slab, _ = buildForward(g, order, tasks, res.slab, false)
+	}
+	cm := cost.New(h, m, opt.Cost)
+	cm.Nodes(order, func(i int, e cost.Estimate) { tasks[i].Est = e })
 	if opt.Mode == Train {
 		tasks = appendTraining(g, tasks, cm, res)
 	}
@@ -272,43 +280,13 @@ func CheckBatch(g *ir.Graph, batch int64) error {
 
 func taskName(n *ir.Node) string { return ir.NodeLabel(n) }
 
-// topoOrder returns g.Nodes when it is already topologically sorted (the
-// common case, checked in linear time without allocating per node), else
-// ir.Topo's order.
-func topoOrder(g *ir.Graph) ([]*ir.Node, error) {
-	pos := make([]int32, g.NumNodeIDs())
-	for i := range pos {
-		pos[i] = -1
-	}
-	for i, n := range g.Nodes {
-		if n.ID < 0 || n.ID >= len(pos) || pos[n.ID] >= 0 {
-			return ir.Topo(g)
-		}
-		pos[n.ID] = int32(i)
-	}
-	for i, n := range g.Nodes {
-		if len(n.Subgraphs()) > 0 {
-			for _, d := range ir.Deps(g, n) {
-				if d.ID < 0 || d.ID >= len(pos) || pos[d.ID] < 0 || int(pos[d.ID]) >= i {
-					return ir.Topo(g)
-				}
-			}
-			continue
-		}
-		for _, v := range n.Inputs {
-			if v == nil || v.Producer == nil || v.Producer.Graph != g {
-				continue
-			}
-			p := v.Producer.ID
-			if p < 0 || p >= len(pos) || pos[p] < 0 || int(pos[p]) >= i {
-				return ir.Topo(g)
-			}
-		}
-	}
-	return g.Nodes, nil
-}
-
-func buildForward(g *ir.Graph, order []*ir.Node, cm *cost.Model, tasks []Task, slab []int32) ([]Task, []int32) {
+// buildForward returns the forward tasks of order's nodes, their
+// dependencies set, estimates not (in tasks' array and slab's when they
+// hold them). With strict, it stops and returns false when order is not
+// a topological order of g's nodes (a node ID out of range or twice, a
+// producer in g, or a control-flow node's dependency, not before its
+// consumer): what ir.Topo would put in order.
+func buildForward(g *ir.Graph, order []*ir.Node, tasks []Task, slab []int32, strict bool) ([]Task, []int32, bool) {
 	idx := make([]int32, g.NumNodeIDs())
 	for i := range idx {
 		idx[i] = -1
@@ -319,14 +297,20 @@ func buildForward(g *ir.Graph, order []*ir.Node, cm *cost.Model, tasks []Task, s
 	} else {
 		tasks = make([]Task, len(order))
 	}
-	cm.Nodes(order, func(i int, e cost.Estimate) { tasks[i].Est = e })
 	if cap(slab) < 2*len(order) {
 		slab = make([]int32, 0, 2*len(order)) // one backing array for every task's deps
 	}
 	slab = slab[:0]
+	// placed reports whether a node of ID id is in order before the
+	// current one
+	placed := func(id int) bool { return id >= 0 && id < len(idx) && idx[id] >= 0 }
 	mark := make([]int32, len(order)) // mark[j] == i+1: task i lists j already
 	for i, n := range order {
-		if n.ID >= 0 && n.ID < len(idx) {
+		inRange := n.ID >= 0 && n.ID < len(idx)
+		if strict && (!inRange || idx[n.ID] >= 0) {
+			return tasks, slab, false
+		}
+		if inRange && !strict {
 			idx[n.ID] = int32(i)
 		}
 		t := &tasks[i]
@@ -345,18 +329,28 @@ func buildForward(g *ir.Graph, order []*ir.Node, cm *cost.Model, tasks []Task, s
 		}
 		if len(n.Subgraphs()) > 0 {
 			for _, d := range ir.Deps(g, n) {
+				if strict && !placed(d.ID) {
+					return tasks, slab, false
+				}
 				add(d)
 			}
 		} else {
 			for _, v := range n.Inputs {
-				if v != nil {
-					add(v.Producer)
+				if v == nil {
+					continue
 				}
+				if p := v.Producer; strict && p != nil && p.Graph == g && !placed(p.ID) {
+					return tasks, slab, false
+				}
+				add(v.Producer)
 			}
 		}
 		t.deps = slab[start:len(slab):len(slab)]
+		if strict {
+			idx[n.ID] = int32(i) // after its dependencies: none may be itself
+		}
 	}
-	return tasks, slab
+	return tasks, slab, true
 }
 
 // appendTraining adds the backward pass in reverse order and the optimizer
