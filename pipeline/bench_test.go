@@ -271,11 +271,10 @@ func BenchmarkDoublingShapes(b *testing.B) {
 		}
 	}
 	// The heap backed by huge pages as the command's is (cmd/process.go,
-	// internal/hugeheap; pre-faulted only with WOLONG_PRETOUCH=1, as
-	// there): without, the larger graph's stages pay more TLB misses and
-	// page faults than a command does.
+	// internal/hugeheap): without, the larger graph's stages pay more TLB
+	// misses and page faults than a command does.
 	if !strings.Contains(os.Getenv("GODEBUG"), "disablethp=1") {
-		hugeheap.Reserve(8<<30, hugeheap.Options{NoPreTouch: os.Getenv("WOLONG_PRETOUCH") != "1"})
+		hugeheap.Reserve(8<<30, hugeheap.Options{})
 	}
 	for _, shape := range modelgen.Shapes() {
 		b.Run(shape.Name, func(b *testing.B) {
