@@ -27,11 +27,11 @@ Memory and the Go runtime
   GODEBUG            Go's runtime switches. disablethp=1 turns off transparent
                      huge pages for the Go heap and wolong's huge-page
                      reservation with it.
-  WOLONG_PRETOUCH    1: pre-fault the huge-page reservation on a second thread
-                     (the reservation backs the first model load's heap with
-                     2 MiB pages where the kernel's THP mode is "madvise");
-                     off by default: no faster at 100k nodes and more max RSS
-                     (docs/speed.md, measured with bench/ab.sh).
+  WOLONG_PRETOUCH    0: do not pre-fault the huge-page reservation on a second
+                     thread (the reservation backs the first model load's heap
+                     with 2 MiB pages where the kernel's THP mode is "madvise";
+                     docs/speed.md gives what it saves, measured with
+                     go run ./bench/pagefault and bench/speed.sh).
 
 Files
   XDG_CONFIG_HOME    where calibrate --host saves hardware files that --hw NAME

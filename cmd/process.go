@@ -28,9 +28,7 @@ type process struct {
 	// thpOff: GODEBUG has disablethp=1 (the Go runtime's switch for
 	// transparent huge pages), and no huge-page reservation is made.
 	thpOff bool
-	// noPreTouch: the reservation is not pre-faulted, unless
-	// WOLONG_PRETOUCH=1 (at 100k nodes pre-faulting was no faster in two
-	// rounds of measurement and raised max RSS; docs/speed.md).
+	// noPreTouch: WOLONG_PRETOUCH=0, the reservation is not pre-faulted.
 	noPreTouch bool
 	// limited is the soft memory limit limitHeap set (0: none set).
 	limited int64
@@ -43,7 +41,7 @@ func newProcess(getenv func(string) string) *process {
 	return &process{
 		goMemLimit: getenv("GOMEMLIMIT") != "",
 		thpOff:     godebugSet(getenv("GODEBUG"), "disablethp"),
-		noPreTouch: getenv("WOLONG_PRETOUCH") != "1",
+		noPreTouch: getenv("WOLONG_PRETOUCH") == "0",
 	}
 }
 

@@ -31,7 +31,7 @@
 // find a huge page (a stall on a fragmented machine). The package reads no
 // environment: the command decides whether to call Reserve (wolong's
 // root skips it under GODEBUG=disablethp=1, the Go runtime's own switch)
-// and passes Options (the pre-faulting only with WOLONG_PRETOUCH=1).
+// and passes Options (WOLONG_PRETOUCH=0 turns the pre-faulting off).
 package hugeheap
 
 import "sync/atomic"

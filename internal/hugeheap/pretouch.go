@@ -13,9 +13,8 @@ import "time"
 // growth. It starts once the heap has taken startBytes: below that the
 // faults are few, and the lead, with the slack of reading the heap's
 // growth from the runtime's released count, would add to such a run's
-// RSS more than it saves. Options.NoPreTouch turns it off; wolong's
-// commands set it unless WOLONG_PRETOUCH=1 (docs/speed.md: no faster at
-// 100k nodes, more max RSS).
+// RSS more than it saves. Options.NoPreTouch (WOLONG_PRETOUCH=0) turns it
+// off.
 
 const (
 	aheadBytes = 8 << 20  // populated beyond the heap's frontier
