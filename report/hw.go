@@ -94,6 +94,13 @@ func WriteHardware(w io.Writer, h *hw.Hardware) error {
 	if h.CacheBandwidthGBs > 0 {
 		rows = append(rows, []string{"cache bandwidth", fmt.Sprintf("%g GB/s for the first %g MB of a kernel's traffic", h.CacheBandwidthGBs, h.L2MB)})
 	}
+	if h.CacheWorkingSet {
+		ws := fmt.Sprintf("a kernel's weights from the cache while all the model's weights fit in its %g MB, from memory beyond", h.L2MB)
+		if f := h.CacheWorkingFraction; f > 0 && f < 1 {
+			ws = fmt.Sprintf("a kernel's weights from the cache while all the model's weights fit in %.0f%% of its %g MB; from there to all of it a share rising to all from memory (cache_working_fraction %g)", 100*f, h.L2MB, f)
+		}
+		rows = append(rows, []string{"weights working set", ws})
+	}
 	if h.ConvIm2col {
 		rows = append(rows, []string{"convolution", "im2col + GEMM (staging buffer before the arithmetic)"})
 	} else {

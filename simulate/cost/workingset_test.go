@@ -2,6 +2,7 @@ package cost
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -54,5 +55,65 @@ func TestCacheWorkingSet(t *testing.T) {
 	a, b := New(cpu, small, Options{}).Node(smallNode), New(ws, small, Options{}).Node(smallNode)
 	if a.MemoryS != b.MemoryS {
 		t.Errorf("1 MB of weights in a 2 MB cache: memory time %g s with cache_working_set, %g s without: want the same", b.MemoryS, a.MemoryS)
+	}
+}
+
+// TestMissedShare: the share of the weights that misses the cache is 0
+// up to cache_working_fraction of it, all of them beyond the cache, and
+// rises linearly in between; fraction 0 or 1 is the step at the cache.
+func TestMissedShare(t *testing.T) {
+	for _, c := range []struct{ w, frac, want float64 }{
+		{0.5, 0, 0}, {1.0, 0, 0}, {1.01, 0, 1}, {1.5, 1, 1}, {0.9, 1, 0},
+		{0.3, 0.4, 0}, {0.4, 0.4, 0}, {0.7, 0.4, 0.5}, {1.0, 0.4, 1}, {3, 0.4, 1},
+	} {
+		if got := missedShare(c.w, 1, c.frac); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("missedShare(%g of the cache, fraction %g) = %g, want %g", c.w, c.frac, got, c.want)
+		}
+	}
+}
+
+// TestCacheWorkingFraction: with cache_working_fraction a model whose
+// weights fill most of the cache reads part of them from memory (a
+// one-row MatMul slows down, between the all-in-cache and all-from-memory
+// times) and says so; one whose weights stay under the fraction is
+// unchanged.
+func TestCacheWorkingFraction(t *testing.T) {
+	chain := func(n int64) (*ir.Model, *ir.Node) {
+		g := ir.NewGraph("gemv")
+		x := in(g, "x", ir.Float32, 1, n)
+		w := g.AddInitializer(&ir.Tensor{Name: "w", DType: ir.Float32, Dims: []int64{n, n}, Raw: make([]byte, n*n*4)})
+		mm := one(g, "MatMul", "mm", []*ir.Value{x, w})
+		g.Outputs = append(g.Outputs, mm.Outputs[0])
+		return model(t, g, 17), mm
+	}
+	cpu := preset(t, "cpu-1t").Clone()
+	cpu.L2MB, cpu.CacheWorkingSet = 2.097152, true
+	part := cpu.Clone()
+	part.CacheWorkingFraction = 0.5
+	big, bigNode := chain(640) // 1.64 MB: 78% of the cache
+	all := New(cpu, big, Options{}).Node(bigNode).MemoryS
+	m := New(part, big, Options{})
+	got := m.Node(bigNode).MemoryS
+	mem := cpu.Clone()
+	mem.L2MB = 1 // the same weights beyond the cache: all from memory
+	none := New(mem, big, Options{}).Node(bigNode).MemoryS
+	if !(got > all && got < none) {
+		t.Errorf("78%% of the cache, fraction 0.5: memory time %g s, want between all in cache %g s and all from memory %g s", got, all, none)
+	}
+	found := false
+	for _, n := range m.Notes() {
+		found = found || strings.Contains(n, "cache_working_fraction")
+	}
+	if !found {
+		t.Errorf("no assumption states cache_working_fraction: %q", m.Notes())
+	}
+	small, smallNode := chain(256) // 0.26 MB: under half the cache
+	if a, b := New(cpu, small, Options{}).Node(smallNode).MemoryS, New(part, small, Options{}).Node(smallNode).MemoryS; a != b {
+		t.Errorf("12%% of the cache: memory time %g s with fraction 0.5, %g s without: want the same", b, a)
+	}
+	bad := cpu.Clone()
+	bad.CacheWorkingFraction = 1.5
+	if err := bad.Validate(); err == nil {
+		t.Error("Validate accepted cache_working_fraction 1.5")
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -170,6 +171,14 @@ type Hardware struct {
 	// however small that kernel's are. false: each kernel's traffic is
 	// placed on its own (up to l2_mb in cache). Set by calibrate --host.
 	CacheWorkingSet bool `json:"cache_working_set,omitempty"`
+	// CacheWorkingFraction, with cache_working_set, is the share of l2_mb
+	// a model's weights have to themselves: the code of the runtime, the
+	// activations and the cache's replacement take the rest, so weights
+	// past this share start to miss, and from it up to all of l2_mb the
+	// part a kernel reads from memory rises linearly to all of them. 0
+	// (or 1): every weight stays in the cache up to l2_mb, none beyond.
+	// Fitted by calibrate --host.
+	CacheWorkingFraction float64 `json:"cache_working_fraction,omitempty"`
 	// ConvIm2col says convolutions other than pointwise ones (1x1 kernel,
 	// stride 1, no padding) stage their input through an im2col buffer
 	// before a GEMM, as CPU libraries (MLAS, oneDNN's gemm path) do; the
@@ -396,6 +405,9 @@ func (h *Hardware) Validate() error {
 		{"shape_node_us", h.ShapeNodeUs}, {"subgraph_us", h.SubgraphUs},
 	})
 	ck.IntIn("tensor_core_align", h.TensorCoreAlign, 0, 1024)
+	if f := h.CacheWorkingFraction; f < 0 || f > 1 || math.IsNaN(f) {
+		ck.Addf("cache_working_fraction %g: want 0..1", f)
+	}
 	nonNegEach(&ck, "", []namedNum{{"nvlink_gbs", h.NVLinkGBs}, {"pcie_gbs", h.PCIeGBs}})
 	for _, c := range h.Efficiency.Classes() {
 		ck.Fraction("efficiency."+c.Name+".compute", c.Eff.Compute)
