@@ -48,6 +48,10 @@ func CalibrationSuite() []SuiteModel {
 		{1, 64, 64}, {1, 256, 256}, {1, 1024, 1024}, {1, 1280, 1000},
 		{8, 256, 256}, {32, 128, 128}, {64, 512, 512}, {128, 768, 768},
 		{196, 384, 384}, {256, 256, 1024}, {512, 512, 512}, {16, 64, 3072},
+		// one-row chains whose weights fill 0.6-0.95 of a 2 MiB L2 (a
+		// server core's): where the set starts to miss the cache
+		// (hw cache_working_fraction; beyond L2 on smaller caches)
+		{1, 288, 288}, {1, 320, 320}, {1, 352, 352},
 	} {
 		add("gemm", fmt.Sprintf("%dx%dx%d", g.m, g.k, g.n), g.m*g.k*g.n >= 1<<22, matmulChain(g.m, g.k, g.n))
 	}

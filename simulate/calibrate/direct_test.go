@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/wolong-dev/wolong/internal/modelgen"
@@ -172,6 +173,36 @@ func TestFitDirectWorkingSet(t *testing.T) {
 		want := truth.Efficiency.Ops[op].Memory * truth.CacheBandwidthGBs
 		if math.Abs(got/want-1) > 0.25 {
 			t.Errorf("%s reads the cache at %.3g GB/s, truth %.3g", op, got, want)
+		}
+	}
+}
+
+// TestFitDirectWorkingFraction: runs of a CPU whose weights start to miss
+// its cache at 40% of it (hw cache_working_fraction 0.4) are fitted from a
+// base that does not know the fraction: the suite's one-row GEMMs whose
+// weights fill 50-95% of the cache pin it, to within 0.1, and those runs
+// are predicted to within 8% (the ops' own parameters share the rest).
+func TestFitDirectWorkingFraction(t *testing.T) {
+	base, truth := directTruth(t)
+	for _, h := range []*hw.Hardware{base, truth} {
+		h.L2MB, h.CacheWorkingSet = 2.097152, true
+	}
+	truth.CacheWorkingFraction = 0.4
+	runs := directRuns(t, truth, 0, 1)
+	r, err := FitDirect(base, runs, DirectOptions{Name: "fit"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("cache_working_fraction fitted %.3g (truth 0.4)", r.HW.CacheWorkingFraction)
+	if got := r.HW.CacheWorkingFraction; math.Abs(got-0.4) > 0.1 {
+		t.Errorf("cache_working_fraction fitted %.3g, truth 0.4", got)
+	}
+	for _, run := range runs {
+		if !strings.HasPrefix(run.Label, "gemm_1x") {
+			continue
+		}
+		if d := PredictRun(r.HW, run)/run.Us - 1; math.Abs(d) > 0.08 {
+			t.Errorf("%s: predicted %+.1f%%", run.Label, 100*d)
 		}
 	}
 }
