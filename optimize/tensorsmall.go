@@ -20,9 +20,10 @@ const cseHeadBytes = 16
 // smallIndex maps small tensors to the first equal one added. Each step
 // keeps the first tensor of a key as it came (unread, or read no further)
 // and refines the key, for it and for every later tensor of the key, only
-// once a second tensor of the key comes: the map entry is then nil. A
-// step's tensors of one key are refined in the order added, so the first
-// equal tensor of the last step is the first equal tensor added.
+// once a second tensor of the key comes: the entry (first's, for a shape)
+// is then nil. A step's tensors of one key are refined in the order
+// added, so the first equal tensor of the last step is the first equal
+// tensor added.
 type smallIndex struct {
 	byShape map[shapeID]int32       // shape numbers, indexes of first
 	first   []*ir.Tensor            // the first tensor of each shape, unread
@@ -152,6 +153,9 @@ func headHash(t *ir.Tensor) (size int, head uint64, ok bool) {
 		data = t.Raw
 	case t.Src != nil:
 		n := t.Src.Size()
+		if n < 0 {
+			return 0, 0, false // not a size: never read
+		}
 		var buf [cseHeadBytes]byte
 		b := buf[:min(n, cseHeadBytes)]
 		if k, err := t.Src.ReadAt(b, 0); k != len(b) && err != nil {
