@@ -24,10 +24,11 @@ var nondeterministic = map[string]bool{
 // A node meets its twin among the readers of its least-read input (see
 // twins; linear, never all pairs); a tensor
 // attribute enters the key as the first equal tensor seen (tensoreq.go:
-// small tensors are hashed, large ones compared by dtype, shape and file
-// location first and read, with early exit, only when another tensor of
-// their dtype and shape exists), so a weight's bytes are not read to find
-// that it has no twin. Nodes with subgraphs and random ops are left alone.
+// tensors are compared by dtype and shape first, a large one's file
+// location next, and read, first bytes before the rest, only when
+// another tensor of their dtype and shape exists), so a weight's bytes
+// are not read to find that it has no twin. Nodes with subgraphs and
+// random ops are left alone.
 // CSE only relinks uses; the duplicates it leaves are deleted by dce.
 func cse(c *Context) ([]Rewrite, error) {
 	g := c.Graph()
@@ -37,7 +38,7 @@ func cse(c *Context) ([]Rewrite, error) {
 		c.probes = map[*ir.Tensor]probe{}
 	}
 	idx := newTensorIndex(c.probes)
-	byTensor := map[*ir.Tensor]*ir.Value{}
+	byTensor := make(map[*ir.Tensor]*ir.Value, len(g.Initializers))
 	isInput := map[*ir.Value]bool{}
 	for _, v := range g.Inputs {
 		isInput[v] = true
@@ -46,7 +47,7 @@ func cse(c *Context) ([]Rewrite, error) {
 		if isInput[v] || v.Const == nil || g.IsOutput(v) || len(v.Uses) == 0 {
 			continue // dead ones are dce's: comparing them would read them
 		}
-		c := idx.canonical(v.Const)
+		c := idx.find(v.Const) // once per initializer: canonical's record would go unread
 		if w := byTensor[c]; w != nil && w != v {
 			v.ReplaceAllUses(w)
 			rw = append(rw, Rewrite{Before: []string{v.Name}, After: []string{w.Name}, Remark: "identical initializer"})

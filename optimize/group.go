@@ -117,8 +117,8 @@ func (mv *mover) build(g *ir.Graph, ow *owners, gr *group) {
 	body := ir.NewGraph(gr.name + "_body")
 	body.Parent, body.ParentNode = g, fn
 	mv.bodies[body] = true
-	clear(mv.exposed)
-	clear(mv.inner)
+	mv.exposed = resetMap(mv.exposed)
+	mv.inner = resetMap(mv.inner)
 	// Exposure is decided while the members are still in g.
 	var exposed []*ir.Value
 	for _, m := range gr.members {

@@ -2,9 +2,9 @@ package optimize
 
 // This file implements finding equal constant tensors while reading as
 // little of them as possible (CSE's initializer and tensor-attribute
-// matching). A weight's bytes are read only when another tensor of its
+// matching). A tensor's bytes are read only when another tensor of its
 // dtype and shape exists, and then only its first bytes unless those
-// match too.
+// match too (small tensors: tensorsmall.go).
 
 import (
 	"bytes"
@@ -19,7 +19,8 @@ import (
 
 const (
 	// cseHashMaxBytes: tensors up to this size (shapes, scales, biases)
-	// are hashed whole; larger ones are compared lazily. It is one probe,
+	// are found by the hash of their data (smallIndex); larger ones are
+	// compared lazily. It is one probe,
 	// so a model of thousands of distinct weights of a few KiB is not
 	// read whole: the lazy path reads one probe of each, and only when
 	// another tensor of its dtype and dims exists (docs/speed.md).
@@ -33,7 +34,7 @@ const (
 
 // tensorIndex maps tensors to the first equal one seen.
 type tensorIndex struct {
-	small  map[smallKey][]*ir.Tensor
+	small  smallIndex
 	large  map[string][]*ir.Tensor // dtype and dims, in the order added
 	canon  map[*ir.Tensor]*ir.Tensor
 	probes map[*ir.Tensor]probe
@@ -74,14 +75,6 @@ type probe struct {
 	size int
 }
 
-// smallKey is a small tensor's key: its dtype and dims (shapeKey), the
-// hash of its data and the data's size.
-type smallKey struct {
-	shape string
-	hash  uint64
-	size  int
-}
-
 // shapeKey encodes t's dtype and dims as a map key.
 func shapeKey(t *ir.Tensor) string {
 	b := make([]byte, 0, 8+8*len(t.Dims))
@@ -93,24 +86,13 @@ func shapeKey(t *ir.Tensor) string {
 	return string(b)
 }
 
-// hashSmall hashes a small tensor's data (canonical calls it once per
-// tensor and index; not cached across CSE passes as probes are: the cache
-// would keep every small tensor of the run alive).
-func hashSmall(t *ir.Tensor) probe {
-	data, ok := tensorBytes(t)
-	if !ok {
-		return probe{}
-	}
-	return probe{ok: true, hash: dataHash(data), size: len(data)}
-}
-
 // newTensorIndex returns an empty index; probes (may be nil) caches probe
 // hashes across indexes.
 func newTensorIndex(probes map[*ir.Tensor]probe) *tensorIndex {
 	if probes == nil {
 		probes = map[*ir.Tensor]probe{}
 	}
-	return &tensorIndex{small: map[smallKey][]*ir.Tensor{}, large: map[string][]*ir.Tensor{}, canon: map[*ir.Tensor]*ir.Tensor{}, probes: probes,
+	return &tensorIndex{large: map[string][]*ir.Tensor{}, canon: map[*ir.Tensor]*ir.Tensor{}, probes: probes,
 		bySource: map[tensorSource]*ir.Tensor{}, byProbe: map[string][]*ir.Tensor{}, indexed: map[string]int{}}
 }
 
@@ -128,25 +110,19 @@ func (x *tensorIndex) canonical(t *ir.Tensor) *ir.Tensor {
 	return c
 }
 
+// find returns the first tensor added that holds the same data as t, and
+// adds t when there is none (t itself is returned then, as when its data
+// cannot be read). Unlike canonical it keeps no record of t's answer
+// (asked again, it finds the same tensor, reading t again), so a caller
+// that asks about each tensor once (CSE's initializers) skips that map.
 func (x *tensorIndex) find(t *ir.Tensor) *ir.Tensor {
-	shape := shapeKey(t)
 	if !t.HasPacked() && !hasTyped(t) {
 		return t // no data to compare (or external data not loaded)
 	}
 	if t.ByteSize() <= cseHashMaxBytes {
-		h := hashSmall(t)
-		if !h.ok {
-			return t
-		}
-		k := smallKey{shape, h.hash, h.size}
-		for _, c := range x.small[k] {
-			if tensorDataEqual(c, t) {
-				return c
-			}
-		}
-		x.small[k] = append(x.small[k], t)
-		return t
+		return x.small.find(t)
 	}
+	shape := shapeKey(t)
 	if c := x.findLarge(shape, t); c != nil {
 		return c
 	}
@@ -344,7 +320,7 @@ func tensorAttrKey(b *strings.Builder, t *ir.Tensor, idx *tensorIndex) {
 }
 
 // dataHash is a 64-bit hash of b, eight bytes a step (wyhash's mix: the
-// 128-bit product folded): CSE hashes every small weight of a model twice
+// 128-bit product folded): CSE hashes many small weights of a model twice
 // per run, and byte-at-a-time FNV-1a was a third of its time on a 100k-node
 // CNN. It is deterministic (no per-process seed), so keys built from it
 // order the same in every run.

@@ -136,3 +136,97 @@ func TestDataHash(t *testing.T) {
 		}
 	}
 }
+
+// countedWeights adds n float32 initializers of dims, read through a
+// countedSource that adds to *read; data(i) is the i-th one's data.
+func countedWeights(b *modelgen.Builder, n int, dims func(i int) []int64, data func(i int) []float32, read *int64) []*ir.Value {
+	var vs []*ir.Value
+	for i := range n {
+		raw := b.ConstF("tmp", dims(i), data(i)...).Const.Raw
+		b.G.Initializers = b.G.Initializers[:len(b.G.Initializers)-1]
+		vs = append(vs, b.G.AddInitializer(&ir.Tensor{Name: fmt.Sprintf("w%d", i), DType: ir.Float32, Dims: dims(i),
+			Src: countedSource{bytes.NewReader(raw), read}}))
+	}
+	return vs
+}
+
+// TestCSEDistinctSmallConstants: CSE over many nodes whose small
+// constants all differ reads none of a constant alone of its dtype and
+// dims, and no more than the first cseHeadBytes of one that shares them
+// with others but differs in those bytes.
+func TestCSEDistinctSmallConstants(t *testing.T) {
+	const n = 300
+	for _, tc := range []struct {
+		name    string
+		dims    func(i int) []int64
+		maxRead int64
+	}{
+		{"distinct shapes: nothing read", func(i int) []int64 { return []int64{int64(i + 1), 1} }, 0},
+		{"one shape: first bytes only", func(int) []int64 { return []int64{64} }, n * cseHeadBytes},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var read int64
+			b := modelgen.New("distinct", 17)
+			x := b.Input("x", ir.Float32, 1)
+			ws := countedWeights(b, n, tc.dims, func(i int) []float32 {
+				v := make([]float32, tc.dims(i)[0])
+				v[0] = float32(i)
+				return v
+			}, &read)
+			var outs []*ir.Value
+			for _, w := range ws {
+				outs = append(outs, b.Op("Mul", in(x, w)))
+			}
+			b.Output(outs...)
+			m := b.Model()
+			ir.InferModel(m, ir.InferOptions{})
+			read = 0
+			res, err := Run(m, Options{Level: MaxLevel, Only: []string{"cse"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range res.Passes {
+				if len(p.Rewrites) > 0 {
+					t.Errorf("%s: %d rewrites, want none", p.Name, len(p.Rewrites))
+				}
+			}
+			if read > tc.maxRead {
+				t.Errorf("read %d bytes of constants, want at most %d", read, tc.maxRead)
+			}
+		})
+	}
+}
+
+// TestCSEEqualSmallConstants: equal small constants still merge, and so
+// then do the nodes that read them, whether the data fits in the first
+// bytes hashed or not; constants that share only their first bytes stay
+// apart.
+func TestCSEEqualSmallConstants(t *testing.T) {
+	vals := func(n int, last float32) []float32 {
+		v := make([]float32, n)
+		for i := range v {
+			v[i] = float32(i % 5)
+		}
+		v[n-1] = last
+		return v
+	}
+	runPassCases(t, []passCase{{
+		name: "equal small constants",
+		build: func(b *modelgen.Builder) {
+			x := b.Input("x", ir.Float32, 64)
+			w1 := b.ConstF("w1", []int64{64}, vals(64, 1)...)
+			w2 := b.ConstF("w2", []int64{64}, vals(64, 2)...) // same first bytes as w1
+			w3 := b.ConstF("w3", []int64{64}, vals(64, 1)...)
+			s1 := b.ConstF("s1", []int64{1}, 3)
+			s2 := b.ConstF("s2", []int64{1}, 3)
+			y := b.Op("Add", in(b.Op("Mul", in(x, w1)), b.Op("Mul", in(x, w2))))
+			y = b.Op("Add", in(y, b.Op("Mul", in(x, w3))))
+			y = b.Op("Add", in(y, b.Op("Mul", in(x, s1))))
+			b.Output(b.Op("Add", in(y, b.Op("Mul", in(x, s2)))))
+		},
+		passes: []string{"cse"},
+		want: []string{`^cse: w3 -> w1  \(identical initializer\)`, `^cse: s2 -> s1  \(identical initializer\)`,
+			`^cse: Mul_2 -> Mul_0`, `^cse: Mul_4 -> Mul_3`},
+		ops: "Mul Mul Add Add Mul Add Add",
+	}})
+}

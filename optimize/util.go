@@ -187,3 +187,20 @@ func (s *idSet[T]) has(x T) bool {
 	}
 	return s.other[x]
 }
+
+// resetMapMax is the most entries a map resetMap clears in place.
+const resetMapMax = 64
+
+// resetMap returns m emptied, for a caller that reuses one map per item
+// (group, node) and only adds to it between resets: m itself, cleared,
+// when it holds at most resetMapMax entries, else a new map. Clearing
+// costs the map's capacity, which never shrinks, so once one large item
+// had grown m every later clear would pay for it; the contract keeps a
+// map that is cleared small.
+func resetMap[K comparable, V any](m map[K]V) map[K]V {
+	if len(m) > resetMapMax {
+		return make(map[K]V)
+	}
+	clear(m)
+	return m
+}
