@@ -84,8 +84,12 @@ func convCost(x, w int) Func {
 		direct := quantized(c.Input(x)) && depthwise(wd, group)
 		if c.m.HW.ConvIm2col && !pointwise(c.Node, wd) && !direct {
 			// im2col: one row of C/group x prod(kernel) taps per output
-			// position, per group, written then read by the GEMM
-			c.stage(&cost, c.Input(x), 2*n*spatial*group*prod(wd[1:]))
+			// position, per group, written then read by the GEMM; the
+			// taps that fall on rows wholly in the padding are written as
+			// zeros without reading the input (MLAS's im2col stores a
+			// padded row as a block of zeros), counted as not moved
+			taps := n * spatial * group * prod(wd[1:])
+			c.stage(&cost, c.Input(x), taps*(1+c.rowsInInput(x, wd)))
 			cost.Steps = int64(group) // one im2col + GEMM per group
 		}
 		if c.Node.Is(qlinearConv) {
@@ -156,6 +160,71 @@ func pointwise(n *ir.Node, wd []int64) bool {
 	}
 	ap := string(n.AttrString("auto_pad", "NOTSET"))
 	return ap == "NOTSET" || ap == "VALID" || ap == ""
+}
+
+// rowsInInput is the share of a conv's (output row, kernel row) pairs
+// whose input row lies inside the input rather than wholly in its
+// padding, over every spatial axis but the last (the rows; the last axis
+// is a row's elements, padded element by element): 1 for a 1-D conv, or
+// when the input's shape or the padding is not known.
+func (c *Ctx) rowsInInput(x int, wd []int64) float64 {
+	xd, err := c.InDims(x)
+	if err != nil || len(xd) != len(wd) || len(xd) < 4 || c.Node.Is(msNhwcConv) {
+		return 1
+	}
+	axes := len(xd) - 2
+	strides, _ := c.Node.AttrInts("strides")
+	dil, _ := c.Node.AttrInts("dilations")
+	pads, _ := c.Node.AttrInts("pads")
+	ap := string(c.Node.AttrString("auto_pad", "NOTSET"))
+	at := func(v []int64, i int, def int64) int64 {
+		if i < len(v) && v[i] > 0 {
+			return v[i]
+		}
+		return def
+	}
+	share := 1.0
+	for i := 0; i < axes-1; i++ {
+		in, k := xd[2+i], wd[2+i]
+		s, d := at(strides, i, 1), at(dil, i, 1)
+		if in <= 0 || k <= 0 {
+			return 1
+		}
+		var begin, out int64
+		switch ap {
+		case "SAME_UPPER", "SAME_LOWER":
+			out = (in + s - 1) / s
+			total := max(0, (out-1)*s+(k-1)*d+1-in)
+			begin = total / 2
+			if ap == "SAME_LOWER" {
+				begin = total - total/2
+			}
+		case "VALID":
+			out = (in-(k-1)*d-1)/s + 1
+		default:
+			if i < len(pads) {
+				begin = pads[i]
+			}
+			end := int64(0)
+			if axes+i < len(pads) {
+				end = pads[axes+i]
+			}
+			out = (in+begin+end-(k-1)*d-1)/s + 1
+		}
+		if out <= 0 || out > 1<<20 || k > 1<<10 {
+			return 1
+		}
+		inside := 0
+		for o := int64(0); o < out; o++ {
+			for j := int64(0); j < k; j++ {
+				if r := o*s + j*d - begin; r >= 0 && r < in {
+					inside++
+				}
+			}
+		}
+		share *= float64(inside) / float64(out*k)
+	}
+	return share
 }
 
 // stage adds a staging buffer of elems elements of v's type to cost: its
