@@ -553,50 +553,77 @@ func (n *Node) CapturedValues() []*Value {
 
 // capturedValues is CapturedValues without the fused kernels' shortcut.
 func capturedValues(n *Node) []*Value {
-	w := captureWalk{n: n}
+	var set captureSet
+	w := captureWalk{n: n, fn: set.add}
 	w.subgraphs(n)
-	return w.out
+	return set.out
 }
 
-// captureLinear is how many captures captureWalk dedups by scanning its
+// EachCaptured calls fn for every read, in n's subgraphs (at any depth),
+// of a value from an enclosing scope, in CapturedValues' order but once
+// per read: a value read twice is passed twice. It allocates nothing, so
+// a caller that only tests each value (a dependence or order check, whose
+// answer a repeat cannot change) or dedups by its own marks walks the
+// subgraphs without building CapturedValues' list. A fused kernel
+// captures nothing (see CapturedValues).
+func (n *Node) EachCaptured(fn func(*Value)) {
+	if IsFused(n) {
+		return
+	}
+	w := captureWalk{n: n, fn: fn}
+	w.subgraphs(n)
+}
+
+// captureLinear is how many captures captureSet dedups by scanning its
 // list before it builds a set: an If or Loop captures a few values, and a
 // map per call was most of the cost of the calls every pass makes.
 const captureLinear = 16
 
-// captureWalk collects the values n's subgraphs read from outside n, in
-// the order first read.
-type captureWalk struct {
-	n    *Node
+// captureSet lists the values added, once each, in the order first added.
+type captureSet struct {
 	out  []*Value
 	seen map[*Value]bool // out as a set, once it is longer than captureLinear
 }
 
-// capture adds x, read in sg, when it comes from outside n. The test
-// x.Graph == sg goes first: most values read are sg's own, and it reads
-// no memory but x.
-func (w *captureWalk) capture(x *Value, sg *Graph) {
-	if x == nil || x.Graph == sg || definedWithin(x.Graph, w.n) {
-		return
-	}
-	if w.seen != nil {
-		if !w.seen[x] {
-			w.seen[x] = true
-			w.out = append(w.out, x)
+// add appends x unless it is listed.
+func (s *captureSet) add(x *Value) {
+	if s.seen != nil {
+		if !s.seen[x] {
+			s.seen[x] = true
+			s.out = append(s.out, x)
 		}
 		return
 	}
-	for _, y := range w.out {
+	for _, y := range s.out {
 		if y == x {
 			return
 		}
 	}
-	w.out = append(w.out, x)
-	if len(w.out) > captureLinear {
-		w.seen = make(map[*Value]bool, 2*len(w.out))
-		for _, y := range w.out {
-			w.seen[y] = true
+	s.out = append(s.out, x)
+	if len(s.out) > captureLinear {
+		s.seen = make(map[*Value]bool, 2*len(s.out))
+		for _, y := range s.out {
+			s.seen[y] = true
 		}
 	}
+}
+
+// captureWalk passes to fn each read, in n's subgraphs, of a value from
+// outside n, in the order read. It holds no list of its own, so fn does
+// not escape and a caller's closure stays on its stack.
+type captureWalk struct {
+	n  *Node
+	fn func(*Value)
+}
+
+// capture passes x, read in sg, to fn when it comes from outside n. The
+// test x.Graph == sg goes first: most values read are sg's own, and it
+// reads no memory but x.
+func (w *captureWalk) capture(x *Value, sg *Graph) {
+	if x == nil || x.Graph == sg || definedWithin(x.Graph, w.n) {
+		return
+	}
+	w.fn(x)
 }
 
 // subgraphs visits m's subgraphs in Subgraphs' order (without its slice).

@@ -62,10 +62,8 @@ func Deps(g *Graph, n *Node) []*Node {
 	for _, in := range n.Inputs {
 		add(in)
 	}
-	if len(n.Subgraphs()) > 0 {
-		for _, v := range n.CapturedValues() {
-			add(v)
-		}
+	if hasSubgraph(n) {
+		n.EachCaptured(add) // add dedups, keeping first-read order
 	}
 	return deps
 }
@@ -178,9 +176,7 @@ func nodeDeps(g *Graph, n *Node, at func(*Node) int, mark []int32, stamp int32) 
 		add(in)
 	}
 	if hasSubgraph(n) {
-		for _, v := range n.CapturedValues() {
-			add(v)
-		}
+		n.EachCaptured(add) // mark dedups, keeping first-read order
 	}
 	return ds
 }
@@ -226,9 +222,7 @@ func inOrder(g *Graph) bool {
 			dep(in)
 		}
 		if hasSubgraph(n) {
-			for _, v := range n.CapturedValues() {
-				dep(v)
-			}
+			n.EachCaptured(dep) // a repeat cannot change ok
 		}
 		if !ok {
 			return false

@@ -39,9 +39,7 @@ func dce(c *Context) ([]Rewrite, error) {
 			need(in)
 		}
 		if hasSubgraph(n) {
-			for _, v := range n.CapturedValues() {
-				need(v)
-			}
+			n.EachCaptured(need) // a repeat adds nothing
 		}
 	}
 	var rw []Rewrite

@@ -421,6 +421,23 @@ func (p nodePositions) at(n *ir.Node) int {
 	return i
 }
 
+// eachDep calls fn for the producer, in g, of each of n's inputs and of
+// each outer value its subgraphs read (ir.Deps' nodes, a producer read
+// twice passed twice), allocating nothing.
+func eachDep(g *ir.Graph, n *ir.Node, fn func(*ir.Node)) {
+	dep := func(v *ir.Value) {
+		if v != nil && v.Producer != nil && v.Producer.Graph == g {
+			fn(v.Producer)
+		}
+	}
+	for _, in := range n.Inputs {
+		dep(in)
+	}
+	if hasSubgraph(n) {
+		n.EachCaptured(dep)
+	}
+}
+
 // acyclic drops groups until contracting all of them leaves the graph
 // acyclic: each group may be convex on its own while two groups together
 // close a cycle (A -> x -> B -> y -> A). Kahn's algorithm over the
@@ -446,21 +463,36 @@ func acyclic(g *ir.Graph, groups []*group) []*group {
 				next++
 			}
 		}
-		// An edge repeated (two members reading one producer) is kept
-		// twice: Kahn's algorithm counts it twice both ways, so what it
-		// finds is the same.
+		// An edge repeated (two members reading one producer, or one
+		// node reading it twice) is kept twice: Kahn's algorithm counts
+		// it twice both ways, so what it finds is the same. The edges go
+		// to one flat list, then to CSR form: a slice per vertex was an
+		// allocation per node.
 		indeg := make([]int, next)
-		succ := make([][]int, next)
+		var from, to []int32
 		for _, n := range g.Nodes {
-			to := id[n.ID]
-			for _, d := range ir.Deps(g, n) {
-				if d.ID < 0 || d.ID >= len(id) || id[d.ID] < 0 || id[d.ID] == to {
-					continue
+			t := id[n.ID]
+			eachDep(g, n, func(d *ir.Node) {
+				if d.ID < 0 || d.ID >= len(id) || id[d.ID] < 0 || id[d.ID] == t {
+					return
 				}
-				from := id[d.ID]
-				succ[from] = append(succ[from], to)
-				indeg[to]++
-			}
+				from = append(from, int32(id[d.ID]))
+				to = append(to, int32(t))
+				indeg[t]++
+			})
+		}
+		start := make([]int32, next+1) // vertex v's successors: succ[start[v]:start[v+1]]
+		for _, f := range from {
+			start[f+1]++
+		}
+		for v := 1; v <= next; v++ {
+			start[v] += start[v-1]
+		}
+		succ := make([]int32, len(to))
+		fill := append([]int32(nil), start[:next]...)
+		for e, f := range from {
+			succ[fill[f]] = to[e]
+			fill[f]++
 		}
 		var queue []int
 		for v := 0; v < next; v++ {
@@ -473,9 +505,9 @@ func acyclic(g *ir.Graph, groups []*group) []*group {
 			v := queue[0]
 			queue = queue[1:]
 			done++
-			for _, w := range succ[v] {
+			for _, w := range succ[start[v]:start[v+1]] {
 				if indeg[w]--; indeg[w] == 0 {
-					queue = append(queue, w)
+					queue = append(queue, int(w))
 				}
 			}
 		}

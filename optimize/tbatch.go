@@ -43,9 +43,7 @@ func tBatch(c *Context) ([]Rewrite, error) {
 	var cands []cand
 	for i, n := range order {
 		l := 0
-		for _, d := range ir.Deps(g, n) {
-			l = max(l, level[d.ID]+1)
-		}
+		eachDep(g, n, func(d *ir.Node) { l = max(l, level[d.ID]+1) }) // a repeat cannot raise l
 		level[n.ID] = l
 		sig, ok := batchSignature(n)
 		if !ok {

@@ -37,6 +37,7 @@ package optimize
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math"
 
 	"github.com/wolong-dev/wolong/ir"
@@ -63,7 +64,13 @@ func (c *Context) trialMemo(m *ir.Model, trial func() trialOutcome) trialOutcome
 		return trial()
 	}
 	key, ok := trialKey(m, c.probes)
-	if !ok {
+	return c.trialMemoKey(key, ok, trial)
+}
+
+// trialMemoKey is trialMemo given the trial model's key (ok false: not
+// memoized, trial runs and nothing is kept).
+func (c *Context) trialMemoKey(key string, ok bool, trial func() trialOutcome) trialOutcome {
+	if !memoTrials || !ok {
 		return trial()
 	}
 	key = c.pass + "\x00" + key
@@ -78,12 +85,120 @@ func (c *Context) trialMemo(m *ir.Model, trial func() trialOutcome) trialOutcome
 	return out
 }
 
+// trialSeen reports whether c's memo holds an outcome for key (as
+// trialMemoKey would look it up).
+func (c *Context) trialSeen(key string) bool {
+	_, seen := c.trials[c.pass+"\x00"+key]
+	return seen
+}
+
+// verifyNodeKeys makes unrollTrial check every nodeTrialKey against
+// trialKey of the extracted model (tests set it).
+var verifyNodeKeys = false
+
+// verifyNodeKey panics when key and ok are not what trialKey gives n's
+// extracted model.
+func verifyNodeKey(c *Context, n *ir.Node, key string, ok bool) {
+	m, _ := trialLocal(c, n)
+	if m == nil {
+		return
+	}
+	want, wantOK := trialKey(m, c.probes)
+	if want != key || wantOK != ok {
+		panic(fmt.Sprintf("nodeTrialKey(%s) = %q, %v; trialKey of its extraction = %q, %v", ir.NodeLabel(n), key, ok, want, wantOK))
+	}
+}
+
 // trialKey returns m's trial key (see the file comment) and false when m
 // is not memoized. probes (may be nil) caches tensors' probe hashes.
 func trialKey(m *ir.Model, probes map[*ir.Tensor]probe) (string, bool) {
 	k := &keyer{ids: map[*ir.Value]int{}, idx: newTensorIndex(probes), class: map[*ir.Tensor]int{}, ok: true}
 	k.graph(m.Graph)
 	return string(k.b), k.ok
+}
+
+// nodeTrialKey returns what trialKey returns for ir.ExtractModel(m, n)'s
+// model (m being n's model), computed on n where it is: a memo hit then
+// costs no copy of n. It writes what trialKey writes of ExtractNode's
+// main graph: the outer values n reads (its inputs, then its captures,
+// each once) not constant as inputs and the constant ones as
+// initializers, n, and n's outputs given. Of an outer constant it reads
+// the uses its copy would have, by n and the nodes nested in n (outerUses:
+// a constant read by every loop of a model lists them all); n's outputs'
+// copies have none; a value defined inside n has all its uses there.
+func nodeTrialKey(n *ir.Node, probes map[*ir.Tensor]probe) (string, bool) {
+	var ins, inits []*ir.Value
+	seen := map[*ir.Value]bool{}
+	outer := func(x *ir.Value) {
+		if x == nil || seen[x] {
+			return
+		}
+		seen[x] = true
+		if x.Const != nil {
+			inits = append(inits, x)
+		} else {
+			ins = append(ins, x)
+		}
+	}
+	for _, x := range n.Inputs {
+		outer(x)
+	}
+	for _, x := range n.CapturedValues() {
+		outer(x)
+	}
+	k := &keyer{ids: map[*ir.Value]int{}, idx: newTensorIndex(probes), class: map[*ir.Tensor]int{}, ok: true,
+		within: n, outerUses: outerUses(n, inits)}
+	k.int(int64(len(ins)))
+	for _, v := range ins {
+		k.def(v)
+	}
+	k.int(int64(len(inits)))
+	for _, v := range inits {
+		k.def(v)
+	}
+	k.int(1)
+	k.node(n)
+	given := 0
+	for _, o := range n.Outputs {
+		if o != nil {
+			given++
+		}
+	}
+	k.int(int64(given))
+	for _, o := range n.Outputs {
+		if o != nil {
+			k.ref(o)
+		}
+	}
+	return string(k.b), k.ok
+}
+
+// outerUses returns, for each of vs (values from outside n), its uses by
+// n and by the nodes nested in n, found by walking n rather than the
+// values' use lists.
+func outerUses(n *ir.Node, vs []*ir.Value) map[*ir.Value][]ir.Use {
+	if len(vs) == 0 {
+		return nil
+	}
+	uses := make(map[*ir.Value][]ir.Use, len(vs))
+	for _, v := range vs {
+		uses[v] = nil
+	}
+	var walk func(m *ir.Node)
+	walk = func(m *ir.Node) {
+		for i, x := range m.Inputs {
+			if us, ok := uses[x]; ok {
+				uses[x] = append(us, ir.Use{Node: m, Index: i})
+			}
+		}
+		for _, sg := range m.Subgraphs() {
+			for _, b := range sg.Nodes {
+				walk(b)
+			}
+		}
+	}
+	walk(n)
+	return uses
 }
 
 // keyer appends a trial key.
@@ -93,6 +208,26 @@ type keyer struct {
 	idx   *tensorIndex       // constants with equal data
 	class map[*ir.Tensor]int // canonical constants' classes, in order met
 	ok    bool               // false: not memoized
+	// within, when set, is the node keyed in place (nodeTrialKey), and
+	// outerUses the uses of its outer constants by it and its nested
+	// nodes.
+	within    *ir.Node
+	outerUses map[*ir.Value][]ir.Use
+}
+
+// uses returns the uses of v the key reads: v's own, or with within set
+// those its copy in ExtractNode's graph would have (see nodeTrialKey).
+func (k *keyer) uses(v *ir.Value) []ir.Use {
+	if k.within == nil {
+		return v.Uses
+	}
+	if us, ok := k.outerUses[v]; ok {
+		return us
+	}
+	if v.Producer == k.within {
+		return nil
+	}
+	return v.Uses
 }
 
 func (k *keyer) int(v int64) { k.b = binary.AppendVarint(k.b, v) }
@@ -179,7 +314,7 @@ func (k *keyer) def(v *ir.Value) {
 	}
 	if v.Const != nil {
 		k.b = append(k.b, 'c')
-		k.tensor(v.Const, v.Uses)
+		k.tensor(v.Const, k.uses(v))
 	} else {
 		k.b = append(k.b, '-')
 	}
@@ -211,7 +346,7 @@ func (k *keyer) attr(n *ir.Node, a *ir.Attr) {
 	if a.T != nil {
 		var uses []ir.Use
 		if n.Is(ir.OpConstant) && len(n.Outputs) == 1 && n.Outputs[0] != nil {
-			uses = n.Outputs[0].Uses
+			uses = k.uses(n.Outputs[0])
 		}
 		k.tensor(a.T, uses)
 	} else {

@@ -38,11 +38,24 @@ func unrollTrial(c *Context, n *ir.Node, trials *int, unroll func(tc *Context, g
 		return true, ""
 	}
 	*trials++
-	m, cn := trialLocal(c, n)
-	if m == nil {
-		return false, ""
+	// The key is computed on n in place: n's copy (trialLocal) is made
+	// only when the memo misses. Loops of one key copy alike (the key
+	// holds all of n's structure), so a hit skips no copy that would fail.
+	key, keyed := "", false
+	if memoTrials {
+		key, keyed = nodeTrialKey(n, c.probes)
+		if verifyNodeKeys {
+			verifyNodeKey(c, n, key, keyed)
+		}
 	}
-	out := c.trialMemo(m, func() trialOutcome {
+	var m *ir.Model
+	var cn *ir.Node
+	if !keyed || !c.trialSeen(key) {
+		if m, cn = trialLocal(c, n); m == nil {
+			return false, ""
+		}
+	}
+	out := c.trialMemoKey(key, keyed, func() trialOutcome {
 		um, ucn := trialLocal(c, n)
 		if um == nil {
 			return trialOutcome{}

@@ -107,16 +107,17 @@ func (ms *memState) use(v *ir.Value, t float64) {
 // when it starts (a kernel-less op's output is a view of its first input;
 // a constant output is resident).
 func (ms *memState) forward(tasks []Task) {
+	var end float64
+	useEnd := func(v *ir.Value) { ms.use(v, end) } // one closure for every node's captures
 	for i := range tasks {
 		t := &tasks[i]
 		n := t.Node
+		end = t.End
 		for _, v := range n.Inputs {
 			ms.use(v, t.End)
 		}
 		if len(n.Subgraphs()) > 0 {
-			for _, v := range n.CapturedValues() {
-				ms.use(v, t.End)
-			}
+			n.EachCaptured(useEnd) // a repeat changes no free time
 			ms.subgraphWeights(n)
 		}
 		for _, o := range n.Outputs {
