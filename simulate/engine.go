@@ -19,7 +19,9 @@ func schedule(res *Result, h *hw.Hardware, before, after float64) {
 	sync := h.Kind == "cpu"
 	streamFree := make([]float64, nStreams)
 	stats := make([]StreamStats, nStreams)
-	cp := make([]float64, len(tasks))
+	cp := reuse(res.mem.cp, len(tasks))
+	clear(cp)
+	res.mem.cp = cp
 	gaps := topGaps{n: maxListed}
 	// the host's per-run work (binding inputs) comes before the first node
 	hostFree := before

@@ -24,12 +24,17 @@ func memory(res *Result, g *ir.Graph, train bool) {
 	for nf < len(tasks) && tasks[nf].Phase == Forward {
 		nf++
 	}
-	ms := &memState{res: res, bufs: make([]buffer, 0, len(g.Inputs)+nf)} // about one buffer per input and forward task
-	ms.resident = valueSet{bits: make([]uint64, (g.NumValueIDs()+63)/64), g: g}
+	// the scratch arrays of the run res reuses, when large enough (a
+	// prediction after each optimizer pass: fresh zeroed arrays of the
+	// graph's value IDs every time cost page faults and heap growth)
+	sc := &res.mem
+	ms := &memState{res: res, bufs: reuse(sc.bufs, len(g.Inputs)+nf)[:0]} // about one buffer per input and forward task
+	ms.resident = valueSet{bits: reuse(sc.bits, (g.NumValueIDs()+63)/64), g: g}
+	clear(ms.resident.bits)
 	for _, v := range g.Initializers {
 		ms.addResident(v)
 	}
-	ms.root = valueMap{ids: make([]int32, g.NumValueIDs()), g: g, other: map[*ir.Value]int{}}
+	ms.root = valueMap{ids: reuse(sc.ids, g.NumValueIDs()), g: g, other: map[*ir.Value]int{}}
 	for i := range ms.root.ids {
 		ms.root.ids[i] = -1
 	}
@@ -52,9 +57,30 @@ func memory(res *Result, g *ir.Graph, train bool) {
 	if train && len(tasks) > nf {
 		ms.backward(tasks, nf)
 	}
-	peak, at := peakLive(ms.bufs)
+	peak, at := peakLive(ms.bufs, &sc.evs)
 	res.PeakMemoryBytes = res.WeightBytes + res.OptimizerBytes + peak
 	res.PeakMemoryAtS = at
+	sc.bufs, sc.bits, sc.ids = ms.bufs, ms.resident.bits, ms.root.ids
+}
+
+// memScratch holds memory's (and the schedule's) arrays for the next run
+// that reuses this one (RunReusing): their contents are not kept, only
+// their storage.
+type memScratch struct {
+	bufs []buffer
+	bits []uint64
+	ids  []int32
+	evs  []memEvent
+	cp   []float64 // the schedule's critical path by task
+}
+
+// reuse returns s resliced to n elements when its storage holds n, else
+// a new slice of n; the elements are not cleared.
+func reuse[T any](s []T, n int) []T {
+	if cap(s) >= n {
+		return s[:n]
+	}
+	return make([]T, n)
 }
 
 // memState is memory's working state: the buffers found so far, the
@@ -196,12 +222,19 @@ func (ms *memState) backward(tasks []Task, nf int) {
 	}
 }
 
+// memEvent is an allocation (delta > 0) or a free of a buffer at time t.
+type memEvent struct {
+	t     float64
+	delta float64
+}
+
 // peakLive is the largest sum of sizes of the buffers live at once, and
-// the first time it is reached.
-func peakLive(bufs []buffer) (peak, at float64) {
-	type ev struct {
-		t     float64
-		delta float64
+// the first time it is reached; scratch holds its event array between
+// calls (nil: none).
+func peakLive(bufs []buffer, scratch *[]memEvent) (peak, at float64) {
+	type ev = memEvent
+	if scratch == nil {
+		scratch = new([]memEvent)
 	}
 	// At one instant frees come first: a kernel ending releases its
 	// inputs before the next kernel, starting then, allocates its outputs.
@@ -216,7 +249,8 @@ func peakLive(bufs []buffer) (peak, at float64) {
 	// The allocations come in schedule order, in time order already on one
 	// stream: sorted apart from the frees and merged with them, they save
 	// half the sort.
-	evs := make([]ev, 2*len(bufs))
+	evs := reuse(*scratch, 2*len(bufs))
+	*scratch = evs
 	allocs, frees := evs[:len(bufs)], evs[len(bufs):]
 	for i, b := range bufs {
 		allocs[i], frees[i] = ev{b.alloc, b.size}, ev{b.free, -b.size}

@@ -65,3 +65,53 @@ func TestUnsortedGraph(t *testing.T) {
 		})
 	}
 }
+
+// TestRunReusing: a run that reuses an earlier run's buffers (the
+// optimizer's prediction after each pass) equals a fresh run, whether the
+// earlier run's graph had more node IDs or fewer, and whether the graph
+// is in topological order or not.
+func TestRunReusing(t *testing.T) {
+	h, err := hw.Preset("h100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	build := func(name string, nodes int, reverse bool) *ir.Model {
+		s, err := modelgen.ShapeByName(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := s.Build(nodes)
+		ir.InferModel(m, ir.InferOptions{Inputs: simulate.BatchInputs(m.Graph, 2, nil)})
+		if reverse {
+			slices.Reverse(m.Graph.Nodes)
+		}
+		return m
+	}
+	var old *simulate.Result
+	for _, c := range []struct {
+		shape   string
+		nodes   int
+		reverse bool
+	}{{"cnn", 800, false}, {"control", 300, false}, {"fanout", 1200, true}, {"cnn", 200, true}, {"heads", 600, false}} {
+		m := build(c.shape, c.nodes, c.reverse)
+		want, err := simulate.Run(m, h, simulate.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := simulate.RunReusing(m, h, simulate.Options{}, old)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got.Tasks) != len(want.Tasks) || got.TotalS != want.TotalS || got.PeakMemoryBytes != want.PeakMemoryBytes || got.CriticalPathS != want.CriticalPathS {
+			t.Fatalf("%s %d: reused run %d tasks, %g s, peak %g B, path %g s; fresh %d, %g, %g, %g", c.shape, c.nodes,
+				len(got.Tasks), got.TotalS, got.PeakMemoryBytes, got.CriticalPathS, len(want.Tasks), want.TotalS, want.PeakMemoryBytes, want.CriticalPathS)
+		}
+		for i := range want.Tasks {
+			a, b := &got.Tasks[i], &want.Tasks[i]
+			if a.Node != b.Node || a.Start != b.Start || a.End != b.End {
+				t.Fatalf("%s %d: task %d is %s [%g, %g], fresh %s [%g, %g]", c.shape, c.nodes, i, a.Name, a.Start, a.End, b.Name, b.Start, b.End)
+			}
+		}
+		old = got
+	}
+}

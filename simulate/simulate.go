@@ -121,8 +121,13 @@ type Result struct {
 	// of the batch inputs as inferred (0: none or unknown).
 	UsedBatch int64
 
-	// slab backs every forward task's deps (buildForward).
+	// slab backs every forward task's deps (buildForward); idx is its
+	// scratch table of task index by node ID, kept for the next run that
+	// reuses this one (a fresh table per prediction is a fresh, zeroed
+	// allocation of the graph's node IDs).
 	slab []int32
+	idx  []int32
+	mem  memScratch // memory's arrays, for the same reuse
 }
 
 // maxListed bounds lists of names in warnings.
@@ -167,20 +172,20 @@ func RunReusing(m *ir.Model, h *hw.Hardware, opt Options, old *Result) (*Result,
 	g := m.Graph
 	var tasks []Task
 	if old != nil {
-		tasks, res.slab = old.Tasks[:0], old.slab[:0]
+		tasks, res.slab, res.idx, res.mem = old.Tasks[:0], old.slab[:0], old.idx, old.mem
 		*old = Result{}
 	}
 	// in the graph's order when it is topologically sorted (the common
 	// case, checked as the dependencies are found), else in ir.Topo's
 	order := g.Nodes
 	var sorted bool
-	tasks, res.slab, sorted = buildForward(g, order, tasks, res.slab, true)
+	tasks, res.slab, res.idx, sorted = buildForward(g, order, tasks, res.slab, res.idx, true)
 	if !sorted {
 		var err error
 		if order, err = ir.Topo(g); err != nil {
 			return nil, fmt.Errorf("%v", err)
 		}
-		tasks, res.slab, _ = buildForward(g, order, tasks, res.slab, false)
+		tasks, res.slab, res.idx, _ = buildForward(g, order, tasks, res.slab, res.idx, false)
 	}
 	cm := cost.New(h, m, opt.Cost)
 	cm.Nodes(order, func(i int, e cost.Estimate) { tasks[i].Est = e })
@@ -282,15 +287,25 @@ func taskName(n *ir.Node) string { return ir.NodeLabel(n) }
 
 // buildForward returns the forward tasks of order's nodes, their
 // dependencies set, estimates not (in tasks' array and slab's when they
-// hold them). With strict, it stops and returns false when order is not
+// hold them), and its scratch array (idx's when it is large enough: pass
+// it back in to reuse it). With strict, it stops and returns false when order is not
 // a topological order of g's nodes (a node ID out of range or twice, a
 // producer in g, or a control-flow node's dependency, not before its
 // consumer): what ir.Topo would put in order.
-func buildForward(g *ir.Graph, order []*ir.Node, tasks []Task, slab []int32, strict bool) ([]Task, []int32, bool) {
-	idx := make([]int32, g.NumNodeIDs())
+func buildForward(g *ir.Graph, order []*ir.Node, tasks []Task, slab, idx []int32, strict bool) ([]Task, []int32, []int32, bool) {
+	// idx (by node ID) and mark (by task) share one scratch array
+	ids := g.NumNodeIDs()
+	if n := ids + len(order); cap(idx) >= n {
+		idx = idx[:n]
+	} else {
+		idx = make([]int32, n)
+	}
+	buf := idx
+	idx, mark := buf[:ids], buf[ids:] // mark[j] == i+1: task i lists j already
 	for i := range idx {
 		idx[i] = -1
 	}
+	clear(mark)
 	if cap(tasks) >= len(order) {
 		tasks = tasks[:len(order)]
 		clear(tasks)
@@ -304,11 +319,10 @@ func buildForward(g *ir.Graph, order []*ir.Node, tasks []Task, slab []int32, str
 	// placed reports whether a node of ID id is in order before the
 	// current one
 	placed := func(id int) bool { return id >= 0 && id < len(idx) && idx[id] >= 0 }
-	mark := make([]int32, len(order)) // mark[j] == i+1: task i lists j already
 	for i, n := range order {
 		inRange := n.ID >= 0 && n.ID < len(idx)
 		if strict && (!inRange || idx[n.ID] >= 0) {
-			return tasks, slab, false
+			return tasks, slab, buf, false
 		}
 		if inRange && !strict {
 			idx[n.ID] = int32(i)
@@ -330,7 +344,7 @@ func buildForward(g *ir.Graph, order []*ir.Node, tasks []Task, slab []int32, str
 		if len(n.Subgraphs()) > 0 {
 			for _, d := range ir.Deps(g, n) {
 				if strict && !placed(d.ID) {
-					return tasks, slab, false
+					return tasks, slab, buf, false
 				}
 				add(d)
 			}
@@ -340,7 +354,7 @@ func buildForward(g *ir.Graph, order []*ir.Node, tasks []Task, slab []int32, str
 					continue
 				}
 				if p := v.Producer; strict && p != nil && p.Graph == g && !placed(p.ID) {
-					return tasks, slab, false
+					return tasks, slab, buf, false
 				}
 				add(v.Producer)
 			}
@@ -350,7 +364,7 @@ func buildForward(g *ir.Graph, order []*ir.Node, tasks []Task, slab []int32, str
 			idx[n.ID] = int32(i) // after its dependencies: none may be itself
 		}
 	}
-	return tasks, slab, true
+	return tasks, slab, buf, true
 }
 
 // appendTraining adds the backward pass in reverse order and the optimizer
