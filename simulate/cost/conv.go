@@ -211,21 +211,34 @@ func (c *Ctx) rowsInInput(x int, wd []int64) float64 {
 			}
 			out = (in+begin+end-(k-1)*d-1)/s + 1
 		}
-		if out <= 0 || out > 1<<20 || k > 1<<10 {
+		if out <= 0 || k > 1<<16 {
 			return 1
 		}
-		inside := 0
-		for o := int64(0); o < out; o++ {
-			for j := int64(0); j < k; j++ {
-				if r := o*s + j*d - begin; r >= 0 && r < in {
-					inside++
-				}
+		// kernel row j reads input row o*s + j*d - begin: inside for
+		// o from ceil((begin - j*d) / s) to floor((in - 1 + begin - j*d) / s)
+		inside := 0.0
+		for j := int64(0); j < k; j++ {
+			lo := max(ceilDiv(begin-j*d, s), 0)
+			hi := min(floorDiv(in-1+begin-j*d, s), out-1)
+			if hi >= lo {
+				inside += float64(hi - lo + 1)
 			}
 		}
-		share *= float64(inside) / float64(out*k)
+		share *= inside / (float64(out) * float64(k))
 	}
 	return share
 }
+
+// floorDiv and ceilDiv are a / b rounded down and up (b > 0).
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && a < 0 {
+		q--
+	}
+	return q
+}
+
+func ceilDiv(a, b int64) int64 { return -floorDiv(-a, b) }
 
 // stage adds a staging buffer of elems elements of v's type to cost: its
 // bytes are moved before the arithmetic (see Cost.StagedBytes). An im2col

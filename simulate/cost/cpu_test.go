@@ -325,6 +325,7 @@ func TestRowsInInput(t *testing.T) {
 		{"3x3 stride 2 over 6 rows", []int64{1, 8, 6, 96}, []int64{8, 8, 3, 3}, []*ir.Attr{iattrs("pads", 1, 1, 1, 1), iattrs("strides", 2, 1)}, 8.0 / 9},
 		{"VALID", []int64{1, 8, 16, 16}, []int64{8, 8, 3, 3}, []*ir.Attr{sattr("auto_pad", "VALID")}, 1},
 		{"1-D", []int64{1, 8, 400}, []int64{8, 8, 3}, []*ir.Attr{iattrs("pads", 1, 1)}, 1},
+		{"a billion rows, counted per kernel row", []int64{1, 1, 1 << 30, 4}, []int64{1, 1, 3, 3}, []*ir.Attr{iattrs("pads", 1, 1, 1, 1)}, (3.0*(1<<30) - 2) / (3.0 * (1 << 30))},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			g := ir.NewGraph("conv")
