@@ -295,12 +295,7 @@ func taskName(n *ir.Node) string { return ir.NodeLabel(n) }
 func buildForward(g *ir.Graph, order []*ir.Node, tasks []Task, slab, idx []int32, strict bool) ([]Task, []int32, []int32, bool) {
 	// idx (by node ID) and mark (by task) share one scratch array
 	ids := g.NumNodeIDs()
-	if n := ids + len(order); cap(idx) >= n {
-		idx = idx[:n]
-	} else {
-		idx = make([]int32, n)
-	}
-	buf := idx
+	buf := reuse(idx, ids+len(order))
 	idx, mark := buf[:ids], buf[ids:] // mark[j] == i+1: task i lists j already
 	for i := range idx {
 		idx[i] = -1
