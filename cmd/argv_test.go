@@ -227,14 +227,14 @@ func TestArgvProfile(t *testing.T) {
 		{args: []string{"m.onnx"}, want: func(o *ProfileOptions) string {
 			s := o.Sim
 			return check(o.Path == "m.onnx", "path", s.HW.Name == "h100", "hw", s.Streams == 1, "streams", s.Mode == simulate.Inference, "mode",
-				s.Cost.Trip == cost.DefaultTrip, "trip", s.Cost.DType == ir.DType(0), "dtype", o.By == "node" && o.Top == 20, "by, top",
+				s.Cost.Trip == cost.DefaultTrip, "trip", s.Cost.Branch == cost.BranchMean, "if-branch", s.Cost.DType == ir.DType(0), "dtype", o.By == "node" && o.Top == 20, "by, top",
 				o.Level == -1, "no optimization", o.Cluster == nil, "no cluster", o.Batch == 0, "batch", o.Format == report.Table, "format")
 		}},
 		{args: []string{"m.onnx", "--hw", "a100", "--mode", "train", "--streams", "4", "--dtype", "float16", "--trip", "7", "--conv-algo", "direct",
-			"--by", "op", "--top", "5", "-O2", "--batch", "16", "--format", "csv", "--tf32", "--trace", "t.json"}, want: func(o *ProfileOptions) string {
+			"--by", "op", "--top", "5", "-O2", "--batch", "16", "--format", "csv", "--tf32", "--trace", "t.json", "--if-branch", "max"}, want: func(o *ProfileOptions) string {
 			s := o.Sim
 			return check(s.HW.Name == "a100" && !s.HW.ConvWinograd, "hw a100, direct convs", s.Mode == simulate.Train, "train", s.Streams == 4, "streams",
-				s.Cost.DType == ir.Float16, "dtype", s.Cost.Trip == 7, "trip", s.Cost.TF32, "tf32", o.By == "op" && o.Top == 5, "by, top",
+				s.Cost.DType == ir.Float16, "dtype", s.Cost.Trip == 7, "trip", s.Cost.Branch == cost.BranchMax, "if-branch max", s.Cost.TF32, "tf32", o.By == "op" && o.Top == 5, "by, top",
 				o.Level == 2, "level", o.Batch == 16, "batch", o.Format == report.CSV, "csv", o.Trace == "t.json", "trace")
 		}},
 		{args: []string{"m.onnx", "--hw", "cpu-1t", "--winograd"}, want: func(o *ProfileOptions) string {
@@ -250,6 +250,7 @@ func TestArgvProfile(t *testing.T) {
 		{args: []string{"m.onnx", "--streams", "0"}, code: 2},
 		{args: []string{"m.onnx", "--dtype", "int8"}, code: 2},
 		{args: []string{"m.onnx", "--conv-algo", "fft"}, code: 2},
+		{args: []string{"m.onnx", "--if-branch", "then"}, code: 2},
 		{args: []string{"m.onnx", "-O9"}, code: 2},
 		{args: []string{"m.onnx", "--top", "-1"}, code: 2},
 		{args: []string{"m.onnx", "--hw", "no-such-hw"}, code: 2},

@@ -58,7 +58,7 @@ func hwAndModel(env *Env, flag, name string, mf *modelFlags) (*hw.Hardware, Mode
 // ("loops without a static trip count run 10 times (--trip)"); optimize
 // and explain, which have no --trip or --dtype, name them too, so that
 // their assumptions read as profile's.
-var costSettings = cost.Settings{TF32: "--tf32", Trip: "--trip", DType: "--dtype", Shapes: shapeFlagNames}
+var costSettings = cost.Settings{TF32: "--tf32", Trip: "--trip", DType: "--dtype", Branch: "--if-branch", Shapes: shapeFlagNames}
 
 // pipelineCostSettings are optimize's and explain's: they have --tf32 but
 // no --trip or --dtype, so their assumptions name neither.

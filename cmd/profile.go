@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/wolong-dev/wolong/ir"
 	"github.com/wolong-dev/wolong/optimize"
 	"github.com/wolong-dev/wolong/pipeline"
 	"github.com/wolong-dev/wolong/report"
@@ -53,8 +52,10 @@ type profileFlags struct {
 	mode    string
 	batch   int64
 	trip    int64
-	tf32    bool
-	dtype   string
+	// branch is --if-branch: how an If the inputs decide is costed
+	branch string
+	tf32   bool
+	dtype  string
 	// convAlgo is the convolution algorithm: auto (the hardware's
 	// conv_winograd / conv_im2col), direct or winograd.
 	convAlgo string
@@ -139,6 +140,7 @@ layout that does not fit prints its breakdown and exits 1.`,
 	fs.StringVar(&f.mode, "mode", "inference", "inference or train (backward + optimizer step); with --cluster the default is train")
 	fs.Int64Var(&f.batch, "batch", 0, "set dim 0 of every graph input to `N` (0: as the model gives it)")
 	fs.Int64Var(&f.trip, "trip", cost.DefaultTrip, "trip count assumed for loops whose count is not static")
+	fs.StringVar(&f.branch, "if-branch", "mean", "how an If whose inputs decide the branch is costed: mean (the average of its two branches; a run takes one) or max (the costlier, a bound for every run); --fill decides a branch instead")
 	fs.BoolVar(&f.tf32, "tf32", false, "run float32 matrix ops on TF32 tensor cores")
 	fs.StringVar(&f.convAlgo, "conv-algo", "auto", "convolution algorithm: auto (the hardware's: GPU presets run fp32 3x3 stride-1 convs as Winograd, CPUs im2col + GEMM), direct (no Winograd) or winograd")
 	fs.BoolVar(&f.winograd, "winograd", false, "same as --conv-algo winograd")
@@ -150,11 +152,12 @@ layout that does not fit prints its breakdown and exits 1.`,
 	_ = c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"table", "json", "csv"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("by", cobra.FixedCompletions([]string{"node", "op"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("mode", cobra.FixedCompletions([]string{"inference", "train"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = c.RegisterFlagCompletionFunc("if-branch", cobra.FixedCompletions([]string{"mean", "max"}, cobra.ShellCompDirectiveNoFileComp))
 	return c
 }
 
 func (f *profileFlags) toOptions(env *Env, args []string, changed func(string) bool) (*ProfileOptions, error) {
-	format, mode, dt, err := f.outputAndSim()
+	format, mode, co, err := f.outputAndSim()
 	if err != nil {
 		return nil, err
 	}
@@ -177,7 +180,7 @@ func (f *profileFlags) toOptions(env *Env, args []string, changed func(string) b
 		return nil, err
 	}
 	f.llm.Load.Runtime = f.runtime // --serve's runtime (trtllm, vllm) is the same flag
-	llm, err := f.llmRun(args, dt, changed)
+	llm, err := f.llmRun(args, co.DType, changed)
 	if err != nil {
 		return nil, err
 	}
@@ -210,33 +213,37 @@ func (f *profileFlags) toOptions(env *Env, args []string, changed func(string) b
 		batch = 0 // --batch is the serving batch
 	}
 	return &ProfileOptions{Path: path, Model: mo, Format: format, By: f.by, Top: f.top, Trace: f.trace,
-		Sim:   pipeline.SimOptions{HW: h, Streams: f.streams, Mode: mode, Cost: cost.Options{TF32: f.tf32, Trip: f.trip, DType: dt, Settings: costSettings}},
+		Sim:   pipeline.SimOptions{HW: h, Streams: f.streams, Mode: mode, Cost: co},
 		Batch: batch, Level: level, Cluster: cr, Fill: fills, WhatIf: wio}, nil
 }
 
 // outputAndSim types the output flags (--format, --by) and the
-// simulation's (--mode, --streams, --dtype; --batch, --trip and --top
-// not negative).
-func (f *profileFlags) outputAndSim() (report.Format, simulate.Mode, ir.DType, error) {
+// simulation's (--mode, --streams; the cost model's --tf32, --trip,
+// --dtype, --if-branch; --batch, --trip and --top not negative).
+func (f *profileFlags) outputAndSim() (report.Format, simulate.Mode, cost.Options, error) {
 	format, err := parseFormat(f.format, report.CSV)
 	if err != nil {
-		return format, "", ir.Undefined, err
+		return format, "", cost.Options{}, err
 	}
 	if f.by != "node" && f.by != "op" {
-		return format, "", ir.Undefined, Usagef("--by %q: want node or op", f.by)
+		return format, "", cost.Options{}, Usagef("--by %q: want node or op", f.by)
 	}
 	mode, err := simulate.ParseMode(f.mode)
 	if err != nil {
-		return format, mode, ir.Undefined, Usagef("--mode: %v", err)
+		return format, mode, cost.Options{}, Usagef("--mode: %v", err)
 	}
 	if f.streams < 1 || f.streams > 1024 {
-		return format, mode, ir.Undefined, Usagef("--streams %d: want 1..1024", f.streams)
+		return format, mode, cost.Options{}, Usagef("--streams %d: want 1..1024", f.streams)
 	}
 	if f.batch < 0 || f.trip < 0 || f.top < 0 {
-		return format, mode, ir.Undefined, Usagef("--batch, --trip and --top must not be negative")
+		return format, mode, cost.Options{}, Usagef("--batch, --trip and --top must not be negative")
+	}
+	branch, err := cost.ParseBranch(f.branch)
+	if err != nil {
+		return format, mode, cost.Options{}, Usagef("--if-branch %v", err)
 	}
 	dt, err := parseFloatDType(f.dtype)
-	return format, mode, dt, err
+	return format, mode, cost.Options{TF32: f.tf32, Trip: f.trip, DType: dt, Branch: branch, Settings: costSettings}, err
 }
 
 // convAlgoTo applies --conv-algo (or --winograd) to h, and checks -O.

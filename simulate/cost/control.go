@@ -83,8 +83,9 @@ func scanCost(c *Ctx) (Cost, error) {
 	return Cost{Class: Control}, nil
 }
 
-// If runs one branch: the one a constant condition selects, else the
-// costlier one (stated).
+// If runs one branch: the one a constant condition selects, else (the
+// inputs decide it) the mean of the two or, with BranchMax, the costlier
+// one; the note gives both branches' times either way.
 func ifCost(c *Ctx) (Cost, error) {
 	thenG, elseG := c.Node.AttrGraph("then_branch"), c.Node.AttrGraph("else_branch")
 	if thenG == nil || elseG == nil {
@@ -104,15 +105,47 @@ func ifCost(c *Ctx) (Cost, error) {
 		}
 	}
 	te, ee := c.m.sumBody(thenG, 1), c.m.sumBody(elseG, 1)
-	e, which := te, "then"
-	if ee.DeviceS+ee.HostS > te.DeviceS+te.HostS {
-		e, which = ee, "else"
+	both := fmt.Sprintf("then %s, else %s", usText(te.DeviceS+te.HostS), usText(ee.DeviceS+ee.HostS))
+	var e Estimate
+	if c.m.Opt.Branch == BranchMax {
+		e = te
+		which := "then"
+		if ee.DeviceS+ee.HostS > te.DeviceS+te.HostS {
+			e, which = ee, "else"
+		}
+		e.Note = fmt.Sprintf("If %s: condition not static, costed the costlier (%s) branch (%s)", ir.NodeLabel(c.Node), which, both)
+		c.m.note("If nodes whose inputs decide the branch are costed by their costlier branch" + hint(c.m.Opt.Settings.Branch))
+	} else {
+		e = meanEstimate(te, ee)
+		e.Note = fmt.Sprintf("If %s: condition not static, costed the mean of its branches (%s)", ir.NodeLabel(c.Node), both)
+		c.m.note("If nodes whose inputs decide the branch are costed as the mean of their two branches (a run takes one)" + hint(c.m.Opt.Settings.Branch))
 	}
 	e.HostS += c.m.subgraphS(1)
-	e.Note = fmt.Sprintf("If %s: condition not static, costed the costlier (%s) branch", ir.NodeLabel(c.Node), which)
-	c.m.note("If nodes with a dynamic condition are costed by their costlier branch")
 	c.composite = e
 	return Cost{Class: Control}, nil
+}
+
+// meanEstimate is the mean of two branches' estimates: work, traffic and
+// times halved sums; the bound, dtype and weights of the one that takes
+// longer.
+func meanEstimate(a, b Estimate) Estimate {
+	e := a
+	if b.DeviceS+b.HostS > a.DeviceS+a.HostS {
+		e = b // bound, dtype and Unknown's reason of the longer branch
+	}
+	e.Unknown = a.Unknown || b.Unknown
+	if e.Why == "" {
+		e.Why = a.Why + b.Why
+	}
+	e.FLOPs = (a.FLOPs + b.FLOPs) / 2
+	e.Bytes = (a.Bytes + b.Bytes) / 2
+	e.Kernels = (a.Kernels + b.Kernels + 1) / 2
+	e.ComputeS = (a.ComputeS + b.ComputeS) / 2
+	e.MemoryS = (a.MemoryS + b.MemoryS) / 2
+	e.OverheadS = (a.OverheadS + b.OverheadS) / 2
+	e.DeviceS = (a.DeviceS + b.DeviceS) / 2
+	e.HostS = (a.HostS + b.HostS) / 2
+	return e
 }
 
 // staticInt returns the single integer value of v (Const or Known).
@@ -132,4 +165,9 @@ func staticInt(v *ir.Value) (int64, bool) {
 // subgraph_us each).
 func (m *Model) subgraphS(n float64) float64 {
 	return n * m.HW.SubgraphUs * 1e-6
+}
+
+// usText is s seconds in microseconds, three digits.
+func usText(s float64) string {
+	return fmt.Sprintf("%.3g us", s*1e6)
 }

@@ -381,3 +381,61 @@ func TestAttentionFLOPs(t *testing.T) {
 		t.Errorf("bytes %g, want %g", e.Bytes, wantB)
 	}
 }
+
+// ifModel builds If(cond) whose then branch computes x @ W and whose else
+// branch passes x through; cond is a graph input (the inputs decide it)
+// or, with static >= 0, a constant.
+func ifModel(t *testing.T, static int64) (*ir.Model, *ir.Node) {
+	g := ir.NewGraph("main")
+	w := in(g, "w", ir.Float32, 64, 64)
+	x := in(g, "x", ir.Float32, 64, 64)
+	var cond *ir.Value
+	if static >= 0 {
+		cond = g.AddInitializer(&ir.Tensor{Name: "c", DType: ir.Bool, Int64s: []int64{static}})
+	} else {
+		cond = in(g, "c", ir.Bool)
+	}
+	thenG, elseG := ir.NewGraph("then"), ir.NewGraph("else")
+	thenG.Parent, elseG.Parent = g, g
+	mm := thenG.AddNode("MatMul", "", "then_mm", []*ir.Value{x, w}, []string{"y_then"})
+	thenG.Outputs = []*ir.Value{mm.Outputs[0]}
+	id := elseG.AddNode("Identity", "", "else_id", []*ir.Value{x}, []string{"y_else"})
+	elseG.Outputs = []*ir.Value{id.Outputs[0]}
+	n := g.AddNode("If", "", "if", []*ir.Value{cond}, []string{"y"},
+		&ir.Attr{Name: "then_branch", Type: ir.AttrGraph, G: thenG}, &ir.Attr{Name: "else_branch", Type: ir.AttrGraph, G: elseG})
+	thenG.ParentNode, elseG.ParentNode = n, n
+	g.Outputs = []*ir.Value{n.Outputs[0]}
+	return model(t, g, 17), n
+}
+
+// TestIfBranch: an If whose inputs decide the branch costs the mean of
+// its branches (BranchMean, the default) or the costlier (BranchMax); a
+// constant condition costs the branch it selects either way.
+func TestIfBranch(t *testing.T) {
+	h := preset(t, "cpu-1t")
+	branch := func(static int64, b Branch) Estimate {
+		m, n := ifModel(t, static)
+		e := New(h, m, Options{Branch: b}).Node(n)
+		if e.Unknown {
+			t.Fatalf("unknown: %s", e.Why)
+		}
+		return e
+	}
+	then, els := branch(1, ""), branch(0, "")
+	if then.DeviceS <= 2*els.DeviceS || then.FLOPs != 2*64*64*64 || els.FLOPs != 0 {
+		t.Fatalf("constant conditions: then %g s %g FLOPs, else %g s %g FLOPs", then.DeviceS, then.FLOPs, els.DeviceS, els.FLOPs)
+	}
+	mean, max := branch(-1, ""), branch(-1, BranchMax)
+	if d := math.Abs(mean.DeviceS - (then.DeviceS+els.DeviceS)/2); d > 1e-12 || mean.FLOPs != then.FLOPs/2 {
+		t.Errorf("mean: %g s %g FLOPs, want %g s %g FLOPs", mean.DeviceS, mean.FLOPs, (then.DeviceS+els.DeviceS)/2, then.FLOPs/2)
+	}
+	if !strings.Contains(mean.Note, "mean of its branches (then ") || !strings.Contains(mean.Note, ", else ") {
+		t.Errorf("mean note %q does not give both branches", mean.Note)
+	}
+	if max.DeviceS != then.DeviceS || max.FLOPs != then.FLOPs || !strings.Contains(max.Note, "costlier (then)") {
+		t.Errorf("max: %g s %g FLOPs %q, want the then branch's %g s", max.DeviceS, max.FLOPs, max.Note, then.DeviceS)
+	}
+	if _, err := ParseBranch("then"); err == nil {
+		t.Error("ParseBranch(then): no error")
+	}
+}

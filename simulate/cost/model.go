@@ -32,6 +32,9 @@ type Options struct {
 	// (constants, shape arithmetic, deterministic ops of constant inputs)
 	// are costed instead of folded at load time.
 	NoFold bool
+	// Branch says how an If whose condition is not known before the run
+	// is costed: BranchMean (the default, "") or BranchMax.
+	Branch Branch
 	// Settings names the caller's settings of TF32, Trip and DType, for
 	// the assumptions that rest on them to say what to change (a command
 	// sets its flags, "--trip"); empty names add nothing.
@@ -40,10 +43,37 @@ type Options struct {
 
 // Settings are the names a caller gives its settings of Options' values.
 type Settings struct {
-	TF32, Trip, DType string
+	TF32, Trip, DType, Branch string
 	// Shapes names how the caller gives input shapes ("--dim / --input"),
 	// for the simulator's statement of the batch.
 	Shapes string
+}
+
+// Branch is the rule for an If whose condition is not known before the
+// run (one the inputs decide): a run takes one branch, which one the cost
+// model cannot know.
+type Branch string
+
+// Branch rules.
+const (
+	// BranchMean costs such an If as the mean of its two branches: the
+	// expected time of a run whose branches are equally likely, between
+	// the two, so that the error is at most half their difference.
+	BranchMean Branch = "mean"
+	// BranchMax costs it as its costlier branch: a bound, for latency
+	// targets that must hold on every run.
+	BranchMax Branch = "max"
+)
+
+// ParseBranch reads a Branch ("" is BranchMean).
+func ParseBranch(s string) (Branch, error) {
+	switch Branch(s) {
+	case "", BranchMean:
+		return BranchMean, nil
+	case BranchMax:
+		return BranchMax, nil
+	}
+	return "", fmt.Errorf("%q: want mean or max", s)
 }
 
 // hint is " (name)", or "" without a name.
