@@ -101,6 +101,9 @@ func WriteHardware(w io.Writer, h *hw.Hardware) error {
 		}
 		rows = append(rows, []string{"weights working set", ws})
 	}
+	if r := h.GEMMHalfRows; r > 0 {
+		rows = append(rows, []string{"GEMM rows", fmt.Sprintf("a float GEMM of M rows per call computes at M / (M + %g) of its class's speed (gemm_half_rows)", r)})
+	}
 	if h.ConvIm2col {
 		rows = append(rows, []string{"convolution", "im2col + GEMM (staging buffer before the arithmetic)"})
 	} else {

@@ -71,7 +71,8 @@ type DirectOptions struct {
 
 // DefaultPrior is DirectOptions.Prior's default: an op's parameters are
 // held to base's as if by a fifth of a run that measured them exactly
-// (squared log units). Chosen on the calibration suite alone: two
+// (squared log units of time; the compute fraction's in the log of the
+// fraction, priorGap). Chosen on the calibration suite alone: two
 // calibrate --host measurements of the same quiet VM (2026-12-06), refit
 // with 0.05, 0.2 and 0.8, predict the suite models each fit held back to
 // 14.2/13.7%, 13.6/13.1% and 13.7/12.6% MAPE. A stronger pull makes two
@@ -120,6 +121,9 @@ var directHost = []directParam{
 	// quarters of the cache: at 1 the share is a step that moves no
 	// prediction, so a fit could not leave it
 	{"cache_working_fraction", func(h *hw.Hardware) *float64 { return &h.CacheWorkingFraction }, 0.05, 1, 0.75},
+	// not set, it starts at two rows (a GEMM of 2 rows at 1/2 of a large
+	// one's speed); the suite's GEMM chains of 1-512 rows set it
+	{"gemm_half_rows", func(h *hw.Hardware) *float64 { return &h.GEMMHalfRows }, 0.05, 0, 2},
 }
 
 // FitDirect fits base (a CPU preset) to runs. base is not changed.
@@ -357,6 +361,28 @@ func decodeEff(x []float64, stepped bool) hw.ClassEfficiency {
 	return e
 }
 
+// priorGap is how far parameter i of x lies from the anchor's xa, in the
+// unit the runs' residuals use (the log of a time): the log of the
+// compute fraction, not its logit. In logit units a fraction near 1 is
+// held far harder than the prior's stated strength (at 0.97 one unit of
+// log time is 33 logit units, so the pull of a fifth of a run weighed as
+// some 200 runs): the fit kept a compute fraction its GEMM runs put 15%
+// lower (docs/calibration-protocol.md, "The prior's unit").
+func priorGap(x, xa []float64, i int) float64 {
+	if i == 0 {
+		return logLogistic(x[0]) - logLogistic(xa[0])
+	}
+	return x[i] - xa[i]
+}
+
+// logLogistic is log(logistic(u)), without underflow for very negative u.
+func logLogistic(u float64) float64 {
+	if u < -30 {
+		return u
+	}
+	return -math.Log1p(math.Exp(-u))
+}
+
 // maxMemoryFraction bounds a memory fraction during the fit.
 const maxMemoryFraction = 16
 
@@ -413,7 +439,7 @@ func fitDirectOp(h *hw.Hardware, op string, anchor, start hw.ClassEfficiency, os
 			r = append(r, math.Sqrt(o.weight)*(math.Log(math.Max(p, 0.01))-math.Log(math.Max(o.us, 0.01))))
 		}
 		for i := range x {
-			r = append(r, math.Sqrt(prior)*(x[i]-xa[i]))
+			r = append(r, math.Sqrt(prior)*priorGap(x, xa, i))
 		}
 		if len(x) > 3 {
 			// a step costs what a call costs unless the runs say otherwise
@@ -528,7 +554,7 @@ func fitDirectHost(h, base *hw.Hardware, runs []DirectRun, prior float64) {
 			r = append(r, math.Sqrt(runWeight(run)/wsum)*(math.Log(math.Max(p, 0.01))-math.Log(run.Us)))
 		}
 		for i := range x {
-			r = append(r, math.Sqrt(prior)*(x[i]-xa[i]))
+			r = append(r, math.Sqrt(prior)*priorGap(x, xa, i))
 		}
 		return r
 	}

@@ -206,3 +206,30 @@ func TestFitDirectWorkingFraction(t *testing.T) {
 		}
 	}
 }
+
+// TestFitDirectHalfRows: runs of a CPU whose GEMMs of few rows compute
+// slower (hw gemm_half_rows 6) are fitted from a base without the row
+// effect: the suite's GEMM chains of 1 to 512 rows pin it to within 30%,
+// and its GEMMs of 8-64 rows are predicted to within 10% (with the base's
+// one speed per op they are 20-40% off).
+func TestFitDirectHalfRows(t *testing.T) {
+	base, truth := directTruth(t)
+	truth.GEMMHalfRows = 6
+	runs := directRuns(t, truth, 0, 1)
+	r, err := FitDirect(base, runs, DirectOptions{Name: "fit"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("gemm_half_rows fitted %.3g (truth 6)", r.HW.GEMMHalfRows)
+	if got := r.HW.GEMMHalfRows; math.Abs(got/6-1) > 0.3 {
+		t.Errorf("gemm_half_rows fitted %.3g, truth 6", got)
+	}
+	for _, run := range runs {
+		if !strings.HasPrefix(run.Label, "gemm_8x") && !strings.HasPrefix(run.Label, "gemm_32x") && !strings.HasPrefix(run.Label, "gemm_64x") {
+			continue
+		}
+		if d := PredictRun(r.HW, run)/run.Us - 1; math.Abs(d) > 0.1 {
+			t.Errorf("%s: predicted %+.1f%%", run.Label, 100*d)
+		}
+	}
+}

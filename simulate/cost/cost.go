@@ -39,6 +39,9 @@ type Work struct {
 	FLOPs float64
 	Tiles float64
 	Count float64
+	// Rows is a CPU GEMM's rows of A per call (hw gemm_half_rows); 0:
+	// not a float GEMM, or not costed by its rows.
+	Rows float64
 }
 
 // Cost is what a per-op function reports: the op's work, independent of

@@ -439,3 +439,36 @@ func TestIfBranch(t *testing.T) {
 		t.Error("ParseBranch(then): no error")
 	}
 }
+
+// TestGEMMHalfRows: with gemm_half_rows r, a float GEMM of M rows per call
+// computes at M/(M+r) of the speed; a 3-D A times a 2-D B is one GEMM of
+// all A's rows (ONNX Runtime folds them), a batched B one GEMM per matrix.
+func TestGEMMHalfRows(t *testing.T) {
+	h := preset(t, "cpu-1t")
+	compute := func(r float64, a, b []int64) float64 {
+		g := ir.NewGraph("main")
+		x, w := in(g, "a", ir.Float32, a...), in(g, "b", ir.Float32, b...)
+		n := g.AddNode("MatMul", "", "mm", []*ir.Value{x, w}, []string{"y"})
+		g.Outputs = n.Outputs
+		hh := h.Clone()
+		hh.GEMMHalfRows = r
+		e := New(hh, model(t, g, 17), Options{}).Node(n)
+		if e.Unknown {
+			t.Fatalf("unknown: %s", e.Why)
+		}
+		return e.ComputeS
+	}
+	for _, tc := range []struct {
+		a, b []int64
+		rows float64
+	}{
+		{[]int64{4, 64}, []int64{64, 64}, 4},
+		{[]int64{3, 4, 64}, []int64{64, 64}, 12},
+		{[]int64{3, 4, 64}, []int64{3, 64, 64}, 4},
+	} {
+		plain, slow := compute(0, tc.a, tc.b), compute(6, tc.a, tc.b)
+		if want := (tc.rows + 6) / tc.rows; math.Abs(slow/plain-want) > 1e-9 {
+			t.Errorf("%v x %v: %.4g times the row-free compute time, want %.4g (%g rows)", tc.a, tc.b, slow/plain, want, tc.rows)
+		}
+	}
+}

@@ -561,6 +561,9 @@ func (m *Model) Time(c Cost) Estimate {
 		} else {
 			tiled = math.Max(tiled, math.Min(1, w.Tiles/slots))
 		}
+		if r := h.GEMMHalfRows; r > 0 && w.Rows > 0 {
+			util *= w.Rows / (w.Rows + r)
+		}
 		e.ComputeS += w.Count * w.FLOPs / (peak * ce.Compute * util)
 	}
 	e.Occupancy = fill
@@ -803,6 +806,9 @@ func (m *Model) Assumptions() []string {
 	}
 	if h.ConvIm2col {
 		a = append(a, "convolutions other than 1x1/stride 1/unpadded stage their input through an im2col buffer (written and read back before the GEMM)")
+	}
+	if r := h.GEMMHalfRows; r > 0 {
+		a = append(a, fmt.Sprintf("a float GEMM (MatMul, Gemm, MatMulNBits) of M rows per call computes at M / (M + %.3g) of the speed of a large one (gemm_half_rows)", r))
 	}
 	if m.Opt.NoFold {
 		a = append(a, "every node runs (no load-time folding of constant or shape-only nodes)")

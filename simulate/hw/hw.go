@@ -179,6 +179,14 @@ type Hardware struct {
 	// (or 1): every weight stays in the cache up to l2_mb, none beyond.
 	// Fitted by calibrate --host.
 	CacheWorkingFraction float64 `json:"cache_working_fraction,omitempty"`
+	// GEMMHalfRows is, on a CPU library, the rows of A per GEMM call at
+	// which a float matrix multiply (MatMul, Gemm, MatMulNBits) reaches
+	// half the compute speed its class's efficiency gives large ones: a
+	// call of M rows runs at M / (M + gemm_half_rows) of it (the kernel
+	// keeps one row block of accumulators and streams the packed weights
+	// once per block, so few rows leave its FMA units waiting on loads).
+	// 0: no row effect. Fitted by calibrate --host.
+	GEMMHalfRows float64 `json:"gemm_half_rows,omitempty"`
 	// ConvIm2col says convolutions other than pointwise ones (1x1 kernel,
 	// stride 1, no padding) stage their input through an im2col buffer
 	// before a GEMM, as CPU libraries (MLAS, oneDNN's gemm path) do; the
@@ -405,6 +413,9 @@ func (h *Hardware) Validate() error {
 		{"shape_node_us", h.ShapeNodeUs}, {"subgraph_us", h.SubgraphUs},
 	})
 	ck.IntIn("tensor_core_align", h.TensorCoreAlign, 0, 1024)
+	if r := h.GEMMHalfRows; r < 0 || r > 1e6 || math.IsNaN(r) {
+		ck.Addf("gemm_half_rows %g: want 0..1e6", r)
+	}
 	if f := h.CacheWorkingFraction; f < 0 || f > 1 || math.IsNaN(f) {
 		ck.Addf("cache_working_fraction %g: want 0..1", f)
 	}
