@@ -171,7 +171,7 @@ func TestHeldOutCalibration(t *testing.T) {
 
 // heldOutFoldMAPE and heldOutFoldWorst bound TestHeldOutCalibration's
 // figures at the level the ORT-profile fit reaches on families it never
-// saw: 28.3% MAPE, worst 4.99x on the 52 records (issue 29; 28.2% and
+// saw: 28.4% MAPE, worst 4.99x on the 52 records (issue 29; 28.2% and
 // 5.33x when first measured, 29.7% and 5.40x on main before the direct
 // fit fitted memory_bandwidth_gbs). The misses
 // are what a fit to few families cannot know: fitted on the first fold
