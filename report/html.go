@@ -45,8 +45,11 @@ type HTMLReport struct {
 	Costs [][]any `json:"costs"`
 	// Roofline is the optimized model's kernels on the roofline
 	// (html_why.go; absent without a simulation).
-	Roofline *HTMLRoofline    `json:"roofline,omitempty"`
-	sim      *simulate.Result // the simulation drawn (tests)
+	Roofline *HTMLRoofline `json:"roofline,omitempty"`
+	// BranchRange is the optimized prediction's range over the branches
+	// of If nodes the inputs decide (absent when none).
+	BranchRange *BranchRange     `json:"branch_range,omitempty"`
+	sim         *simulate.Result // the simulation drawn (tests)
 }
 
 // HTMLPass is one column: the input model (name "input") or a pass.
@@ -141,7 +144,7 @@ func (e *HTMLReport) addSimulation(path string, sim *simulate.Result) {
 	e.Timeline = tl
 	e.Roofline, e.sim = newRoofline(sim), sim
 	p := NewProfile(path, sim, nil)
-	e.Ops = p.Ops
+	e.Ops, e.BranchRange = p.Ops, p.BranchRange
 	for _, n := range p.Nodes {
 		e.Costs = append(e.Costs, []any{n.Name, n.Op, n.Class, n.Bound, n.Kernels, round6(n.TimeMs), n.FLOPs, n.Bytes, round6(n.Share)})
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/wolong-dev/wolong/ir"
 	"github.com/wolong-dev/wolong/simulate"
+	"github.com/wolong-dev/wolong/simulate/cost"
 	"github.com/wolong-dev/wolong/simulate/hw"
 )
 
@@ -106,6 +107,9 @@ type Profile struct {
 	// ExpectedError is how far TotalMs is expected to be off, when the
 	// hardware file is a calibrated one that records it (nil otherwise).
 	ExpectedError *ExpectedError `json:"expected_error,omitempty"`
+	// BranchRange is the range of TotalMs over the branches of the If
+	// nodes whose inputs decide them (nil when there are none).
+	BranchRange *BranchRange `json:"branch_range,omitempty"`
 	ProfileWhy
 	Caveats
 	Nodes []ProfileNode `json:"nodes"`
@@ -144,6 +148,41 @@ func expectedError(h *hw.Hardware, ms float64) *ExpectedError {
 		e.HighMs = ms / (1 - b.Pct/100)
 	}
 	return e
+}
+
+// BranchRange is how far a prediction moves with the branches its If
+// nodes take where the inputs decide them: each costed as the mean of its
+// branches (or, with --if-branch max, the costlier), a run takes one.
+type BranchRange struct {
+	Nodes  int     `json:"nodes"`   // nodes that hold such an If (the If, or a loop around one)
+	LowMs  float64 `json:"low_ms"`  // every such If on its cheaper branch
+	HighMs float64 `json:"high_ms"` // every one on its costlier branch
+	Rule   string  `json:"rule"`    // how the prediction costs them: mean or max (cost.Branch)
+}
+
+// branchRange sums r's tasks' branch spreads around totalMs (an upper
+// bound of the move with several streams, where some overlaps); nil when
+// no task has one.
+func branchRange(r *simulate.Result, totalMs float64) *BranchRange {
+	var b BranchRange
+	var less, more float64
+	for i := range r.Tasks {
+		e := &r.Tasks[i].Est
+		if e.BranchLessS > 0 || e.BranchMoreS > 0 {
+			b.Nodes++
+			less += e.BranchLessS
+			more += e.BranchMoreS
+		}
+	}
+	if b.Nodes == 0 {
+		return nil
+	}
+	b.LowMs, b.HighMs = math.Max(0, totalMs-less*1e3), totalMs+more*1e3
+	b.Rule = string(cost.BranchMean)
+	if r.Options.Cost.Branch == cost.BranchMax {
+		b.Rule = string(cost.BranchMax)
+	}
+	return &b
 }
 
 // NewProfile summarizes a simulation. warnings are the import and
@@ -203,6 +242,7 @@ func NewProfile(model string, r *simulate.Result, warnings []string) *Profile {
 	}
 	p.Ops = aggregateOps(p.Nodes, r.BusyS*1e3)
 	p.ExpectedError = expectedError(h, p.TotalMs)
+	p.BranchRange = branchRange(r, p.TotalMs)
 	for _, s := range r.Streams {
 		p.StreamStats = append(p.StreamStats, StreamJSON{BusyMs: s.BusyS * 1e3, IdleMs: s.IdleS * 1e3,
 			HostWaitMs: s.HostWaitS * 1e3, Kernels: s.Kernels, Gaps: s.Gaps})
@@ -276,6 +316,14 @@ func (p *Profile) WriteText(w io.Writer, by string, top int) error {
 		}
 		fmt.Fprintf(ew, "  expected error +-%.0f%% (%s to %s; 90%% of models within %.0f%%): %s of %s predicted time, from %s\n",
 			e.Pct, Millis(e.LowMs/1e3), high, e.P90Pct, Count(e.Models, "model"), e.Class, e.Source)
+	}
+	if b := p.BranchRange; b != nil {
+		how := "the mean of its branches"
+		if b.Rule == string(cost.BranchMax) {
+			how = "its costlier branch"
+		}
+		fmt.Fprintf(ew, "  input-dependent branches: %s to %s as the If in %s takes its cheaper or its costlier branch (predicted: %s)\n",
+			Millis(b.LowMs/1e3), Millis(b.HighMs/1e3), Count(b.Nodes, "node"), how)
 	}
 	fmt.Fprintf(ew, "  device busy %s, host issuing %s, critical path %s\n", Millis(p.DeviceBusyMs/1e3), Millis(p.HostBusyMs/1e3), Millis(p.CriticalPathMs/1e3))
 	if p.PeakAs != "" {

@@ -229,3 +229,38 @@ func TestHardwareListing(t *testing.T) {
 		}
 	}
 }
+
+// TestBranchRange: a profile of a model with an If its input decides
+// states the range its two branches give, in the JSON and the text, and a
+// model without one states none.
+func TestBranchRange(t *testing.T) {
+	g := ir.NewGraph("main")
+	x := g.AddInput("x", ir.TensorType(ir.Float32, ir.ShapeOf(256, 256)))
+	w := g.AddInput("w", ir.TensorType(ir.Float32, ir.ShapeOf(256, 256)))
+	c := g.AddInput("c", ir.TensorType(ir.Bool, ir.ShapeOf()))
+	th, el := ir.NewGraph("then"), ir.NewGraph("else")
+	th.Parent, el.Parent = g, g
+	th.Outputs = th.AddNode("MatMul", "", "then_mm", []*ir.Value{x, w}, []string{"y_then"}).Outputs
+	el.Outputs = el.AddNode("Identity", "", "else_id", []*ir.Value{x}, []string{"y_else"}).Outputs
+	n := g.AddNode("If", "", "if", []*ir.Value{c}, []string{"y"},
+		&ir.Attr{Name: "then_branch", Type: ir.AttrGraph, G: th}, &ir.Attr{Name: "else_branch", Type: ir.AttrGraph, G: el})
+	th.ParentNode, el.ParentNode = n, n
+	g.Outputs = n.Outputs
+	m := &ir.Model{Opsets: []ir.OpsetID{{Domain: "", Version: 17}}, Graph: g}
+	ir.InferModel(m, ir.InferOptions{})
+	p := NewProfile("if.onnx", simulateOn(t, m, "cpu-1t", simulate.Options{Streams: 1}), nil)
+	b := p.BranchRange
+	if b == nil || b.Nodes != 1 || b.Rule != "mean" || !(b.LowMs < p.TotalMs && p.TotalMs < b.HighMs) {
+		t.Fatalf("branch range %+v around %g ms", b, p.TotalMs)
+	}
+	var buf bytes.Buffer
+	if err := p.WriteText(&buf, "node", 5); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "input-dependent branches: ") {
+		t.Errorf("text lacks the range:\n%s", buf.String())
+	}
+	if q := NewProfile("b.onnx", simulateOn(t, branchy(t), "h100", simulate.Options{Streams: 1}), nil); q.BranchRange != nil {
+		t.Errorf("a model without an If has a branch range %+v", q.BranchRange)
+	}
+}

@@ -132,6 +132,11 @@
       h.appendChild(el("div", "", "expected error \u00b1" + x.pct.toFixed(0) + "% (" + ms(x.low_ms) + " to " + (x.high_ms > 0 ? ms(x.high_ms) : "no upper bound") +
         "): " + x.models + " models of " + x.size_class + " predicted time, from " + x.source));
     }
+    if (D.branch_range) {
+      const r = D.branch_range;
+      h.appendChild(el("div", "", "input-dependent branches: " + ms(r.low_ms) + " to " + ms(r.high_ms) +
+        " as the If in " + r.nodes + (r.nodes === 1 ? " node" : " nodes") + " takes its cheaper or its costlier branch"));
+    }
     const shown = D.warnings.slice(0, 20);
     for (const w of shown) h.appendChild(el("div", "warn", "warning: " + w));
     if (D.warnings.length > shown.length) {

@@ -5,6 +5,7 @@ package cost
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/wolong-dev/wolong/ir"
 )
@@ -106,6 +107,10 @@ func ifCost(c *Ctx) (Cost, error) {
 	}
 	te, ee := c.m.sumBody(thenG, 1), c.m.sumBody(elseG, 1)
 	both := fmt.Sprintf("then %s, else %s", usText(te.DeviceS+te.HostS), usText(ee.DeviceS+ee.HostS))
+	// the range a run can take: the cheaper branch at its own low end,
+	// the costlier at its high end (nested Ifs add theirs)
+	lo := math.Min(te.DeviceS+te.HostS-te.BranchLessS, ee.DeviceS+ee.HostS-ee.BranchLessS)
+	hi := math.Max(te.DeviceS+te.HostS+te.BranchMoreS, ee.DeviceS+ee.HostS+ee.BranchMoreS)
 	var e Estimate
 	if c.m.Opt.Branch == BranchMax {
 		e = te
@@ -120,6 +125,8 @@ func ifCost(c *Ctx) (Cost, error) {
 		e.Note = fmt.Sprintf("If %s: condition not static, costed the mean of its branches (%s)", ir.NodeLabel(c.Node), both)
 		c.m.note("If nodes whose inputs decide the branch are costed as the mean of their two branches (a run takes one)" + hint(c.m.Opt.Settings.Branch))
 	}
+	e.BranchLessS = math.Max(0, e.DeviceS+e.HostS-lo)
+	e.BranchMoreS = math.Max(0, hi-e.DeviceS-e.HostS)
 	e.HostS += c.m.subgraphS(1)
 	c.composite = e
 	return Cost{Class: Control}, nil

@@ -435,6 +435,17 @@ func TestIfBranch(t *testing.T) {
 	if max.DeviceS != then.DeviceS || max.FLOPs != then.FLOPs || !strings.Contains(max.Note, "costlier (then)") {
 		t.Errorf("max: %g s %g FLOPs %q, want the then branch's %g s", max.DeviceS, max.FLOPs, max.Note, then.DeviceS)
 	}
+	// the spread a run can take: to the cheaper branch and to the costlier
+	tot := func(e Estimate) float64 { return e.DeviceS + e.HostS }
+	if then.BranchLessS != 0 || then.BranchMoreS != 0 {
+		t.Errorf("a constant condition has no spread: %g, %g", then.BranchLessS, then.BranchMoreS)
+	}
+	for _, e := range []Estimate{mean, max} {
+		lo, hi := tot(e)-e.BranchLessS, tot(e)+e.BranchMoreS
+		if math.Abs(lo-tot(els)) > 1e-12 || math.Abs(hi-tot(then)) > 1e-12 {
+			t.Errorf("range %g..%g s, want the branches' %g..%g", lo, hi, tot(els), tot(then))
+		}
+	}
 	if _, err := ParseBranch("then"); err == nil {
 		t.Error("ParseBranch(then): no error")
 	}

@@ -114,6 +114,12 @@ type Estimate struct {
 	// (1 for a kernel of a full wave or more); kernels on different
 	// streams overlap only while their occupancies fit in one device.
 	Occupancy float64
+	// BranchLessS and BranchMoreS say how much less and more time
+	// (device + host, seconds) the node takes than estimated when the If
+	// nodes in it whose inputs decide the branch take their cheaper or
+	// their costlier branch (an If so costed, or a body holding one); 0
+	// elsewhere.
+	BranchLessS, BranchMoreS float64
 }
 
 // Model estimates node costs on one piece of hardware.
@@ -626,6 +632,8 @@ func (m *Model) sumBody(g *ir.Graph, trip float64) Estimate {
 		s.DeviceS += e.DeviceS
 		s.HostS += e.HostS
 		s.WeightBytes += e.WeightBytes
+		s.BranchLessS += e.BranchLessS
+		s.BranchMoreS += e.BranchMoreS
 		if e.Unknown && !s.Unknown {
 			s.Unknown = true
 			// a body calling itself names its node once, not once a level
@@ -643,6 +651,8 @@ func (m *Model) sumBody(g *ir.Graph, trip float64) Estimate {
 	s.Bytes *= trip
 	s.Kernels = int64(float64(s.Kernels) * trip)
 	s.ScaleTimes(trip)
+	s.BranchLessS *= trip
+	s.BranchMoreS *= trip
 	s.Bound = BoundFree
 	best := 0.0
 	for _, b := range []Bound{BoundCompute, BoundMemory, BoundOverhead} {
