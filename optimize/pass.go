@@ -302,10 +302,11 @@ type Context struct {
 	// trials holds the outcomes of trials by pass and trial key
 	// (trialkey.go).
 	trials map[string]trialOutcome
-	// bodies is runPassAll's buffer for controlBodies.
+	// bodies is the model's control-flow bodies (controlBodies) and
+	// census its ops for Pass.Needs (needs.go), both listed by survey in
+	// one walk; census is nil when they were not listed since the last
+	// rewrite (staleCensus), and bodies then only a buffer.
 	bodies []body
-	// census is the model's ops for Pass.Needs (needs.go); nil when not
-	// counted since the last rewrite.
 	census opCensus
 
 	// refusalLog is the record of missed opportunities (refuse.go).
