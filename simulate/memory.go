@@ -131,7 +131,8 @@ func (ms *memState) use(v *ir.Value, t float64) {
 // forward walks the forward tasks: each reads its inputs (and a control
 // flow node its captured values) until it ends and allocates its outputs
 // when it starts (a kernel-less op's output is a view of its first input;
-// a constant output is resident).
+// a constant output is resident). The tasks are buildForward's (their
+// bodies flags set).
 func (ms *memState) forward(tasks []Task) {
 	var end float64
 	useEnd := func(v *ir.Value) { ms.use(v, end) } // one closure for every node's captures
@@ -142,7 +143,7 @@ func (ms *memState) forward(tasks []Task) {
 		for _, v := range n.Inputs {
 			ms.use(v, t.End)
 		}
-		if len(n.Subgraphs()) > 0 {
+		if t.bodies { // n.HasSubgraphs(), as buildForward found it
 			n.EachCaptured(useEnd) // a repeat changes no free time
 			ms.subgraphWeights(n)
 		}

@@ -71,6 +71,10 @@ type Task struct {
 	IssueStart, IssueEnd float64 // host interval issuing its kernels, seconds
 	Start, End           float64 // device interval, seconds
 	deps                 []int32
+	// bodies: Node holds subgraphs (control flow, a fused kernel), set
+	// by buildForward for the memory pass, which then need not read the
+	// node's attribute list again (a cache miss a node on a large graph)
+	bodies bool
 }
 
 // Gap is an idle interval on a stream and what the stream waited for.
@@ -336,7 +340,7 @@ func buildForward(g *ir.Graph, order []*ir.Node, tasks []Task, slab, idx []int32
 			mark[j] = int32(i + 1)
 			slab = append(slab, j)
 		}
-		if len(n.Subgraphs()) > 0 {
+		if t.bodies = n.HasSubgraphs(); t.bodies {
 			for _, d := range ir.Deps(g, n) {
 				if strict && !placed(d.ID) {
 					return tasks, slab, buf, false
