@@ -107,10 +107,11 @@ func controlBodies(g *ir.Graph, out []body) []body {
 // first (unless p is MainOnly), then on the main graph, and returns the
 // rewrites of all, each body's marked with its path. A body that p
 // changed is re-sorted and verified here; the main graph is left to Run.
+// The bodies are the survey's (listed again after a pass that rewrote).
 func runPassAll(c *Context, p Pass) ([]Rewrite, error) {
 	var all []Rewrite
 	if !p.MainOnly {
-		c.bodies = controlBodies(c.Model.Graph, c.bodies)
+		c.survey()
 		bodies := c.bodies
 		for k, b := range bodies {
 			rw, err := runPassOn(c, p, b.g)
@@ -137,7 +138,11 @@ func runPassAll(c *Context, p Pass) ([]Rewrite, error) {
 	if err != nil {
 		return nil, err
 	}
-	return append(all, rw...), nil
+	all = append(all, rw...)
+	if len(all) > 0 {
+		c.staleCensus() // the bodies and ops may have changed
+	}
+	return all, nil
 }
 
 // runPassOn runs p with g as the graph it rewrites. The Split-size cache

@@ -156,8 +156,10 @@ func Run(m *ir.Model, opt Options) (*Result, error) {
 		return nil, err
 	}
 	var torun []Pass
+	c.survey()
+	control := len(c.bodies) > 0 // hasControlFlow, from the walk the first pass needs anyway
 	for _, p := range forTarget(sel, opt.Target) {
-		if p.NeedsPlacer && opt.Placer == nil || p.ControlFlow && !hasControlFlow(m.Graph) {
+		if p.NeedsPlacer && opt.Placer == nil || p.ControlFlow && !control {
 			continue
 		}
 		torun = append(torun, p)

@@ -45,22 +45,24 @@ type opCensus map[ir.OpKey]bool
 // controlBodies), not the bodies of fused kernels, which no pass
 // rewrites.
 func countOps(m *ir.Model) opCensus {
+	return censusOf(m.Graph, controlBodies(m.Graph, nil))
+}
+
+// censusOf returns the ops of g and of bodies (g's controlBodies).
+func censusOf(g *ir.Graph, bodies []body) opCensus {
 	c := opCensus{}
 	var last ir.OpKey
-	var visit func(g *ir.Graph)
-	visit = func(g *ir.Graph) {
+	visit := func(g *ir.Graph) {
 		for _, n := range g.Nodes {
 			if k := n.Key(); k != last {
 				c[k], last = true, k
 			}
-			if hasSubgraph(n) && !ir.IsFused(n) {
-				for _, sg := range n.Subgraphs() {
-					visit(sg)
-				}
-			}
 		}
 	}
-	visit(m.Graph)
+	visit(g)
+	for _, b := range bodies {
+		visit(b.g)
+	}
 	return c
 }
 
@@ -81,11 +83,25 @@ func (c *Context) mayMatch(p Pass) bool {
 	if len(p.Needs) == 0 {
 		return true
 	}
-	if c.census == nil {
-		c.census = countOps(c.Model)
-	}
+	c.survey()
 	return c.census.meets(p.Needs)
 }
 
-// staleCensus drops the census: a pass rewrote the model.
+// survey lists the model's control-flow bodies (c.bodies) and its ops
+// (c.census) unless they were listed since the last rewrite: the driver
+// asks before every pass, and a pass that reports no rewrite changed
+// nothing (the pass contract), so both stand until one does. Telling
+// whether a node holds a body reads its attribute list, a cache miss a
+// node on a large model: one walk per state of the model, not one per
+// pass.
+func (c *Context) survey() {
+	if c.census != nil {
+		return
+	}
+	c.bodies = controlBodies(c.Model.Graph, c.bodies)
+	c.census = censusOf(c.Model.Graph, c.bodies)
+}
+
+// staleCensus drops the census and the bodies' list: a pass rewrote the
+// model.
 func (c *Context) staleCensus() { c.census = nil }

@@ -5,6 +5,7 @@ package optimize
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -281,12 +282,9 @@ func passNames() string {
 type Context struct {
 	Model *ir.Model
 	Opt   Options
-	// taken holds the model's names newName could spell, hashed the
-	// prefixes P of its names "P#" (both read on newName's first call),
-	// and next the next number newName tries for each prefix.
-	taken  map[string]struct{}
-	hashed map[string]bool
-	next   map[string]int
+	// names is what newName knows of each prefix: the model's names it
+	// could spell, read on its first call, and the next number to try.
+	names map[string]*prefixNames
 	// implicit holds the names If branches reference without a binding.
 	implicit map[string]bool
 	// sizes caches Split size initializers by their values.
@@ -302,10 +300,11 @@ type Context struct {
 	// trials holds the outcomes of trials by pass and trial key
 	// (trialkey.go).
 	trials map[string]trialOutcome
-	// bodies is runPassAll's buffer for controlBodies.
+	// bodies is the model's control-flow bodies (controlBodies) and
+	// census its ops for Pass.Needs (needs.go), both listed by survey in
+	// one walk; census is nil when they were not listed since the last
+	// rewrite (staleCensus), and bodies then only a buffer.
 	bodies []body
-	// census is the model's ops for Pass.Needs (needs.go); nil when not
-	// counted since the last rewrite.
 	census opCensus
 
 	// refusalLog is the record of missed opportunities (refuse.go).
@@ -327,42 +326,77 @@ func (c *Context) Graph() *ir.Graph {
 // model has a node or initializer named "prefix#", as it always has).
 //
 // The model's names are read once, on the first call: those that
-// newName could spell ("P_" and a decimal integer, for any P) go into a
-// set, and those ending in '#' into another. Each later call costs one
-// lookup per number tried, whatever the model's size or the number of
-// prefixes (it used to scan every name of the model on a prefix's first
-// use: O(nodes x groups) where passes derive prefixes from node names).
+// newName could spell ("P_" and a decimal integer as strconv.Itoa writes
+// it, for any P) are filed under P by their number, and those ending in
+// '#' mark their P. Each later call costs one lookup of its prefix,
+// whatever the model's size or the number of prefixes (it used to scan
+// every name of the model on a prefix's first use: O(nodes x groups)
+// where passes derive prefixes from node names; then one lookup of each
+// name tried in a set of all the model's numbered names).
 func (c *Context) newName(prefix string) string {
-	if c.taken == nil {
-		c.taken, c.hashed = modelNameSets(c.Model.Graph)
-		c.next = map[string]int{}
+	if c.names == nil {
+		c.names = modelNameSets(c.Model.Graph)
 	}
-	k, ok := c.next[prefix]
-	if !ok && c.hashed[prefix] {
-		k = -1
-	}
-	for {
-		name := prefix + "_" + strconv.Itoa(k)
-		k++
-		if _, t := c.taken[name]; !t {
-			// k only grows, and no other prefix spells this name
-			c.next[prefix] = k
-			return name
+	e := c.names[prefix]
+	if e == nil {
+		e = &prefixNames{used: true}
+		c.names[prefix] = e
+	} else if !e.used {
+		e.used = true
+		slices.Sort(e.taken)
+		if e.hashed {
+			e.next = -1
 		}
 	}
+	k := e.next
+	for e.at < len(e.taken) && e.taken[e.at] <= k {
+		if e.taken[e.at] == k {
+			k++ // the model's name: the next number
+		}
+		e.at++
+	}
+	e.next = k + 1
+	return prefix + "_" + strconv.Itoa(k)
 }
 
-// modelNameSets returns the names of g's nodes and initializers (at any
-// depth) that end in "_" and a decimal integer (names newName could
-// produce), and the names P of those spelled "P#".
-func modelNameSets(g *ir.Graph) (taken map[string]struct{}, hashed map[string]bool) {
-	taken, hashed = map[string]struct{}{}, map[string]bool{}
-	add := func(s string) {
-		if strings.HasSuffix(s, "#") {
-			hashed[s[:len(s)-1]] = true
-		} else if numbered(s) {
-			taken[s] = struct{}{}
+// prefixNames is what newName knows of one prefix P.
+type prefixNames struct {
+	taken  []int // k of the model's names "P_k" (k as strconv.Itoa writes it); ascending once used
+	hashed bool  // the model has a name "P#"
+	used   bool  // newName was asked for P: taken is sorted, next is set
+	next   int   // the number to try next
+	at     int   // taken[:at] are below next
+}
+
+// modelNameSets files the names of g's nodes and initializers (at any
+// depth) that newName could write, "P_k", under P by k, and marks the
+// prefixes P of those spelled "P#".
+func modelNameSets(g *ir.Graph) map[string]*prefixNames {
+	names := map[string]*prefixNames{}
+	entry := func(p string) *prefixNames {
+		e := names[p]
+		if e == nil {
+			e = &prefixNames{}
+			names[p] = e
 		}
+		return e
+	}
+	var num [20]byte
+	add := func(s string) {
+		if p, ok := strings.CutSuffix(s, "#"); ok {
+			entry(p).hashed = true
+			return
+		}
+		if !numbered(s) {
+			return
+		}
+		i := strings.LastIndexByte(s, '_')
+		k, err := strconv.Atoi(s[i+1:])
+		if err != nil || string(strconv.AppendInt(num[:0], int64(k), 10)) != s[i+1:] {
+			return // not a spelling of strconv.Itoa's ("_007", "_-0", out of range)
+		}
+		e := entry(s[:i])
+		e.taken = append(e.taken, k)
 	}
 	g.Walk(func(g *ir.Graph) bool {
 		for _, n := range g.Nodes {
@@ -373,7 +407,7 @@ func modelNameSets(g *ir.Graph) (taken map[string]struct{}, hashed map[string]bo
 		}
 		return true
 	})
-	return taken, hashed
+	return names
 }
 
 // numbered reports whether s ends in "_" and a decimal integer, optionally

@@ -75,12 +75,15 @@ type memScratch struct {
 }
 
 // reuse returns s resliced to n elements when its storage holds n, else
-// a new slice of n; the elements are not cleared.
+// a new slice of n with room for a quarter more; the elements are not
+// cleared. The room is for the optimizer's predictions: the graph's node
+// and value IDs grow a little after every rewriting pass, and without it
+// each prediction allocated (and first touched) fresh arrays.
 func reuse[T any](s []T, n int) []T {
 	if cap(s) >= n {
 		return s[:n]
 	}
-	return make([]T, n)
+	return make([]T, n, n+n/4)
 }
 
 // memState is memory's working state: the buffers found so far, the
@@ -131,19 +134,19 @@ func (ms *memState) use(v *ir.Value, t float64) {
 // forward walks the forward tasks: each reads its inputs (and a control
 // flow node its captured values) until it ends and allocates its outputs
 // when it starts (a kernel-less op's output is a view of its first input;
-// a constant output is resident).
+// a constant output is resident). The tasks are buildForward's (their
+// bodies and caps set).
 func (ms *memState) forward(tasks []Task) {
-	var end float64
-	useEnd := func(v *ir.Value) { ms.use(v, end) } // one closure for every node's captures
 	for i := range tasks {
 		t := &tasks[i]
 		n := t.Node
-		end = t.End
 		for _, v := range n.Inputs {
 			ms.use(v, t.End)
 		}
-		if len(n.Subgraphs()) > 0 {
-			n.EachCaptured(useEnd) // a repeat changes no free time
+		if t.bodies { // n.HasSubgraphs(), as buildForward found it
+			for _, v := range t.caps { // n.EachCaptured's values
+				ms.use(v, t.End) // a repeat changes no free time
+			}
 			ms.subgraphWeights(n)
 		}
 		for _, o := range n.Outputs {

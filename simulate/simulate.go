@@ -71,6 +71,13 @@ type Task struct {
 	IssueStart, IssueEnd float64 // host interval issuing its kernels, seconds
 	Start, End           float64 // device interval, seconds
 	deps                 []int32
+	// bodies: Node holds subgraphs (control flow, a fused kernel), and
+	// caps the values from outside Node they read (ir.Node.EachCaptured,
+	// in its order, repeats included), both set by buildForward for the
+	// memory pass, which then need not read the node's attribute list or
+	// walk its bodies again (cache misses a node on a large graph)
+	bodies bool
+	caps   []*ir.Value
 }
 
 // Gap is an idle interval on a stream and what the stream waited for.
@@ -121,13 +128,17 @@ type Result struct {
 	// of the batch inputs as inferred (0: none or unknown).
 	UsedBatch int64
 
-	// slab backs every forward task's deps (buildForward); idx is its
-	// scratch table of task index by node ID, kept for the next run that
-	// reuses this one (a fresh table per prediction is a fresh, zeroed
-	// allocation of the graph's node IDs).
-	slab []int32
-	idx  []int32
-	mem  memScratch // memory's arrays, for the same reuse
+	fwd fwdScratch // buildForward's arrays, kept for the next run that reuses this one
+	mem memScratch // memory's arrays, for the same reuse
+}
+
+// fwdScratch is buildForward's storage. slab backs every forward task's
+// deps and caps every one's captured values (Task.caps); idx is the
+// scratch table of task index by node ID (a fresh table per prediction is
+// a fresh, zeroed allocation of the graph's node IDs).
+type fwdScratch struct {
+	slab, idx []int32
+	caps      []*ir.Value
 }
 
 // maxListed bounds lists of names in warnings.
@@ -172,20 +183,20 @@ func RunReusing(m *ir.Model, h *hw.Hardware, opt Options, old *Result) (*Result,
 	g := m.Graph
 	var tasks []Task
 	if old != nil {
-		tasks, res.slab, res.idx, res.mem = old.Tasks[:0], old.slab[:0], old.idx, old.mem
+		tasks, res.fwd, res.mem = old.Tasks[:0], old.fwd, old.mem
 		*old = Result{}
 	}
 	// in the graph's order when it is topologically sorted (the common
 	// case, checked as the dependencies are found), else in ir.Topo's
 	order := g.Nodes
 	var sorted bool
-	tasks, res.slab, res.idx, sorted = buildForward(g, order, tasks, res.slab, res.idx, true)
+	tasks, sorted = buildForward(g, order, tasks, &res.fwd, true)
 	if !sorted {
 		var err error
 		if order, err = ir.Topo(g); err != nil {
 			return nil, fmt.Errorf("%v", err)
 		}
-		tasks, res.slab, res.idx, _ = buildForward(g, order, tasks, res.slab, res.idx, false)
+		tasks, _ = buildForward(g, order, tasks, &res.fwd, false)
 	}
 	cm := cost.New(h, m, opt.Cost)
 	cm.Nodes(order, func(i int, e cost.Estimate) { tasks[i].Est = e })
@@ -286,16 +297,17 @@ func CheckBatch(g *ir.Graph, batch int64) error {
 func taskName(n *ir.Node) string { return ir.NodeLabel(n) }
 
 // buildForward returns the forward tasks of order's nodes, their
-// dependencies set, estimates not (in tasks' array and slab's when they
-// hold them), and its scratch array (idx's when it is large enough: pass
-// it back in to reuse it). With strict, it stops and returns false when order is not
-// a topological order of g's nodes (a node ID out of range or twice, a
-// producer in g, or a control-flow node's dependency, not before its
-// consumer): what ir.Topo would put in order.
-func buildForward(g *ir.Graph, order []*ir.Node, tasks []Task, slab, idx []int32, strict bool) ([]Task, []int32, []int32, bool) {
+// dependencies (ir.Deps' nodes, in its order) and captured values set,
+// estimates not (in tasks' array and sc's when they hold them; sc keeps
+// the storage for the next call). With strict, it stops and returns
+// false when order is not a topological order of g's nodes (a node ID
+// out of range or twice, a producer in g, or a control-flow node's
+// dependency, not before its consumer): what ir.Topo would put in order.
+func buildForward(g *ir.Graph, order []*ir.Node, tasks []Task, sc *fwdScratch, strict bool) ([]Task, bool) {
 	// idx (by node ID) and mark (by task) share one scratch array
 	ids := g.NumNodeIDs()
-	buf := reuse(idx, ids+len(order))
+	buf := reuse(sc.idx, ids+len(order))
+	sc.idx = buf
 	idx, mark := buf[:ids], buf[ids:] // mark[j] == i+1: task i lists j already
 	for i := range idx {
 		idx[i] = -1
@@ -307,17 +319,20 @@ func buildForward(g *ir.Graph, order []*ir.Node, tasks []Task, slab, idx []int32
 	} else {
 		tasks = make([]Task, len(order))
 	}
+	slab := sc.slab[:0]
 	if cap(slab) < 2*len(order) {
 		slab = make([]int32, 0, 2*len(order)) // one backing array for every task's deps
 	}
-	slab = slab[:0]
+	clear(sc.caps) // no stale value kept alive
+	caps := sc.caps[:0]
+	defer func() { sc.slab, sc.caps = slab, caps }()
 	// placed reports whether a node of ID id is in order before the
 	// current one
 	placed := func(id int) bool { return id >= 0 && id < len(idx) && idx[id] >= 0 }
 	for i, n := range order {
 		inRange := n.ID >= 0 && n.ID < len(idx)
 		if strict && (!inRange || idx[n.ID] >= 0) {
-			return tasks, slab, buf, false
+			return tasks, false
 		}
 		if inRange && !strict {
 			idx[n.ID] = int32(i)
@@ -336,30 +351,38 @@ func buildForward(g *ir.Graph, order []*ir.Node, tasks []Task, slab, idx []int32
 			mark[j] = int32(i + 1)
 			slab = append(slab, j)
 		}
-		if len(n.Subgraphs()) > 0 {
-			for _, d := range ir.Deps(g, n) {
-				if strict && !placed(d.ID) {
-					return tasks, slab, buf, false
-				}
-				add(d)
+		// the producers in g of the inputs, then of the values the
+		// subgraphs capture, each once (ir.Deps, without its list)
+		unplaced := false
+		dep := func(v *ir.Value) {
+			if v == nil {
+				return
 			}
-		} else {
-			for _, v := range n.Inputs {
-				if v == nil {
-					continue
-				}
-				if p := v.Producer; strict && p != nil && p.Graph == g && !placed(p.ID) {
-					return tasks, slab, buf, false
-				}
-				add(v.Producer)
+			if p := v.Producer; strict && p != nil && p.Graph == g && !placed(p.ID) {
+				unplaced = true
 			}
+			add(v.Producer)
+		}
+		for _, v := range n.Inputs {
+			dep(v)
+		}
+		if t.bodies = n.HasSubgraphs(); t.bodies {
+			lo := len(caps)
+			n.EachCaptured(func(v *ir.Value) {
+				dep(v)
+				caps = append(caps, v)
+			})
+			t.caps = caps[lo:len(caps):len(caps)]
+		}
+		if unplaced {
+			return tasks, false
 		}
 		t.deps = slab[start:len(slab):len(slab)]
 		if strict {
 			idx[n.ID] = int32(i) // after its dependencies: none may be itself
 		}
 	}
-	return tasks, slab, buf, true
+	return tasks, true
 }
 
 // appendTraining adds the backward pass in reverse order and the optimizer
