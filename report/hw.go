@@ -101,6 +101,9 @@ func WriteHardware(w io.Writer, h *hw.Hardware) error {
 		}
 		rows = append(rows, []string{"weights working set", ws})
 	}
+	if l := h.GEMMColLanes; l > 0 {
+		rows = append(rows, []string{"GEMM lanes", fmt.Sprintf("a GEMM's columns (a convolution's output positions) in blocks of %g vector lanes: N columns keep N / (ceil(N/%g) x %g) of them busy (gemm_col_lanes)", l, l, l)})
+	}
 	if r := h.GEMMHalfRows; r > 0 {
 		rows = append(rows, []string{"GEMM rows", fmt.Sprintf("a float GEMM of M rows per call computes at M / (M + %g) of its class's speed (gemm_half_rows)", r)})
 	}

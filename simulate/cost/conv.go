@@ -63,7 +63,9 @@ func convCost(x, w int) Func {
 		if err != nil {
 			return Cost{}, err
 		}
-		cost.Work = []Work{{FLOPs: cost.FLOPs, Tiles: c.Tiles(group, n*spatial, m/group), Count: 1}}
+		// a CPU library's GEMM per image and group: output positions as
+		// its columns
+		cost.Work = []Work{{FLOPs: cost.FLOPs, Tiles: c.Tiles(group, n*spatial, m/group), Count: 1, Cols: spatial}}
 		if depthwise(wd, group) {
 			// a class, and an op key (hw efficiency.ops), of its own: a
 			// depthwise conv runs another kernel than a dense one

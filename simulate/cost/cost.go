@@ -42,6 +42,10 @@ type Work struct {
 	// Rows is a CPU GEMM's rows of A per call (hw gemm_half_rows); 0:
 	// not a float GEMM, or not costed by its rows.
 	Rows float64
+	// Cols is a CPU GEMM's output columns per call (hw gemm_col_lanes):
+	// a MatMul's N, a convolution's output positions per image; 0: not
+	// costed by them.
+	Cols float64
 }
 
 // Cost is what a per-op function reports: the op's work, independent of

@@ -483,3 +483,43 @@ func TestGEMMHalfRows(t *testing.T) {
 		}
 	}
 }
+
+// TestGEMMColLanes: with gemm_col_lanes l, a GEMM of N output columns
+// computes at N / (ceil(N/l) x l) of the speed (a MatMul's N; a conv's
+// output positions per image).
+func TestGEMMColLanes(t *testing.T) {
+	h := preset(t, "cpu-1t")
+	compute := func(l float64, g *ir.Graph, n *ir.Node) float64 {
+		hh := h.Clone()
+		hh.GEMMColLanes = l
+		e := New(hh, model(t, g, 17), Options{}).Node(n)
+		if e.Unknown {
+			t.Fatalf("unknown: %s", e.Why)
+		}
+		return e.ComputeS
+	}
+	mm := func(n int64) (*ir.Graph, *ir.Node) {
+		g := ir.NewGraph("main")
+		x, w := in(g, "a", ir.Float32, 64, 64), in(g, "b", ir.Float32, 64, n)
+		nd := g.AddNode("MatMul", "", "mm", []*ir.Value{x, w}, []string{"y"})
+		g.Outputs = nd.Outputs
+		return g, nd
+	}
+	for _, tc := range []struct {
+		n    int64
+		want float64 // slowdown at 16 lanes
+	}{{5, 16.0 / 5}, {16, 1}, {20, 32.0 / 20}, {64, 1}} {
+		g, n := mm(tc.n)
+		if got := compute(16, g, n) / compute(0, g, n); math.Abs(got-tc.want) > 1e-9 {
+			t.Errorf("N=%d: %.4g times the lane-free compute time, want %.4g", tc.n, got, tc.want)
+		}
+	}
+	// a 1-D conv of 5 output positions (an STFT frame count)
+	g := ir.NewGraph("main")
+	x, w := in(g, "x", ir.Float32, 1, 1, 1152), in(g, "w", ir.Float32, 257, 1, 512)
+	n := g.AddNode("Conv", "", "stft", []*ir.Value{x, w}, []string{"y"}, &ir.Attr{Name: "strides", Type: ir.AttrInts, Ints: []int64{160}})
+	g.Outputs = n.Outputs
+	if got := compute(16, g, n) / compute(0, g, n); math.Abs(got-16.0/5) > 1e-9 {
+		t.Errorf("conv of 5 output positions: %.4g times the lane-free compute time, want 3.2", got)
+	}
+}

@@ -104,7 +104,7 @@ func (c *Ctx) gemm(a, b, out []int64) (Cost, error) {
 	if len(b) <= 2 {
 		rows = batch * m // A's leading dims fold into one GEMM's rows
 	}
-	cost.Work = []Work{{FLOPs: cost.FLOPs, Tiles: c.Tiles(batch, m, n), Count: 1, Rows: rows}}
+	cost.Work = []Work{{FLOPs: cost.FLOPs, Tiles: c.Tiles(batch, m, n), Count: 1, Rows: rows, Cols: n}}
 	cost.Unaligned = c.unaligned(m, n, k)
 	return cost, nil
 }
@@ -157,7 +157,7 @@ func gemmCost(c *Ctx) (Cost, error) {
 	if err != nil {
 		return Cost{}, err
 	}
-	cost.Work = []Work{{FLOPs: flops, Tiles: c.Tiles(1, m, n), Count: 1, Rows: m}}
+	cost.Work = []Work{{FLOPs: flops, Tiles: c.Tiles(1, m, n), Count: 1, Rows: m, Cols: n}}
 	cost.Unaligned = c.unaligned(m, n, float64(k))
 	return cost, nil
 }
@@ -179,7 +179,7 @@ func matmulNBitsCost(c *Ctx) (Cost, error) {
 	if err != nil {
 		return Cost{}, err
 	}
-	cost.Work = []Work{{FLOPs: flops, Tiles: c.Tiles(1, m, float64(n)), Count: 1, Rows: m}}
+	cost.Work = []Work{{FLOPs: flops, Tiles: c.Tiles(1, m, float64(n)), Count: 1, Rows: m, Cols: float64(n)}}
 	if bits := c.Node.AttrInt("bits", 4); bits != 4 {
 		// an op key of its own: runtimes have fast kernels for 4-bit
 		// weights only (ONNX Runtime 1.30's CPU kernel unpacks other

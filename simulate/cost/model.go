@@ -570,6 +570,9 @@ func (m *Model) Time(c Cost) Estimate {
 		if r := h.GEMMHalfRows; r > 0 && w.Rows > 0 {
 			util *= w.Rows / (w.Rows + r)
 		}
+		if l := h.GEMMColLanes; l > 0 && w.Cols > 0 {
+			util *= w.Cols / (math.Ceil(w.Cols/l) * l)
+		}
 		e.ComputeS += w.Count * w.FLOPs / (peak * ce.Compute * util)
 	}
 	e.Occupancy = fill
@@ -819,6 +822,9 @@ func (m *Model) Assumptions() []string {
 	}
 	if r := h.GEMMHalfRows; r > 0 {
 		a = append(a, fmt.Sprintf("a float GEMM (MatMul, Gemm, MatMulNBits) of M rows per call computes at M / (M + %.3g) of the speed of a large one (gemm_half_rows)", r))
+	}
+	if l := h.GEMMColLanes; l > 0 {
+		a = append(a, fmt.Sprintf("a GEMM (and a convolution's, over its output positions) of N columns keeps N / (ceil(N/%g) x %g) of the kernel's vector lanes busy (gemm_col_lanes)", l, l))
 	}
 	if m.Opt.NoFold {
 		a = append(a, "every node runs (no load-time folding of constant or shape-only nodes)")

@@ -172,3 +172,22 @@ func parseKB(s string) int {
 	v, _ := strconv.Atoi(s)
 	return v * mult
 }
+
+// GEMMLanes is the float32 lanes of a CPU GEMM kernel's column block
+// given the CPU's vector flags (CPUInfo.Flags): 16 with AVX-512, 8 with
+// AVX or AVX2, 4 with NEON; 0 when none is known (hw gemm_col_lanes).
+func GEMMLanes(flags string) float64 {
+	has := map[string]bool{}
+	for _, f := range strings.Fields(flags) {
+		has[f] = true
+	}
+	switch {
+	case has["avx512f"]:
+		return 16
+	case has["avx2"], has["avx"]:
+		return 8
+	case has["neon"], has["asimd"]:
+		return 4
+	}
+	return 0
+}

@@ -42,3 +42,17 @@ func TestHostCPU(t *testing.T) {
 	}
 	t.Logf("%s", c)
 }
+
+// TestGEMMLanes: the GEMM kernel's column block by vector flags.
+func TestGEMMLanes(t *testing.T) {
+	for flags, want := range map[string]float64{
+		"fma avx avx2 avx512f avx512bw": 16,
+		"fma avx avx2":                  8,
+		"neon asimd":                    4,
+		"":                              0,
+	} {
+		if got := GEMMLanes(flags); got != want {
+			t.Errorf("GEMMLanes(%q) = %g, want %g", flags, got, want)
+		}
+	}
+}

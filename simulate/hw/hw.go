@@ -187,6 +187,13 @@ type Hardware struct {
 	// once per block, so few rows leave its FMA units waiting on loads).
 	// 0: no row effect. Fitted by calibrate --host.
 	GEMMHalfRows float64 `json:"gemm_half_rows,omitempty"`
+	// GEMMColLanes is, on a CPU library, the float32 lanes of its GEMM
+	// kernel's column block (16 with AVX-512, 8 with AVX2): a GEMM call
+	// of N output columns (a MatMul's N; a convolution's output positions
+	// per image, as im2col lays them out) keeps N / (ceil(N/lanes) x
+	// lanes) of the lanes busy and computes at that share of the speed.
+	// 0: no lane effect. calibrate --host sets it from the CPU's flags.
+	GEMMColLanes float64 `json:"gemm_col_lanes,omitempty"`
 	// ConvIm2col says convolutions other than pointwise ones (1x1 kernel,
 	// stride 1, no padding) stage their input through an im2col buffer
 	// before a GEMM, as CPU libraries (MLAS, oneDNN's gemm path) do; the
@@ -413,6 +420,9 @@ func (h *Hardware) Validate() error {
 		{"shape_node_us", h.ShapeNodeUs}, {"subgraph_us", h.SubgraphUs},
 	})
 	ck.IntIn("tensor_core_align", h.TensorCoreAlign, 0, 1024)
+	if l := h.GEMMColLanes; l < 0 || l > 1024 || math.IsNaN(l) {
+		ck.Addf("gemm_col_lanes %g: want 0..1024", l)
+	}
 	if r := h.GEMMHalfRows; r < 0 || r > 1e6 || math.IsNaN(r) {
 		ck.Addf("gemm_half_rows %g: want 0..1e6", r)
 	}

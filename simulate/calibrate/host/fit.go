@@ -194,9 +194,13 @@ func Fit(dir string, man *Manifest, opt FitOptions) (*FitResult, error) {
 	if base.AllocMinMB == 0 {
 		base.AllocMinMB = 1
 	}
-	if c := hw.HostCPU(); c.L2KB > 0 {
+	c := hw.HostCPU()
+	if c.L2KB > 0 {
 		base.L2MB = float64(c.L2KB) * 1024 / 1e6
 	}
+	// the GEMM kernel's column block is the vector width (a fact of the
+	// CPU, not fitted)
+	base.GEMMColLanes = hw.GEMMLanes(c.Flags)
 	// warm runs keep a model's weights in the cache only when they all
 	// fit (the suite's one-row GEMMs: 1 MB of weights in 2 MB of L2 run
 	// at cache speed, 4 MB over four kernels of 1 MB do not)
