@@ -93,3 +93,57 @@ func TestMeasureCI(t *testing.T) {
 		}
 	}
 }
+
+// TestMeasureCacheProbe measures a Relu in four passes with the cache
+// probe and an interval any run meets: the record states the probe's size
+// and each pass's probe ratio; the quiet passes are those whose ratio is
+// within the harness's bound (1.5), they are pooled before any other, and
+// a model with none pooled gets the extra passes (it was never measured
+// with the cache to itself). Whatever state the machine is in, these hold.
+func TestMeasureCacheProbe(t *testing.T) {
+	h := openHarness(t)
+	dir := t.TempDir()
+	model := writeRelu(t, dir, 64)
+	err := h.Run(context.Background(), dir, []Job{{Model: model, Inputs: []Input{{Name: "x", DType: "float32", Shape: []int64{64}}}, Out: "relu.json"}},
+		Measure{Runs: 20, Warmup: 2, WarmupMs: 1, MaxSeconds: 0.05, Passes: 4, PassMinRuns: 5, CIPct: 1000, CIPasses: 2, CISeconds: 10, CacheProbeKB: 256})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "relu.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec struct {
+		Passes    []float64 `json:"pass_medians_us"`
+		Retries   []float64 `json:"retry_medians_us"`
+		Fast      int       `json:"fast_passes"`
+		KB        int       `json:"cache_probe_kb"`
+		Probe     []float64 `json:"pass_cache_probe"`
+		Quiet     int       `json:"quiet_passes"`
+		FastQuiet int       `json:"fast_quiet_passes"`
+	}
+	if err := json.Unmarshal(data, &rec); err != nil {
+		t.Fatal(err)
+	}
+	if rec.KB != 256 || len(rec.Probe) != len(rec.Passes)+len(rec.Retries) {
+		t.Fatalf("cache_probe_kb %d, %d probe ratios for %d passes: want 256 and one a pass", rec.KB, len(rec.Probe), len(rec.Passes)+len(rec.Retries))
+	}
+	quiet := 0
+	for _, r := range rec.Probe {
+		if !(r > 0) {
+			t.Errorf("probe ratio %v: want > 0", r)
+		}
+		if r <= 1.5 {
+			quiet++
+		}
+	}
+	if rec.Quiet != quiet {
+		t.Errorf("quiet_passes %d, want %d (ratios %v)", rec.Quiet, quiet, rec.Probe)
+	}
+	if rec.FastQuiet > rec.Fast || rec.FastQuiet > rec.Quiet || (rec.Quiet > 0 && rec.FastQuiet < min(rec.Quiet, rec.Fast)) {
+		t.Errorf("%d of %d pooled passes quiet, %d quiet in all: want the quiet ones pooled first", rec.FastQuiet, rec.Fast, rec.Quiet)
+	}
+	if rec.FastQuiet == 0 && len(rec.Retries) != 2 {
+		t.Errorf("no quiet pass pooled and %d extra passes: want the 2 extra passes of an unsettled model", len(rec.Retries))
+	}
+}

@@ -197,6 +197,12 @@ type Measure struct {
 	// it is known (ci_pct).
 	CIPct, CISeconds float64
 	CIPasses         int
+	// CacheProbeKB, with Passes > 1: the size of the core's L2 cache,
+	// KiB; between passes the harness times a pointer chase over 3/4 and
+	// 1/4 of it, marks the passes that had the cache to themselves
+	// (quiet) and pools those first; a model with no quiet pass pooled is
+	// not settled (0: no probe).
+	CacheProbeKB int
 	// PassMinRuns is the fewest runs in a pass (default 10): with many
 	// short passes, fewer each.
 	PassMinRuns int
@@ -246,6 +252,7 @@ func (h *Harness) Run(ctx context.Context, outDir string, jobs []Job, m Measure)
 	flag(m.Passes > 1 && m.CIPct > 0 && m.CIPasses > 0, "--ci-passes", m.CIPasses)
 	flag(m.Passes > 1 && m.CIPct > 0 && m.CISeconds > 0, "--ci-seconds", m.CISeconds)
 	flag(m.Passes > 1 && m.PassMinRuns > 0, "--pass-min-runs", m.PassMinRuns)
+	flag(m.Passes > 1 && m.CacheProbeKB > 0, "--cache-probe", m.CacheProbeKB)
 	cmd := exec.CommandContext(ctx, h.Node, args...)
 	cmd.Env = append(os.Environ(), "WOLONG_ORT_HOME="+h.Dir)
 	var stderr bytes.Buffer

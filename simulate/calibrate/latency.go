@@ -59,8 +59,17 @@ type Latency struct {
 	// interval of its median, or the gap to the next pass's median when
 	// larger, % (measured with --ci-pct; 0: not stated).
 	CIPct float64 `json:"ci_pct,omitempty"`
-	Host  Host    `json:"host"`
-	Date  string  `json:"date"`
+	// With the harness's cache probe (--cache-probe): the L2 size probed
+	// (KiB), each pass's probe ratio (the chase over 3/4 of the L2 over
+	// the one over 1/4, the larger of the two bracketing the pass: about
+	// 1 with the cache to itself), how many passes were quiet and how
+	// many of the pooled ones. CacheProbeKB 0: no probe.
+	CacheProbeKB    int       `json:"cache_probe_kb,omitempty"`
+	PassCacheProbe  []float64 `json:"pass_cache_probe,omitempty"`
+	QuietPasses     int       `json:"quiet_passes,omitempty"`
+	FastQuietPasses int       `json:"fast_quiet_passes,omitempty"`
+	Host            Host      `json:"host"`
+	Date            string    `json:"date"`
 	// With the harness's --profiled: the median of a second session with
 	// ORT's profiler on, run alternately with the first, and the node
 	// events it recorded per run; (ProfiledMedianUs - MedianUs) /

@@ -6,7 +6,7 @@
 //   node measure.mjs OUTDIR [--runs N] [--warmup W] [--max-seconds S]
 //        [--threads T] [--level disabled|basic|extended|all] [--profiled]
 //        [--interleave | --passes P [--retry-over PCT]] [--spec SPEC.json]
-//        [MODEL.onnx ...]
+//        [--cache-probe L2KB|auto] [MODEL.onnx ...]
 //
 // MODEL paths are relative to ../shared/models (default: every model in
 // testdata/ort/manifest.json), or absolute. A SPEC file lists the models
@@ -44,6 +44,10 @@
 // unprofiled passes at the end (--ci-passes rounds, default 2, within
 // --ci-seconds, default 30); its record says how well it is known
 // (ci_pct). --pass-min-runs N (default 10): the fewest runs in a pass.
+// --cache-probe (with --passes): a probe of the core's L2 between passes
+// says which passes had the cache to themselves (see probeQuiet); those
+// are pooled first, and a model with none pooled gets the extra passes
+// as an unsettled one does. "auto" reads the L2's size from sysfs.
 //
 // Writes OUTDIR/<model path with / as __>.json (or the spec's "out"):
 //   {"format": "wolong-ort-latency", "version": 1, "model", "ort",
@@ -51,7 +55,9 @@
 //    "warmup", "runs", "median_us", "p10_us", "p90_us", "min_us", "mean_us",
 //    "cpu_wall_ratio_median", "steady_median_us", "steady_runs",
 //    "host": {"cpu", "cores", "platform"}, "date",
-//    "passes"?, "pass_medians_us"?, "retry_medians_us"?,
+//    "passes"?, "pass_medians_us"?, "retry_medians_us"?, "ci_pct"?,
+//    "fast_passes"?, "cache_probe_kb"?, "pass_cache_probe"? (each pass's
+//    larger probe ratio), "quiet_passes"?, "fast_quiet_passes"?,
 //    "profiled_median_us"?, "profiled_node_events"?}
 // Times are wall-clock microseconds of session.run (binding inputs and
 // returning outputs included, as a caller sees it). steady_median_us is the
@@ -93,6 +99,69 @@ function trimmedMean(xs, q) {
   const k = Math.floor(s.length * q);
   const t = s.slice(k, s.length - k);
   return t.length ? t.reduce((a, b) => a + b, 0) / t.length : 0;
+}
+
+// The cache probe (--cache-probe L2KB|auto): on a VM the core's private
+// cache (L2) is shared with whatever the host runs on the core's other
+// hardware thread, and while something does, a model whose weights fit in
+// the cache alone runs up to 2x slower (its weights come from L3) though
+// nothing on this VM changed; compute-bound models change by ~5%
+// (docs/calibration-protocol.md, "The cache probe"). Between every two
+// model passes the harness times a pointer chase over 3/4 of the L2 and
+// over 1/4 of it (each lap after a warm one): alone on the core both hit
+// the L2 and take about the same time a load; with the cache shared the
+// larger misses. A pass is quiet when the probes on either side of it
+// are within probeQuiet of the small chase's time; with --ci-pct, quiet
+// passes are pooled before any other.
+const probeQuiet = 1.5;
+
+// chase is a cyclic pointer chase over bytes of memory, one load per
+// 64-byte line in a seeded random order (no prefetcher follows it).
+function makeChase(bytes) {
+  const ints = 16; // per 64-byte line
+  const n = Math.max(2, Math.floor(bytes / 64));
+  const a = new Int32Array(n * ints);
+  const perm = Array.from({ length: n }, (_, i) => i);
+  const next = mulberry32(7);
+  for (let i = n - 1; i > 0; i--) { const k = next() % (i + 1); [perm[i], perm[k]] = [perm[k], perm[i]]; }
+  for (let i = 0; i < n; i++) a[perm[i] * ints] = perm[(i + 1) % n] * ints;
+  return { a, n };
+}
+
+// chaseNs is the time of a load of c's chase, ns: one lap to bring the
+// lines in, one timed.
+function chaseNs(c) {
+  const a = c.a;
+  let i = 0;
+  for (let k = 0; k < c.n; k++) i = a[i];
+  const t0 = process.hrtime.bigint();
+  for (let k = 0; k < c.n; k++) i = a[i];
+  const ns = Number(process.hrtime.bigint() - t0) / c.n;
+  return i < 0 ? -1 : ns; // i read: the loop is not dead code
+}
+
+// l2KB reads the size of the first CPU's level-2 cache from sysfs
+// (Linux), 0 when unknown.
+function l2KB() {
+  const dir = '/sys/devices/system/cpu/cpu0/cache';
+  try {
+    for (const d of fs.readdirSync(dir)) {
+      if (!d.startsWith('index')) continue;
+      const rd = (f) => fs.readFileSync(path.join(dir, d, f), 'utf8').trim();
+      if (rd('level') !== '2' || rd('type') === 'Instruction') continue;
+      const m = /^(\d+)([KMG]?)/.exec(rd('size'));
+      if (m) return Number(m[1]) * ({ '': 1 / 1024, K: 1, M: 1024, G: 1048576 }[m[2]]);
+    }
+  } catch { /* not Linux, or no sysfs */ }
+  return 0;
+}
+
+// prober times the probe: ratio() is the large chase's load time over
+// the small one's, taken now.
+function makeProber(kb) {
+  const big = makeChase(kb * 1024 * 0.75), small = makeChase(kb * 1024 * 0.25);
+  for (let w = 0; w < 5; w++) { chaseNs(small); chaseNs(big); }
+  return { kb, ratio: () => { const s = chaseNs(small); return chaseNs(big) / s; } };
 }
 
 // steady is the median over unpreempted runs (see the header).
@@ -190,11 +259,17 @@ async function measureOne(j, opt, profiled) {
   // together still make as many runs as a few long ones
   const minRuns = Math.max(3, opt.passMinRuns ?? 10);
   const pass = { times: [], ratios: [] };
+  if (opt.prober) pass.probe = [opt.lastProbe ?? opt.prober.ratio()];
   // the first pass warms the session up; a later one only refills the
   // caches the other models' passes took (one run): with twelve passes a
   // full warm-up each would take most of the measuring time
   const [w, wms] = j.passes.length ? [Math.min(opt.warmup, 1), 0] : [opt.warmup, opt.warmupMs];
   await loop(j.session, (x) => { pass.times.push(x.us); pass.ratios.push(x.ratio); }, w, wms, opt.maxSeconds / opt.passes);
+  if (opt.prober) {
+    opt.lastProbe = opt.prober.ratio();
+    pass.probe.push(opt.lastProbe);
+    pass.quiet = Math.max(...pass.probe) <= probeQuiet;
+  }
   j.passes.push(pass);
   // the profiled twin only splits a run's time among its kernels (a
   // trimmed mean per node): a sixth of the budget (and at least
@@ -264,8 +339,10 @@ function medianCIPct(times) {
 // the next-lowest pass median (a slow spell the lowest pass escaped and
 // the next did not leaves the lowest unconfirmed).
 function targetCIPct(j) {
-  const meds = j.passes.map((p) => median(robust(p.times))).sort((a, b) => a - b);
   const fast = fastPasses(j);
+  // with the cache probe, the quiet passes' medians when enough are
+  const quiet = j.passes.filter((p) => p.quiet !== false);
+  const meds = (quiet.length >= fast.length ? quiet : j.passes).map((p) => median(robust(p.times))).sort((a, b) => a - b);
   const pool = fast.flatMap((p) => robust(p.times));
   const k = fast.length;
   const edge = k >= 2
@@ -277,11 +354,21 @@ function targetCIPct(j) {
 // fastPasses are the fastest quarter of a job's passes (at least one), by
 // median with outliers dropped: the runs that caught the machine at its
 // own speed.
+// With the cache probe, quiet passes come first (the fastest of them),
+// then the others.
 function fastPasses(j) {
   const meds = j.passes.map((p) => median(robust(p.times)));
   const k = Math.max(1, Math.round(j.passes.length / 4));
-  const order = meds.map((m, i) => [m, i]).sort((a, b) => a[0] - b[0]).slice(0, k).map((x) => x[1]).sort((a, b) => a - b);
+  const rank = (i) => (j.passes[i].quiet === false ? 1 : 0);
+  const order = meds.map((m, i) => [m, i]).sort((a, b) => rank(a[1]) - rank(b[1]) || a[0] - b[0]).slice(0, k).map((x) => x[1]).sort((a, b) => a - b);
   return order.map((i) => j.passes[i]);
+}
+
+// unsettled says whether a job needs another pass: its target is not
+// known to within PCT, or (with the cache probe) none of its pooled passes
+// was quiet: the machine's own speed was not seen.
+function unsettled(j, pct) {
+  return targetCIPct(j) > pct || (j.passes[0].quiet !== undefined && !fastPasses(j).some((p) => p.quiet));
 }
 
 // spreadPct is how much a job's pass medians differ: (slowest / fastest
@@ -369,6 +456,12 @@ function write(job, opt, outDir) {
     ...(job.retryMedians && job.retryMedians.length ? { retry_medians_us: job.retryMedians } : {}),
     ...(job.ciPct !== undefined ? { ci_pct: job.ciPct } : {}),
     ...(job.fastPasses !== undefined ? { fast_passes: job.fastPasses } : {}),
+    ...(opt.prober ? {
+      cache_probe_kb: opt.prober.kb,
+      pass_cache_probe: job.passes.map((p) => Number(Math.max(...p.probe).toFixed(3))),
+      quiet_passes: job.passes.filter((p) => p.quiet).length,
+      ...(job.fastPasses !== undefined ? { fast_quiet_passes: fastPasses(job).filter((p) => p.quiet).length } : {}),
+    } : {}),
     host: hostInfo(), date: new Date().toISOString(),
   };
   const out = job.entry.out
@@ -412,11 +505,12 @@ async function main() {
     else if (a === '--ci-seconds') opt.ciSeconds = Number(argv[++i]);
     else if (a === '--pass-min-runs') opt.passMinRuns = Number(argv[++i]);
     else if (a === '--spec') spec = argv[++i];
+    else if (a === '--cache-probe') { const v = argv[++i]; opt.cacheProbeKB = v === 'auto' ? l2KB() : Number(v); }
     else if (outDir === null) outDir = a;
     else models.push(a);
   }
   if (!outDir) {
-    console.error('usage: node measure.mjs OUTDIR [--runs N] [--warmup W] [--max-seconds S] [--threads T] [--level L] [--profiled] [--warmup-ms MS] [--interleave | --passes P [--retry-over PCT]] [--spec SPEC.json] [MODEL.onnx ...]');
+    console.error('usage: node measure.mjs OUTDIR [--runs N] [--warmup W] [--max-seconds S] [--threads T] [--level L] [--profiled] [--warmup-ms MS] [--interleave | --passes P [--retry-over PCT | --ci-pct PCT]] [--spec SPEC.json] [--cache-probe L2KB|auto] [MODEL.onnx ...]');
     process.exit(2);
   }
   fs.mkdirSync(outDir, { recursive: true });
@@ -428,6 +522,8 @@ async function main() {
   } else {
     entries = models.length ? models.map((m) => known(m) || { model: m, inputs: [] }) : manifest.models;
   }
+  // the probe only with passes (it sorts passes); 0 KB: no L2 known
+  if (opt.cacheProbeKB > 0 && opt.passes > 1 && !opt.interleave) opt.prober = makeProber(opt.cacheProbeKB);
   ort.env.logLevel = 'error';
   let failed = 0;
   const fail = (e, err) => { failed++; console.log(`${e.model}: ERROR ${String(err?.message ?? err).split('\n')[0]}`); };
@@ -460,7 +556,7 @@ async function main() {
           if (!j) continue;
           await measureOne(j, opt, last);
           if (!last) console.log(`${e.model}: pass ${p + 1} of ${opt.passes}: ${(median(j.passes[p].times) / 1000).toFixed(4)} ms median over ${j.passes[p].times.length} runs`);
-          if (last && opt.ciPct > 0 && opt.passes > 1 && targetCIPct(j) > opt.ciPct) retry.push(i);
+          if (last && opt.ciPct > 0 && opt.passes > 1 && unsettled(j, opt.ciPct)) retry.push(i);
           else if (last && opt.retryOver > 0 && opt.passes > 1 && spreadPct(j) > opt.retryOver) retry.push(i);
           else if (last) await finish(j);
         } catch (err) {
@@ -483,7 +579,7 @@ async function main() {
           if ((Date.now() - t0) / 1000 > (opt.ciSeconds ?? 30)) { retry.push(i); continue; }
           try {
             await measureOne(live[i], opt, false);
-            if (targetCIPct(live[i]) > opt.ciPct) next.push(i);
+            if (unsettled(live[i], opt.ciPct)) next.push(i);
             else await finish(live[i]);
           } catch (err) {
             live[i].session.release().catch(() => {});

@@ -94,6 +94,13 @@ type FitResult struct {
 	// first): the machine was too noisy for them. They count in the fit
 	// by their noise (calibrate.DirectRun.NoisePct).
 	Unsettled []Unsettled
+	// CacheSharedPct is the share of the measured passes in which the
+	// harness's cache probe found the core's L2 shared (another tenant on
+	// the core's other hardware thread: ortbench.Measure.CacheProbeKB), %;
+	// CacheUnquiet lists the models none of whose pooled passes had the
+	// cache to themselves. Both zero when the harness did not probe.
+	CacheSharedPct float64
+	CacheUnquiet   []string
 	// MeasuredAt is when the last of the runs was measured (the latency
 	// records' date, RFC 3339; "" when they carry none).
 	MeasuredAt string
@@ -116,6 +123,57 @@ func unsettled(runs []*suiteRun) []Unsettled {
 	}
 	sort.Slice(u, func(i, j int) bool { return u[i].CIPct > u[j].CIPct })
 	return u
+}
+
+// unquietNoisePct is how well a target is known that was measured only
+// while the core's L2 was shared (the cache probe found no quiet pass
+// among those pooled), 95% half-width, %: a model whose weights fit in
+// the cache alone runs up to 2x slower so, a compute-bound one ~5%; the
+// fit weighs such a run as a tenth of a settled one. Only while they are
+// the fewer: a machine whose cache was shared for most of the suite is
+// fitted as it ran (its warning says so), not pulled toward the preset.
+const unquietNoisePct = 10
+
+// runNoises is how well each run's target is known for the fit: its
+// interval, or unquietNoisePct for a run the probe saw no quiet pass of
+// among those pooled while such runs are at most half of the probed ones.
+func runNoises(runs []*suiteRun) []float64 {
+	probed, unquiet := 0, 0
+	for _, r := range runs {
+		if r.lat.CacheProbeKB > 0 {
+			probed++
+			if r.lat.FastQuietPasses == 0 {
+				unquiet++
+			}
+		}
+	}
+	out := make([]float64, len(runs))
+	for i, r := range runs {
+		out[i] = r.lat.CIPct
+		if r.lat.CacheProbeKB > 0 && r.lat.FastQuietPasses == 0 && 2*unquiet <= probed {
+			out[i] = math.Max(out[i], unquietNoisePct)
+		}
+	}
+	return out
+}
+
+// cacheShare sets res's cache-probe figures from the runs' records.
+func cacheShare(res *FitResult, runs []*suiteRun) {
+	passes, shared := 0, 0
+	for _, r := range runs {
+		l := r.lat
+		if l.CacheProbeKB <= 0 {
+			continue
+		}
+		passes += len(l.PassCacheProbe)
+		shared += len(l.PassCacheProbe) - l.QuietPasses
+		if l.FastQuietPasses == 0 {
+			res.CacheUnquiet = append(res.CacheUnquiet, r.mm.Name)
+		}
+	}
+	if passes > 0 {
+		res.CacheSharedPct = 100 * float64(shared) / float64(passes)
+	}
 }
 
 // NoisyPct is the median pass-to-pass difference above which the machine
@@ -216,6 +274,7 @@ func Fit(dir string, man *Manifest, opt FitOptions) (*FitResult, error) {
 	res.ProfilerNodeUs, res.KernelInflationUs = profilerCost(runs)
 	passNoise(res, runs)
 	res.Unsettled = unsettled(runs)
+	cacheShare(res, runs)
 	copt := cost.Options{NoFold: true}
 	if !opt.Joint {
 		return fitDirect(res, runs, opt, copt)
@@ -348,12 +407,13 @@ func product(d []int64) int64 {
 // kernels.
 func fitDirect(res *FitResult, runs []*suiteRun, opt FitOptions, copt cost.Options) (*FitResult, error) {
 	var drs []calibrate.DirectRun
-	for _, r := range runs {
+	noise := runNoises(runs)
+	for i, r := range runs {
 		split := map[*ir.Node]float64{}
 		for _, p := range r.pairs {
 			split[p.Node] = math.Max(p.Sample.Us-res.KernelInflationUs, 0.05*p.Sample.Us)
 		}
-		drs = append(drs, calibrate.DirectRun{Label: r.mm.Name, Model: r.model, Us: r.lat.TargetUs(), Opt: copt, Split: split, HeldOut: r.heldOut, NoisePct: r.lat.CIPct})
+		drs = append(drs, calibrate.DirectRun{Label: r.mm.Name, Model: r.model, Us: r.lat.TargetUs(), Opt: copt, Split: split, HeldOut: r.heldOut, NoisePct: noise[i]})
 	}
 	dr, err := calibrate.FitDirect(opt.Base, drs, calibrate.DirectOptions{Name: opt.Name, FixHost: opt.FixHost, Prior: opt.Prior, HostPrior: opt.HostPrior})
 	if err != nil {

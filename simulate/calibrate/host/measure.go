@@ -31,6 +31,10 @@ type MeasureOptions struct {
 	Only func(name string) bool
 	// Progress is told each model measured (nil: silent).
 	Progress func(done, total int, line string)
+	// L2KB is the core's L2 cache, KiB: the harness's cache probe tells
+	// the passes that had it to themselves (ortbench.Measure.CacheProbeKB;
+	// 0: no probe).
+	L2KB int
 	// Extra models are measured at one thread in the same interleaved run
 	// as the suite (so the same slow spells fall on them), for checking a
 	// fit on models it did not see; their records go into Dir too.
@@ -151,7 +155,7 @@ func Measure(ctx context.Context, h *ortbench.Harness, opt MeasureOptions) (*Man
 	done := 0
 	for _, t := range opt.Threads {
 		err := h.Run(ctx, opt.Dir, jobs[t], ortbench.Measure{
-			Threads: t, MaxSeconds: opt.MaxSeconds, Warmup: 5, WarmupMs: 20, Runs: 400, Profiled: true, Passes: passesAt(t), PassMinRuns: passMinRuns, CIPct: TargetCIPct, CIPasses: ciPasses, CISeconds: ciSeconds,
+			Threads: t, MaxSeconds: opt.MaxSeconds, Warmup: 5, WarmupMs: 20, Runs: 400, Profiled: true, Passes: passesAt(t), PassMinRuns: passMinRuns, CIPct: TargetCIPct, CIPasses: ciPasses, CISeconds: ciSeconds, CacheProbeKB: opt.L2KB,
 			Line: func(line string) {
 				done++
 				if opt.Progress != nil {

@@ -27,10 +27,15 @@ type FitReport struct {
 	NoisyModels int     `json:"noisy_models"`
 	// TooNoisy counts the models whose median was not known to within
 	// TargetCIPct after the extra passes (the machine was too noisy).
-	TooNoisy int                `json:"too_noisy_models"`
-	Models   []ModelReport      `json:"models"`
-	Hardware *hw.Hardware       `json:"hardware"`
-	Host     map[string]float64 `json:"host"`
+	TooNoisy int `json:"too_noisy_models"`
+	// CacheSharedPct: the share of the passes in which the harness's
+	// cache probe found the core's L2 shared with another tenant (%);
+	// CacheUnquietModels: the models never measured with it to themselves.
+	CacheSharedPct     float64            `json:"cache_shared_pct"`
+	CacheUnquietModels int                `json:"cache_unquiet_models"`
+	Models             []ModelReport      `json:"models"`
+	Hardware           *hw.Hardware       `json:"hardware"`
+	Host               map[string]float64 `json:"host"`
 }
 
 // ModelReport is one suite model's end-to-end time, measured and fitted.
@@ -50,7 +55,7 @@ type ModelReport struct {
 func NewReport(res *Result, threads []int, written []string) Report {
 	out := Report{Written: written}
 	for i, f := range res.Fits {
-		j := FitReport{Name: f.HW.Name, Threads: threads[i], TrainMAPE: f.TrainMAPE, HeldOutMAPE: f.HeldMAPE, NoisePct: f.NoisePct, NoisyModels: f.NoisyModels, TooNoisy: len(f.Unsettled), Hardware: f.HW, Host: map[string]float64{}}
+		j := FitReport{Name: f.HW.Name, Threads: threads[i], TrainMAPE: f.TrainMAPE, HeldOutMAPE: f.HeldMAPE, NoisePct: f.NoisePct, NoisyModels: f.NoisyModels, TooNoisy: len(f.Unsettled), CacheSharedPct: f.CacheSharedPct, CacheUnquietModels: len(f.CacheUnquiet), Hardware: f.HW, Host: map[string]float64{}}
 		for _, hp := range f.Calib.Host {
 			j.Host[hp.Name] = hp.After
 		}
@@ -131,6 +136,14 @@ func (f *FitResult) Warnings(threads int) []string {
 	if u := f.Unsettled; len(u) > 0 {
 		ws = append(ws, fmt.Sprintf("%d thread(s): the machine was too noisy: %d of %d models' medians are not known to within %d%% (95%% interval) after %d passes and more for the noisy ones (widest: %s +-%.0f%%); the fit weighs them by their noise; re-run wolong calibrate --host when the machine is quiet",
 			threads, len(u), len(f.Models), TargetCIPct, Passes, u[0].Name, u[0].CIPct))
+	}
+	if u := f.CacheUnquiet; len(u) > 0 {
+		how := "the fit weighs them less"
+		if 2*len(u) > len(f.Models) {
+			how = "the fit is of this machine with its cache shared"
+		}
+		ws = append(ws, fmt.Sprintf("%d thread(s): the core's L2 cache was shared with another tenant in %.0f%% of the passes (the harness's cache probe), and %d of %d models were never measured with it to themselves (e.g. %s): a model whose weights fit in the cache runs up to 2x slower so; %s; re-run wolong calibrate --host when the machine is quiet",
+			threads, f.CacheSharedPct, len(u), len(f.Models), u[0], how))
 	}
 	if f.NoisePct > NoisyPct {
 		ws = append(ws, fmt.Sprintf("%d thread(s): the machine's speed varied while measuring (a model's two passes differ by %.1f%% at the median, %d models by more than 10%%): another process was likely running; the fit is less reliable: re-run wolong calibrate --host when the machine is quiet",
