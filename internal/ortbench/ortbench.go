@@ -199,7 +199,7 @@ type Measure struct {
 	CIPasses         int
 	// CacheProbeKB, with Passes > 1: the size of the core's L2 cache,
 	// KiB; between passes the harness times a pointer chase over 3/4 and
-	// 1/4 of it, marks the passes that had the cache to themselves
+	// 1/16 of it, marks the passes that had the cache to themselves
 	// (quiet) and pools those first; a model with no quiet pass pooled is
 	// not settled (0: no probe).
 	CacheProbeKB int

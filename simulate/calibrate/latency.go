@@ -61,7 +61,7 @@ type Latency struct {
 	CIPct float64 `json:"ci_pct,omitempty"`
 	// With the harness's cache probe (--cache-probe): the L2 size probed
 	// (KiB), each pass's probe ratio (the chase over 3/4 of the L2 over
-	// the one over 1/4, the larger of the two bracketing the pass: about
+	// the one over 1/16, the larger of the two bracketing the pass: about
 	// 1 with the cache to itself), how many passes were quiet and how
 	// many of the pooled ones. CacheProbeKB 0: no probe.
 	CacheProbeKB    int       `json:"cache_probe_kb,omitempty"`

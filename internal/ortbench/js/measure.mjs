@@ -108,11 +108,14 @@ function trimmedMean(xs, q) {
 // nothing on this VM changed; compute-bound models change by ~5%
 // (docs/calibration-protocol.md, "The cache probe"). Between every two
 // model passes the harness times a pointer chase over 3/4 of the L2 and
-// over 1/4 of it (each lap after a warm one): alone on the core both hit
-// the L2 and take about the same time a load; with the cache shared the
-// larger misses. A pass is quiet when the probes on either side of it
-// are within probeQuiet of the small chase's time; with --ci-pct, quiet
-// passes are pooled before any other.
+// one over 1/16 of it (at least 64 KiB, past the L1; the fastest of three
+// timings: a preempted one is slower): alone on the core both hit the L2
+// and take about the same time a load; with the cache shared the larger
+// misses (3.6-10x the small one on the Intel VM measured busy). A pass is
+// quiet when the probes on either side of it are within probeQuiet of
+// the small chase's time; with --ci-pct, quiet passes are pooled before
+// any other. A quiet pass taken for a shared one only loses the choice
+// (the fastest quarter of all passes, as without the probe).
 const probeQuiet = 1.5;
 
 // chase is a cyclic pointer chase over bytes of memory, one load per
@@ -129,14 +132,14 @@ function makeChase(bytes) {
 }
 
 // chaseNs is the time of a load of c's chase, ns: one lap to bring the
-// lines in, one timed.
-function chaseNs(c) {
+// lines in, then laps timed.
+function chaseNs(c, laps = 1) {
   const a = c.a;
   let i = 0;
   for (let k = 0; k < c.n; k++) i = a[i];
   const t0 = process.hrtime.bigint();
-  for (let k = 0; k < c.n; k++) i = a[i];
-  const ns = Number(process.hrtime.bigint() - t0) / c.n;
+  for (let k = 0; k < laps * c.n; k++) i = a[i];
+  const ns = Number(process.hrtime.bigint() - t0) / (laps * c.n);
   return i < 0 ? -1 : ns; // i read: the loop is not dead code
 }
 
@@ -159,9 +162,9 @@ function l2KB() {
 // prober times the probe: ratio() is the large chase's load time over
 // the small one's, taken now.
 function makeProber(kb) {
-  const big = makeChase(kb * 1024 * 0.75), small = makeChase(kb * 1024 * 0.25);
+  const big = makeChase(kb * 1024 * 0.75), small = makeChase(Math.max(kb / 16, Math.min(64, kb / 4)) * 1024);
   for (let w = 0; w < 5; w++) { chaseNs(small); chaseNs(big); }
-  return { kb, ratio: () => { const s = chaseNs(small); return chaseNs(big) / s; } };
+  return { kb, ratio: () => { const s = Math.min(chaseNs(small, 2), chaseNs(small, 2), chaseNs(small, 2)); return chaseNs(big) / s; } };
 }
 
 // steady is the median over unpreempted runs (see the header).
