@@ -11,8 +11,9 @@ import (
 
 // TestValidateSet: every latency record of the folder is a row with its
 // measured time and what Predict said of its model; other JSON files are
-// skipped, a folder of none has no rows, and a CPU other than the one the
-// hardware was fitted on is listed.
+// skipped, a folder of none has no rows, a CPU other than the one the
+// hardware was fitted on is listed, and a record whose cache probe saw no
+// quiet pass among those pooled is marked.
 func TestValidateSet(t *testing.T) {
 	src := filepath.Join("..", "testdata", "measured", "cpu")
 	files, err := LatencyFiles(src)
@@ -20,10 +21,13 @@ func TestValidateSet(t *testing.T) {
 		t.Fatalf("%d records in %s (%v)", len(files), src, err)
 	}
 	dir := t.TempDir()
-	for _, f := range files[:2] {
+	for i, f := range files[:2] {
 		b, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if i == 1 { // the harness's cache probe saw no quiet pass pooled
+			b = []byte(strings.Replace(string(b), "{", `{"cache_probe_kb": 2048, "quiet_passes": 0, "fast_quiet_passes": 0, `, 1))
 		}
 		os.WriteFile(filepath.Join(dir, filepath.Base(f)), b, 0o644)
 	}
@@ -49,6 +53,9 @@ func TestValidateSet(t *testing.T) {
 		if r.PredictedMs != 2*r.MeasuredMs || r.MeasuredMs <= 0 || !strings.HasSuffix(r.Record, ".json") || r.Family == "" {
 			t.Errorf("row %+v", r)
 		}
+	}
+	if res.Rows[0].CacheShared || !res.Rows[1].CacheShared {
+		t.Errorf("cache shared %v, %v: want the second record's (its probe saw no quiet pass) only", res.Rows[0].CacheShared, res.Rows[1].CacheShared)
 	}
 	if len(res.OtherHosts) == 0 {
 		t.Errorf("no other host listed against %q", hf.Fitted.CPU)

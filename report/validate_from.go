@@ -42,11 +42,14 @@ func FromSetValidation(res *pipeline.SetResult, h *hw.Hardware) *ValidationSet {
 		s.Fitted = f.Describe()
 	}
 	for _, r := range res.Rows {
-		row := SetModel{Model: r.Model, Measurement: r.Record, MeasuredMs: r.MeasuredMs, PredictedMs: r.PredictedMs, Family: r.Family, Development: r.Development}
+		row := SetModel{Model: r.Model, Measurement: r.Record, MeasuredMs: r.MeasuredMs, PredictedMs: r.PredictedMs, Family: r.Family, Development: r.Development, CacheShared: r.CacheShared}
 		if r.Err != nil {
 			row.Error = r.Err.Error()
 		}
 		s.Models = append(s.Models, row)
+	}
+	if n := countShared(s.Models); n > 0 {
+		s.Warnings = append(s.Warnings, fmt.Sprintf("%d of %d records were measured only while the core's L2 cache was shared with another tenant (their cache probe; cache_shared in the JSON): a model whose weights fit in the cache runs up to 2x slower so; measure again when the machine is quiet", n, len(s.Models)))
 	}
 	for _, cpu := range res.OtherHosts {
 		s.Warnings = append(s.Warnings, fmt.Sprintf("measured on %s, but --hw %s was fitted on %s", cpu, h.Name, h.Fitted.CPU))
@@ -66,4 +69,15 @@ func FromSpeedup(s *pipeline.Speedup, model, optimized string, h *hw.Hardware, l
 	}
 	NewSpeedupValidation(v)
 	return v
+}
+
+// countShared counts the rows measured only with the cache shared.
+func countShared(ms []SetModel) int {
+	n := 0
+	for _, m := range ms {
+		if m.CacheShared {
+			n++
+		}
+	}
+	return n
 }

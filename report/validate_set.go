@@ -26,6 +26,10 @@ type SetModel struct {
 	// the cost model (the development set); the others are held out.
 	Family      string `json:"family,omitempty"`
 	Development bool   `json:"development"`
+	// CacheShared: the record's cache probe saw the core's L2 shared with
+	// another tenant in every pass its target pooled (its measured time
+	// may be up to 2x the machine's own).
+	CacheShared bool `json:"cache_shared,omitempty"`
 	// Error, when the model could not be predicted: it counts as a miss
 	// (100% error, off by more than 2x) in the figures.
 	Error string `json:"error,omitempty"`
