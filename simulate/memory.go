@@ -20,9 +20,12 @@ type buffer struct {
 // plus live activations (and, in training, gradients).
 func memory(res *Result, g *ir.Graph, train bool) {
 	tasks := res.Tasks
-	nf := 0
-	for nf < len(tasks) && tasks[nf].Phase == Forward {
-		nf++
+	nf := len(tasks) // inference: every task is a forward one
+	if train {
+		nf = 0
+		for nf < len(tasks) && tasks[nf].Phase == Forward {
+			nf++
+		}
 	}
 	// the scratch arrays of the run res reuses, when large enough (a
 	// prediction after each optimizer pass: fresh zeroed arrays of the

@@ -544,21 +544,32 @@ func assumptions(res *Result, cm *cost.Model, h *hw.Hardware, opt Options) []str
 type topGaps struct {
 	n   int
 	top []Gap
+	// lastNs is gapNs of the last kept gap once n are kept: most gaps are
+	// turned down by comparing with it alone
+	lastNs float64
 }
+
+// gapNs is g's length in whole nanoseconds (rounding noise ignored).
+func gapNs(g Gap) float64 { return math.Round((g.End - g.Start) * 1e9) }
 
 // add offers g, the latest gap: kept when fewer than n are kept or when it
 // comes before the last kept one.
 func (t *topGaps) add(g Gap) {
-	ns := func(g Gap) float64 { return math.Round((g.End - g.Start) * 1e9) } // ignore rounding noise
-	before := func(a, b Gap) bool {                                          // a is listed before b
-		da, db := ns(a), ns(b)
+	before := func(a, b Gap) bool { // a is listed before b
+		da, db := gapNs(a), gapNs(b)
 		if da != db {
 			return da > db
 		}
 		return a.Start < b.Start
 	}
-	if t.n <= 0 || len(t.top) == t.n && !before(g, t.top[t.n-1]) {
-		return // a stable sort puts it after the kept ones
+	if t.n <= 0 {
+		return
+	}
+	if len(t.top) == t.n {
+		// !before(g, last), with last's length kept
+		if d := gapNs(g); !(d > t.lastNs || d == t.lastNs && g.Start < t.top[t.n-1].Start) {
+			return // a stable sort puts it after the kept ones
+		}
 	}
 	i := sort.Search(len(t.top), func(i int) bool { return before(g, t.top[i]) })
 	if len(t.top) < t.n {
@@ -569,4 +580,7 @@ func (t *topGaps) add(g Gap) {
 	}
 	copy(t.top[i+1:], t.top[i:len(t.top)-1])
 	t.top[i] = g
+	if len(t.top) == t.n {
+		t.lastNs = gapNs(t.top[t.n-1])
+	}
 }
