@@ -30,7 +30,7 @@ func schedule(res *Result, h *hw.Hardware, before, after float64) {
 	for i := range tasks {
 		t := &tasks[i]
 		ready, cpIn := 0.0, 0.0
-		for _, d := range t.deps {
+		for _, d := range res.depsOf(t) {
 			ready = math.Max(ready, tasks[d].End)
 			cpIn = math.Max(cpIn, cp[d])
 		}

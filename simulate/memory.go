@@ -146,8 +146,8 @@ func (ms *memState) forward(tasks []Task) {
 		for _, v := range n.Inputs {
 			ms.use(v, t.End)
 		}
-		if t.bodies { // n.HasSubgraphs(), as buildForward found it
-			for _, v := range t.caps { // n.EachCaptured's values
+		if t.cap0 >= 0 { // n.HasSubgraphs(), as buildForward found it
+			for _, v := range ms.res.capsOf(t) { // n.EachCaptured's values
 				ms.use(v, t.End) // a repeat changes no free time
 			}
 			ms.subgraphWeights(n)
