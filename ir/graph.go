@@ -649,7 +649,14 @@ func (w *captureWalk) visit(sg *Graph) {
 		for _, in := range m.Inputs {
 			w.capture(in, sg)
 		}
-		w.subgraphs(m)
+		// A nested fused kernel's body reads only values defined in it
+		// (Verify checks each fused node, at every depth, with the walk
+		// rooted at it), all of them defined within w.n too: its walk
+		// would pass nothing. After fusion, most nodes of an If's or
+		// Loop's body are fused.
+		if !IsFused(m) {
+			w.subgraphs(m)
+		}
 	}
 	for _, o := range sg.Outputs {
 		w.capture(o, sg)

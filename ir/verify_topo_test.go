@@ -138,3 +138,47 @@ func TestCapturedValues(t *testing.T) {
 		}
 	}
 }
+
+// TestCapturedValuesNestedFused: an If's branch holds a fused kernel that
+// reads an outer value through its input and a branch value: the outer
+// value is captured (read in the branch), the kernel's body (which the
+// walk skips: it reads only its inputs, Verify checks) adds nothing, so
+// the If captures what a walk of every body finds.
+func TestCapturedValuesNestedFused(t *testing.T) {
+	g := NewGraph("main")
+	x := g.AddInput("x", TensorType(Float32, ShapeOf(2)))
+	cond := g.AddInput("c", TensorType(Bool, ShapeOf()))
+	then := NewGraph("then")
+	r := then.AddNode("Relu", "", "r", []*Value{x}, []string{"yr"})
+	body := NewGraph("k_body")
+	p := body.AddInput("p", TensorType(Float32, ShapeOf(2)))
+	p2 := body.AddInput("p2", TensorType(Float32, ShapeOf(2)))
+	q := body.AddNode("Add", "", "inner", []*Value{p, p2}, []string{"q"})
+	body.Outputs = []*Value{q.Outputs[0]}
+	k := then.AddNode("k", FusedDomain, "k", []*Value{x, r.Outputs[0]}, []string{"yk"})
+	k.Attrs = []*Attr{{Name: FusedBodyAttr, Type: AttrGraph, G: body}}
+	body.Parent, body.ParentNode = then, k
+	then.Outputs = []*Value{k.Outputs[0]}
+	n := g.AddNode("If", "", "if", []*Value{cond}, []string{"y"})
+	n.Attrs = []*Attr{{Name: "then_branch", Type: AttrGraph, G: then}}
+	then.Parent, then.ParentNode = g, n
+	g.Outputs = []*Value{n.Outputs[0]}
+	got := n.CapturedValues()
+	if len(got) != 1 || got[0] != x {
+		t.Fatalf("captures %v, want [x]", got)
+	}
+	var each []*Value
+	n.EachCaptured(func(v *Value) { each = append(each, v) })
+	if len(each) != 2 || each[0] != x || each[1] != x { // once per read: by r and by k
+		t.Fatalf("EachCaptured passed %v, want [x x]", each)
+	}
+	m := &Model{Graph: g, Opsets: []OpsetID{{Version: 17}}}
+	if err := Verify(m); err != nil {
+		t.Fatalf("Verify: %v", err)
+	}
+	// a body that breaks the contract is still named, at its own node
+	q.SetInput(1, x)
+	if err := Verify(m); err == nil || !regexp.MustCompile(`node k \(wolong:k\): fused body reads "x"`).MatchString(err.Error()) {
+		t.Fatalf("Verify: %v, want the fused body's read of x named", err)
+	}
+}

@@ -17,11 +17,13 @@ type Stage struct {
 	Seq  int
 	Pass string
 	// Hash identifies the model at this stage: ir.Hash of it for the
-	// input, after a pass under Options.VerifyEach, and after a pass that
-	// reported no rewrite (the hash before it); after a pass that reported
-	// rewrites, a fresh token (such a pass changed the model: the driver's
-	// contract, which VerifyEach checks by hashing). Equal hashes are the
-	// same model; the values mean nothing else.
+	// input (when a dump or Options.VerifyEach reads the hashes; with
+	// Options.Hash alone, which tells Unchanged, a token), after a pass
+	// under Options.VerifyEach, and after a pass that reported no rewrite
+	// (the hash before it); after a pass that reported rewrites, a fresh
+	// token (such a pass changed the model: the driver's contract, which
+	// VerifyEach checks by hashing). Equal hashes are the same model; the
+	// values mean nothing else.
 	Hash string
 	// Unchanged: the pass left the model as it found it (the hash of the
 	// stage before is the same). Always false for the input.
@@ -99,6 +101,7 @@ func (p *PassPattern) String() string {
 // write. A nil *stages (nothing asked for) does nothing.
 type stages struct {
 	dumps   []Dump
+	verify  bool // Options.VerifyEach: every stage hashed
 	seq     int
 	hash    string
 	base    string // the input's hash
@@ -117,15 +120,24 @@ func newStages(opt Options) *stages {
 	if len(ds) == 0 && !opt.Hash {
 		return nil
 	}
-	return &stages{dumps: ds}
+	return &stages{dumps: ds, verify: opt.VerifyEach}
 }
+
+// inputToken stands for the input's hash when nothing reads the hashes
+// but Unchanged (Options.Hash without dumps or VerifyEach): ir.Hash walks
+// the whole model, its tensors' data included (~0.1 s at 100k nodes with
+// weights), for a value no one would see.
+const inputToken = "input"
 
 // input records and dumps the model before the first pass.
 func (s *stages) input(m *ir.Model) error {
 	if s == nil {
 		return nil
 	}
-	s.hash = ir.Hash(m)
+	s.hash = inputToken
+	if len(s.dumps) > 0 || s.verify {
+		s.hash = ir.Hash(m)
+	}
 	s.base = s.hash
 	st := Stage{Pass: InputStage, Hash: s.hash}
 	for _, d := range s.dumps {

@@ -195,3 +195,40 @@ func TestRunSortsInput(t *testing.T) {
 		t.Fatalf("%d nodes after -O2, want the one fused kernel", res.Final.Nodes)
 	}
 }
+
+// TestHashWithoutDumps: Options.Hash alone (explain's Unchanged, no dump
+// reading the hashes) does not hash the input model, a walk of all of it:
+// the stages carry a token; with a dump the input's stage carries ir.Hash
+// of the model, and the passes' Unchanged is the same either way.
+func TestHashWithoutDumps(t *testing.T) {
+	alone, err := Run(dumpModel(), Options{Level: 2, Hash: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var input Stage
+	m := dumpModel()
+	want := ir.Hash(m)
+	dumped, err := Run(m, Options{Level: 2, Dumps: []Dump{{To: dumpFunc(func(s Stage, _ *ir.Model) error {
+		if s.Pass == InputStage {
+			input = s
+		}
+		return nil
+	})}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if input.Hash != want {
+		t.Fatalf("input stage hash %q with a dump, want ir.Hash %q", input.Hash, want)
+	}
+	if len(alone.Passes) != len(dumped.Passes) {
+		t.Fatalf("%d passes alone, %d with a dump", len(alone.Passes), len(dumped.Passes))
+	}
+	for i, p := range alone.Passes {
+		if p.Unchanged != dumped.Passes[i].Unchanged || p.Unchanged != (len(p.Rewrites) == 0) {
+			t.Errorf("pass %s: unchanged %v alone, %v with a dump, %d rewrites", p.Name, p.Unchanged, dumped.Passes[i].Unchanged, len(p.Rewrites))
+		}
+		if !strings.HasPrefix(p.Hash, inputToken) {
+			t.Errorf("pass %s: hash %q alone, want the input's token or one after it", p.Name, p.Hash)
+		}
+	}
+}

@@ -95,9 +95,10 @@ type PassResult struct {
 	// Elapsed is the pass's wall time, the re-sort after it included
 	// (verification, hashing, dumps and prediction excluded).
 	Elapsed time.Duration `json:"-"`
-	// Hash is ir.Hash of the model after the pass, and Unchanged says the
-	// pass left the model as it found it; both are set only when
-	// Options.Hash or Options.Dumps asked for hashes.
+	// Hash identifies the model after the pass (Stage.Hash: equal
+	// hashes, the same model), and Unchanged says the pass left the model
+	// as it found it; both are set only when Options.Hash or
+	// Options.Dumps asked for hashes.
 	Hash      string `json:"-"`
 	Unchanged bool   `json:"-"`
 }

@@ -65,7 +65,7 @@ func NewTrace(model string, r *simulate.Result) *Trace {
 			ev(TraceEvent{Name: t.Name, Cat: "issue", Ph: "X", Ts: us(t.IssueStart), Dur: us(t.IssueEnd - t.IssueStart), Pid: 0, Tid: HostTid,
 				Args: map[string]any{"op": t.Op, "kernels": e.Kernels}})
 		}
-		args := map[string]any{"op": t.Op, "phase": string(t.Phase), "flops": e.FLOPs, "bytes": e.Bytes,
+		args := map[string]any{"op": t.Op, "phase": t.Phase.String(), "flops": e.FLOPs, "bytes": e.Bytes,
 			"kernels": e.Kernels, "bound": string(e.Bound)}
 		if e.Unknown {
 			args["unknown"] = e.Why

@@ -307,7 +307,7 @@ func (r *Result) criticalTasks() []bool {
 	for i := range r.Tasks {
 		t := &r.Tasks[i]
 		prev[i] = -1
-		for _, d := range t.deps {
+		for _, d := range r.depsOf(t) {
 			if cp[d] > cp[i] || prev[i] < 0 && cp[d] == cp[i] {
 				cp[i], prev[i] = cp[d], d
 			}

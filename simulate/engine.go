@@ -27,10 +27,15 @@ func schedule(res *Result, h *hw.Hardware, before, after float64) {
 	hostFree := before
 	res.HostBusyS += hostFree
 	var active []running
+	// the latest end and the longest chain, found as the tasks are placed
+	// instead of in two more walks of them (math.Max is a maximum over one
+	// order of the floats, NaN and the infinities included, with -Inf its
+	// identity: the same values either way)
+	lastEnd, longest := math.Inf(-1), math.Inf(-1)
 	for i := range tasks {
 		t := &tasks[i]
 		ready, cpIn := 0.0, 0.0
-		for _, d := range t.deps {
+		for _, d := range res.depsOf(t) {
 			ready = math.Max(ready, tasks[d].End)
 			cpIn = math.Max(cpIn, cp[d])
 		}
@@ -51,6 +56,7 @@ func schedule(res *Result, h *hw.Hardware, before, after float64) {
 			t.Start, t.End = math.Max(ready, t.IssueEnd), math.Max(ready, t.IssueEnd)
 			hostFree = t.IssueEnd
 			cp[i] = cpIn
+			lastEnd, longest = math.Max(lastEnd, t.End), math.Max(longest, cp[i])
 			continue
 		}
 		s := 0
@@ -83,21 +89,17 @@ func schedule(res *Result, h *hw.Hardware, before, after float64) {
 		stats[s].Kernels += e.Kernels
 		res.BusyS += e.DeviceS
 		cp[i] = cpIn + e.DeviceS
+		lastEnd, longest = math.Max(lastEnd, t.End), math.Max(longest, cp[i])
 		hostFree = t.IssueEnd
 		if sync {
 			hostFree = t.End
 		}
 	}
-	total := hostFree
-	for i := range tasks {
-		total = math.Max(total, tasks[i].End)
-	}
+	total := math.Max(hostFree, lastEnd)
 	// then the outputs go back to the caller
 	total += after
 	res.HostBusyS += after
-	for _, c := range cp {
-		res.CriticalPathS = math.Max(res.CriticalPathS, c)
-	}
+	res.CriticalPathS = math.Max(res.CriticalPathS, longest)
 	for s := range stats {
 		stats[s].IdleS = total - stats[s].BusyS
 		if tail := total - streamFree[s]; tail > gapEps && stats[s].Kernels > 0 {

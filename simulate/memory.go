@@ -20,9 +20,12 @@ type buffer struct {
 // plus live activations (and, in training, gradients).
 func memory(res *Result, g *ir.Graph, train bool) {
 	tasks := res.Tasks
-	nf := 0
-	for nf < len(tasks) && tasks[nf].Phase == Forward {
-		nf++
+	nf := len(tasks) // inference: every task is a forward one
+	if train {
+		nf = 0
+		for nf < len(tasks) && tasks[nf].Phase == Forward {
+			nf++
+		}
 	}
 	// the scratch arrays of the run res reuses, when large enough (a
 	// prediction after each optimizer pass: fresh zeroed arrays of the
@@ -143,8 +146,8 @@ func (ms *memState) forward(tasks []Task) {
 		for _, v := range n.Inputs {
 			ms.use(v, t.End)
 		}
-		if t.bodies { // n.HasSubgraphs(), as buildForward found it
-			for _, v := range t.caps { // n.EachCaptured's values
+		if t.cap0 >= 0 { // n.HasSubgraphs(), as buildForward found it
+			for _, v := range ms.res.capsOf(t) { // n.EachCaptured's values
 				ms.use(v, t.End) // a repeat changes no free time
 			}
 			ms.subgraphWeights(n)

@@ -32,7 +32,7 @@ func (ms *memState) subgraphWeights(n *ir.Node) {
 					ms.addResident(o)
 				}
 			}
-			if len(m.Subgraphs()) > 0 {
+			if m.HasSubgraphs() && !ir.IsFused(m) { // subgraphWeights(m) without the list
 				ms.subgraphWeights(m)
 			}
 		}

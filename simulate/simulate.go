@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 
 	"github.com/wolong-dev/wolong/ir"
 	"github.com/wolong-dev/wolong/simulate/cost"
@@ -48,36 +49,65 @@ type Options struct {
 	Cost  cost.Options
 }
 
-// Phase says which pass a task belongs to.
-type Phase string
+// Phase says which pass a task belongs to (a byte in the task, not a
+// string: a Task per node, 100k and more a prediction).
+type Phase uint8
 
 // Phases.
 const (
-	Forward   Phase = "forward"
-	Backward  Phase = "backward"
-	Optimizer Phase = "optimizer"
+	Forward Phase = iota
+	Backward
+	Optimizer
 )
+
+// String is the phase's name: "forward", "backward" or "optimizer".
+func (p Phase) String() string {
+	switch p {
+	case Forward:
+		return "forward"
+	case Backward:
+		return "backward"
+	case Optimizer:
+		return "optimizer"
+	}
+	return "phase(" + strconv.Itoa(int(p)) + ")"
+}
 
 // Task is one node's execution (or a synthetic training step) on the
 // timeline.
 type Task struct {
-	Name  string
-	Op    string
-	Node  *ir.Node // nil for the optimizer update
-	Phase Phase
-	Est   cost.Estimate
+	Name string
+	Op   string
+	Node *ir.Node // nil for the optimizer update
+	Est  cost.Estimate
 
 	Stream               int     // device stream; -1 for free tasks (no kernel)
 	IssueStart, IssueEnd float64 // host interval issuing its kernels, seconds
 	Start, End           float64 // device interval, seconds
-	deps                 []int32
-	// bodies: Node holds subgraphs (control flow, a fused kernel), and
-	// caps the values from outside Node they read (ir.Node.EachCaptured,
-	// in its order, repeats included), both set by buildForward for the
-	// memory pass, which then need not read the node's attribute list or
-	// walk its bodies again (cache misses a node on a large graph)
-	bodies bool
-	caps   []*ir.Value
+	// The task's dependencies (task indexes) are its Result's
+	// deps[dep0:dep0+ndep] (Result.depsOf): two int32s, not a slice
+	// header, in a struct the simulator makes once a node.
+	dep0, ndep int32
+	// cap0 >= 0: Node holds subgraphs (control flow, a fused kernel), and
+	// its Result's caps[cap0:cap0+ncap] are the values from outside Node
+	// they read (ir.Node.EachCaptured, in its order, repeats included),
+	// set by buildForward for the memory pass, which then need not read
+	// the node's attribute list or walk its bodies again (cache misses a
+	// node on a large graph); cap0 < 0: no subgraphs
+	cap0, ncap int32
+	Phase      Phase
+}
+
+// depsOf returns t's dependencies, indexes into r.Tasks.
+func (r *Result) depsOf(t *Task) []int32 { return r.fwd.slab[t.dep0 : t.dep0+t.ndep] }
+
+// capsOf returns the values from outside t.Node its bodies read (none
+// without bodies).
+func (r *Result) capsOf(t *Task) []*ir.Value {
+	if t.cap0 < 0 {
+		return nil
+	}
+	return r.fwd.caps[t.cap0 : t.cap0+t.ncap]
 }
 
 // Gap is an idle interval on a stream and what the stream waited for.
@@ -132,10 +162,11 @@ type Result struct {
 	mem memScratch // memory's arrays, for the same reuse
 }
 
-// fwdScratch is buildForward's storage. slab backs every forward task's
-// deps and caps every one's captured values (Task.caps); idx is the
-// scratch table of task index by node ID (a fresh table per prediction is
-// a fresh, zeroed allocation of the graph's node IDs).
+// fwdScratch is buildForward's storage and the tasks' lists. slab holds
+// every task's dependencies (Task.dep0) and caps every one's captured
+// values (Task.cap0); idx is the scratch table of task index by node ID
+// (a fresh table per prediction is a fresh, zeroed allocation of the
+// graph's node IDs).
 type fwdScratch struct {
 	slab, idx []int32
 	caps      []*ir.Value
@@ -339,6 +370,7 @@ func buildForward(g *ir.Graph, order []*ir.Node, tasks []Task, sc *fwdScratch, s
 		}
 		t := &tasks[i]
 		t.Name, t.Op, t.Node, t.Phase = taskName(n), n.QualifiedOp(), n, Forward
+		t.cap0 = -1
 		start := len(slab)
 		add := func(p *ir.Node) {
 			if p == nil || p.Graph != g || p.ID < 0 || p.ID >= len(idx) || idx[p.ID] < 0 {
@@ -366,18 +398,18 @@ func buildForward(g *ir.Graph, order []*ir.Node, tasks []Task, sc *fwdScratch, s
 		for _, v := range n.Inputs {
 			dep(v)
 		}
-		if t.bodies = n.HasSubgraphs(); t.bodies {
+		if n.HasSubgraphs() {
 			lo := len(caps)
 			n.EachCaptured(func(v *ir.Value) {
 				dep(v)
 				caps = append(caps, v)
 			})
-			t.caps = caps[lo:len(caps):len(caps)]
+			t.cap0, t.ncap = int32(lo), int32(len(caps)-lo)
 		}
 		if unplaced {
 			return tasks, false
 		}
-		t.deps = slab[start:len(slab):len(slab)]
+		t.dep0, t.ndep = int32(start), int32(len(slab)-start)
 		if strict {
 			idx[n.ID] = int32(i) // after its dependencies: none may be itself
 		}
@@ -406,13 +438,15 @@ func appendTraining(g *ir.Graph, fwd []Task, cm *cost.Model, res *Result) []Task
 	bwdOf := make([]int32, nf) // forward index -> backward task index
 	for i := nf - 1; i >= 0; i-- {
 		f := &tasks[i]
-		b := Task{Name: f.Name + ".grad", Op: f.Op, Node: f.Node, Phase: Backward}
+		b := Task{Name: f.Name + ".grad", Op: f.Op, Node: f.Node, Phase: Backward, cap0: -1}
 		k := 1.0
 		if f.Est.WeightBytes > 0 && (f.Est.Class.Matrix() || f.Est.Class == cost.Normalization || f.Est.Class == cost.Fused) {
 			k = 2 // gradient w.r.t. the input and w.r.t. the weights
 		}
 		b.Est = scale(f.Est, k)
 		consumers := 0
+		deps := res.fwd.slab // the backward tasks' lists follow the forward ones'
+		b.dep0 = int32(len(deps))
 		for _, o := range f.Node.Outputs {
 			if o == nil {
 				continue
@@ -423,15 +457,17 @@ func appendTraining(g *ir.Graph, fwd []Task, cm *cost.Model, res *Result) []Task
 					continue
 				}
 				if j, ok := pos[top]; ok && int(j) > i {
-					b.deps = append(b.deps, bwdOf[j])
+					deps = append(deps, bwdOf[j])
 					consumers++
 				}
 			}
 		}
 		if consumers == 0 {
-			b.deps = append(b.deps, lossDeps...)
+			deps = append(deps, lossDeps...)
 		}
-		b.deps = append(b.deps, int32(i))
+		deps = append(deps, int32(i))
+		b.ndep = int32(len(deps)) - b.dep0
+		res.fwd.slab = deps
 		bwdOf[i] = int32(len(tasks))
 		tasks = append(tasks, b)
 	}
@@ -446,14 +482,18 @@ func appendTraining(g *ir.Graph, fwd []Task, cm *cost.Model, res *Result) []Task
 		}
 	}
 	res.OptimizerBytes = 8 * wElems
-	opt := Task{Name: "optimizer.adam", Op: "AdamUpdate", Phase: Optimizer}
+	opt := Task{Name: "optimizer.adam", Op: "AdamUpdate", Phase: Optimizer, cap0: -1}
 	opt.Est = cm.Time(cost.Cost{Class: cost.Elementwise, FLOPs: 12 * wElems, Bytes: 3*wBytes + 16*wElems, Kernels: 1, DType: ir.Float32})
 	if wElems == 0 {
 		opt.Est = cost.Estimate{Cost: cost.Cost{Class: cost.Free}, Bound: cost.BoundFree}
 	}
+	deps := res.fwd.slab
+	opt.dep0 = int32(len(deps))
 	for i := nf; i < len(tasks); i++ {
-		opt.deps = append(opt.deps, int32(i))
+		deps = append(deps, int32(i))
 	}
+	opt.ndep = int32(len(deps)) - opt.dep0
+	res.fwd.slab = deps
 	return append(tasks, opt)
 }
 
@@ -544,21 +584,32 @@ func assumptions(res *Result, cm *cost.Model, h *hw.Hardware, opt Options) []str
 type topGaps struct {
 	n   int
 	top []Gap
+	// lastNs is gapNs of the last kept gap once n are kept: most gaps are
+	// turned down by comparing with it alone
+	lastNs float64
 }
+
+// gapNs is g's length in whole nanoseconds (rounding noise ignored).
+func gapNs(g Gap) float64 { return math.Round((g.End - g.Start) * 1e9) }
 
 // add offers g, the latest gap: kept when fewer than n are kept or when it
 // comes before the last kept one.
 func (t *topGaps) add(g Gap) {
-	ns := func(g Gap) float64 { return math.Round((g.End - g.Start) * 1e9) } // ignore rounding noise
-	before := func(a, b Gap) bool {                                          // a is listed before b
-		da, db := ns(a), ns(b)
+	before := func(a, b Gap) bool { // a is listed before b
+		da, db := gapNs(a), gapNs(b)
 		if da != db {
 			return da > db
 		}
 		return a.Start < b.Start
 	}
-	if t.n <= 0 || len(t.top) == t.n && !before(g, t.top[t.n-1]) {
-		return // a stable sort puts it after the kept ones
+	if t.n <= 0 {
+		return
+	}
+	if len(t.top) == t.n {
+		// !before(g, last), with last's length kept
+		if d := gapNs(g); !(d > t.lastNs || d == t.lastNs && g.Start < t.top[t.n-1].Start) {
+			return // a stable sort puts it after the kept ones
+		}
 	}
 	i := sort.Search(len(t.top), func(i int) bool { return before(g, t.top[i]) })
 	if len(t.top) < t.n {
@@ -569,4 +620,7 @@ func (t *topGaps) add(g Gap) {
 	}
 	copy(t.top[i+1:], t.top[i:len(t.top)-1])
 	t.top[i] = g
+	if len(t.top) == t.n {
+		t.lastNs = gapNs(t.top[t.n-1])
+	}
 }
