@@ -108,10 +108,12 @@ function trimmedMean(xs, q) {
 // nothing on this VM changed; compute-bound models change by ~5%
 // (docs/calibration-protocol.md, "The cache probe"). Between every two
 // model passes the harness times a pointer chase over 3/4 of the L2 and
-// one over 1/16 of it (at least 64 KiB, past the L1; the fastest of three
-// timings: a preempted one is slower): alone on the core both hit the L2
-// and take about the same time a load; with the cache shared the larger
-// misses (3.6-10x the small one on the Intel VM measured busy). A pass is
+// one over 1/16 of it (at least 64 KiB, past the L1; spread over the same
+// pages as the large one, so both miss the first-level TLB alike; the
+// fastest of three timings: a preempted one is slower): alone on the core
+// both hit the L2 and take about the same time a load; with the cache
+// shared the larger misses (3.6-10x the small one on the Intel VM
+// measured busy). A pass is
 // quiet when the probes on either side of it are within probeQuiet of
 // the small chase's time; with --ci-pct, quiet passes are pooled before
 // any other. A quiet pass taken for a shared one only loses the choice
@@ -119,15 +121,19 @@ function trimmedMean(xs, q) {
 const probeQuiet = 1.5;
 
 // chase is a cyclic pointer chase over bytes of memory, one load per
-// 64-byte line in a seeded random order (no prefetcher follows it).
-function makeChase(bytes) {
+// 64-byte line in a seeded random order (no prefetcher follows it), the
+// lines spread evenly over span bytes (at least bytes): a small chase
+// spread over a large one's span touches as many pages, so the two differ
+// in where their lines are (L2 or beyond), not in TLB misses.
+function makeChase(bytes, span = bytes) {
   const ints = 16; // per 64-byte line
   const n = Math.max(2, Math.floor(bytes / 64));
-  const a = new Int32Array(n * ints);
+  const stride = Math.max(1, Math.floor(Math.max(span, bytes) / 64 / n)) * ints;
+  const a = new Int32Array(n * stride);
   const perm = Array.from({ length: n }, (_, i) => i);
   const next = mulberry32(7);
   for (let i = n - 1; i > 0; i--) { const k = next() % (i + 1); [perm[i], perm[k]] = [perm[k], perm[i]]; }
-  for (let i = 0; i < n; i++) a[perm[i] * ints] = perm[(i + 1) % n] * ints;
+  for (let i = 0; i < n; i++) a[perm[i] * stride] = perm[(i + 1) % n] * stride;
   return { a, n };
 }
 
@@ -162,7 +168,7 @@ function l2KB() {
 // prober times the probe: ratio() is the large chase's load time over
 // the small one's, taken now.
 function makeProber(kb) {
-  const big = makeChase(kb * 1024 * 0.75), small = makeChase(Math.max(kb / 16, Math.min(64, kb / 4)) * 1024);
+  const big = makeChase(kb * 1024 * 0.75), small = makeChase(Math.max(kb / 16, Math.min(64, kb / 4)) * 1024, kb * 1024 * 0.75);
   for (let w = 0; w < 5; w++) { chaseNs(small); chaseNs(big); }
   return { kb, ratio: () => { const s = Math.min(chaseNs(small, 2), chaseNs(small, 2), chaseNs(small, 2)); return chaseNs(big) / s; } };
 }
