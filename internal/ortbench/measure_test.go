@@ -19,23 +19,12 @@ func TestMeasureRetry(t *testing.T) {
 		retry   float64
 		retries int
 	}{{1e-9, 1}, {0, 0}} {
-		err := h.Run(context.Background(), dir, []Job{{Model: model, Inputs: []Input{{Name: "x", DType: "float32", Shape: []int64{64}}}, Out: "relu.json"}},
-			Measure{Runs: 20, Warmup: 2, WarmupMs: 1, MaxSeconds: 0.05, Passes: 2, RetryOverPct: c.retry})
-		if err != nil {
-			t.Fatal(err)
-		}
-		data, err := os.ReadFile(filepath.Join(dir, "relu.json"))
-		if err != nil {
-			t.Fatal(err)
-		}
 		var rec struct {
 			Median  float64   `json:"median_us"`
 			Passes  []float64 `json:"pass_medians_us"`
 			Retries []float64 `json:"retry_medians_us"`
 		}
-		if err := json.Unmarshal(data, &rec); err != nil {
-			t.Fatal(err)
-		}
+		measureRelu(t, h, dir, model, Measure{Runs: 20, Warmup: 2, WarmupMs: 1, MaxSeconds: 0.05, Passes: 2, RetryOverPct: c.retry}, &rec)
 		if len(rec.Passes) != 2 || len(rec.Retries) != c.retries {
 			t.Fatalf("retry over %g%%: %d passes and %d retries recorded, want 2 and %d", c.retry, len(rec.Passes), len(rec.Retries), c.retries)
 		}
@@ -63,24 +52,13 @@ func TestMeasureCI(t *testing.T) {
 		ci      float64
 		retries int
 	}{{1e-9, 2}, {1000, 0}} {
-		err := h.Run(context.Background(), dir, []Job{{Model: model, Inputs: []Input{{Name: "x", DType: "float32", Shape: []int64{64}}}, Out: "relu.json"}},
-			Measure{Runs: 20, Warmup: 2, WarmupMs: 1, MaxSeconds: 0.05, Passes: 8, PassMinRuns: 5, CIPct: c.ci, CIPasses: 2, CISeconds: 10})
-		if err != nil {
-			t.Fatal(err)
-		}
-		data, err := os.ReadFile(filepath.Join(dir, "relu.json"))
-		if err != nil {
-			t.Fatal(err)
-		}
 		var rec struct {
 			Passes  []float64 `json:"pass_medians_us"`
 			Retries []float64 `json:"retry_medians_us"`
 			CI      *float64  `json:"ci_pct"`
 			Fast    int       `json:"fast_passes"`
 		}
-		if err := json.Unmarshal(data, &rec); err != nil {
-			t.Fatal(err)
-		}
+		measureRelu(t, h, dir, model, Measure{Runs: 20, Warmup: 2, WarmupMs: 1, MaxSeconds: 0.05, Passes: 8, PassMinRuns: 5, CIPct: c.ci, CIPasses: 2, CISeconds: 10}, &rec)
 		if len(rec.Passes) != 8 || len(rec.Retries) != c.retries {
 			t.Errorf("to %g%%: %d passes and %d extra recorded, want 8 and %d", c.ci, len(rec.Passes), len(rec.Retries), c.retries)
 		}
@@ -104,15 +82,6 @@ func TestMeasureCacheProbe(t *testing.T) {
 	h := openHarness(t)
 	dir := t.TempDir()
 	model := writeRelu(t, dir, 64)
-	err := h.Run(context.Background(), dir, []Job{{Model: model, Inputs: []Input{{Name: "x", DType: "float32", Shape: []int64{64}}}, Out: "relu.json"}},
-		Measure{Runs: 20, Warmup: 2, WarmupMs: 1, MaxSeconds: 0.05, Passes: 4, PassMinRuns: 5, CIPct: 1000, CIPasses: 2, CISeconds: 10, CacheProbeKB: 256})
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(filepath.Join(dir, "relu.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var rec struct {
 		Passes    []float64 `json:"pass_medians_us"`
 		Retries   []float64 `json:"retry_medians_us"`
@@ -122,9 +91,7 @@ func TestMeasureCacheProbe(t *testing.T) {
 		Quiet     int       `json:"quiet_passes"`
 		FastQuiet int       `json:"fast_quiet_passes"`
 	}
-	if err := json.Unmarshal(data, &rec); err != nil {
-		t.Fatal(err)
-	}
+	measureRelu(t, h, dir, model, Measure{Runs: 20, Warmup: 2, WarmupMs: 1, MaxSeconds: 0.05, Passes: 4, PassMinRuns: 5, CIPct: 1000, CIPasses: 2, CISeconds: 10, CacheProbeKB: 256}, &rec)
 	if rec.KB != 256 || len(rec.Probe) != len(rec.Passes)+len(rec.Retries) {
 		t.Fatalf("cache_probe_kb %d, %d probe ratios for %d passes: want 256 and one a pass", rec.KB, len(rec.Probe), len(rec.Passes)+len(rec.Retries))
 	}
@@ -145,5 +112,22 @@ func TestMeasureCacheProbe(t *testing.T) {
 	}
 	if rec.FastQuiet == 0 && len(rec.Retries) != 2 {
 		t.Errorf("no quiet pass pooled and %d extra passes: want the 2 extra passes of an unsettled model", len(rec.Retries))
+	}
+}
+
+// measureRelu measures model (writeRelu's, 64 elements) with m into dir
+// and decodes its record into rec.
+func measureRelu(t *testing.T, h *Harness, dir, model string, m Measure, rec any) {
+	t.Helper()
+	err := h.Run(context.Background(), dir, []Job{{Model: model, Inputs: []Input{{Name: "x", DType: "float32", Shape: []int64{64}}}, Out: "relu.json"}}, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "relu.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, rec); err != nil {
+		t.Fatal(err)
 	}
 }

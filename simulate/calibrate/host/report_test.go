@@ -1,6 +1,7 @@
 package host
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -58,26 +59,14 @@ func TestCacheProbeShare(t *testing.T) {
 	if want := 100 * 18.0 / 36; res.CacheSharedPct != want || len(res.CacheUnquiet) != 1 || res.CacheUnquiet[0] != "shared" {
 		t.Errorf("shared %.1f%%, unquiet %v: want %.1f%% and [shared]", res.CacheSharedPct, res.CacheUnquiet, want)
 	}
-	if got, want := runNoises(runs), []float64{2, 2.5, unquietNoisePct, 4}; !equalFloats(got, want) {
+	if got, want := runNoises(runs), []float64{2, 2.5, unquietNoisePct, 4}; !slices.Equal(got, want) {
 		t.Errorf("noises %v, want %v", got, want)
 	}
 	runs[0].lat, runs[1].lat = lat(2, 0, 0), lat(2.5, 0, 0) // most unquiet
-	if got, want := runNoises(runs), []float64{2, 2.5, 2, 4}; !equalFloats(got, want) {
+	if got, want := runNoises(runs), []float64{2, 2.5, 2, 4}; !slices.Equal(got, want) {
 		t.Errorf("most unquiet: noises %v, want %v (each its own)", got, want)
 	}
 	if w := (&FitResult{Models: make([]ModelResult, 4), CacheUnquiet: []string{"a", "b", "c"}, CacheSharedPct: 80}).Warnings(1); len(w) != 1 || !strings.Contains(w[0], "cache shared") {
 		t.Errorf("warnings %q: want one saying the fit is of the machine with its cache shared", w)
 	}
-}
-
-func equalFloats(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
