@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -129,5 +130,39 @@ func measureRelu(t *testing.T, h *Harness, dir, model string, m Measure, rec any
 	}
 	if err := json.Unmarshal(data, rec); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestMeasureCacheProbeQuietFirst sets the probe's ratios (the harness's
+// test hook): of eight passes the first and fifth are quiet (both
+// bracketing probes within 1.5), and the two passes pooled (a quarter)
+// are those two whatever their medians; with no quiet pass, the model
+// gets the extra passes of an unsettled one.
+func TestMeasureCacheProbeQuietFirst(t *testing.T) {
+	h := openHarness(t)
+	dir := t.TempDir()
+	model := writeRelu(t, dir, 64)
+	for _, c := range []struct {
+		seq       string
+		probe     []float64
+		quiet     int
+		extra     int
+		fastQuiet int
+	}{
+		{"1,1,3,3,1,1,3,3,1", []float64{1, 3, 3, 3, 1, 3, 3, 3}, 2, 0, 2},
+		{"3", []float64{3, 3, 3, 3, 3, 3, 3, 3, 3, 3}, 0, 2, 0},
+	} {
+		t.Setenv("WOLONG_CACHE_PROBE_SEQ", c.seq)
+		var rec struct {
+			Retries   []float64 `json:"retry_medians_us"`
+			Fast      int       `json:"fast_passes"`
+			Probe     []float64 `json:"pass_cache_probe"`
+			Quiet     int       `json:"quiet_passes"`
+			FastQuiet int       `json:"fast_quiet_passes"`
+		}
+		measureRelu(t, h, dir, model, Measure{Runs: 20, Warmup: 2, WarmupMs: 1, MaxSeconds: 0.05, Passes: 8, PassMinRuns: 5, CIPct: 1000, CIPasses: 2, CISeconds: 10, CacheProbeKB: 256}, &rec)
+		if !slices.Equal(rec.Probe, c.probe) || rec.Quiet != c.quiet || len(rec.Retries) != c.extra || rec.FastQuiet != c.fastQuiet {
+			t.Errorf("probes %s: pass ratios %v, %d quiet, %d extra passes, %d of %d pooled quiet; want %v, %d, %d, %d", c.seq, rec.Probe, rec.Quiet, len(rec.Retries), rec.FastQuiet, rec.Fast, c.probe, c.quiet, c.extra, c.fastQuiet)
+		}
 	}
 }

@@ -166,8 +166,15 @@ function l2KB() {
 }
 
 // prober times the probe: ratio() is the large chase's load time over
-// the small one's, taken now.
+// the small one's, taken now. WOLONG_CACHE_PROBE_SEQ (tests only: ratios,
+// comma-separated) makes it return those in turn instead, so a test can
+// set which passes are quiet.
 function makeProber(kb) {
+  const seq = (process.env.WOLONG_CACHE_PROBE_SEQ || '').split(',').filter(Boolean).map(Number);
+  if (seq.length) {
+    let i = 0;
+    return { kb, ratio: () => seq[i++ % seq.length] };
+  }
   const big = makeChase(kb * 1024 * 0.75), small = makeChase(Math.max(kb / 16, Math.min(64, kb / 4)) * 1024, kb * 1024 * 0.75);
   for (let w = 0; w < 5; w++) { chaseNs(small); chaseNs(big); }
   return { kb, ratio: () => { const s = Math.min(chaseNs(small, 2), chaseNs(small, 2), chaseNs(small, 2)); return chaseNs(big) / s; } };
