@@ -46,6 +46,7 @@ for h in ${fits:+"$work/fitA.json" "$work/fitB.json"} cpu-1t; do
 	"$W" validate --hw "$h" --ort-latency "$lat" --models "$held" --format json >"$work/val_$(basename "$h" .json).json"
 done
 echo
+echo "held-out records measured only while the core's L2 was shared (their cache probe): $(jq '[.models[]|select(.cache_shared)]|length' "$work/val_cpu-1t.json") of $(jq '.models|length' "$work/val_cpu-1t.json")"
 for v in ${fits:+fitA fitB} cpu-1t; do
 	jq -r --arg v "$v" '"\($v) (hardware \(.hardware)): \(.models|length) held-out models: MAPE \(.mape_pct*10|round/10)% (median \(.median_abs_error_pct*10|round/10)%), worst \(.max_ratio*100|round/100)x, \(.missed) not predicted; under 1 ms off by > 20%: \([.models[]|select(.measured_ms<1 and (.error_pct|fabs)>20)|.model|split("/")|last]|join(", "))"' "$work/val_$v.json"
 	jq -r '.families[] | "   family \(.family): \(.models) models, MAPE \(.mape_pct*10|round/10)%, worst \(.max_ratio*100|round/100)x"' "$work/val_$v.json"
