@@ -100,7 +100,7 @@ func ValidateSet(opts SetOptions) (*SetResult, error) {
 		}
 	}
 	sort.Strings(res.OtherHosts)
-	res.Notes = []string{"measured: the records' unprofiled end-to-end medians (measured in passes: the runs of the fastest quarter of them pooled, with the cache probe the quiet passes first); predicted: one inference, one stream, every node run (graph optimizations disabled)",
+	res.Notes = []string{"measured: the records' unprofiled end-to-end medians (measured in passes: the runs of the fastest quarter of them pooled; with the harness's --cache-probe, the passes it read as quiet first); predicted: one inference, one stream, every node run (graph optimizations disabled)",
 		"families: calibrate.SharedFamilies names the shared models' (the development set: their errors guided the cost model); any other model is held out, its family the folder it sits in (docs/calibration-protocol.md); a model not predicted counts as a miss (100%)"}
 	return res, nil
 }

@@ -49,7 +49,7 @@ func FromSetValidation(res *pipeline.SetResult, h *hw.Hardware) *ValidationSet {
 		s.Models = append(s.Models, row)
 	}
 	if n := countShared(s.Models); n > 0 {
-		s.Warnings = append(s.Warnings, fmt.Sprintf("%d of %d records were measured only while the core's L2 cache was shared with another tenant (their cache probe; cache_shared in the JSON): a model whose weights fit in the cache runs up to 2x slower so; measure again when the machine is quiet", n, len(s.Models)))
+		s.Warnings = append(s.Warnings, fmt.Sprintf("%d of %d records were measured only in passes the harness's cache probe read as sharing the core's L2 (cache_shared in the JSON; the probe is experimental: on the Intel VM it read quiet passes so too, docs/calibration-protocol.md)", n, len(s.Models)))
 	}
 	for _, cpu := range res.OtherHosts {
 		s.Warnings = append(s.Warnings, fmt.Sprintf("measured on %s, but --hw %s was fitted on %s", cpu, h.Name, h.Fitted.CPU))

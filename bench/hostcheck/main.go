@@ -78,7 +78,7 @@ func run(out, from, models, manifest string, maxSec float64) error {
 			return err
 		}
 		_, err = host.Measure(context.Background(), h, host.MeasureOptions{
-			Dir: out, Threads: []int{1}, MaxSeconds: maxSec, Extra: extra, Only: keep, L2KB: hw.HostCPU().L2KB,
+			Dir: out, Threads: []int{1}, MaxSeconds: maxSec, Extra: extra, Only: keep,
 			Progress: func(d, n int, l string) { fmt.Fprintf(os.Stderr, "%d/%d %s\n", d, n, l) },
 		})
 		if err != nil {

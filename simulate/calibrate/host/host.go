@@ -86,7 +86,7 @@ func Calibrate(ctx context.Context, opt Options) (*Result, error) {
 		} else if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, err
 		}
-		if man, err = Measure(ctx, h, MeasureOptions{Dir: dir, Threads: opt.Threads, MaxSeconds: opt.MaxSeconds, Progress: opt.Progress, L2KB: hw.HostCPU().L2KB}); err != nil {
+		if man, err = Measure(ctx, h, MeasureOptions{Dir: dir, Threads: opt.Threads, MaxSeconds: opt.MaxSeconds, Progress: opt.Progress}); err != nil {
 			return nil, err
 		}
 		if opt.Dir != "" {

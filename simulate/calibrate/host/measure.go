@@ -33,7 +33,9 @@ type MeasureOptions struct {
 	Progress func(done, total int, line string)
 	// L2KB is the core's L2 cache, KiB: the harness's cache probe tells
 	// the passes that had it to themselves (ortbench.Measure.CacheProbeKB;
-	// 0: no probe).
+	// 0: no probe). calibrate --host leaves it 0: the pointer-chase probe
+	// did not separate the quiet passes from the others on the Intel VM
+	// (docs/calibration-protocol.md, "The cache probe").
 	L2KB int
 	// Extra models are measured at one thread in the same interleaved run
 	// as the suite (so the same slow spells fall on them), for checking a

@@ -142,7 +142,7 @@ func (f *FitResult) Warnings(threads int) []string {
 		if 2*len(u) > len(f.Models) {
 			how = "the fit is of this machine with its cache shared"
 		}
-		ws = append(ws, fmt.Sprintf("%d thread(s): the core's L2 cache was shared with another tenant in %.0f%% of the passes (the harness's cache probe), and %d of %d models were never measured with it to themselves (e.g. %s): a model whose weights fit in the cache runs up to 2x slower so; %s; re-run wolong calibrate --host when the machine is quiet",
+		ws = append(ws, fmt.Sprintf("%d thread(s): the harness's cache probe read %.0f%% of the passes as sharing the core's L2, and %d of %d models as never measured with it to themselves (e.g. %s); %s (the probe is experimental: on the Intel VM it read quiet passes so too, docs/calibration-protocol.md)",
 			threads, f.CacheSharedPct, len(u), len(f.Models), u[0], how))
 	}
 	if f.NoisePct > NoisyPct {
