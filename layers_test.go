@@ -42,7 +42,7 @@ var layers = map[string]int{
 	"report":          10,
 	"cmd":             11,
 	// programs
-	"": 12, "bench/controlflow": 12, "bench/rusage": 12, "bench/hostcheck": 12, "bench/html": 12, "bench/mutate": 12, "bench/machineref": 12, "bench/pagefault": 12,
+	"": 12, "bench/controlflow": 12, "bench/rusage": 12, "bench/hostcheck": 12, "bench/html": 12, "bench/mutate": 12, "bench/machineref": 12, "bench/gemmstream": 12, "bench/pagefault": 12,
 }
 
 // moduleImports maps each package below root (testdata and hidden folders

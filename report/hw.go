@@ -104,6 +104,9 @@ func WriteHardware(w io.Writer, h *hw.Hardware) error {
 	if l := h.GEMMColLanes; l > 0 {
 		rows = append(rows, []string{"GEMM lanes", fmt.Sprintf("a GEMM's columns (a convolution's output positions) in blocks of %g vector lanes: N columns keep N / (ceil(N/%g) x %g) of them busy (gemm_col_lanes)", l, l, l)})
 	}
+	if s := h.WeightStreamStall; s > 0 {
+		rows = append(rows, []string{"weight streaming", fmt.Sprintf("%.0f%% of the shorter of a kernel's arithmetic and its streaming of weights past the cache does not overlap (weight_stream_stall)", 100*s)})
+	}
 	if r := h.GEMMHalfRows; r > 0 {
 		rows = append(rows, []string{"GEMM rows", fmt.Sprintf("a float GEMM of M rows per call computes at M / (M + %g) of its class's speed (gemm_half_rows)", r)})
 	}

@@ -168,8 +168,14 @@ func CalibrationSuite() []SuiteModel {
 	add("model", "cnn_lenet_like", false, leNetLike())
 	add("model", "transformer_1x16x64", false, Transformer(1, 1, 16, 64, 4, 256))
 	add("model", "transformer_1x64x128", false, Transformer(1, 1, 64, 128, 4, 512))
-	// Added last, so the every-4th hold-back of the models above stays
-	// the same. GEMM chains of few rows whose weights stay well inside
+	laterSuite(add)
+	return s
+}
+
+// laterSuite adds the families added after the first suite, last, so
+// that the every-4th hold-back of the models before them stays the same.
+func laterSuite(add func(group, name string, two bool, m *ir.Model)) {
+	// GEMM chains of few rows whose weights stay well inside
 	// the cache (0.3 of a 2 MiB L2): the speed by rows (hw
 	// gemm_half_rows) apart from where the weights start to miss.
 	for _, m := range []int64{4, 12, 24} {
@@ -180,7 +186,17 @@ func CalibrationSuite() []SuiteModel {
 	// large LSTM), which the layers above, all in cache, do not measure.
 	add("rnn", "lstm_8x1x512x512", false, rnnModel("LSTM", 8, 1, 512, 512))
 	add("rnn", "gru_8x1x384x384", false, rnnModel("GRU", 8, 1, 384, 384))
-	return s
+	// GEMM chains of 8-64 rows whose weights (9.4 MB) are past the cache:
+	// between memory- and compute-bound, where the kernel's streaming of
+	// its weights does not hide behind its arithmetic (hw
+	// weight_stream_stall), as a classifier or projection layer of a
+	// batch-1 sequence model runs.
+	for _, m := range []int64{8, 32} {
+		add("gemm", fmt.Sprintf("%dx768x768", m), false, matmulChain(m, 768, 768))
+	}
+	for _, m := range []int64{16, 64} {
+		add("gemm", fmt.Sprintf("gemm_bias_%dx768x768", m), false, gemmChain(m, 768, 768))
+	}
 }
 
 // fixBatch gives every graph input's symbolic dim name the value v.

@@ -124,6 +124,11 @@ var directHost = []directParam{
 	// not set, it starts at two rows (a GEMM of 2 rows at 1/2 of a large
 	// one's speed); the suite's GEMM chains of 1-512 rows set it
 	{"gemm_half_rows", func(h *hw.Hardware) *float64 { return &h.GEMMHalfRows }, 0.05, 0, 2},
+	// not set, it starts at (and is anchored to) 0.3: the share of a
+	// 2048x2048 GEMM's weight streaming past the L2 that 8-64 rows did not
+	// hide (ORT 1.30, Intel Xeon VM, 2026-12-07); the suite's GEMM chains
+	// of 1-128 rows with weights past the cache set it
+	{"weight_stream_stall", func(h *hw.Hardware) *float64 { return &h.WeightStreamStall }, 0.01, 1, 0.3},
 }
 
 // FitDirect fits base (a CPU preset) to runs. base is not changed.

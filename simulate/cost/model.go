@@ -581,18 +581,48 @@ func (m *Model) Time(c Cost) Estimate {
 	}
 	calls := float64(c.Kernels) * math.Max(float64(c.Steps), 1) // float: no int64 overflow on absurd shapes
 	e.MemoryS = m.memS(c.Bytes-math.Min(math.Max(c.StagedBytes, 0), c.Bytes), calls, ce.Memory)
+	stallS := 0.0
 	if w := m.weightsFromMemory(c); w > 0 { // weights the cache cannot keep between runs
-		e.MemoryS = m.memS(c.Bytes-math.Min(math.Max(c.StagedBytes, 0)+w, c.Bytes), calls, ce.Memory) + w/(h.MemoryBandwidthGBs*1e9*ce.Memory*fill)
+		streamS := w / (h.MemoryBandwidthGBs * 1e9 * ce.Memory * fill)
+		e.MemoryS = m.memS(c.Bytes-math.Min(math.Max(c.StagedBytes, 0)+w, c.Bytes), calls, ce.Memory) + streamS
+		// the part of the streaming the arithmetic does not hide (hw
+		// weight_stream_stall)
+		if stallRows(work) {
+			stallS = h.WeightStreamStall * math.Min(e.ComputeS, streamS)
+		}
+		if stallS > 0 {
+			m.note(fmt.Sprintf("%.0f%% of the shorter of a kernel's arithmetic and its streaming of the weights the cache does not keep adds to max(compute, memory) (weight_stream_stall)", 100*h.WeightStreamStall))
+		}
 	}
 	e.OverheadS = float64(c.Kernels)*(h.KernelOverheadUs+ce.OverheadUs)*1e-6 + extraCallsS(c, ce)
 	// staging (im2col) runs before the arithmetic: its time adds
 	stagedS := m.stagedS(c, ce.Memory)
-	work1 := math.Max(e.ComputeS, e.MemoryS) + stagedS
-	e.MemoryS += stagedS
+	work1 := math.Max(e.ComputeS, e.MemoryS) + stagedS + stallS
+	e.MemoryS += stagedS + stallS
 	e.DeviceS = work1 + e.OverheadS
 	e.HostS = (float64(c.Kernels)*h.LaunchUs + h.DispatchUs) * 1e-6
 	e.Bound = e.timeBound(work1)
 	return e
+}
+
+// stallMinRows is the least rows of A per call for which a GEMM's
+// streaming of weights past the cache stalls its arithmetic (hw
+// weight_stream_stall): with fewer, the kernel is a matrix-vector product
+// whose sequential reads of the weights the hardware prefetcher keeps
+// ahead of (ORT 1.30, one thread, Intel Xeon VM: a 2048x2048 Gemm at 1, 2
+// and 4 rows took 653, 642 and 648 us, the weights' streaming time, and
+// at 8 rows 840 us; docs/calibration-protocol.md).
+const stallMinRows = 8
+
+// stallRows says whether a kernel's work can stall on its weights'
+// streaming: any work but a GEMM of fewer than stallMinRows rows.
+func stallRows(work []Work) bool {
+	for _, w := range work {
+		if w.Rows > 0 && w.Rows < stallMinRows {
+			return false
+		}
+	}
+	return true
 }
 
 // timeBound is what bounds an estimate whose kernel work (the larger of

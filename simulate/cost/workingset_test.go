@@ -117,3 +117,67 @@ func TestCacheWorkingFraction(t *testing.T) {
 		t.Error("Validate accepted cache_working_fraction 1.5")
 	}
 }
+
+// TestWeightStreamStall: with weight_stream_stall s, a GEMM of 16 rows
+// whose weights the cache does not keep takes up to s x min(compute,
+// streaming) more than the roofline's max(compute, memory), and says so;
+// one of 4 rows (under stallMinRows), one whose weights stay in the
+// cache, or any model without the working set, is unchanged; s outside
+// 0..1 is refused.
+func TestWeightStreamStall(t *testing.T) {
+	gemm := func(rows, n int64, layers int) (*ir.Model, *ir.Node) {
+		g := ir.NewGraph("fc")
+		h := in(g, "x", ir.Float32, rows, n)
+		var first *ir.Node
+		for i := 0; i < layers; i++ {
+			w := g.AddInitializer(&ir.Tensor{Name: fmt.Sprintf("w%d", i), DType: ir.Float32, Dims: []int64{n, n}, Raw: make([]byte, n*n*4)})
+			mm := one(g, "MatMul", fmt.Sprintf("mm%d", i), []*ir.Value{h, w})
+			if first == nil {
+				first = mm
+			}
+			h = mm.Outputs[0]
+		}
+		g.Outputs = append(g.Outputs, h)
+		return model(t, g, 17), first
+	}
+	cpu := preset(t, "cpu-1t").Clone()
+	cpu.L2MB, cpu.CacheWorkingSet = 2.097152, true
+	stall := cpu.Clone()
+	stall.WeightStreamStall = 0.5
+	big, bigNode := gemm(16, 768, 4) // 9.4 MB of weights: past the cache
+	base := New(cpu, big, Options{}).Node(bigNode)
+	m := New(stall, big, Options{})
+	got := m.Node(bigNode)
+	if base.ComputeS <= 0 || base.MemoryS <= 0 {
+		t.Fatalf("compute %g s, memory %g s: want both", base.ComputeS, base.MemoryS)
+	}
+	added := got.DeviceS - base.DeviceS
+	if !(added > 0 && added <= 0.5*math.Min(base.ComputeS, base.MemoryS)*(1+1e-9)) {
+		t.Errorf("16 rows, 9.4 MB of weights, stall 0.5: %g s more than the roofline (compute %g s, memory %g s): want more, at most half the shorter", added, base.ComputeS, base.MemoryS)
+	}
+	found := false
+	for _, n := range m.Notes() {
+		found = found || strings.Contains(n, "weight_stream_stall")
+	}
+	if !found {
+		t.Errorf("no assumption states weight_stream_stall: %q", m.Notes())
+	}
+	small, smallNode := gemm(16, 256, 1) // 0.26 MB: in the cache
+	if a, b := New(cpu, small, Options{}).Node(smallNode).DeviceS, New(stall, small, Options{}).Node(smallNode).DeviceS; a != b {
+		t.Errorf("weights in the cache: %g s with the stall, %g s without: want the same", b, a)
+	}
+	few, fewNode := gemm(4, 768, 4) // a matrix-vector product: prefetched
+	if a, b := New(cpu, few, Options{}).Node(fewNode).DeviceS, New(stall, few, Options{}).Node(fewNode).DeviceS; a != b {
+		t.Errorf("4 rows, weights past the cache: %g s with the stall, %g s without: want the same (under stallMinRows)", b, a)
+	}
+	noWS, noWSStall := cpu.Clone(), stall.Clone()
+	noWS.CacheWorkingSet, noWSStall.CacheWorkingSet = false, false
+	if a, b := New(noWS, big, Options{}).Node(bigNode).DeviceS, New(noWSStall, big, Options{}).Node(bigNode).DeviceS; a != b {
+		t.Errorf("without cache_working_set: %g s with the stall, %g s without: want the same", b, a)
+	}
+	bad := cpu.Clone()
+	bad.WeightStreamStall = 1.5
+	if err := bad.Validate(); err == nil {
+		t.Error("Validate accepted weight_stream_stall 1.5")
+	}
+}

@@ -187,6 +187,19 @@ type Hardware struct {
 	// once per block, so few rows leave its FMA units waiting on loads).
 	// 0: no row effect. Fitted by calibrate --host.
 	GEMMHalfRows float64 `json:"gemm_half_rows,omitempty"`
+	// WeightStreamStall is, on a CPU library, the share of a kernel's
+	// weight streaming from memory (the weights cache_working_fraction
+	// puts beyond the cache) that does not overlap its arithmetic: the
+	// kernel's time is max(compute, memory) plus this share of the
+	// shorter of its compute time and that streaming time. A GEMM of
+	// fewer than 8 rows per call (a matrix-vector product, whose
+	// sequential reads the prefetcher keeps ahead of) is not stalled. 0:
+	// they overlap fully (the roofline). Measured on ORT 1.30, one thread,
+	// Intel Xeon VM: a 2048x2048 Gemm at 8-64 rows ran 0.84-3.31 ms where
+	// the roofline of a fit without it gave 0.68-2.89 ms
+	// (docs/calibration-protocol.md, "Weights past the cache"). Fitted by
+	// calibrate --host.
+	WeightStreamStall float64 `json:"weight_stream_stall,omitempty"`
 	// GEMMColLanes is, on a CPU library, the float32 lanes of its GEMM
 	// kernel's column block (16 with AVX-512, 8 with AVX2): a GEMM call
 	// of N output columns (a MatMul's N; a convolution's output positions
@@ -428,6 +441,9 @@ func (h *Hardware) Validate() error {
 	}
 	if f := h.CacheWorkingFraction; f < 0 || f > 1 || math.IsNaN(f) {
 		ck.Addf("cache_working_fraction %g: want 0..1", f)
+	}
+	if f := h.WeightStreamStall; f < 0 || f > 1 || math.IsNaN(f) {
+		ck.Addf("weight_stream_stall %g: want 0..1", f)
 	}
 	nonNegEach(&ck, "", []namedNum{{"nvlink_gbs", h.NVLinkGBs}, {"pcie_gbs", h.PCIeGBs}})
 	for _, c := range h.Efficiency.Classes() {
