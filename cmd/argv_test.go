@@ -227,7 +227,7 @@ func TestArgvProfile(t *testing.T) {
 		{args: []string{"m.onnx"}, want: func(o *ProfileOptions) string {
 			s := o.Sim
 			return check(o.Path == "m.onnx", "path", s.HW.Name == "h100", "hw", s.Streams == 1, "streams", s.Mode == simulate.Inference, "mode",
-				s.Cost.Trip == cost.DefaultTrip, "trip", s.Cost.Branch == cost.BranchMean, "if-branch", s.Cost.DType == ir.DType(0), "dtype", o.By == "node" && o.Top == 20, "by, top",
+				s.Cost.Trip == cost.DefaultTrip, "trip", s.Cost.Branch == cost.BranchAuto, "if-branch", s.Cost.DType == ir.DType(0), "dtype", o.By == "node" && o.Top == 20, "by, top",
 				o.Level == -1, "no optimization", o.Cluster == nil, "no cluster", o.Batch == 0, "batch", o.Format == report.Table, "format")
 		}},
 		{args: []string{"m.onnx", "--hw", "a100", "--mode", "train", "--streams", "4", "--dtype", "float16", "--trip", "7", "--conv-algo", "direct",

@@ -140,7 +140,7 @@ layout that does not fit prints its breakdown and exits 1.`,
 	fs.StringVar(&f.mode, "mode", "inference", "inference or train (backward + optimizer step); with --cluster the default is train")
 	fs.Int64Var(&f.batch, "batch", 0, "set dim 0 of every graph input to `N` (0: as the model gives it)")
 	fs.Int64Var(&f.trip, "trip", cost.DefaultTrip, "trip count assumed for loops whose count is not static")
-	fs.StringVar(&f.branch, "if-branch", "mean", "how an If whose inputs decide the branch is costed: mean (the average of its two branches; a run takes one) or max (the costlier, a bound for every run); --fill decides a branch instead")
+	fs.StringVar(&f.branch, "if-branch", "auto", "how an If whose inputs decide the branch is costed: auto (a gate, whose condition comes from tensor values and one of whose branches only passes values through, by that branch, which most runs take; any other the mean), mean (the average of its two branches; a run takes one) or max (the costlier, a bound for every run); --fill decides a branch instead")
 	fs.BoolVar(&f.tf32, "tf32", false, "run float32 matrix ops on TF32 tensor cores")
 	fs.StringVar(&f.convAlgo, "conv-algo", "auto", "convolution algorithm: auto (the hardware's: GPU presets run fp32 3x3 stride-1 convs as Winograd, CPUs im2col + GEMM), direct (no Winograd) or winograd")
 	fs.BoolVar(&f.winograd, "winograd", false, "same as --conv-algo winograd")
@@ -152,7 +152,7 @@ layout that does not fit prints its breakdown and exits 1.`,
 	_ = c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"table", "json", "csv"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("by", cobra.FixedCompletions([]string{"node", "op"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("mode", cobra.FixedCompletions([]string{"inference", "train"}, cobra.ShellCompDirectiveNoFileComp))
-	_ = c.RegisterFlagCompletionFunc("if-branch", cobra.FixedCompletions([]string{"mean", "max"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = c.RegisterFlagCompletionFunc("if-branch", cobra.FixedCompletions([]string{"auto", "mean", "max"}, cobra.ShellCompDirectiveNoFileComp))
 	return c
 }
 

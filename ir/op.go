@@ -105,8 +105,10 @@ var (
 	OpRelu               = OpKey{Name: "Relu"}
 	OpReshape            = OpKey{Name: "Reshape"}
 	OpScan               = OpKey{Name: "Scan"}
+	OpShape              = OpKey{Name: "Shape"}
 	OpSigmoid            = OpKey{Name: "Sigmoid"}
 	OpSign               = OpKey{Name: "Sign"}
+	OpSize               = OpKey{Name: "Size"}
 	OpSoftmax            = OpKey{Name: "Softmax"}
 	OpSplit              = OpKey{Name: "Split"}
 	OpSqrt               = OpKey{Name: "Sqrt"}

@@ -178,9 +178,9 @@ func branchRange(r *simulate.Result, totalMs float64) *BranchRange {
 		return nil
 	}
 	b.LowMs, b.HighMs = math.Max(0, totalMs-less*1e3), totalMs+more*1e3
-	b.Rule = string(cost.BranchMean)
-	if r.Options.Cost.Branch == cost.BranchMax {
-		b.Rule = string(cost.BranchMax)
+	b.Rule = string(r.Options.Cost.Branch)
+	if b.Rule == "" {
+		b.Rule = string(cost.BranchAuto)
 	}
 	return &b
 }
@@ -319,8 +319,11 @@ func (p *Profile) WriteText(w io.Writer, by string, top int) error {
 	}
 	if b := p.BranchRange; b != nil {
 		how := "the mean of its branches"
-		if b.Rule == string(cost.BranchMax) {
+		switch b.Rule {
+		case string(cost.BranchMax):
 			how = "its costlier branch"
+		case string(cost.BranchAuto):
+			how = "a gate's pass-through branch, any other If the mean of its branches"
 		}
 		fmt.Fprintf(ew, "  input-dependent branches: %s to %s as the If in %s takes its cheaper or its costlier branch (predicted: %s)\n",
 			Millis(b.LowMs/1e3), Millis(b.HighMs/1e3), Count(b.Nodes, "node"), how)

@@ -250,7 +250,7 @@ func TestBranchRange(t *testing.T) {
 	ir.InferModel(m, ir.InferOptions{})
 	p := NewProfile("if.onnx", simulateOn(t, m, "cpu-1t", simulate.Options{Streams: 1}), nil)
 	b := p.BranchRange
-	if b == nil || b.Nodes != 1 || b.Rule != "mean" || !(b.LowMs < p.TotalMs && p.TotalMs < b.HighMs) {
+	if b == nil || b.Nodes != 1 || b.Rule != "auto" || !(b.LowMs < p.TotalMs && p.TotalMs < b.HighMs) {
 		t.Fatalf("branch range %+v around %g ms", b, p.TotalMs)
 	}
 	var buf bytes.Buffer

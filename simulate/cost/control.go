@@ -112,6 +112,20 @@ func ifCost(c *Ctx) (Cost, error) {
 	lo := math.Min(te.DeviceS+te.HostS-te.BranchLessS, ee.DeviceS+ee.HostS-ee.BranchLessS)
 	hi := math.Max(te.DeviceS+te.HostS+te.BranchMoreS, ee.DeviceS+ee.HostS+ee.BranchMoreS)
 	var e Estimate
+	pass, gate := gateBranch(c.Node, thenG, elseG)
+	if gate && c.m.Opt.Branch != BranchMean && c.m.Opt.Branch != BranchMax {
+		e, which := ee, "else"
+		if pass == thenG {
+			e, which = te, "then"
+		}
+		e.Note = fmt.Sprintf("If %s: a gate (its condition computed from tensor values, its %s branch passes values through), costed the pass-through branch (%s)", ir.NodeLabel(c.Node), which, both)
+		c.m.note("If nodes that gate a second stage (condition from tensor values, one branch passing values through) are costed by their pass-through branch, which most runs take" + hint(c.m.Opt.Settings.Branch))
+		e.BranchLessS = math.Max(0, e.DeviceS+e.HostS-lo)
+		e.BranchMoreS = math.Max(0, hi-e.DeviceS-e.HostS)
+		e.HostS += c.m.subgraphS(1)
+		c.composite = e
+		return Cost{Class: Control}, nil
+	}
 	if c.m.Opt.Branch == BranchMax {
 		e = te
 		which := "then"
@@ -131,6 +145,58 @@ func ifCost(c *Ctx) (Cost, error) {
 	c.composite = e
 	return Cost{Class: Control}, nil
 }
+
+// gateBranch returns the pass-through branch of an If that is a gate
+// (BranchAuto): its condition is computed in the graph (not a graph
+// input or initializer the caller sets) from tensor values, with no
+// Shape or Size among the nodes it depends on within maxGateDepth
+// producers (a shape guard's common branch is the one that computes),
+// and exactly one branch holds only Identity nodes (or none).
+func gateBranch(n *ir.Node, thenG, elseG *ir.Graph) (*ir.Graph, bool) {
+	passes := func(g *ir.Graph) bool {
+		for _, b := range g.Nodes {
+			if !b.Is(ir.OpIdentity) {
+				return false
+			}
+		}
+		return true
+	}
+	pt, pe := passes(thenG), passes(elseG)
+	if pt == pe || len(n.Inputs) == 0 || n.Inputs[0] == nil || n.Inputs[0].Producer == nil {
+		return nil, false
+	}
+	seen := map[*ir.Node]bool{}
+	var fromShape func(v *ir.Value, depth int) bool
+	fromShape = func(v *ir.Value, depth int) bool {
+		p := v.Producer
+		if p == nil || seen[p] {
+			return false
+		}
+		if depth > maxGateDepth {
+			return true // too far to tell: not taken for a gate
+		}
+		seen[p] = true
+		if p.Is(ir.OpShape) || p.Is(ir.OpSize) {
+			return true
+		}
+		for _, in := range p.Inputs {
+			if in != nil && fromShape(in, depth+1) {
+				return true
+			}
+		}
+		return false
+	}
+	if fromShape(n.Inputs[0], 0) {
+		return nil, false
+	}
+	if pt {
+		return thenG, true
+	}
+	return elseG, true
+}
+
+// maxGateDepth bounds the walk up an If's condition (gateBranch).
+const maxGateDepth = 64
 
 // meanEstimate is the mean of two branches' estimates: work, traffic and
 // times halved sums; the bound, dtype and weights of the one that takes

@@ -408,9 +408,10 @@ func ifModel(t *testing.T, static int64) (*ir.Model, *ir.Node) {
 	return model(t, g, 17), n
 }
 
-// TestIfBranch: an If whose inputs decide the branch costs the mean of
-// its branches (BranchMean, the default) or the costlier (BranchMax); a
-// constant condition costs the branch it selects either way.
+// TestIfBranch: an If whose inputs decide the branch (a graph input, not
+// a gate) costs the mean of its branches (BranchAuto, the default, and
+// BranchMean) or the costlier (BranchMax); a constant condition costs the
+// branch it selects either way.
 func TestIfBranch(t *testing.T) {
 	h := preset(t, "cpu-1t")
 	branch := func(static int64, b Branch) Estimate {
@@ -448,6 +449,53 @@ func TestIfBranch(t *testing.T) {
 	}
 	if _, err := ParseBranch("then"); err == nil {
 		t.Error("ParseBranch(then): no error")
+	}
+}
+
+// TestIfGate: an If whose condition is a threshold on a computed score
+// (Greater(ReduceMax(x), 0.5)) and whose else branch passes x through is
+// a gate: BranchAuto costs the else branch and says so, BranchMean the
+// mean; the same condition computed from Shape(x) is a shape guard, and
+// BranchAuto costs its mean.
+func TestIfGate(t *testing.T) {
+	h := preset(t, "cpu-1t")
+	build := func(shape bool) (*ir.Model, *ir.Node) {
+		g := ir.NewGraph("main")
+		w := in(g, "w", ir.Float32, 64, 64)
+		x := in(g, "x", ir.Float32, 64, 64)
+		var score *ir.Value
+		if shape {
+			s := one(g, "Shape", "shape", []*ir.Value{x})
+			score = one(g, "Cast", "cast", []*ir.Value{s.Outputs[0]}, &ir.Attr{Name: "to", Type: ir.AttrInt, I: int64(ir.Float32)}).Outputs[0]
+			score = one(g, "ReduceMax", "max", []*ir.Value{score}).Outputs[0]
+		} else {
+			score = one(g, "ReduceMax", "max", []*ir.Value{x}).Outputs[0]
+		}
+		th := g.AddInitializer(&ir.Tensor{Name: "th", DType: ir.Float32, Dims: []int64{}, Raw: make([]byte, 4)})
+		cond := one(g, "Greater", "gt", []*ir.Value{score, th}).Outputs[0]
+		thenG, elseG := ir.NewGraph("then"), ir.NewGraph("else")
+		thenG.Parent, elseG.Parent = g, g
+		thenG.Outputs = thenG.AddNode("MatMul", "", "then_mm", []*ir.Value{x, w}, []string{"y_then"}).Outputs
+		elseG.Outputs = elseG.AddNode("Identity", "", "else_id", []*ir.Value{x}, []string{"y_else"}).Outputs
+		n := g.AddNode("If", "", "if", []*ir.Value{cond}, []string{"y"},
+			&ir.Attr{Name: "then_branch", Type: ir.AttrGraph, G: thenG}, &ir.Attr{Name: "else_branch", Type: ir.AttrGraph, G: elseG})
+		thenG.ParentNode, elseG.ParentNode = n, n
+		g.Outputs = []*ir.Value{n.Outputs[0]}
+		return model(t, g, 17), n
+	}
+	m, n := build(false)
+	auto := New(h, m, Options{}).Node(n)
+	mean := New(h, m, Options{Branch: BranchMean}).Node(n)
+	if !(auto.DeviceS < mean.DeviceS) || auto.FLOPs != 0 || !strings.Contains(auto.Note, "a gate") {
+		t.Errorf("gate, auto: %g s %g FLOPs %q; want the else branch (no FLOPs), under the mean's %g s", auto.DeviceS, auto.FLOPs, auto.Note, mean.DeviceS)
+	}
+	if auto.BranchMoreS <= 0 {
+		t.Errorf("gate, auto: no range up to the costlier branch (%g s)", auto.BranchMoreS)
+	}
+	ms, ns := build(true)
+	guard := New(h, ms, Options{}).Node(ns)
+	if guard.FLOPs == 0 || strings.Contains(guard.Note, "a gate") {
+		t.Errorf("shape guard, auto: %g FLOPs %q; want the mean of its branches", guard.FLOPs, guard.Note)
 	}
 }
 

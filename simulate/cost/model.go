@@ -33,7 +33,7 @@ type Options struct {
 	// are costed instead of folded at load time.
 	NoFold bool
 	// Branch says how an If whose condition is not known before the run
-	// is costed: BranchMean (the default, "") or BranchMax.
+	// is costed: BranchAuto (the default, ""), BranchMean or BranchMax.
 	Branch Branch
 	// Settings names the caller's settings of TF32, Trip and DType, for
 	// the assumptions that rest on them to say what to change (a command
@@ -56,6 +56,14 @@ type Branch string
 
 // Branch rules.
 const (
+	// BranchAuto costs a gate by its pass-through branch and any other
+	// such If as BranchMean does. A gate is an If whose condition is
+	// computed from tensor values (no Shape or Size on its way) and one
+	// of whose branches only passes values through (Identity nodes or
+	// none): a second stage run only when a first one asks for it (a
+	// wake-word head's verifier, an early exit), which by design most
+	// runs skip.
+	BranchAuto Branch = "auto"
 	// BranchMean costs such an If as the mean of its two branches: the
 	// expected time of a run whose branches are equally likely, between
 	// the two, so that the error is at most half their difference.
@@ -65,15 +73,17 @@ const (
 	BranchMax Branch = "max"
 )
 
-// ParseBranch reads a Branch ("" is BranchMean).
+// ParseBranch reads a Branch ("" is BranchAuto).
 func ParseBranch(s string) (Branch, error) {
 	switch Branch(s) {
-	case "", BranchMean:
+	case "", BranchAuto:
+		return BranchAuto, nil
+	case BranchMean:
 		return BranchMean, nil
 	case BranchMax:
 		return BranchMax, nil
 	}
-	return "", fmt.Errorf("%q: want mean or max", s)
+	return "", fmt.Errorf("%q: want auto, mean or max", s)
 }
 
 // hint is " (name)", or "" without a name.
