@@ -113,20 +113,16 @@ func ifCost(c *Ctx) (Cost, error) {
 	hi := math.Max(te.DeviceS+te.HostS+te.BranchMoreS, ee.DeviceS+ee.HostS+ee.BranchMoreS)
 	var e Estimate
 	pass, gate := gateBranch(c.Node, thenG, elseG)
-	if gate && c.m.Opt.Branch != BranchMean && c.m.Opt.Branch != BranchMax {
-		e, which := ee, "else"
+	switch {
+	case gate && c.m.Opt.Branch != BranchMean && c.m.Opt.Branch != BranchMax:
+		e = ee
+		which := "else"
 		if pass == thenG {
 			e, which = te, "then"
 		}
 		e.Note = fmt.Sprintf("If %s: a gate (its condition computed from tensor values, its %s branch passes values through), costed the pass-through branch (%s)", ir.NodeLabel(c.Node), which, both)
 		c.m.note("If nodes that gate a second stage (condition from tensor values, one branch passing values through) are costed by their pass-through branch, which most runs take" + hint(c.m.Opt.Settings.Branch))
-		e.BranchLessS = math.Max(0, e.DeviceS+e.HostS-lo)
-		e.BranchMoreS = math.Max(0, hi-e.DeviceS-e.HostS)
-		e.HostS += c.m.subgraphS(1)
-		c.composite = e
-		return Cost{Class: Control}, nil
-	}
-	if c.m.Opt.Branch == BranchMax {
+	case c.m.Opt.Branch == BranchMax:
 		e = te
 		which := "then"
 		if ee.DeviceS+ee.HostS > te.DeviceS+te.HostS {
@@ -134,7 +130,7 @@ func ifCost(c *Ctx) (Cost, error) {
 		}
 		e.Note = fmt.Sprintf("If %s: condition not static, costed the costlier (%s) branch (%s)", ir.NodeLabel(c.Node), which, both)
 		c.m.note("If nodes whose inputs decide the branch are costed by their costlier branch" + hint(c.m.Opt.Settings.Branch))
-	} else {
+	default:
 		e = meanEstimate(te, ee)
 		e.Note = fmt.Sprintf("If %s: condition not static, costed the mean of its branches (%s)", ir.NodeLabel(c.Node), both)
 		c.m.note("If nodes whose inputs decide the branch are costed as the mean of their two branches (a run takes one)" + hint(c.m.Opt.Settings.Branch))

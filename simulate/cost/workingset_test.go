@@ -15,21 +15,7 @@ import (
 // the cache when they do (one such layer); without it, both read from the
 // cache. The term is stated as an assumption when it applies.
 func TestCacheWorkingSet(t *testing.T) {
-	chain := func(layers int) (*ir.Model, *ir.Node) {
-		g := ir.NewGraph("mlp")
-		h := in(g, "x", ir.Float32, 1, 512)
-		var first *ir.Node
-		for i := 0; i < layers; i++ {
-			w := g.AddInitializer(&ir.Tensor{Name: fmt.Sprintf("w%d", i), DType: ir.Float32, Dims: []int64{512, 512}, Raw: make([]byte, 512*512*4)})
-			n := one(g, "MatMul", fmt.Sprintf("mm%d", i), []*ir.Value{h, w})
-			if first == nil {
-				first = n
-			}
-			h = n.Outputs[0]
-		}
-		g.Outputs = append(g.Outputs, h)
-		return model(t, g, 17), first
-	}
+	chain := func(layers int) (*ir.Model, *ir.Node) { return matmulStack(t, 1, 512, layers) }
 	cpu := preset(t, "cpu-1t").Clone()
 	cpu.L2MB = 2.097152
 	if cpu.CacheBandwidthGBs <= cpu.MemoryBandwidthGBs {
@@ -56,6 +42,25 @@ func TestCacheWorkingSet(t *testing.T) {
 	if a.MemoryS != b.MemoryS {
 		t.Errorf("1 MB of weights in a 2 MB cache: memory time %g s with cache_working_set, %g s without: want the same", b.MemoryS, a.MemoryS)
 	}
+}
+
+// matmulStack builds layers MatMuls of rows x n against n x n weights in a
+// chain and returns the model and its first MatMul.
+func matmulStack(t *testing.T, rows, n int64, layers int) (*ir.Model, *ir.Node) {
+	t.Helper()
+	g := ir.NewGraph("mlp")
+	h := in(g, "x", ir.Float32, rows, n)
+	var first *ir.Node
+	for i := 0; i < layers; i++ {
+		w := g.AddInitializer(&ir.Tensor{Name: fmt.Sprintf("w%d", i), DType: ir.Float32, Dims: []int64{n, n}, Raw: make([]byte, n*n*4)})
+		mm := one(g, "MatMul", fmt.Sprintf("mm%d", i), []*ir.Value{h, w})
+		if first == nil {
+			first = mm
+		}
+		h = mm.Outputs[0]
+	}
+	g.Outputs = append(g.Outputs, h)
+	return model(t, g, 17), first
 }
 
 // TestMissedShare: the share of the weights that misses the cache is 0
@@ -125,21 +130,7 @@ func TestCacheWorkingFraction(t *testing.T) {
 // cache, or any model without the working set, is unchanged; s outside
 // 0..1 is refused.
 func TestWeightStreamStall(t *testing.T) {
-	gemm := func(rows, n int64, layers int) (*ir.Model, *ir.Node) {
-		g := ir.NewGraph("fc")
-		h := in(g, "x", ir.Float32, rows, n)
-		var first *ir.Node
-		for i := 0; i < layers; i++ {
-			w := g.AddInitializer(&ir.Tensor{Name: fmt.Sprintf("w%d", i), DType: ir.Float32, Dims: []int64{n, n}, Raw: make([]byte, n*n*4)})
-			mm := one(g, "MatMul", fmt.Sprintf("mm%d", i), []*ir.Value{h, w})
-			if first == nil {
-				first = mm
-			}
-			h = mm.Outputs[0]
-		}
-		g.Outputs = append(g.Outputs, h)
-		return model(t, g, 17), first
-	}
+	gemm := func(rows, n int64, layers int) (*ir.Model, *ir.Node) { return matmulStack(t, rows, n, layers) }
 	cpu := preset(t, "cpu-1t").Clone()
 	cpu.L2MB, cpu.CacheWorkingSet = 2.097152, true
 	stall := cpu.Clone()
