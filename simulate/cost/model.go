@@ -142,8 +142,10 @@ type Model struct {
 	seen  map[string]bool
 	// weights is the model's float weight bytes (weightsFromMemory),
 	// once weightsKnown
-	weights      float64
+	weights      float64 // the model's float weights, bytes (weightsFromMemory)
+	miss         float64 // the share of them the cache does not keep
 	weightsKnown bool
+	stallNoted   bool // the weight_stream_stall assumption is in notes
 	depth        int
 	ctxs         [maxDepth]Ctx
 }
@@ -600,7 +602,8 @@ func (m *Model) Time(c Cost) Estimate {
 		if stallRows(work) {
 			stallS = h.WeightStreamStall * math.Min(e.ComputeS, streamS)
 		}
-		if stallS > 0 {
+		if stallS > 0 && !m.stallNoted {
+			m.stallNoted = true
 			m.note(fmt.Sprintf("%.0f%% of the shorter of a kernel's arithmetic and its streaming of the weights the cache does not keep adds to max(compute, memory) (weight_stream_stall)", 100*h.WeightStreamStall))
 		}
 	}

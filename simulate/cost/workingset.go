@@ -22,19 +22,22 @@ func (m *Model) weightsFromMemory(c Cost) float64 {
 		return 0
 	}
 	if !m.weightsKnown {
+		// once per model: the share and its note depend on the model's
+		// weights and the hardware only, not on the node
 		m.weights, m.weightsKnown = m.modelWeightBytes(), true
+		m.miss = missedShare(m.weights, h.L2MB*1e6, h.CacheWorkingFraction)
+		switch {
+		case m.miss >= 1:
+			m.note(fmt.Sprintf("the model's weights (%.3g MB) exceed the %.3g MB cache: every kernel reads its weights from memory (cache_working_set)", m.weights/1e6, h.L2MB))
+		case m.miss > 0:
+			m.note(fmt.Sprintf("the model's weights (%.3g MB) fill %.0f%% of the %.3g MB cache, more than the %.0f%% they keep to themselves: kernels read %.0f%% of their weights from memory (cache_working_fraction)",
+				m.weights/1e6, 100*m.weights/(h.L2MB*1e6), h.L2MB, 100*h.CacheWorkingFraction, 100*m.miss))
+		}
 	}
-	miss := missedShare(m.weights, h.L2MB*1e6, h.CacheWorkingFraction)
-	switch {
-	case miss <= 0:
+	if m.miss <= 0 {
 		return 0
-	case miss >= 1:
-		m.note(fmt.Sprintf("the model's weights (%.3g MB) exceed the %.3g MB cache: every kernel reads its weights from memory (cache_working_set)", m.weights/1e6, h.L2MB))
-	default:
-		m.note(fmt.Sprintf("the model's weights (%.3g MB) fill %.0f%% of the %.3g MB cache, more than the %.0f%% they keep to themselves: kernels read %.0f%% of their weights from memory (cache_working_fraction)",
-			m.weights/1e6, 100*m.weights/(h.L2MB*1e6), h.L2MB, 100*h.CacheWorkingFraction, 100*miss))
 	}
-	return miss * c.WeightBytes
+	return m.miss * c.WeightBytes
 }
 
 // missedShare is the share of a set of weights bytes that misses a cache
