@@ -218,19 +218,27 @@ func RunReusing(m *ir.Model, h *hw.Hardware, opt Options, old *Result) (*Result,
 		*old = Result{}
 	}
 	// in the graph's order when it is topologically sorted (the common
-	// case, checked as the dependencies are found), else in ir.Topo's
+	// case, checked as the dependencies are found), else in ir.Topo's.
+	// buildForward runs beside the estimates: both only read the IR, and
+	// they write different fields of the tasks (Est, the rest).
 	order := g.Nodes
+	tasks = zeroTasks(tasks, len(order))
+	cm := cost.New(h, m, opt.Cost)
 	var sorted bool
-	tasks, sorted = buildForward(g, order, tasks, &res.fwd, true)
+	est := tasks
+	cm.NodesBeside(order, func(i int, e cost.Estimate) { est[i].Est = e }, func() {
+		sorted = buildForward(g, order, est, &res.fwd, true)
+	})
 	if !sorted {
 		var err error
 		if order, err = ir.Topo(g); err != nil {
 			return nil, fmt.Errorf("%v", err)
 		}
-		tasks, _ = buildForward(g, order, tasks, &res.fwd, false)
+		tasks = zeroTasks(tasks, len(order))
+		buildForward(g, order, tasks, &res.fwd, false)
+		cm = cost.New(h, m, opt.Cost) // the notes of estimates in this order alone
+		cm.Nodes(order, func(i int, e cost.Estimate) { tasks[i].Est = e })
 	}
-	cm := cost.New(h, m, opt.Cost)
-	cm.Nodes(order, func(i int, e cost.Estimate) { tasks[i].Est = e })
 	if opt.Mode == Train {
 		tasks = appendTraining(g, tasks, cm, res)
 	}
@@ -327,14 +335,27 @@ func CheckBatch(g *ir.Graph, batch int64) error {
 
 func taskName(n *ir.Node) string { return ir.NodeLabel(n) }
 
-// buildForward returns the forward tasks of order's nodes, their
-// dependencies (ir.Deps' nodes, in its order) and captured values set,
-// estimates not (in tasks' array and sc's when they hold them; sc keeps
-// the storage for the next call). With strict, it stops and returns
-// false when order is not a topological order of g's nodes (a node ID
-// out of range or twice, a producer in g, or a control-flow node's
-// dependency, not before its consumer): what ir.Topo would put in order.
-func buildForward(g *ir.Graph, order []*ir.Node, tasks []Task, sc *fwdScratch, strict bool) ([]Task, bool) {
+// zeroTasks returns tasks resliced to n zeroed tasks when its storage
+// holds them, else n new ones.
+func zeroTasks(tasks []Task, n int) []Task {
+	if cap(tasks) < n {
+		return make([]Task, n)
+	}
+	tasks = tasks[:n]
+	clear(tasks)
+	return tasks
+}
+
+// buildForward sets the forward tasks of order's nodes (tasks[i] is
+// order[i]'s, zeroed by the caller): every field but the estimate, the
+// dependencies (ir.Deps' nodes, in its order) and the captured values
+// included (in sc's storage when it holds them; sc keeps the storage for
+// the next call). It writes no task's Est, which the estimates may be
+// setting at the same time. With strict, it stops and returns false when
+// order is not a topological order of g's nodes (a node ID out of range
+// or twice, a producer in g, or a control-flow node's dependency, not
+// before its consumer): what ir.Topo would put in order.
+func buildForward(g *ir.Graph, order []*ir.Node, tasks []Task, sc *fwdScratch, strict bool) bool {
 	// idx (by node ID) and mark (by task) share one scratch array
 	ids := g.NumNodeIDs()
 	buf := reuse(sc.idx, ids+len(order))
@@ -344,12 +365,6 @@ func buildForward(g *ir.Graph, order []*ir.Node, tasks []Task, sc *fwdScratch, s
 		idx[i] = -1
 	}
 	clear(mark)
-	if cap(tasks) >= len(order) {
-		tasks = tasks[:len(order)]
-		clear(tasks)
-	} else {
-		tasks = make([]Task, len(order))
-	}
 	slab := sc.slab[:0]
 	if cap(slab) < 2*len(order) {
 		slab = make([]int32, 0, 2*len(order)) // one backing array for every task's deps
@@ -363,7 +378,7 @@ func buildForward(g *ir.Graph, order []*ir.Node, tasks []Task, sc *fwdScratch, s
 	for i, n := range order {
 		inRange := n.ID >= 0 && n.ID < len(idx)
 		if strict && (!inRange || idx[n.ID] >= 0) {
-			return tasks, false
+			return false
 		}
 		if inRange && !strict {
 			idx[n.ID] = int32(i)
@@ -407,14 +422,14 @@ func buildForward(g *ir.Graph, order []*ir.Node, tasks []Task, sc *fwdScratch, s
 			t.cap0, t.ncap = int32(lo), int32(len(caps)-lo)
 		}
 		if unplaced {
-			return tasks, false
+			return false
 		}
 		t.dep0, t.ndep = int32(start), int32(len(slab)-start)
 		if strict {
 			idx[n.ID] = int32(i) // after its dependencies: none may be itself
 		}
 	}
-	return tasks, true
+	return true
 }
 
 // appendTraining adds the backward pass in reverse order and the optimizer
