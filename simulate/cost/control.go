@@ -6,6 +6,7 @@ package cost
 import (
 	"fmt"
 	"math"
+	"strconv"
 
 	"github.com/wolong-dev/wolong/ir"
 )
@@ -106,7 +107,9 @@ func ifCost(c *Ctx) (Cost, error) {
 		}
 	}
 	te, ee := c.m.sumBody(thenG, 1), c.m.sumBody(elseG, 1)
-	both := fmt.Sprintf("then %s, else %s", usText(te.DeviceS+te.HostS), usText(ee.DeviceS+ee.HostS))
+	// concatenation, not Sprintf: this runs for every If in every
+	// prediction (thousands a prediction on large control-flow graphs)
+	both := "then " + usText(te.DeviceS+te.HostS) + ", else " + usText(ee.DeviceS+ee.HostS)
 	// the range a run can take: the cheaper branch at its own low end,
 	// the costlier at its high end (nested Ifs add theirs)
 	lo := math.Min(te.DeviceS+te.HostS-te.BranchLessS, ee.DeviceS+ee.HostS-ee.BranchLessS)
@@ -120,7 +123,7 @@ func ifCost(c *Ctx) (Cost, error) {
 		if pass == thenG {
 			e, which = te, "then"
 		}
-		e.Note = fmt.Sprintf("If %s: a gate (its condition computed from tensor values, its %s branch passes values through), costed the pass-through branch (%s)", ir.NodeLabel(c.Node), which, both)
+		e.Note = "If " + ir.NodeLabel(c.Node) + ": a gate (its condition computed from tensor values, its " + which + " branch passes values through), costed the pass-through branch (" + both + ")"
 		c.m.note("If nodes that gate a second stage (condition from tensor values, one branch passing values through) are costed by their pass-through branch, which most runs take" + hint(c.m.Opt.Settings.Branch))
 	case c.m.Opt.Branch == BranchMax:
 		e = te
@@ -128,11 +131,11 @@ func ifCost(c *Ctx) (Cost, error) {
 		if ee.DeviceS+ee.HostS > te.DeviceS+te.HostS {
 			e, which = ee, "else"
 		}
-		e.Note = fmt.Sprintf("If %s: condition not static, costed the costlier (%s) branch (%s)", ir.NodeLabel(c.Node), which, both)
+		e.Note = "If " + ir.NodeLabel(c.Node) + ": condition not static, costed the costlier (" + which + ") branch (" + both + ")"
 		c.m.note("If nodes whose inputs decide the branch are costed by their costlier branch" + hint(c.m.Opt.Settings.Branch))
 	default:
 		e = meanEstimate(te, ee)
-		e.Note = fmt.Sprintf("If %s: condition not static, costed the mean of its branches (%s)", ir.NodeLabel(c.Node), both)
+		e.Note = "If " + ir.NodeLabel(c.Node) + ": condition not static, costed the mean of its branches (" + both + ")"
 		c.m.note("If nodes whose inputs decide the branch are costed as the mean of their two branches (a run takes one)" + hint(c.m.Opt.Settings.Branch))
 	}
 	e.BranchLessS = math.Max(0, e.DeviceS+e.HostS-lo)
@@ -238,5 +241,5 @@ func (m *Model) subgraphS(n float64) float64 {
 
 // usText is s seconds in microseconds, three digits.
 func usText(s float64) string {
-	return fmt.Sprintf("%.3g us", s*1e6)
+	return strconv.FormatFloat(s*1e6, 'g', 3, 64) + " us"
 }
