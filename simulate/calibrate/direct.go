@@ -129,6 +129,17 @@ var directHost = []directParam{
 	// hide (ORT 1.30, Intel Xeon VM, 2026-12-07); the suite's GEMM chains
 	// of 1-128 rows with weights past the cache set it
 	{"weight_stream_stall", func(h *hw.Hardware) *float64 { return &h.WeightStreamStall }, 0.01, 1, 0.3},
+	// not set, it starts at (and is anchored to) 25 GB/s, a one-thread
+	// server core's DRAM stream; the suite's one-row GEMM chains of 101
+	// and 134 MB (past any 2-vCPU VM's L3 share) set it. Without l3_mb it
+	// (and dram_stream_stall) moves no prediction and calibrate --host
+	// drops it.
+	{"dram_bandwidth_gbs", func(h *hw.Hardware) *float64 { return &h.DRAMBandwidthGBs }, 1, 0, 25},
+	// not set, it starts at (and is anchored to) 1: a GEMM's packing
+	// reads its weights from DRAM as fast as a stream, then multiplies;
+	// the suite's 16-row chain of 134 MB sets it (ORT 1.30, one thread,
+	// AMD EPYC VM: 1.0-1.2)
+	{"dram_stream_stall", func(h *hw.Hardware) *float64 { return &h.DRAMStreamStall }, 0.05, 3, 1},
 }
 
 // FitDirect fits base (a CPU preset) to runs. base is not changed.

@@ -144,6 +144,7 @@ type Model struct {
 	// once weightsKnown
 	weights      float64 // the model's float weights, bytes (weightsFromMemory)
 	miss         float64 // the share of them the cache does not keep
+	dram         float64 // the share of them the L3 does not keep either (hw l3_mb)
 	weightsKnown bool
 	stallNoted   bool // the weight_stream_stall assumption is in notes
 	depth        int
@@ -594,15 +595,19 @@ func (m *Model) Time(c Cost) Estimate {
 	calls := float64(c.Kernels) * math.Max(float64(c.Steps), 1) // float: no int64 overflow on absurd shapes
 	e.MemoryS = m.memS(c.Bytes-math.Min(math.Max(c.StagedBytes, 0), c.Bytes), calls, ce.Memory)
 	stallS := 0.0
-	if w := m.weightsFromMemory(c); w > 0 { // weights the cache cannot keep between runs
-		streamS := w / (h.MemoryBandwidthGBs * 1e9 * ce.Memory * fill)
-		e.MemoryS = m.memS(c.Bytes-math.Min(math.Max(c.StagedBytes, 0)+w, c.Bytes), calls, ce.Memory) + streamS
-		// the part of the streaming the arithmetic does not hide (hw
-		// weight_stream_stall)
-		if stallRows(work) {
-			stallS = h.WeightStreamStall * math.Min(e.ComputeS, streamS)
+	if w, wd := m.weightsFromMemory(c); w > 0 { // weights the cache cannot keep between runs
+		streamS := (w - wd) / (h.MemoryBandwidthGBs * 1e9 * ce.Memory * fill)
+		dramS := 0.0
+		if wd > 0 {
+			dramS = wd / (h.DRAMBandwidthGBs * 1e9)
 		}
-		if stallS > 0 && !m.stallNoted {
+		e.MemoryS = m.memS(c.Bytes-math.Min(math.Max(c.StagedBytes, 0)+w, c.Bytes), calls, ce.Memory) + streamS + dramS
+		// the part of the streaming the arithmetic does not hide (hw
+		// weight_stream_stall; from DRAM, dram_stream_stall)
+		if stallRows(work) {
+			stallS = h.WeightStreamStall*math.Min(e.ComputeS, streamS) + h.DRAMStreamStall*math.Min(e.ComputeS, dramS)
+		}
+		if h.WeightStreamStall > 0 && stallS > 0 && !m.stallNoted {
 			m.stallNoted = true
 			m.note(fmt.Sprintf("%.0f%% of the shorter of a kernel's arithmetic and its streaming of the weights the cache does not keep adds to max(compute, memory) (weight_stream_stall)", 100*h.WeightStreamStall))
 		}

@@ -16,14 +16,19 @@ import (
 // misses entirely at l2_mb, the share read from memory rising linearly
 // in between (missedShare). 0 when the hardware does not model it, c
 // reads no weights, or they all fit.
-func (m *Model) weightsFromMemory(c Cost) float64 {
+//
+// fromDRAM is the part of w that misses the L3 as well (hw l3_mb with
+// dram_bandwidth_gbs), by the same rule at l3_mb: it streams at DRAM
+// speed, the rest of w at memory_bandwidth_gbs (the L3's). 0 without the
+// tier.
+func (m *Model) weightsFromMemory(c Cost) (w, fromDRAM float64) {
 	h := m.HW
 	if !h.CacheWorkingSet || c.WeightBytes <= 0 || h.L2MB <= 0 || h.CacheBandwidthGBs <= 0 || h.MemoryBandwidthGBs <= 0 {
-		return 0
+		return 0, 0
 	}
 	if !m.weightsKnown {
-		// once per model: the share and its note depend on the model's
-		// weights and the hardware only, not on the node
+		// once per model: the shares and their notes depend on the
+		// model's weights and the hardware only, not on the node
 		m.weights, m.weightsKnown = m.modelWeightBytes(), true
 		m.miss = missedShare(m.weights, h.L2MB*1e6, h.CacheWorkingFraction)
 		switch {
@@ -33,11 +38,18 @@ func (m *Model) weightsFromMemory(c Cost) float64 {
 			m.note(fmt.Sprintf("the model's weights (%.3g MB) fill %.0f%% of the %.3g MB cache, more than the %.0f%% they keep to themselves: kernels read %.0f%% of their weights from memory (cache_working_fraction)",
 				m.weights/1e6, 100*m.weights/(h.L2MB*1e6), h.L2MB, 100*h.CacheWorkingFraction, 100*m.miss))
 		}
+		if h.L3MB > 0 && h.DRAMBandwidthGBs > 0 {
+			m.dram = math.Min(m.miss, missedShare(m.weights, h.L3MB*1e6, h.CacheWorkingFraction))
+			if m.dram > 0 {
+				m.note(fmt.Sprintf("the model's weights (%.3g MB) fill %.0f%% of the %.3g MB L3: kernels stream %.0f%% of their weights from DRAM at %.4g GB/s; a GEMM of 8 rows or more adds %.2g x that streaming (or its arithmetic, if shorter) to max(compute, memory) (l3_mb, dram_bandwidth_gbs, dram_stream_stall)",
+					m.weights/1e6, 100*m.weights/(h.L3MB*1e6), h.L3MB, 100*m.dram, h.DRAMBandwidthGBs, h.DRAMStreamStall))
+			}
+		}
 	}
 	if m.miss <= 0 {
-		return 0
+		return 0, 0
 	}
-	return m.miss * c.WeightBytes
+	return m.miss * c.WeightBytes, m.dram * c.WeightBytes
 }
 
 // missedShare is the share of a set of weights bytes that misses a cache

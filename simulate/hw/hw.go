@@ -200,6 +200,33 @@ type Hardware struct {
 	// (docs/calibration-protocol.md, "Weights past the cache"). Fitted by
 	// calibrate --host.
 	WeightStreamStall float64 `json:"weight_stream_stall,omitempty"`
+	// L3MB is, on a CPU, the shared cache past l2_mb (the L3 a core's
+	// misses go to), MB; with dram_bandwidth_gbs, the model's weights
+	// that do not fit in it together stream from DRAM. calibrate --host
+	// sets it from the host. 0: no tier past memory_bandwidth_gbs.
+	L3MB float64 `json:"l3_mb,omitempty"`
+	// DRAMBandwidthGBs is, on a CPU with l3_mb, the speed at which one
+	// kernel streams weights that the L3 does not keep (the model's float
+	// weights past cache_working_fraction x l3_mb start to, past l3_mb
+	// all do, as the L2 working set rises), GB/s: memory_bandwidth_gbs is
+	// then the L3's. A GEMM of 8 rows or more does not overlap this
+	// streaming with its arithmetic (dram_stream_stall: MLAS packs the
+	// weight panels before it multiplies), one of fewer rows streams at
+	// the roofline. Measured on ORT 1.30, one thread, AMD EPYC VM (L3 32
+	// MiB): a one-row 2048x2048 MatMul chain ran 60 GB/s at 16.8 MB of
+	// weights, 40 at 33.6 MB, 34-35 at 134-269 MB; at 20 rows each
+	// 16.8 MB past the L3 added 0.8-1.2x its streaming time to the
+	// arithmetic (docs/calibration-protocol.md, "Weights past the L3").
+	// Fitted by calibrate --host. 0: no DRAM tier.
+	DRAMBandwidthGBs float64 `json:"dram_bandwidth_gbs,omitempty"`
+	// DRAMStreamStall is, with dram_bandwidth_gbs, the multiple of the
+	// shorter of a GEMM's arithmetic and its streaming of weights from
+	// DRAM that adds to max(compute, memory) when it has 8 rows or more:
+	// 1 when the packing of the weights before the multiply reads them as
+	// fast as a plain stream, more when its strided reads are slower
+	// (0..3). 0 in a file with a DRAM tier: they overlap. Fitted by
+	// calibrate --host.
+	DRAMStreamStall float64 `json:"dram_stream_stall,omitempty"`
 	// GEMMColLanes is, on a CPU library, the float32 lanes of its GEMM
 	// kernel's column block (16 with AVX-512, 8 with AVX2): a GEMM call
 	// of N output columns (a MatMul's N; a convolution's output positions
@@ -431,6 +458,7 @@ func (h *Hardware) Validate() error {
 		{"output_us_per_mb", h.OutputUsPerMB}, {"cache_bandwidth_gbs", h.CacheBandwidthGBs},
 		{"input_us", h.InputUs}, {"output_us", h.OutputUs}, {"input_us_per_mb", h.InputUsPerMB},
 		{"shape_node_us", h.ShapeNodeUs}, {"subgraph_us", h.SubgraphUs},
+		{"l3_mb", h.L3MB}, {"dram_bandwidth_gbs", h.DRAMBandwidthGBs},
 	})
 	ck.IntIn("tensor_core_align", h.TensorCoreAlign, 0, 1024)
 	if l := h.GEMMColLanes; l < 0 || l > 1024 || math.IsNaN(l) {
@@ -444,6 +472,9 @@ func (h *Hardware) Validate() error {
 	}
 	if f := h.WeightStreamStall; f < 0 || f > 1 || math.IsNaN(f) {
 		ck.Addf("weight_stream_stall %g: want 0..1", f)
+	}
+	if f := h.DRAMStreamStall; f < 0 || f > 3 || math.IsNaN(f) {
+		ck.Addf("dram_stream_stall %g: want 0..3", f)
 	}
 	nonNegEach(&ck, "", []namedNum{{"nvlink_gbs", h.NVLinkGBs}, {"pcie_gbs", h.PCIeGBs}})
 	for _, c := range h.Efficiency.Classes() {

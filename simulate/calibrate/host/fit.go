@@ -256,6 +256,11 @@ func Fit(dir string, man *Manifest, opt FitOptions) (*FitResult, error) {
 	if c.L2KB > 0 {
 		base.L2MB = float64(c.L2KB) * 1024 / 1e6
 	}
+	// the weights past the L3 stream from DRAM (hw l3_mb): the suite's
+	// one-row GEMM chains of 101 and 134 MB set dram_bandwidth_gbs
+	if c.L3KB > 0 && c.L3KB*1024 > c.L2KB*1024*2 {
+		base.L3MB = float64(c.L3KB) * 1024 / 1e6
+	}
 	// the GEMM kernel's column block is the vector width (a fact of the
 	// CPU, not fitted)
 	base.GEMMColLanes = hw.GEMMLanes(c.Flags)

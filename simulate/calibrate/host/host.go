@@ -160,6 +160,9 @@ func describe(f *FitResult, cpu hw.CPUInfo, threads int, man *Manifest, now time
 	if l2 := cpu.L2KB; l2 > 0 {
 		h.L2MB = float64(l2) * 1024 / 1e6
 	}
+	if h.L3MB <= 0 {
+		h.DRAMBandwidthGBs, h.DRAMStreamStall = 0, 0 // no L3 read: the tier has nothing to start from
+	}
 	h.Fitted = &hw.Fitted{
 		CPU: cpu.Model, CPUID: cpu.ID, Cores: cpu.Cores, Threads: threads, L1dKB: cpu.L1dKB, L2KB: cpu.L2KB, L3KB: cpu.L3KB,
 		Flags: cpu.Flags, OS: cpu.OS,
