@@ -172,3 +172,55 @@ func TestWeightStreamStall(t *testing.T) {
 		t.Error("Validate accepted weight_stream_stall 1.5")
 	}
 }
+
+// TestDRAMTier checks the weights past the L3 (hw l3_mb with
+// dram_bandwidth_gbs): a one-row GEMM over 134 MB streams them at the DRAM
+// speed (its memory time is their bytes over that speed, within the
+// L3-speed part it had), 16 rows add dram_stream_stall x the shorter of
+// arithmetic and that streaming, weights inside the L3 and files without
+// the tier are unchanged, and the assumption is stated.
+func TestDRAMTier(t *testing.T) {
+	gemm := func(rows, n int64, layers int) (*ir.Model, *ir.Node) { return matmulStack(t, rows, n, layers) }
+	cpu := preset(t, "cpu-1t").Clone()
+	cpu.L2MB, cpu.CacheWorkingSet, cpu.CacheWorkingFraction = 1.048576, true, 0.75
+	tier := cpu.Clone()
+	tier.L3MB, tier.DRAMBandwidthGBs, tier.DRAMStreamStall = 33.554432, 30, 1.2
+	big, bigNode := gemm(1, 2896, 4) // 134 MB of weights: past the L3
+	w := float64(2896 * 2896 * 4)
+	base := New(cpu, big, Options{}).Node(bigNode)
+	m := New(tier, big, Options{})
+	got := m.Node(bigNode)
+	if want := w / 30e9; got.MemoryS < want || got.MemoryS > want+base.MemoryS*0.05 {
+		t.Errorf("one row, 134 MB: memory %g s, want ~%g s (the weights at 30 GB/s; %g s without the tier)", got.MemoryS, want, base.MemoryS)
+	}
+	found := false
+	for _, n := range m.Notes() {
+		found = found || strings.Contains(n, "dram_bandwidth_gbs")
+	}
+	if !found {
+		t.Errorf("no assumption states dram_bandwidth_gbs: %q", m.Notes())
+	}
+	rows, rowsNode := gemm(16, 2896, 4)
+	r := New(tier, rows, Options{}).Node(rowsNode)
+	noStall := tier.Clone()
+	noStall.DRAMStreamStall = 0
+	r0 := New(noStall, rows, Options{}).Node(rowsNode)
+	dramS := w / 30e9
+	if added, want := r.DeviceS-r0.DeviceS, 1.2*math.Min(r0.ComputeS, dramS); math.Abs(added-want) > 1e-9*r.DeviceS+1e-12 {
+		t.Errorf("16 rows past the L3: the stall adds %g s, want 1.2 x min(compute %g, DRAM %g) = %g s", added, r0.ComputeS, dramS, want)
+	}
+	mid, midNode := gemm(1, 1024, 4) // 16.8 MB: past the L2, inside the L3
+	if a, b := New(cpu, mid, Options{}).Node(midNode).DeviceS, New(tier, mid, Options{}).Node(midNode).DeviceS; a != b {
+		t.Errorf("weights inside the L3: %g s with the tier, %g s without: want the same", b, a)
+	}
+	noL3 := tier.Clone()
+	noL3.L3MB = 0
+	if a, b := base.DeviceS, New(noL3, big, Options{}).Node(bigNode).DeviceS; a != b {
+		t.Errorf("no l3_mb: %g s, %g s without the tier: want the same", b, a)
+	}
+	bad := tier.Clone()
+	bad.DRAMStreamStall = 4
+	if err := bad.Validate(); err == nil {
+		t.Error("Validate accepted dram_stream_stall 4")
+	}
+}
