@@ -441,16 +441,24 @@ func fitDirectOp(h *hw.Hardware, op string, anchor, start hw.ClassEfficiency, os
 	if !stepped {
 		xa = xa[:3]
 	}
+	// one estimator per run model, fresh at each evaluation (t changed):
+	// reset rather than allocated anew
+	cms := map[*ir.Model]*cost.Model{}
+	fresh := map[*ir.Model]bool{}
 	resid := func(x, r []float64) []float64 {
 		r = r[:0]
 		t.Efficiency.Ops[op] = decodeEff(x, stepped)
-		cms := map[*ir.Model]*cost.Model{} // one per run: t changed
+		clear(fresh)
 		for _, o := range os {
 			cm := cms[o.model]
-			if cm == nil {
+			switch {
+			case cm == nil:
 				cm = cost.New(t, o.model, o.opt)
 				cms[o.model] = cm
+			case !fresh[o.model]:
+				cm.Reset(t, o.model, o.opt)
 			}
+			fresh[o.model] = true
 			p := cm.Time(o.cost).DeviceS * 1e6
 			r = append(r, math.Sqrt(o.weight)*(math.Log(math.Max(p, 0.01))-math.Log(math.Max(o.us, 0.01))))
 		}

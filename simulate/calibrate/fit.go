@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -508,7 +509,13 @@ func reliableRun(h *hw.Hardware, r Run) bool {
 // host overhead, then the nodes one after another (a CPU runtime's
 // sequential executor).
 func predictRun(h *hw.Hardware, r Run) float64 {
-	cm := cost.New(h, r.Model, r.Opt)
+	cm, _ := models.Get().(*cost.Model)
+	if cm == nil {
+		cm = cost.New(h, r.Model, r.Opt)
+	} else {
+		cm.Reset(h, r.Model, r.Opt)
+	}
+	defer models.Put(cm)
 	before, after := cm.RunS(r.Model.Graph)
 	t := (before + after) * 1e6
 	for _, n := range r.Model.Graph.Nodes {
@@ -517,6 +524,10 @@ func predictRun(h *hw.Hardware, r Run) float64 {
 	}
 	return t
 }
+
+// models keeps the estimators predictRun reuses (a fit calls it for every
+// run at every step).
+var models sync.Pool
 
 func runError(h *hw.Hardware, runs []Run) float64 {
 	var s float64

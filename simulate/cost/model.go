@@ -159,6 +159,22 @@ func New(h *hw.Hardware, m *ir.Model, opt Options) *Model {
 	return &Model{HW: h, IR: m, Opt: opt, seen: map[string]bool{}}
 }
 
+// Reset makes m what New(h, ir, opt) returns, keeping its allocations: for
+// a caller that estimates many small models in turn (a calibration fit
+// costs every suite model at every step; a Model is ~20 KB of contexts
+// that New would allocate and the collector scan each time).
+func (m *Model) Reset(h *hw.Hardware, ir *ir.Model, opt Options) {
+	if opt.Trip <= 0 {
+		opt.Trip = DefaultTrip
+	}
+	seen, notes := m.seen, m.notes[:0]
+	clear(seen)
+	if seen == nil {
+		seen = map[string]bool{}
+	}
+	*m = Model{HW: h, IR: ir, Opt: opt, seen: seen, notes: notes}
+}
+
 // Notes returns the distinct assumptions and fallbacks the estimates so far
 // rested on (peak fallbacks, assumed trip counts, generic costing), sorted.
 func (m *Model) Notes() []string {

@@ -224,3 +224,23 @@ func TestDRAMTier(t *testing.T) {
 		t.Error("Validate accepted dram_stream_stall 4")
 	}
 }
+
+// TestReset checks that a Model reset for another model and hardware
+// estimates it as a new one does: no working set, note or context left
+// from the model it costed before.
+func TestReset(t *testing.T) {
+	cpu := preset(t, "cpu-1t").Clone()
+	cpu.L2MB, cpu.CacheWorkingSet, cpu.CacheWorkingFraction = 1.048576, true, 0.75
+	big, bigNode := matmulStack(t, 16, 768, 4)    // past the cache
+	small, smallNode := matmulStack(t, 16, 64, 1) // in it
+	m := New(cpu, big, Options{})
+	m.Node(bigNode)
+	m.Reset(cpu, small, Options{})
+	got, want := m.Node(smallNode), New(cpu, small, Options{}).Node(smallNode)
+	if got.DeviceS != want.DeviceS || got.MemoryS != want.MemoryS {
+		t.Errorf("after Reset: %g s (memory %g s), a new Model: %g s (memory %g s)", got.DeviceS, got.MemoryS, want.DeviceS, want.MemoryS)
+	}
+	if n := m.Notes(); strings.Contains(strings.Join(n, "\n"), "exceed") {
+		t.Errorf("a note of the model before the reset survived: %q", n)
+	}
+}
