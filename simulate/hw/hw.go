@@ -206,10 +206,9 @@ type Hardware struct {
 	// sets it from the host. 0: no tier past memory_bandwidth_gbs.
 	L3MB float64 `json:"l3_mb,omitempty"`
 	// DRAMBandwidthGBs is, on a CPU with l3_mb, the speed at which one
-	// kernel streams weights that the L3 does not keep (the model's float
-	// weights past cache_working_fraction x l3_mb start to, past l3_mb
-	// all do, as the L2 working set rises), GB/s: memory_bandwidth_gbs is
-	// then the L3's. A GEMM of 8 rows or more does not overlap this
+	// kernel streams weights that the L3 does not keep (of the model's
+	// float weights, past half of l3_mb a share rising linearly to all
+	// at l3_mb), GB/s: memory_bandwidth_gbs is then the L3's. A GEMM of 8 rows or more does not overlap this
 	// streaming with its arithmetic (dram_stream_stall: MLAS packs the
 	// weight panels before it multiplies), one of fewer rows streams at
 	// the roofline. Measured on ORT 1.30, one thread, AMD EPYC VM (L3 32
