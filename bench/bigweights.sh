@@ -43,7 +43,7 @@ k=$work/onnxkit m=$work/models/big
 	done
 	echo ']}'
 } >"$work/spec.json"
-echo "machine reference: $(go run ./bench/machineref)" >&2
+go run ./bench/machineref >&2
 bench/ort/latency.sh "$work/lat" --passes 12 --max-seconds 3 --pass-min-runs 5 --ci-pct 3 --ci-passes 2 --ci-seconds 30 --spec "$work/spec.json" >&2
 [ $# -gt 0 ] || set -- cpu-1t
 for h in "$@"; do

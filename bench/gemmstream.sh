@@ -16,7 +16,7 @@ shift
 mkdir -p "$work"
 go build -o "$work/wolong" .
 go run ./bench/gemmstream "$work/models"
-echo "machine reference: $(go run ./bench/machineref)" >&2
+go run ./bench/machineref >&2
 bench/ort/latency.sh "$work/lat" --passes 12 --max-seconds 3 --pass-min-runs 5 --ci-pct 3 --ci-passes 2 --ci-seconds 30 --spec "$work/models/spec.json" >&2
 [ $# -gt 0 ] || set -- cpu-1t
 for h in "$@"; do
