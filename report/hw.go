@@ -108,7 +108,7 @@ func WriteHardware(w io.Writer, h *hw.Hardware) error {
 		rows = append(rows, []string{"weight streaming", fmt.Sprintf("%.0f%% of the shorter of a kernel's arithmetic and its streaming of weights past the cache does not overlap (weight_stream_stall)", 100*s)})
 	}
 	if d := h.DRAMBandwidthGBs; d > 0 && h.L3MB > 0 {
-		rows = append(rows, []string{"weights past the L3", fmt.Sprintf("the model's weights past %g MB of L3 (as the working set above) stream from DRAM at %g GB/s; a GEMM of 8 rows or more adds %.2g x that streaming (or its arithmetic, if shorter) to its time (l3_mb, dram_bandwidth_gbs, dram_stream_stall)", h.L3MB, d, h.DRAMStreamStall)})
+		rows = append(rows, []string{"weights past the L3", fmt.Sprintf("once the model's weights pass half of the %.3g MB L3, a share of them rising to all at %.3g MB streams from DRAM at %.4g GB/s; a GEMM of 8 rows or more adds %.2g x that streaming (or its arithmetic, if shorter) to its time (l3_mb, dram_bandwidth_gbs, dram_stream_stall)", h.L3MB, h.L3MB, d, h.DRAMStreamStall)})
 	}
 	if r := h.GEMMHalfRows; r > 0 {
 		rows = append(rows, []string{"GEMM rows", fmt.Sprintf("a float GEMM of M rows per call computes at M / (M + %g) of its class's speed (gemm_half_rows)", r)})
