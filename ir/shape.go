@@ -2,8 +2,6 @@ package ir
 
 // This file implements shapes and value types.
 
-import "math/bits"
-
 // Shape is a tensor shape. The zero Shape has unknown rank; a scalar is a
 // Shape with Known set and no Dims.
 type Shape struct {
@@ -74,25 +72,16 @@ func (s Shape) IsFull() bool {
 
 // NumElements returns the element count when the shape is static, and
 // ok=false otherwise or on overflow.
-//
-// One walk of the dims, the product checked by a full multiply (n x d >
-// maxDimValue, the same test as n > maxDimValue / d without a division a
-// dim): the cost model asks it of every value of every node in every
-// prediction.
 func (s Shape) NumElements() (n int64, ok bool) {
-	if !s.Known {
+	if !s.IsStatic() {
 		return 0, false
 	}
 	n = 1
 	for _, d := range s.Dims {
-		if d.Sym != "" || d.Val < 0 {
-			return 0, false // not concrete (IsConcrete)
-		}
-		hi, lo := bits.Mul64(uint64(n), uint64(d.Val))
-		if hi != 0 || lo > uint64(maxDimValue) {
+		if d.Val != 0 && n > maxDimValue/d.Val {
 			return 0, false
 		}
-		n = int64(lo)
+		n *= d.Val
 	}
 	return n, true
 }
