@@ -146,5 +146,5 @@ func explainRun(env *Env, opts *ExplainOptions) error {
 	if opts.Format == report.JSON {
 		return report.WriteJSON(env.Out, e)
 	}
-	return e.WriteText(env.Out)
+	return env.buffered(func() error { return e.WriteText(env.Out) })
 }

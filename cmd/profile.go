@@ -398,8 +398,10 @@ func writeProfile(env *Env, opts *ProfileOptions, p *report.Profile) error {
 	case report.CSV:
 		return p.WriteCSV(env.Out, opts.By)
 	}
-	if err := p.WriteText(env.Out, opts.By, opts.Top); err != nil {
-		return err
-	}
-	return p.WriteWhatIf(env.Out)
+	return env.buffered(func() error {
+		if err := p.WriteText(env.Out, opts.By, opts.Top); err != nil {
+			return err
+		}
+		return p.WriteWhatIf(env.Out)
+	})
 }

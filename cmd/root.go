@@ -52,6 +52,21 @@ type Env struct {
 	process    *process // the environment's runtime switches (process.go)
 }
 
+// buffered runs write with env.Out buffered (report.Buffered) and
+// flushes it after: for the reports of a line per node or kernel
+// (explain's rewrites, profile's table).
+func (env *Env) buffered(write func() error) error {
+	out := env.Out
+	bw, flush := report.Buffered(out)
+	env.Out = bw
+	err := write()
+	env.Out = out
+	if ferr := flush(); err == nil {
+		err = ferr
+	}
+	return err
+}
+
 // outputWidth is the width tables are fitted to: $COLUMNS when set to a
 // number, else the terminal's width when stdout is one, else 0 (no
 // fitting: a pipe or file gets whole lines).

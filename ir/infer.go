@@ -282,10 +282,16 @@ func (st *inferState) inferGraph(g *Graph, inTypes []Type) {
 			v.Known = knownFromConst(v.Const, st.opt.MaxKnown)
 		}
 	}
-	order, err := Topo(g)
-	if err != nil {
-		st.res.Diagnostics = append(st.res.Diagnostics, Diagnostic{Severity: Error, Code: CodeCycle, Msg: err.Error()})
-		order = g.Nodes
+	// a graph in order (an imported one is sorted, and so is every body
+	// of a control-flow model's thousands) is its own topological order:
+	// Topo is stable (SortNodes relies on the same)
+	order := g.Nodes
+	if !inOrder(g) {
+		var err error
+		if order, err = Topo(g); err != nil {
+			st.res.Diagnostics = append(st.res.Diagnostics, Diagnostic{Severity: Error, Code: CodeCycle, Msg: err.Error()})
+			order = g.Nodes
+		}
 	}
 	for _, n := range order {
 		st.inferNode(n)

@@ -3,7 +3,6 @@ package ir
 // This file implements topological ordering with cycle detection.
 
 import (
-	"container/heap"
 	"fmt"
 	"strings"
 )
@@ -71,17 +70,52 @@ func Deps(g *Graph, n *Node) []*Node {
 // depsScan is the most dependencies Deps dedups by scanning its list.
 const depsScan = 16
 
-type posHeap []int
+// posHeap is a min-heap of positions in g.Nodes. Typed, not through
+// container/heap: that boxes every int pushed and popped in an interface
+// (two allocations a node past 255) and calls Less and Swap indirectly.
+// The positions are distinct, so any min-heap pops them in one order.
+type posHeap []int32
 
-func (h posHeap) Len() int           { return len(h) }
-func (h posHeap) Less(i, j int) bool { return h[i] < h[j] }
-func (h posHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *posHeap) Push(x any)        { *h = append(*h, x.(int)) }
-func (h *posHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+func (h *posHeap) push(x int32) {
+	*h = append(*h, x)
+	a := *h
+	i := len(a) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if a[p] <= x {
+			break
+		}
+		a[i] = a[p]
+		i = p
+	}
+	a[i] = x
+}
+
+func (h *posHeap) pop() int32 {
+	a := *h
+	top, x := a[0], a[len(a)-1]
+	a = a[:len(a)-1]
+	*h = a
+	if len(a) == 0 {
+		return top
+	}
+	i := 0
+	for {
+		c := 2*i + 1
+		if c >= len(a) {
+			break
+		}
+		if c+1 < len(a) && a[c+1] < a[c] {
+			c++
+		}
+		if x <= a[c] {
+			break
+		}
+		a[i] = a[c]
+		i = c
+	}
+	a[i] = x
+	return top
 }
 
 // Topo returns g's nodes in a topological order. The order is stable:
@@ -103,15 +137,17 @@ func Topo(g *Graph) ([]*Node, error) {
 		return int(pos[n.ID]) - 1
 	}
 	indeg := make([]int32, len(g.Nodes))
-	// users in CSR form: first count, then fill.
+	// users in CSR form: first count, then fill; the deps of node i are
+	// flat[start[i]:start[i+1]] (one array, not a slice a node)
 	count := make([]int32, len(g.Nodes)+1)
-	deps := make([][]int32, len(g.Nodes))
+	start := make([]int32, len(g.Nodes)+1)
+	flat := make([]int32, 0, len(g.Nodes)+len(g.Nodes)/2)
 	mark := make([]int32, len(g.Nodes)) // mark[j] == i+1: j is a dep of i already
 	for i, n := range g.Nodes {
-		ds := nodeDeps(g, n, at, mark, int32(i+1))
-		deps[i] = ds
-		indeg[i] = int32(len(ds))
-		for _, j := range ds {
+		flat = nodeDeps(g, n, at, mark, int32(i+1), flat)
+		start[i+1] = int32(len(flat))
+		indeg[i] = start[i+1] - start[i]
+		for _, j := range flat[start[i]:] {
 			count[j+1]++
 		}
 	}
@@ -120,27 +156,26 @@ func Topo(g *Graph) ([]*Node, error) {
 	}
 	users := make([]int32, count[len(count)-1])
 	fill := append([]int32(nil), count[:len(count)-1]...)
-	for i, ds := range deps {
-		for _, j := range ds {
+	for i := range g.Nodes {
+		for _, j := range flat[start[i]:start[i+1]] {
 			users[fill[j]] = int32(i)
 			fill[j]++
 		}
 	}
-	h := &posHeap{}
+	var h posHeap
 	for i, d := range indeg {
 		if d == 0 {
-			*h = append(*h, i)
+			h = append(h, int32(i)) // ascending: already a heap
 		}
 	}
-	heap.Init(h)
 	order := make([]*Node, 0, len(g.Nodes))
-	for h.Len() > 0 {
-		i := heap.Pop(h).(int)
+	for len(h) > 0 {
+		i := h.pop()
 		order = append(order, g.Nodes[i])
 		for _, u := range users[count[i]:count[i+1]] {
 			indeg[u]--
 			if indeg[u] == 0 {
-				heap.Push(h, int(u))
+				h.push(u)
 			}
 		}
 	}
@@ -156,11 +191,10 @@ func Topo(g *Graph) ([]*Node, error) {
 	return order, nil
 }
 
-// nodeDeps returns the positions of the distinct producers n depends on,
-// marking each in mark with stamp (a value no other node's call uses), so
-// a node of thousands of inputs is linear too.
-func nodeDeps(g *Graph, n *Node, at func(*Node) int, mark []int32, stamp int32) []int32 {
-	var ds []int32
+// nodeDeps appends to ds the positions of the distinct producers n
+// depends on, marking each in mark with stamp (a value no other node's
+// call uses), so a node of thousands of inputs is linear too.
+func nodeDeps(g *Graph, n *Node, at func(*Node) int, mark []int32, stamp int32, ds []int32) []int32 {
 	add := func(v *Value) {
 		if v == nil || v.Producer == nil {
 			return

@@ -6,6 +6,8 @@ package optimize
 
 import (
 	"fmt"
+	"reflect"
+	"strconv"
 	"strings"
 
 	"github.com/wolong-dev/wolong/ir"
@@ -61,10 +63,17 @@ func concatConsts(name string, ts []*ir.Tensor, axis int) *ir.Tensor {
 type weightCache map[string]*ir.Value
 
 func (wc weightCache) concat(c *Context, parts []*ir.Value, axis int) *ir.Value {
+	// what fmt's "%d:" of axis and "%p," of each part write, without fmt
+	// (hbatch asks it for every group of heads, tbatch for every group of
+	// steps)
 	var key strings.Builder
-	fmt.Fprintf(&key, "%d:", axis)
+	var num [20]byte
+	key.Write(strconv.AppendInt(num[:0], int64(axis), 10))
+	key.WriteByte(':')
 	for _, p := range parts {
-		fmt.Fprintf(&key, "%p,", p)
+		key.WriteString("0x")
+		key.Write(strconv.AppendUint(num[:0], uint64(reflect.ValueOf(p).Pointer()), 16))
+		key.WriteByte(',')
 	}
 	if v := wc[key.String()]; v != nil {
 		return v

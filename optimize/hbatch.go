@@ -21,6 +21,7 @@ package optimize
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/wolong-dev/wolong/ir"
@@ -118,7 +119,8 @@ func horizontalCand(n *ir.Node) (hCand, bool) {
 		if len(wt.Dims) != 2 || len(n.Inputs) != 2 {
 			return hCand{}, false
 		}
-		return hCand{n: n, key: fmt.Sprintf("MatMul|%s|%d", dt, wt.Dims[0]), w: w, size: wt.Dims[1]}, true
+		// concatenated, not fmt.Sprintf: one key per MatMul of the model
+		return hCand{n: n, key: "MatMul|" + dt.String() + "|" + strconv.FormatInt(wt.Dims[0], 10), w: w, size: wt.Dims[1]}, true
 	case ir.OpGemm:
 		if n.AttrInt("transA", 0) != 0 || len(wt.Dims) != 2 {
 			return hCand{}, false
@@ -205,5 +207,5 @@ func hRewrite(c *Context, wc weightCache, x *ir.Value, cs []hCand) (Rewrite, boo
 		before[i] = hc.n
 	}
 	return Rewrite{Before: names(before), After: []string{n.Name, sp.Name}, Sep: "||",
-		Remark: fmt.Sprintf("%d %s ops sharing %s -> one %d-wide op + Split", len(cs), first.Op, x.Name, total)}, true
+		Remark: strconv.Itoa(len(cs)) + " " + first.Op + " ops sharing " + x.Name + " -> one " + strconv.FormatInt(total, 10) + "-wide op + Split"}, true
 }

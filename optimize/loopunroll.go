@@ -5,6 +5,7 @@ package optimize
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/wolong-dev/wolong/ir"
 )
@@ -174,11 +175,13 @@ func copyBody(c *Context, g *ir.Graph, body *ir.Graph, env map[*ir.Value]*ir.Val
 		for i, v := range m.Inputs {
 			ins[i] = val(v)
 		}
-		name := c.newName(fmt.Sprintf("%s_iter%d", ir.NodeLabel(m), t))
+		// names concatenated, not fmt.Sprintf: a name per copied node
+		// and per output (a model of many small loops copies ~10^5)
+		name := c.newName(ir.NodeLabel(m) + "_iter" + strconv.Itoa(t))
 		outs := make([]string, len(m.Outputs))
 		for i, o := range m.Outputs {
 			if o != nil {
-				outs[i] = fmt.Sprintf("%s_out%d", name, i)
+				outs[i] = name + "_out" + strconv.Itoa(i)
 			}
 		}
 		cp := g.AddNode(m.Op, m.Domain, name, ins, outs, m.Attrs...)

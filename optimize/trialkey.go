@@ -112,7 +112,7 @@ func verifyNodeKey(c *Context, n *ir.Node, key string, ok bool) {
 // trialKey returns m's trial key (see the file comment) and false when m
 // is not memoized. probes (may be nil) caches tensors' probe hashes.
 func trialKey(m *ir.Model, probes map[*ir.Tensor]probe) (string, bool) {
-	k := &keyer{ids: map[*ir.Value]int{}, idx: newTensorIndex(probes), class: map[*ir.Tensor]int{}, ok: true}
+	k := &keyer{ids: map[*ir.Value]int{}, probes: probes, ok: true}
 	k.graph(m.Graph)
 	return string(k.b), k.ok
 }
@@ -146,7 +146,7 @@ func nodeTrialKey(n *ir.Node, probes map[*ir.Tensor]probe) (string, bool) {
 	for _, x := range n.CapturedValues() {
 		outer(x)
 	}
-	k := &keyer{ids: map[*ir.Value]int{}, idx: newTensorIndex(probes), class: map[*ir.Tensor]int{}, ok: true,
+	k := &keyer{ids: map[*ir.Value]int{}, probes: probes, ok: true,
 		within: n, outerUses: outerUses(n, inits)}
 	k.int(int64(len(ins)))
 	for _, v := range ins {
@@ -203,11 +203,16 @@ func outerUses(n *ir.Node, vs []*ir.Value) map[*ir.Value][]ir.Use {
 
 // keyer appends a trial key.
 type keyer struct {
-	b     []byte
-	ids   map[*ir.Value]int  // values by the order defined
-	idx   *tensorIndex       // constants with equal data
-	class map[*ir.Tensor]int // canonical constants' classes, in order met
-	ok    bool               // false: not memoized
+	b   []byte
+	ids map[*ir.Value]int // values by the order defined
+	// idx (constants with equal data) and class (canonical constants'
+	// classes, in order met) are made at the first constant whose data
+	// the key leaves out (dataFree): most keys have none, and a loop's
+	// key is computed for every loop of a model (nodeTrialKey)
+	idx    *tensorIndex
+	class  map[*ir.Tensor]int
+	probes map[*ir.Tensor]probe // idx's probe cache (may be nil)
+	ok     bool                 // false: not memoized
 	// within, when set, is the node keyed in place (nodeTrialKey), and
 	// outerUses the uses of its outer constants by it and its nested
 	// nodes.
@@ -394,6 +399,9 @@ func (k *keyer) tensor(t *ir.Tensor, uses []ir.Use) {
 		k.int(d)
 	}
 	if dataFree(t, uses) {
+		if k.idx == nil {
+			k.idx, k.class = newTensorIndex(k.probes), map[*ir.Tensor]int{}
+		}
 		c := k.idx.canonical(t)
 		id, ok := k.class[c]
 		if !ok {

@@ -11,6 +11,7 @@ package report
 // IR text, diffs) is written to Unfit(w), never wrapped.
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"io"
@@ -74,6 +75,29 @@ func Flush(w io.Writer) error {
 		return f.Flush()
 	}
 	return nil
+}
+
+// Buffered returns w with its writes to the underlying writer held in a
+// buffer until flush: a report written a line at a time to stdout is a
+// write call a line (explain of a 100k-node model: 90k calls and ~0.1-0.2
+// s of a run's wall, profile's text 10k). A writer from FitTo keeps
+// fitting: the buffer goes under it (Unfit still reaches past the
+// fitting), and flush gives it back its writer. Nothing is written
+// through w's own writer between Buffered and flush but through the
+// writer returned.
+func Buffered(w io.Writer) (io.Writer, func() error) {
+	if f, ok := w.(*fitWriter); ok {
+		inner := f.w
+		bw := bufio.NewWriterSize(inner, 64<<10)
+		f.w = bw
+		return f, func() error {
+			err := bw.Flush()
+			f.w = inner
+			return err
+		}
+	}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	return bw, bw.Flush
 }
 
 // Unfit returns the writer under FitTo's (and report's own wrappers): for

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"io"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -96,5 +97,36 @@ func TestFitWriterWrapsLines(t *testing.T) {
 		"no newline at the end"
 	if b.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+}
+
+// TestBufferedKeepsFitting: the text written through Buffered, fitted or
+// not, is what the writer itself gets, and none of it before flush.
+func TestBufferedKeepsFitting(t *testing.T) {
+	long := "word " + strings.Repeat("x", 10) + " and some more words to wrap"
+	write := func(w io.Writer) {
+		io.WriteString(w, "  - "+long+"\n")
+		WriteJSON(w, map[string]string{"k": long})
+		io.WriteString(Unfit(w), long+"\n")
+		io.WriteString(w, "no newline")
+	}
+	for _, width := range []int{0, 30} {
+		var direct, buffered bytes.Buffer
+		w := FitTo(&direct, width)
+		write(w)
+		Flush(w)
+		w = FitTo(&buffered, width)
+		bw, flush := Buffered(w)
+		write(bw)
+		if width == 0 && buffered.Len() > 0 {
+			t.Errorf("width %d: %d bytes written before flush", width, buffered.Len())
+		}
+		if err := flush(); err != nil {
+			t.Fatal(err)
+		}
+		Flush(w)
+		if buffered.String() != direct.String() {
+			t.Errorf("width %d: got\n%s\nwant\n%s", width, buffered.String(), direct.String())
+		}
 	}
 }

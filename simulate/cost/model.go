@@ -419,7 +419,7 @@ const foldedNote = "nodes whose outputs are known before running (constants, sha
 // folded reports whether every output of n is known before running: a
 // constant or shape-arithmetic value that a runtime folds away.
 func folded(n *ir.Node) bool {
-	if len(n.Outputs) == 0 || len(n.Subgraphs()) > 0 {
+	if len(n.Outputs) == 0 || n.HasSubgraphs() {
 		return false
 	}
 	known := true
