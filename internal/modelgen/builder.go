@@ -12,6 +12,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/fnv"
+	"io"
 	"math"
 	"math/rand/v2"
 
@@ -78,6 +79,50 @@ func (b *Builder) rng(name string) *rand.Rand {
 // where scale = 1/sqrt(fan-in) (fan-in: product of all dims but the first).
 func (b *Builder) Weight(name string, dims ...int64) *ir.Value {
 	return b.G.AddInitializer(&ir.Tensor{Name: name, DType: ir.Float32, Dims: dims, Raw: b.weightBytes(name, dims, math.MaxInt64)})
+}
+
+// TiledWeight adds a float32 initializer like Weight whose values repeat
+// every tileElems elements (the first tileElems of Weight's stream for
+// name and dims, over and over): for weights of 100 MB and more whose
+// values no measurement depends on (a GEMM's time). The bytes are made on
+// demand (ir.Source), as the exporter streams them: building the suite
+// holds 256 KiB for such a weight, not the weight (the suite is built by
+// several tests, some under the race detector).
+func (b *Builder) TiledWeight(name string, dims ...int64) *ir.Value {
+	n := int64(1)
+	for _, d := range dims {
+		n *= d
+	}
+	src := tiledSource{tile: b.weightBytes(name, dims, tileElems), size: 4 * n}
+	return b.G.AddInitializer(&ir.Tensor{Name: name, DType: ir.Float32, Dims: dims, Src: src})
+}
+
+// tileElems is the period of TiledWeight's values (256 KiB of float32).
+const tileElems = 1 << 16
+
+// tiledSource is size bytes of tile repeated (ir.Source).
+type tiledSource struct {
+	tile []byte
+	size int64
+}
+
+func (t tiledSource) Size() int64 { return t.size }
+
+func (t tiledSource) ReadAt(p []byte, off int64) (int, error) {
+	if off < 0 {
+		return 0, fmt.Errorf("tiled weight: negative offset %d", off)
+	}
+	if off >= t.size {
+		return 0, io.EOF
+	}
+	n := int(min(int64(len(p)), t.size-off))
+	for i := 0; i < n; {
+		i += copy(p[i:n], t.tile[(off+int64(i))%int64(len(t.tile)):])
+	}
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
 }
 
 // weightBytes packs the first min(elements, limit) values of Weight's

@@ -204,10 +204,11 @@ func laterSuite(add func(group, name string, two bool, m *ir.Model)) {
 	// layers at batch 1 run. The chains the two parameters rest on sit
 	// where the harness's every-4th hold-out does not take them
 	// (TestDRAMChainsFitted); the 101 MB 16-row one is held back.
-	add("gemm", "dram_1x2512x2512", false, matmulChain(1, 2512, 2512))
-	add("gemm", "dram_16x2512x2512", false, matmulChain(16, 2512, 2512))
-	add("gemm", "dram_1x2896x2896", false, matmulChain(1, 2896, 2896))
-	add("gemm", "dram_16x2896x2896", false, matmulChain(16, 2896, 2896))
+	// (Their weights repeat every 256 KiB: TiledWeight.)
+	add("gemm", "dram_1x2512x2512", false, tiledChain(1, 2512))
+	add("gemm", "dram_16x2512x2512", false, tiledChain(16, 2512))
+	add("gemm", "dram_1x2896x2896", false, tiledChain(1, 2896))
+	add("gemm", "dram_16x2896x2896", false, tiledChain(16, 2896))
 }
 
 // fixBatch gives every graph input's symbolic dim name the value v.
@@ -236,6 +237,16 @@ func matmulChain(m, k, n int64) *ir.Model {
 		} else {
 			h = b.Op("MatMul", []*ir.Value{h, b.Weight(fmt.Sprintf("w%d", i), n, k)})
 		}
+	}
+	return b.outputY(h)
+}
+
+// tiledChain is matmulChain(m, k, k) with TiledWeight's weights.
+func tiledChain(m, k int64) *ir.Model {
+	b := New(fmt.Sprintf("matmul_%dx%dx%d", m, k, k), suiteOpset)
+	h := b.Input("x", ir.Float32, int(m), int(k))
+	for i := 0; i < repeat; i++ {
+		h = b.Op("MatMul", []*ir.Value{h, b.TiledWeight(fmt.Sprintf("w%d", i), k, k)})
 	}
 	return b.outputY(h)
 }
