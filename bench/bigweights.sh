@@ -43,11 +43,5 @@ k=$work/onnxkit m=$work/models/big
 	done
 	echo ']}'
 } >"$work/spec.json"
-go run ./bench/machineref >&2
-bench/ort/latency.sh "$work/lat" --passes 12 --max-seconds 3 --pass-min-runs 5 --ci-pct 3 --ci-passes 2 --ci-seconds 30 --spec "$work/spec.json" >&2
-[ $# -gt 0 ] || set -- cpu-1t
-for h in "$@"; do
-	echo "== --hw $h"
-	"$work/wolong" validate --hw "$h" --ort-latency "$work/lat" --models "$work/models" --format json |
-		jq -r '"MAPE \(.mape_pct*10|round/10)%, worst \(.max_ratio*100|round/100)x", (.models[] | "\(.model|split("/")|last) | \(.measured_ms*1000|round/1000) ms measured | \(.predicted_ms*1000|round/1000) ms predicted | \(if .error_pct > 0 then "+" else "" end)\(.error_pct*10|round/10)%")'
-done
+spec=$work/spec.json
+. bench/measure_predict.sh
