@@ -227,29 +227,25 @@ func fixBatch(m *ir.Model, name string, v int64) *ir.Model {
 	return m
 }
 
-func matmulChain(m, k, n int64) *ir.Model {
+func matmulChain(m, k, n int64) *ir.Model { return matmulChainOf(m, k, n, (*Builder).Weight) }
+
+// matmulChainOf is matmulChain with the weights weight makes.
+func matmulChainOf(m, k, n int64, weight func(*Builder, string, ...int64) *ir.Value) *ir.Model {
 	b := New(fmt.Sprintf("matmul_%dx%dx%d", m, k, n), suiteOpset)
 	h := b.Input("x", ir.Float32, int(m), int(k))
 	// alternate K x N and N x K weights so the chain keeps its shape
 	for i := 0; i < repeat; i++ {
 		if i%2 == 0 {
-			h = b.Op("MatMul", []*ir.Value{h, b.Weight(fmt.Sprintf("w%d", i), k, n)})
+			h = b.Op("MatMul", []*ir.Value{h, weight(b, fmt.Sprintf("w%d", i), k, n)})
 		} else {
-			h = b.Op("MatMul", []*ir.Value{h, b.Weight(fmt.Sprintf("w%d", i), n, k)})
+			h = b.Op("MatMul", []*ir.Value{h, weight(b, fmt.Sprintf("w%d", i), n, k)})
 		}
 	}
 	return b.outputY(h)
 }
 
 // tiledChain is matmulChain(m, k, k) with TiledWeight's weights.
-func tiledChain(m, k int64) *ir.Model {
-	b := New(fmt.Sprintf("matmul_%dx%dx%d", m, k, k), suiteOpset)
-	h := b.Input("x", ir.Float32, int(m), int(k))
-	for i := 0; i < repeat; i++ {
-		h = b.Op("MatMul", []*ir.Value{h, b.TiledWeight(fmt.Sprintf("w%d", i), k, k)})
-	}
-	return b.outputY(h)
-}
+func tiledChain(m, k int64) *ir.Model { return matmulChainOf(m, k, k, (*Builder).TiledWeight) }
 
 func gemmChain(m, k, n int64) *ir.Model {
 	b := New(fmt.Sprintf("gemm_%dx%dx%d", m, k, n), suiteOpset)
