@@ -7,8 +7,9 @@
 # only: ONNXRUNTIME_NODE_INSTALL=skip) into bench/ort/node_modules unless it
 # is there. It does not check for node; callers say what is missing.
 #
-# ort_run NAME SCRIPT OUTDIR [ARGS...] checks that node is there (else
-# says so as NAME and exits 2), runs ort_install, and replaces the shell
+# ort_run NAME SCRIPT OUTDIR [ARGS...] prints the calling script's header
+# for -h/--help in OUTDIR's place and exits 2 for any other flag there;
+# it checks that node is there (else says so as NAME and exits 2), runs ort_install, and replaces the shell
 # with node SCRIPT OUTDIR ARGS run in bench/ort (a relative OUTDIR is taken
 # from the caller's folder).
 #
@@ -32,6 +33,12 @@ ort_install() {
 ort_run() {
 	local name=$1 script=$2 out=$3
 	shift 3
+	# A flag in OUTDIR's place is help or a usage error, never a folder
+	# (a run once wrote its records into ./--help).
+	case "$out" in
+	-h | --help) sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;;
+	-*) echo "$name: the output folder comes first, got the flag $out (see $name --help)" >&2; exit 2 ;;
+	esac
 	command -v node >/dev/null || { echo "$name: node is not installed (ONNX Runtime runs under node)" >&2; exit 2; }
 	ort_install
 	case "$out" in /*) ;; *) out="$PWD/$out" ;; esac

@@ -499,6 +499,8 @@ function report(j) {
   console.log(`${j.entry.model}: ${(median(j.times) / 1000).toFixed(4)} ms median over ${j.times.length} runs (p10 ${(quantile(j.times, 0.1) / 1000).toFixed(4)}, p90 ${(quantile(j.times, 0.9) / 1000).toFixed(4)})${p}`);
 }
 
+const usage = 'usage: node measure.mjs OUTDIR [--runs N] [--warmup W] [--max-seconds S] [--threads T] [--level L] [--profiled] [--warmup-ms MS] [--interleave | --passes P [--retry-over PCT | --ci-pct PCT]] [--spec SPEC.json] [--cache-probe L2KB|auto] [MODEL.onnx ...]';
+
 async function main() {
   const argv = process.argv.slice(2);
   const opt = { runs: 300, warmup: 20, warmupMs: 200, maxSeconds: 5, threads: 1, level: 'disabled', profiled: false, interleave: false, passes: 1 };
@@ -522,11 +524,15 @@ async function main() {
     else if (a === '--pass-min-runs') opt.passMinRuns = Number(argv[++i]);
     else if (a === '--spec') spec = argv[++i];
     else if (a === '--cache-probe') { const v = argv[++i]; opt.cacheProbeKB = v === 'auto' ? l2KB() : Number(v); }
+    else if (a === '-h' || a === '--help') { console.log(usage); process.exit(0); }
+    // An unknown flag is a usage error, never an output folder or a model:
+    // a folder named "--help" once collected a run's records.
+    else if (a.startsWith('-')) { console.error(`measure.mjs: unknown flag ${a}\n${usage}`); process.exit(2); }
     else if (outDir === null) outDir = a;
     else models.push(a);
   }
   if (!outDir) {
-    console.error('usage: node measure.mjs OUTDIR [--runs N] [--warmup W] [--max-seconds S] [--threads T] [--level L] [--profiled] [--warmup-ms MS] [--interleave | --passes P [--retry-over PCT | --ci-pct PCT]] [--spec SPEC.json] [--cache-probe L2KB|auto] [MODEL.onnx ...]');
+    console.error(usage);
     process.exit(2);
   }
   fs.mkdirSync(outDir, { recursive: true });
