@@ -108,6 +108,22 @@ func inferLoop(c *InferContext) error {
 	for i := range carried {
 		carried[i] = c.InType(2 + i).Clone()
 	}
+	// A carried value the body passes through unchanged keeps its initial
+	// value every iteration: the body sees the initial value's Known (a
+	// trip count handed to an inner Loop this way stays static), and so
+	// does the Loop's output. Any other carried value is unknown inside.
+	invariant := make([]bool, nCarried)
+	for i := range carried {
+		bin := body.Inputs[2+i]
+		if bin == nil {
+			continue
+		}
+		invariant[i] = passesThrough(body.Outputs[1+i], bin)
+		bin.Known = nil
+		if x := c.Input(2 + i); invariant[i] && x != nil {
+			bin.Known = x.Known
+		}
+	}
 	var out []Type
 	for pass := 0; pass < loopPasses(body); pass++ {
 		in := []Type{TensorType(Int64, ShapeOf()), TensorType(Bool, ShapeOf())}
@@ -127,6 +143,9 @@ func inferLoop(c *InferContext) error {
 	}
 	for i := range carried {
 		c.SetOutput(i, carried[i])
+		if x := c.Input(2 + i); invariant[i] && x != nil && x.Known != nil {
+			c.SetKnown(i, append([]Dim{}, x.Known...))
+		}
 	}
 	trip := Unknown()
 	if m, ok := smKnownDims(c, 0); ok && len(m) == 1 && (m[0].Sym != "" || m[0].Val >= 0) && loopRunsFull(c, body) {
@@ -145,6 +164,21 @@ func inferLoop(c *InferContext) error {
 		c.SetTensor(nCarried+k, t.DType, s)
 	}
 	return nil
+}
+
+// passesThrough reports whether out is in (through Identity nodes): a
+// body output that hands its input on unchanged.
+func passesThrough(out, in *Value) bool {
+	for i := 0; out != nil && i < maxSeqChain; i++ {
+		if out == in {
+			return true
+		}
+		if out.Producer == nil || out.Producer.Op != "Identity" || out.Producer.Domain != "" {
+			return false
+		}
+		out = out.Producer.Input(0)
+	}
+	return false
 }
 
 // loopRunsFull reports whether a Loop runs exactly its trip count: the
