@@ -97,6 +97,15 @@ type directParam struct {
 	zero  float64 // where a parameter at 0 (not set) starts and is anchored (0: probe)
 }
 
+// maxUsPerMB bounds the host costs per MB (returning outputs, binding
+// inputs, the first touch of node outputs): 500 us a MB is 2 GB/s, below
+// a page fault per 4 KiB page at 2 us or a one-core copy on any server of
+// the last decade; fits of the suite set 3-75 us/MB (AMD EPYC VM,
+// 2026-12-07). A fit whose runs barely pin one (the profile route on a
+// fold without large outputs) could otherwise leave it anywhere: 2,305
+// us/MB once, which made a model with a 0.5 MB output 7x too slow.
+const maxUsPerMB = 500
+
 // directHost are the host parameters FitDirect fits (and the cache and
 // memory bandwidths, whose ratio sets how much faster a tensor in cache
 // streams than one in memory for every op: fitted together, so the ratio
@@ -106,14 +115,15 @@ type directParam struct {
 // one-row GEMM chains of 0.6-0.95 of a 2 MiB L2 set it); dispatch per node
 // and launch are folded into the ops' fixed times and set to zero.
 var directHost = []directParam{
+	// the per-MB host costs stop at maxUsPerMB
 	{"run_overhead_us", func(h *hw.Hardware) *float64 { return &h.RunOverheadUs }, 0.5, 0, 0},
 	{"free_node_us", func(h *hw.Hardware) *float64 { return &h.FreeNodeUs }, 0.05, 0, 0},
-	{"output_us_per_mb", func(h *hw.Hardware) *float64 { return &h.OutputUsPerMB }, 1, 0, 0},
-	{"alloc_us_per_mb", func(h *hw.Hardware) *float64 { return &h.AllocUsPerMB }, 1, 0, 0},
+	{"output_us_per_mb", func(h *hw.Hardware) *float64 { return &h.OutputUsPerMB }, 1, maxUsPerMB, 0},
+	{"alloc_us_per_mb", func(h *hw.Hardware) *float64 { return &h.AllocUsPerMB }, 1, maxUsPerMB, 0},
 	{"subgraph_us", func(h *hw.Hardware) *float64 { return &h.SubgraphUs }, 0.05, 0, 0},
 	{"input_us", func(h *hw.Hardware) *float64 { return &h.InputUs }, 0.05, 0, 0},
 	{"output_us", func(h *hw.Hardware) *float64 { return &h.OutputUs }, 0.05, 0, 0},
-	{"input_us_per_mb", func(h *hw.Hardware) *float64 { return &h.InputUsPerMB }, 1, 0, 0},
+	{"input_us_per_mb", func(h *hw.Hardware) *float64 { return &h.InputUsPerMB }, 1, maxUsPerMB, 0},
 	{"shape_node_us", func(h *hw.Hardware) *float64 { return &h.ShapeNodeUs }, 0.05, 0, 0},
 	{"cache_bandwidth_gbs", func(h *hw.Hardware) *float64 { return &h.CacheBandwidthGBs }, 10, 0, 0},
 	{"memory_bandwidth_gbs", func(h *hw.Hardware) *float64 { return &h.MemoryBandwidthGBs }, 10, 0, 0},
