@@ -21,7 +21,7 @@ func TestHostOverheads(t *testing.T) {
 	m := model(t, g)
 	h := preset(t, "cpu-1t")
 	h.RunOverheadUs, h.DispatchUs, h.FreeNodeUs, h.AllocUsPerMB = 10, 5, 2, 100
-	h.AllocMinMB, h.InputUs, h.OutputUs, h.OutputUsPerMB = 0, 0, 0, 0
+	h.AllocMinMB, h.InputUs, h.OutputUs, h.OutputUsPerMB, h.InputUsPerMB = 0, 0, 0, 0, 0
 	r := run(t, m, h, Options{Streams: 1})
 	var dev float64
 	for _, tk := range r.Tasks {

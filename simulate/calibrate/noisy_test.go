@@ -12,23 +12,34 @@ import (
 	"github.com/wolong-dev/wolong/simulate/hw"
 )
 
-// noisyRuns are the suite's runs as truth predicts them, measured as on a
-// busy host: each median off by a normal error of 1.5% (a 95% interval of
-// +-3%, what calibrate --host measures every run to), and one run in ten
-// caught by a slow spell that outlasted its extra passes, 5-20% slower,
-// which its measurement flags (NoisePct 12).
-func noisyRuns(t *testing.T, truth *hw.Hardware, seed int64) []DirectRun {
+// noise is how a suite measurement errs: each median off by a normal
+// error of sigma, and one run in ten caught by a slow spell that outlasted
+// its extra passes, 5-20% slower, flagged (NoisePct 12) when flag is set.
+type noise struct {
+	sigma float64
+	flag  bool
+}
+
+// harnessNoise is what calibrate --host measures every run to: sigma
+// 1.5% (a 95% interval of +-3%), the slow spells flagged.
+var harnessNoise = noise{sigma: 0.015, flag: true}
+
+// noisyRuns are the suite's runs as truth predicts them, measured with
+// noise n.
+func noisyRuns(t *testing.T, truth *hw.Hardware, seed int64, n noise) []DirectRun {
 	t.Helper()
 	rng := rand.New(rand.NewSource(seed))
 	runs := directRuns(t, truth, 0, 1)
 	for i := range runs {
 		r := &runs[i]
+		r.NoisePct = 3
 		if rng.Intn(10) == 0 {
 			r.Us *= 1.05 + 0.15*rng.Float64()
-			r.NoisePct = 12
+			if n.flag {
+				r.NoisePct = 12
+			}
 		} else {
-			r.Us *= 1 + 0.015*rng.NormFloat64()
-			r.NoisePct = 3
+			r.Us *= 1 + n.sigma*rng.NormFloat64()
 		}
 	}
 	return runs
@@ -92,12 +103,12 @@ func sortedOps(h *hw.Hardware) []string {
 	return ops
 }
 
-func noisyDisagreement(t *testing.T, opt DirectOptions) (worst float64, label string) {
+func noisyDisagreement(t *testing.T, opt DirectOptions, n noise) (worst float64, label string) {
 	t.Helper()
 	base, truth := nearTruth(t)
 	var fits []*hw.Hardware
 	for _, seed := range []int64{11, 12} {
-		r, err := FitDirect(base, noisyRuns(t, truth, seed), opt)
+		r, err := FitDirect(base, noisyRuns(t, truth, seed, n), opt)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -122,23 +133,28 @@ func TestFitDirectNoisyAgree(t *testing.T) {
 	if testing.Short() {
 		t.Skip("two fits of the suite")
 	}
-	worst, label := noisyDisagreement(t, DirectOptions{})
+	worst, label := noisyDisagreement(t, DirectOptions{}, harnessNoise)
 	t.Logf("two noisy calibrations: largest difference %.2f%% (%s)", 100*worst, label)
 	if worst > 0.05 {
 		t.Errorf("the two fits differ by %.1f%% on %s, want <= 5%%", 100*worst, label)
 	}
 }
 
-// TestFitDirectNoisyAgreeCanFail: the same check fails a fit without the
-// regularisation (no pull toward the class or the preset): the agreement
-// above comes from it, not from easy data.
+// TestFitDirectNoisyAgreeCanFail: the same check fails two fits without
+// the regularisation (no pull toward the class or the preset) of runs
+// measured as one pass of a quiet user's "median of 100 runs" reads on
+// this VM class (sigma 6%, slow spells not flagged): the check can fail.
+// Without the regularisation alone, on the harness's measurement, the two
+// fits were 7.1% apart from the cpu-1t of 2026-12-04 (with it 4.0%) and
+// 2.8% from that of 2026-12-07 (with it 1.0%): the regularisation narrows
+// the gap, but from the later base the measurement alone holds it.
 func TestFitDirectNoisyAgreeCanFail(t *testing.T) {
 	if testing.Short() {
 		t.Skip("two fits of the suite")
 	}
-	worst, label := noisyDisagreement(t, DirectOptions{Prior: -1, HostPrior: -1})
-	t.Logf("without regularisation: largest difference %.2f%% (%s)", 100*worst, label)
+	worst, label := noisyDisagreement(t, DirectOptions{Prior: -1, HostPrior: -1}, noise{sigma: 0.06})
+	t.Logf("without regularisation, one pass's noise: largest difference %.2f%% (%s)", 100*worst, label)
 	if worst <= 0.05 {
-		t.Errorf("without regularisation the two fits agree within %.1f%%: the agreement check cannot fail", 100*worst)
+		t.Errorf("without regularisation on one pass's noise the two fits agree within %.1f%%: the agreement check cannot fail", 100*worst)
 	}
 }

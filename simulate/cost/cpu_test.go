@@ -113,7 +113,7 @@ func shapeChain(t *testing.T) (*ir.Model, []*ir.Node) {
 func TestNoFold(t *testing.T) {
 	m, nodes := shapeChain(t)
 	h := preset(t, "cpu-1t")
-	h.FreeNodeUs = 2
+	h.FreeNodeUs, h.ShapeNodeUs = 2, 0 // a Shape node costs free_node_us when shape_node_us is unset
 	folded := New(h, m, Options{})
 	for _, n := range nodes[:4] {
 		if e := folded.Node(n); e.Class != Free || e.HostS != 0 {

@@ -7,7 +7,17 @@ import (
 	"testing"
 
 	"github.com/wolong-dev/wolong/ir"
+	"github.com/wolong-dev/wolong/simulate/hw"
 )
+
+// plainCPU is cpu-1t without the terms these tests switch on one at a
+// time: no working set across kernels, no L3 and DRAM tier.
+func plainCPU(t *testing.T) *hw.Hardware {
+	cpu := preset(t, "cpu-1t").Clone()
+	cpu.CacheWorkingSet, cpu.CacheWorkingFraction = false, 0
+	cpu.L3MB, cpu.DRAMBandwidthGBs, cpu.DRAMStreamStall = 0, 0, 0
+	return cpu
+}
 
 // TestCacheWorkingSet: with hw cache_working_set, a one-row MatMul whose
 // own weights fit in the cache reads them from memory when the model's
@@ -16,7 +26,7 @@ import (
 // cache. The term is stated as an assumption when it applies.
 func TestCacheWorkingSet(t *testing.T) {
 	chain := func(layers int) (*ir.Model, *ir.Node) { return matmulStack(t, 1, 512, layers) }
-	cpu := preset(t, "cpu-1t").Clone()
+	cpu := plainCPU(t)
 	cpu.L2MB = 2.097152
 	if cpu.CacheBandwidthGBs <= cpu.MemoryBandwidthGBs {
 		t.Fatalf("cpu-1t: cache %g GB/s not faster than memory %g GB/s", cpu.CacheBandwidthGBs, cpu.MemoryBandwidthGBs)
@@ -181,7 +191,7 @@ func TestWeightStreamStall(t *testing.T) {
 // the tier are unchanged, and the assumption is stated.
 func TestDRAMTier(t *testing.T) {
 	gemm := func(rows, n int64, layers int) (*ir.Model, *ir.Node) { return matmulStack(t, rows, n, layers) }
-	cpu := preset(t, "cpu-1t").Clone()
+	cpu := plainCPU(t)
 	cpu.L2MB, cpu.CacheWorkingSet, cpu.CacheWorkingFraction = 1.048576, true, 0.75
 	tier := cpu.Clone()
 	tier.L3MB, tier.DRAMBandwidthGBs, tier.DRAMStreamStall = 33.554432, 30, 1.2
