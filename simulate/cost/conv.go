@@ -86,12 +86,21 @@ func convCost(x, w int) Func {
 		direct := quantized(c.Input(x)) && depthwise(wd, group)
 		if c.m.HW.ConvIm2col && !pointwise(c.Node, wd) && !direct {
 			// im2col: one row of C/group x prod(kernel) taps per output
-			// position, per group, written then read by the GEMM; the
-			// taps that fall on rows wholly in the padding are written as
-			// zeros without reading the input (MLAS's im2col stores a
-			// padded row as a block of zeros), counted as not moved
+			// position, per group, read from the input and written for
+			// the GEMM. The taps that fall on rows wholly in the padding
+			// are not staged: MLAS's im2col stores such a row with one
+			// memset, and the GEMM's FLOPs still count them. Measured
+			// (ORT 1.30, AMD EPYC VM, 2026-12-07, docs/calibration-
+			// protocol.md "Depthwise convs on short maps"): four 5x5
+			// depthwise layers of 200 channels on 2x96 maps (60% of the
+			// taps in padding rows) take 86 us a layer, on 24x96 maps
+			// 1,387 us: past ~48 us of per-group cost in each, 0.028x,
+			// as the taps outside the padding (0.035x), not all taps
+			// (0.083x). Staging the padding rows as writes predicted the
+			// short layers +54% against the tall ones' +28%; not staging
+			// them, +9% against +25%.
 			taps := n * spatial * group * prod(wd[1:])
-			c.stage(&cost, c.Input(x), taps*(1+c.rowsInInput(x, wd)))
+			c.stage(&cost, c.Input(x), 2*taps*c.rowsInInput(x, wd))
 			cost.Steps = int64(group) // one im2col + GEMM per group
 		}
 		if c.Node.Is(qlinearConv) {
