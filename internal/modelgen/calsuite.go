@@ -69,9 +69,12 @@ func CalibrationSuite() []SuiteModel {
 		add("conv", fmt.Sprintf("%dto%d_%dx%d_k%ds%d", c.cin, c.cout, c.h, c.w, c.k, c.stride), c.cin*c.cout*c.h*c.w >= 1<<20,
 			convChain(c.cin, c.cout, c.h, c.w, c.k, c.stride, c.group))
 	}
-	// Depthwise convs (one channel per group), as in MobileNets.
+	// Depthwise convs (one channel per group), as in MobileNets; the
+	// last four on wide maps, two of them a few rows high, where most
+	// kernel rows fall in the padding (text-line and audio CNNs)
 	for _, c := range []struct{ ch, h, w, k, stride int64 }{
 		{32, 112, 112, 3, 1}, {96, 56, 56, 3, 2}, {144, 56, 56, 3, 1}, {240, 28, 28, 5, 1}, {576, 14, 14, 3, 1}, {64, 1, 400, 3, 1},
+		{192, 3, 128, 5, 1}, {64, 16, 160, 5, 1}, {128, 24, 96, 3, 1}, {48, 2, 256, 3, 1},
 	} {
 		add("depthwise", fmt.Sprintf("%d_%dx%d_k%ds%d", c.ch, c.h, c.w, c.k, c.stride), false, convChain(c.ch, c.ch, c.h, c.w, c.k, c.stride, c.ch))
 	}
