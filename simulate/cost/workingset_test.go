@@ -101,7 +101,7 @@ func TestCacheWorkingFraction(t *testing.T) {
 		g.Outputs = append(g.Outputs, mm.Outputs[0])
 		return model(t, g, 17), mm
 	}
-	cpu := preset(t, "cpu-1t").Clone()
+	cpu := plainCPU(t)
 	cpu.L2MB, cpu.CacheWorkingSet = 2.097152, true
 	part := cpu.Clone()
 	part.CacheWorkingFraction = 0.5
