@@ -171,10 +171,10 @@ func TestHeldOutCalibration(t *testing.T) {
 
 // heldOutFoldMAPE and heldOutFoldWorst bound TestHeldOutCalibration's
 // figures at the level the ORT-profile fit reaches on families it never
-// saw: 24.7% MAPE, worst 2.26x on the 52 records remeasured on 2026-12-07
+// saw: 22.0% MAPE, worst 2.28x on the 52 records remeasured on 2026-12-07
 // (twelve passes, the fastest quarter pooled, as calibrate --host measures
 // its suite), from the cpu-1t of that day (25.1% / 2.23x from its first
-// refit, without the padding rows' rule), with the per-MB host costs
+// refit, before the padding rows' and the int8 rules), with the per-MB host costs
 // bounded (calibrate's maxUsPerMB: without it a fold without large
 // outputs fitted 2,305 us/MB and put kinference_qattention 7.4x too
 // slow). Earlier: 28.4% and 4.99x (records of 2026-12-04, the cpu-1t of
@@ -205,7 +205,7 @@ func TestShippedCPUPreset(t *testing.T) {
 	t.Logf("cpu-1t as shipped, %d committed measurements: MAPE %.1f%%, worst %.2fx", len(f.Models), f.MAPE, f.MaxRatio)
 }
 
-// shippedMAPE bounds TestShippedCPUPreset: 12.0%, worst 1.66x on the 52
+// shippedMAPE bounds TestShippedCPUPreset: 11.8%, worst 1.63x on the 52
 // records remeasured on 2026-12-07 (testdata/measured/cpu/ADDED.md) with
 // the cpu-1t refitted that day (its first refit: 11.9% / 1.70x); the
 // cpu-1t before it read 18.2% / 2.28x

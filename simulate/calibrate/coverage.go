@@ -4,7 +4,7 @@ package calibrate
 // host costs no run exercises keep the base file's values, and a fit to a
 // few models' profiles predicts other families from them
 // (docs/calibration-protocol.md: fitted on one fold of the shared models'
-// families, calibrate --ort-profile is 24.7% off on the other).
+// families, calibrate --ort-profile is 22.0% off on the other).
 
 import (
 	"fmt"
@@ -87,7 +87,7 @@ func Coverage(runs []DirectRun) []string {
 		out = append(out, "every run binds the same number of graph inputs: input_us cannot be told from run_overhead_us")
 	}
 	if len(runs) < minCoverageRuns {
-		out = append(out, fmt.Sprintf("%d runs for %d host costs and every op's speeds: the fit follows these models and predicts other families poorly (fitted on one half of the shared models' families, validated on the other: 24.7%% MAPE, worst 2.3x; TestHeldOutCalibration)", len(runs), len(directHost)))
+		out = append(out, fmt.Sprintf("%d runs for %d host costs and every op's speeds: the fit follows these models and predicts other families poorly (fitted on one half of the shared models' families, validated on the other: 22.0%% MAPE, worst 2.3x; TestHeldOutCalibration)", len(runs), len(directHost)))
 	}
 	if len(out) > 0 {
 		out = append(out, "profiles only share a run's time among its kernels and cannot isolate the per-run and per-node host costs; for a fit of every term on this machine (generated models that isolate each, measured to a 3% interval) use wolong calibrate --host")

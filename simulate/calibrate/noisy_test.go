@@ -148,7 +148,7 @@ func TestFitDirectNoisyAgree(t *testing.T) {
 // fits were 7.1% apart from the cpu-1t of 2026-12-04 (with it 4.0%) and
 // 2.8% from the first refit of 2026-12-07 (with it 1.0%): the
 // regularisation narrows the gap, but from the later base the measurement
-// alone holds it. From the cpu-1t shipped since: 2.4% with it, 8.2% on one
+// alone holds it. From the cpu-1t shipped since: 1.9% with it, 7.5% on one
 // pass's noise without it.
 func TestFitDirectNoisyAgreeCanFail(t *testing.T) {
 	if testing.Short() {

@@ -265,7 +265,7 @@ func (c *Ctx) OutBytes() (float64, error) {
 // --dtype override), else the first input's.
 func (c *Ctx) DType() ir.DType {
 	if int8DType(c.Node) {
-		if c.cpuLibrary() {
+		if c.cpuLibrary() && !cpuInt8Ops[ir.OpKey{Domain: c.Node.Domain, Name: c.Node.Op}] {
 			return c.m.dtype(ir.Float32) // the float32 units' rate on CPUs (int8.go)
 		}
 		return ir.Int8 // the int8 units, whatever the scales' dtype (int8.go)
