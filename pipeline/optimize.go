@@ -164,6 +164,8 @@ type predictor struct {
 	opt   simulate.Options
 	calls int
 	last  *simulate.Result
+	lastM *ir.Model     // the model last predicted (last's, when last is set)
+	drops int           // predictions simulate.RunDropped made
 	base  *simulate.Why // the first prediction's (the baseline's)
 }
 
@@ -180,6 +182,25 @@ func (p *predictor) Predict(m *ir.Model) (optimize.Prediction, error) {
 	if p.calls++; p.calls > 1 {
 		p.last = r
 	}
+	p.lastM = m
+	return prediction(r, 0), nil
+}
+
+// PredictDropped predicts m when the model predicted last was m itself
+// with initializers no node reads since dropped (optimize.DropPredictor):
+// the last simulation's tasks and times with memory run again
+// (simulate.RunDropped), else Predict.
+func (p *predictor) PredictDropped(m *ir.Model) (optimize.Prediction, error) {
+	if p.last == nil || p.lastM != m {
+		return p.Predict(m)
+	}
+	r, ok := simulate.RunDropped(m, p.h, p.opt, p.last)
+	if !ok {
+		return p.Predict(m)
+	}
+	p.calls++
+	p.drops++
+	p.last = r
 	return prediction(r, 0), nil
 }
 

@@ -7,6 +7,7 @@ package simulate
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -248,10 +249,65 @@ func RunReusing(m *ir.Model, h *hw.Hardware, opt Options, old *Result) (*Result,
 	memory(res, g, opt.Mode == Train)
 	res.Assumptions = assumptions(res, cm, h, opt)
 	if res.bothBranches > 0 {
-		res.Assumptions = append(res.Assumptions, fmt.Sprintf("memory: the weights of both branches of %d If node(s) whose condition is not known are counted resident, as inspect counts them (give the condition's input a value with --fill to count only the branch taken)", res.bothBranches))
+		res.Assumptions = append(res.Assumptions, bothBranchesNote(res.bothBranches))
 	}
 	res.Warnings = append(res.Warnings, unknownWarnings(res)...)
 	return res, nil
+}
+
+// RunDropped is RunReusing(m, h, opt, old) for a model that differs from
+// the one old simulated only by initializers that no node reads, dropped
+// from its graphs (a dead-code pass that found no dead node): the same
+// nodes, in the same order, untouched. What an initializer no node reads
+// reaches in a run is the resident weights (memory, and in training the
+// optimizer state) and, on hardware that models the cache's working set,
+// every estimate (the model's weight bytes, cache_working_set); so in
+// inference on hardware without that, the estimates, the schedule and
+// everything from them are old's, and memory alone is run again, on
+// old's tasks. old must not be used afterwards, as with RunReusing.
+// false (old untouched) where that does not hold or cannot be checked:
+// another mode, hardware or options than old's, a working-set hardware,
+// or old's tasks not m's nodes in m's order; the caller then runs it.
+func RunDropped(m *ir.Model, h *hw.Hardware, opt Options, old *Result) (*Result, bool) {
+	if m == nil || m.Graph == nil || h == nil || old == nil || h.CacheWorkingSet || old.Hardware != h {
+		return nil, false
+	}
+	if opt.Streams <= 0 {
+		opt.Streams = 1
+	}
+	if opt.Mode == "" {
+		opt.Mode = Inference
+	}
+	if opt.Mode != Inference || opt != old.Options {
+		return nil, false
+	}
+	nodes := m.Graph.Nodes
+	if len(old.Tasks) != len(nodes) {
+		return nil, false
+	}
+	for i := range nodes {
+		if old.Tasks[i].Node != nodes[i] {
+			return nil, false
+		}
+	}
+	res := *old
+	*old = Result{}
+	if res.bothBranches > 0 { // the last assumption states it (RunReusing)
+		res.Assumptions = res.Assumptions[:len(res.Assumptions)-1]
+	}
+	res.Assumptions = slices.Clip(res.Assumptions)
+	res.PeakMemoryBytes, res.PeakMemoryAtS, res.WeightBytes, res.UnknownSizes, res.bothBranches = 0, 0, 0, 0, 0
+	memory(&res, m.Graph, false)
+	if res.bothBranches > 0 {
+		res.Assumptions = append(res.Assumptions, bothBranchesNote(res.bothBranches))
+	}
+	return &res, true
+}
+
+// bothBranchesNote is the assumption a run states when the weights of both
+// branches of n If nodes are counted resident.
+func bothBranchesNote(n int) string {
+	return fmt.Sprintf("memory: the weights of both branches of %d If node(s) whose condition is not known are counted resident, as inspect counts them (give the condition's input a value with --fill to count only the branch taken)", n)
 }
 
 // BatchInputs returns input-shape overrides that set the batch dim (dim 0)
