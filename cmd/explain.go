@@ -120,7 +120,7 @@ func explainRun(env *Env, opts *ExplainOptions) error {
 		return err
 	}
 	dumps = page.dump(dumps)
-	r, err := runPipeline(&opts.PipelineOptions, dumps, true, true)
+	r, err := runPipeline(&opts.PipelineOptions, dumps, true, true, false) // every pass's peak is shown
 	if err != nil {
 		return err
 	}

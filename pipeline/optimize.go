@@ -52,6 +52,13 @@ type OptimizeOptions struct {
 	// turned down, each with its predicted gain when Predict is set
 	// (optimize.Result.Refusals).
 	Refusals bool
+	// FinalPeakOnly says the caller reads the predicted memory peak of
+	// the baseline and of the final model only (optimize's report; not
+	// explain's, which shows every pass's): the predictions in between
+	// skip the simulator's memory step (simulate.RunMemoryLater), so the
+	// Before and After of the passes have PeakBytes 0, and the step runs
+	// once, on the final model, for Result.Final and Predicted.
+	FinalPeakOnly bool
 }
 
 // Check refuses options Optimize cannot run (a level out of range, an
@@ -124,7 +131,7 @@ func Optimize(f *Inferred, opt OptimizeOptions) (*Optimized, error) {
 		if opt.HW == nil {
 			return nil, fmt.Errorf("predictions need hardware")
 		}
-		pred = &predictor{h: opt.HW, opt: simulate.Options{Streams: 1, Mode: simulate.Inference, Batch: f.Batch, Cost: opt.Cost}}
+		pred = &predictor{h: opt.HW, opt: simulate.Options{Streams: 1, Mode: simulate.Inference, Batch: f.Batch, Cost: opt.Cost}, later: opt.FinalPeakOnly}
 		oo.Predictor = pred
 	}
 	var placer *clusterPlacer
@@ -139,6 +146,7 @@ func Optimize(f *Inferred, opt OptimizeOptions) (*Optimized, error) {
 		if o.Predicted, err = pred.final(m); err != nil {
 			return nil, err
 		}
+		o.Result.Final.PeakBytes = int64(o.Predicted.PeakMemoryBytes) // 0 from a prediction that left memory for later
 		o.BaselineWhy = pred.base
 	}
 	if placer != nil {
@@ -167,12 +175,19 @@ type predictor struct {
 	lastM *ir.Model     // the model last predicted (last's, when last is set)
 	drops int           // predictions simulate.RunDropped made
 	base  *simulate.Why // the first prediction's (the baseline's)
+	// later: the predictions after the baseline leave the memory step to
+	// final (OptimizeOptions.FinalPeakOnly)
+	later bool
 }
 
 func (p *predictor) Predict(m *ir.Model) (optimize.Prediction, error) {
 	old := p.last
 	p.last = nil
-	r, err := simulate.RunReusing(m, p.h, p.opt, old)
+	run := simulate.RunReusing
+	if p.later && p.calls > 0 {
+		run = simulate.RunMemoryLater
+	}
+	r, err := run(m, p.h, p.opt, old)
 	if err != nil {
 		return optimize.Prediction{}, err
 	}
@@ -207,6 +222,7 @@ func (p *predictor) PredictDropped(m *ir.Model) (optimize.Prediction, error) {
 // final is the simulation of m, the model as the passes left it.
 func (p *predictor) final(m *ir.Model) (*simulate.Result, error) {
 	if p.last != nil {
+		p.last.FinishMemory(m)
 		return p.last, nil
 	}
 	return simulate.Run(m, p.h, p.opt)
