@@ -55,10 +55,10 @@ type OptimizeOptions struct {
 	// FinalPeakOnly says the caller reads the predicted memory peak of
 	// the baseline and of the final model only (optimize's report,
 	// explain's text; not explain's JSON or page, which show every
-	// pass's): the predictions in between
-	// skip the simulator's memory step (simulate.RunMemoryLater), so the
-	// Before and After of the passes have PeakBytes 0, and the step runs
-	// once, on the final model, for Result.Final and Predicted.
+	// pass's): the predictions in between skip the simulator's memory
+	// step (simulate.RunMemoryLater), so the Before and After of the
+	// passes have PeakBytes 0, and the step runs once, on the final
+	// model, for Result.Final and Predicted.
 	FinalPeakOnly bool
 }
 
