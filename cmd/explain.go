@@ -120,7 +120,8 @@ func explainRun(env *Env, opts *ExplainOptions) error {
 		return err
 	}
 	dumps = page.dump(dumps)
-	r, err := runPipeline(&opts.PipelineOptions, dumps, true, true)
+	// the JSON and the page show every pass's memory peak, the text none
+	r, err := runPipeline(&opts.PipelineOptions, dumps, true, true, opts.Format != report.JSON && page == nil)
 	if err != nil {
 		return err
 	}

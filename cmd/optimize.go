@@ -137,7 +137,8 @@ func optimizeRun(env *Env, opts *OptimizeOptions) error {
 	if err := out.check("--emit-onnx", opts.EmitONNX); err != nil {
 		return err
 	}
-	r, err := runPipeline(&opts.PipelineOptions, nil, false, opts.EmitONNX == "")
+	// the report shows the memory peak before and after, not each pass's
+	r, err := runPipeline(&opts.PipelineOptions, nil, false, opts.EmitONNX == "", true)
 	if err != nil {
 		return err
 	}

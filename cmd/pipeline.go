@@ -137,7 +137,7 @@ type optimized struct {
 // caller reads it again); with inPlace (a caller that does not read the
 // loaded model again: no --emit-onnx) inference rewrites the loaded model
 // instead of a copy of it.
-func runPipeline(o *PipelineOptions, dumps []optimize.Dump, hash, inPlace bool) (*optimized, error) {
+func runPipeline(o *PipelineOptions, dumps []optimize.Dump, hash, inPlace, finalPeakOnly bool) (*optimized, error) {
 	f, err := o.Model.loadInferred(o.Path, pipeline.InferOptions{DefaultDims: true, Batch: o.Batch, InPlace: inPlace})
 	if err != nil {
 		return nil, err
@@ -156,6 +156,7 @@ func runPipeline(o *PipelineOptions, dumps []optimize.Dump, hash, inPlace bool) 
 	opt.Dumps, opt.Hash, opt.Now, opt.OnPassStart = dumps, hash, passClock, o.Model.progress.passHook("")
 	opt.InPlace = true
 	opt.Refusals = true // the missed opportunities optimize and explain list
+	opt.FinalPeakOnly = finalPeakOnly
 	r.optimized, err = pipeline.Optimize(f, opt)
 	o.Model.progress.Done()
 	if err != nil {

@@ -72,7 +72,7 @@ func dce(c *Context) ([]Rewrite, error) {
 	}
 	if len(gone) > 0 {
 		g.Initializers = kept
-		rw = append(rw, Rewrite{Before: gone, Remark: "unused initializers"})
+		rw = append(rw, Rewrite{Before: gone, Remark: "unused initializers", dropsOnly: true})
 	}
 	return rw, nil
 }

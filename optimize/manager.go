@@ -33,6 +33,15 @@ type Predictor interface {
 	Predict(m *ir.Model) (Prediction, error)
 }
 
+// A DropPredictor is a Predictor that also predicts, more cheaply, a model
+// that differs from the one it predicted last only by initializers no node
+// reads, dropped (a dead-code pass that found no dead node): the same
+// Prediction Predict would make of it.
+type DropPredictor interface {
+	Predictor
+	PredictDropped(m *ir.Model) (Prediction, error)
+}
+
 // Folder evaluates one node on constant inputs (the evaluator, used by
 // constant folding). Inputs are nil for omitted slots.
 type Folder interface {
@@ -208,7 +217,7 @@ func Run(m *ir.Model, opt Options) (*Result, error) {
 			}
 		}
 		if len(rw) > 0 {
-			if cur, err = predict(opt.Predictor, m); err != nil {
+			if cur, err = predictAfter(opt.Predictor, m, rw); err != nil {
 				return nil, err
 			}
 		}
@@ -257,6 +266,25 @@ func runPass(c *Context, p Pass) (rw []Rewrite, err error) {
 		err = fmt.Errorf("pass %q: %w", p.Name, err)
 	}
 	return rw, err
+}
+
+// predictAfter predicts m after a pass that made rewrites rw: with a
+// DropPredictor when every rewrite only dropped initializers no node
+// reads, the model the predictor saw last otherwise untouched.
+func predictAfter(p Predictor, m *ir.Model, rw []Rewrite) (Prediction, error) {
+	dp, ok := p.(DropPredictor)
+	for _, r := range rw {
+		ok = ok && r.dropsOnly
+	}
+	if !ok {
+		return predict(p, m)
+	}
+	pr, err := dp.PredictDropped(m)
+	if err != nil {
+		return pr, fmt.Errorf("predict: %w", err)
+	}
+	pr.Nodes = len(m.Graph.Nodes)
+	return pr, nil
 }
 
 func predict(p Predictor, m *ir.Model) (Prediction, error) {

@@ -25,6 +25,10 @@ type Rewrite struct {
 	// nodes and attributes from the main graph ("If_3/then_branch",
 	// "Loop_1/body/If_2/else_branch"); empty for the main graph.
 	Graph string `json:"graph,omitempty"`
+	// dropsOnly says the rewrite dropped initializers no node reads and
+	// touched nothing else (dce's "unused initializers"): after a pass
+	// whose rewrites all say so, the driver asks a DropPredictor.
+	dropsOnly bool
 }
 
 // String prints the rewrite in the TensorRT manner:

@@ -52,6 +52,14 @@ type OptimizeOptions struct {
 	// turned down, each with its predicted gain when Predict is set
 	// (optimize.Result.Refusals).
 	Refusals bool
+	// FinalPeakOnly says the caller reads the predicted memory peak of
+	// the baseline and of the final model only (optimize's report,
+	// explain's text; not explain's JSON or page, which show every
+	// pass's): the predictions in between skip the simulator's memory
+	// step (simulate.RunMemoryLater), so the Before and After of the
+	// passes have PeakBytes 0, and the step runs once, on the final
+	// model, for Result.Final and Predicted.
+	FinalPeakOnly bool
 }
 
 // Check refuses options Optimize cannot run (a level out of range, an
@@ -124,7 +132,7 @@ func Optimize(f *Inferred, opt OptimizeOptions) (*Optimized, error) {
 		if opt.HW == nil {
 			return nil, fmt.Errorf("predictions need hardware")
 		}
-		pred = &predictor{h: opt.HW, opt: simulate.Options{Streams: 1, Mode: simulate.Inference, Batch: f.Batch, Cost: opt.Cost}}
+		pred = &predictor{h: opt.HW, opt: simulate.Options{Streams: 1, Mode: simulate.Inference, Batch: f.Batch, Cost: opt.Cost}, later: opt.FinalPeakOnly}
 		oo.Predictor = pred
 	}
 	var placer *clusterPlacer
@@ -139,6 +147,7 @@ func Optimize(f *Inferred, opt OptimizeOptions) (*Optimized, error) {
 		if o.Predicted, err = pred.final(m); err != nil {
 			return nil, err
 		}
+		o.Result.Final.PeakBytes = int64(o.Predicted.PeakMemoryBytes) // 0 from a prediction that left memory for later
 		o.BaselineWhy = pred.base
 	}
 	if placer != nil {
@@ -164,13 +173,22 @@ type predictor struct {
 	opt   simulate.Options
 	calls int
 	last  *simulate.Result
+	lastM *ir.Model     // the model last predicted (last's, when last is set)
+	drops int           // predictions simulate.RunDropped made
 	base  *simulate.Why // the first prediction's (the baseline's)
+	// later: the predictions after the baseline leave the memory step to
+	// final (OptimizeOptions.FinalPeakOnly)
+	later bool
 }
 
 func (p *predictor) Predict(m *ir.Model) (optimize.Prediction, error) {
 	old := p.last
 	p.last = nil
-	r, err := simulate.RunReusing(m, p.h, p.opt, old)
+	run := simulate.RunReusing
+	if p.later && p.calls > 0 {
+		run = simulate.RunMemoryLater
+	}
+	r, err := run(m, p.h, p.opt, old)
 	if err != nil {
 		return optimize.Prediction{}, err
 	}
@@ -180,12 +198,32 @@ func (p *predictor) Predict(m *ir.Model) (optimize.Prediction, error) {
 	if p.calls++; p.calls > 1 {
 		p.last = r
 	}
+	p.lastM = m
+	return prediction(r, 0), nil
+}
+
+// PredictDropped predicts m when the model predicted last was m itself
+// with initializers no node reads since dropped (optimize.DropPredictor):
+// the last simulation's tasks and times with memory run again
+// (simulate.RunDropped), else Predict.
+func (p *predictor) PredictDropped(m *ir.Model) (optimize.Prediction, error) {
+	if p.last == nil || p.lastM != m {
+		return p.Predict(m)
+	}
+	r, ok := simulate.RunDropped(m, p.h, p.opt, p.last)
+	if !ok {
+		return p.Predict(m)
+	}
+	p.calls++
+	p.drops++
+	p.last = r
 	return prediction(r, 0), nil
 }
 
 // final is the simulation of m, the model as the passes left it.
 func (p *predictor) final(m *ir.Model) (*simulate.Result, error) {
 	if p.last != nil {
+		p.last.FinishMemory(m)
 		return p.last, nil
 	}
 	return simulate.Run(m, p.h, p.opt)

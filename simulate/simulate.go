@@ -7,6 +7,7 @@ package simulate
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -158,6 +159,10 @@ type Result struct {
 	// of the batch inputs as inferred (0: none or unknown).
 	UsedBatch int64
 
+	// memoryLater: the memory step has not run (RunMemoryLater), the
+	// fields it sets are 0 until FinishMemory
+	memoryLater bool
+
 	fwd fwdScratch // buildForward's arrays, kept for the next run that reuses this one
 	mem memScratch // memory's arrays, for the same reuse
 }
@@ -186,6 +191,39 @@ func Run(m *ir.Model, h *hw.Hardware, opt Options) (*Result, error) {
 // so that each run refills memory already in use instead of taking 100s
 // of MB of fresh pages at 100k nodes). A nil old is Run.
 func RunReusing(m *ir.Model, h *hw.Hardware, opt Options, old *Result) (*Result, error) {
+	return runMemory(m, h, opt, old, false)
+}
+
+// RunMemoryLater is RunReusing without the memory step, for a caller
+// that reads none of its results unless the run turns out to be the one
+// it keeps: PeakMemoryBytes, PeakMemoryAtS, WeightBytes and UnknownSizes
+// are 0 and the assumption of If nodes counted with both branches
+// resident is missing until FinishMemory runs it. In inference (the
+// memory step of a training run reads the optimizer's state) it is
+// RunReusing otherwise. Nothing else in the result depends on that step:
+// the estimates, the schedule, the totals, the breakdown and the warnings
+// are RunReusing's.
+func RunMemoryLater(m *ir.Model, h *hw.Hardware, opt Options, old *Result) (*Result, error) {
+	return runMemory(m, h, opt, old, opt.Mode == "" || opt.Mode == Inference)
+}
+
+// FinishMemory runs the memory step a RunMemoryLater (or a RunDropped of
+// its result) left out, on m, the model the run simulated, as it was then;
+// the result is then what RunReusing would have returned. Nothing when the
+// step has run.
+func (r *Result) FinishMemory(m *ir.Model) {
+	if r == nil || !r.memoryLater {
+		return
+	}
+	r.memoryLater = false
+	memory(r, m.Graph, false)
+	if r.bothBranches > 0 {
+		r.Assumptions = append(r.Assumptions, bothBranchesNote(r.bothBranches))
+	}
+}
+
+// runMemory is RunReusing, the memory step left to FinishMemory with later.
+func runMemory(m *ir.Model, h *hw.Hardware, opt Options, old *Result, later bool) (*Result, error) {
 	if m == nil || m.Graph == nil {
 		return nil, fmt.Errorf("no graph")
 	}
@@ -245,13 +283,76 @@ func RunReusing(m *ir.Model, h *hw.Hardware, opt Options, old *Result) (*Result,
 	res.Tasks = tasks
 	before, after := cm.RunS(g)
 	schedule(res, h, before, after)
-	memory(res, g, opt.Mode == Train)
+	if later {
+		res.memoryLater = true
+	} else {
+		memory(res, g, opt.Mode == Train)
+	}
 	res.Assumptions = assumptions(res, cm, h, opt)
 	if res.bothBranches > 0 {
-		res.Assumptions = append(res.Assumptions, fmt.Sprintf("memory: the weights of both branches of %d If node(s) whose condition is not known are counted resident, as inspect counts them (give the condition's input a value with --fill to count only the branch taken)", res.bothBranches))
+		res.Assumptions = append(res.Assumptions, bothBranchesNote(res.bothBranches))
 	}
 	res.Warnings = append(res.Warnings, unknownWarnings(res)...)
 	return res, nil
+}
+
+// RunDropped is RunReusing(m, h, opt, old) for a model that differs from
+// the one old simulated only by initializers that no node reads, dropped
+// from its graphs (a dead-code pass that found no dead node): the same
+// nodes, in the same order, untouched. What an initializer no node reads
+// reaches in a run is the resident weights (memory, and in training the
+// optimizer state) and, on hardware that models the cache's working set,
+// every estimate (the model's weight bytes, cache_working_set); so in
+// inference on hardware without that, the estimates, the schedule and
+// everything from them are old's, and memory alone is run again, on
+// old's tasks (or left to FinishMemory when old's was: RunMemoryLater).
+// old must not be used afterwards, as with RunReusing.
+// false (old untouched) where that does not hold or cannot be checked:
+// another mode, hardware or options than old's, a working-set hardware,
+// or old's tasks not m's nodes in m's order; the caller then runs it.
+func RunDropped(m *ir.Model, h *hw.Hardware, opt Options, old *Result) (*Result, bool) {
+	if m == nil || m.Graph == nil || h == nil || old == nil || h.CacheWorkingSet || old.Hardware != h {
+		return nil, false
+	}
+	if opt.Streams <= 0 {
+		opt.Streams = 1
+	}
+	if opt.Mode == "" {
+		opt.Mode = Inference
+	}
+	if opt.Mode != Inference || opt != old.Options {
+		return nil, false
+	}
+	nodes := m.Graph.Nodes
+	if len(old.Tasks) != len(nodes) {
+		return nil, false
+	}
+	for i := range nodes {
+		if old.Tasks[i].Node != nodes[i] {
+			return nil, false
+		}
+	}
+	res := *old
+	*old = Result{}
+	if res.bothBranches > 0 { // the last assumption states it (RunReusing)
+		res.Assumptions = res.Assumptions[:len(res.Assumptions)-1]
+	}
+	res.Assumptions = slices.Clip(res.Assumptions)
+	res.PeakMemoryBytes, res.PeakMemoryAtS, res.WeightBytes, res.UnknownSizes, res.bothBranches = 0, 0, 0, 0, 0
+	if res.memoryLater { // old's memory step was left to FinishMemory: so is this one's
+		return &res, true
+	}
+	memory(&res, m.Graph, false)
+	if res.bothBranches > 0 {
+		res.Assumptions = append(res.Assumptions, bothBranchesNote(res.bothBranches))
+	}
+	return &res, true
+}
+
+// bothBranchesNote is the assumption a run states when the weights of both
+// branches of n If nodes are counted resident.
+func bothBranchesNote(n int) string {
+	return fmt.Sprintf("memory: the weights of both branches of %d If node(s) whose condition is not known are counted resident, as inspect counts them (give the condition's input a value with --fill to count only the branch taken)", n)
 }
 
 // BatchInputs returns input-shape overrides that set the batch dim (dim 0)
