@@ -12,8 +12,9 @@ package modelgen
 // own only when the suite measures them; without this family they took
 // the float conv and matmul classes' (issue 29).
 //
-// Shapes come from ranges, not from any model: convolutions of 16-128
-// channels on maps of 6x16 to 24x64, 3x3 and pointwise; products of 1-32
+// Shapes come from ranges, not from any model: convolutions of 8-256
+// channels on maps of 4x8 to 48x96, 3x3 and pointwise (eight: with four,
+// two fits of one machine set ConvInteger's fraction 0.40 and 0.50); products of 1-32
 // rows, widths 256-4096, weights from 0.25 MB (in any cache) to 2 MB each
 // (4 MB in a chain: beyond a 2 MB cache).
 
@@ -27,6 +28,7 @@ import (
 func quantSuite(add func(group, name string, two bool, m *ir.Model)) {
 	for _, c := range []struct{ ch, h, w, k int64 }{
 		{16, 24, 64, 3}, {32, 24, 64, 1}, {64, 12, 32, 3}, {128, 6, 16, 1},
+		{8, 48, 96, 3}, {48, 16, 48, 3}, {96, 8, 24, 1}, {256, 4, 8, 3},
 	} {
 		add("quant", fmt.Sprintf("ConvInteger_%d_%dx%d_k%d", c.ch, c.h, c.w, c.k), false, quantConvChain(c.ch, c.h, c.w, c.k))
 	}
