@@ -9,6 +9,25 @@ import (
 	"github.com/wolong-dev/wolong/simulate/hw"
 )
 
+// shortCutShapes are the generated shapes the short cuts' tests compare
+// with a full Run.
+var shortCutShapes = []struct {
+	shape string
+	nodes int
+}{{"cnn", 600}, {"control", 300}, {"heads", 400}, {"rnn", 500}}
+
+// builtShape is shape built at about nodes nodes and inferred at batch 2.
+func builtShape(t *testing.T, shape string, nodes int) *ir.Model {
+	t.Helper()
+	s, err := modelgen.ShapeByName(shape)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := s.Build(nodes)
+	ir.InferModel(m, ir.InferOptions{Inputs: BatchInputs(m.Graph, 2, nil)})
+	return m
+}
+
 // TestRunDroppedIsRun: RunDropped after unused initializers are dropped
 // from a model's graphs (the main graph and its bodies) gives what a
 // fresh Run of the model gives, field for field, and refuses what it
@@ -18,16 +37,8 @@ func TestRunDroppedIsRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []struct {
-		shape string
-		nodes int
-	}{{"cnn", 600}, {"control", 300}, {"heads", 400}, {"rnn", 500}} {
-		s, err := modelgen.ShapeByName(c.shape)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m := s.Build(c.nodes)
-		ir.InferModel(m, ir.InferOptions{Inputs: BatchInputs(m.Graph, 2, nil)})
+	for _, c := range shortCutShapes {
+		m := builtShape(t, c.shape, c.nodes)
 		// unused float initializers in every graph, some of them large
 		// enough to move the peak
 		k := 0
@@ -72,9 +83,7 @@ func TestRunDroppedIsRun(t *testing.T) {
 		}
 	}
 
-	s, _ := modelgen.ShapeByName("cnn")
-	m := s.Build(200)
-	ir.InferModel(m, ir.InferOptions{Inputs: BatchInputs(m.Graph, 2, nil)})
+	m := builtShape(t, "cnn", 200)
 	ws := *gpu // weights sized against the cache: every estimate reads them
 	ws.CacheWorkingSet = true
 	for _, c := range []struct {

@@ -4,8 +4,6 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/wolong-dev/wolong/internal/modelgen"
-	"github.com/wolong-dev/wolong/ir"
 	"github.com/wolong-dev/wolong/simulate/hw"
 )
 
@@ -19,16 +17,8 @@ func TestRunMemoryLaterIsRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	var reused *Result
-	for _, c := range []struct {
-		shape string
-		nodes int
-	}{{"cnn", 600}, {"control", 300}, {"heads", 400}, {"rnn", 500}} {
-		s, err := modelgen.ShapeByName(c.shape)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m := s.Build(c.nodes)
-		ir.InferModel(m, ir.InferOptions{Inputs: BatchInputs(m.Graph, 2, nil)})
+	for _, c := range shortCutShapes {
+		m := builtShape(t, c.shape, c.nodes)
 		opt := Options{Streams: 1, Mode: Inference, Batch: 2}
 		want, err := Run(m, h, opt)
 		if err != nil {
@@ -56,9 +46,7 @@ func TestRunMemoryLaterIsRun(t *testing.T) {
 		}
 	}
 	// training runs the memory step at once
-	s, _ := modelgen.ShapeByName("cnn")
-	m := s.Build(200)
-	ir.InferModel(m, ir.InferOptions{Inputs: BatchInputs(m.Graph, 2, nil)})
+	m := builtShape(t, "cnn", 200)
 	r, err := RunMemoryLater(m, h, Options{Mode: Train}, nil)
 	if err != nil {
 		t.Fatal(err)
