@@ -169,8 +169,14 @@ func inferLoop(c *InferContext) error {
 // passesThrough reports whether out is in (through Identity nodes): a
 // body output that hands its input on unchanged.
 func passesThrough(out, in *Value) bool {
+	return throughIdentity(out, func(v *Value) bool { return v == in })
+}
+
+// throughIdentity reports whether out, or a value it is an Identity of
+// (up to maxSeqChain nodes back), satisfies match.
+func throughIdentity(out *Value, match func(*Value) bool) bool {
 	for i := 0; out != nil && i < maxSeqChain; i++ {
-		if out == in {
+		if match(out) {
 			return true
 		}
 		if out.Producer == nil || out.Producer.Op != "Identity" || out.Producer.Domain != "" {
@@ -191,20 +197,10 @@ func loopRunsFull(c *InferContext, body *Graph) bool {
 			return false
 		}
 	}
-	out := body.Outputs[0]
-	for i := 0; out != nil && i < maxSeqChain; i++ {
-		if out == body.Inputs[1] {
-			return true
-		}
-		if k := out.Known; len(k) == 1 && k[0].Sym == "" && k[0].Val != 0 {
-			return true
-		}
-		if out.Producer == nil || out.Producer.Op != "Identity" || out.Producer.Domain != "" {
-			return false
-		}
-		out = out.Producer.Input(0)
-	}
-	return false
+	return throughIdentity(body.Outputs[0], func(v *Value) bool {
+		k := v.Known
+		return v == body.Inputs[1] || len(k) == 1 && k[0].Sym == "" && k[0].Val != 0
+	})
 }
 
 // removeDim returns s without dim a (unknown rank stays unknown).
