@@ -525,7 +525,50 @@ func inferConcat(c *InferContext) error {
 	} else if vals, ok := concatKnown(c, axis); ok {
 		c.SetKnown(0, vals)
 	}
+	if t := concatConstFloats(c, dt, rank); t != nil {
+		c.SetConst(0, t)
+	}
 	return nil
+}
+
+// concatConstFloats folds a Concat of small constant float32 or float64
+// vectors into one constant (nil when it cannot): torch exports
+// F.interpolate(scale_factor=s) as Resize(x, roi, Concat(Constant [1, 1],
+// Constant [s, s])), and Resize's output shape needs those scales, which
+// integer data propagation (Known) does not carry. At most MaxKnown
+// elements, like Known.
+func concatConstFloats(c *InferContext, dt DType, rank int) *Tensor {
+	if rank != 1 || (dt != Float32 && dt != Float64) {
+		return nil
+	}
+	var vals []float64
+	for i := 0; i < c.NumInputs(); i++ {
+		if !c.HasInput(i) {
+			continue
+		}
+		t := c.Const(i)
+		if t == nil || t.DType != dt || len(t.Dims) != 1 {
+			return nil
+		}
+		v, err := t.Float64Values(c.st.opt.MaxKnown - int64(len(vals)))
+		if err != nil {
+			return nil
+		}
+		vals = append(vals, v...)
+	}
+	if len(vals) == 0 {
+		return nil
+	}
+	t := &Tensor{DType: dt, Dims: []int64{int64(len(vals))}}
+	if dt == Float64 {
+		t.Float64s = vals
+		return t
+	}
+	t.Floats = make([]float32, len(vals))
+	for i, x := range vals {
+		t.Floats[i] = float32(x)
+	}
+	return t
 }
 
 // concatKnown concatenates the Known values of N-D inputs with static

@@ -88,6 +88,21 @@ func TestInferShapeOps(t *testing.T) {
 			cat := smOne(g, "Concat", []*Value{u, g.AddInitializer(smI64("m1", -1))}, smIntAttr("axis", 0))
 			return smOne(g, "Reshape", []*Value{x, cat})
 		}, want: "float32[N,12]"},
+		// torch's F.interpolate(scale_factor=2): the scales are a Concat
+		// of two float Constants, folded so that Resize knows them.
+		{name: "resize scales from a float concat", build: func(g *Graph) *Value {
+			x := smIn(g, "x", Float32, N, D(8), D(12), D(40))
+			ones := smOne(g, "Constant", nil, &Attr{Name: "value", Type: AttrTensor, T: smF32("one", []int64{2}, 1, 1)})
+			twos := g.AddNode("Constant", "", "", nil, []string{"twos"}, &Attr{Name: "value", Type: AttrTensor, T: smF32("two", []int64{2}, 2, 2)}).Outputs[0]
+			scales := smOne(g, "Concat", []*Value{ones, twos}, smIntAttr("axis", 0))
+			return g.AddNode("Resize", "", "", []*Value{x, nil, scales}, []string{"y"}, &Attr{Name: "mode", Type: AttrString, S: []byte("linear")}).Outputs[0]
+		}, want: "float32[N,8,24,80]"},
+		{name: "float concat of a non-constant is not folded", build: func(g *Graph) *Value {
+			x := smIn(g, "x", Float32, N, D(8), D(12), D(40))
+			s := smIn(g, "s", Float32, D(2))
+			scales := smOne(g, "Concat", []*Value{g.AddInitializer(smF32("one", []int64{2}, 1, 1)), s}, smIntAttr("axis", 0))
+			return g.AddNode("Resize", "", "", []*Value{x, nil, scales}, []string{"y"}).Outputs[0]
+		}, want: "float32[?,?,?,?]"},
 		{name: "reshape zero and minus one", build: func(g *Graph) *Value {
 			return smOne(g, "Reshape", []*Value{smIn(g, "x", Float32, D(2), D(3), D(4)), g.AddInitializer(smI64("s", 0, -1))})
 		}, want: "float32[2,12]"},
