@@ -12,6 +12,7 @@ package modelgen
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/wolong-dev/wolong/ir"
 )
@@ -212,6 +213,16 @@ func laterSuite(add func(group, name string, two bool, m *ir.Model)) {
 	add("gemm", "dram_16x2512x2512", false, tiledChain(16, 2512))
 	add("gemm", "dram_1x2896x2896", false, tiledChain(1, 2896))
 	add("gemm", "dram_16x2896x2896", false, tiledChain(16, 2896))
+	// GridSample in its three modes (1, 4 and 16 taps per output
+	// element): a warp of a feature map onto itself (optical flow,
+	// spatial transformers) and a few thousand points sampled from a
+	// map (keypoint descriptors, deformable heads). After the DRAM chains,
+	// so that the hold-out positions above stay where they are.
+	for _, g := range []struct{ ch, hw, ho, wo int64 }{{16, 48, 48, 48}, {32, 48, 2048, 1}, {128, 16, 512, 1}} {
+		for _, mode := range []string{"nearest", "bilinear", "bicubic"} {
+			add("movement", fmt.Sprintf("GridSample_%s_%dx%d_to_%dx%d", mode, g.ch, g.hw, g.ho, g.wo), false, gridSampleChain(mode, g.ch, g.hw, g.ho, g.wo))
+		}
+	}
 }
 
 // fixBatch gives every graph input's symbolic dim name the value v.
@@ -376,6 +387,30 @@ func spatialChain(op string, ch, hw int64) *ir.Model {
 		case "Pad":
 			h = b.Op(op, []*ir.Value{h, b.ConstI("pads", []int64{8}, 0, 0, 1, 1, 0, 0, 1, 1)})
 		}
+	}
+	return b.outputY(h)
+}
+
+// gridSampleChain samples [1, ch, hw, hw] at a fixed grid of ho x wo
+// points spread over the map (align_corners 0, zero padding): repeat
+// times when the output is the map's own size (a warp), once otherwise.
+func gridSampleChain(mode string, ch, hw, ho, wo int64) *ir.Model {
+	b := New(fmt.Sprintf("gridsample_%s_%dx%d_%dx%d", mode, ch, hw, ho, wo), suiteOpset)
+	h := b.Input("x", ir.Float32, 1, int(ch), int(hw), int(hw))
+	grid := make([]float32, 2*ho*wo)
+	for i := int64(0); i < ho*wo; i++ {
+		// a low-discrepancy spread over [-1, 1]^2 (golden-ratio steps),
+		// so points are neither sorted nor on the pixel centres
+		grid[2*i] = float32(2*math.Mod(float64(i)*0.6180339887, 1) - 1)
+		grid[2*i+1] = float32(2*math.Mod(float64(i)*0.7548776662+0.5, 1) - 1)
+	}
+	g := b.ConstF("grid", []int64{1, ho, wo, 2}, grid...)
+	n := 1
+	if ho == hw && wo == hw {
+		n = repeat
+	}
+	for i := 0; i < n; i++ {
+		h = b.Op("GridSample", []*ir.Value{h, g}, Str("mode", mode), Str("padding_mode", "zeros"), Int("align_corners", 0))
 	}
 	return b.outputY(h)
 }
