@@ -31,12 +31,12 @@ var gridSampleMeasured = map[string]float64{
 }
 
 // TestGridSampleModes: cpu-1t predicts the suite's nine GridSample models
-// (three modes, 0.13-5.0 ms) within 30% each and 15% on average (7.4%,
-// worst +25%, when written: the bilinear mode's smallest model, where the
-// fixed costs weigh most). The per-mode operation counts (1 : 3 : 16,
-// cost.gridSampleCost) carry the spread: costed as plain data movement,
-// as before, bicubic was 33x too fast on a real model. A predictor that
-// ignores the mode fails: the bilinear model times the bicubic ratio.
+// (three modes, 0.13-5.0 ms) within 30% each and 15% on average (3.8%,
+// worst +15% when written: the nearest-mode warp). The per-point and
+// per-element operation counts by mode (cost.gridSampleCost) carry the
+// spread: costed as plain data movement, as before, bicubic was 33x too
+// fast on a real model. A predictor that ignores the mode fails: the
+// bicubic/bilinear ratio is checked on each shape.
 func TestGridSampleModes(t *testing.T) {
 	h, err := hw.Preset("cpu-1t")
 	if err != nil {

@@ -94,28 +94,40 @@ func resizeCost(c *Ctx) (Cost, error) {
 	return c.Simple(taps * n)
 }
 
-// GridSample: scalar work per output element by mode. ONNX Runtime 1.30's
-// CPU kernel (one thread) takes per output element about 2.1 ns
-// bilinear, 6 ns nearest (its rounding) and 33 ns bicubic (16 taps
-// through a bounds-checked fetch, cubic weights computed per element),
-// the calibration suite's nine GridSample models on the AMD VM
-// (2026-12-07): counted as 32, 96 and 512 operations, ratios 1 : 3 : 16,
-// at the op's fitted compute fraction. Other runtimes keep the ratios,
-// which overstates nearest and bicubic for a GPU kernel that is bound by
-// its memory traffic anyway.
+// GridSample: scalar work per sampled point (the grid coordinate
+// unnormalized and its taps' weights, once for all channels) and per
+// output element (the taps fetched and blended, per channel), by mode.
+// ONNX Runtime 1.30's CPU kernel on one thread, the AMD VM (2026-12-07;
+// the calibration suite's nine GridSample models and six one-channel
+// ones of 64-1024 points): about 10 ns a point bilinear and bicubic, 3 ns
+// nearest; per output element 1.6 ns bilinear, 6 ns nearest (its
+// rounding) and 33 ns bicubic (16 taps through a bounds-checked fetch,
+// cubic weights per element). Counted as operations at the op's fitted
+// compute fraction (cpu-1t: 0.077 of its fp32 peak, 0.065 ns an
+// operation): 150 a point (50 nearest); 24, 96 and 512 an element. Other
+// runtimes keep the counts, which overstates nearest and bicubic for a
+// GPU kernel that is bound by its memory traffic anyway.
 func gridSampleCost(c *Ctx) (Cost, error) {
 	n, err := c.OutElems(0)
 	if err != nil {
 		return Cost{}, err
 	}
-	ops := 32.0
+	grid, err := c.InDims(1)
+	if err != nil {
+		return Cost{}, err
+	}
+	points := 1.0
+	for _, d := range grid[:max(len(grid)-1, 0)] {
+		points *= float64(d)
+	}
+	perPoint, perElem := 150.0, 24.0
 	switch mode := strings.ToLower(c.Node.AttrString("mode", "bilinear")); mode {
 	case "nearest":
-		ops = 96
+		perPoint, perElem = 50, 96
 	case "bicubic", "cubic":
-		ops = 512
+		perElem = 512
 	}
-	return c.Simple(ops * n)
+	return c.Simple(perPoint*points + perElem*n)
 }
 
 // DFT / STFT: 5 N log2 N FLOPs per transform of length N (radix-2 count),
