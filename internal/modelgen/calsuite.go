@@ -218,7 +218,7 @@ func laterSuite(add func(group, name string, two bool, m *ir.Model)) {
 	// spatial transformers) and a few thousand points sampled from a
 	// map (keypoint descriptors, deformable heads). After the DRAM chains,
 	// so that the hold-out positions above stay where they are.
-	for _, g := range []struct{ ch, hw, ho, wo int64 }{{16, 48, 48, 48}, {32, 48, 2048, 1}, {128, 16, 512, 1}} {
+	for _, g := range []struct{ ch, hw, ho, wo int64 }{{16, 48, 48, 48}, {32, 48, 2048, 1}, {128, 16, 512, 1}, {1, 256, 1024, 1}} {
 		for _, mode := range []string{"nearest", "bilinear", "bicubic"} {
 			add("movement", fmt.Sprintf("GridSample_%s_%dx%d_to_%dx%d", mode, g.ch, g.hw, g.ho, g.wo), false, gridSampleChain(mode, g.ch, g.hw, g.ho, g.wo))
 		}

@@ -98,15 +98,16 @@ func resizeCost(c *Ctx) (Cost, error) {
 // unnormalized and its taps' weights, once for all channels) and per
 // output element (the taps fetched and blended, per channel), by mode.
 // ONNX Runtime 1.30's CPU kernel on one thread, the AMD VM (2026-12-07;
-// the calibration suite's nine GridSample models and six one-channel
-// ones of 64-1024 points): about 10 ns a point bilinear and bicubic, 3 ns
-// nearest; per output element 1.6 ns bilinear, 6 ns nearest (its
+// the calibration suite's twelve GridSample models and six one-channel
+// ones of 64-1024 points): about 10 ns a point bilinear, 3 ns nearest,
+// 2 ns bicubic; per output element 1.6 ns bilinear, 6 ns nearest (its
 // rounding) and 33 ns bicubic (16 taps through a bounds-checked fetch,
 // cubic weights per element). Counted as operations at the op's fitted
 // compute fraction (cpu-1t: 0.077 of its fp32 peak, 0.065 ns an
-// operation): 150 a point (50 nearest); 24, 96 and 512 an element. Other
-// runtimes keep the counts, which overstates nearest and bicubic for a
-// GPU kernel that is bound by its memory traffic anyway.
+// operation): 150 a point (50 nearest, 30 bicubic); 24, 96 and 512 an
+// element. Other runtimes keep the counts, which overstates nearest and
+// bicubic for a GPU kernel that is bound by its memory traffic anyway.
+// It reads the grid and the taps it fetches, at most the whole input.
 func gridSampleCost(c *Ctx) (Cost, error) {
 	n, err := c.OutElems(0)
 	if err != nil {
@@ -120,14 +121,27 @@ func gridSampleCost(c *Ctx) (Cost, error) {
 	for _, d := range grid[:max(len(grid)-1, 0)] {
 		points *= float64(d)
 	}
-	perPoint, perElem := 150.0, 24.0
+	perPoint, perElem, taps := 150.0, 24.0, 4.0
 	switch mode := strings.ToLower(c.Node.AttrString("mode", "bilinear")); mode {
 	case "nearest":
-		perPoint, perElem = 50, 96
+		perPoint, perElem, taps = 50, 96, 1
 	case "bicubic", "cubic":
-		perElem = 512
+		perPoint, perElem, taps = 30, 512, 16
 	}
-	return c.Simple(perPoint*points + perElem*n)
+	out, err := c.OutBytes()
+	if err != nil {
+		return Cost{}, err
+	}
+	in, err := c.Bytes(c.Input(0))
+	if err != nil {
+		return Cost{}, err
+	}
+	gb, err := c.Bytes(c.Input(1))
+	if err != nil {
+		return Cost{}, err
+	}
+	read := min(in, taps*out)
+	return Cost{Class: c.Class, FLOPs: perPoint*points + perElem*n, Bytes: gb + read + out, Kernels: 1, DType: c.DType()}, nil
 }
 
 // DFT / STFT: 5 N log2 N FLOPs per transform of length N (radix-2 count),
