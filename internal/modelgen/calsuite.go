@@ -220,9 +220,12 @@ func laterSuite(add func(group, name string, two bool, m *ir.Model)) {
 	// so that the hold-out positions above stay where they are.
 	for _, g := range []struct{ ch, hw, ho, wo int64 }{{16, 48, 48, 48}, {32, 48, 2048, 1}, {128, 16, 512, 1}, {1, 256, 1024, 1}} {
 		for _, mode := range []string{"nearest", "bilinear", "bicubic"} {
-			add("movement", fmt.Sprintf("GridSample_%s_%dx%d_to_%dx%d", mode, g.ch, g.hw, g.ho, g.wo), false, gridSampleChain(mode, g.ch, g.hw, g.ho, g.wo))
+			add("movement", fmt.Sprintf("GridSample_%s_%dx%d_to_%dx%d", mode, g.ch, g.hw, g.ho, g.wo), false, gridSampleChain(mode, g.ch, g.hw, g.ho, g.wo, false))
 		}
 	}
+	// bilinear with align_corners 1: ONNX Runtime's generic loop, not
+	// its planned fast path (cost.gridSampleCost)
+	add("movement", "GridSample_bilinear_corners_3x96_to_96x96", false, gridSampleChain("bilinear", 3, 96, 96, 96, true))
 }
 
 // fixBatch gives every graph input's symbolic dim name the value v.
@@ -392,9 +395,10 @@ func spatialChain(op string, ch, hw int64) *ir.Model {
 }
 
 // gridSampleChain samples [1, ch, hw, hw] at a fixed grid of ho x wo
-// points spread over the map (align_corners 0, zero padding): repeat
-// times when the output is the map's own size (a warp), once otherwise.
-func gridSampleChain(mode string, ch, hw, ho, wo int64) *ir.Model {
+// points spread over the map (zero padding, align_corners 0 unless
+// corners): repeat times when the output is the map's own size (a warp),
+// once otherwise.
+func gridSampleChain(mode string, ch, hw, ho, wo int64, corners bool) *ir.Model {
 	b := New(fmt.Sprintf("gridsample_%s_%dx%d_%dx%d", mode, ch, hw, ho, wo), suiteOpset)
 	h := b.Input("x", ir.Float32, 1, int(ch), int(hw), int(hw))
 	grid := make([]float32, 2*ho*wo)
@@ -410,7 +414,11 @@ func gridSampleChain(mode string, ch, hw, ho, wo int64) *ir.Model {
 		n = repeat
 	}
 	for i := 0; i < n; i++ {
-		h = b.Op("GridSample", []*ir.Value{h, g}, Str("mode", mode), Str("padding_mode", "zeros"), Int("align_corners", 0))
+		ac := int64(0)
+		if corners {
+			ac = 1
+		}
+		h = b.Op("GridSample", []*ir.Value{h, g}, Str("mode", mode), Str("padding_mode", "zeros"), Int("align_corners", ac))
 	}
 	return b.outputY(h)
 }

@@ -94,20 +94,23 @@ func resizeCost(c *Ctx) (Cost, error) {
 	return c.Simple(taps * n)
 }
 
-// GridSample: scalar work per sampled point (the grid coordinate
-// unnormalized and its taps' weights, once for all channels) and per
-// output element (the taps fetched and blended, per channel), by mode.
-// ONNX Runtime 1.30's CPU kernel on one thread, the AMD VM (2026-12-07;
-// the calibration suite's twelve GridSample models and six one-channel
-// ones of 64-1024 points): about 10 ns a point bilinear, 3 ns nearest,
-// 2 ns bicubic; per output element 1.6 ns bilinear, 6 ns nearest (its
-// rounding) and 33 ns bicubic (16 taps through a bounds-checked fetch,
-// cubic weights per element). Counted as operations at the op's fitted
-// compute fraction (cpu-1t: 0.077 of its fp32 peak, 0.065 ns an
-// operation): 150 a point (50 nearest, 30 bicubic); 24, 96 and 512 an
-// element. Other runtimes keep the counts, which overstates nearest and
-// bicubic for a GPU kernel that is bound by its memory traffic anyway.
-// It reads the grid and the taps it fetches, at most the whole input.
+// GridSample: scalar work per sampled point and per output element, by
+// path. ONNX Runtime 1.30's CPU kernel (tensor/grid_sample.cc) has a fast
+// path for bilinear mode with zero padding and align_corners 0: it plans
+// each point once (its four taps and weights, for all channels) and then
+// blends four taps per element; every other case runs a generic loop that
+// redoes the point's arithmetic and bounds-checked fetches for every
+// element. Timed on one thread on the AMD VM (2026-12-07; the calibration
+// suite's GridSample models, one to 128 channels, 512 to 9,216 points):
+// the fast path ~10 ns a point and 1.6 ns an element; the generic loop
+// ~6-8 ns an element nearest (its rounding), 12.5 ns bilinear, 34 ns
+// bicubic (16 taps). Counted as operations at the op's fitted compute
+// fraction (cpu-1t: 0.077 of its fp32 peak, 0.065 ns an operation): the
+// fast path 150 a point and 24 an element; the generic loop 100, 190 and
+// 530 an element. Other runtimes keep the counts, which overstates the
+// generic modes for a GPU kernel that is bound by its memory traffic
+// anyway. It reads the grid and the taps it fetches, at most the whole
+// input.
 func gridSampleCost(c *Ctx) (Cost, error) {
 	n, err := c.OutElems(0)
 	if err != nil {
@@ -121,12 +124,22 @@ func gridSampleCost(c *Ctx) (Cost, error) {
 	for _, d := range grid[:max(len(grid)-1, 0)] {
 		points *= float64(d)
 	}
-	perPoint, perElem, taps := 150.0, 24.0, 4.0
-	switch mode := strings.ToLower(c.Node.AttrString("mode", "bilinear")); mode {
-	case "nearest":
-		perPoint, perElem, taps = 50, 96, 1
-	case "bicubic", "cubic":
-		perPoint, perElem, taps = 30, 512, 16
+	mode := strings.ToLower(c.Node.AttrString("mode", "bilinear"))
+	fast := (mode == "bilinear" || mode == "linear") && len(grid) == 4 &&
+		c.Node.AttrString("padding_mode", "zeros") == "zeros" && c.Node.AttrInt("align_corners", 0) == 0
+	var perPoint, perElem, taps float64
+	switch {
+	case fast:
+		perPoint, perElem, taps = 150, 24, 4
+	case mode == "nearest":
+		perElem, taps = 100, 1
+	case mode == "bicubic" || mode == "cubic":
+		perElem, taps = 530, 16
+	default: // bilinear (trilinear on 5-D inputs) off the fast path
+		perElem, taps = 190, 4
+		if len(grid) == 5 {
+			perElem, taps = 380, 8
+		}
 	}
 	out, err := c.OutBytes()
 	if err != nil {
