@@ -103,7 +103,9 @@ func shapeChain(t *testing.T) (*ir.Model, []*ir.Node) {
 	minus := g.AddInitializer(&ir.Tensor{Name: "minus", DType: ir.Int64, Dims: []int64{1}, Int64s: []int64{-1}})
 	cc := one(g, "Concat", "concat", []*ir.Value{un.Outputs[0], minus}, iattr("axis", 0))
 	rs := one(g, "Reshape", "reshape", []*ir.Value{x, cc.Outputs[0]})
-	g.Outputs = append(g.Outputs, rs.Outputs[0])
+	// a kernel after the view: a view that is the model's output is a copy
+	relu := one(g, "Relu", "relu", []*ir.Value{rs.Outputs[0]})
+	g.Outputs = append(g.Outputs, relu.Outputs[0])
 	return model(t, g, 17), []*ir.Node{sh, ga, un, cc, rs}
 }
 
@@ -338,5 +340,29 @@ func TestRowsInInput(t *testing.T) {
 				t.Errorf("rowsInInput = %g, want %g", got, c.want)
 			}
 		})
+	}
+}
+
+// TestViewOutputCopies: a view is free inside a model and a copy of its
+// bytes (read and write) when its output is the model's output; a view
+// inside a subgraph or feeding a kernel stays free.
+func TestViewOutputCopies(t *testing.T) {
+	g := ir.NewGraph("views")
+	x := in(g, "x", ir.Float32, 1, 3, 64, 64)
+	ax := g.AddInitializer(&ir.Tensor{Name: "ax", DType: ir.Int64, Dims: []int64{1}, Int64s: []int64{0}})
+	inner := one(g, "Squeeze", "inner", []*ir.Value{x, ax})
+	relu := one(g, "Relu", "relu", []*ir.Value{inner.Outputs[0]})
+	outer := one(g, "Unsqueeze", "outer", []*ir.Value{relu.Outputs[0], ax})
+	g.Outputs = append(g.Outputs, outer.Outputs[0])
+	m := New(preset(t, "cpu-1t"), model(t, g, 17), Options{})
+	if e := m.Node(inner); e.Class != Free || e.Kernels != 0 {
+		t.Errorf("a view feeding a kernel: class %s, %d kernels; want free", e.Class, e.Kernels)
+	}
+	e := m.Node(outer)
+	if e.Kernels != 1 || e.Bytes != 2*3*64*64*4 {
+		t.Errorf("a view that is the model's output: %d kernels, %g bytes; want one copy of %d bytes", e.Kernels, e.Bytes, 2*3*64*64*4)
+	}
+	if !IsView(outer) || IsView(relu) {
+		t.Errorf("IsView: Unsqueeze %v, Relu %v", IsView(outer), IsView(relu))
 	}
 }
