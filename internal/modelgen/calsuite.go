@@ -226,6 +226,15 @@ func laterSuite(add func(group, name string, two bool, m *ir.Model)) {
 	// bilinear with align_corners 1: ONNX Runtime's generic loop, not
 	// its planned fast path (cost.gridSampleCost)
 	add("movement", "GridSample_bilinear_corners_3x96_to_96x96", false, gridSampleChain("bilinear", 3, 96, 96, 96, true))
+	// Pools with stride 1 (morphology in image pipelines, a detector's
+	// SPP block), which ONNX Runtime's pooling kernel runs faster per tap
+	// than the strided pools above (cost: the "/s1" efficiency key).
+	for _, p := range []struct {
+		op        string
+		ch, hw, k int64
+	}{{"MaxPool", 64, 56, 3}, {"MaxPool", 32, 40, 5}, {"AveragePool", 64, 56, 3}} {
+		add("reduction", fmt.Sprintf("%s_s1_%dx%d_k%d", p.op, p.ch, p.hw, p.k), false, poolS1Chain(p.op, p.ch, p.hw, p.k))
+	}
 }
 
 // fixBatch gives every graph input's symbolic dim name the value v.
@@ -390,6 +399,18 @@ func spatialChain(op string, ch, hw int64) *ir.Model {
 		case "Pad":
 			h = b.Op(op, []*ir.Value{h, b.ConstI("pads", []int64{8}, 0, 0, 1, 1, 0, 0, 1, 1)})
 		}
+	}
+	return b.outputY(h)
+}
+
+// poolS1Chain chains repeat pools of a k x k window, stride 1, padded to
+// keep [1, ch, hw, hw].
+func poolS1Chain(op string, ch, hw, k int64) *ir.Model {
+	b := New(fmt.Sprintf("%s_s1_%dx%d_k%d", op, ch, hw, k), suiteOpset)
+	h := b.Input("x", ir.Float32, 1, int(ch), int(hw), int(hw))
+	p := (k - 1) / 2
+	for i := 0; i < repeat; i++ {
+		h = b.Op(op, []*ir.Value{h}, Ints("kernel_shape", k, k), Ints("strides", 1, 1), Ints("pads", p, p, p, p))
 	}
 	return b.outputY(h)
 }
