@@ -226,6 +226,17 @@ func laterSuite(add func(group, name string, two bool, m *ir.Model)) {
 	// bilinear with align_corners 1: ONNX Runtime's generic loop, not
 	// its planned fast path (cost.gridSampleCost)
 	add("movement", "GridSample_bilinear_corners_3x96_to_96x96", false, gridSampleChain("bilinear", 3, 96, 96, 96, true))
+	// ReduceSum and ReduceMax over rows at scale (the zoo's tiny ones
+	// alone set their fixed cost, not their speed)
+	for _, r := range []struct{ rows, cols int64 }{{512, 1000}, {2048, 64}} {
+		add("reduction", fmt.Sprintf("ReduceSum_%dx%d", r.rows, r.cols), false, rowOpChain("ReduceSum", r.rows, r.cols))
+		add("reduction", fmt.Sprintf("ReduceMax_%dx%d", r.rows, r.cols), false, rowOpChain("ReduceMax", r.rows, r.cols))
+	}
+	// Reductions over the channel axis of a feature map (a grey image
+	// from RGB, a spatial-attention map): few rows of long rows, which
+	// ONNX Runtime reduces in its generic loop (cost.reduceFastKind).
+	add("reduction", "ReduceSum_axis1_8x96x96", false, channelReduce("ReduceSum", 8, 96))
+	add("reduction", "ReduceMean_axis1_16x64x64", false, channelReduce("ReduceMean", 16, 64))
 	// Pools with stride 1 (morphology in image pipelines, a detector's
 	// SPP block), which ONNX Runtime's pooling kernel runs faster per tap
 	// than the strided pools above (cost: the "/s1" efficiency key).
@@ -350,8 +361,11 @@ func rowOpChain(op string, rows, cols int64) *ir.Model {
 		switch op {
 		case "Softmax":
 			h = b.Op(op, []*ir.Value{h}, Int("axis", -1))
-		case "ReduceMean":
+		case "ReduceMean", "ReduceMax":
 			r := b.Op(op, []*ir.Value{h}, Ints("axes", -1), Int("keepdims", 1))
+			h = b.Op("Sub", []*ir.Value{h, r})
+		case "ReduceSum": // axes an input from opset 13
+			r := b.Op(op, []*ir.Value{h, b.ConstI(fmt.Sprintf("ax%d", i), []int64{1}, -1)}, Int("keepdims", 1))
 			h = b.Op("Sub", []*ir.Value{h, r})
 		case "LayerNormalization":
 			h = b.Op(op, []*ir.Value{h, b.Weight(fmt.Sprintf("g%d", i), cols), b.Weight(fmt.Sprintf("b%d", i), cols)}, Int("axis", -1), Float("epsilon", 1e-5))
@@ -399,6 +413,23 @@ func spatialChain(op string, ch, hw int64) *ir.Model {
 		case "Pad":
 			h = b.Op(op, []*ir.Value{h, b.ConstI("pads", []int64{8}, 0, 0, 1, 1, 0, 0, 1, 1)})
 		}
+	}
+	return b.outputY(h)
+}
+
+// channelReduce reduces [1, ch, hw, hw] over its channel axis (keepdims)
+// and adds the map back: repeat times.
+func channelReduce(op string, ch, hw int64) *ir.Model {
+	b := New(fmt.Sprintf("%s_axis1_%dx%dx%d", op, ch, hw, hw), suiteOpset)
+	h := b.Input("x", ir.Float32, 1, int(ch), int(hw), int(hw))
+	for i := 0; i < repeat; i++ {
+		var r *ir.Value
+		if op == "ReduceSum" { // axes an input from opset 13
+			r = b.Op(op, []*ir.Value{h, b.ConstI(fmt.Sprintf("ax%d", i), []int64{1}, 1)}, Int("keepdims", 1))
+		} else {
+			r = b.Op(op, []*ir.Value{h}, Ints("axes", 1), Int("keepdims", 1))
+		}
+		h = b.Op("Add", []*ir.Value{h, r})
 	}
 	return b.outputY(h)
 }
