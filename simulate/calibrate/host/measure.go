@@ -124,6 +124,13 @@ func Measure(ctx context.Context, h *ortbench.Harness, opt MeasureOptions) (*Man
 	if opt.MaxSeconds <= 0 {
 		opt.MaxSeconds = 0.2
 	}
+	// the harness runs in its own folder: a relative --keep DIR would
+	// name files it cannot find
+	dir, err := filepath.Abs(opt.Dir)
+	if err != nil {
+		return nil, err
+	}
+	opt.Dir = dir
 	man := &Manifest{Format: manifestFormat, Version: 1, ORT: ortbench.Version, Threads: opt.Threads}
 	var jobs = map[int][]ortbench.Job{}
 	for _, s := range modelgen.CalibrationSuite() {
