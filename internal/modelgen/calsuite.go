@@ -213,24 +213,40 @@ func laterSuite(add func(group, name string, two bool, m *ir.Model)) {
 	add("gemm", "dram_16x2512x2512", false, tiledChain(16, 2512))
 	add("gemm", "dram_1x2896x2896", false, tiledChain(1, 2896))
 	add("gemm", "dram_16x2896x2896", false, tiledChain(16, 2896))
-	// GridSample in its three modes (1, 4 and 16 taps per output
-	// element): a warp of a feature map onto itself (optical flow,
-	// spatial transformers) and a few thousand points sampled from a
-	// map (keypoint descriptors, deformable heads). After the DRAM chains,
-	// so that the hold-out positions above stay where they are.
+	// After the DRAM chains, so that the hold-out positions above stay
+	// where they are: the kernels ONNX Runtime runs by path (GridSample,
+	// stride-1 pools, reductions at scale), a subset of opFamilies.
+	opFamilies(add, false)
+}
+
+// opFamilies adds models of the kernels whose cost depends on the path
+// ONNX Runtime takes (cost.gridSampleCost, poolCost, reduceCost): all of
+// them when all is set (AnchorSuite: the models the simulate tests hold
+// cpu-1t to), else the few the calibration suite measures (the fit needs
+// one fraction each; every model costs calibrate --host time).
+func opFamilies(add func(group, name string, two bool, m *ir.Model), all bool) {
+	// GridSample in its three modes: a warp of a feature map onto itself
+	// (optical flow, spatial transformers) and points sampled from a map
+	// (keypoint descriptors, deformable heads); bilinear with
+	// align_corners 1 takes ORT's generic loop, not its planned fast path
 	for _, g := range []struct{ ch, hw, ho, wo int64 }{{16, 48, 48, 48}, {32, 48, 2048, 1}, {128, 16, 512, 1}, {1, 256, 1024, 1}} {
 		for _, mode := range []string{"nearest", "bilinear", "bicubic"} {
-			add("movement", fmt.Sprintf("GridSample_%s_%dx%d_to_%dx%d", mode, g.ch, g.hw, g.ho, g.wo), false, gridSampleChain(mode, g.ch, g.hw, g.ho, g.wo, false))
+			name := fmt.Sprintf("GridSample_%s_%dx%d_to_%dx%d", mode, g.ch, g.hw, g.ho, g.wo)
+			if all || suiteGridSample[name] {
+				add("movement", name, false, gridSampleChain(mode, g.ch, g.hw, g.ho, g.wo, false))
+			}
 		}
 	}
-	// bilinear with align_corners 1: ONNX Runtime's generic loop, not
-	// its planned fast path (cost.gridSampleCost)
 	add("movement", "GridSample_bilinear_corners_3x96_to_96x96", false, gridSampleChain("bilinear", 3, 96, 96, 96, true))
 	// ReduceSum and ReduceMax over rows at scale (the zoo's tiny ones
 	// alone set their fixed cost, not their speed)
 	for _, r := range []struct{ rows, cols int64 }{{512, 1000}, {2048, 64}} {
-		add("reduction", fmt.Sprintf("ReduceSum_%dx%d", r.rows, r.cols), false, rowOpChain("ReduceSum", r.rows, r.cols))
-		add("reduction", fmt.Sprintf("ReduceMax_%dx%d", r.rows, r.cols), false, rowOpChain("ReduceMax", r.rows, r.cols))
+		if all || r.rows == 512 {
+			add("reduction", fmt.Sprintf("ReduceSum_%dx%d", r.rows, r.cols), false, rowOpChain("ReduceSum", r.rows, r.cols))
+		}
+		if all || r.rows == 2048 {
+			add("reduction", fmt.Sprintf("ReduceMax_%dx%d", r.rows, r.cols), false, rowOpChain("ReduceMax", r.rows, r.cols))
+		}
 	}
 	// Reductions over the channel axis of a feature map (a grey image
 	// from RGB, a spatial-attention map): few rows of long rows, which
@@ -246,6 +262,25 @@ func laterSuite(add func(group, name string, two bool, m *ir.Model)) {
 	}{{"MaxPool", 64, 56, 3}, {"MaxPool", 32, 40, 5}, {"AveragePool", 64, 56, 3}} {
 		add("reduction", fmt.Sprintf("%s_s1_%dx%d_k%d", p.op, p.ch, p.hw, p.k), false, poolS1Chain(p.op, p.ch, p.hw, p.k))
 	}
+}
+
+// suiteGridSample is the GridSample models the calibration suite measures:
+// each mode once, the fast path on a warp and on one channel.
+var suiteGridSample = map[string]bool{
+	"GridSample_bilinear_16x48_to_48x48":  true,
+	"GridSample_bilinear_1x256_to_1024x1": true,
+	"GridSample_nearest_128x16_to_512x1":  true,
+	"GridSample_bicubic_32x48_to_2048x1":  true,
+}
+
+// AnchorSuite returns every model of opFamilies, named as in the suite:
+// the models whose measured times the simulate tests hold cpu-1t to.
+func AnchorSuite() []SuiteModel {
+	var s []SuiteModel
+	opFamilies(func(group, name string, two bool, m *ir.Model) {
+		s = append(s, SuiteModel{Name: group + "_" + name, Group: group, Model: m, TwoThreads: two})
+	}, true)
+	return s
 }
 
 // fixBatch gives every graph input's symbolic dim name the value v.
