@@ -569,7 +569,7 @@ func typeMsg(t *ir.Type) *msg {
 		}
 		tm.message(typeMap, inner)
 	}
-	tm.strNonEmpty(typeDenotation, t.Denotation)
+	tm.strNonEmpty(typeDenotation, t.Denotation())
 	return tm
 }
 

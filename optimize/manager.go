@@ -103,13 +103,13 @@ type Options struct {
 
 // PassResult is what one pass did.
 type PassResult struct {
-	Name     string     `json:"name"`
-	Rewrites []Rewrite  `json:"rewrites"`
+	Name     string    `json:"name"`
+	Rewrites []Rewrite `json:"rewrites"`
 	// Count is the number of rewrites the pass made: len(Rewrites), or,
 	// with Options.CountRewrites, the number of those not kept.
-	Count int `json:"-"`
-	Before   Prediction `json:"before"`
-	After    Prediction `json:"after"`
+	Count  int        `json:"-"`
+	Before Prediction `json:"before"`
+	After  Prediction `json:"after"`
 	// Elapsed is the pass's wall time, the re-sort after it included
 	// (verification, hashing, dumps and prediction excluded).
 	Elapsed time.Duration `json:"-"`
