@@ -44,15 +44,12 @@ type SparseTensor struct {
 // RefAttrName, when set (inside a function body), names the attribute of
 // the calling node that supplies the value.
 type Attr struct {
-	Name string
-	Type AttrType
-	// F follows Type, both 4 bytes, so that neither is padded: an Attr is
-	// 288 bytes, in the 288-byte size class, not 296 in the 320-byte one
-	// (fuse gives each fused node one).
-	F           float32
+	Name        string
+	Type        AttrType
 	Doc         string
 	RefAttrName string
 
+	F  float32
 	I  int64
 	S  []byte
 	T  *Tensor
