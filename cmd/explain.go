@@ -121,7 +121,7 @@ func explainRun(env *Env, opts *ExplainOptions) error {
 	}
 	dumps = page.dump(dumps)
 	// the JSON and the page show every pass's memory peak, the text none
-	r, err := runPipeline(&opts.PipelineOptions, dumps, true, true, opts.Format != report.JSON && page == nil)
+	r, err := runPipeline(&opts.PipelineOptions, dumps, true, true, opts.Format != report.JSON && page == nil, false)
 	if err != nil {
 		return err
 	}

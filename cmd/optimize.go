@@ -137,8 +137,9 @@ func optimizeRun(env *Env, opts *OptimizeOptions) error {
 	if err := out.check("--emit-onnx", opts.EmitONNX); err != nil {
 		return err
 	}
-	// the report shows the memory peak before and after, not each pass's
-	r, err := runPipeline(&opts.PipelineOptions, nil, false, opts.EmitONNX == "", true)
+	// the report shows the memory peak before and after, not each pass's,
+	// and each pass's number of rewrites (the plan, -o, lists them)
+	r, err := runPipeline(&opts.PipelineOptions, nil, false, opts.EmitONNX == "", true, opts.Plan == "")
 	if err != nil {
 		return err
 	}

@@ -136,8 +136,9 @@ type optimized struct {
 // r.inferred.Loaded. The passes rewrite the inferred model itself (no
 // caller reads it again); with inPlace (a caller that does not read the
 // loaded model again: no --emit-onnx) inference rewrites the loaded model
-// instead of a copy of it.
-func runPipeline(o *PipelineOptions, dumps []optimize.Dump, hash, inPlace, finalPeakOnly bool) (*optimized, error) {
+// instead of a copy of it. With countRewrites (a caller that shows only
+// how many rewrites each pass made) the result keeps no rewrite.
+func runPipeline(o *PipelineOptions, dumps []optimize.Dump, hash, inPlace, finalPeakOnly, countRewrites bool) (*optimized, error) {
 	f, err := o.Model.loadInferred(o.Path, pipeline.InferOptions{DefaultDims: true, Batch: o.Batch, InPlace: inPlace})
 	if err != nil {
 		return nil, err
@@ -157,6 +158,7 @@ func runPipeline(o *PipelineOptions, dumps []optimize.Dump, hash, inPlace, final
 	opt.InPlace = true
 	opt.Refusals = true // the missed opportunities optimize and explain list
 	opt.FinalPeakOnly = finalPeakOnly
+	opt.CountRewrites = countRewrites
 	r.optimized, err = pipeline.Optimize(f, opt)
 	o.Model.progress.Done()
 	if err != nil {

@@ -569,7 +569,7 @@ func typeMsg(t *ir.Type) *msg {
 		}
 		tm.message(typeMap, inner)
 	}
-	tm.strNonEmpty(typeDenotation, t.Denotation)
+	tm.strNonEmpty(typeDenotation, t.Denotation())
 	return tm
 }
 
@@ -689,10 +689,10 @@ func (e *exporter) tensor(t *ir.Tensor, name string) (*msg, error) {
 	tm := &msg{}
 	tm.packedInts(tensorDims, t.Dims)
 	tm.int(tensorDataType, int64(t.DType))
-	if t.Segment != nil {
+	if seg := t.Segment(); seg != nil {
 		sm := &msg{}
-		sm.int(segmentBegin, t.Segment[0])
-		sm.int(segmentEnd, t.Segment[1])
+		sm.int(segmentBegin, seg[0])
+		sm.int(segmentEnd, seg[1])
 		tm.message(tensorSegment, sm)
 	}
 	tm.packedFloats(tensorFloatData, t.Floats)
@@ -708,7 +708,7 @@ func (e *exporter) tensor(t *ir.Tensor, name string) (*msg, error) {
 	}
 	tm.packedInts(tensorInt64Data, t.Int64s)
 	tm.strNonEmpty(tensorName, name)
-	tm.strNonEmpty(tensorDocString, t.Doc)
+	tm.strNonEmpty(tensorDocString, t.Doc())
 	e.data(tm, t)
 	if len(t.Float64s) > 0 {
 		b := make([]byte, 0, 8*len(t.Float64s))
@@ -724,7 +724,7 @@ func (e *exporter) tensor(t *ir.Tensor, name string) (*msg, error) {
 		}
 		tm.bytes(tensorUint64Data, b)
 	}
-	entries(tm, tensorMetadataProps, t.Metadata)
+	entries(tm, tensorMetadataProps, t.Metadata())
 	return tm, nil
 }
 

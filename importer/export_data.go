@@ -190,8 +190,8 @@ func (e *exporter) data(tm *msg, t *ir.Tensor) {
 	if x := e.out.ext; x != nil && e.out.inInit && size >= x.min {
 		loc, off := x.place(t)
 		kv := []ir.StringPair{{Key: "location", Value: loc}, {Key: "offset", Value: strconv.FormatInt(off, 10)}, {Key: "length", Value: strconv.FormatInt(size, 10)}}
-		if loc != x.name && t.Loc.Checksum != "" {
-			kv = append(kv, ir.StringPair{Key: "checksum", Value: t.Loc.Checksum})
+		if loc != x.name && t.Loc.Checksum() != "" {
+			kv = append(kv, ir.StringPair{Key: "checksum", Value: t.Loc.Checksum()})
 		}
 		entries(tm, tensorExternalData, kv)
 		tm.int(tensorDataLocation, 1)

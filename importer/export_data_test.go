@@ -80,8 +80,8 @@ func TestExternalDataWrite(t *testing.T) {
 			}
 			if l.External {
 				external++
-				if l.ExternalPath != wantFile || l.Offset%extAlign != 0 {
-					t.Errorf("%s: %s at %s+%d, want %s at a multiple of %d", path, v.Name, l.ExternalPath, l.Offset, wantFile, extAlign)
+				if l.ExternalPath() != wantFile || l.Offset%extAlign != 0 {
+					t.Errorf("%s: %s at %s+%d, want %s at a multiple of %d", path, v.Name, l.ExternalPath(), l.Offset, wantFile, extAlign)
 				}
 			}
 		}

@@ -36,6 +36,9 @@ func (d *decoder) tensor(b []byte) (*ir.Tensor, error) {
 	t := &ir.Tensor{}
 	var ext []ir.StringPair
 	external := false
+	var doc string
+	var segment *[2]int64
+	var md []ir.StringPair
 	err := eachField(b, func(f field) error {
 		var err error
 		switch f.num {
@@ -54,7 +57,7 @@ func (d *decoder) tensor(b []byte) (*ir.Tensor, error) {
 				}
 				return nil
 			})
-			t.Segment = &seg
+			segment = &seg
 		case tensorFloatData:
 			t.Floats, err = appendFloats(t.Floats, f)
 		case tensorInt32Data:
@@ -81,7 +84,7 @@ func (d *decoder) tensor(b []byte) (*ir.Tensor, error) {
 		case tensorUint64Data:
 			t.Uint64s, err = appendVarints(t.Uint64s, f)
 		case tensorDocString:
-			t.Doc = f.doc()
+			doc = f.doc()
 		case tensorExternalData:
 			var kv ir.StringPair
 			kv, err = d.entry(f.b)
@@ -91,13 +94,14 @@ func (d *decoder) tensor(b []byte) (*ir.Tensor, error) {
 		case tensorMetadataProps:
 			var kv ir.StringPair
 			kv, err = d.entry(f.b)
-			t.Metadata = append(t.Metadata, kv)
+			md = append(md, kv)
 		}
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
+	t.SetInfo(doc, segment, md)
 	if !t.DType.Valid() {
 		return nil, fmt.Errorf("tensor %q: unknown data type %d", t.Name, int32(t.DType))
 	}
@@ -123,7 +127,7 @@ func (d *decoder) tensor(b []byte) (*ir.Tensor, error) {
 // external resolves external data: the location must be a relative path
 // inside the model's folder; the file is mapped and the tensor views it.
 func (d *decoder) external(t *ir.Tensor, kvs []ir.StringPair) error {
-	var loc string
+	var loc, checksum string
 	offset, length := int64(0), int64(-1)
 	for _, kv := range kvs {
 		var err error
@@ -135,7 +139,7 @@ func (d *decoder) external(t *ir.Tensor, kvs []ir.StringPair) error {
 		case "length":
 			length, err = strconv.ParseInt(kv.Value, 10, 64)
 		case "checksum":
-			t.Loc.Checksum = kv.Value
+			checksum = kv.Value
 		}
 		if err != nil || offset < 0 || (kv.Key == "length" && length < 0) {
 			return fmt.Errorf("tensor %q: bad external_data %s %q", t.Name, kv.Key, kv.Value)
@@ -166,7 +170,7 @@ func (d *decoder) external(t *ir.Tensor, kvs []ir.StringPair) error {
 		return fmt.Errorf("tensor %q: external data %q: offset %d + length %d past the end of the file (%d bytes)", t.Name, loc, offset, length, size)
 	}
 	t.Raw = m.data[offset : offset+length : offset+length]
-	t.Loc = ir.Location{File: path, Offset: offset, Length: length, External: true, ExternalPath: loc, Checksum: t.Loc.Checksum}
+	t.Loc = ir.ExternalLocation(path, offset, length, loc, checksum)
 	t.Src = nil
 	if s := m.source(t.Raw); s != nil {
 		t.Src = s

@@ -33,7 +33,7 @@ func (d *decoder) typeProto(b []byte, depth int) (ir.Type, error) {
 	}
 	err := eachField(b, func(f field) error {
 		if f.num == typeDenotation {
-			t.Denotation = f.doc()
+			t.SetDenotation(f.doc())
 			return nil
 		}
 		body, ok := typeBodies[f.num]

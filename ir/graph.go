@@ -115,7 +115,7 @@ type Value struct {
 	// Info is what few values carry from the file for export (a doc
 	// string, metadata_props), nil for the rest: see Doc, Metadata and
 	// SetInfo. It is kept out of line because a model has a Value per
-	// tensor and almost none has either (a Value is 176 bytes, not 216).
+	// tensor and almost none has either (a Value is 176 bytes, not 216: see Type too).
 	Info *ValueInfo
 }
 

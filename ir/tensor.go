@@ -18,10 +18,42 @@ type Location struct {
 	Offset   int64  // byte offset of the data within File
 	Length   int64  // byte length of the data
 	External bool   // data_location == EXTERNAL
-	// Location as written in the model (external data only), kept for export.
-	ExternalPath string
-	// Checksum is the external_data "checksum" entry, if present.
-	Checksum string
+	// ext is what an external location says besides where its bytes are
+	// (ExternalPath, Checksum), nil for the rest: out of line, as most
+	// tensors are not external (a Location is 48 bytes, not 72).
+	ext *externalNames
+}
+
+// externalNames are an external location's path as written in the model
+// and its checksum entry. Locations share one; it is never changed.
+type externalNames struct{ path, checksum string }
+
+// ExternalLocation is the location of external data: File at Offset,
+// Length bytes, written in the model as path, with its external_data
+// "checksum" entry ("" if none).
+func ExternalLocation(file string, offset, length int64, path, checksum string) Location {
+	l := Location{File: file, Offset: offset, Length: length, External: true}
+	if path != "" || checksum != "" {
+		l.ext = &externalNames{path: path, checksum: checksum}
+	}
+	return l
+}
+
+// ExternalPath is the location as written in the model (external data
+// only), kept for export.
+func (l Location) ExternalPath() string {
+	if l.ext == nil {
+		return ""
+	}
+	return l.ext.path
+}
+
+// Checksum is the external_data "checksum" entry, if present.
+func (l Location) Checksum() string {
+	if l.ext == nil {
+		return ""
+	}
+	return l.ext.checksum
 }
 
 // Tensor is a constant tensor. Its data is in exactly one of the fields
@@ -32,7 +64,6 @@ type Tensor struct {
 	Name  string
 	DType DType
 	Dims  []int64
-	Doc   string
 
 	Raw      []byte    // raw_data or external data (a view, not a copy)
 	Floats   []float32 // float_data: float32, complex64 (pairs)
@@ -46,10 +77,56 @@ type Tensor struct {
 	// Src, when set, reads the same packed bytes as Raw without touching
 	// them; Raw is then nil for data computed on demand (see Source).
 	// Code that gives a tensor other data must clear Src and Loc.
-	Src     Source
-	Segment *[2]int64
-	// Metadata is TensorProto.metadata_props, kept for export.
+	Src Source
+	// Info is what few tensors carry from the file for export (a doc
+	// string, a segment, metadata_props), nil for the rest: see Doc,
+	// Segment, Metadata and SetInfo. It is kept out of line, as Value's
+	// and Node's are, because a model has a Tensor per initializer and
+	// almost none has any (a Tensor is 288 bytes with Location's names
+	// out of line too, not 352: the 288-byte size class).
+	Info *TensorInfo
+}
+
+// TensorInfo is a tensor's doc string, TensorProto.segment and
+// metadata_props. It is replaced (SetInfo), never changed in place:
+// tensors may share one.
+type TensorInfo struct {
+	Doc      string
+	Segment  *[2]int64
 	Metadata []StringPair
+}
+
+// Doc returns t's doc string.
+func (t *Tensor) Doc() string {
+	if t.Info == nil {
+		return ""
+	}
+	return t.Info.Doc
+}
+
+// Segment returns t's segment (nil: none).
+func (t *Tensor) Segment() *[2]int64 {
+	if t.Info == nil {
+		return nil
+	}
+	return t.Info.Segment
+}
+
+// Metadata returns t's metadata_props.
+func (t *Tensor) Metadata() []StringPair {
+	if t.Info == nil {
+		return nil
+	}
+	return t.Info.Metadata
+}
+
+// SetInfo sets t's doc string, segment and metadata (nil Info when all
+// are empty).
+func (t *Tensor) SetInfo(doc string, segment *[2]int64, md []StringPair) {
+	t.Info = nil
+	if doc != "" || segment != nil || len(md) > 0 {
+		t.Info = &TensorInfo{Doc: doc, Segment: segment, Metadata: md}
+	}
 }
 
 // Source reads a tensor's packed little-endian bytes on demand, so that no

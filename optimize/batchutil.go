@@ -97,7 +97,7 @@ func (wc weightCache) concat(c *Context, parts []*ir.Value, axis int) *ir.Value 
 func splitInto(c *Context, v *ir.Value, axis int, sizes []int64, outs []*ir.Value) *ir.Node {
 	g := c.Graph()
 	n := &ir.Node{Name: c.newName("split"), Op: "Split", Outputs: outs}
-	n.Attrs = []*ir.Attr{{Name: "axis", Type: ir.AttrInt, I: int64(axis)}}
+	n.Attrs = []*ir.Attr{c.intAttr("axis", int64(axis))}
 	if c.Model.Opset("") >= 13 {
 		key := fmt.Sprint(sizes)
 		if c.sizes == nil {
@@ -120,7 +120,7 @@ func splitInto(c *Context, v *ir.Value, axis int, sizes []int64, outs []*ir.Valu
 // concatOf adds a Concat of vs along axis with output type t.
 func concatOf(c *Context, vs []*ir.Value, axis int, t ir.Type) *ir.Value {
 	n := &ir.Node{Name: c.newName("concat"), Op: "Concat", Inputs: vs,
-		Attrs: []*ir.Attr{{Name: "axis", Type: ir.AttrInt, I: int64(axis)}}}
+		Attrs: []*ir.Attr{c.intAttr("axis", int64(axis))}}
 	out := c.Graph().NewValue(n.Name+"_out", t)
 	n.Outputs = []*ir.Value{out}
 	c.Graph().AttachNode(n)

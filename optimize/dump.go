@@ -162,11 +162,11 @@ func (s *stages) after(pass string, m *ir.Model, pr *PassResult, verify bool) er
 	switch {
 	case verify:
 		h = ir.Hash(m)
-	case len(pr.Rewrites) > 0:
+	case pr.NumRewrites() > 0:
 		s.changes++
 		h = fmt.Sprintf("%s~%d", s.base, s.changes)
 	}
-	if len(pr.Rewrites) == 0 && h != s.hash {
+	if pr.NumRewrites() == 0 && h != s.hash {
 		return fmt.Errorf("pass %q reported no rewrite but changed the model", pass)
 	}
 	st := Stage{Seq: s.seq, Pass: pass, Hash: h, Unchanged: h == s.hash}

@@ -93,14 +93,23 @@ type Options struct {
 	// Refusals records the candidates the fusion and batching passes
 	// turned down (Result.Refusals; see Context.Refuse).
 	Refusals bool
+	// CountRewrites keeps only how many rewrites each pass made
+	// (PassResult.Count), not the rewrites (PassResult.Rewrites nil),
+	// for a caller that reads nothing else of them: a pass's rewrites
+	// are then garbage before the prediction after it, instead of
+	// living to the end of the run (cnn 100k: 114k rewrites, ~17 MB).
+	CountRewrites bool
 }
 
 // PassResult is what one pass did.
 type PassResult struct {
-	Name     string     `json:"name"`
-	Rewrites []Rewrite  `json:"rewrites"`
-	Before   Prediction `json:"before"`
-	After    Prediction `json:"after"`
+	Name     string    `json:"name"`
+	Rewrites []Rewrite `json:"rewrites"`
+	// Count is the number of rewrites the pass made: len(Rewrites), or,
+	// with Options.CountRewrites, the number of those not kept.
+	Count  int        `json:"-"`
+	Before Prediction `json:"before"`
+	After  Prediction `json:"after"`
 	// Elapsed is the pass's wall time, the re-sort after it included
 	// (verification, hashing, dumps and prediction excluded).
 	Elapsed time.Duration `json:"-"`
@@ -110,6 +119,16 @@ type PassResult struct {
 	// Options.Dumps asked for hashes.
 	Hash      string `json:"-"`
 	Unchanged bool   `json:"-"`
+}
+
+// NumRewrites is the number of rewrites the pass made: len(Rewrites),
+// or Count when the run kept only counts (a PassResult made by hand may
+// leave Count 0).
+func (p *PassResult) NumRewrites() int {
+	if p.Rewrites == nil {
+		return p.Count
+	}
+	return len(p.Rewrites)
 }
 
 // DeltaMs is the predicted time the pass saved (negative: it cost time).
@@ -210,14 +229,18 @@ func Run(m *ir.Model, opt Options) (*Result, error) {
 				return nil, fmt.Errorf("pass %q reported no rewrite but changed the node list", p.Name)
 			}
 		}
-		pr := PassResult{Name: p.Name, Rewrites: rw, Before: cur, Elapsed: opt.Now().Sub(start)}
+		pr := PassResult{Name: p.Name, Rewrites: rw, Count: len(rw), Before: cur, Elapsed: opt.Now().Sub(start)}
 		if opt.VerifyEach {
 			if err := ir.Verify(m); err != nil {
 				return nil, fmt.Errorf("after pass %q: %v", p.Name, err)
 			}
 		}
-		if len(rw) > 0 {
-			if cur, err = predictAfter(opt.Predictor, m, rw); err != nil {
+		dropped := dropsOnly(rw)
+		if opt.CountRewrites {
+			pr.Rewrites, rw = nil, nil
+		}
+		if pr.Count > 0 {
+			if cur, err = predictAfter(opt.Predictor, m, dropped); err != nil {
 				return nil, err
 			}
 		}
@@ -268,15 +291,24 @@ func runPass(c *Context, p Pass) (rw []Rewrite, err error) {
 	return rw, err
 }
 
-// predictAfter predicts m after a pass that made rewrites rw: with a
-// DropPredictor when every rewrite only dropped initializers no node
-// reads, the model the predictor saw last otherwise untouched.
-func predictAfter(p Predictor, m *ir.Model, rw []Rewrite) (Prediction, error) {
-	dp, ok := p.(DropPredictor)
+// dropsOnly says every rewrite of rw only dropped initializers no node
+// reads (true for none).
+func dropsOnly(rw []Rewrite) bool {
 	for _, r := range rw {
-		ok = ok && r.dropsOnly
+		if !r.dropsOnly {
+			return false
+		}
 	}
-	if !ok {
+	return true
+}
+
+// predictAfter predicts m after a pass that made rewrites: with a
+// DropPredictor when every rewrite only dropped initializers no node
+// reads (dropped, dropsOnly of them), the model the predictor saw last
+// otherwise untouched.
+func predictAfter(p Predictor, m *ir.Model, dropped bool) (Prediction, error) {
+	dp, ok := p.(DropPredictor)
+	if !ok || !dropped {
 		return predict(p, m)
 	}
 	pr, err := dp.PredictDropped(m)

@@ -60,6 +60,10 @@ type OptimizeOptions struct {
 	// passes have PeakBytes 0, and the step runs once, on the final
 	// model, for Result.Final and Predicted.
 	FinalPeakOnly bool
+	// CountRewrites keeps only each pass's number of rewrites in Result
+	// (optimize.Options.CountRewrites): for a caller that shows counts
+	// and nothing else of the rewrites (optimize without -o).
+	CountRewrites bool
 }
 
 // Check refuses options Optimize cannot run (a level out of range, an
@@ -126,7 +130,8 @@ func Optimize(f *Inferred, opt OptimizeOptions) (*Optimized, error) {
 	}
 	o := &Optimized{From: f, Model: m}
 	oo := optimize.Options{Level: opt.Level, Only: opt.Only, Disable: opt.Disable, VerifyEach: opt.VerifyEach,
-		OnChipBytes: OnChipBytes(opt.HW), Dumps: opt.Dumps, Hash: opt.Hash, Now: opt.Now, OnPassStart: opt.OnPassStart, Target: opt.Target, Refusals: opt.Refusals}
+		OnChipBytes: OnChipBytes(opt.HW), Dumps: opt.Dumps, Hash: opt.Hash, Now: opt.Now, OnPassStart: opt.OnPassStart, Target: opt.Target, Refusals: opt.Refusals,
+		CountRewrites: opt.CountRewrites}
 	var pred *predictor
 	if opt.Predict {
 		if opt.HW == nil {

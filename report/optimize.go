@@ -58,7 +58,7 @@ func NewOptimize(path, hardware string, res *optimize.Result, assumptions, warni
 		Assumptions: assumptions, Warnings: append([]string{}, warnings...), Passes: []OptPass{}}
 	for i := range res.Passes {
 		p := &res.Passes[i]
-		r.Passes = append(r.Passes, OptPass{Name: p.Name, Rewrites: len(p.Rewrites), DeltaMs: p.DeltaMs(),
+		r.Passes = append(r.Passes, OptPass{Name: p.Name, Rewrites: p.NumRewrites(), DeltaMs: p.DeltaMs(),
 			Nodes: p.After.Nodes, Kernels: p.After.Kernels, TotalMs: p.After.TotalMs})
 	}
 	return r

@@ -145,7 +145,7 @@ func (s *SparseFile) write(b *Builder, name string, dt ir.DType, dims []int64, h
 		return nil, err
 	}
 	t := &ir.Tensor{Name: name, DType: dt, Dims: dims, Src: io.NewSectionReader(s.f, s.off, n),
-		Loc: ir.Location{File: s.path, Offset: s.off, Length: n, External: true, ExternalPath: s.base}}
+		Loc: ir.ExternalLocation(s.path, s.off, n, s.base, "")}
 	s.off = (s.off + n + 4095) / 4096 * 4096 // page-aligned, so runtimes may map each weight
 	return b.G.AddInitializer(t), nil
 }
