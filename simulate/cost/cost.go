@@ -78,6 +78,9 @@ type Cost struct {
 	// each call paying the class's fixed overhead on its own slice of the
 	// traffic.
 	Steps int64
+	// Spans is the number of broadcast spans a CPU runtime loops over one
+	// call at a time (hw broadcast_span_us each; 0 or 1: none).
+	Spans float64
 	// Unaligned marks a matrix op whose GEMM dimensions are not multiples
 	// of the hardware's tensor_core_align: it runs on the vector units.
 	Unaligned bool

@@ -30,11 +30,22 @@ func registerElementwise() {
 	}
 	ew := func(domain string, k float64, ops ...string) { Register(domain, perElem(k), ops...) }
 
+	// broadcasting binary ops: also the spans a CPU runtime loops over
+	bcast := func(k float64) Func {
+		return func(c *Ctx) (Cost, error) {
+			cost, err := perElem(k)(c)
+			if err == nil && c.cpuLibrary() {
+				cost.Spans = broadcastSpans(c)
+			}
+			return cost, err
+		}
+	}
 	// 1 FLOP per element: arithmetic, comparison, selection, casts.
-	ew("", 1, "Add", "Sub", "Mul", "Div", "Abs", "Neg", "Relu", "LeakyRelu", "Floor", "Ceil", "Round",
+	Register("", bcast(1), "Add", "Sub", "Mul", "Div", "And", "Or", "Xor", "Equal", "Less", "Greater",
+		"LessOrEqual", "GreaterOrEqual")
+	ew("", 1, "Abs", "Neg", "Relu", "LeakyRelu", "Floor", "Ceil", "Round",
 		"Sign", "Not", "Reciprocal", "IsNaN", "IsInf", "Clip", "ThresholdedRelu", "Shrink", "BitwiseNot",
-		"Cast", "CastLike", "And", "Or", "Xor", "Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual",
-		"BitShift", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "Where")
+		"Cast", "CastLike", "BitShift", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "Where")
 	ew("", 2, "PRelu", "Mod", "DequantizeLinear", "Affine", "ImageScaler", "ScaledTanh")
 	ew("", 3, "HardSigmoid", "Softsign", "QuantizeLinear")
 	ew("", 4, "HardSwish", "Elu", "Selu", "Celu", "Sqrt")
@@ -57,4 +68,56 @@ func registerElementwise() {
 	ew("com.microsoft", 8, "QuickGelu", "QLinearSigmoid")
 	ew("com.microsoft", 16, "FastGelu", "BiasGelu", "Gelu")
 	ew("com.microsoft", 6, "RotaryEmbedding")
+}
+
+// broadcastSpans is the number of spans ONNX Runtime's broadcasting loop
+// (BroadcastLooper) calls its kernel on for a binary op: the output's
+// innermost dims over which both inputs keep the same pattern (each
+// varies along them or is constant over them) form one span; the op
+// runs once per span. Equal shapes, or an input that is one element,
+// are one span. 0 when a shape is not static.
+func broadcastSpans(c *Ctx) float64 {
+	if len(c.Node.Inputs) != 2 {
+		return 0
+	}
+	out, err := c.OutDims(0)
+	if err != nil {
+		return 0
+	}
+	var in [2][]int64
+	for i := range in {
+		d, err := c.InDims(i)
+		if err != nil {
+			return 0
+		}
+		in[i] = d
+	}
+	// varies reports whether input i varies along output axis a
+	varies := func(i, a int) bool {
+		j := a - (len(out) - len(in[i]))
+		return j >= 0 && in[i][j] > 1
+	}
+	span := 1.0
+	first := true
+	var p0, p1 bool
+	for a := len(out) - 1; a >= 0; a-- {
+		if out[a] == 1 {
+			continue
+		}
+		v0, v1 := varies(0, a), varies(1, a)
+		if first {
+			p0, p1, first = v0, v1, false
+		} else if v0 != p0 || v1 != p1 {
+			break
+		}
+		span *= float64(out[a])
+	}
+	total := 1.0
+	for _, d := range out {
+		total *= float64(d)
+	}
+	if span <= 0 {
+		return 0
+	}
+	return total / span
 }

@@ -629,6 +629,9 @@ func (m *Model) Time(c Cost) Estimate {
 		}
 	}
 	e.OverheadS = float64(c.Kernels)*(h.KernelOverheadUs+ce.OverheadUs)*1e-6 + extraCallsS(c, ce)
+	if c.Spans > 1 {
+		e.OverheadS += c.Spans * h.BroadcastSpanUs * 1e-6
+	}
 	// staging (im2col) runs before the arithmetic: its time adds
 	stagedS := m.stagedS(c, ce.Memory)
 	work1 := math.Max(e.ComputeS, e.MemoryS) + stagedS + stallS

@@ -141,6 +141,12 @@ type Hardware struct {
 	// Loop or Scan iteration, each If): the runtime sets up the body's
 	// frame and passes values in and out. 0: not modelled. µs.
 	SubgraphUs float64 `json:"subgraph_us,omitempty"`
+	// BroadcastSpanUs is a CPU runtime's time per span of a broadcasting
+	// elementwise op: where an operand varies along the innermost dims
+	// but repeats along an outer one, the kernel loops over runs of the
+	// innermost dims one call at a time (a [1,256,128,3] tensor times a
+	// [3] vector: 32,768 spans of 3). 0: not modelled. µs.
+	BroadcastSpanUs float64 `json:"broadcast_span_us,omitempty"`
 	// OutputUsPerMB is host time per MB of graph outputs handed back to the
 	// caller at the end of a run (a runtime's language binding copies them
 	// into fresh arrays). 0: not modelled. µs.
@@ -456,7 +462,7 @@ func (h *Hardware) Validate() error {
 		{"alloc_us_per_mb", h.AllocUsPerMB}, {"alloc_min_mb", h.AllocMinMB}, {"free_node_us", h.FreeNodeUs},
 		{"output_us_per_mb", h.OutputUsPerMB}, {"cache_bandwidth_gbs", h.CacheBandwidthGBs},
 		{"input_us", h.InputUs}, {"output_us", h.OutputUs}, {"input_us_per_mb", h.InputUsPerMB},
-		{"shape_node_us", h.ShapeNodeUs}, {"subgraph_us", h.SubgraphUs},
+		{"shape_node_us", h.ShapeNodeUs}, {"subgraph_us", h.SubgraphUs}, {"broadcast_span_us", h.BroadcastSpanUs},
 		{"l3_mb", h.L3MB}, {"dram_bandwidth_gbs", h.DRAMBandwidthGBs},
 	})
 	ck.IntIn("tensor_core_align", h.TensorCoreAlign, 0, 1024)
