@@ -31,11 +31,6 @@
 # shared parts are bench/heldout_git.sh and bench/heldout_check.sh). FITS=0 skips the two calibrations.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-work=${1:-$(mktemp -d)}
-mkdir -p "$work"
-work=$(cd "$work" && pwd)
-held=$work/models lat=$work/lat src=$work/src
-mkdir -p "$held" "$lat" "$src"
 # repo commit path family/name
 files='
 Kazuhito00/XFeat-Image-Matching-ONNX-Sample 6eb24aad8997243881f275a5963acc5d19f7c332 onnx_model/xfeat_256x256.onnx xfeat/xfeat_256x256.onnx
@@ -62,8 +57,6 @@ ed86554254550cb73d40e6421320904fcc4ea668adf0d75367a962fcd4d65cbd  ./xfeat/xfeat_
 4eb3d29927367b64c1d203a42b03c7332e6b1ff3438d140c02e8f537678b481f  ./xfeat/xfeat_320x224.onnx
 '
 . bench/heldout_git.sh
-go build -o "$work/wolong" .
-W=$work/wolong
 # inputs as the repositories' samples feed them (the interpolators' batch,
 # channel, height, width and keypoint dims fixed: a 256x256 image gives a
 # 1x1x256x256 heatmap and a 1x64x32x32 descriptor map)
@@ -80,10 +73,6 @@ inputs_for() {
 	decoder_tiny_640x192.onnx) in='[{"name": "features_1", "dtype": "float32", "shape": [1, 32, 48, 160]}, {"name": "features_2", "dtype": "float32", "shape": [1, 64, 24, 80]}, {"name": "features_3", "dtype": "float32", "shape": [1, 128, 12, 40]}]' ;;
 	decoder_small_640x192.onnx) in='[{"name": "features_1", "dtype": "float32", "shape": [1, 48, 48, 160]}, {"name": "features_2", "dtype": "float32", "shape": [1, 80, 24, 80]}, {"name": "features_3", "dtype": "float32", "shape": [1, 128, 12, 40]}]' ;;
 	decoder_8m_640x192.onnx) in='[{"name": "features_1", "dtype": "float32", "shape": [1, 64, 48, 160]}, {"name": "features_2", "dtype": "float32", "shape": [1, 128, 24, 80]}, {"name": "features_3", "dtype": "float32", "shape": [1, 224, 12, 40]}]' ;;
-	*)
-		echo "no input shapes for $f" >&2
-		exit 1
-		;;
 	esac
 	echo "$in"
 }

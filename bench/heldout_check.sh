@@ -1,16 +1,21 @@
 # The measuring, fitting and reporting part of the held-out checks
-# (bench/cpu_heldout.sh, bench/cpu_heldout2.sh), sourced by them so that both
+# (bench/cpu_heldout.sh to cpu_heldout5.sh), sourced by them so that all
 # sets are measured, fitted and reported by the same lines. It expects
 # work (the work folder), held (the models, laid out as FAMILY/MODEL.onnx),
 # lat (the latency folder) and W (the wolong binary) to be set, and a
 # function inputs_for FILE that prints the model's inputs as JSON (a list
-# of {name, dtype, shape}); it writes the latency spec from them.
+# of {name, dtype, shape}; nothing for a model it does not know, which
+# stops the check); it writes the latency spec from them.
 spec=$work/spec.json
 {
 	echo '{"models": ['
 	first=1
 	for f in "$held"/*/*.onnx; do
 		in=$(inputs_for "$f")
+		[ -n "$in" ] || {
+			echo "no input shapes for $f" >&2
+			exit 1
+		}
 		fam=$(basename "$(dirname "$f")")
 		[ $first = 1 ] || echo ','
 		first=0

@@ -50,11 +50,7 @@ func TestGridSampleModes(t *testing.T) {
 		}
 	}
 	pred, mape := predictSuite(t, gridSampleMeasured)
-	for name, want := range gridSampleMeasured {
-		if e := 100 * (pred[name] - want) / want; math.Abs(e) > 30 {
-			t.Errorf("%s: predicted %.3f ms, measured %.3f: %+.0f%%, want within 30%%", name, pred[name], want, e)
-		}
-	}
+	within(t, pred, gridSampleMeasured, func(string) float64 { return 30 })
 	if mape > 15 {
 		t.Errorf("MAPE %.1f%%, want <= 15%%", mape)
 	}
@@ -90,16 +86,12 @@ var poolMeasured = map[string]float64{
 // checked against the measured one.
 func TestStrideOnePools(t *testing.T) {
 	pred, _ := predictSuite(t, poolMeasured)
-	for name, want := range poolMeasured {
-		e := 100 * (pred[name] - want) / want
-		bound := 35.0
+	within(t, pred, poolMeasured, func(name string) float64 {
 		if strings.Contains(name, "_s1_") {
-			bound = 15
+			return 15
 		}
-		if math.Abs(e) > bound {
-			t.Errorf("%s: predicted %.3f ms, measured %.3f: %+.0f%%, want within %.0f%%", name, pred[name], want, e, bound)
-		}
-	}
+		return 35
+	})
 	// per output: the 5x5 window (51,200 outputs a pool) against the 3x3
 	// (200,704)
 	per := func(m map[string]float64, name string, outs float64) float64 { return m[name] / outs }
@@ -164,10 +156,17 @@ var reduceMeasured = map[string]float64{
 // alone) had made its rows 2.2x too slow.
 func TestReductionsAtScale(t *testing.T) {
 	pred, mape := predictSuite(t, reduceMeasured)
-	for name, want := range reduceMeasured {
-		if e := 100 * (pred[name] - want) / want; math.Abs(e) > 40 {
-			t.Errorf("%s: predicted %.3f ms, measured %.3f: %+.0f%%, want within 40%%", name, pred[name], want, e)
+	within(t, pred, reduceMeasured, func(string) float64 { return 40 })
+	t.Logf("cpu-1t on the %d reductions: MAPE %.1f%%", len(pred), mape)
+}
+
+// within fails every model whose prediction is off its measurement by
+// more than bound(name) percent.
+func within(t *testing.T, pred, measured map[string]float64, bound func(name string) float64) {
+	t.Helper()
+	for name, want := range measured {
+		if e, b := 100*(pred[name]-want)/want, bound(name); math.Abs(e) > b {
+			t.Errorf("%s: predicted %.3f ms, measured %.3f: %+.0f%%, want within %.0f%%", name, pred[name], want, e, b)
 		}
 	}
-	t.Logf("cpu-1t on the %d reductions: MAPE %.1f%%", len(pred), mape)
 }
