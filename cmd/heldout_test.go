@@ -171,7 +171,9 @@ func TestHeldOutCalibration(t *testing.T) {
 
 // heldOutFoldMAPE and heldOutFoldWorst bound TestHeldOutCalibration's
 // figures at the level the ORT-profile fit reaches on families it never
-// saw: 22.0% MAPE, worst 2.28x on the 52 records remeasured on 2026-12-07
+// saw: 23.8% MAPE, worst 2.28x on the 52 records remeasured on 2026-12-07
+// (22.0% before views that are a model's output were costed as copies:
+// kinference_qattention's fold went 2.4% -> 106%, not diagnosed)
 // (twelve passes, the fastest quarter pooled, as calibrate --host measures
 // its suite), from the cpu-1t of that day (25.1% / 2.23x from its first
 // refit, before the padding rows' and the int8 rules), with the per-MB host costs
@@ -205,9 +207,10 @@ func TestShippedCPUPreset(t *testing.T) {
 	t.Logf("cpu-1t as shipped, %d committed measurements: MAPE %.1f%%, worst %.2fx", len(f.Models), f.MAPE, f.MaxRatio)
 }
 
-// shippedMAPE bounds TestShippedCPUPreset: 11.8%, worst 1.63x on the 52
+// shippedMAPE bounds TestShippedCPUPreset: 11.6%, worst 1.63x on the 52
 // records remeasured on 2026-12-07 (testdata/measured/cpu/ADDED.md) with
-// the cpu-1t refitted that day (its first refit: 11.9% / 1.70x); the
+// the cpu-1t refitted that day and the evening's cost rules (11.8% before
+// them; its first refit: 11.9% / 1.70x); the
 // cpu-1t before it read 18.2% / 2.28x
 // on them (14.6% / 1.92x on the records of 2026-12-04, measured as the
 // median of two passes, ~10% slower than the suite's estimator).
