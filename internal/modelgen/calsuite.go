@@ -262,6 +262,25 @@ func opFamilies(add func(group, name string, two bool, m *ir.Model), all bool) {
 	}{{"MaxPool", 64, 56, 3}, {"MaxPool", 32, 40, 5}, {"AveragePool", 64, 56, 3}} {
 		add("reduction", fmt.Sprintf("%s_s1_%dx%d_k%d", p.op, p.ch, p.hw, p.k), false, poolS1Chain(p.op, p.ch, p.hw, p.k))
 	}
+	if !all {
+		return
+	}
+	// Activations on feature maps (only the tiny zoo times them in the
+	// suite: their speed at scale is the anchors' to check)
+	for _, op := range []string{"Relu", "LeakyRelu", "HardSigmoid", "Clip", "Sigmoid"} {
+		add("elementwise", fmt.Sprintf("%s_64x80", op), false, mapChain(op, 64, 80))
+	}
+}
+
+// mapChain chains repeat ops of one input over [1, ch, hw, hw] (Clip
+// with neither bound).
+func mapChain(op string, ch, hw int64) *ir.Model {
+	b := New(fmt.Sprintf("%s_%dx%d", op, ch, hw), suiteOpset)
+	h := b.Input("x", ir.Float32, 1, int(ch), int(hw), int(hw))
+	for i := 0; i < repeat; i++ {
+		h = b.Op(op, []*ir.Value{h})
+	}
+	return b.outputY(h)
 }
 
 // suiteGridSample is the GridSample models the calibration suite measures:
