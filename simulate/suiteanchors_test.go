@@ -154,11 +154,7 @@ var reduceMeasured = map[string]float64{
 // per input element at the fast kernels' rate, as before, the channel
 // reductions were 4-12x too fast; ReduceSum's own fit (on the tiny zoo
 // alone) had made its rows 2.2x too slow.
-func TestReductionsAtScale(t *testing.T) {
-	pred, mape := predictSuite(t, reduceMeasured)
-	within(t, pred, reduceMeasured, func(string) float64 { return 40 })
-	t.Logf("cpu-1t on the %d reductions: MAPE %.1f%%", len(pred), mape)
-}
+func TestReductionsAtScale(t *testing.T) { holdWithin(t, "reductions", reduceMeasured, 40) }
 
 // within fails every model whose prediction is off its measurement by
 // more than bound(name) percent.
@@ -187,8 +183,13 @@ var activationMeasured = map[string]float64{
 // those: LeakyRelu -55%, HardSigmoid -34%, Clip -29% here (NanoDet's 48
 // LeakyRelus 3.4x too fast), until cpu-1t's entries were set from these
 // measurements.
-func TestActivationsAtScale(t *testing.T) {
-	pred, mape := predictSuite(t, activationMeasured)
-	within(t, pred, activationMeasured, func(string) float64 { return 25 })
-	t.Logf("cpu-1t on the %d activations: MAPE %.1f%%", len(pred), mape)
+func TestActivationsAtScale(t *testing.T) { holdWithin(t, "activations", activationMeasured, 25) }
+
+// holdWithin predicts the models of measured (predictSuite) and fails
+// every one off its measurement by more than bound percent.
+func holdWithin(t *testing.T, what string, measured map[string]float64, bound float64) {
+	t.Helper()
+	pred, mape := predictSuite(t, measured)
+	within(t, pred, measured, func(string) float64 { return bound })
+	t.Logf("cpu-1t on the %d %s: MAPE %.1f%%", len(pred), what, mape)
 }
