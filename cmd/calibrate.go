@@ -126,15 +126,16 @@ func NewCmdCalibrate(env *Env, runF func(*CalibrateOptions) error) *cobra.Comman
 		Use:   "calibrate",
 		Short: "Fit a hardware file's efficiency parameters to measured kernel times",
 		Long: `calibrate --host measures the machine it runs on and writes a hardware file
-for it: it generates about 190 small models (GEMM and conv shapes across the
-cache sizes, elementwise and reduction chains, data movement, views, a zoo of
-the ops small models run at tiny sizes, attention and ONNX Runtime's fused
-transformer ops, a loop, a Scan and an If, LSTM/GRU layers, small complete
-CNNs and transformers), runs each in ONNX Runtime 1.30 on one thread and on
-two (unprofiled for the end-to-end targets, the lowest median of two passes,
-or three where the two differ by more than 10%;
-profiled afterwards to share each run's kernel time among its nodes, with
-the profiler's own cost measured and taken out), fits the host costs and
+for it: it generates about 280 small models (GEMM and conv shapes across the
+cache sizes, elementwise, broadcast and reduction chains, pools, GridSample,
+data movement, views, a zoo of the ops small models run at tiny sizes,
+attention and ONNX Runtime's fused transformer ops, a loop, a Scan and an
+If, LSTM/GRU layers, small complete CNNs and transformers), runs each in
+ONNX Runtime 1.30 on one thread and on two (unprofiled for the end-to-end
+targets: twelve interleaved passes, the runs of the fastest quarter pooled,
+more passes for a model not known to within 3%; profiled afterwards to
+share each run's kernel time among its nodes, with the profiler's own cost
+measured and taken out), fits the host costs and
 each op's fixed time and speeds directly to the unprofiled runs (--fit), and
 prints the fit's error on the models it was fitted on and on a held-back
 quarter. It needs Node.js and npm only: the
