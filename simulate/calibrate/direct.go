@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 
 	"github.com/wolong-dev/wolong/ir"
 	"github.com/wolong-dev/wolong/simulate/cost"
@@ -227,8 +228,10 @@ func FitDirect(base *hw.Hardware, runs []DirectRun, opt DirectOptions) (*DirectR
 		fitHost()
 		obs := attribute(h, fit, opClass)
 		var weights map[string]float64
-		counts, weights = fitDirectOps(h, base, obs, opClass, opt.Prior)
+		var timed map[string]timedSpeeds
+		counts, weights, timed = fitDirectOps(h, base, obs, opClass, opt.Prior)
 		classMedians(h, base, opClass, weights)
+		moveUnfitted(h, base, opClass, weights, timed)
 	}
 	fitHost()
 	normalizeMemory(h)
@@ -326,10 +329,13 @@ func attribute(h *hw.Hardware, runs []DirectRun, opClass map[string]string) map[
 }
 
 // fitDirectOps fits every op with observations to them, pulled toward
-// base's entry for it or its class; it returns how many runs measured each op.
-func fitDirectOps(h, base *hw.Hardware, obs map[string][]directObs, opClass map[string]string, prior float64) (map[string]int, map[string]float64) {
+// base's entry for it or its class; it returns how many runs measured each
+// op, the evidence for each (minOpWeight) and which of the fitted ops'
+// speeds the runs timed.
+func fitDirectOps(h, base *hw.Hardware, obs map[string][]directObs, opClass map[string]string, prior float64) (map[string]int, map[string]float64, map[string]timedSpeeds) {
 	counts := map[string]int{}
 	weights := map[string]float64{}
+	timed := map[string]timedSpeeds{}
 	ops := make([]string, 0, len(obs))
 	for op := range obs {
 		ops = append(ops, op)
@@ -359,9 +365,99 @@ func fitDirectOps(h, base *hw.Hardware, obs map[string][]directObs, opClass map[
 		if !known {
 			anchor = h.Efficiency.Class(class)
 		}
-		h.Efficiency.Ops[op] = fitDirectOp(h, op, anchor, start, obsOp, prior)
+		h.Efficiency.Ops[op], timed[op] = fitDirectOp(h, op, anchor, start, obsOp, prior)
 	}
-	return counts, weights
+	return counts, weights, timed
+}
+
+// timedSpeeds says which of an op's speeds its runs timed: a run where
+// the op's arithmetic (compute) or its memory traffic (memory) took at
+// least minTimedShare of the kernel's time, as fitted. A speed no run timed
+// is its anchor's, held by the prior, not this machine's.
+type timedSpeeds struct{ compute, memory bool }
+
+// minTimedShare is the share of a kernel's time its arithmetic or its
+// memory traffic must take for a run to time that speed: below it the
+// speed moves the run by less than half as much as it changes, and trades
+// against the fixed time.
+const minTimedShare = 0.5
+
+// moveUnfitted moves the speeds of base's ops the runs did not fit (too
+// little evidence, minOpWeight, or not in any run) as the fitted ops moved
+// from base: each speed by the median ratio, fitted over base, of the
+// ops whose runs timed it, in the op's class (else in all classes). The
+// calibration suite times some ops only on tiny tensors or not at all
+// (LeakyRelu, HardSigmoid, Clip, Tanh on feature maps): base's speeds for
+// them were measured on base's machine, and on a CPU with half the vector
+// width they would stay twice too fast while every op the suite times
+// slowed down (cpu-1t's AMD Zen 5 fit calibrated on a Zen 3 VM,
+// 2026-12-07: GEMM and transcendental ops 0.4-0.85x, 17 op entries left
+// at Zen 5's).
+func moveUnfitted(h, base *hw.Hardware, opClass map[string]string, weights map[string]float64, timed map[string]timedSpeeds) {
+	type ratio struct{ compute, memory []float64 }
+	byClass := map[string]*ratio{}
+	all := &ratio{}
+	for op, t := range timed {
+		was, ok := base.Efficiency.Ops[op]
+		if !ok {
+			was = base.Efficiency.Class(opClass[op])
+		}
+		now := h.Efficiency.Ops[op]
+		r := byClass[opClass[op]]
+		if r == nil {
+			r = &ratio{}
+			byClass[opClass[op]] = r
+		}
+		if t.compute && was.Compute > 0 {
+			r.compute = append(r.compute, now.Compute/was.Compute)
+			all.compute = append(all.compute, now.Compute/was.Compute)
+		}
+		if t.memory && was.Memory > 0 {
+			r.memory = append(r.memory, now.Memory/was.Memory)
+			all.memory = append(all.memory, now.Memory/was.Memory)
+		}
+	}
+	pick := func(class []float64, all []float64) float64 {
+		if len(class) > 0 {
+			return Median(class)
+		}
+		if len(all) > 0 {
+			return Median(all)
+		}
+		return 1
+	}
+	for op, e := range base.Efficiency.Ops {
+		if weights[op] >= minOpWeight {
+			continue // fitted
+		}
+		class := opClass[op]
+		if class == "" {
+			class = opKeyClass(op)
+		}
+		r := byClass[class]
+		if r == nil {
+			r = &ratio{}
+		}
+		e.Compute = math.Min(1, e.Compute*pick(r.compute, all.compute))
+		e.Memory = math.Min(maxMemoryFraction, e.Memory*pick(r.memory, all.memory))
+		h.Efficiency.Ops[op] = e
+	}
+}
+
+// opKeyClass is the cost model's class of an op key (hw efficiency.ops:
+// "domain:Op/variant"), for an op no run ran.
+func opKeyClass(key string) string {
+	domain, op := "", key
+	if i := strings.LastIndex(op, ":"); i >= 0 {
+		domain, op = op[:i], op[i+1:]
+	}
+	if i := strings.Index(op, "/"); i >= 0 {
+		if op[i+1:] == "depthwise" {
+			return string(cost.Depthwise)
+		}
+		op = op[:i]
+	}
+	return string(cost.ClassOf(domain, op))
 }
 
 // encodeEff maps an efficiency to the fit's unbounded space: compute,
@@ -441,7 +537,7 @@ func normalizeMemory(h *hw.Hardware) {
 
 // fitDirectOp fits one op: weighted log ratios of predicted to attributed
 // kernel times, and a pull of every parameter toward anchor's.
-func fitDirectOp(h *hw.Hardware, op string, anchor, start hw.ClassEfficiency, os []directObs, prior float64) hw.ClassEfficiency {
+func fitDirectOp(h *hw.Hardware, op string, anchor, start hw.ClassEfficiency, os []directObs, prior float64) (hw.ClassEfficiency, timedSpeeds) {
 	t := h.Clone()
 	stepped := false // the op loops inside its calls in some run (an RNN on a CPU)
 	for _, o := range os {
@@ -497,7 +593,21 @@ func fitDirectOp(h *hw.Hardware, op string, anchor, start hw.ClassEfficiency, os
 		}
 	}
 	best := bestOfStarts(resid, starts)
-	return decodeEff(best, stepped)
+	fitted := decodeEff(best, stepped)
+	var timed timedSpeeds
+	t.Efficiency.Ops[op] = fitted
+	clear(fresh)
+	for _, o := range os {
+		cm := cms[o.model]
+		if !fresh[o.model] {
+			cm.Reset(t, o.model, o.opt)
+			fresh[o.model] = true
+		}
+		e := cm.Time(o.cost)
+		timed.compute = timed.compute || e.ComputeS >= minTimedShare*e.DeviceS && e.DeviceS > 0
+		timed.memory = timed.memory || e.MemoryS >= minTimedShare*e.DeviceS && e.DeviceS > 0
+	}
+	return fitted, timed
 }
 
 // classMedians sets each class with fitted ops to the weighted median of

@@ -233,3 +233,46 @@ func TestFitDirectHalfRows(t *testing.T) {
 		}
 	}
 }
+
+// TestMoveUnfitted: an op the runs did not fit keeps base's speeds moved
+// as the fitted ops whose runs timed them moved, in its class, else in all
+// classes; a speed no fitted op timed stays.
+func TestMoveUnfitted(t *testing.T) {
+	base, err := hw.Preset("cpu-1t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := func(c, m float64) hw.ClassEfficiency {
+		return hw.ClassEfficiency{Compute: c, Memory: m, OverheadUs: 0.5}
+	}
+	base.Efficiency.Ops = map[string]hw.ClassEfficiency{
+		"Exp": e(0.4, 0.4), "Sigmoid": e(0.2, 0.3), "MatMul": e(1, 0.3),
+		"Tanh": e(0.2, 0.3), "Conv/depthwise": e(0.8, 0.2), "Relu": e(0.3, 0.3),
+	}
+	h := base.Clone()
+	h.Efficiency.Ops["Exp"] = e(0.2, 0.4)
+	h.Efficiency.Ops["Sigmoid"] = e(0.1, 0.3)
+	h.Efficiency.Ops["MatMul"] = e(0.3, 0.3)
+	opClass := map[string]string{"Exp": "elementwise", "Sigmoid": "elementwise", "MatMul": "matmul", "Relu": "elementwise"}
+	weights := map[string]float64{"Exp": 1, "Sigmoid": 1, "MatMul": 1, "Relu": 0.05}
+	timed := map[string]timedSpeeds{"Exp": {compute: true}, "Sigmoid": {compute: true}, "MatMul": {compute: true}}
+	moveUnfitted(h, base, opClass, weights, timed)
+	for _, c := range []struct {
+		op              string
+		compute, memory float64
+	}{
+		{"Tanh", 0.1, 0.3},           // elementwise: Exp and Sigmoid ran at half speed
+		{"Relu", 0.15, 0.3},          // in the runs, too little to fit
+		{"Conv/depthwise", 0.4, 0.2}, // no fitted depthwise op: all classes' median (0.5)
+		{"Exp", 0.2, 0.4},            // fitted: as fitted
+		{"MatMul", 0.3, 0.3},
+	} {
+		got := h.Efficiency.Ops[c.op]
+		if math.Abs(got.Compute-c.compute) > 1e-9 || math.Abs(got.Memory-c.memory) > 1e-9 || got.OverheadUs != 0.5 {
+			t.Errorf("%s: %+v, want compute %g memory %g", c.op, got, c.compute, c.memory)
+		}
+	}
+	if got := opKeyClass("com.microsoft:FastGelu"); got != "elementwise" {
+		t.Errorf("opKeyClass(com.microsoft:FastGelu) = %q", got)
+	}
+}
