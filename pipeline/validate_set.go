@@ -119,7 +119,7 @@ func LatencyHost(path string) (cpu hw.CPUInfo, ok bool) {
 	}
 	for _, f := range files {
 		if l, err := ReadLatency(f); err == nil && l.Host.CPU != "" {
-			return hw.CPUInfo{Model: l.Host.CPU, Cores: l.Host.Cores}, true
+			return hw.CPUInfo{Model: l.Host.CPU, ID: l.Host.ID, Cores: l.Host.Cores}, true
 		}
 	}
 	return cpu, false

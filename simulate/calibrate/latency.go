@@ -21,6 +21,10 @@ type Host struct {
 	CPU      string `json:"cpu"`
 	Cores    int    `json:"cores"`
 	Platform string `json:"platform,omitempty"`
+	// ID is the CPU's vendor, family, model and stepping (hw.CPUInfo.ID;
+	// Linux, records from 2026-12-08 on): it tells apart CPUs a
+	// hypervisor gives one name.
+	ID string `json:"id,omitempty"`
 }
 
 // Latency is one model's end-to-end latency measured by the ORT harness

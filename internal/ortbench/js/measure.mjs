@@ -54,7 +54,7 @@
 //    "threads", "graph_optimization", "profiling": false, "inputs",
 //    "warmup", "runs", "median_us", "p10_us", "p90_us", "min_us", "mean_us",
 //    "cpu_wall_ratio_median", "steady_median_us", "steady_runs",
-//    "host": {"cpu", "cores", "platform"}, "date",
+//    "host": {"cpu", "cores", "platform", "id"?}, "date",
 //    "passes"?, "pass_medians_us"?, "retry_medians_us"?, "ci_pct"?,
 //    "fast_passes"?, "cache_probe_kb"?, "pass_cache_probe"? (each pass's
 //    larger probe ratio), "quiet_passes"?, "fast_quiet_passes"?,
@@ -187,9 +187,26 @@ function steady(job, opt) {
   return { steady_median_us: median(clean), steady_runs: clean.length };
 }
 
+// hostInfo is the machine: the CPU's model name, and on Linux its vendor,
+// family, model and stepping ("AuthenticAMD 25/1/1", as wolong's
+// hw.HostCPU reads them): a hypervisor can give two CPUs one name (two AMD
+// EPYC generations read "AMD EPYC"), and the id tells the machine's
+// preset variant apart.
 function hostInfo() {
   const cpus = os.cpus();
-  return { cpu: cpus.length ? cpus[0].model.trim() : 'unknown', cores: cpus.length, platform: `${os.platform()} ${os.arch()}` };
+  const h = { cpu: cpus.length ? cpus[0].model.trim() : 'unknown', cores: cpus.length, platform: `${os.platform()} ${os.arch()}` };
+  try {
+    const f = {};
+    for (const line of fs.readFileSync('/proc/cpuinfo', 'utf8').split('\n')) {
+      const i = line.indexOf(':');
+      if (i < 0) continue;
+      const k = line.slice(0, i).trim(), v = line.slice(i + 1).trim();
+      if (['vendor_id', 'cpu family', 'model', 'stepping'].includes(k) && !(k in f)) f[k] = v;
+      if (line.trim() === '' && Object.keys(f).length) break;
+    }
+    if (f['cpu family']) h.id = `${f.vendor_id || ''} ${f['cpu family']}/${f.model || ''}/${f.stepping || ''}`.trim();
+  } catch { /* not Linux: the name alone */ }
+  return h;
 }
 
 async function makeSession(file, opt, profiled, tmp) {
