@@ -100,7 +100,8 @@ func validateSet(t *testing.T, hw, models string, records []string) setFigures {
 }
 
 type setFigures struct {
-	Models []struct {
+	Hardware string `json:"hardware"`
+	Models   []struct {
 		Model       string  `json:"model"`
 		MeasuredMs  float64 `json:"measured_ms"`
 		PredictedMs float64 `json:"predicted_ms"`
@@ -215,6 +216,41 @@ func TestShippedCPUPreset(t *testing.T) {
 // on them (14.6% / 1.92x on the records of 2026-12-04, measured as the
 // median of two passes, ~10% slower than the suite's estimator).
 const shippedMAPE = 15.0
+
+// measuredZen3 is the 52 shared models measured on the AMD EPYC Zen 3 VM
+// (testdata/measured/cpu-zen3/ADDED.md), records that name the CPU's id.
+var measuredZen3 = filepath.Join("..", "testdata", "measured", "cpu-zen3")
+
+// TestShippedCPUPresetZen3: on records of the Zen 3 VM, --hw cpu-1t is
+// the variant fitted there (cpu-1t-zen3: the records' host names its CPU
+// id, and two AMD EPYC generations share a model name), and it predicts
+// every model within shippedZen3MAPE. The preset's fits saw none of these
+// models (the suite alone); the cost model's rules were developed on them
+// on the Zen 5 VM.
+func TestShippedCPUPresetZen3(t *testing.T) {
+	models := filepath.Join("..", "..", "shared", "models")
+	if _, err := os.Stat(models); err != nil {
+		t.Skip("../shared/models absent")
+	}
+	files, err := latencyFiles(measuredZen3)
+	if err != nil || len(files) != 52 {
+		t.Fatalf("%d records in %s, want 52 (%v)", len(files), measuredZen3, err)
+	}
+	f := validateSet(t, "cpu-1t", models, files)
+	if f.Hardware != "cpu-1t-zen3" {
+		t.Errorf("--hw cpu-1t on the Zen 3 records predicted with %q, want cpu-1t-zen3", f.Hardware)
+	}
+	if f.MAPE > shippedZen3MAPE || f.MaxRatio > 2 || f.Missed > 0 {
+		t.Errorf("%s: MAPE %.1f%% on the %d Zen 3 records, worst %.2fx, %d not predicted; want <= %.0f%%, <= 2x, none", f.Hardware, f.MAPE, len(f.Models), f.MaxRatio, f.Missed, shippedZen3MAPE)
+	}
+	t.Logf("%s, %d Zen 3 records: MAPE %.1f%%, worst %.2fx", f.Hardware, len(f.Models), f.MAPE, f.MaxRatio)
+}
+
+// shippedZen3MAPE bounds TestShippedCPUPresetZen3: measured 16.3% (worst
+// 1.77x) on the first measurement of 2026-12-07 23:13 UTC, the VM noisy
+// (the same model 1.45x apart in two back-to-back measurements); the
+// preset fitted on Zen 5, cpu-1t itself, reads 47.1% (2.59x) on them.
+const shippedZen3MAPE = 20.0
 
 // TestSetGuardsCanFail: the figures the guards above read fail a constant
 // predictor (every model 0.1 ms) on the committed records.

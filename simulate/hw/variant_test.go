@@ -31,11 +31,16 @@ func TestVariants(t *testing.T) {
 	}
 }
 
-// TestResolveOn: cpu-1t on the machine its Xeon variant was fitted on is
-// that variant; on the preset's own machine, on an unknown one, and by
-// exact name, the preset as named; a GPU preset never reads the host.
+// TestResolveOn: cpu-1t on the machine its Xeon or its Zen 3 variant was
+// fitted on is that variant; on the preset's own machine, on an unknown
+// one, and by exact name, the preset as named; a GPU preset never reads
+// the host.
 func TestResolveOn(t *testing.T) {
 	xeon, err := Preset("cpu-1t-xeon")
+	if err != nil {
+		t.Fatal(err)
+	}
+	zen3, err := Preset("cpu-1t-zen3")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,6 +58,7 @@ func TestResolveOn(t *testing.T) {
 	}{
 		{"cpu-1t", on(xeon.Fitted), "cpu-1t-xeon"},
 		{"CPU-1T", on(xeon.Fitted), "cpu-1t-xeon"},
+		{"cpu-1t", on(zen3.Fitted), "cpu-1t-zen3"},
 		{"cpu-1t", on(base.Fitted), "cpu-1t"},
 		{"cpu-1t", func() CPUInfo { return CPUInfo{Model: "Some CPU", Cores: 2} }, "cpu-1t"},
 		{"cpu-1t", func() CPUInfo { return CPUInfo{} }, "cpu-1t"},
@@ -70,7 +76,11 @@ func TestResolveOn(t *testing.T) {
 	if h, _ := ResolveOn("cpu-1t", func() CPUInfo { return other }); h.Name != "cpu-1t" {
 		t.Errorf("cpu-1t on %s = %s, want cpu-1t", other, h.Name)
 	}
-	if got := Variants("cpu-1t"); len(got) != 1 || !strings.EqualFold(got[0], "cpu-1t-xeon") {
+	// two AMD EPYCs of one model name: the ID tells them apart
+	if zen3.Fitted.CPU != base.Fitted.CPU || zen3.Fitted.CPUID == base.Fitted.CPUID {
+		t.Errorf("cpu-1t-zen3 fitted on %q (%s), cpu-1t on %q (%s): want one name, two IDs", zen3.Fitted.CPU, zen3.Fitted.CPUID, base.Fitted.CPU, base.Fitted.CPUID)
+	}
+	if got := Variants("cpu-1t"); len(got) != 2 || !strings.EqualFold(got[0], "cpu-1t-xeon") || !strings.EqualFold(got[1], "cpu-1t-zen3") {
 		t.Errorf("Variants(cpu-1t) = %v", got)
 	}
 }
