@@ -262,6 +262,11 @@ func opFamilies(add func(group, name string, two bool, m *ir.Model), all bool) {
 	}{{"MaxPool", 64, 56, 3}, {"MaxPool", 32, 40, 5}, {"AveragePool", 64, 56, 3}} {
 		add("reduction", fmt.Sprintf("%s_s1_%dx%d_k%d", p.op, p.ch, p.hw, p.k), false, poolS1Chain(p.op, p.ch, p.hw, p.k))
 	}
+	// A per-channel scale of a channels-last tensor: one span of C
+	// elements per position (hw broadcast_span_us), as TF and OpenVINO
+	// exports run their batch norms.
+	add("elementwise", "bcast_mul_32768x3", false, lastAxisBroadcastChain(32768, 3))
+	add("elementwise", "bcast_mul_8192x16", false, lastAxisBroadcastChain(8192, 16))
 	if !all {
 		return
 	}
@@ -391,6 +396,18 @@ func unaryChain(op string, n int64) *ir.Model {
 		default:
 			h = b.Op(op, []*ir.Value{h})
 		}
+	}
+	return b.outputY(h)
+}
+
+// lastAxisBroadcastChain multiplies [1, rows, c] by a [c] scale: ONNX
+// Runtime's broadcast loop makes one call per row (a span of c elements).
+func lastAxisBroadcastChain(rows, c int64) *ir.Model {
+	b := New(fmt.Sprintf("bcast_last_%dx%d", rows, c), suiteOpset)
+	h := b.Input("x", ir.Float32, 1, int(rows), int(c))
+	s := b.Weight("scale", c)
+	for i := 0; i < repeat; i++ {
+		h = b.Op("Mul", []*ir.Value{h, s})
 	}
 	return b.outputY(h)
 }
