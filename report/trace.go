@@ -57,7 +57,7 @@ func NewTrace(model string, r *simulate.Result) *Trace {
 	}
 	us := func(s float64) float64 { return s * 1e6 }
 	for _, t := range r.Tasks {
-		e := &t.Est
+		e := t.Est
 		if t.Stream < 0 {
 			continue // free: no kernel
 		}

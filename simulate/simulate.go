@@ -80,7 +80,10 @@ type Task struct {
 	Name string
 	Op   string
 	Node *ir.Node // nil for the optimizer update
-	Est  cost.Estimate
+	// Est is the task's estimate, shared with the run's other tasks whose
+	// estimates are the same (see estimates): never changed through Est,
+	// only replaced. Not nil in a Result.
+	Est *cost.Estimate
 
 	Stream               int     // device stream; -1 for free tasks (no kernel)
 	IssueStart, IssueEnd float64 // host interval issuing its kernels, seconds
@@ -263,8 +266,8 @@ func runMemory(m *ir.Model, h *hw.Hardware, opt Options, old *Result, later bool
 	tasks = zeroTasks(tasks, len(order))
 	cm := cost.New(h, m, opt.Cost)
 	var sorted bool
-	est := tasks
-	cm.NodesBeside(order, func(i int, e cost.Estimate) { est[i].Est = e }, func() {
+	est, tab := tasks, &estimates{}
+	cm.NodesBeside(order, func(i int, e cost.Estimate) { est[i].Est = tab.intern(&e) }, func() {
 		sorted = buildForward(g, order, est, &res.fwd, true)
 	})
 	if !sorted {
@@ -275,10 +278,10 @@ func runMemory(m *ir.Model, h *hw.Hardware, opt Options, old *Result, later bool
 		tasks = zeroTasks(tasks, len(order))
 		buildForward(g, order, tasks, &res.fwd, false)
 		cm = cost.New(h, m, opt.Cost) // the notes of estimates in this order alone
-		cm.Nodes(order, func(i int, e cost.Estimate) { tasks[i].Est = e })
+		cm.Nodes(order, func(i int, e cost.Estimate) { tasks[i].Est = tab.intern(&e) })
 	}
 	if opt.Mode == Train {
-		tasks = appendTraining(g, tasks, cm, res)
+		tasks = appendTraining(g, tasks, cm, res, tab)
 	}
 	res.Tasks = tasks
 	before, after := cm.RunS(g)
@@ -534,8 +537,8 @@ func buildForward(g *ir.Graph, order []*ir.Node, tasks []Task, sc *fwdScratch, s
 }
 
 // appendTraining adds the backward pass in reverse order and the optimizer
-// update.
-func appendTraining(g *ir.Graph, fwd []Task, cm *cost.Model, res *Result) []Task {
+// update, their estimates in tab.
+func appendTraining(g *ir.Graph, fwd []Task, cm *cost.Model, res *Result, tab *estimates) []Task {
 	nf := len(fwd)
 	pos := make(map[*ir.Node]int32, nf)
 	for i := range fwd {
@@ -559,7 +562,7 @@ func appendTraining(g *ir.Graph, fwd []Task, cm *cost.Model, res *Result) []Task
 		if f.Est.WeightBytes > 0 && (f.Est.Class.Matrix() || f.Est.Class == cost.Normalization || f.Est.Class == cost.Fused) {
 			k = 2 // gradient w.r.t. the input and w.r.t. the weights
 		}
-		b.Est = scale(f.Est, k)
+		b.Est = tab.intern(scale(*f.Est, k))
 		consumers := 0
 		deps := res.fwd.slab // the backward tasks' lists follow the forward ones'
 		b.dep0 = int32(len(deps))
@@ -599,10 +602,11 @@ func appendTraining(g *ir.Graph, fwd []Task, cm *cost.Model, res *Result) []Task
 	}
 	res.OptimizerBytes = 8 * wElems
 	opt := Task{Name: "optimizer.adam", Op: "AdamUpdate", Phase: Optimizer, cap0: -1}
-	opt.Est = cm.Time(cost.Cost{Class: cost.Elementwise, FLOPs: 12 * wElems, Bytes: 3*wBytes + 16*wElems, Kernels: 1, DType: ir.Float32})
+	oe := cm.Time(cost.Cost{Class: cost.Elementwise, FLOPs: 12 * wElems, Bytes: 3*wBytes + 16*wElems, Kernels: 1, DType: ir.Float32})
 	if wElems == 0 {
-		opt.Est = cost.Estimate{Cost: cost.Cost{Class: cost.Free}, Bound: cost.BoundFree}
+		oe = cost.Estimate{Cost: cost.Cost{Class: cost.Free}, Bound: cost.BoundFree}
 	}
+	opt.Est = tab.intern(&oe)
 	deps := res.fwd.slab
 	opt.dep0 = int32(len(deps))
 	for i := nf; i < len(tasks); i++ {
@@ -613,14 +617,14 @@ func appendTraining(g *ir.Graph, fwd []Task, cm *cost.Model, res *Result) []Task
 	return append(tasks, opt)
 }
 
-// scale multiplies an estimate's work and time by k.
-func scale(e cost.Estimate, k float64) cost.Estimate {
+// scale returns a copy of e with its work and time multiplied by k.
+func scale(e cost.Estimate, k float64) *cost.Estimate {
 	e.FLOPs *= k
 	e.Bytes *= k
 	e.Kernels = int64(math.Round(float64(e.Kernels) * k))
 	e.ScaleTimes(k)
 	e.Work = nil
-	return e
+	return &e
 }
 
 // topLevel returns the ancestor of n that is a node of g (n itself for a
