@@ -217,7 +217,7 @@ func TestPeakMemory(t *testing.T) {
 		{"views alias", func() *ir.Graph {
 			g := ir.NewGraph("view")
 			x := in(g, "x", ir.Float32, n)
-			sh := g.AddInitializer(&ir.Tensor{Name: "shape", DType: ir.Int64, Dims: []int64{2}, Int64s: []int64{n / 4, 4}})
+			sh := g.AddInitializer((&ir.Tensor{Name: "shape", DType: ir.Int64, Dims: []int64{2}}).SetInt64s([]int64{n / 4, 4}))
 			a := op(g, "Relu", "a", x)
 			r := op(g, "Reshape", "r", a, sh)
 			y := op(g, "Relu", "y", r)
