@@ -59,7 +59,7 @@ func newRoofline(sim *simulate.Result) *HTMLRoofline {
 		t := &sim.Tasks[i]
 		e := t.Est
 		if k < maxRooflinePoints {
-			r.Points = append(r.Points, []any{t.Name, string(e.Class), round6(e.FLOPs / e.Bytes), round6(e.FLOPs / e.DeviceS / 1e12), round6(e.DeviceS * 1e3), 1})
+			r.Points = append(r.Points, []any{t.Name(), string(e.Class), round6(e.FLOPs / e.Bytes), round6(e.FLOPs / e.DeviceS / 1e12), round6(e.DeviceS * 1e3), 1})
 			continue
 		}
 		a := rest[string(e.Class)]

@@ -209,7 +209,7 @@ func NewProfile(model string, r *simulate.Result, warnings []string) *Profile {
 	for i, t := range r.Tasks {
 		e := t.Est
 		n := ProfileNode{
-			Name: t.Name, Op: t.Op, Phase: t.Phase.String(), Class: string(e.Class),
+			Name: t.Name(), Op: t.Op(), Phase: t.Phase.String(), Class: string(e.Class),
 			FLOPs: e.FLOPs, Bytes: e.Bytes, Intensity: intensity(e.FLOPs, e.Bytes), Kernels: e.Kernels,
 			TimeMs: e.DeviceS * 1e3, HostMs: e.HostS * 1e3, StartMs: t.Start * 1e3, Stream: t.Stream,
 			Bound: string(e.Bound), Note: e.Note,

@@ -77,8 +77,6 @@ func (p Phase) String() string {
 // Task is one node's execution (or a synthetic training step) on the
 // timeline.
 type Task struct {
-	Name string
-	Op   string
 	Node *ir.Node // nil for the optimizer update
 	// Est is the task's estimate, shared with the run's other tasks whose
 	// estimates are the same (see estimates): never changed through Est,
@@ -100,6 +98,29 @@ type Task struct {
 	// node on a large graph); cap0 < 0: no subgraphs
 	cap0, ncap int32
 	Phase      Phase
+}
+
+// Name is the task's name: its node's label (ir.NodeLabel), with ".grad"
+// for its backward pass, or "optimizer.adam". It is not stored (a Task
+// per node, 32 bytes) but made on each call: an unnamed node's label and
+// a backward task's name are new strings.
+func (t *Task) Name() string {
+	switch {
+	case t.Phase == Optimizer:
+		return "optimizer.adam"
+	case t.Phase == Backward:
+		return taskName(t.Node) + ".grad"
+	}
+	return taskName(t.Node)
+}
+
+// Op is the task's op: its node's (ir.Node.QualifiedOp, a new string for
+// a domain other than ai.onnx's), or "AdamUpdate" for the optimizer.
+func (t *Task) Op() string {
+	if t.Phase == Optimizer {
+		return "AdamUpdate"
+	}
+	return t.Node.QualifiedOp()
 }
 
 // depsOf returns t's dependencies, indexes into r.Tasks.
@@ -488,7 +509,7 @@ func buildForward(g *ir.Graph, order []*ir.Node, tasks []Task, sc *fwdScratch, s
 			idx[n.ID] = int32(i)
 		}
 		t := &tasks[i]
-		t.Name, t.Op, t.Node, t.Phase = taskName(n), n.QualifiedOp(), n, Forward
+		t.Node, t.Phase = n, Forward
 		t.cap0 = -1
 		start := len(slab)
 		add := func(p *ir.Node) {
@@ -557,7 +578,7 @@ func appendTraining(g *ir.Graph, fwd []Task, cm *cost.Model, res *Result, tab *e
 	bwdOf := make([]int32, nf) // forward index -> backward task index
 	for i := nf - 1; i >= 0; i-- {
 		f := &tasks[i]
-		b := Task{Name: f.Name + ".grad", Op: f.Op, Node: f.Node, Phase: Backward, cap0: -1}
+		b := Task{Node: f.Node, Phase: Backward, cap0: -1}
 		k := 1.0
 		if f.Est.WeightBytes > 0 && (f.Est.Class.Matrix() || f.Est.Class == cost.Normalization || f.Est.Class == cost.Fused) {
 			k = 2 // gradient w.r.t. the input and w.r.t. the weights
@@ -601,7 +622,7 @@ func appendTraining(g *ir.Graph, fwd []Task, cm *cost.Model, res *Result, tab *e
 		}
 	}
 	res.OptimizerBytes = 8 * wElems
-	opt := Task{Name: "optimizer.adam", Op: "AdamUpdate", Phase: Optimizer, cap0: -1}
+	opt := Task{Phase: Optimizer, cap0: -1}
 	oe := cm.Time(cost.Cost{Class: cost.Elementwise, FLOPs: 12 * wElems, Bytes: 3*wBytes + 16*wElems, Kernels: 1, DType: ir.Float32})
 	if wElems == 0 {
 		oe = cost.Estimate{Cost: cost.Cost{Class: cost.Free}, Bound: cost.BoundFree}
@@ -649,7 +670,7 @@ func unknownWarnings(res *Result) []string {
 		if t.Est.Unknown && t.Phase != Backward {
 			res.UnknownNodes++
 			if len(names) < maxListed {
-				names = append(names, fmt.Sprintf("%s (%s): %s", t.Name, t.Op, t.Est.Why))
+				names = append(names, fmt.Sprintf("%s (%s): %s", t.Name(), t.Op(), t.Est.Why))
 			}
 		}
 	}
