@@ -94,7 +94,7 @@ func cloneGraph(src, parent *Graph, parentNode *Node, vm *valueMap, depth int) (
 // copyValue copies v's ID, type, constant data and annotations into dst.
 func copyValue(dst, v *Value) {
 	dst.ID = v.ID
-	dst.Type, dst.Known, dst.Const, dst.Info = v.Type.Clone(), v.Known, v.Const, v.Info
+	dst.Type, dst.known, dst.Const, dst.Info = v.Type.Clone(), v.known, v.Const, v.Info
 	if v.Declared != nil {
 		d := v.Declared.Clone()
 		dst.Declared = &d

@@ -103,10 +103,10 @@ type Value struct {
 	// may override (IR < 4 style).
 	Const *Tensor
 
-	// Known holds the element values of a small integer tensor when shape
-	// inference could compute them (data propagation through Shape, Gather,
-	// Concat ...). Elements may be symbolic. Nil when unknown.
-	Known []Dim
+	// known holds the element values of a small integer tensor when shape
+	// inference could compute them (Known, SetKnown), nil for the rest:
+	// out of line, as few values have them (a Value is 160 bytes, not 176).
+	known *[]Dim
 
 	// Declared is the type the file declared for this value (graph input,
 	// output or value_info), nil if none. Inference never copies it except
@@ -115,8 +115,28 @@ type Value struct {
 	// Info is what few values carry from the file for export (a doc
 	// string, metadata_props), nil for the rest: see Doc, Metadata and
 	// SetInfo. It is kept out of line because a model has a Value per
-	// tensor and almost none has either (a Value is 176 bytes, not 216: see Type too).
+	// tensor and almost none has either (a Value is 160 bytes, not 216:
+	// see Type and known too).
 	Info *ValueInfo
+}
+
+// Known is the element values of v, a small integer tensor, when shape
+// inference could compute them (data propagation through Shape, Gather,
+// Concat ...). Elements may be symbolic. Nil when unknown.
+func (v *Value) Known() []Dim {
+	if v.known == nil {
+		return nil
+	}
+	return *v.known
+}
+
+// SetKnown sets v's known element values (nil: unknown). Values may share
+// the slice, as they share Dims: neither is changed in place.
+func (v *Value) SetKnown(d []Dim) {
+	v.known = nil
+	if d != nil {
+		v.known = &d
+	}
 }
 
 // ValueInfo is a value's doc string and ValueInfoProto.metadata_props.

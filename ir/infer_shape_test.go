@@ -56,8 +56,8 @@ func runSMCases(t *testing.T, cases []smCase) {
 			}
 			if tc.known != "" {
 				got := "nil"
-				if v.Known != nil {
-					got = Shape{Known: true, Dims: v.Known}.String()
+				if v.Known() != nil {
+					got = Shape{Known: true, Dims: v.Known()}.String()
 				}
 				if got != tc.known {
 					t.Errorf("known %s, want %s", got, tc.known)
