@@ -317,7 +317,7 @@ func (e *exporter) reserve(g *ir.Graph) {
 	for _, v := range g.Initializers {
 		e.name(v)
 	}
-	for _, s := range g.Sparse {
+	for _, s := range g.Sparse() {
 		e.name(s.Value)
 	}
 	for _, n := range g.Nodes {
@@ -362,7 +362,7 @@ func (e *exporter) graph(g *ir.Graph) (*msg, error) {
 		}
 		gm.message(graphInitializer, tm)
 	}
-	gm.strNonEmpty(graphDocString, g.Doc)
+	gm.strNonEmpty(graphDocString, g.Doc())
 	for _, v := range g.Inputs {
 		gm.message(graphInput, e.valueInfo(v, inputType(v)))
 	}
@@ -383,14 +383,14 @@ func (e *exporter) graph(g *ir.Graph) (*msg, error) {
 			}
 		}
 	}
-	for _, s := range g.Sparse {
+	for _, s := range g.Sparse() {
 		sm, err := e.sparse(s.Sparse)
 		if err != nil {
 			return nil, err
 		}
 		gm.message(graphSparseInitializer, sm)
 	}
-	entries(gm, graphMetadataProps, g.Metadata)
+	entries(gm, graphMetadataProps, g.Metadata())
 	return gm, nil
 }
 

@@ -247,7 +247,7 @@ func (k *keyer) graph(g *ir.Graph) {
 		k.int(-2)
 		return
 	}
-	if len(g.Sparse) > 0 {
+	if len(g.Sparse()) > 0 {
 		k.ok = false
 	}
 	k.int(int64(len(g.Inputs)))
