@@ -13,10 +13,11 @@ import (
 // (cost.Same) share one. A graph of repeated layers has a few distinct
 // estimates among many nodes (the benchmark shapes at 100k nodes: 2 to
 // 35, control's If/Loop 10,004), so a Task holds 8 bytes where it held
-// the 264 of a cost.Estimate (with its name and op not stored either, a Task is 80 bytes, not 368). A graph
-// whose every estimate differs pays the 8 bytes more a task, and the
-// table's map while the run builds it. Estimates in it are never changed:
-// a task's is replaced, not written through. Safe for concurrent use.
+// the 264 of a cost.Estimate (with its name and op not stored either, a
+// Task is 80 bytes, not 368). A graph whose every estimate differs pays
+// the 8 bytes more a task, and the table's map while the run builds it.
+// Estimates in it are never changed: a task's is replaced, not written
+// through. Safe for concurrent use.
 type estimates struct {
 	mu   sync.Mutex
 	m    map[uint64][]*cost.Estimate // by cost.Hash
