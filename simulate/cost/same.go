@@ -36,8 +36,11 @@ func sameCost(a, b *Cost) bool {
 func sameF(a, b float64) bool { return math.Float64bits(a) == math.Float64bits(b) }
 
 // Hash is a hash of e for a table of distinct estimates: estimates Same
-// reports the same have the same Hash (it reads a few of the fields Same
-// compares, floats by their bits).
+// reports the same have the same Hash. It reads every field Same compares
+// (floats by their bits): estimates that differ only in a field it left
+// out would share a hash, and a table of many such (control flow's If
+// estimates differ in their branch times alone) would compare each new
+// one with all of them.
 func Hash(e *Estimate) uint64 {
 	h := uint64(14695981039346656037)
 	mix := func(x uint64) {
@@ -45,6 +48,7 @@ func Hash(e *Estimate) uint64 {
 		h *= 1099511628211
 		h ^= h >> 29
 	}
+	f := func(x float64) { mix(math.Float64bits(x)) }
 	str := func(s string) {
 		for i := 0; i < len(s); i++ {
 			h ^= uint64(s[i])
@@ -52,14 +56,46 @@ func Hash(e *Estimate) uint64 {
 		}
 		mix(uint64(len(s)))
 	}
-	str(string(e.Class))
-	str(e.Op)
-	mix(math.Float64bits(e.FLOPs))
-	mix(math.Float64bits(e.Bytes))
-	mix(uint64(e.Kernels))
-	mix(math.Float64bits(e.DeviceS))
-	mix(math.Float64bits(e.HostS))
-	mix(math.Float64bits(e.WeightBytes))
-	mix(uint64(len(e.Work)))
+	b := func(x bool) {
+		if x {
+			mix(1)
+		} else {
+			mix(2)
+		}
+	}
+	c := &e.Cost
+	str(string(c.Class))
+	str(c.Op)
+	f(c.FLOPs)
+	f(c.Bytes)
+	mix(uint64(c.Kernels))
+	mix(uint64(len(c.Work)))
+	for i := range c.Work {
+		w := &c.Work[i]
+		f(w.FLOPs)
+		f(w.Tiles)
+		f(w.Count)
+		f(w.Rows)
+		f(w.Cols)
+	}
+	mix(uint64(c.DType))
+	f(c.WeightBytes)
+	str(c.Note)
+	f(c.StagedBytes)
+	mix(uint64(c.Steps))
+	f(c.Spans)
+	b(c.Unaligned)
+	b(e.Unknown)
+	str(e.Why)
+	f(e.ComputeS)
+	f(e.MemoryS)
+	f(e.OverheadS)
+	f(e.DeviceS)
+	f(e.HostS)
+	str(string(e.Bound))
+	str(e.Math)
+	f(e.Occupancy)
+	f(e.BranchLessS)
+	f(e.BranchMoreS)
 	return h
 }
