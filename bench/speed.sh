@@ -23,7 +23,10 @@
 #   sampled every 0.1 s: heap and stacks only, without the mapped file).
 #   The 1M/100k column is the ratio of median walls (target <= 12x).
 #   ORT: median wall of InferenceSession.create (graph optimizations
-#   disabled, one thread) timed inside node, bench/ort/session.mjs.
+#   disabled, one thread) timed inside node, bench/ort/session.mjs; a
+#   session still being created after ORT_TIMEOUT seconds is stopped and
+#   shows as ">N s" (concat at 100k, 25,000 inputs to one Concat, took
+#   308 s a session on 2026-12-07).
 # Targets (issue 25, 2 vCPU): optimize, explain and profile <= 1.0 s wall
 # and <= 250 MB at 100k on every shape; 1M <= 12x the 100k wall; wolong
 # <= 0.1x ORT's session creation.
@@ -31,7 +34,8 @@
 # Environment: SHAPES, KIT (onnxkit kinds; empty: none), SIZES (default
 # "100000 1000000"), CMDS (default "optimize explain profile"), RUNS
 # (default 3), ORT_SIZES (sizes at which ORT is timed; default 100000:
-# ORT takes minutes at 1M), ORT_RUNS (default 3), GEN_ONLY=1 (write the
+# ORT takes minutes at 1M), ORT_RUNS (default 3), ORT_TIMEOUT (seconds one
+# session creation may take, default 120; 0: no limit), GEN_ONLY=1 (write the
 # models and stop), REF=0 (no machine reference: bench/machineref's fixed
 # workloads, timed before and after the runs and printed above the table,
 # ~15 s each).
@@ -138,9 +142,19 @@ for m in "${models[@]}"; do for c in "${cmds[@]}"; do : >"$work/${c}_$m.txt"; do
 for _ in $(seq "$runs"); do
   for m in "${models[@]}"; do for c in "${cmds[@]}"; do once "$c" "$m"; done; done
 done
+# one node process a run, each under ORT_TIMEOUT (timeout's status 124:
+# a "timeout" line, and the model's later runs skipped)
+ort_timeout=${ORT_TIMEOUT:-120}
 for m in "${models[@]}"; do
   n=${m##*_}
-  case " $ort_sizes " in *" $n "*) node "$work/session.mjs" "${ORT_RUNS:-3}" "$work/$m.onnx" >"$work/ort_$m.txt" 2>&1 || true ;; esac
+  case " $ort_sizes " in *" $n "*)
+    : >"$work/ort_$m.txt"
+    for _ in $(seq "${ORT_RUNS:-3}"); do
+      rc=0
+      timeout "$ort_timeout" node "$work/session.mjs" 1 "$work/$m.onnx" >>"$work/ort_$m.txt" 2>&1 || rc=$?
+      if [ "$rc" = 124 ]; then echo "timeout $work/$m.onnx $ort_timeout" >>"$work/ort_$m.txt"; break; fi
+    done ;;
+  esac
 done
 
 echo "wolong $(cd "$root" && git describe --always --dirty 2>/dev/null || echo '?'), $(go version | awk '{print $3}'), $(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), load $(cut -d' ' -f1-3 /proc/loadavg) at the end, $(uname -r); GOGC=${GOGC:-default} GOMEMLIMIT=${GOMEMLIMIT:-default}; median of $runs runs${ort_mods:+; ORT 1.30 from $ort_mods}"
@@ -159,7 +173,8 @@ for s in $shapes $(for k in $kit; do echo "kit-$k"; done); do
       if [ "$n" != "$first" ]; then ratio=$(awk -v a="$w" -v b="$(col 1 "$work/${c}_${s}_$first.txt")" 'BEGIN {printf "%.1fx", a/b}'); fi
       if [ "$c" = "${cmds[0]}" ] && [ -s "$work/ort_$m.txt" ]; then
         ort=$(awk '/^ok/ {print $3}' "$work/ort_$m.txt" | median)
-        [ -n "$ort" ] && ort=$(awk -v o="$ort" -v w="$w" 'BEGIN {printf "%.2f s (%.2fx)", o, w/o}') || ort="fails"
+        if grep -q '^timeout' "$work/ort_$m.txt"; then ort=">$ort_timeout s"
+        elif [ -n "$ort" ]; then ort=$(awk -v o="$ort" -v w="$w" 'BEGIN {printf "%.2f s (%.2fx)", o, w/o}'); else ort="fails"; fi
       fi
       printf '| %-16s | %8s | %-8s | %5.2f s | %5.2f s | %4.2f s (%6dk) | %4d MB | %6d MB | %8s | %10s |\n' "$s" "$nodes" "$c" "$w" "$(col 3 "$f")" "$(col 4 "$f")" "$(($(col 5 "$f") / 1000))" "$(($(col 2 "$f") / 1024))" "$(($(col 6 "$f") / 1024))" "$ratio" "$ort"
     done

@@ -15,7 +15,7 @@ func f32(shape []int, v ...float32) *Tensor { return NewFloat32(shape, v) }
 func addGraph() *ir.Model {
 	g := ir.NewGraph("g")
 	x := g.AddInput("x", ir.TensorType(ir.Float32, ir.ShapeOf(2, 2)))
-	c := g.AddInitializer(&ir.Tensor{Name: "c", DType: ir.Float32, Dims: []int64{2}, Floats: []float32{1, -10}})
+	c := g.AddInitializer((&ir.Tensor{Name: "c", DType: ir.Float32, Dims: []int64{2}}).SetFloats([]float32{1, -10}))
 	a := g.AddNode("Add", "", "add", []*ir.Value{x, c}, []string{"a"})
 	r := g.AddNode("Relu", "", "relu", []*ir.Value{a.Outputs[0]}, []string{"y"})
 	g.Outputs = []*ir.Value{r.Outputs[0]}

@@ -37,8 +37,8 @@ func TestFromFloat64sEveryDType(t *testing.T) {
 func TestMatMulNBitsWantsFloatA(t *testing.T) {
 	g := ir.NewGraph("mmnb")
 	a := g.AddInput("a", ir.TensorType(ir.Uint64, ir.ShapeOf(1, 4)))
-	b := g.AddInitializer(&ir.Tensor{Name: "b", DType: ir.Uint8, Dims: []int64{2, 1, 2}, Int32s: []int32{1, 2, 3, 4}})
-	s := g.AddInitializer(&ir.Tensor{Name: "s", DType: ir.Float32, Dims: []int64{2}, Floats: []float32{1, 1}})
+	b := g.AddInitializer((&ir.Tensor{Name: "b", DType: ir.Uint8, Dims: []int64{2, 1, 2}}).SetInt32s([]int32{1, 2, 3, 4}))
+	s := g.AddInitializer((&ir.Tensor{Name: "s", DType: ir.Float32, Dims: []int64{2}}).SetFloats([]float32{1, 1}))
 	g.Outputs = []*ir.Value{g.AddNode("MatMulNBits", "com.microsoft", "mm", []*ir.Value{a, b, s}, []string{"y"},
 		&ir.Attr{Name: "K", Type: ir.AttrInt, I: 4}, &ir.Attr{Name: "N", Type: ir.AttrInt, I: 2},
 		&ir.Attr{Name: "bits", Type: ir.AttrInt, I: 4}, &ir.Attr{Name: "block_size", Type: ir.AttrInt, I: 4}).Outputs[0]}
@@ -54,14 +54,14 @@ func TestMatMulNBitsWantsFloatA(t *testing.T) {
 // (the sweep turned a packed uint8 zero-point tensor into float8 values).
 func TestMatMulNBitsZeroPoints(t *testing.T) {
 	for _, zp := range []*ir.Tensor{
-		{Name: "zp", DType: ir.Uint8, Dims: []int64{1}, Int32s: []int32{8}},         // packed: want 2 bytes (one per row)
-		{Name: "zp", DType: ir.Float32, Dims: []int64{1}, Floats: []float32{8}},     // per block: want 2 values
-		{Name: "zp", DType: ir.Float8E5M2, Dims: []int64{1}, Int32s: []int32{0x48}}, // a float8 tensor the size of the packed one
+		(&ir.Tensor{Name: "zp", DType: ir.Uint8, Dims: []int64{1}}).SetInt32s([]int32{8}),         // packed: want 2 bytes (one per row)
+		(&ir.Tensor{Name: "zp", DType: ir.Float32, Dims: []int64{1}}).SetFloats([]float32{8}),     // per block: want 2 values
+		(&ir.Tensor{Name: "zp", DType: ir.Float8E5M2, Dims: []int64{1}}).SetInt32s([]int32{0x48}), // a float8 tensor the size of the packed one
 	} {
 		g := ir.NewGraph("mmnb")
 		a := g.AddInput("a", ir.TensorType(ir.Float32, ir.ShapeOf(1, 4)))
-		b := g.AddInitializer(&ir.Tensor{Name: "b", DType: ir.Uint8, Dims: []int64{2, 1, 2}, Int32s: []int32{1, 2, 3, 4}})
-		s := g.AddInitializer(&ir.Tensor{Name: "s", DType: ir.Float32, Dims: []int64{2}, Floats: []float32{1, 1}})
+		b := g.AddInitializer((&ir.Tensor{Name: "b", DType: ir.Uint8, Dims: []int64{2, 1, 2}}).SetInt32s([]int32{1, 2, 3, 4}))
+		s := g.AddInitializer((&ir.Tensor{Name: "s", DType: ir.Float32, Dims: []int64{2}}).SetFloats([]float32{1, 1}))
 		z := g.AddInitializer(zp)
 		g.Outputs = []*ir.Value{g.AddNode("MatMulNBits", "com.microsoft", "mm", []*ir.Value{a, b, s, z}, []string{"y"},
 			&ir.Attr{Name: "K", Type: ir.AttrInt, I: 4}, &ir.Attr{Name: "N", Type: ir.AttrInt, I: 2},

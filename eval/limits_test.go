@@ -93,7 +93,7 @@ func TestDeadline(t *testing.T) {
 func TestWorkingCopyUnderMemoryLimit(t *testing.T) {
 	g := ir.NewGraph("conv")
 	x := g.AddInput("x", ir.TensorType(ir.Float32, ir.ShapeOf(1, 1, 4096, 2048)))
-	w := g.AddInitializer(&ir.Tensor{Name: "w", DType: ir.Float32, Dims: []int64{1, 1, 1, 1}, Floats: []float32{2}})
+	w := g.AddInitializer((&ir.Tensor{Name: "w", DType: ir.Float32, Dims: []int64{1, 1, 1, 1}}).SetFloats([]float32{2}))
 	g.Outputs = []*ir.Value{g.AddNode("Conv", "", "conv", []*ir.Value{x, w}, []string{"y"}).Outputs[0]}
 	m := &ir.Model{Opsets: []ir.OpsetID{{Domain: "", Version: 17}}, Graph: g}
 	in := map[string]Value{"x": NewFloat32([]int{1, 1, 4096, 2048}, make([]float32, 4096*2048))}

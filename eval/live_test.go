@@ -233,7 +233,7 @@ func captureModels() map[string]*ir.Model {
 		return &ir.Model{Opsets: []ir.OpsetID{{Domain: "", Version: 17}}, Graph: g}
 	}
 	cond := func(g *ir.Graph) *ir.Value {
-		t := &ir.Tensor{Name: "cond", DType: ir.Bool, Dims: []int64{}, Int32s: []int32{1}}
+		t := (&ir.Tensor{Name: "cond", DType: ir.Bool, Dims: []int64{}}).SetInt32s([]int32{1})
 		return g.AddNode("Constant", "", "cond", nil, []string{"cond"}, &ir.Attr{Name: "value", Type: ir.AttrTensor, T: t}).Outputs[0]
 	}
 	branch := func(name, op string, a *ir.Value) *ir.Graph {
@@ -272,7 +272,7 @@ func captureModels() map[string]*ir.Model {
 		co := body.AddNode("Identity", "", "cid", []*ir.Value{c}, []string{"c_out"}).Outputs[0]
 		vo := body.AddNode("Add", "", "acc", []*ir.Value{v, add}, []string{"v_out"}).Outputs[0]
 		body.Outputs = []*ir.Value{co, vo}
-		trip := g.AddInitializer(&ir.Tensor{Name: "trip", DType: ir.Int64, Dims: []int64{}, Int64s: []int64{3}})
+		trip := g.AddInitializer((&ir.Tensor{Name: "trip", DType: ir.Int64, Dims: []int64{}}).SetInt64s([]int64{3}))
 		return g.AddNode("Loop", "", "loop", []*ir.Value{trip, cond(g), x}, []string{"loop_out"},
 			&ir.Attr{Name: "body", Type: ir.AttrGraph, G: body}).Outputs[0]
 	}

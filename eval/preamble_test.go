@@ -43,8 +43,8 @@ func TestKernelPreamble(t *testing.T) {
 			vals := map[string]*ir.Value{
 				"x":    g.AddInput("x", ir.TensorType(ir.Float32, ir.ShapeOf(2))),
 				"c":    g.AddInput("c", ir.TensorType(ir.Bool, ir.ShapeOf(2))),
-				"s":    g.AddInitializer(&ir.Tensor{Name: "s", DType: ir.Float32, Dims: []int64{}, Floats: []float32{1}}),
-				"axes": g.AddInitializer(&ir.Tensor{Name: "axes", DType: ir.Int64, Dims: []int64{1}, Int64s: []int64{0}}),
+				"s":    g.AddInitializer((&ir.Tensor{Name: "s", DType: ir.Float32, Dims: []int64{}}).SetFloats([]float32{1})),
+				"axes": g.AddInitializer((&ir.Tensor{Name: "axes", DType: ir.Int64, Dims: []int64{1}}).SetInt64s([]int64{0})),
 			}
 			var ins []*ir.Value
 			for _, name := range tc.inputs {

@@ -154,7 +154,7 @@ func benchOp(b *testing.B, op string, consts map[string][]int64, attrs ...*ir.At
 		if name == "a" && op == "GatherElements" {
 			dims = []int64{32, 64, 128}
 		}
-		ins = append(ins, g.AddInitializer(&ir.Tensor{Name: name, DType: ir.Int64, Dims: dims, Int64s: v}))
+		ins = append(ins, g.AddInitializer((&ir.Tensor{Name: name, DType: ir.Int64, Dims: dims}).SetInt64s(v)))
 	}
 	n := g.AddNode(op, "", "n", ins, []string{"y"}, attrs...)
 	g.Outputs = []*ir.Value{n.Outputs[0]}

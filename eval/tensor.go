@@ -397,11 +397,11 @@ func FromIR(t *ir.Tensor, maxBytes int64) (*Tensor, error) {
 	out := newTensor(t.DType, shape)
 	switch t.DType {
 	case ir.String:
-		if len(t.Strings) < n {
-			return nil, fmt.Errorf("tensor %q: %d strings for %d elements", t.Name, len(t.Strings), n)
+		if len(t.Strings()) < n {
+			return nil, fmt.Errorf("tensor %q: %d strings for %d elements", t.Name, len(t.Strings()), n)
 		}
 		for i := 0; i < n; i++ {
-			out.S[i] = string(t.Strings[i])
+			out.S[i] = string(t.Strings()[i])
 		}
 		return out, nil
 	case ir.Float32:
@@ -411,8 +411,8 @@ func FromIR(t *ir.Tensor, maxBytes int64) (*Tensor, error) {
 			}
 			return out, nil
 		}
-		if len(t.Floats) >= n {
-			copy(out.F, t.Floats)
+		if len(t.Floats()) >= n {
+			copy(out.F, t.Floats())
 			return out, nil
 		}
 	case ir.Float8E4M3FN, ir.Float8E4M3FNUZ, ir.Float8E5M2, ir.Float8E5M2FNUZ, ir.Float4E2M1, ir.Float8E8M0,
@@ -473,12 +473,12 @@ func packedBits(t *ir.Tensor, n int) ([]uint8, error) {
 			}
 			return t.Raw[j], true
 		}
-	case t.Int32s != nil:
+	case t.Int32s() != nil:
 		get = func(j int) (uint8, bool) {
-			if j >= len(t.Int32s) {
+			if j >= len(t.Int32s()) {
 				return 0, false
 			}
-			return uint8(t.Int32s[j]), true
+			return uint8(t.Int32s()[j]), true
 		}
 	default:
 		if n == 0 {
@@ -506,9 +506,9 @@ func (t *Tensor) ToIR(name string) (*ir.Tensor, error) {
 	}
 	n := t.Len()
 	if t.DType == ir.String {
-		out.Strings = make([][]byte, n)
+		out.SetStrings(make([][]byte, n))
 		for i, s := range t.S {
-			out.Strings[i] = []byte(s)
+			out.Strings()[i] = []byte(s)
 		}
 		return out, nil
 	}

@@ -22,7 +22,7 @@ func TestAttrsShared(t *testing.T) {
 	}
 	for i := range 2 {
 		c := g.AddNode("Constant", "", "c"+string(rune('a'+i)), nil, []string{"k" + string(rune('a'+i))})
-		c.Attrs = []*ir.Attr{{Name: "value", Type: ir.AttrTensor, T: &ir.Tensor{DType: ir.Float32, Dims: []int64{1}, Floats: []float32{1}}}}
+		c.Attrs = []*ir.Attr{{Name: "value", Type: ir.AttrTensor, T: (&ir.Tensor{DType: ir.Float32, Dims: []int64{1}}).SetFloats([]float32{1})}}
 		g.Outputs = append(g.Outputs, c.Outputs[0])
 	}
 	g.Outputs = append(g.Outputs, v)

@@ -167,9 +167,9 @@ func equalTensors(a, b *ir.Tensor) error {
 	if a.DType != b.DType || !reflect.DeepEqual(a.Dims, b.Dims) {
 		return fmt.Errorf("type %s%v vs %s%v", a.DType, a.Dims, b.DType, b.Dims)
 	}
-	if !bytes.Equal(a.Raw, b.Raw) || !equalFloatBits(a.Floats, b.Floats) || !reflect.DeepEqual(a.Int32s, b.Int32s) ||
-		!reflect.DeepEqual(a.Int64s, b.Int64s) || !reflect.DeepEqual(a.Float64s, b.Float64s) || !reflect.DeepEqual(a.Uint64s, b.Uint64s) ||
-		len(a.Strings) != len(b.Strings) {
+	if !bytes.Equal(a.Raw, b.Raw) || !equalFloatBits(a.Floats(), b.Floats()) || !reflect.DeepEqual(a.Int32s(), b.Int32s()) ||
+		!reflect.DeepEqual(a.Int64s(), b.Int64s()) || !reflect.DeepEqual(a.Float64s(), b.Float64s()) || !reflect.DeepEqual(a.Uint64s(), b.Uint64s()) ||
+		len(a.Strings()) != len(b.Strings()) {
 		return fmt.Errorf("data differs")
 	}
 	return nil

@@ -305,7 +305,9 @@ func (d *decoder) graph(b []byte, parent *scope, owner *ir.Node) (*ir.Graph, err
 
 func (d *decoder) link(rg *rawGraph, parent *scope, owner *ir.Node) (*ir.Graph, error) {
 	g := ir.NewGraph(rg.name)
-	g.Doc, g.Metadata, g.ParentNode = rg.doc, rg.metadata, owner
+	g.SetDoc(rg.doc)
+	g.SetMetadata(rg.metadata)
+	g.ParentNode = owner
 	if owner != nil {
 		g.Parent = owner.Graph
 	}
@@ -371,7 +373,7 @@ func (d *decoder) link(rg *rawGraph, parent *scope, owner *ir.Node) (*ir.Graph, 
 	}
 	for _, st := range rg.sparse {
 		v := g.NewValue(st.Values.Name, ir.Type{Kind: ir.KindTensor, DType: st.Values.DType, Shape: ir.ShapeOf(st.Dims...)})
-		g.Sparse = append(g.Sparse, &ir.SparseInitializer{Value: v, Sparse: st})
+		g.AddSparse(&ir.SparseInitializer{Value: v, Sparse: st})
 		if err := define(v, "a sparse initializer", nil); err != nil {
 			return nil, fail("", err)
 		}

@@ -317,7 +317,7 @@ func (e *exporter) reserve(g *ir.Graph) {
 	for _, v := range g.Initializers {
 		e.name(v)
 	}
-	for _, s := range g.Sparse {
+	for _, s := range g.Sparse() {
 		e.name(s.Value)
 	}
 	for _, n := range g.Nodes {
@@ -362,7 +362,7 @@ func (e *exporter) graph(g *ir.Graph) (*msg, error) {
 		}
 		gm.message(graphInitializer, tm)
 	}
-	gm.strNonEmpty(graphDocString, g.Doc)
+	gm.strNonEmpty(graphDocString, g.Doc())
 	for _, v := range g.Inputs {
 		gm.message(graphInput, e.valueInfo(v, inputType(v)))
 	}
@@ -383,14 +383,14 @@ func (e *exporter) graph(g *ir.Graph) (*msg, error) {
 			}
 		}
 	}
-	for _, s := range g.Sparse {
+	for _, s := range g.Sparse() {
 		sm, err := e.sparse(s.Sparse)
 		if err != nil {
 			return nil, err
 		}
 		gm.message(graphSparseInitializer, sm)
 	}
-	entries(gm, graphMetadataProps, g.Metadata)
+	entries(gm, graphMetadataProps, g.Metadata())
 	return gm, nil
 }
 
@@ -695,31 +695,31 @@ func (e *exporter) tensor(t *ir.Tensor, name string) (*msg, error) {
 		sm.int(segmentEnd, seg[1])
 		tm.message(tensorSegment, sm)
 	}
-	tm.packedFloats(tensorFloatData, t.Floats)
-	if len(t.Int32s) > 0 {
-		vs := make([]int64, len(t.Int32s))
-		for i, v := range t.Int32s {
+	tm.packedFloats(tensorFloatData, t.Floats())
+	if len(t.Int32s()) > 0 {
+		vs := make([]int64, len(t.Int32s()))
+		for i, v := range t.Int32s() {
 			vs[i] = int64(v)
 		}
 		tm.packedInts(tensorInt32Data, vs)
 	}
-	for _, s := range t.Strings {
+	for _, s := range t.Strings() {
 		tm.bytes(tensorStringData, s)
 	}
-	tm.packedInts(tensorInt64Data, t.Int64s)
+	tm.packedInts(tensorInt64Data, t.Int64s())
 	tm.strNonEmpty(tensorName, name)
 	tm.strNonEmpty(tensorDocString, t.Doc())
 	e.data(tm, t)
-	if len(t.Float64s) > 0 {
-		b := make([]byte, 0, 8*len(t.Float64s))
-		for _, v := range t.Float64s {
+	if len(t.Float64s()) > 0 {
+		b := make([]byte, 0, 8*len(t.Float64s()))
+		for _, v := range t.Float64s() {
 			b = pbwire.AppendFixed64(b, math.Float64bits(v))
 		}
 		tm.bytes(tensorDoubleData, b)
 	}
-	if len(t.Uint64s) > 0 {
+	if len(t.Uint64s()) > 0 {
 		var b []byte
-		for _, v := range t.Uint64s {
+		for _, v := range t.Uint64s() {
 			b = pbwire.AppendVarint(b, v)
 		}
 		tm.bytes(tensorUint64Data, b)

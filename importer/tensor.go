@@ -39,6 +39,14 @@ func (d *decoder) tensor(b []byte) (*ir.Tensor, error) {
 	var doc string
 	var segment *[2]int64
 	var md []ir.StringPair
+	// the typed lists, set on t once at the end (each setter makes t's
+	// lists anew)
+	var floats []float32
+	var int32s []int32
+	var int64s []int64
+	var float64s []float64
+	var uint64s []uint64
+	var strs [][]byte
 	err := eachField(b, func(f field) error {
 		var err error
 		switch f.num {
@@ -59,13 +67,13 @@ func (d *decoder) tensor(b []byte) (*ir.Tensor, error) {
 			})
 			segment = &seg
 		case tensorFloatData:
-			t.Floats, err = appendFloats(t.Floats, f)
+			floats, err = appendFloats(floats, f)
 		case tensorInt32Data:
-			t.Int32s, err = appendVarints(t.Int32s, f)
+			int32s, err = appendVarints(int32s, f)
 		case tensorStringData:
-			t.Strings = append(t.Strings, f.b)
+			strs = append(strs, f.b)
 		case tensorInt64Data:
-			t.Int64s, err = appendInt64s(t.Int64s, f)
+			int64s, err = appendInt64s(int64s, f)
 		case tensorName:
 			t.Name, err = f.str("tensor name")
 		case tensorRawData:
@@ -80,9 +88,9 @@ func (d *decoder) tensor(b []byte) (*ir.Tensor, error) {
 				}
 			}
 		case tensorDoubleData:
-			t.Float64s, err = appendDoubles(t.Float64s, f)
+			float64s, err = appendDoubles(float64s, f)
 		case tensorUint64Data:
-			t.Uint64s, err = appendVarints(t.Uint64s, f)
+			uint64s, err = appendVarints(uint64s, f)
 		case tensorDocString:
 			doc = f.doc()
 		case tensorExternalData:
@@ -100,6 +108,9 @@ func (d *decoder) tensor(b []byte) (*ir.Tensor, error) {
 	})
 	if err != nil {
 		return nil, err
+	}
+	if floats != nil || int32s != nil || int64s != nil || float64s != nil || uint64s != nil || strs != nil {
+		t.SetFloats(floats).SetInt32s(int32s).SetInt64s(int64s).SetFloat64s(float64s).SetUint64s(uint64s).SetStrings(strs)
 	}
 	t.SetInfo(doc, segment, md)
 	if !t.DType.Valid() {

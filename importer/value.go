@@ -28,7 +28,7 @@ func EncodeTensor(t *ir.Tensor, name string) []byte {
 		b = appendBytesField(b, tensorDims, packed)
 	}
 	b = appendVarintField(b, tensorDataType, uint64(t.DType))
-	for _, s := range t.Strings {
+	for _, s := range t.Strings() {
 		b = appendBytesField(b, tensorStringData, s)
 	}
 	if name != "" {

@@ -20,7 +20,8 @@ func cloneGraph(src, parent *Graph, parentNode *Node, vm *valueMap, depth int) (
 		return nil, fmt.Errorf("subgraphs nested deeper than %d", maxSubgraphDepth)
 	}
 	g := NewGraph(src.Name)
-	g.Doc, g.Metadata = src.Doc, src.Metadata
+	g.SetDoc(src.Doc())
+	g.SetMetadata(src.Metadata())
 	g.Parent, g.ParentNode = parent, parentNode
 	vm.table(src)
 	for _, v := range src.Inputs {
@@ -38,14 +39,14 @@ func cloneGraph(src, parent *Graph, parentNode *Node, vm *valueMap, depth int) (
 		g.Initializers = append(g.Initializers, w)
 		vm.set(v, w)
 	}
-	for _, s := range src.Sparse {
+	for _, s := range src.Sparse() {
 		w := vm.get(s.Value)
 		if w == nil {
 			w = g.NewValue(s.Value.Name, Type{})
 			copyValue(w, s.Value)
 			vm.set(s.Value, w)
 		}
-		g.Sparse = append(g.Sparse, &SparseInitializer{Value: w, Sparse: s.Sparse})
+		g.AddSparse(&SparseInitializer{Value: w, Sparse: s.Sparse})
 	}
 	// Producers are copied before their consumers: a graph in order (the
 	// IR invariant) is copied as listed, any other in Topo's order and
@@ -94,7 +95,7 @@ func cloneGraph(src, parent *Graph, parentNode *Node, vm *valueMap, depth int) (
 // copyValue copies v's ID, type, constant data and annotations into dst.
 func copyValue(dst, v *Value) {
 	dst.ID = v.ID
-	dst.Type, dst.Known, dst.Const, dst.Info = v.Type.Clone(), v.Known, v.Const, v.Info
+	dst.Type, dst.known, dst.Const, dst.Info = v.Type.Clone(), v.known, v.Const, v.Info
 	if v.Declared != nil {
 		d := v.Declared.Clone()
 		dst.Declared = &d

@@ -228,7 +228,7 @@ func valueDependent(n *ir.Node) bool {
 		return true
 	}
 	for i, in := range n.Inputs {
-		if in == nil || in.Known != nil || in.Const != nil || (i == 0 && !shapeFromInput0[n.Op]) {
+		if in == nil || in.Known() != nil || in.Const != nil || (i == 0 && !shapeFromInput0[n.Op]) {
 			continue
 		}
 		if fromGraphInput(in, map[*ir.Value]bool{}) {
@@ -237,7 +237,7 @@ func valueDependent(n *ir.Node) bool {
 	}
 	// Subgraphs may read outer values as sizes.
 	for _, in := range n.CapturedValues() {
-		if in.Known == nil && in.Const == nil && in.Type.DType.IsInt() && fromGraphInput(in, map[*ir.Value]bool{}) {
+		if in.Known() == nil && in.Const == nil && in.Type.DType.IsInt() && fromGraphInput(in, map[*ir.Value]bool{}) {
 			return true
 		}
 	}

@@ -127,8 +127,8 @@ func TestEachCode(t *testing.T) {
 		{name: "axis", op: "Concat", in: []Type{cxT(f, 2), cxT(f, 2)}, attrs: []*Attr{cxAttrI("axis", 3)}, err: CodeAxis},
 		{name: "broadcast", op: "Mul", in: []Type{cxT(f, 3), cxT(f, 4)}, err: CodeBroadcast},
 		{name: "dims", op: "MatMul", in: []Type{cxT(f, 2, 3), cxT(f, 4, 5)}, err: CodeDims},
-		{name: "value", op: "Reshape", in: []Type{cxT(f, 2, 3)}, consts: []*Tensor{{DType: Int64, Dims: []int64{2}, Int64s: []int64{-1, -1}}}, err: CodeValue},
-		{name: "limit", op: "Range", consts: []*Tensor{{DType: Float32, Floats: []float32{0}}, {DType: Float32, Floats: []float32{1e30}}, {DType: Float32, Floats: []float32{1}}}, err: CodeLimit},
+		{name: "value", op: "Reshape", in: []Type{cxT(f, 2, 3)}, consts: []*Tensor{(&Tensor{DType: Int64, Dims: []int64{2}}).SetInt64s([]int64{-1, -1})}, err: CodeValue},
+		{name: "limit", op: "Range", consts: []*Tensor{(&Tensor{DType: Float32}).SetFloats([]float32{0}), (&Tensor{DType: Float32}).SetFloats([]float32{1e30}), (&Tensor{DType: Float32}).SetFloats([]float32{1})}, err: CodeLimit},
 		{name: "opaque", op: "NoSuchOp", domain: "com.example", in: []Type{cxT(f, 2)}, err: CodeOpaque},
 	} {
 		t.Run(tc.name, func(t *testing.T) { cxRun(t, tc) })

@@ -346,7 +346,7 @@ func (c *InferContext) inferFused(body *Graph) error {
 	for i, v := range body.Inputs {
 		in[i] = c.InType(i)
 		if x := c.Input(i); x != nil && v != nil {
-			v.Known = x.Known
+			v.SetKnown(x.Known())
 		}
 	}
 	c.st.inferGraph(body, in)
@@ -359,7 +359,7 @@ func (c *InferContext) inferFused(body *Graph) error {
 		if d := out.Declared; d != nil && lessKnown(t, *d) {
 			t = d.Clone()
 		}
-		out.Type, out.Known = t, o.Known
+		out.Type, out.known = t, o.known
 	}
 	return nil
 }

@@ -29,8 +29,8 @@ func TestInlineFusedFunctions(t *testing.T) {
 	g := NewGraph("main")
 	a := g.AddInput("a", TensorType(Float32, ShapeOf(2, 6)))
 	b := g.AddInput("b", TensorType(Float32, ShapeOf(4, 4)))
-	s1 := g.AddInitializer(&Tensor{Name: "s1", DType: Int64, Dims: []int64{2}, Int64s: []int64{3, 4}})
-	s2 := g.AddInitializer(&Tensor{Name: "s2", DType: Int64, Dims: []int64{1}, Int64s: []int64{16}})
+	s1 := g.AddInitializer((&Tensor{Name: "s1", DType: Int64, Dims: []int64{2}}).SetInt64s([]int64{3, 4}))
+	s2 := g.AddInitializer((&Tensor{Name: "s2", DType: Int64, Dims: []int64{1}}).SetInt64s([]int64{16}))
 	c1 := g.AddNode("FusedReshapeRelu", FusedDomain, "f1", []*Value{a, s1}, []string{"o1"})
 	c2 := g.AddNode("FusedReshapeRelu", FusedDomain, "f2", []*Value{b, s2}, []string{"o2"})
 	other := &Function{Name: "Mine", Domain: "com.example", Body: NewGraph("mine")}

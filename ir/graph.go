@@ -103,10 +103,10 @@ type Value struct {
 	// may override (IR < 4 style).
 	Const *Tensor
 
-	// Known holds the element values of a small integer tensor when shape
-	// inference could compute them (data propagation through Shape, Gather,
-	// Concat ...). Elements may be symbolic. Nil when unknown.
-	Known []Dim
+	// known holds the element values of a small integer tensor when shape
+	// inference could compute them (Known, SetKnown), nil for the rest:
+	// out of line, as few values have them (a Value is 160 bytes, not 176).
+	known *[]Dim
 
 	// Declared is the type the file declared for this value (graph input,
 	// output or value_info), nil if none. Inference never copies it except
@@ -115,8 +115,28 @@ type Value struct {
 	// Info is what few values carry from the file for export (a doc
 	// string, metadata_props), nil for the rest: see Doc, Metadata and
 	// SetInfo. It is kept out of line because a model has a Value per
-	// tensor and almost none has either (a Value is 176 bytes, not 216: see Type too).
+	// tensor and almost none has either (a Value is 160 bytes, not 216:
+	// see Type and known too).
 	Info *ValueInfo
+}
+
+// Known is the element values of v, a small integer tensor, when shape
+// inference could compute them (data propagation through Shape, Gather,
+// Concat ...). Elements may be symbolic. Nil when unknown.
+func (v *Value) Known() []Dim {
+	if v.known == nil {
+		return nil
+	}
+	return *v.known
+}
+
+// SetKnown sets v's known element values (nil: unknown). Values may share
+// the slice, as they share Dims: neither is changed in place.
+func (v *Value) SetKnown(d []Dim) {
+	v.known = nil
+	if d != nil {
+		v.known = &d
+	}
 }
 
 // ValueInfo is a value's doc string and ValueInfoProto.metadata_props.
@@ -235,25 +255,89 @@ func (n *Node) Output(i int) *Value {
 // an If/Loop/Scan attribute, or a function body.
 type Graph struct {
 	Name string
-	Doc  string
 
 	Inputs []*Value
 	// Outputs may be appended to or assigned a new slice; an element is
 	// replaced with SetOutput (IsOutput keeps an index of a long list).
 	Outputs      []*Value
 	Initializers []*Value // values with Const, in file order
-	Sparse       []*SparseInitializer
-	Nodes        []*Node // in file order; see Topo for a schedule
+	Nodes        []*Node  // in file order; see Topo for a schedule
 
 	// Parent is the enclosing graph of a subgraph (nil for the main graph),
 	// and ParentNode the node whose attribute holds it.
 	Parent     *Graph
 	ParentNode *Node
-	Metadata   []StringPair
+
+	// info is the graph's doc string, metadata_props and sparse
+	// initializers (Doc, Metadata, Sparse and their setters), nil for a
+	// graph with none; outs is IsOutput's index of a long output list,
+	// nil until one is built. Both are out of line because every fused
+	// kernel has a body graph and almost none has either (a Graph is 160
+	// bytes, not 240).
+	info *graphInfo
+	outs *outIndex
 
 	nextValue int
 	nextNode  int
-	outs      outIndex
+}
+
+// graphInfo is what few graphs carry besides their nodes and values.
+type graphInfo struct {
+	doc      string
+	metadata []StringPair
+	sparse   []*SparseInitializer
+}
+
+// Doc is g's doc string.
+func (g *Graph) Doc() string {
+	if g.info == nil {
+		return ""
+	}
+	return g.info.doc
+}
+
+// Metadata is g's metadata_props.
+func (g *Graph) Metadata() []StringPair {
+	if g.info == nil {
+		return nil
+	}
+	return g.info.metadata
+}
+
+// Sparse is g's sparse initializers, in file order.
+func (g *Graph) Sparse() []*SparseInitializer {
+	if g.info == nil {
+		return nil
+	}
+	return g.info.sparse
+}
+
+// editInfo returns g's info to change, making it when g has none.
+func (g *Graph) editInfo() *graphInfo {
+	if g.info == nil {
+		g.info = &graphInfo{}
+	}
+	return g.info
+}
+
+// SetDoc sets g's doc string.
+func (g *Graph) SetDoc(doc string) {
+	if doc != "" || g.info != nil {
+		g.editInfo().doc = doc
+	}
+}
+
+// SetMetadata sets g's metadata_props.
+func (g *Graph) SetMetadata(md []StringPair) {
+	if md != nil || g.info != nil {
+		g.editInfo().metadata = md
+	}
+}
+
+// AddSparse appends a sparse initializer to g's.
+func (g *Graph) AddSparse(s *SparseInitializer) {
+	i := g.editInfo()
+	i.sparse = append(i.sparse, s)
 }
 
 // SparseInitializer is a sparse_initializer entry; Value is the dense value
@@ -455,8 +539,8 @@ func (g *Graph) IsOutput(v *Value) bool {
 func (g *Graph) SetOutput(i int, v *Value) {
 	old := g.Outputs[i]
 	g.Outputs[i] = v
-	x := &g.outs
-	if x.at == nil || !x.current(g) {
+	x := g.outs
+	if x == nil || x.at == nil || !x.current(g) {
 		return
 	}
 	if x.dup {
@@ -473,7 +557,7 @@ func (g *Graph) SetOutput(i int, v *Value) {
 
 // replaceOutput makes every output of g that is v (one at least) w.
 func (g *Graph) replaceOutput(v, w *Value) {
-	if len(g.Outputs) > outScan && !g.outs.dup {
+	if len(g.Outputs) > outScan && (g.outs == nil || !g.outs.dup) {
 		if i, ok := g.outIndex()[v]; ok && g.Outputs[i] == v {
 			g.SetOutput(int(i), w)
 			return
@@ -506,7 +590,10 @@ func (x *outIndex) current(g *Graph) bool {
 }
 
 func (g *Graph) outIndex() map[*Value]int32 {
-	x := &g.outs
+	if g.outs == nil {
+		g.outs = &outIndex{}
+	}
+	x := g.outs
 	if x.at != nil && x.current(g) {
 		return x.at
 	}

@@ -105,7 +105,7 @@ func (h *hasher) graph(g *Graph) {
 	for _, list := range [][]*Value{g.Inputs, g.Initializers, g.Outputs} {
 		each(h, list, h.value)
 	}
-	each(h, g.Sparse, func(s *SparseInitializer) {
+	each(h, g.Sparse(), func(s *SparseInitializer) {
 		h.value(s.Value)
 		h.ptr(s.Sparse)
 	})

@@ -12,7 +12,7 @@ import (
 func TestHash(t *testing.T) {
 	base := func() *Model {
 		m, _, _ := twoNodeChain()
-		w := m.Graph.AddInitializer(&Tensor{Name: "w", DType: Float32, Dims: []int64{2}, Floats: []float32{1, 2}})
+		w := m.Graph.AddInitializer((&Tensor{Name: "w", DType: Float32, Dims: []int64{2}}).SetFloats([]float32{1, 2}))
 		n := m.Graph.AddNode("Add", "", "c", []*Value{m.Graph.Outputs[0], w}, []string{"yc"}, &Attr{Name: "k", Type: AttrInts, Ints: []int64{1, 2}})
 		m.Graph.Outputs = []*Value{n.Outputs[0]}
 		return m

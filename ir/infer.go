@@ -219,12 +219,12 @@ func InferModel(m *Model, opt InferOptions) *InferResult {
 			in.Type.Shape = s.Clone()
 		}
 		in.Type = substituteDims(in.Type, opt.Dims)
-		in.Known = nil
+		in.SetKnown(nil)
 		if vals, ok := opt.Values[in.Name]; ok && in.Type.Kind == KindTensor && (in.Type.DType.IsInt() || in.Type.DType == Bool) {
 			if n, ok := in.Type.Shape.NumElements(); ok && n == int64(len(vals)) && n <= opt.MaxKnown {
-				in.Known = make([]Dim, len(vals))
+				in.SetKnown(make([]Dim, len(vals)))
 				for i, v := range vals {
-					in.Known[i] = D(v)
+					in.Known()[i] = D(v)
 				}
 			}
 		}
@@ -279,7 +279,7 @@ func (st *inferState) inferGraph(g *Graph, inTypes []Type) {
 	for _, v := range g.Initializers {
 		if v.Const != nil {
 			v.Type = v.Const.Type()
-			v.Known = knownFromConst(v.Const, st.opt.MaxKnown)
+			v.SetKnown(knownFromConst(v.Const, st.opt.MaxKnown))
 		}
 	}
 	// a graph in order (an imported one is sorted, and so is every body
@@ -320,7 +320,7 @@ func mergeInputType(decl, outer Type) Type {
 func (st *inferState) inferNode(n *Node) {
 	for _, o := range n.Outputs {
 		if o != nil {
-			o.Type, o.Known = Type{}, nil
+			o.Type, o.known = Type{}, nil
 			if o.Producer == n && !n.Is(OpConstant) {
 				o.Const = nil
 			}
@@ -480,10 +480,10 @@ func (c *InferContext) Const(i int) *Tensor {
 // Known returns the propagated element values of integer input i.
 func (c *InferContext) Known(i int) ([]Dim, bool) {
 	v := c.Node.Input(i)
-	if v == nil || v.Known == nil {
+	if v == nil || v.Known() == nil {
 		return nil, false
 	}
-	return v.Known, true
+	return v.Known(), true
 }
 
 // KnownInts returns input i's element values when all are concrete.
@@ -543,7 +543,7 @@ func (c *InferContext) SetTensor(i int, dt DType, s Shape) { c.SetOutput(i, Tens
 // propagation). Values longer than MaxKnown are dropped.
 func (c *InferContext) SetKnown(i int, vals []Dim) {
 	if o := c.Node.Output(i); o != nil && int64(len(vals)) <= c.st.opt.MaxKnown {
-		o.Known = vals
+		o.SetKnown(vals)
 	}
 }
 
@@ -553,7 +553,7 @@ func (c *InferContext) SetConst(i int, t *Tensor) {
 	if o := c.Node.Output(i); o != nil {
 		o.Const = t
 		o.Type = t.Type()
-		o.Known = knownFromConst(t, c.st.opt.MaxKnown)
+		o.SetKnown(knownFromConst(t, c.st.opt.MaxKnown))
 	}
 }
 
@@ -595,7 +595,7 @@ func (c *InferContext) inferFunctionCall(f *Function) error {
 	for i, v := range f.Body.Inputs {
 		in[i] = c.InType(i)
 		if x := c.Input(i); x != nil && v != nil {
-			v.Known = x.Known // shape constants passed as arguments
+			v.SetKnown(x.Known()) // shape constants passed as arguments
 		}
 	}
 	saved := c.st.model.Opsets
@@ -607,7 +607,7 @@ func (c *InferContext) inferFunctionCall(f *Function) error {
 	for i, o := range f.Body.Outputs {
 		if o != nil && i < len(c.Node.Outputs) && c.Node.Outputs[i] != nil {
 			c.Node.Outputs[i].Type = o.Type.Clone()
-			c.Node.Outputs[i].Known = o.Known
+			c.Node.Outputs[i].SetKnown(o.Known())
 		}
 	}
 	return nil

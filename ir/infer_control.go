@@ -42,13 +42,13 @@ func inferIf(c *InferContext) error {
 		switch {
 		case known && cond != 0:
 			c.SetOutput(i, to[i].Clone())
-			if o := th.Outputs[i]; o != nil && o.Known != nil {
-				c.SetKnown(i, append([]Dim{}, o.Known...))
+			if o := th.Outputs[i]; o != nil && o.Known() != nil {
+				c.SetKnown(i, append([]Dim{}, o.Known()...))
 			}
 		case known:
 			c.SetOutput(i, eo[i].Clone())
-			if o := el.Outputs[i]; o != nil && o.Known != nil {
-				c.SetKnown(i, append([]Dim{}, o.Known...))
+			if o := el.Outputs[i]; o != nil && o.Known() != nil {
+				c.SetKnown(i, append([]Dim{}, o.Known()...))
 			}
 		default:
 			c.SetOutput(i, smMergeType(to[i], eo[i]))
@@ -119,9 +119,9 @@ func inferLoop(c *InferContext) error {
 			continue
 		}
 		invariant[i] = passesThrough(body.Outputs[1+i], bin)
-		bin.Known = nil
+		bin.SetKnown(nil)
 		if x := c.Input(2 + i); invariant[i] && x != nil {
-			bin.Known = x.Known
+			bin.SetKnown(x.Known())
 		}
 	}
 	var out []Type
@@ -143,8 +143,8 @@ func inferLoop(c *InferContext) error {
 	}
 	for i := range carried {
 		c.SetOutput(i, carried[i])
-		if x := c.Input(2 + i); invariant[i] && x != nil && x.Known != nil {
-			c.SetKnown(i, append([]Dim{}, x.Known...))
+		if x := c.Input(2 + i); invariant[i] && x != nil && x.Known() != nil {
+			c.SetKnown(i, append([]Dim{}, x.Known()...))
 		}
 	}
 	trip := Unknown()
@@ -198,7 +198,7 @@ func loopRunsFull(c *InferContext, body *Graph) bool {
 		}
 	}
 	return throughIdentity(body.Outputs[0], func(v *Value) bool {
-		k := v.Known
+		k := v.Known()
 		return v == body.Inputs[1] || len(k) == 1 && k[0].Sym == "" && k[0].Val != 0
 	})
 }

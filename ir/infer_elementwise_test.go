@@ -45,7 +45,7 @@ func cxT(dt DType, dims ...any) Type {
 
 // cxInts is an int64 constant of shape [len(v)] (or a scalar when scalar).
 func cxInts(scalar bool, v ...int64) *Tensor {
-	t := &Tensor{DType: Int64, Int64s: v}
+	t := (&Tensor{DType: Int64}).SetInt64s(v)
 	if !scalar {
 		t.Dims = []int64{int64(len(v))}
 	}
@@ -134,7 +134,7 @@ func cxRun(t *testing.T, tc cxCase) {
 		}
 	}
 	if tc.known != "" {
-		if got := cxKnownString(n.Outputs[0].Known); got != tc.known {
+		if got := cxKnownString(n.Outputs[0].Known()); got != tc.known {
 			t.Errorf("known: got %s, want %s", got, tc.known)
 		}
 	}
@@ -174,11 +174,11 @@ func TestInferElementwise(t *testing.T) {
 		{name: "max known", op: "Max", consts: []*Tensor{cxInts(false, 7, -1), cxInts(false, 2, 3)}, known: "[7 3]"},
 		{name: "float add has no known", op: "Add", in: []Type{cxT(f, 2), cxT(f, 2)}, known: "<nil>"},
 		{name: "cast known int32", op: "Cast", consts: []*Tensor{cxInts(false, 5, -1)}, attrs: []*Attr{cxAttrI("to", int64(Int32))}, want: []string{"int32[2]"}, known: "[5 -1]"},
-		{name: "cast float const to int", op: "Cast", consts: []*Tensor{{DType: Float32, Dims: []int64{3}, Floats: []float32{2, -1.5, 7.9}}}, attrs: []*Attr{cxAttrI("to", int64(Int64))}, want: []string{"int64[3]"}, known: "[2 -1 7]"},
-		{name: "cast float const to bool", op: "Cast", consts: []*Tensor{{DType: Float32, Dims: []int64{2}, Floats: []float32{0.5, 0}}}, attrs: []*Attr{cxAttrI("to", int64(Bool))}, want: []string{"bool[2]"}, known: "[1 0]"},
+		{name: "cast float const to int", op: "Cast", consts: []*Tensor{(&Tensor{DType: Float32, Dims: []int64{3}}).SetFloats([]float32{2, -1.5, 7.9})}, attrs: []*Attr{cxAttrI("to", int64(Int64))}, want: []string{"int64[3]"}, known: "[2 -1 7]"},
+		{name: "cast float const to bool", op: "Cast", consts: []*Tensor{(&Tensor{DType: Float32, Dims: []int64{2}}).SetFloats([]float32{0.5, 0})}, attrs: []*Attr{cxAttrI("to", int64(Bool))}, want: []string{"bool[2]"}, known: "[1 0]"},
 		{name: "cast known out of range", op: "Cast", consts: []*Tensor{cxInts(false, 300)}, attrs: []*Attr{cxAttrI("to", int64(Int8))}, known: "<nil>"},
 		{name: "equal known", op: "Equal", consts: []*Tensor{cxInts(false, 1, -1), cxInts(true, -1)}, want: []string{"bool[2]"}, known: "[0 1]"},
-		{name: "where known", op: "Where", consts: []*Tensor{{DType: Bool, Dims: []int64{2}, Int32s: []int32{1, 0}}, cxInts(false, 4, 5), cxInts(false, 6, 7)}, known: "[4 7]"},
+		{name: "where known", op: "Where", consts: []*Tensor{(&Tensor{DType: Bool, Dims: []int64{2}}).SetInt32s([]int32{1, 0}), cxInts(false, 4, 5), cxInts(false, 6, 7)}, known: "[4 7]"},
 		{name: "mod known python sign", op: "Mod", consts: []*Tensor{cxInts(false, -7, 7), cxInts(false, 3, -3)}, known: "[2 -2]"},
 		{name: "mod known fmod", op: "Mod", consts: []*Tensor{cxInts(false, -7, 7), cxInts(false, 3, -3)}, attrs: []*Attr{cxAttrI("fmod", 1)}, known: "[-1 1]"},
 		{name: "neg known", op: "Neg", consts: []*Tensor{cxInts(false, 4)}, known: "[-4]"},
@@ -211,9 +211,10 @@ func TestKnownSymbolic(t *testing.T) {
 			m := &Model{Opsets: []OpsetID{{"", 17}}, Graph: g}
 			// Known values of graph inputs are set by hand, as Shape would.
 			st := &inferState{model: m, opt: InferOptions{MaxKnown: 1024}, res: &InferResult{Opaque: map[string]int{}}}
-			a.Known, b.Known = tc.a, tc.b
+			a.SetKnown(tc.a)
+			b.SetKnown(tc.b)
 			st.inferNode(n)
-			if got := cxKnownString(n.Outputs[0].Known); got != tc.want {
+			if got := cxKnownString(n.Outputs[0].Known()); got != tc.want {
 				t.Errorf("got %s, want %s", got, tc.want)
 			}
 		})
@@ -303,9 +304,9 @@ func TestComputeOpsNoPanic(t *testing.T) {
 func TestKnownShapeChain(t *testing.T) {
 	g := NewGraph("g")
 	x := g.AddInput("x", cxT(Float32, "N", 3, 4))
-	idx := g.AddInitializer(&Tensor{Name: "idx", DType: Int64, Int64s: []int64{0}})
-	two := g.AddInitializer(&Tensor{Name: "two", DType: Int64, Int64s: []int64{2}})
-	rest := g.AddInitializer(&Tensor{Name: "rest", DType: Int64, Dims: []int64{1}, Int64s: []int64{-1}})
+	idx := g.AddInitializer((&Tensor{Name: "idx", DType: Int64}).SetInt64s([]int64{0}))
+	two := g.AddInitializer((&Tensor{Name: "two", DType: Int64}).SetInt64s([]int64{2}))
+	rest := g.AddInitializer((&Tensor{Name: "rest", DType: Int64, Dims: []int64{1}}).SetInt64s([]int64{-1}))
 	shp := g.AddNode("Shape", "", "shape", []*Value{x}, []string{"s"})
 	gat := g.AddNode("Gather", "", "gather", []*Value{shp.Outputs[0], idx}, []string{"n"})
 	mul := g.AddNode("Mul", "", "mul", []*Value{gat.Outputs[0], two}, []string{"n2"})
@@ -314,7 +315,7 @@ func TestKnownShapeChain(t *testing.T) {
 	rs := g.AddNode("Reshape", "", "reshape", []*Value{x, cat.Outputs[0]}, []string{"y"})
 	m := &Model{Opsets: []OpsetID{{"", 11}}, Graph: g}
 	res := InferModel(m, InferOptions{})
-	if got := cxKnownString(mul.Outputs[0].Known); got != "[2*N]" {
+	if got := cxKnownString(mul.Outputs[0].Known()); got != "[2*N]" {
 		t.Errorf("Mul known = %s, want [2*N] (diagnostics %v)", got, res.Warnings())
 	}
 	// 2*N rows of N*12/(2*N) = 6 elements: Reshape may resolve -1 or not,

@@ -51,17 +51,17 @@ func constantTensor(c *InferContext) (*Tensor, error) {
 			}
 			return a.T, nil
 		case "value_float":
-			return &Tensor{DType: Float32, Floats: []float32{a.F}}, nil
+			return (&Tensor{DType: Float32}).SetFloats([]float32{a.F}), nil
 		case "value_floats":
-			return &Tensor{DType: Float32, Dims: []int64{int64(len(a.Floats))}, Floats: a.Floats}, nil
+			return (&Tensor{DType: Float32, Dims: []int64{int64(len(a.Floats))}}).SetFloats(a.Floats), nil
 		case "value_int":
-			return &Tensor{DType: Int64, Int64s: []int64{a.I}}, nil
+			return (&Tensor{DType: Int64}).SetInt64s([]int64{a.I}), nil
 		case "value_ints":
-			return &Tensor{DType: Int64, Dims: []int64{int64(len(a.Ints))}, Int64s: a.Ints}, nil
+			return (&Tensor{DType: Int64, Dims: []int64{int64(len(a.Ints))}}).SetInt64s(a.Ints), nil
 		case "value_string":
-			return &Tensor{DType: String, Strings: [][]byte{a.S}}, nil
+			return (&Tensor{DType: String}).SetStrings([][]byte{a.S}), nil
 		case "value_strings":
-			return &Tensor{DType: String, Dims: []int64{int64(len(a.Strings))}, Strings: a.Strings}, nil
+			return (&Tensor{DType: String, Dims: []int64{int64(len(a.Strings))}}).SetStrings(a.Strings), nil
 		}
 	}
 	return nil, nil

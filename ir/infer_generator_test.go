@@ -34,7 +34,7 @@ func TestInferGenerators(t *testing.T) {
 		}, want: "float32[2,2]"},
 		{name: "constant of shape", build: func(g *Graph) *Value {
 			sh := smOne(g, "Shape", []*Value{smIn(g, "x", Float32, N, D(3))})
-			return smOne(g, "ConstantOfShape", []*Value{sh}, smTensorAttr("value", &Tensor{DType: Int32, Dims: []int64{1}, Int32s: []int32{7}}))
+			return smOne(g, "ConstantOfShape", []*Value{sh}, smTensorAttr("value", (&Tensor{DType: Int32, Dims: []int64{1}}).SetInt32s([]int32{7})))
 		}, want: "int32[N,3]"},
 		{name: "constant of shape known", build: func(g *Graph) *Value {
 			return smOne(g, "ConstantOfShape", []*Value{g.AddInitializer(smI64("s", 3))}, smTensorAttr("value", smI64("v", 5)))
@@ -76,11 +76,11 @@ func TestInferGenerators(t *testing.T) {
 			return smOne(g, "StringSplit", []*Value{smIn(g, "x", String, D(2))})
 		}, want: "string[2,?]"},
 		{name: "compress known condition", build: func(g *Graph) *Value {
-			cond := g.AddInitializer(&Tensor{Name: "c", DType: Bool, Dims: []int64{3}, Int32s: []int32{0, 1, 1}})
+			cond := g.AddInitializer((&Tensor{Name: "c", DType: Bool, Dims: []int64{3}}).SetInt32s([]int32{0, 1, 1}))
 			return smOne(g, "Compress", []*Value{smIn(g, "x", Float32, D(3), D(2)), cond}, smIntAttr("axis", 0))
 		}, want: "float32[2,2]"},
 		{name: "compress unknown rank", build: func(g *Graph) *Value {
-			cond := g.AddInitializer(&Tensor{Name: "c", DType: Bool, Dims: []int64{2}, Int32s: []int32{1, 1}})
+			cond := g.AddInitializer((&Tensor{Name: "c", DType: Bool, Dims: []int64{2}}).SetInt32s([]int32{1, 1}))
 			return smOne(g, "Compress", []*Value{g.AddInput("x", TensorType(Float32, UnknownShape())), cond})
 		}, want: "float32[?]"},
 		{name: "image decoder gray", build: func(g *Graph) *Value {
@@ -141,7 +141,7 @@ func TestInferControlFlow(t *testing.T) {
 		}, want: "float32[2,?]"},
 		{name: "if known cond", build: func(g *Graph) *Value {
 			x := smIn(g, "x", Float32, D(2), D(3))
-			c := g.AddInitializer(&Tensor{Name: "c", DType: Bool, Int32s: []int32{0}})
+			c := g.AddInitializer((&Tensor{Name: "c", DType: Bool}).SetInt32s([]int32{0}))
 			n := g.AddNode("If", "", "", []*Value{c}, []string{"o"}, smGraphAttr("then_branch", branch(g, x, false)), smGraphAttr("else_branch", branch(g, x, true)))
 			return n.Outputs[0]
 		}, want: "float32[1,2,3]"},

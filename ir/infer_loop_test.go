@@ -39,14 +39,14 @@ func TestLoopInvariantCarried(t *testing.T) {
 	if got := inner.Outputs[0].Type.String(); got != "float32[3,4]" {
 		t.Errorf("inner scans with the trip count carried unchanged: %s, want float32[3,4]", got)
 	}
-	if k := outer.Outputs[0].Known; len(k) != 1 || k[0] != D(3) {
+	if k := outer.Outputs[0].Known(); len(k) != 1 || k[0] != D(3) {
 		t.Errorf("outer loop's final m: known %v, want [3]", k)
 	}
 	inner, outer = build(true)
 	if got := inner.Outputs[0].Type.String(); got == "float32[3,4]" {
 		t.Errorf("inner scans with the trip count changed each iteration: %s, want the trip unknown", got)
 	}
-	if k := outer.Outputs[0].Known; k != nil {
+	if k := outer.Outputs[0].Known(); k != nil {
 		t.Errorf("outer loop's final m, changed each iteration: known %v, want none", k)
 	}
 }

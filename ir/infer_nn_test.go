@@ -75,13 +75,13 @@ func TestInferSignal(t *testing.T) {
 	cxRunAll(t, []cxCase{
 		{name: "hann", op: "HannWindow", consts: []*Tensor{cxInts(true, 10)}, want: []string{"float32[10]"}},
 		{name: "hann unknown size", op: "HannWindow", in: []Type{cxT(Int64)}, attrs: []*Attr{cxAttrI("output_datatype", int64(Float64))}, want: []string{"float64[?]"}},
-		{name: "mel", op: "MelWeightMatrix", consts: []*Tensor{cxInts(true, 8), cxInts(true, 16), cxInts(true, 8192), {DType: Float32, Floats: []float32{0}}, {DType: Float32, Floats: []float32{4096}}}, want: []string{"float32[9,8]"}},
+		{name: "mel", op: "MelWeightMatrix", consts: []*Tensor{cxInts(true, 8), cxInts(true, 16), cxInts(true, 8192), (&Tensor{DType: Float32}).SetFloats([]float32{0}), (&Tensor{DType: Float32}).SetFloats([]float32{4096})}, want: []string{"float32[9,8]"}},
 		{name: "dft opset17", op: "DFT", opset: 17, in: []Type{cxT(f, 1, 10, 10, 1)}, attrs: []*Attr{cxAttrI("axis", 1), cxAttrI("onesided", 1)}, want: []string{"float32[1,6,10,2]"}},
 		{name: "dft irfft", op: "DFT", opset: 19, in: []Type{cxT(f, 1, 6, 10, 2)}, attrs: []*Attr{cxAttrI("inverse", 1), cxAttrI("onesided", 1)}, want: []string{"float32[1,10,10,1]"}},
 		{name: "dft axis input", op: "DFT", opset: 20, in: []Type{cxT(f, 1, 10, 10, 1), {}}, consts: []*Tensor{cxInts(true, 2)}, attrs: []*Attr{cxAttrI("onesided", 1)}, want: []string{"float32[1,10,6,2]"}},
 		{name: "dft axis unknown full", op: "DFT", opset: 20, in: []Type{cxT(f, 1, 10, 10, 1), {}, cxT(Int64)}, want: []string{"float32[1,10,10,2]"}},
 		{name: "dft axis unknown onesided", op: "DFT", opset: 20, in: []Type{cxT(f, 1, 10, 10, 1), {}, cxT(Int64)}, attrs: []*Attr{cxAttrI("onesided", 1)}, want: []string{"float32[?,?,?,2]"}},
 		// (128 - 16) / 8 + 1 = 15 frames, 16/2 + 1 = 9 bins
-		{name: "stft", op: "STFT", in: []Type{cxT(f, 1, 128, 1)}, consts: []*Tensor{cxInts(true, 8), {DType: Float32, Dims: []int64{16}, Raw: make([]byte, 64)}}, want: []string{"float32[1,15,9,2]"}},
+		{name: "stft", op: "STFT", in: []Type{cxT(f, 1, 128, 1)}, consts: []*Tensor{cxInts(true, 8), &Tensor{DType: Float32, Dims: []int64{16}, Raw: make([]byte, 64)}}, want: []string{"float32[1,15,9,2]"}},
 	})
 }

@@ -50,13 +50,13 @@ func TestInferRobust(t *testing.T) {
 			return g.AddInput("r", TensorType(Float32, UnknownShape()))
 		case 3:
 			v := ints()
-			return g.AddInitializer(&Tensor{Name: "c", DType: Int64, Dims: []int64{int64(len(v))}, Int64s: v})
+			return g.AddInitializer((&Tensor{Name: "c", DType: Int64, Dims: []int64{int64(len(v))}}).SetInt64s(v))
 		case 4:
 			v := ints()
 			if len(v) == 0 {
 				v = []int64{0}
 			}
-			return g.AddInitializer(&Tensor{Name: "s", DType: Int64, Int64s: v[:1]})
+			return g.AddInitializer((&Tensor{Name: "s", DType: Int64}).SetInt64s(v[:1]))
 		case 5:
 			return g.AddInput("sym", TensorType(Int64, DimsShape(S("N"), D(0), D(3))))
 		case 6:
@@ -100,7 +100,7 @@ func TestInferRobust(t *testing.T) {
 					}
 					attrs = append(attrs, &Attr{Name: name, Type: AttrGraph, G: sub})
 				case 3:
-					attrs = append(attrs, &Attr{Name: name, Type: AttrTensor, T: &Tensor{DType: Int64, Dims: []int64{2}, Int64s: []int64{-1, 3}}})
+					attrs = append(attrs, &Attr{Name: name, Type: AttrTensor, T: (&Tensor{DType: Int64, Dims: []int64{2}}).SetInt64s([]int64{-1, 3})})
 				default:
 					attrs = append(attrs, &Attr{Name: name, Type: AttrStrings, Strings: [][]byte{[]byte("x")}})
 				}

@@ -64,7 +64,8 @@ func seqElems(c *InferContext, v *Value, depth int) ([]Type, bool) {
 			}
 			return n - 1, n > 0
 		}
-		k, ok := in.Known, in.Known != nil
+		k := in.Known()
+		ok := k != nil
 		if !ok || len(k) != 1 || k[0].Sym != "" {
 			return 0, false
 		}
@@ -153,16 +154,16 @@ func splitToSeqElems(p *Node, v *Value) ([]Type, bool) {
 			out[i] = e
 		}
 		return out, true
-	case sp.Known != nil && sp.Type.Shape.Rank() == 0 && len(sp.Known) == 1 && sp.Known[0].IsConcrete() && sp.Known[0].Val > 0:
-		k := sp.Known[0].Val
+	case sp.Known() != nil && sp.Type.Shape.Rank() == 0 && len(sp.Known()) == 1 && sp.Known()[0].IsConcrete() && sp.Known()[0].Val > 0:
+		k := sp.Known()[0].Val
 		if (d+k-1)/k > maxSeqChain {
 			return nil, false
 		}
 		for r := d; r > 0; r -= k {
 			sizes = append(sizes, min(k, r))
 		}
-	case sp.Known != nil && sp.Type.Shape.Rank() == 1:
-		for _, k := range sp.Known {
+	case sp.Known() != nil && sp.Type.Shape.Rank() == 1:
+		for _, k := range sp.Known() {
 			if !k.IsConcrete() {
 				return nil, false
 			}

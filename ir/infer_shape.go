@@ -561,12 +561,12 @@ func concatConstFloats(c *InferContext, dt DType, rank int) *Tensor {
 	}
 	t := &Tensor{DType: dt, Dims: []int64{int64(len(vals))}}
 	if dt == Float64 {
-		t.Float64s = vals
+		t.SetFloat64s(vals)
 		return t
 	}
-	t.Floats = make([]float32, len(vals))
+	t.SetFloats(make([]float32, len(vals)))
 	for i, x := range vals {
-		t.Floats[i] = float32(x)
+		t.Floats()[i] = float32(x)
 	}
 	return t
 }

@@ -14,15 +14,15 @@ type smCase struct {
 }
 
 func smI64(name string, vals ...int64) *Tensor {
-	return &Tensor{Name: name, DType: Int64, Dims: []int64{int64(len(vals))}, Int64s: vals}
+	return (&Tensor{Name: name, DType: Int64, Dims: []int64{int64(len(vals))}}).SetInt64s(vals)
 }
 
 func smScalarI64(name string, v int64) *Tensor {
-	return &Tensor{Name: name, DType: Int64, Int64s: []int64{v}}
+	return (&Tensor{Name: name, DType: Int64}).SetInt64s([]int64{v})
 }
 
 func smF32(name string, dims []int64, vals ...float32) *Tensor {
-	return &Tensor{Name: name, DType: Float32, Dims: dims, Floats: vals}
+	return (&Tensor{Name: name, DType: Float32, Dims: dims}).SetFloats(vals)
 }
 
 func smIntAttr(name string, v int64) *Attr { return &Attr{Name: name, Type: AttrInt, I: v} }
@@ -56,8 +56,8 @@ func runSMCases(t *testing.T, cases []smCase) {
 			}
 			if tc.known != "" {
 				got := "nil"
-				if v.Known != nil {
-					got = Shape{Known: true, Dims: v.Known}.String()
+				if v.Known() != nil {
+					got = Shape{Known: true, Dims: v.Known()}.String()
 				}
 				if got != tc.known {
 					t.Errorf("known %s, want %s", got, tc.known)
@@ -170,7 +170,7 @@ func TestInferShapeOps(t *testing.T) {
 			return smOne(g, "Reshape", []*Value{tr, g.AddInitializer(smI64("f", -1))})
 		}, want: "int64[6]", known: "[5,3,1,6,4,2]"},
 		{name: "known through 2-D gather and concat", build: func(g *Graph) *Value {
-			a := g.AddInitializer(&Tensor{Name: "a", DType: Int64, Dims: []int64{2, 2}, Int64s: []int64{1, 2, 3, 4}})
+			a := g.AddInitializer((&Tensor{Name: "a", DType: Int64, Dims: []int64{2, 2}}).SetInt64s([]int64{1, 2, 3, 4}))
 			col := smOne(g, "Gather", []*Value{a, g.AddInitializer(smI64("i", 1))}, smIntAttr("axis", 1))
 			return smOne(g, "Concat", []*Value{col, a}, smIntAttr("axis", 1))
 		}, want: "int64[2,3]", known: "[2,1,2,4,3,4]"},

@@ -179,8 +179,8 @@ func tripCount(n *Node) (int64, bool) {
 	switch n.Op {
 	case "Loop":
 		if m := n.Input(0); m != nil {
-			if len(m.Known) == 1 && m.Known[0].IsConcrete() {
-				return m.Known[0].Val, true
+			if len(m.Known()) == 1 && m.Known()[0].IsConcrete() {
+				return m.Known()[0].Val, true
 			}
 			if m.Const != nil {
 				if v, err := m.Const.Int64Values(1); err == nil && len(v) == 1 {

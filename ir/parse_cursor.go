@@ -285,9 +285,9 @@ func (c *cursor) tensor() (*Tensor, error) {
 				return nil, fmt.Errorf("value %q: not a number", v)
 			}
 			if ts.DType == Float32 {
-				ts.Floats = append(ts.Floats, float32(f))
+				ts.SetFloats(append(ts.Floats(), float32(f)))
 			} else {
-				ts.Float64s = append(ts.Float64s, f)
+				ts.SetFloat64s(append(ts.Float64s(), f))
 			}
 		case Int32, Int64, Bool:
 			i, err := strconv.ParseInt(v, 10, 64)
@@ -295,9 +295,9 @@ func (c *cursor) tensor() (*Tensor, error) {
 				return nil, fmt.Errorf("value %q: not an integer", v)
 			}
 			if ts.DType == Int64 {
-				ts.Int64s = append(ts.Int64s, i)
+				ts.SetInt64s(append(ts.Int64s(), i))
 			} else {
-				ts.Int32s = append(ts.Int32s, int32(i))
+				ts.SetInt32s(append(ts.Int32s(), int32(i)))
 			}
 		default:
 			return nil, fmt.Errorf("values of a %s constant", ts.DType)

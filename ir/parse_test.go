@@ -58,13 +58,13 @@ func TestParseSample(t *testing.T) {
 	if g.Name != "my graph" || len(g.Inputs) != 4 || g.Inputs[1].Name != "a b" || g.Inputs[2].Name != "" || g.Inputs[2].ID != 7 || g.Inputs[3].Name != "onnx::in" {
 		t.Fatalf("graph inputs: %q %v", g.Name, g.Inputs)
 	}
-	if got := g.Initializers[0].Const.Int64s; len(got) != 2 || got[0] != 1 || got[1] != -1 {
+	if got := g.Initializers[0].Const.Int64s(); len(got) != 2 || got[0] != 1 || got[1] != -1 {
 		t.Errorf("shape constant %v, want [1 -1]", got)
 	}
-	if c := g.Initializers[1].Const; c.DType != Float32 || len(c.Floats) != 1 || c.Floats[0] != 0.5 {
+	if c := g.Initializers[1].Const; c.DType != Float32 || len(c.Floats()) != 1 || c.Floats()[0] != 0.5 {
 		t.Errorf("scale constant %+v, want float32 [0.5]", c)
 	}
-	if c := g.Initializers[3].Const; c.HasPacked() || len(c.Floats) != 0 {
+	if c := g.Initializers[3].Const; c.HasPacked() || len(c.Floats()) != 0 {
 		t.Errorf("a large constant has no data in the text, have %+v", c)
 	}
 	thing := g.Nodes[1]
@@ -79,7 +79,7 @@ func TestParseSample(t *testing.T) {
 			t.Errorf("attribute %s: %+v, want type %v", tc.name, a, tc.typ)
 		}
 	}
-	if a := thing.Attr("t"); a.T == nil || len(a.T.Int64s) != 2 || a.T.Int64s[1] != 5 {
+	if a := thing.Attr("t"); a.T == nil || len(a.T.Int64s()) != 2 || a.T.Int64s()[1] != 5 {
 		t.Errorf("tensor attribute %+v, want int64 [4 5]", a.T)
 	}
 	iff := g.Nodes[2]

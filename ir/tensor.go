@@ -56,22 +56,22 @@ func (l Location) Checksum() string {
 	return l.ext.checksum
 }
 
-// Tensor is a constant tensor. Its data is in exactly one of the fields
-// below, mirroring onnx.TensorProto: Raw holds packed little-endian bytes
-// (raw_data or external data, as a view into the mapped file), and the
-// typed slices hold the repeated *_data fields of small tensors.
+// Tensor is a constant tensor. Its data is in exactly one of Raw and the
+// typed lists, mirroring onnx.TensorProto: Raw holds packed little-endian
+// bytes (raw_data or external data, as a view into the mapped file), and
+// the typed lists (Floats, Int32s, Int64s, Float64s, Uint64s, Strings and
+// their setters) hold the repeated *_data fields of small tensors.
 type Tensor struct {
 	Name  string
 	DType DType
 	Dims  []int64
 
-	Raw      []byte    // raw_data or external data (a view, not a copy)
-	Floats   []float32 // float_data: float32, complex64 (pairs)
-	Int32s   []int32   // int32_data: int32, int16, int8, uint16, uint8, bool, float16, bfloat16, float8, int4/uint4 (packed)
-	Int64s   []int64   // int64_data
-	Float64s []float64 // double_data: float64, complex128 (pairs)
-	Uint64s  []uint64  // uint64_data: uint32, uint64
-	Strings  [][]byte  // string_data
+	Raw []byte // raw_data or external data (a view, not a copy)
+	// lists holds the typed lists, nil for a tensor with none: out of
+	// line, as few tensors have any (a Tensor is 152 bytes, the 160-byte
+	// size class, not 288). Copies of a Tensor share it: it is replaced
+	// by the setters, never changed in place.
+	lists *tensorLists
 
 	Loc Location // where Raw came from (File empty when Raw is owned)
 	// Src, when set, reads the same packed bytes as Raw without touching
@@ -82,8 +82,8 @@ type Tensor struct {
 	// string, a segment, metadata_props), nil for the rest: see Doc,
 	// Segment, Metadata and SetInfo. It is kept out of line, as Value's
 	// and Node's are, because a model has a Tensor per initializer and
-	// almost none has any (a Tensor is 288 bytes with Location's names
-	// out of line too, not 352: the 288-byte size class).
+	// almost none has any (with Location's names and the typed lists out
+	// of line too, a Tensor is 152 bytes, not 352).
 	Info *TensorInfo
 }
 
@@ -215,7 +215,7 @@ func (t *Tensor) Type() Type { return TensorType(t.DType, t.Shape()) }
 func (t *Tensor) ByteSize() int64 {
 	if t.DType == String {
 		var s int64
-		for _, b := range t.Strings {
+		for _, b := range t.Strings() {
 			s += int64(len(b))
 		}
 		return s
@@ -285,26 +285,26 @@ func (t *Tensor) typedCounts() [6]int64 {
 		}
 		return int64(n)
 	}
-	return [6]int64{count(t.Floats != nil, len(t.Floats)), count(t.Int32s != nil, len(t.Int32s)), count(t.Int64s != nil, len(t.Int64s)),
-		count(t.Float64s != nil, len(t.Float64s)), count(t.Uint64s != nil, len(t.Uint64s)), count(t.Strings != nil, len(t.Strings))}
+	return [6]int64{count(t.Floats() != nil, len(t.Floats())), count(t.Int32s() != nil, len(t.Int32s())), count(t.Int64s() != nil, len(t.Int64s())),
+		count(t.Float64s() != nil, len(t.Float64s())), count(t.Uint64s() != nil, len(t.Uint64s())), count(t.Strings() != nil, len(t.Strings()))}
 }
 
 // dataCount returns the number of entries in the typed field that holds
 // the data, or -1 if none holds any.
 func (t *Tensor) dataCount() int64 {
 	switch {
-	case len(t.Floats) > 0:
-		return int64(len(t.Floats))
-	case len(t.Int32s) > 0:
-		return int64(len(t.Int32s))
-	case len(t.Int64s) > 0:
-		return int64(len(t.Int64s))
-	case len(t.Float64s) > 0:
-		return int64(len(t.Float64s))
-	case len(t.Uint64s) > 0:
-		return int64(len(t.Uint64s))
-	case len(t.Strings) > 0:
-		return int64(len(t.Strings))
+	case len(t.Floats()) > 0:
+		return int64(len(t.Floats()))
+	case len(t.Int32s()) > 0:
+		return int64(len(t.Int32s()))
+	case len(t.Int64s()) > 0:
+		return int64(len(t.Int64s()))
+	case len(t.Float64s()) > 0:
+		return int64(len(t.Float64s()))
+	case len(t.Uint64s()) > 0:
+		return int64(len(t.Uint64s()))
+	case len(t.Strings()) > 0:
+		return int64(len(t.Strings()))
 	}
 	return 0
 }
@@ -326,12 +326,12 @@ func (t *Tensor) Int64Values(max int64) ([]int64, error) {
 			}
 			out[i] = v
 		}
-	case t.Int64s != nil:
-		copy(out, t.Int64s)
-	case t.Int32s != nil && (t.DType.IsInt() || t.DType == Bool) && t.DType.Bits() >= 8:
-		widen(out, t.Int32s)
-	case t.Uint64s != nil:
-		widen(out, t.Uint64s)
+	case t.Int64s() != nil:
+		copy(out, t.Int64s())
+	case t.Int32s() != nil && (t.DType.IsInt() || t.DType == Bool) && t.DType.Bits() >= 8:
+		widen(out, t.Int32s())
+	case t.Uint64s() != nil:
+		widen(out, t.Uint64s())
 	default:
 		if n == 0 {
 			return out, nil
@@ -361,17 +361,17 @@ func (t *Tensor) Float64Values(max int64) ([]float64, error) {
 			}
 			out[i] = v
 		}
-	case t.Floats != nil:
-		widen(out, t.Floats)
-	case t.Float64s != nil:
-		copy(out, t.Float64s)
-	case t.Int64s != nil:
-		widen(out, t.Int64s)
-	case t.Uint64s != nil:
-		widen(out, t.Uint64s)
-	case t.Int32s != nil:
+	case t.Floats() != nil:
+		widen(out, t.Floats())
+	case t.Float64s() != nil:
+		copy(out, t.Float64s())
+	case t.Int64s() != nil:
+		widen(out, t.Int64s())
+	case t.Uint64s() != nil:
+		widen(out, t.Uint64s())
+	case t.Int32s() != nil:
 		for i := range out {
-			v := t.Int32s[i]
+			v := t.Int32s()[i]
 			switch t.DType {
 			case Float16:
 				out[i] = float64(HalfToFloat32(uint16(v)))
@@ -529,4 +529,108 @@ func Float32ToBFloat16(f float32) uint16 {
 	}
 	b += 0x7fff + (b>>16)&1
 	return uint16(b >> 16)
+}
+
+// tensorLists are a tensor's typed data lists (Tensor.lists).
+type tensorLists struct {
+	floats   []float32 // float_data: float32, complex64 (pairs)
+	int32s   []int32   // int32_data: int32, int16, int8, uint16, uint8, bool, float16, bfloat16, float8, int4/uint4 (packed)
+	int64s   []int64   // int64_data
+	float64s []float64 // double_data: float64, complex128 (pairs)
+	uint64s  []uint64  // uint64_data: uint32, uint64
+	strings  [][]byte  // string_data
+}
+
+// Floats is t's float_data: float32, complex64 (pairs).
+func (t *Tensor) Floats() []float32 {
+	if t.lists == nil {
+		return nil
+	}
+	return t.lists.floats
+}
+
+// Int32s is t's int32_data: int32, int16, int8, uint16, uint8, bool,
+// float16, bfloat16, float8, int4/uint4 (packed).
+func (t *Tensor) Int32s() []int32 {
+	if t.lists == nil {
+		return nil
+	}
+	return t.lists.int32s
+}
+
+// Int64s is t's int64_data.
+func (t *Tensor) Int64s() []int64 {
+	if t.lists == nil {
+		return nil
+	}
+	return t.lists.int64s
+}
+
+// Float64s is t's double_data: float64, complex128 (pairs).
+func (t *Tensor) Float64s() []float64 {
+	if t.lists == nil {
+		return nil
+	}
+	return t.lists.float64s
+}
+
+// Uint64s is t's uint64_data: uint32, uint64.
+func (t *Tensor) Uint64s() []uint64 {
+	if t.lists == nil {
+		return nil
+	}
+	return t.lists.uint64s
+}
+
+// Strings is t's string_data.
+func (t *Tensor) Strings() [][]byte {
+	if t.lists == nil {
+		return nil
+	}
+	return t.lists.strings
+}
+
+// setLists gives t the lists l with set applied: a new tensorLists (a
+// copy of t's may share the old one), nil when all its lists are nil.
+func (t *Tensor) setLists(set func(l *tensorLists)) *Tensor {
+	var l tensorLists
+	if t.lists != nil {
+		l = *t.lists
+	}
+	set(&l)
+	t.lists = &l
+	if l.floats == nil && l.int32s == nil && l.int64s == nil && l.float64s == nil && l.uint64s == nil && l.strings == nil {
+		t.lists = nil
+	}
+	return t
+}
+
+// SetFloats sets t's float_data (the other lists kept) and returns t.
+func (t *Tensor) SetFloats(v []float32) *Tensor {
+	return t.setLists(func(l *tensorLists) { l.floats = v })
+}
+
+// SetInt32s sets t's int32_data (the other lists kept) and returns t.
+func (t *Tensor) SetInt32s(v []int32) *Tensor {
+	return t.setLists(func(l *tensorLists) { l.int32s = v })
+}
+
+// SetInt64s sets t's int64_data (the other lists kept) and returns t.
+func (t *Tensor) SetInt64s(v []int64) *Tensor {
+	return t.setLists(func(l *tensorLists) { l.int64s = v })
+}
+
+// SetFloat64s sets t's double_data (the other lists kept) and returns t.
+func (t *Tensor) SetFloat64s(v []float64) *Tensor {
+	return t.setLists(func(l *tensorLists) { l.float64s = v })
+}
+
+// SetUint64s sets t's uint64_data (the other lists kept) and returns t.
+func (t *Tensor) SetUint64s(v []uint64) *Tensor {
+	return t.setLists(func(l *tensorLists) { l.uint64s = v })
+}
+
+// SetStrings sets t's string_data (the other lists kept) and returns t.
+func (t *Tensor) SetStrings(v [][]byte) *Tensor {
+	return t.setLists(func(l *tensorLists) { l.strings = v })
 }

@@ -72,7 +72,7 @@ func TestTensorSource(t *testing.T) {
 	if err := short.CheckData(); err == nil {
 		t.Errorf("CheckData: a 24-byte Source for 7 float32 passed")
 	}
-	if (&Tensor{DType: Float32, Dims: []int64{1}, Floats: []float32{1}}).Reader() != nil {
+	if ((&Tensor{DType: Float32, Dims: []int64{1}}).SetFloats([]float32{1})).Reader() != nil {
 		t.Errorf("Reader of a tensor with typed data: want nil")
 	}
 }
@@ -87,10 +87,10 @@ func TestCheckDataEveryTypedField(t *testing.T) {
 		t    *Tensor
 		ok   bool
 	}{
-		{"one field", &Tensor{DType: Int32, Dims: []int64{3}, Int32s: []int32{1, 2, 3}}, true},
-		{"two full fields", &Tensor{DType: Int32, Dims: []int64{3}, Int32s: []int32{1, 2, 3}, Uint64s: []uint64{1, 2, 3}}, true},
-		{"second short", &Tensor{DType: Int32, Dims: []int64{3}, Int32s: []int32{1, 2, 3}, Uint64s: []uint64{1, 2}}, false},
-		{"second empty", &Tensor{DType: Float32, Dims: []int64{2}, Int32s: []int32{1, 2}, Floats: []float32{}}, false},
+		{"one field", (&Tensor{DType: Int32, Dims: []int64{3}}).SetInt32s([]int32{1, 2, 3}), true},
+		{"two full fields", (&Tensor{DType: Int32, Dims: []int64{3}}).SetInt32s([]int32{1, 2, 3}).SetUint64s([]uint64{1, 2, 3}), true},
+		{"second short", (&Tensor{DType: Int32, Dims: []int64{3}}).SetInt32s([]int32{1, 2, 3}).SetUint64s([]uint64{1, 2}), false},
+		{"second empty", (&Tensor{DType: Float32, Dims: []int64{2}}).SetInt32s([]int32{1, 2}).SetFloats([]float32{}), false},
 	} {
 		err := tc.t.CheckData()
 		if (err == nil) != tc.ok {

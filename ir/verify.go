@@ -113,7 +113,7 @@ func (v *verifier) graph(g *Graph, depth int) {
 			v.errorf(g, nil, "initializer %q has no data", x.Name)
 		}
 	}
-	for _, s := range g.Sparse {
+	for _, s := range g.Sparse() {
 		defined.add(s.Value, 1)
 	}
 	for _, n := range g.Nodes {
@@ -199,7 +199,7 @@ func (v *verifier) graph(g *Graph, depth int) {
 			v.errorf(g, nil, "output %q is not defined in the graph", o.Name)
 		}
 	}
-	if x := &g.outs; x.at != nil && x.current(g) {
+	if x := g.outs; x != nil && x.at != nil && x.current(g) {
 		for i, o := range g.Outputs {
 			if j, ok := x.at[o]; !ok || int(j) > i || g.Outputs[j] != o {
 				v.errorf(g, nil, "output %d was replaced in place, not with SetOutput: IsOutput's index is stale", i)

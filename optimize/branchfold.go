@@ -55,8 +55,8 @@ func constCond(v *ir.Value) (bool, bool) {
 	if v == nil {
 		return false, false
 	}
-	if len(v.Known) == 1 && v.Known[0].IsConcrete() {
-		return v.Known[0].Val != 0, true
+	if len(v.Known()) == 1 && v.Known()[0].IsConcrete() {
+		return v.Known()[0].Val != 0, true
 	}
 	if t := v.Const; t != nil && (t.DType == ir.Bool || t.DType.IsInt()) {
 		if vals, err := t.Int64Values(1); err == nil && len(vals) == 1 {

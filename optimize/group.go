@@ -142,7 +142,7 @@ func (mv *mover) build(g *ir.Graph, ow *owners, gr *group) {
 			}
 			// An external input (not produced by a member).
 			w := body.AddInput(v.Name, v.Type) // sharing the Dims: types are values (ir.Type)
-			w.Known = v.Known
+			w.SetKnown(v.Known())
 			mv.inner[v] = w
 			ext = append(ext, v)
 			m.Inputs[i] = w
@@ -154,7 +154,8 @@ func (mv *mover) build(g *ir.Graph, ow *owners, gr *group) {
 			}
 			if mv.exposed[o] {
 				// the outer value stays the fused node's output
-				bo := &ir.Value{Name: o.Name, Type: o.Type, Known: o.Known}
+				bo := &ir.Value{Name: o.Name, Type: o.Type}
+				bo.SetKnown(o.Known())
 				m.Outputs[i] = bo
 				mv.inner[o] = bo
 				continue

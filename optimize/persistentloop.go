@@ -214,7 +214,7 @@ func wrapLoop(g *ir.Graph, n *ir.Node, name string) *ir.Node {
 			return w
 		}
 		w := body.AddInput(v.Name, v.Type)
-		w.Known = v.Known
+		w.SetKnown(v.Known())
 		inner[v] = w
 		ext = append(ext, v)
 		return w
@@ -253,7 +253,8 @@ func wrapLoop(g *ir.Graph, n *ir.Node, name string) *ir.Node {
 		if o == nil {
 			continue
 		}
-		n.Outputs[i] = &ir.Value{Name: o.Name, Type: o.Type, Known: o.Known}
+		n.Outputs[i] = &ir.Value{Name: o.Name, Type: o.Type}
+		n.Outputs[i].SetKnown(o.Known())
 		exposed = append(exposed, o)
 	}
 	body.AttachNode(n)

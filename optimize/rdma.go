@@ -189,13 +189,14 @@ func insertTransfer(c *Context, g *ir.Graph, v *ir.Value, src, dst string, pl *P
 	name := c.newName(strings.ToLower(op))
 	t := &ir.Node{Name: name, Op: op, Domain: ir.FusedDomain, Inputs: []*ir.Value{v}}
 	out := g.NewValue(c.newName(v.Name+"@"+dst), v.Type.Clone())
-	out.Known = v.Known
+	out.SetKnown(v.Known())
 	t.Outputs = []*ir.Value{out}
 	body := ir.NewGraph(name + "_body")
 	body.Parent, body.ParentNode = g, t
 	in := body.AddInput(v.Name, v.Type.Clone())
 	id := body.AddNode("Identity", "", name+"_identity", []*ir.Value{in}, []string{out.Name})
-	id.Outputs[0].Type, id.Outputs[0].Known = v.Type.Clone(), v.Known
+	id.Outputs[0].Type = v.Type.Clone()
+	id.Outputs[0].SetKnown(v.Known())
 	body.Outputs = []*ir.Value{id.Outputs[0]}
 	t.Attrs = []*ir.Attr{
 		{Name: ir.FusedBodyAttr, Type: ir.AttrGraph, G: body},

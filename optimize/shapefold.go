@@ -65,7 +65,7 @@ func knownTensor(o *ir.Value) *ir.Tensor {
 		t := *o.Const
 		return &t
 	}
-	if o.Known == nil || !o.Type.IsTensor() || (o.Type.DType != ir.Int64 && o.Type.DType != ir.Int32) {
+	if o.Known() == nil || !o.Type.IsTensor() || (o.Type.DType != ir.Int64 && o.Type.DType != ir.Int32) {
 		return nil
 	}
 	dims, ok := o.Type.Shape.Ints()
@@ -76,15 +76,15 @@ func knownTensor(o *ir.Value) *ir.Tensor {
 	for _, d := range dims {
 		n *= d
 	}
-	if n != int64(len(o.Known)) {
+	if n != int64(len(o.Known())) {
 		return nil
 	}
 	size := 8
 	if o.Type.DType == ir.Int32 {
 		size = 4
 	}
-	raw := make([]byte, size*len(o.Known))
-	for i, d := range o.Known {
+	raw := make([]byte, size*len(o.Known()))
+	for i, d := range o.Known() {
 		if !d.IsConcrete() {
 			return nil
 		}

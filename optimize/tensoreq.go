@@ -248,7 +248,7 @@ func readerOf(t *ir.Tensor) ir.Source {
 }
 
 func hasTyped(t *ir.Tensor) bool {
-	return len(t.Floats) > 0 || len(t.Int32s) > 0 || len(t.Int64s) > 0 || len(t.Float64s) > 0 || len(t.Uint64s) > 0 || len(t.Strings) > 0 ||
+	return len(t.Floats()) > 0 || len(t.Int32s()) > 0 || len(t.Int64s()) > 0 || len(t.Float64s()) > 0 || len(t.Uint64s()) > 0 || len(t.Strings()) > 0 ||
 		(t.DType.Valid() && t.ByteSize() == 0)
 }
 
@@ -264,18 +264,18 @@ func tensorBytes(t *ir.Tensor) ([]byte, bool) {
 	}
 	var buf bytes.Buffer
 	switch {
-	case len(t.Floats) > 0:
-		binary.Write(&buf, binary.LittleEndian, t.Floats)
-	case len(t.Int32s) > 0:
-		binary.Write(&buf, binary.LittleEndian, t.Int32s)
-	case len(t.Int64s) > 0:
-		binary.Write(&buf, binary.LittleEndian, t.Int64s)
-	case len(t.Float64s) > 0:
-		binary.Write(&buf, binary.LittleEndian, t.Float64s)
-	case len(t.Uint64s) > 0:
-		binary.Write(&buf, binary.LittleEndian, t.Uint64s)
-	case len(t.Strings) > 0:
-		for _, s := range t.Strings {
+	case len(t.Floats()) > 0:
+		binary.Write(&buf, binary.LittleEndian, t.Floats())
+	case len(t.Int32s()) > 0:
+		binary.Write(&buf, binary.LittleEndian, t.Int32s())
+	case len(t.Int64s()) > 0:
+		binary.Write(&buf, binary.LittleEndian, t.Int64s())
+	case len(t.Float64s()) > 0:
+		binary.Write(&buf, binary.LittleEndian, t.Float64s())
+	case len(t.Uint64s()) > 0:
+		binary.Write(&buf, binary.LittleEndian, t.Uint64s())
+	case len(t.Strings()) > 0:
+		for _, s := range t.Strings() {
 			fmt.Fprintf(&buf, "%d:", len(s))
 			buf.Write(s)
 		}

@@ -247,7 +247,7 @@ func (k *keyer) graph(g *ir.Graph) {
 		k.int(-2)
 		return
 	}
-	if len(g.Sparse) > 0 {
+	if len(g.Sparse()) > 0 {
 		k.ok = false
 	}
 	k.int(int64(len(g.Inputs)))
@@ -312,8 +312,8 @@ func (k *keyer) def(v *ir.Value) {
 	}
 	k.ids[v] = len(k.ids)
 	k.b = v.Type.AppendText(k.b)
-	k.int(int64(len(v.Known)))
-	for _, d := range v.Known {
+	k.int(int64(len(v.Known())))
+	for _, d := range v.Known() {
 		k.int(d.Val)
 		k.str(d.Sym)
 	}

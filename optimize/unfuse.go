@@ -49,7 +49,8 @@ func inline(g *ir.Graph, n *ir.Node) []*ir.Node {
 			w, ok := exposed[o]
 			if !ok {
 				w = g.NewValue(o.Name, o.Type.Clone())
-				w.Known, w.Info = o.Known, o.Info
+				w.Info = o.Info
+				w.SetKnown(o.Known())
 			}
 			m.Outputs[i] = w
 			vm[o] = w

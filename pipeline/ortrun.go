@@ -135,11 +135,11 @@ func MakeInput(r *eval.Rand, dtype string, shape []int, fill *float64) (eval.Val
 	for i := 0; i < n; i++ {
 		switch {
 		case dt == ir.Float32:
-			t.Floats = append(t.Floats, float32(*fill))
+			t.SetFloats(append(t.Floats(), float32(*fill)))
 		case dt == ir.Int64:
-			t.Int64s = append(t.Int64s, int64(*fill))
+			t.SetInt64s(append(t.Int64s(), int64(*fill)))
 		case dt.IsInt() || dt == ir.Bool:
-			t.Int32s = append(t.Int32s, int32(*fill))
+			t.SetInt32s(append(t.Int32s(), int32(*fill)))
 		default:
 			return nil, fmt.Errorf("a constant fill of %s", dt)
 		}

@@ -31,7 +31,7 @@ func CompareNodes(s *Simulated, measuredUs map[*ir.Node]float64) []NodeTime {
 		if !ok {
 			continue
 		}
-		out = append(out, NodeTime{Node: t.Node, Op: t.Op, PredictedS: calibrate.NodeTimeS(t.Est, s.Hardware), MeasuredUs: us})
+		out = append(out, NodeTime{Node: t.Node, Op: t.Op(), PredictedS: calibrate.NodeTimeS(*t.Est, s.Hardware), MeasuredUs: us})
 	}
 	return out
 }

@@ -138,7 +138,7 @@ func (e *HTMLReport) addSimulation(path string, sim *simulate.Result) {
 		if t.Stream < 0 {
 			continue // free: no kernel
 		}
-		tl.Tasks = append(tl.Tasks, []any{t.Name, t.Op, string(t.Est.Class), t.Stream,
+		tl.Tasks = append(tl.Tasks, []any{t.Name(), t.Op(), string(t.Est.Class), t.Stream,
 			us(t.IssueStart), us(t.IssueEnd), us(t.Start), us(t.End)})
 	}
 	e.Timeline = tl

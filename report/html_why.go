@@ -36,7 +36,7 @@ func newRoofline(sim *simulate.Result) *HTMLRoofline {
 	flopsBy := map[ir.DType]float64{}
 	var idx []int
 	for i := range sim.Tasks {
-		e := &sim.Tasks[i].Est
+		e := sim.Tasks[i].Est
 		if sim.Tasks[i].Stream < 0 || e.DeviceS <= 0 || e.FLOPs <= 0 || e.Bytes <= 0 {
 			continue
 		}
@@ -57,9 +57,9 @@ func newRoofline(sim *simulate.Result) *HTMLRoofline {
 	var classes []string
 	for k, i := range idx {
 		t := &sim.Tasks[i]
-		e := &t.Est
+		e := t.Est
 		if k < maxRooflinePoints {
-			r.Points = append(r.Points, []any{t.Name, string(e.Class), round6(e.FLOPs / e.Bytes), round6(e.FLOPs / e.DeviceS / 1e12), round6(e.DeviceS * 1e3), 1})
+			r.Points = append(r.Points, []any{t.Name(), string(e.Class), round6(e.FLOPs / e.Bytes), round6(e.FLOPs / e.DeviceS / 1e12), round6(e.DeviceS * 1e3), 1})
 			continue
 		}
 		a := rest[string(e.Class)]

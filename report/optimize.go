@@ -173,8 +173,8 @@ func NewPlan(path string, res *optimize.Result, sim *simulate.Result) *Plan {
 			if t.Est.Kernels == 0 && t.Stream < 0 {
 				continue
 			}
-			k := PlanKernel{Name: t.Name, Op: t.Op, TimeMs: t.Est.DeviceS * 1e3, StartMs: t.Start * 1e3, Bound: string(t.Est.Bound), Kernels: t.Est.Kernels}
-			k.Members = orig.members(t.Name)
+			k := PlanKernel{Name: t.Name(), Op: t.Op(), TimeMs: t.Est.DeviceS * 1e3, StartMs: t.Start * 1e3, Bound: string(t.Est.Bound), Kernels: t.Est.Kernels}
+			k.Members = orig.members(t.Name())
 			if k.Members == nil {
 				k.Members = members(t.Node)
 			}

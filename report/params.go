@@ -66,7 +66,7 @@ func (c *paramCounter) model(m *ir.Model) {
 			for _, v := range g.Initializers {
 				c.tensor(v.Const)
 			}
-			for _, s := range g.Sparse {
+			for _, s := range g.Sparse() {
 				c.sparse(s.Sparse)
 			}
 			for _, n := range g.Nodes {

@@ -21,9 +21,9 @@ func ifModel(t *testing.T) *ir.Model {
 	x := b.Input("x", ir.Float32, 2, 5)
 	w := b.ConstF("w", []int64{4}, 1, 2, 3, 4) // 4 elements, 16 B
 	then := ir.NewGraph("then")
-	then.AddInitializer(&ir.Tensor{Name: "tw", DType: ir.Float32, Dims: []int64{3}, Floats: []float32{1, 2, 3}}) // 3, 12 B
+	then.AddInitializer((&ir.Tensor{Name: "tw", DType: ir.Float32, Dims: []int64{3}}).SetFloats([]float32{1, 2, 3})) // 3, 12 B
 	tc := then.AddNode("Constant", "", "tc", nil, []string{"tc_out"},
-		&ir.Attr{Name: "value", Type: ir.AttrTensor, T: &ir.Tensor{DType: ir.Float32, Dims: []int64{2, 5}, Floats: make([]float32, 10)}}) // 10, 40 B
+		&ir.Attr{Name: "value", Type: ir.AttrTensor, T: (&ir.Tensor{DType: ir.Float32, Dims: []int64{2, 5}}).SetFloats(make([]float32, 10))}) // 10, 40 B
 	then.AddNode("Constant", "", "tf", nil, []string{"tf_out"}, &ir.Attr{Name: "value_floats", Type: ir.AttrFloats, Floats: []float32{1, 2, 3}}) // 3, 12 B
 	then.AddNode("Constant", "", "ti", nil, []string{"ti_out"}, &ir.Attr{Name: "value_ints", Type: ir.AttrInts, Ints: []int64{7, 8}})            // 2, 16 B
 	then.Outputs = []*ir.Value{tc.Outputs[0]}

@@ -167,7 +167,7 @@ func branchRange(r *simulate.Result, totalMs float64) *BranchRange {
 	var b BranchRange
 	var less, more float64
 	for i := range r.Tasks {
-		e := &r.Tasks[i].Est
+		e := r.Tasks[i].Est
 		if e.BranchLessS > 0 || e.BranchMoreS > 0 {
 			b.Nodes++
 			less += e.BranchLessS
@@ -207,9 +207,9 @@ func NewProfile(model string, r *simulate.Result, warnings []string) *Profile {
 	facts := r.Facts()
 	flopsBy := map[ir.DType]float64{}
 	for i, t := range r.Tasks {
-		e := &t.Est
+		e := t.Est
 		n := ProfileNode{
-			Name: t.Name, Op: t.Op, Phase: t.Phase.String(), Class: string(e.Class),
+			Name: t.Name(), Op: t.Op(), Phase: t.Phase.String(), Class: string(e.Class),
 			FLOPs: e.FLOPs, Bytes: e.Bytes, Intensity: intensity(e.FLOPs, e.Bytes), Kernels: e.Kernels,
 			TimeMs: e.DeviceS * 1e3, HostMs: e.HostS * 1e3, StartMs: t.Start * 1e3, Stream: t.Stream,
 			Bound: string(e.Bound), Note: e.Note,

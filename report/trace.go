@@ -57,20 +57,20 @@ func NewTrace(model string, r *simulate.Result) *Trace {
 	}
 	us := func(s float64) float64 { return s * 1e6 }
 	for _, t := range r.Tasks {
-		e := &t.Est
+		e := t.Est
 		if t.Stream < 0 {
 			continue // free: no kernel
 		}
 		if t.IssueEnd > t.IssueStart {
-			ev(TraceEvent{Name: t.Name, Cat: "issue", Ph: "X", Ts: us(t.IssueStart), Dur: us(t.IssueEnd - t.IssueStart), Pid: 0, Tid: HostTid,
-				Args: map[string]any{"op": t.Op, "kernels": e.Kernels}})
+			ev(TraceEvent{Name: t.Name(), Cat: "issue", Ph: "X", Ts: us(t.IssueStart), Dur: us(t.IssueEnd - t.IssueStart), Pid: 0, Tid: HostTid,
+				Args: map[string]any{"op": t.Op(), "kernels": e.Kernels}})
 		}
-		args := map[string]any{"op": t.Op, "phase": t.Phase.String(), "flops": e.FLOPs, "bytes": e.Bytes,
+		args := map[string]any{"op": t.Op(), "phase": t.Phase.String(), "flops": e.FLOPs, "bytes": e.Bytes,
 			"kernels": e.Kernels, "bound": string(e.Bound)}
 		if e.Unknown {
 			args["unknown"] = e.Why
 		}
-		ev(TraceEvent{Name: t.Name, Cat: string(e.Class), Ph: "X", Ts: us(t.Start), Dur: us(t.End - t.Start), Pid: 0, Tid: t.Stream + 1, Args: args})
+		ev(TraceEvent{Name: t.Name(), Cat: string(e.Class), Ph: "X", Ts: us(t.Start), Dur: us(t.End - t.Start), Pid: 0, Tid: t.Stream + 1, Args: args})
 	}
 	return tr
 }

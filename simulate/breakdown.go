@@ -136,7 +136,7 @@ func (r *Result) Breakdown() []Part {
 			}
 			cur = e.t
 		}
-		c, m, o := splitTask(&r.Tasks[e.i].Est)
+		c, m, o := splitTask(r.Tasks[e.i].Est)
 		if e.start {
 			active++
 			fc, fm, fo = fc+c, fm+m, fo+o
@@ -168,7 +168,7 @@ func (r *Result) oneStream(acc map[string]float64, cur, end float64) {
 		}
 		d := math.Min(t.End, end) - math.Max(t.Start, cur)
 		if d > 0 {
-			c, m, o := splitTask(&t.Est)
+			c, m, o := splitTask(t.Est)
 			fc, fm, fo = fc+d*c, fm+d*m, fo+d*o
 		}
 		cur = math.Max(cur, t.End)
@@ -242,7 +242,7 @@ func (r *Result) Facts() []TaskFacts {
 	out := make([]TaskFacts, len(r.Tasks))
 	crit := r.criticalTasks()
 	for i := range r.Tasks {
-		e := &r.Tasks[i].Est
+		e := r.Tasks[i].Est
 		f := &out[i]
 		f.Bound = string(e.Bound)
 		if e.Bytes > 0 {

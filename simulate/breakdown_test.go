@@ -39,7 +39,7 @@ func checkBreakdown(t *testing.T, r *Result) {
 			cp += r.Tasks[i].Est.DeviceS
 		}
 		if f.Achieved < 0 || f.Achieved > 1 {
-			t.Errorf("%s: achieved %g of its %s peak", r.Tasks[i].Name, f.Achieved, f.Bound)
+			t.Errorf("%s: achieved %g of its %s peak", r.Tasks[i].Name(), f.Achieved, f.Bound)
 		}
 	}
 	if math.Abs(cp-r.CriticalPathS) > 1e-9*math.Max(r.CriticalPathS, 1e-9) {

@@ -39,7 +39,7 @@ func schedule(res *Result, h *hw.Hardware, before, after float64) {
 			ready = fmax(ready, tasks[d].End)
 			cpIn = fmax(cpIn, cp[d])
 		}
-		e := &t.Est
+		e := t.Est
 		res.FLOPs += e.FLOPs
 		res.Bytes += e.Bytes
 		res.Kernels += e.Kernels

@@ -36,7 +36,7 @@ func TestHostOverheads(t *testing.T) {
 		t.Errorf("host busy %.3f us, want %.3f us", r.HostBusyS*1e6, (want-dev)*1e6)
 	}
 	for _, tk := range r.Tasks {
-		if tk.Op == "Flatten" && tk.Est.Kernels != 0 {
+		if tk.Op() == "Flatten" && tk.Est.Kernels != 0 {
 			t.Errorf("Flatten launched %d kernels", tk.Est.Kernels)
 		}
 	}

@@ -22,8 +22,8 @@ func (ms *memState) subgraphWeights(n *ir.Node) {
 		return
 	}
 	if n.Domain == "" && n.Op == "If" {
-		if c := n.Input(0); c != nil && len(c.Known) == 1 && c.Known[0].IsConcrete() {
-			if c.Known[0].Val != 0 {
+		if c := n.Input(0); c != nil && len(c.Known()) == 1 && c.Known()[0].IsConcrete() {
+			if c.Known()[0].Val != 0 {
 				ms.bodyWeights(n.AttrGraph("then_branch"))
 			} else {
 				ms.bodyWeights(n.AttrGraph("else_branch"))

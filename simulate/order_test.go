@@ -39,7 +39,7 @@ func TestUnsortedGraph(t *testing.T) {
 			inOrder := run()
 			for i, n := range sorted {
 				if inOrder.Tasks[i].Node != n {
-					t.Fatalf("task %d is %s, want %s: a sorted graph runs in its own order", i, inOrder.Tasks[i].Name, ir.NodeLabel(n))
+					t.Fatalf("task %d is %s, want %s: a sorted graph runs in its own order", i, inOrder.Tasks[i].Name(), ir.NodeLabel(n))
 				}
 			}
 			slices.Reverse(g.Nodes)
@@ -56,7 +56,7 @@ func TestUnsortedGraph(t *testing.T) {
 			for i := range want.Tasks {
 				a, b := &unsorted.Tasks[i], &want.Tasks[i]
 				if a.Node != b.Node || a.Start != b.Start || a.End != b.End {
-					t.Fatalf("task %d: have %s [%g, %g], want %s [%g, %g]", i, a.Name, a.Start, a.End, b.Name, b.Start, b.End)
+					t.Fatalf("task %d: have %s [%g, %g], want %s [%g, %g]", i, a.Name(), a.Start, a.End, b.Name(), b.Start, b.End)
 				}
 			}
 			if unsorted.TotalS != want.TotalS || unsorted.PeakMemoryBytes != want.PeakMemoryBytes || unsorted.CriticalPathS != want.CriticalPathS {
@@ -109,7 +109,7 @@ func TestRunReusing(t *testing.T) {
 		for i := range want.Tasks {
 			a, b := &got.Tasks[i], &want.Tasks[i]
 			if a.Node != b.Node || a.Start != b.Start || a.End != b.End {
-				t.Fatalf("%s %d: task %d is %s [%g, %g], fresh %s [%g, %g]", c.shape, c.nodes, i, a.Name, a.Start, a.End, b.Name, b.Start, b.End)
+				t.Fatalf("%s %d: task %d is %s [%g, %g], fresh %s [%g, %g]", c.shape, c.nodes, i, a.Name(), a.Start, a.End, b.Name(), b.Start, b.End)
 			}
 		}
 		old = got

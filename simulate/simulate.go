@@ -77,10 +77,11 @@ func (p Phase) String() string {
 // Task is one node's execution (or a synthetic training step) on the
 // timeline.
 type Task struct {
-	Name string
-	Op   string
 	Node *ir.Node // nil for the optimizer update
-	Est  cost.Estimate
+	// Est is the task's estimate, shared with the run's other tasks whose
+	// estimates are the same (see estimates): never changed through Est,
+	// only replaced. Not nil in a Result.
+	Est *cost.Estimate
 
 	Stream               int     // device stream; -1 for free tasks (no kernel)
 	IssueStart, IssueEnd float64 // host interval issuing its kernels, seconds
@@ -97,6 +98,29 @@ type Task struct {
 	// node on a large graph); cap0 < 0: no subgraphs
 	cap0, ncap int32
 	Phase      Phase
+}
+
+// Name is the task's name: its node's label (ir.NodeLabel), with ".grad"
+// for its backward pass, or "optimizer.adam". It is not stored (a Task
+// per node, 32 bytes) but made on each call: an unnamed node's label and
+// a backward task's name are new strings.
+func (t *Task) Name() string {
+	switch {
+	case t.Phase == Optimizer:
+		return "optimizer.adam"
+	case t.Phase == Backward:
+		return taskName(t.Node) + ".grad"
+	}
+	return taskName(t.Node)
+}
+
+// Op is the task's op: its node's (ir.Node.QualifiedOp, a new string for
+// a domain other than ai.onnx's), or "AdamUpdate" for the optimizer.
+func (t *Task) Op() string {
+	if t.Phase == Optimizer {
+		return "AdamUpdate"
+	}
+	return t.Node.QualifiedOp()
 }
 
 // depsOf returns t's dependencies, indexes into r.Tasks.
@@ -263,8 +287,8 @@ func runMemory(m *ir.Model, h *hw.Hardware, opt Options, old *Result, later bool
 	tasks = zeroTasks(tasks, len(order))
 	cm := cost.New(h, m, opt.Cost)
 	var sorted bool
-	est := tasks
-	cm.NodesBeside(order, func(i int, e cost.Estimate) { est[i].Est = e }, func() {
+	est, tab := tasks, &estimates{}
+	cm.NodesBeside(order, func(i int, e cost.Estimate) { est[i].Est = tab.intern(&e) }, func() {
 		sorted = buildForward(g, order, est, &res.fwd, true)
 	})
 	if !sorted {
@@ -275,10 +299,10 @@ func runMemory(m *ir.Model, h *hw.Hardware, opt Options, old *Result, later bool
 		tasks = zeroTasks(tasks, len(order))
 		buildForward(g, order, tasks, &res.fwd, false)
 		cm = cost.New(h, m, opt.Cost) // the notes of estimates in this order alone
-		cm.Nodes(order, func(i int, e cost.Estimate) { tasks[i].Est = e })
+		cm.Nodes(order, func(i int, e cost.Estimate) { tasks[i].Est = tab.intern(&e) })
 	}
 	if opt.Mode == Train {
-		tasks = appendTraining(g, tasks, cm, res)
+		tasks = appendTraining(g, tasks, cm, res, tab)
 	}
 	res.Tasks = tasks
 	before, after := cm.RunS(g)
@@ -485,7 +509,7 @@ func buildForward(g *ir.Graph, order []*ir.Node, tasks []Task, sc *fwdScratch, s
 			idx[n.ID] = int32(i)
 		}
 		t := &tasks[i]
-		t.Name, t.Op, t.Node, t.Phase = taskName(n), n.QualifiedOp(), n, Forward
+		t.Node, t.Phase = n, Forward
 		t.cap0 = -1
 		start := len(slab)
 		add := func(p *ir.Node) {
@@ -534,8 +558,8 @@ func buildForward(g *ir.Graph, order []*ir.Node, tasks []Task, sc *fwdScratch, s
 }
 
 // appendTraining adds the backward pass in reverse order and the optimizer
-// update.
-func appendTraining(g *ir.Graph, fwd []Task, cm *cost.Model, res *Result) []Task {
+// update, their estimates in tab.
+func appendTraining(g *ir.Graph, fwd []Task, cm *cost.Model, res *Result, tab *estimates) []Task {
 	nf := len(fwd)
 	pos := make(map[*ir.Node]int32, nf)
 	for i := range fwd {
@@ -554,12 +578,12 @@ func appendTraining(g *ir.Graph, fwd []Task, cm *cost.Model, res *Result) []Task
 	bwdOf := make([]int32, nf) // forward index -> backward task index
 	for i := nf - 1; i >= 0; i-- {
 		f := &tasks[i]
-		b := Task{Name: f.Name + ".grad", Op: f.Op, Node: f.Node, Phase: Backward, cap0: -1}
+		b := Task{Node: f.Node, Phase: Backward, cap0: -1}
 		k := 1.0
 		if f.Est.WeightBytes > 0 && (f.Est.Class.Matrix() || f.Est.Class == cost.Normalization || f.Est.Class == cost.Fused) {
 			k = 2 // gradient w.r.t. the input and w.r.t. the weights
 		}
-		b.Est = scale(f.Est, k)
+		b.Est = tab.intern(scale(*f.Est, k))
 		consumers := 0
 		deps := res.fwd.slab // the backward tasks' lists follow the forward ones'
 		b.dep0 = int32(len(deps))
@@ -598,11 +622,12 @@ func appendTraining(g *ir.Graph, fwd []Task, cm *cost.Model, res *Result) []Task
 		}
 	}
 	res.OptimizerBytes = 8 * wElems
-	opt := Task{Name: "optimizer.adam", Op: "AdamUpdate", Phase: Optimizer, cap0: -1}
-	opt.Est = cm.Time(cost.Cost{Class: cost.Elementwise, FLOPs: 12 * wElems, Bytes: 3*wBytes + 16*wElems, Kernels: 1, DType: ir.Float32})
+	opt := Task{Phase: Optimizer, cap0: -1}
+	oe := cm.Time(cost.Cost{Class: cost.Elementwise, FLOPs: 12 * wElems, Bytes: 3*wBytes + 16*wElems, Kernels: 1, DType: ir.Float32})
 	if wElems == 0 {
-		opt.Est = cost.Estimate{Cost: cost.Cost{Class: cost.Free}, Bound: cost.BoundFree}
+		oe = cost.Estimate{Cost: cost.Cost{Class: cost.Free}, Bound: cost.BoundFree}
 	}
+	opt.Est = tab.intern(&oe)
 	deps := res.fwd.slab
 	opt.dep0 = int32(len(deps))
 	for i := nf; i < len(tasks); i++ {
@@ -613,14 +638,14 @@ func appendTraining(g *ir.Graph, fwd []Task, cm *cost.Model, res *Result) []Task
 	return append(tasks, opt)
 }
 
-// scale multiplies an estimate's work and time by k.
-func scale(e cost.Estimate, k float64) cost.Estimate {
+// scale returns a copy of e with its work and time multiplied by k.
+func scale(e cost.Estimate, k float64) *cost.Estimate {
 	e.FLOPs *= k
 	e.Bytes *= k
 	e.Kernels = int64(math.Round(float64(e.Kernels) * k))
 	e.ScaleTimes(k)
 	e.Work = nil
-	return e
+	return &e
 }
 
 // topLevel returns the ancestor of n that is a node of g (n itself for a
@@ -645,7 +670,7 @@ func unknownWarnings(res *Result) []string {
 		if t.Est.Unknown && t.Phase != Backward {
 			res.UnknownNodes++
 			if len(names) < maxListed {
-				names = append(names, fmt.Sprintf("%s (%s): %s", t.Name, t.Op, t.Est.Why))
+				names = append(names, fmt.Sprintf("%s (%s): %s", t.Name(), t.Op(), t.Est.Why))
 			}
 		}
 	}

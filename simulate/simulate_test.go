@@ -70,7 +70,7 @@ func TestLaunchBoundChain(t *testing.T) {
 			}
 			for _, tk := range r.Tasks {
 				if tk.Est.Bound != "overhead" {
-					t.Fatalf("%s bound %s, want overhead", tk.Name, tk.Est.Bound)
+					t.Fatalf("%s bound %s, want overhead", tk.Name(), tk.Est.Bound)
 				}
 			}
 			if r.Streams[0].HostWaitS < 0.5*r.TotalS {
@@ -97,7 +97,7 @@ func checkTotals(t *testing.T, r *Result) {
 			byStream[tk.Stream] = append(byStream[tk.Stream], tk)
 		}
 		if tk.End > r.TotalS+1e-12 {
-			t.Errorf("%s ends at %g after the total %g", tk.Name, tk.End, r.TotalS)
+			t.Errorf("%s ends at %g after the total %g", tk.Name(), tk.End, r.TotalS)
 		}
 	}
 	if flops != r.FLOPs || bytes != r.Bytes || kernels != r.Kernels {
@@ -111,7 +111,7 @@ func checkTotals(t *testing.T, r *Result) {
 		var sum, idle, prev float64
 		for _, tk := range ts {
 			if tk.Start < prev-1e-15 {
-				t.Errorf("stream %d: %s starts at %g before the previous kernel ends at %g", s, tk.Name, tk.Start, prev)
+				t.Errorf("stream %d: %s starts at %g before the previous kernel ends at %g", s, tk.Name(), tk.Start, prev)
 			}
 			idle += tk.Start - prev
 			sum += tk.End - tk.Start
@@ -217,7 +217,7 @@ func TestPeakMemory(t *testing.T) {
 		{"views alias", func() *ir.Graph {
 			g := ir.NewGraph("view")
 			x := in(g, "x", ir.Float32, n)
-			sh := g.AddInitializer(&ir.Tensor{Name: "shape", DType: ir.Int64, Dims: []int64{2}, Int64s: []int64{n / 4, 4}})
+			sh := g.AddInitializer((&ir.Tensor{Name: "shape", DType: ir.Int64, Dims: []int64{2}}).SetInt64s([]int64{n / 4, 4}))
 			a := op(g, "Relu", "a", x)
 			r := op(g, "Reshape", "r", a, sh)
 			y := op(g, "Relu", "y", r)
@@ -273,7 +273,7 @@ func TestTrainMode(t *testing.T) {
 	}
 	last := tr.Tasks[len(tr.Tasks)-1]
 	if last.Phase != Optimizer || last.End != tr.TotalS {
-		t.Errorf("last task %s (%s) should be the optimizer, ending the step", last.Name, last.Phase)
+		t.Errorf("last task %s (%s) should be the optimizer, ending the step", last.Name(), last.Phase)
 	}
 }
 

@@ -16,7 +16,7 @@ func ScanLoop(trip int64, n int) *ir.Model {
 	co := body.AddNode("Identity", "", "cid", []*ir.Value{c}, []string{"c_out"}).Outputs[0]
 	s := body.AddNode("Neg", "", "neg", []*ir.Value{x}, []string{"s"}).Outputs[0]
 	body.Outputs = []*ir.Value{co, s}
-	m := g.AddInitializer(&ir.Tensor{Name: "trip", DType: ir.Int64, Dims: []int64{}, Int64s: []int64{trip}})
+	m := g.AddInitializer((&ir.Tensor{Name: "trip", DType: ir.Int64, Dims: []int64{}}).SetInt64s([]int64{trip}))
 	g.Outputs = []*ir.Value{g.AddNode("Loop", "", "loop", []*ir.Value{m, nil}, []string{"y"},
 		&ir.Attr{Name: "body", Type: ir.AttrGraph, G: body}).Outputs[0]}
 	return &ir.Model{Opsets: []ir.OpsetID{{Domain: "", Version: 17}}, Graph: g}

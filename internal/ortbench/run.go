@@ -113,8 +113,8 @@ func WriteInput(dir, name string, t *ir.Tensor) (RunInput, error) {
 		File: filepath.Join(dir, fmt.Sprintf("input-%x.bin", name))}
 	var data []byte
 	if t.DType == ir.String {
-		ss := make([]string, len(t.Strings))
-		for i, s := range t.Strings {
+		ss := make([]string, len(t.Strings()))
+		for i, s := range t.Strings() {
 			ss[i] = string(s)
 		}
 		data, _ = json.Marshal(ss)
@@ -150,7 +150,7 @@ func (r *RunResult) Tensor(o RunOutput) (*ir.Tensor, error) {
 			return nil, fmt.Errorf("output %s: %v", o.Name, err)
 		}
 		for _, s := range ss {
-			t.Strings = append(t.Strings, []byte(s))
+			t.SetStrings(append(t.Strings(), []byte(s)))
 		}
 		return t, nil
 	}

@@ -306,18 +306,18 @@ func constTensor(name string, in Input) (*ir.Tensor, error) {
 	switch in.DType {
 	case ir.Int64:
 		for _, v := range in.Values {
-			t.Int64s = append(t.Int64s, int64(v))
+			t.SetInt64s(append(t.Int64s(), int64(v)))
 		}
 	case ir.Int32, ir.Int8, ir.Uint8, ir.Int16, ir.Uint16, ir.Bool:
 		for _, v := range in.Values {
-			t.Int32s = append(t.Int32s, int32(v))
+			t.SetInt32s(append(t.Int32s(), int32(v)))
 		}
 	case ir.Float32:
 		for _, v := range in.Values {
-			t.Floats = append(t.Floats, float32(v))
+			t.SetFloats(append(t.Floats(), float32(v)))
 		}
 	case ir.Float64:
-		t.Float64s = append(t.Float64s, in.Values...)
+		t.SetFloat64s(append(t.Float64s(), in.Values...))
 	default:
 		return nil, fmt.Errorf("constant values of type %s are not supported", in.DType)
 	}

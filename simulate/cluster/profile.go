@@ -128,7 +128,7 @@ func (p *Profile) forwardOps() map[*ir.Node]int {
 			continue
 		}
 		idx[t.Node] = len(p.Ops)
-		p.Ops = append(p.Ops, Op{Name: t.Name, Op: t.Op, Node: t.Node, FwdS: t.Est.DeviceS, FwdEndS: t.End, LastUse: -1})
+		p.Ops = append(p.Ops, Op{Name: t.Name(), Op: t.Op(), Node: t.Node, FwdS: t.Est.DeviceS, FwdEndS: t.End, LastUse: -1})
 	}
 	return idx
 }

@@ -222,8 +222,8 @@ func meanEstimate(a, b Estimate) Estimate {
 
 // staticInt returns the single integer value of v (Const or Known).
 func staticInt(v *ir.Value) (int64, bool) {
-	if len(v.Known) == 1 && v.Known[0].IsConcrete() {
-		return v.Known[0].Val, true
+	if len(v.Known()) == 1 && v.Known()[0].IsConcrete() {
+		return v.Known()[0].Val, true
 	}
 	if v.Const != nil && (v.Const.DType.IsInt() || v.Const.DType == ir.Bool) {
 		if vals, err := v.Const.Int64Values(1); err == nil && len(vals) == 1 {

@@ -247,7 +247,7 @@ func loopModel(t *testing.T, trip int64) (*ir.Model, *ir.Node) {
 	v0 := in(g, "v0", ir.Float32, 64, 64)
 	var mv *ir.Value
 	if trip >= 0 {
-		mv = g.AddInitializer(&ir.Tensor{Name: "M", DType: ir.Int64, Int64s: []int64{trip}})
+		mv = g.AddInitializer((&ir.Tensor{Name: "M", DType: ir.Int64}).SetInt64s([]int64{trip}))
 	}
 	body := ir.NewGraph("body")
 	body.Parent = g
@@ -391,7 +391,7 @@ func ifModel(t *testing.T, static int64) (*ir.Model, *ir.Node) {
 	x := in(g, "x", ir.Float32, 64, 64)
 	var cond *ir.Value
 	if static >= 0 {
-		cond = g.AddInitializer(&ir.Tensor{Name: "c", DType: ir.Bool, Int64s: []int64{static}})
+		cond = g.AddInitializer((&ir.Tensor{Name: "c", DType: ir.Bool}).SetInt64s([]int64{static}))
 	} else {
 		cond = in(g, "c", ir.Bool)
 	}

@@ -96,11 +96,11 @@ func shapeChain(t *testing.T) (*ir.Model, []*ir.Node) {
 	g := ir.NewGraph("shape")
 	x := in(g, "x", ir.Float32, 4, 8)
 	sh := one(g, "Shape", "shape", []*ir.Value{x})
-	idx := g.AddInitializer(&ir.Tensor{Name: "idx", DType: ir.Int64, Int64s: []int64{0}})
+	idx := g.AddInitializer((&ir.Tensor{Name: "idx", DType: ir.Int64}).SetInt64s([]int64{0}))
 	ga := one(g, "Gather", "gather", []*ir.Value{sh.Outputs[0], idx})
-	ax := g.AddInitializer(&ir.Tensor{Name: "axes", DType: ir.Int64, Dims: []int64{1}, Int64s: []int64{0}})
+	ax := g.AddInitializer((&ir.Tensor{Name: "axes", DType: ir.Int64, Dims: []int64{1}}).SetInt64s([]int64{0}))
 	un := one(g, "Unsqueeze", "unsq", []*ir.Value{ga.Outputs[0], ax})
-	minus := g.AddInitializer(&ir.Tensor{Name: "minus", DType: ir.Int64, Dims: []int64{1}, Int64s: []int64{-1}})
+	minus := g.AddInitializer((&ir.Tensor{Name: "minus", DType: ir.Int64, Dims: []int64{1}}).SetInt64s([]int64{-1}))
 	cc := one(g, "Concat", "concat", []*ir.Value{un.Outputs[0], minus}, iattr("axis", 0))
 	rs := one(g, "Reshape", "reshape", []*ir.Value{x, cc.Outputs[0]})
 	// a kernel after the view: a view that is the model's output is a copy
@@ -349,7 +349,7 @@ func TestRowsInInput(t *testing.T) {
 func TestViewOutputCopies(t *testing.T) {
 	g := ir.NewGraph("views")
 	x := in(g, "x", ir.Float32, 1, 3, 64, 64)
-	ax := g.AddInitializer(&ir.Tensor{Name: "ax", DType: ir.Int64, Dims: []int64{1}, Int64s: []int64{0}})
+	ax := g.AddInitializer((&ir.Tensor{Name: "ax", DType: ir.Int64, Dims: []int64{1}}).SetInt64s([]int64{0}))
 	inner := one(g, "Squeeze", "inner", []*ir.Value{x, ax})
 	relu := one(g, "Relu", "relu", []*ir.Value{inner.Outputs[0]})
 	outer := one(g, "Unsqueeze", "outer", []*ir.Value{relu.Outputs[0], ax})

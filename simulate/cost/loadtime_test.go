@@ -12,7 +12,7 @@ import (
 func TestLoadTimeConstants(t *testing.T) {
 	g := ir.NewGraph("g")
 	x := g.AddInput("x", ir.TensorType(ir.Float32, ir.ShapeOf(4)))
-	shape := g.AddInitializer(&ir.Tensor{Name: "shape", DType: ir.Int64, Dims: []int64{1}, Int64s: []int64{4}})
+	shape := g.AddInitializer((&ir.Tensor{Name: "shape", DType: ir.Int64, Dims: []int64{1}}).SetInt64s([]int64{4}))
 	cos := g.AddNode("ConstantOfShape", "", "cos", []*ir.Value{shape}, []string{"w"})
 	add := g.AddNode("Add", "", "add", []*ir.Value{x, cos.Outputs[0]}, []string{"y"})
 	rnd := g.AddNode("RandomNormalLike", "", "rnd", []*ir.Value{shape}, []string{"r"})

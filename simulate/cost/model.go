@@ -424,7 +424,7 @@ func folded(n *ir.Node) bool {
 	}
 	known := true
 	for _, o := range n.Outputs {
-		if o != nil && o.Const == nil && o.Known == nil {
+		if o != nil && o.Const == nil && o.Known() == nil {
 			known = false
 		}
 	}
